@@ -1,0 +1,73 @@
+// Maps operating-system and SFTP failures to AnchorErrors with stable codes. Shared by the
+// backends; the ops add the "what to do next" that depends on the tool.
+
+import { AnchorError } from "../core/errors.ts";
+
+export function notFound(path: string, what = "file or directory"): AnchorError {
+  return new AnchorError({
+    code: "NOT_FOUND",
+    message: `No ${what} at ${JSON.stringify(path)}.`,
+    hint: "Check the path; view the parent directory to see what exists.",
+  });
+}
+
+/** Converts a thrown Deno/Node error into an AnchorError naming the action and the path. */
+export function mapFsError(error: unknown, action: string, path: string): AnchorError {
+  if (error instanceof AnchorError) return error;
+  const e = error as { name?: string; code?: string; message?: string };
+  const code = e?.code ?? e?.name ?? "";
+  if (code === "ENOENT" || code === "NotFound" || e?.name === "NotFound") return notFound(path);
+  if (code === "EACCES" || code === "EPERM" || code === "PermissionDenied") {
+    return new AnchorError({
+      code: "PERMISSION_DENIED",
+      message: `Permission denied: cannot ${action} ${JSON.stringify(path)}.`,
+      hint: "Pick a path this user can access, or ask the user to change the permissions.",
+      fault: "environment",
+    });
+  }
+  if (code === "EISDIR" || code === "IsADirectory") {
+    return new AnchorError({
+      code: "IS_A_DIRECTORY",
+      message: `Cannot ${action} ${JSON.stringify(path)}: it is a directory.`,
+      hint: "Name a file inside it; view the directory to list its files.",
+    });
+  }
+  if (code === "ENOTDIR" || code === "NotADirectory") {
+    return new AnchorError({
+      code: "NOT_A_DIRECTORY",
+      message: `Cannot ${action} ${
+        JSON.stringify(path)
+      }: a part of the path is a file, not a directory.`,
+      hint: "Check the path; view its parent directory.",
+    });
+  }
+  if (code === "ENOSPC") {
+    return new AnchorError({
+      code: "NO_SPACE",
+      message: `Cannot ${action} ${JSON.stringify(path)}: the disk is full. Nothing was changed.`,
+      hint: "Ask the user to free disk space, then retry the same call.",
+      fault: "environment",
+    });
+  }
+  return new AnchorError({
+    code: "IO_ERROR",
+    message: `Cannot ${action} ${JSON.stringify(path)}: ${e?.message ?? String(error)}`,
+    hint:
+      "The arguments look fine; retry once, and if it fails again ask the user to check the file system.",
+    fault: "environment",
+    cause: error,
+  });
+}
+
+export function fileChanged(path: string): AnchorError {
+  return new AnchorError({
+    code: "FILE_CHANGED",
+    message: `${
+      JSON.stringify(path)
+    } changed on disk while the edit was being prepared; nothing was written.`,
+    hint: `view ${
+      JSON.stringify({ path })
+    } to see the current content and ids, then retry the edit.`,
+    fault: "environment",
+  });
+}

@@ -1,0 +1,9 @@
+// The list of human subcommands. Each lives in its own file and calls the same ops as its MCP
+// tool. `mcp` is dispatched by main.ts and only listed here for the usage text.
+
+import type { CliCommand } from "./command.ts";
+import { workdirCommand } from "./workdir.ts";
+
+export const CLI_COMMANDS: readonly CliCommand[] = [
+  workdirCommand,
+];

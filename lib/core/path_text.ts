@@ -1,0 +1,25 @@
+// POSIX path arithmetic shared by every backend (remote paths are always POSIX). Pure.
+
+import { posix } from "node:path";
+
+export function joinPath(base: string, relative: string): string {
+  return posix.resolve(base, relative);
+}
+
+export function parentPath(path: string): string {
+  return posix.dirname(path);
+}
+
+export function baseName(path: string): string {
+  return posix.basename(path);
+}
+
+/** `a/b` relative to `root`, or the absolute path when it is outside `root`. */
+export function relativeTo(root: string, path: string): string {
+  const rel = posix.relative(root, path);
+  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+}
+
+export function isAbsolutePath(path: string): boolean {
+  return path.startsWith("/");
+}

@@ -1,0 +1,106 @@
+// `anchorfs mcp`: parses the server flags, builds services and one session, and serves MCP over
+// stdio for both protocol eras. Exits when stdin closes, after releasing every service.
+
+import { parseArgs } from "node:util";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { closeServices, createServices } from "../compose.ts";
+import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
+import { createSession } from "../ops/session.ts";
+import { createServerFactory } from "./server.ts";
+import { ObservedTransport } from "./stdio_transport.ts";
+import { logError, logLine } from "./log.ts";
+
+export const MCP_USAGE =
+  `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
+
+Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
+
+Options:
+  --path DIR                   Start directory for the session (default: the current directory).
+                               May be ssh://host/abs/path for a remote session root.
+  --foreground-window SECONDS  How long a shell command runs in the foreground before it moves
+                               to a background job (default 10; fractions allowed).
+  --ssh-timeout SECONDS        How long to wait for an SSH connection (default 30).
+  -h, --help                   Show this help.`;
+
+export interface McpCommandIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: `${flag} takes a positive number of seconds, got ${JSON.stringify(raw)}.`,
+      hint: `e.g. ${flag} 10 (fractions like 0.5 are allowed).`,
+    });
+  }
+  return value;
+}
+
+/** Runs the server; resolves with the exit code when the connection ends. */
+export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        path: { type: "string" },
+        "foreground-window": { type: "string" },
+        "ssh-timeout": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    io.err(`anchorfs mcp: ${(e as Error).message}\n\n${MCP_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(`${MCP_USAGE}\n`);
+    return 0;
+  }
+  let services;
+  try {
+    const foregroundWindowSeconds = parsePositiveSeconds(
+      "--foreground-window",
+      values["foreground-window"],
+      10,
+    );
+    const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
+    services = createServices({ sshTimeoutSeconds });
+    const start = services.locations.localAt(Deno.cwd());
+    const root = await services.locations.resolve(values.path ?? Deno.cwd(), start);
+    const info = await root.backend.stat(root.path);
+    if (info?.type !== "dir") {
+      throw new AnchorError({
+        code: "NOT_A_DIRECTORY",
+        message: `--path ${JSON.stringify(values.path)} is not an existing directory.`,
+        hint: "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+      });
+    }
+    const session = createSession(root);
+    const factory = createServerFactory(services, session, { foregroundWindowSeconds });
+    const transport = new ObservedTransport();
+    const closed = new Promise<void>((resolve) => transport.onClosed(resolve));
+    const stop = () => transport.close().catch(() => {});
+    Deno.addSignalListener("SIGTERM", stop);
+    Deno.addSignalListener("SIGINT", stop);
+    serveStdio(factory, { transport, onerror: (e) => logError("transport", e) });
+    await closed;
+    Deno.removeSignalListener("SIGTERM", stop);
+    Deno.removeSignalListener("SIGINT", stop);
+    return 0;
+  } catch (e) {
+    const error = toAnchorError(e);
+    if (error.fault === "internal") logError("mcp", e);
+    else logLine(`anchorfs mcp: ${formatError(error)}`);
+    return 1;
+  } finally {
+    if (services) await closeServices(services).catch((e) => logError("shutdown", e));
+  }
+}

@@ -1,0 +1,38 @@
+// The server factory: one McpServer per serving unit, built from per-session state over
+// process-wide services. Cheap and free of side effects, because serveStdio may call it more
+// than once (once per protocol era, and for throw-away probes).
+
+import { McpServer } from "@modelcontextprotocol/server";
+import type { Services } from "../ops/services.ts";
+import type { Session } from "../ops/session.ts";
+import { VERSION } from "../version.ts";
+import { TOOL_REGISTRARS } from "./tools/mod.ts";
+import type { ServerOptions, ToolEnv } from "./tool_env.ts";
+
+export const SERVER_INSTRUCTIONS =
+  "anchorfs gives you a file system and a shell. Every line is shown as N:hh|content: N is the " +
+  "line number, hh a 2-hex hash of the content. Edits take these ids back and verify them, so " +
+  "an edit never lands on a line that changed since you saw it; a stale id fails with fresh ids. " +
+  "Use view (not cat/grep/ls/find) to read, search and list; text_editor and batch_edit to edit. " +
+  "Paths may be local or ssh://host/path.";
+
+export type ServerFactory = () => McpServer;
+
+export function createServerFactory(
+  services: Services,
+  session: Session,
+  options: ServerOptions,
+): ServerFactory {
+  const env: ToolEnv = { services, session, options };
+  return () => {
+    const mcp = new McpServer(
+      { name: "anchorfs", version: VERSION },
+      {
+        capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+        instructions: SERVER_INSTRUCTIONS,
+      },
+    );
+    for (const register of TOOL_REGISTRARS) register(mcp, env);
+    return mcp;
+  };
+}

@@ -1,0 +1,9 @@
+// The tool list: every registrar here is called for each server instance. Adding a tool is one
+// import and one entry; a tool file owns its schema, description and handler.
+
+import type { ToolRegistrar } from "../tool_env.ts";
+import { registerWorkdirTool } from "./workdir.ts";
+
+export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
+  registerWorkdirTool,
+];

@@ -1,0 +1,52 @@
+// The one file-backend interface. Ops talk only to this; lib/backends/{local,memory,ssh}
+// implement it. Paths given to a backend are absolute POSIX paths on that backend's machine.
+
+export type EntryType = "file" | "dir" | "symlink" | "other";
+
+export interface FileInfo {
+  type: EntryType;
+  size: number;
+  /** Permission bits (e.g. 0o644), or null where the backend cannot tell. */
+  mode: number | null;
+  /** Modification time in ms, or null where unknown. */
+  mtimeMs: number | null;
+}
+
+export interface DirEntry {
+  name: string;
+  /** From the directory entry itself (no stat per entry); "symlink" is not followed. */
+  type: EntryType;
+}
+
+export interface WriteOptions {
+  /** Permission bits for the file; an existing file's mode is kept when omitted. */
+  mode?: number;
+  /**
+   * Refuse the write (FILE_CHANGED) when the file on disk no longer matches what the edit was
+   * based on. `null` means the file must not exist.
+   */
+  expect?: { size: number; mtimeMs: number | null } | null;
+}
+
+export interface FileBackend {
+  /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
+  readonly id: string;
+  /** Follows symlinks. Returns null when nothing exists at the path. */
+  stat(path: string): Promise<FileInfo | null>;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Reads at most `length` bytes from `offset`; fewer at the end of the file. */
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Writes to a temporary file in the same folder, then renames it over `path`. */
+  writeFileAtomic(path: string, data: Uint8Array, options?: WriteOptions): Promise<void>;
+  /** Creates a directory and its parents; no error when it exists. */
+  mkdirp(path: string): Promise<void>;
+  /** Removes one file (not a directory). */
+  removeFile(path: string): Promise<void>;
+  readDir(path: string): Promise<DirEntry[]>;
+  /** Resolves symlinks and `..`; throws NOT_FOUND when missing. */
+  realPath(path: string): Promise<string>;
+  /** The user's home directory on that machine, for `~` in paths. */
+  homeDir(): Promise<string>;
+  /** Releases connections; a no-op for local disk. */
+  close(): Promise<void>;
+}

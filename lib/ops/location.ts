@@ -1,0 +1,91 @@
+// Turns a path as a model or user wrote it (relative, absolute, "~/x", "ssh://host/x") into a
+// Location: the backend that owns it plus an absolute path there. Tools never branch on local
+// vs remote; they get a Location and call its backend.
+
+import { AnchorError } from "../core/errors.ts";
+import { isAbsolutePath, joinPath } from "../core/path_text.ts";
+import {
+  formatRemoteUrl,
+  isRemoteUrl,
+  parseRemoteUrl,
+  type RemoteTarget,
+} from "../core/remote_url.ts";
+import type { FileBackend } from "./file_backend.ts";
+
+export interface Location {
+  backend: FileBackend;
+  /** Absolute POSIX path on the backend's machine. */
+  path: string;
+  /** How to show it: the plain path for local files, `ssh://host/path` for remote ones. */
+  url: string;
+  /** Set for remote locations: the target as written (used to build urls of neighbours). */
+  remote?: RemoteTarget;
+}
+
+/** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
+export interface RemoteOpener {
+  open(target: RemoteTarget): Promise<FileBackend>;
+}
+
+export class Locations {
+  constructor(readonly local: FileBackend, private remote?: RemoteOpener) {}
+
+  setRemoteOpener(opener: RemoteOpener): void {
+    this.remote = opener;
+  }
+
+  localAt(path: string): Location {
+    return { backend: this.local, path, url: path };
+  }
+
+  /** A location on the same backend as `base`, at another absolute path. */
+  sibling(base: Location, path: string): Location {
+    return base.remote
+      ? {
+        backend: base.backend,
+        path,
+        url: formatRemoteUrl(base.remote, path),
+        remote: base.remote,
+      }
+      : { backend: base.backend, path, url: path };
+  }
+
+  /** Resolves `raw` against `cwd` (which may itself be remote). */
+  async resolve(raw: string, cwd: Location): Promise<Location> {
+    const text = raw.trim();
+    if (text === "") {
+      throw new AnchorError({
+        code: "EMPTY_PATH",
+        message: "The path is empty.",
+        hint:
+          'Pass a file or directory path, e.g. "src/main.ts", "/etc/hosts" or "ssh://box/srv/app".',
+      });
+    }
+    if (isRemoteUrl(text)) {
+      const parsed = parseRemoteUrl(text);
+      if (!this.remote) {
+        throw new AnchorError({
+          code: "REMOTE_UNAVAILABLE",
+          message: `Remote paths are not available in this build (asked for ${
+            JSON.stringify(text)
+          }).`,
+          hint: "Use a local path.",
+          fault: "environment",
+        });
+      }
+      const backend = await this.remote.open(parsed.target);
+      let path = parsed.path;
+      if (path === "~" || path.startsWith("~/")) {
+        path = joinPath(await backend.homeDir(), path.slice(2));
+      }
+      path = joinPath("/", path);
+      return { backend, path, url: formatRemoteUrl(parsed.target, path), remote: parsed.target };
+    }
+    if (text === "~" || text.startsWith("~/")) {
+      const home = await cwd.backend.homeDir();
+      return this.sibling(cwd, joinPath(home, text.slice(2)));
+    }
+    const path = isAbsolutePath(text) ? joinPath("/", text) : joinPath(cwd.path, text);
+    return this.sibling(cwd, path);
+  }
+}

@@ -1,0 +1,36 @@
+// The NOT_FOUND error every tool gives for a missing path: it names the path and its nearest
+// existing parent so the next call can list what is there.
+
+import { AnchorError } from "../core/errors.ts";
+import { parentPath } from "../core/path_text.ts";
+import type { Location, Locations } from "./location.ts";
+
+export async function nearestExistingParent(location: Location): Promise<string | null> {
+  let dir = parentPath(location.path);
+  for (let i = 0; i < 64; i++) {
+    const info = await location.backend.stat(dir).catch(() => null);
+    if (info?.type === "dir") return dir;
+    if (dir === "/") return null;
+    dir = parentPath(dir);
+  }
+  return null;
+}
+
+export async function missingPathError(
+  locations: Locations,
+  location: Location,
+  what = "file or directory",
+): Promise<AnchorError> {
+  const parent = await nearestExistingParent(location);
+  const parentUrl = parent === null ? null : locations.sibling(location, parent).url;
+  return new AnchorError({
+    code: "NOT_FOUND",
+    message: `No ${what} at ${JSON.stringify(location.url)}.` +
+      (parentUrl ? ` The nearest existing parent is ${JSON.stringify(parentUrl)}.` : ""),
+    hint: parentUrl
+      ? `view ${
+        JSON.stringify({ path: parentUrl })
+      } to list what is there, then retry with the right path.`
+      : "Check the path; it does not exist on this machine.",
+  });
+}
