@@ -28,6 +28,13 @@ export interface WriteOptions {
   expect?: { size: number; mtimeMs: number | null } | null;
 }
 
+/** One entry of a whole-tree listing; `path` is relative to the listed root, "/"-separated. */
+export interface TreeEntry {
+  path: string;
+  type: EntryType;
+  size: number;
+}
+
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
@@ -47,6 +54,19 @@ export interface FileBackend {
   realPath(path: string): Promise<string>;
   /** The user's home directory on that machine, for `~` in paths. */
   homeDir(): Promise<string>;
+  /**
+   * Optional bulk listing for high-latency backends (SSH): the whole tree under `root` in one
+   * request, symlinks not followed, down to `maxDepth` levels (undefined: no limit). Callers
+   * apply ignore rules to the result; local disk walks with readDir instead.
+   */
+  listTree?(root: string, maxDepth: number | undefined): Promise<TreeEntry[]>;
+  /**
+   * Optional bulk read for high-latency backends: many files in few requests, yielded as they
+   * arrive (any order). A file that cannot be read comes back with `error` set.
+   */
+  readFiles?(
+    paths: readonly string[],
+  ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }>;
   /** Releases connections; a no-op for local disk. */
   close(): Promise<void>;
 }
