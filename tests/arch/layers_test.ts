@@ -1,0 +1,112 @@
+// Architecture rules as tests: dependencies point one way (core ← ops ← {mcp, cli}), backends
+// implement interfaces declared in ops, and each SDK has exactly one home.
+
+import { assertEquals } from "../_assert.ts";
+import { REPO_ROOT } from "../_harness.ts";
+
+interface SourceFile {
+  path: string; // relative to the repo, e.g. lib/core/line_id.ts
+  imports: string[]; // resolved repo-relative paths for relative imports, bare specifiers as written
+  text: string;
+}
+
+async function collect(dir: string): Promise<SourceFile[]> {
+  const out: SourceFile[] = [];
+  for await (const entry of Deno.readDir(`${REPO_ROOT}/${dir}`)) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...await collect(rel));
+    else if (entry.isFile && entry.name.endsWith(".ts")) {
+      const text = await Deno.readTextFile(`${REPO_ROOT}/${rel}`);
+      const imports: string[] = [];
+      for (
+        const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/g)
+      ) {
+        const spec = m[1]!;
+        imports.push(
+          spec.startsWith(".") ? new URL(spec, `file:///${rel}`).pathname.slice(1) : spec,
+        );
+      }
+      for (const m of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g)) imports.push(m[1]!);
+      out.push({ path: rel, imports, text });
+    }
+  }
+  return out;
+}
+
+const files = await collect("lib");
+
+function violations(rule: (f: SourceFile, imp: string) => boolean): string[] {
+  const bad: string[] = [];
+  for (const f of files) {
+    for (const imp of f.imports) if (rule(f, imp)) bad.push(`${f.path} imports ${imp}`);
+  }
+  return bad;
+}
+
+const inDir = (p: string, dir: string) => p.startsWith(`${dir}/`);
+
+Deno.test("lib/core imports only lib/core and pure npm packages", () => {
+  const pure = new Set(["diff", "ignore", "node:path"]);
+  assertEquals(
+    violations((f, imp) =>
+      inDir(f.path, "lib/core") &&
+      (imp.startsWith("lib/") ? !inDir(imp, "lib/core") : !pure.has(imp))
+    ),
+    [],
+  );
+});
+
+Deno.test("lib/core uses no Deno APIs", () => {
+  const bad = files.filter((f) => inDir(f.path, "lib/core") && /\bDeno\./.test(f.text)).map((f) =>
+    f.path
+  );
+  assertEquals(bad, []);
+});
+
+Deno.test("lib/ops imports neither backends, adapters nor SDKs", () => {
+  assertEquals(
+    violations((f, imp) =>
+      inDir(f.path, "lib/ops") &&
+      (inDir(imp, "lib/backends") || inDir(imp, "lib/mcp") || inDir(imp, "lib/cli") ||
+        imp.startsWith("@modelcontextprotocol") || imp === "ssh2" || imp === "lib/compose.ts")
+    ),
+    [],
+  );
+});
+
+Deno.test("the MCP adapter and the CLI never import each other", () => {
+  assertEquals(
+    violations((f, imp) =>
+      (inDir(f.path, "lib/mcp") && inDir(imp, "lib/cli")) ||
+      (inDir(f.path, "lib/cli") && inDir(imp, "lib/mcp"))
+    ),
+    [],
+  );
+});
+
+Deno.test("only lib/mcp imports the MCP SDK", () => {
+  assertEquals(
+    violations((f, imp) => imp.startsWith("@modelcontextprotocol") && !inDir(f.path, "lib/mcp")),
+    [],
+  );
+});
+
+Deno.test("only lib/backends/ssh imports ssh2", () => {
+  assertEquals(violations((f, imp) => imp === "ssh2" && !inDir(f.path, "lib/backends/ssh")), []);
+});
+
+Deno.test("backends import no adapter", () => {
+  assertEquals(
+    violations((f, imp) =>
+      inDir(f.path, "lib/backends") && (inDir(imp, "lib/mcp") || inDir(imp, "lib/cli"))
+    ),
+    [],
+  );
+});
+
+Deno.test("the import scanner sees relative and bare imports (so the rules above can fail)", () => {
+  const location = files.find((f) => f.path === "lib/ops/location.ts");
+  assertEquals(location?.imports.includes("lib/core/errors.ts"), true);
+  const server = files.find((f) => f.path === "lib/mcp/server.ts");
+  assertEquals(server?.imports.includes("@modelcontextprotocol/server"), true);
+});
