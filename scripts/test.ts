@@ -1,0 +1,88 @@
+// The whole test suite, as the README's test command runs it (`deno task test`): checks the
+// system tools the tests drive for real (OpenSSH's sshd and ssh-keygen, ripgrep), installs them
+// from Debian's packages when running as root on a machine without them, runs `deno test`, and
+// ends with a plain "N passed, N failed" line for CI.
+//
+// Usage: deno run -A scripts/test.ts [deno test arguments, e.g. tests/core]
+
+// deno-lint-ignore-file no-console
+
+const REQUIRED: { command: string; paths: string[]; aptPackage: string }[] = [
+  { command: "sshd", paths: ["/usr/sbin/sshd", "/usr/bin/sshd"], aptPackage: "openssh-server" },
+  { command: "ssh-keygen", paths: ["/usr/bin/ssh-keygen"], aptPackage: "openssh-client" },
+  { command: "ssh-agent", paths: ["/usr/bin/ssh-agent"], aptPackage: "openssh-client" },
+  { command: "rg", paths: ["/usr/bin/rg", "/usr/local/bin/rg"], aptPackage: "ripgrep" },
+];
+
+function onPath(command: string, extra: string[]): boolean {
+  const dirs = (Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/${command}`);
+  return [...extra, ...dirs].some((p) => {
+    try {
+      return Deno.statSync(p).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function run(cmd: string, args: string[]): Promise<boolean> {
+  const { code } = await new Deno.Command(cmd, { args, stdout: "null", stderr: "inherit" }).output()
+    .catch(() => ({ code: 127 }));
+  return code === 0;
+}
+
+async function ensureTools(): Promise<boolean> {
+  const missing = REQUIRED.filter((r) => !onPath(r.command, r.paths));
+  if (missing.length === 0) return true;
+  const packages = [...new Set(missing.map((m) => m.aptPackage))];
+  const names = missing.map((m) => m.command).join(", ");
+  const isRoot = Deno.uid?.() === 0;
+  if (isRoot && onPath("apt-get", [])) {
+    console.log(`test: installing ${packages.join(" ")} (for ${names}) with apt-get`);
+    const env = { DEBIAN_FRONTEND: "noninteractive" };
+    const update = await new Deno.Command("apt-get", { args: ["update", "-qq"], env, stdout: "null" }).output();
+    const install = await new Deno.Command("apt-get", {
+      args: ["install", "-y", "-qq", ...packages],
+      env,
+      stdout: "null",
+    }).output();
+    if (update.code === 0 && install.code === 0) return true;
+  }
+  console.error(
+    `test: the suite drives real ${names}, which ${missing.length === 1 ? "is" : "are"} not installed.\n` +
+      `Install ${packages.join(" ")} (e.g. \`sudo apt-get install -y ${packages.join(" ")}\`) and run again.`,
+  );
+  return false;
+}
+
+async function main(args: string[]): Promise<number> {
+  if (!(await ensureTools())) {
+    console.log("0 passed, 1 failed");
+    return 1;
+  }
+  await run("mkdir", ["-p", "/run/sshd"]);
+  const testArgs = ["test", "-A", "--parallel", "--frozen", ...(args.length > 0 ? args : ["tests/"])];
+  const child = new Deno.Command(Deno.execPath(), {
+    args: testArgs,
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let tail = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    await Deno.stdout.write(chunk);
+    tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
+  }
+  const { code } = await child.status;
+  const summary = [...tail.matchAll(/^(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/gm)].pop();
+  if (!summary) {
+    console.log(`test: deno test exited with ${code} without a summary`);
+    console.log("0 passed, 1 failed");
+    return code === 0 ? 1 : code;
+  }
+  console.log(`${summary[1]} passed, ${summary[2]} failed`);
+  return code;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
