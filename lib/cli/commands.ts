@@ -3,7 +3,9 @@
 
 import type { CliCommand } from "./command.ts";
 import { workdirCommand } from "./workdir.ts";
+import { viewCommand } from "./view.ts";
 
 export const CLI_COMMANDS: readonly CliCommand[] = [
+  viewCommand,
   workdirCommand,
 ];

@@ -3,7 +3,9 @@
 
 import type { ToolRegistrar } from "../tool_env.ts";
 import { registerWorkdirTool } from "./workdir.ts";
+import { registerViewTool } from "./view.ts";
 
 export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
+  registerViewTool,
   registerWorkdirTool,
 ];

@@ -1,0 +1,61 @@
+// `anchorfs view PATH [options]`: the view tool for people. Prints exactly the text the MCP tool
+// returns, from the same core function (lib/ops/view.ts).
+
+import { createSession } from "../ops/session.ts";
+import { runView, type ViewArgs } from "../ops/view.ts";
+import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+
+export const viewCommand: CliCommand = {
+  name: "view",
+  summary: "Show a file with line ids, list a directory, or search contents",
+  usage: `Usage: anchorfs view PATH [options]
+
+Shows a file as N:hh|content lines, lists a directory (path, lines, ~tokens; .gitignore-aware),
+or searches contents when --content is given. Prints the same text as the MCP view tool.
+
+Options:
+  --start N|N:hh        First line (negative counts from the end; an id is verified)
+  --end N|N:hh          Last line, inclusive
+  --content TEXT        Search for TEXT (literal, case-sensitive); PATH may be "a|b"
+  --regex               Treat --content as a regular expression ((?i) prefix: ignore case)
+  --context N           Lines of context around each match
+  --pattern GLOBS       Filter files: "*.ts|!*_test.ts" (ripgrep -g grammar, later globs win)
+  --include-hidden      Include hidden files and directories
+  --max-depth N         Directory levels to descend (1: only the directory's own entries)
+
+Examples:
+  anchorfs view src/main.ts --start 10 --end 40
+  anchorfs view . --pattern '*.ts' --max-depth 2
+  anchorfs view 'src|tests' --content parseConfig --context 2`,
+  async run(args, { terminal, services }) {
+    const { values, positionals } = parseCommandArgs(args, {
+      start: { type: "string" },
+      end: { type: "string" },
+      content: { type: "string" },
+      regex: { type: "boolean" },
+      context: { type: "string" },
+      pattern: { type: "string" },
+      "include-hidden": { type: "boolean" },
+      "max-depth": { type: "string" },
+    });
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        positionals.length === 0 ? "view needs a PATH" : "view takes exactly one PATH",
+      );
+    }
+    const viewArgs: ViewArgs = { path: positionals[0]! };
+    if (values.start !== undefined) viewArgs.start = values.start;
+    if (values.end !== undefined) viewArgs.end = values.end;
+    if (values.content !== undefined) viewArgs.content = values.content;
+    if (values.regex) viewArgs.regex = true;
+    if (values.context !== undefined) viewArgs.context = values.context;
+    if (values.pattern !== undefined) viewArgs.pattern = values.pattern;
+    if (values["include-hidden"]) viewArgs.include_hidden = true;
+    if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
+    const { locations } = services();
+    const session = createSession(locations.localAt(Deno.cwd()));
+    const text = await runView(locations, session, viewArgs);
+    terminal.out(text.endsWith("\n") ? text : `${text}\n`);
+    return 0;
+  },
+};

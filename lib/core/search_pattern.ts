@@ -1,0 +1,130 @@
+// What `view` searches for: a literal string by default, or a JavaScript regular expression with
+// `regex: true` (a leading `(?i)`, `(?s)` or `(?is)` is turned into flags, since agents write
+// PCRE-style). Each pattern offers a whole-buffer prefilter so files without a match are skipped
+// before any decoding or per-line work. Pure.
+
+import { AnchorError } from "./errors.ts";
+
+export interface SearchPattern {
+  /** As the agent wrote it. */
+  readonly source: string;
+  readonly regex: boolean;
+  /** `literal "x"` or `regex /x/i`: for result headers and the zero-match sentence. */
+  readonly description: string;
+  /**
+   * Checks raw UTF-8 bytes: false means no line can match. Null when only the decoded text can
+   * tell (regular expressions); then `mayMatchText` is the prefilter.
+   */
+  mayMatchBytes(bytes: Uint8Array): boolean | null;
+  mayMatchText(text: string): boolean;
+  matchesLine(line: string): boolean;
+}
+
+const encoder = new TextEncoder();
+
+export function compileSearchPattern(source: string, regex: boolean): SearchPattern {
+  if (source === "") {
+    throw new AnchorError({
+      code: "EMPTY_SEARCH",
+      message: "content is empty: there is nothing to search for.",
+      hint: 'Pass the text to find, e.g. {"path":".","content":"TODO"}, or leave content out ' +
+        "to list the directory.",
+    });
+  }
+  if (/[\r\n]/.test(source)) {
+    throw new AnchorError({
+      code: "MULTILINE_SEARCH",
+      message: `content ${
+        JSON.stringify(source)
+      } spans several lines; search matches one line at a time.`,
+      hint: 'Search for one line of it, e.g. {"content":' +
+        `${JSON.stringify(source.split(/\r?\n/).find((l) => l.trim() !== "") ?? "")}}.`,
+    });
+  }
+  return regex ? compileRegex(source) : compileLiteral(source);
+}
+
+function compileLiteral(source: string): SearchPattern {
+  const needle = encoder.encode(source);
+  return {
+    source,
+    regex: false,
+    description: `literal ${JSON.stringify(source)}`,
+    mayMatchBytes: (bytes) => indexOfBytes(bytes, needle, 0) !== -1,
+    mayMatchText: (text) => text.includes(source),
+    matchesLine: (line) => line.includes(source),
+  };
+}
+
+/**
+ * Finds `needle` in `haystack`: `Uint8Array.prototype.indexOf` on the first byte (a fast native
+ * scan) then a byte comparison of the rest.
+ */
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+  const n = needle.length;
+  if (n === 0) return from;
+  const first = needle[0]!;
+  const last = haystack.length - n;
+  let i = from;
+  while (i <= last) {
+    i = haystack.indexOf(first, i);
+    if (i === -1 || i > last) return -1;
+    let j = 1;
+    while (j < n && haystack[i + j] === needle[j]) j++;
+    if (j === n) return i;
+    i++;
+  }
+  return -1;
+}
+
+function compileRegex(source: string): SearchPattern {
+  let body = source;
+  let flags = "";
+  const inline = /^\(\?([imsx]+)\)/.exec(body);
+  if (inline) {
+    body = body.slice(inline[0].length);
+    if (inline[1]!.includes("i")) flags += "i";
+    if (inline[1]!.includes("s")) flags += "s";
+    // m is how lines are matched anyway; x (extended) has no JavaScript equivalent.
+    if (inline[1]!.includes("x")) {
+      throw new AnchorError({
+        code: "INVALID_REGEX",
+        message: `regex ${JSON.stringify(source)} uses (?x), which JavaScript regular ` +
+          "expressions do not support.",
+        hint: "Remove (?x) and the whitespace it allowed, then retry the same view call.",
+      });
+    }
+  }
+  let line: RegExp;
+  try {
+    line = new RegExp(body, flags + "u");
+  } catch (unicodeError) {
+    try {
+      // Without the u flag JavaScript accepts more PCRE-isms (e.g. `\-` outside classes).
+      line = new RegExp(body, flags);
+    } catch {
+      throw invalidRegex(source, (unicodeError as Error).message);
+    }
+  }
+  const whole = new RegExp(line.source, line.flags + "m");
+  return {
+    source,
+    regex: true,
+    description: `regex /${body}/${flags}`,
+    mayMatchBytes: () => null,
+    mayMatchText: (text) => whole.test(text),
+    matchesLine: (text) => line.test(text),
+  };
+}
+
+function invalidRegex(source: string, parserMessage: string): AnchorError {
+  const inlineLater = /\(\?[a-z]+\)/.test(source);
+  return new AnchorError({
+    code: "INVALID_REGEX",
+    message: `regex ${JSON.stringify(source)} does not compile: ${parserMessage}`,
+    hint: (inlineLater
+      ? "Only a leading (?i)/(?s) is supported; remove inline flags elsewhere. "
+      : "Escape special characters (\\( \\[ \\. \\*), or ") +
+      `search the text literally: {"content":${JSON.stringify(source)},"regex":false}.`,
+  });
+}

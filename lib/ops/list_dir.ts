@@ -1,0 +1,151 @@
+// Listing a directory for view: gitignore-aware, recursive, one `path<TAB>N lines<TAB>~T tokens`
+// row per file so an agent can budget its reads. Lines are counted on raw bytes; output is capped
+// with a notice saying how to narrow; an empty result is a sentence, never an empty string.
+
+import { looksBinary } from "../core/text_file.ts";
+import { countLines, estimateTokens } from "../core/token_estimate.ts";
+import type { Location } from "./location.ts";
+import type { Session } from "./session.ts";
+import { displayPath, plural } from "./view_args.ts";
+import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+
+/** Rows listed before the notice; the walk goes on only to count. */
+export const LIST_MAX_ROWS = 1000;
+/** Files counted after the cap before giving up on an exact total. */
+const COUNT_LIMIT = 200_000;
+
+export async function listDirectory(
+  session: Session,
+  location: Location,
+  options: WalkOptions,
+  pattern: string | undefined,
+): Promise<string> {
+  const backend = location.backend;
+  const stats = newWalkStats();
+  const shown = displayPath(session, location);
+  const rows: string[] = [];
+  let listed = 0;
+  let cuts = 0;
+  let binaries = 0;
+  let extra = 0;
+  let exact = true;
+
+  const walk = walkFiles(backend, location.path, options, stats);
+  // The first LIST_MAX_ROWS entries are read (for line counts); the rest only counted. Pulled
+  // by hand so that stopping the head does not close the walk.
+  let pulled = 0;
+  let more = false;
+  const head: AsyncIterable<WalkItem> = {
+    async *[Symbol.asyncIterator]() {
+      while (true) {
+        const next = await walk.next();
+        if (next.done) return;
+        if (pulled >= LIST_MAX_ROWS) {
+          more = true;
+          if (next.value.kind === "file") extra++;
+          return;
+        }
+        pulled++;
+        yield next.value;
+      }
+    },
+  };
+  for await (
+    const { item, data, error } of readInOrder(backend, head, {
+      skip: (item) => item.kind === "cut",
+    })
+  ) {
+    if (item.kind === "cut") {
+      cuts++;
+      rows.push(`${item.rel}/\tdirectory, not entered (max_depth ${options.maxDepth})`);
+      continue;
+    }
+    listed++;
+    if (error || !data) {
+      rows.push(`${item.rel}\tunreadable: ${error?.message ?? "no data"}`);
+    } else if (looksBinary(data)) {
+      binaries++;
+      rows.push(`${item.rel}\tbinary\t${formatBytes(data.length)}`);
+    } else {
+      rows.push(
+        `${item.rel}\t${plural(countLines(data), "line")}\t~${
+          estimateTokens(data.length).toLocaleString("en-US")
+        } tokens`,
+      );
+    }
+  }
+  if (more) {
+    for await (const item of walk) {
+      if (item.kind === "file") extra++;
+      if (extra >= COUNT_LIMIT) {
+        exact = false;
+        break;
+      }
+    }
+  }
+  await walk.return(undefined);
+
+  const rules = describeRules(options, pattern);
+  if (listed === 0 && cuts === 0) {
+    return `No files to list in ${JSON.stringify(shown)}${
+      pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
+    }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` + emptyHint(stats, options, shown);
+  }
+  const total = listed + extra;
+  const header = `${shown}: ${plural(total, "file")}${exact ? "" : "+"}${
+    cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
+  } (${rules}${binaries > 0 ? `; ${binaries} binary` : ""}). Columns: path, lines, ~tokens.`;
+  const notices: string[] = [];
+  if (more) {
+    notices.push(
+      `Listed the first ${plural(listed + cuts, "entry", "entries")}; ${exact ? "" : "more than "}${
+        plural(extra, "more file")
+      } not shown. Narrow it: view ${
+        JSON.stringify({ path: shown, max_depth: 2 })
+      }, a subdirectory, or a pattern such as ${JSON.stringify({ path: shown, pattern: "*.ts" })}.`,
+    );
+  }
+  if (stats.unreadable.length > 0) {
+    notices.push(
+      `${plural(stats.unreadable.length, "directory", "directories")} could not be read: ${
+        stats.unreadable.slice(0, 3).map((d) => JSON.stringify(d)).join(", ")
+      }.`,
+    );
+  }
+  return [header, ...rows].join("\n") +
+    (notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "");
+}
+
+export function describeRules(options: WalkOptions, pattern: string | undefined): string {
+  const parts = [".gitignore rules applied"];
+  parts.push(options.includeHidden ? "hidden files included" : "hidden files skipped");
+  if (options.maxDepth !== undefined) parts.push(`max_depth ${options.maxDepth}`);
+  if (pattern) parts.push(`pattern ${JSON.stringify(pattern)}`);
+  return parts.join("; ");
+}
+
+export function emptyHint(
+  stats: { filesSeen: number; ignored: number; hidden: number },
+  options: WalkOptions,
+  shown: string,
+): string {
+  const tips: string[] = [];
+  if (stats.hidden > 0 && !options.includeHidden) {
+    tips.push(
+      `${
+        plural(stats.hidden, "hidden entry", "hidden entries")
+      } skipped: add "include_hidden":true`,
+    );
+  }
+  if (stats.ignored > 0) tips.push(`${plural(stats.ignored, "entry", "entries")} gitignored`);
+  if (stats.filesSeen > 0 && options.filter) {
+    tips.push(`try a broader pattern or none: view ${JSON.stringify({ path: shown })}`);
+  }
+  return tips.length > 0 ? ` ${tips.join("; ")}.` : "";
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}

@@ -1,0 +1,120 @@
+// The one core function behind the view tool and `anchorfs view`: resolves the path(s) and
+// dispatches to a file view, a directory listing or a content search. Both adapters print
+// exactly the text returned here.
+
+import { AnchorError } from "../core/errors.ts";
+import { compileGlobs, type GlobFilter } from "../core/glob.ts";
+import { compileSearchPattern } from "../core/search_pattern.ts";
+import { listDirectory } from "./list_dir.ts";
+import type { Location, Locations } from "./location.ts";
+import { missingPathError } from "./missing_path.ts";
+import { type SearchRoot, searchRoots } from "./search.ts";
+import type { Session } from "./session.ts";
+import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
+import { viewFile } from "./view_file.ts";
+import type { WalkOptions } from "./walk.ts";
+
+/** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
+export interface ViewArgs {
+  path: string;
+  start?: number | string;
+  end?: number | string;
+  content?: string;
+  regex?: boolean | string;
+  context?: number | string;
+  pattern?: string;
+  include_hidden?: boolean | string;
+  max_depth?: number | string;
+}
+
+export const CONTEXT_MAX = 50;
+
+export async function runView(
+  locations: Locations,
+  session: Session,
+  args: ViewArgs,
+): Promise<string> {
+  if (typeof args.path !== "string" || args.path.trim() === "") {
+    throw new AnchorError({
+      code: "MISSING_ARGUMENT",
+      message: "view needs a path.",
+      hint: 'view {"path":"."} lists the working directory; {"path":"src/main.ts"} shows a file.',
+    });
+  }
+  const notices: string[] = [];
+  const searching = args.content !== undefined && args.content !== "";
+  const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
+  // Validate everything before touching the file system.
+  const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern) : undefined;
+  const search = searching
+    ? compileSearchPattern(args.content!, parseFlag("regex", args.regex))
+    : undefined;
+  const start = parsePosition("start", args.start);
+  const end = parsePosition("end", args.end);
+  let context = parseWholeNumber("context", args.context, 2) ?? 0;
+  if (context < 0 || context > CONTEXT_MAX) {
+    const used = context < 0 ? 0 : CONTEXT_MAX;
+    notices.push(`context ${context} is out of range (0-${CONTEXT_MAX}); used ${used}.`);
+    context = used;
+  }
+  let maxDepth = parseWholeNumber("max_depth", args.max_depth, 2);
+  if (maxDepth !== undefined && maxDepth < 1) {
+    notices.push(`max_depth ${maxDepth} is below 1; used 1 (the directory's own entries).`);
+    maxDepth = 1;
+  }
+  const walk: WalkOptions = {
+    includeHidden: parseFlag("include_hidden", args.include_hidden),
+    ...(maxDepth === undefined ? {} : { maxDepth }),
+    ...(filter ? { filter } : {}),
+  };
+
+  const raws = searching ? splitRoots(args.path) : [args.path];
+  const roots: SearchRoot[] = [];
+  for (const raw of raws) {
+    const location = await locations.resolve(raw, session.cwd);
+    roots.push({ location, kind: await kindOf(locations, location) });
+  }
+
+  let text: string;
+  if (search) {
+    if (start || end) notices.push("start/end apply to file views; ignored for a search.");
+    text = await searchRoots(locations, session, roots, search, { ...walk, context, pattern });
+  } else {
+    const root = roots[0]!;
+    if (root.kind === "file") {
+      if (pattern || maxDepth !== undefined || args.context !== undefined) {
+        notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
+      }
+      text = await viewFile(locations, session, root.location, { start, end });
+    } else {
+      if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
+      text = await listDirectory(session, root.location, walk, pattern);
+    }
+  }
+  return notices.length > 0 ? `${text}\n${notices.map((n) => `[${n}]`).join("\n")}` : text;
+}
+
+/** `a|b` → ["a","b"]; an empty piece is refused so a typo does not search the cwd. */
+function splitRoots(path: string): string[] {
+  const pieces = path.split("|").map((p) => p.trim());
+  if (pieces.some((p) => p === "")) {
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: `path ${JSON.stringify(path)} has an empty root between its | separators.`,
+      hint: `Join roots with single |, e.g. {"path":"src|tests","content":"..."}.`,
+    });
+  }
+  return pieces;
+}
+
+async function kindOf(locations: Locations, location: Location): Promise<"file" | "dir"> {
+  const info = await location.backend.stat(location.path);
+  if (!info) throw await missingPathError(locations, location);
+  if (info.type === "dir") return "dir";
+  if (info.type === "file") return "file";
+  throw new AnchorError({
+    code: "NOT_A_FILE",
+    message: `${JSON.stringify(location.url)} is neither a file nor a directory (${info.type}).`,
+    hint: "Use the shell for devices, sockets and pipes.",
+  });
+}

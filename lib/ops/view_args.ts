@@ -1,0 +1,72 @@
+// Argument coercion shared by the view tool and `anchorfs view`: models send numbers as strings
+// and booleans as "true"; each bad value gets an error naming the argument and a corrected call.
+
+import { AnchorError } from "../core/errors.ts";
+import { isLineIdLike, type LineId, parseLineId } from "../core/line_id.ts";
+import { relativeTo } from "../core/path_text.ts";
+import type { Location } from "./location.ts";
+import type { Session } from "./session.ts";
+
+/** A position as given: a line number (negative counts from the end) or a verified line id. */
+export type LinePosition = { kind: "number"; value: number } | { kind: "id"; id: LineId };
+
+export function parsePosition(name: string, raw: unknown): LinePosition | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (typeof raw === "number") {
+    if (!Number.isInteger(raw)) throw badPosition(name, raw);
+    return { kind: "number", value: raw };
+  }
+  if (typeof raw === "string") {
+    const text = raw.trim();
+    if (/^[+-]?[0-9]+$/.test(text)) return { kind: "number", value: Number(text) };
+    if (isLineIdLike(text)) return { kind: "id", id: parseLineId(text, name) };
+  }
+  throw badPosition(name, raw);
+}
+
+function badPosition(name: string, raw: unknown): AnchorError {
+  return new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message:
+      `${name} ${
+        JSON.stringify(raw)
+      } is neither a line number nor a line id. Use a whole number (negative counts from the ` +
+      'end: -1 is the last line) or an id "N:hh" as view shows it.',
+    hint: `e.g. {"${name}":${name === "end" ? -1 : 10}} or {"${name}":"10:a3"}.`,
+  });
+}
+
+export function parseWholeNumber(name: string, raw: unknown, example: number): number | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const value = typeof raw === "string" && /^\s*[+-]?[0-9]+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof value === "number" && Number.isInteger(value)) return value;
+  throw new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message: `${name} ${JSON.stringify(raw)} is not a whole number.`,
+    hint: `Pass a number, e.g. {"${name}":${example}}.`,
+  });
+}
+
+export function parseFlag(name: string, raw: unknown): boolean {
+  if (raw === undefined || raw === null || raw === "") return false;
+  if (typeof raw === "boolean") return raw;
+  const text = String(raw).trim().toLowerCase();
+  if (["true", "1", "yes"].includes(text)) return true;
+  if (["false", "0", "no"].includes(text)) return false;
+  throw new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message: `${name} ${JSON.stringify(raw)} is not true or false.`,
+    hint: `Pass a boolean, e.g. {"${name}":true}.`,
+  });
+}
+
+/** How a file is named in output: relative to the working directory when inside it. */
+export function displayPath(session: Session, location: Location): string {
+  if (location.backend !== session.cwd.backend) return location.url;
+  const rel = relativeTo(session.cwd.path, location.path);
+  return rel.startsWith("/") ? location.url : rel;
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? word : many}`;
+}

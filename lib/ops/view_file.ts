@@ -1,0 +1,144 @@
+// Viewing one file: every line as `N:hh|content`, ranges by number or verified id, clamping and
+// truncation with notices that name the next call, binary and empty files described. What is
+// shown is recorded in the session so batch_edit can check replaced ranges against it.
+
+import { AnchorError, isAnchorError } from "../core/errors.ts";
+import { assertFresh, formatLineId, hashLine, type LineId, renderLine } from "../core/line_id.ts";
+import { describeEncoding } from "../core/text_file.ts";
+import type { Location, Locations } from "./location.ts";
+import { fileKey, type Session } from "./session.ts";
+import { readTextFile } from "./text_io.ts";
+import { displayPath, type LinePosition, plural } from "./view_args.ts";
+
+/** At most this many lines per view; the notice names the next range. */
+export const VIEW_MAX_LINES = 2000;
+/** At most this many characters of content per view (long lines fill it sooner). */
+export const VIEW_MAX_CHARS = 120_000;
+/** Longer lines are cut in the output (their id still covers the whole line). */
+export const VIEW_MAX_LINE_CHARS = 4000;
+
+export interface ViewFileOptions {
+  start?: LinePosition;
+  end?: LinePosition;
+}
+
+export async function viewFile(
+  locations: Locations,
+  session: Session,
+  location: Location,
+  options: ViewFileOptions,
+): Promise<string> {
+  const shownPath = displayPath(session, location);
+  let file;
+  try {
+    file = await readTextFile(locations, location);
+  } catch (e) {
+    if (isAnchorError(e) && e.code === "BINARY_FILE") return `${e.message}\n${e.hint ?? ""}`.trim();
+    throw e;
+  }
+  const { doc, bytes } = file;
+  const lines = doc.lines;
+  const total = lines.length;
+  if (total === 0) {
+    return `${shownPath} is empty (0 lines${
+      bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
+    }).`;
+  }
+
+  const ids: { id: LineId; what: string }[] = [];
+  for (const [what, pos] of [["start", options.start], ["end", options.end]] as const) {
+    if (pos?.kind === "id") ids.push({ id: pos.id, what });
+  }
+  if (ids.length > 0) assertFresh(shownPath, lines, ids);
+
+  const notices: string[] = [];
+  const resolve = (what: "start" | "end", pos: LinePosition | undefined, fallback: number) => {
+    if (!pos) return fallback;
+    if (pos.kind === "id") return pos.id.line;
+    let n = pos.value < 0 ? total + pos.value + 1 : pos.value;
+    if (n < 1) {
+      notices.push(
+        `${what} ${pos.value} is before line 1 (the file has ${plural(total, "line")}); ` +
+          "used 1.",
+      );
+      n = 1;
+    } else if (n > total) {
+      notices.push(
+        `${what} ${pos.value} is past the end (the file has ${plural(total, "line")}); ` +
+          `used ${total}.`,
+      );
+      n = total;
+    }
+    return n;
+  };
+  const start = resolve("start", options.start, 1);
+  const explicitEnd = options.end !== undefined;
+  const end = resolve("end", options.end, total);
+  if (start > end) {
+    throw new AnchorError({
+      code: "INVALID_RANGE",
+      message: `start (line ${start}) is after end (line ${end}) in ${shownPath}, which has ${
+        plural(total, "line")
+      }.`,
+      hint: `view ${JSON.stringify({ path: shownPath, start: end, end: start })} to see that ` +
+        "range, or leave end out to read to the end.",
+    });
+  }
+
+  const out: string[] = [];
+  const hashes: number[] = [];
+  let chars = 0;
+  let cutLines = 0;
+  let last = start - 1;
+  for (let n = start; n <= end; n++) {
+    const content = lines[n - 1]!;
+    if (n - start >= VIEW_MAX_LINES || (chars > 0 && chars + content.length > VIEW_MAX_CHARS)) {
+      break;
+    }
+    const hash = hashLine(content);
+    hashes.push(hash);
+    let rendered = renderLine(n, content);
+    if (content.length > VIEW_MAX_LINE_CHARS) {
+      cutLines++;
+      rendered = `${formatLineId(n, content)}|${
+        content.slice(0, VIEW_MAX_LINE_CHARS)
+      } … [line cut: ${plural(content.length, "character")}]`;
+    }
+    chars += Math.min(content.length, VIEW_MAX_LINE_CHARS) + 8;
+    out.push(rendered);
+    last = n;
+  }
+  session.shown.record(fileKey(location), start, hashes);
+
+  if (last < end) {
+    const size = last - start + 1;
+    const nextEnd = Math.min(end, last + size);
+    notices.push(
+      `Showing lines ${start}-${last} of ${plural(total, "line")} (output is limited to ` +
+        `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: view ${
+          JSON.stringify({ path: shownPath, start: last + 1, end: nextEnd })
+        }` + (explicitEnd || nextEnd === total ? "" : ` (the file ends at line ${total})`),
+    );
+  } else if (start > 1 || end < total) {
+    notices.push(`Showing lines ${start}-${end} of ${plural(total, "line")}.`);
+  }
+  if (cutLines > 0) {
+    notices.push(
+      `${plural(cutLines, "line")} longer than ${VIEW_MAX_LINE_CHARS} characters ${
+        cutLines === 1 ? "was" : "were"
+      } cut in this output (ids still cover the whole line); use the shell to inspect minified ` +
+        "content.",
+    );
+  }
+  const crlf = doc.eols.some((e) => e === "\r\n");
+  const encoding = describeEncoding(doc);
+  if (encoding !== "UTF-8" || crlf) {
+    notices.push(
+      `File is ${encoding}${crlf ? " with CRLF line endings" : ""}; content is shown without ` +
+        "them and edits keep them.",
+    );
+  }
+  return notices.length > 0
+    ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
+    : out.join("\n");
+}

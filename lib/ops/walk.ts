@@ -1,0 +1,272 @@
+// The gitignore-aware walker behind directory listings and search: nested .gitignore files,
+// .git/info/exclude, hidden entries, `max_depth` and the `pattern` globs. It streams files in
+// path order and never holds file contents. High-latency backends with `listTree` are listed in
+// one request and filtered here; others are walked with readDir (entry types, no stat per entry).
+
+import { GlobFilter } from "../core/glob.ts";
+import { IgnoreChain } from "../core/ignore_rules.ts";
+import { parentPath } from "../core/path_text.ts";
+import type { DirEntry, FileBackend, TreeEntry } from "./file_backend.ts";
+
+export interface WalkOptions {
+  includeHidden: boolean;
+  /** Levels below the root to enter: 1 lists only the root's own entries. Undefined: no limit. */
+  maxDepth?: number;
+  filter?: GlobFilter;
+}
+
+export type WalkItem =
+  /** A file that passed every rule; `size` is known when the backend listed it in bulk. */
+  | { kind: "file"; path: string; rel: string; size?: number }
+  /** A directory not entered because of `max_depth`. */
+  | { kind: "cut"; path: string; rel: string };
+
+export interface WalkStats {
+  /** Files that passed ignore and hidden rules (before the pattern filter). */
+  filesSeen: number;
+  /** Files dropped by the pattern filter. */
+  filesFiltered: number;
+  /** Entries skipped by .gitignore / .git/info/exclude. */
+  ignored: number;
+  /** Hidden entries skipped (include_hidden false). */
+  hidden: number;
+  /** Directories that could not be read (permissions, races); the walk goes on. */
+  unreadable: string[];
+}
+
+export function newWalkStats(): WalkStats {
+  return { filesSeen: 0, filesFiltered: 0, ignored: 0, hidden: 0, unreadable: [] };
+}
+
+interface DirSource {
+  list(dir: string): Promise<(DirEntry & { size?: number })[]>;
+  /** The text of an ignore file, or null when it does not exist or cannot be read. */
+  readText(path: string): Promise<string | null>;
+}
+
+const decoder = new TextDecoder();
+
+function readDirSource(backend: FileBackend): DirSource {
+  return {
+    list: (dir) => backend.readDir(dir),
+    readText: (path) => backend.readFile(path).then((b) => decoder.decode(b), () => null),
+  };
+}
+
+/** One listTree request; ignore files found in it are fetched together with readFiles. */
+async function bulkSource(
+  backend: FileBackend,
+  root: string,
+  maxDepth: number | undefined,
+): Promise<DirSource> {
+  const listing: TreeEntry[] = await backend.listTree!(root, maxDepth);
+  const children = new Map<string, (DirEntry & { size?: number })[]>();
+  const ignoreFiles: string[] = [];
+  for (const entry of listing) {
+    const abs = joinUnder(root, entry.path);
+    const dir = parentPath(abs);
+    let list = children.get(dir);
+    if (!list) children.set(dir, list = []);
+    const name = abs.slice(abs.lastIndexOf("/") + 1);
+    list.push({ name, type: entry.type, size: entry.size });
+    if (name === ".gitignore" && entry.type === "file" && !entry.path.split("/").includes(".git")) {
+      ignoreFiles.push(abs);
+    }
+  }
+  const texts = new Map<string, string>();
+  for await (const item of readMany(backend, ignoreFiles)) {
+    if (item.data) texts.set(item.path, decoder.decode(item.data));
+  }
+  return {
+    list: (dir) => Promise.resolve(children.get(dir) ?? []),
+    readText: (path) =>
+      texts.has(path) ||
+        (path.endsWith("/.gitignore") && path.startsWith(root === "/" ? "/" : `${root}/`))
+        ? Promise.resolve(texts.get(path) ?? null)
+        : backend.readFile(path).then((b) => decoder.decode(b), () => null),
+  };
+}
+
+function joinUnder(root: string, rel: string): string {
+  return root === "/" ? `/${rel}` : `${root}/${rel}`;
+}
+
+/** The nearest directory at or above `dir` holding `.git`, or null (a few stats, no listing). */
+async function findGitRoot(backend: FileBackend, dir: string): Promise<string | null> {
+  for (let d = dir, i = 0; i < 48; i++) {
+    const info = await backend.stat(d === "/" ? "/.git" : `${d}/.git`).catch(() => null);
+    if (info) return d;
+    if (d === "/") return null;
+    d = parentPath(d);
+  }
+  return null;
+}
+
+/**
+ * The rules that apply at `root` before walking it: .git/info/exclude and the .gitignore files
+ * of the enclosing repository's directories above `root`.
+ */
+async function rulesAbove(backend: FileBackend, root: string, source: DirSource) {
+  let chain = IgnoreChain.EMPTY;
+  const gitRoot = await findGitRoot(backend, root);
+  if (gitRoot === null) return chain;
+  const exclude = await source.readText(joinUnder(gitRoot, ".git/info/exclude"));
+  if (exclude) chain = chain.with(gitRoot, exclude);
+  const dirs: string[] = [];
+  for (let d = root; d !== gitRoot && d !== "/"; d = parentPath(d)) dirs.unshift(parentPath(d));
+  for (const d of dirs) {
+    const text = await source.readText(joinUnder(d, ".gitignore"));
+    if (text) chain = chain.with(d, text);
+  }
+  return chain;
+}
+
+const byName = (a: { name: string }, b: { name: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** Walks `root` (an existing directory) depth-first in path order. */
+export async function* walkFiles(
+  backend: FileBackend,
+  root: string,
+  options: WalkOptions,
+  stats: WalkStats,
+): AsyncGenerator<WalkItem> {
+  const source = backend.listTree
+    ? await bulkSource(backend, root, options.maxDepth)
+    : readDirSource(backend);
+  const chain = await rulesAbove(backend, root, source);
+  yield* walkDir(source, root, "", 1, chain, options, stats);
+}
+
+async function* walkDir(
+  source: DirSource,
+  dir: string,
+  relDir: string,
+  depth: number,
+  inherited: IgnoreChain,
+  options: WalkOptions,
+  stats: WalkStats,
+): AsyncGenerator<WalkItem> {
+  let entries: (DirEntry & { size?: number })[];
+  try {
+    entries = await source.list(dir);
+  } catch {
+    stats.unreadable.push(dir);
+    return;
+  }
+  entries.sort(byName);
+  let chain = inherited;
+  if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
+    const text = await source.readText(joinUnder(dir, ".gitignore"));
+    if (text) chain = chain.with(dir, text);
+  }
+  for (const entry of entries) {
+    const isDir = entry.type === "dir";
+    // Symlinks are not followed (as in ripgrep): a link could leave the tree or loop.
+    if (!isDir && entry.type !== "file") continue;
+    if (entry.name === ".git" && isDir) continue;
+    if (!options.includeHidden && entry.name.startsWith(".")) {
+      stats.hidden++;
+      continue;
+    }
+    const path = joinUnder(dir, entry.name);
+    if (chain.size > 0 && chain.ignores(path, isDir)) {
+      stats.ignored++;
+      continue;
+    }
+    const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+    if (isDir) {
+      if (options.filter && !options.filter.keepsDir(rel)) continue;
+      if (options.maxDepth !== undefined && depth >= options.maxDepth) {
+        yield { kind: "cut", path, rel };
+        continue;
+      }
+      yield* walkDir(source, path, rel, depth + 1, chain, options, stats);
+      continue;
+    }
+    stats.filesSeen++;
+    if (options.filter && !options.filter.keepsFile(rel)) {
+      stats.filesFiltered++;
+      continue;
+    }
+    yield entry.size === undefined
+      ? { kind: "file", path, rel }
+      : { kind: "file", path, rel, size: entry.size };
+  }
+}
+
+export interface FileContent<T> {
+  item: T;
+  data?: Uint8Array;
+  error?: Error;
+}
+
+/** Reads files in the order given: bulk `readFiles` batches when available, else a small window. */
+export async function* readInOrder<T extends { path: string }>(
+  backend: FileBackend,
+  items: AsyncIterable<T>,
+  options: { batch?: number; window?: number; skip?: (item: T) => boolean } = {},
+): AsyncGenerator<FileContent<T>> {
+  const skip = options.skip ?? (() => false);
+  if (backend.readFiles) {
+    const batchSize = options.batch ?? 256;
+    let batch: T[] = [];
+    const flush = async function* () {
+      const got = new Map<string, { data?: Uint8Array; error?: Error }>();
+      const paths = batch.filter((b) => !skip(b)).map((b) => b.path);
+      for await (const r of readMany(backend, paths)) got.set(r.path, r);
+      for (const item of batch) {
+        if (skip(item)) {
+          yield { item };
+          continue;
+        }
+        const r = got.get(item.path);
+        yield r?.data
+          ? { item, data: r.data }
+          : { item, error: r?.error ?? new Error("not returned by readFiles") };
+      }
+      batch = [];
+    };
+    for await (const item of items) {
+      batch.push(item);
+      if (batch.length >= batchSize) yield* flush();
+    }
+    if (batch.length > 0) yield* flush();
+    return;
+  }
+  const windowSize = options.window ?? 16;
+  const pending: Promise<FileContent<T>>[] = [];
+  const start = (item: T): Promise<FileContent<T>> =>
+    skip(item) ? Promise.resolve({ item }) : backend.readFile(item.path).then(
+      (data) => ({ item, data }),
+      (error) => ({ item, error: error as Error }),
+    );
+  try {
+    for await (const item of items) {
+      pending.push(start(item));
+      if (pending.length >= windowSize) yield await pending.shift()!;
+    }
+    while (pending.length > 0) yield await pending.shift()!;
+  } finally {
+    // A consumer that stops early (output cap) must not leave reads running.
+    await Promise.all(pending);
+  }
+}
+
+async function* readMany(
+  backend: FileBackend,
+  paths: readonly string[],
+): AsyncGenerator<{ path: string; data?: Uint8Array; error?: Error }> {
+  if (paths.length === 0) return;
+  if (backend.readFiles) {
+    yield* backend.readFiles(paths);
+    return;
+  }
+  for (const path of paths) {
+    try {
+      yield { path, data: await backend.readFile(path) };
+    } catch (error) {
+      yield { path, error: error as Error };
+    }
+  }
+}
