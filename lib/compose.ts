@@ -4,19 +4,50 @@
 
 import { LocalBackend } from "./backends/local/local_backend.ts";
 import { Locations } from "./ops/location.ts";
+import { JobManager } from "./ops/jobs/job_manager.ts";
+import { defaultStateDir } from "./ops/jobs/job_store.ts";
+import * as processRunner from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
 
 export interface ServiceOptions {
   /** Seconds to wait for an SSH connection. */
   sshTimeoutSeconds?: number;
+  /** anchorfs state dir (jobs live in <dir>/jobs); default from ANCHORFS_STATE_DIR/XDG. */
+  stateDir?: string;
+  /** On-disk log cap per job in bytes (default 1 GiB; env ANCHORFS_JOB_LOG_CAP). */
+  jobLogCapBytes?: number;
 }
 
 export function createServices(_options: ServiceOptions = {}): Services {
   const locations = new Locations(new LocalBackend());
-  return { locations };
+  const jobs = createJobManager(_options);
+  return { locations, jobs };
+}
+
+function createJobManager(options: ServiceOptions): JobManager {
+  const envCap = Number(Deno.env.get("ANCHORFS_JOB_LOG_CAP") ?? "");
+  const logCapBytes = options.jobLogCapBytes ??
+    (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
+  return new JobManager(
+    {
+      spawn: processRunner.spawnShell,
+      killGroup: processRunner.killGroup,
+      killGroupNow: processRunner.killGroupNow,
+      groupAlive: processRunner.groupAlive,
+      groupMembers: processRunner.groupMembers,
+      processIsSame: processRunner.processIsSame,
+      ownStartTicks: processRunner.ownStartTicks,
+    },
+    {
+      stateDir: options.stateDir ?? defaultStateDir((key) => Deno.env.get(key)),
+      ...(logCapBytes !== undefined && { logCapBytes }),
+    },
+  );
 }
 
 /** Releases what the services hold (connections, jobs). Safe to call twice. */
 export async function closeServices(services: Services): Promise<void> {
+  // Terminates every job this server started and records that as their end.
+  await services.jobs.shutdown();
   await services.locations.local.close();
 }

@@ -8,6 +8,9 @@ import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
 import { createSession } from "../ops/session.ts";
 import { createServerFactory } from "./server.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
+import { installListenReplay } from "./job_resources.ts";
+import { OutboundQueue } from "./outbound_queue.ts";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { logError, logLine } from "./log.ts";
 
 export const MCP_USAGE =
@@ -21,6 +24,8 @@ Options:
   --foreground-window SECONDS  How long a shell command runs in the foreground before it moves
                                to a background job (default 10; fractions allowed).
   --ssh-timeout SECONDS        How long to wait for an SSH connection (default 30).
+  --state-dir DIR              Where job records and logs live (default: $ANCHORFS_STATE_DIR,
+                               else $XDG_STATE_HOME/anchorfs, else ~/.local/state/anchorfs).
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -51,6 +56,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         path: { type: "string" },
         "foreground-window": { type: "string" },
         "ssh-timeout": { type: "string" },
+        "state-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -72,7 +78,14 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       10,
     );
     const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
-    services = createServices({ sshTimeoutSeconds });
+    services = createServices({
+      sshTimeoutSeconds,
+      ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
+    });
+    const jobs = services.jobs;
+    // Last resort if the process exits without closeServices: no job outlives the server.
+    globalThis.addEventListener("unload", () => jobs.killAllNow());
+    await jobs.recover().catch((e) => logError("job recovery", e));
     const start = services.locations.localAt(Deno.cwd());
     const root = await services.locations.resolve(values.path ?? Deno.cwd(), start);
     const info = await root.backend.stat(root.path);
@@ -85,7 +98,8 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     }
     const session = createSession(root);
     const factory = createServerFactory(services, session, { foregroundWindowSeconds });
-    const transport = new ObservedTransport();
+    const transport = new ObservedTransport(new OutboundQueue(new StdioServerTransport()));
+    installListenReplay(transport, jobs);
     const closed = new Promise<void>((resolve) => transport.onClosed(resolve));
     const stop = () => transport.close().catch(() => {});
     Deno.addSignalListener("SIGTERM", stop);

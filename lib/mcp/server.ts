@@ -7,6 +7,7 @@ import type { Services } from "../ops/services.ts";
 import type { Session } from "../ops/session.ts";
 import { VERSION } from "../version.ts";
 import { TOOL_REGISTRARS } from "./tools/mod.ts";
+import { registerJobResources } from "./job_resources.ts";
 import type { ServerOptions, ToolEnv } from "./tool_env.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -33,6 +34,7 @@ export function createServerFactory(
       },
     );
     for (const register of TOOL_REGISTRARS) register(mcp, env);
+    registerJobResources(mcp, env);
     return mcp;
   };
 }

@@ -3,9 +3,13 @@
 
 import type { ToolRegistrar } from "../tool_env.ts";
 import { registerWorkdirTool } from "./workdir.ts";
+import { registerShellTool } from "./shell.ts";
+import { registerJobsTool } from "./jobs.ts";
 import { registerViewTool } from "./view.ts";
 
 export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
   registerViewTool,
   registerWorkdirTool,
+  registerShellTool,
+  registerJobsTool,
 ];

@@ -1,0 +1,195 @@
+// Runs job commands on this machine: `bash -c` (else `sh -c`) detached in its own process group,
+// stdin closed, stdout+stderr written by the child straight into the log file (no bytes pass
+// through this process), and kills whole trees. Also the /proc probes that prove a pid is ours.
+
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import process from "node:process";
+
+/** Above this a command line is run from a script file: Linux caps one argv string at 128 KiB. */
+const MAX_INLINE_COMMAND_BYTES = 64 * 1024;
+
+/** Non-interactive defaults: nothing may wait for a keypress or a terminal. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  MANPAGER: "cat",
+  SYSTEMD_PAGER: "",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_EDITOR: "true",
+  EDITOR: "true",
+  VISUAL: "true",
+  DEBIAN_FRONTEND: "noninteractive",
+  CI: "1",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  PIP_NO_INPUT: "1",
+  npm_config_yes: "true",
+};
+
+export interface SpawnRequest {
+  command: string;
+  cwd: string;
+  /** Log file; opened for append so a cap enforcer may truncate it under the running child. */
+  logPath: string;
+  /** Where to put the script when the command line is too long for argv. */
+  scriptPath: string;
+}
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface RunningProcess {
+  pid: number;
+  /** Start time in clock ticks since boot (Linux), undefined elsewhere. */
+  startTicks: number | undefined;
+  exited: Promise<ProcessExit>;
+}
+
+let shellPath: string | undefined;
+
+function platformShell(): string {
+  if (shellPath) return shellPath;
+  for (const candidate of ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"]) {
+    try {
+      if (Deno.statSync(candidate).isFile) return (shellPath = candidate);
+    } catch {
+      // try the next one
+    }
+  }
+  return (shellPath = "/bin/sh");
+}
+
+function childEnv(): Record<string, string> {
+  return { ...Deno.env.toObject(), ...NON_INTERACTIVE_ENV };
+}
+
+/** Starts the command; resolves once it has a pid (or throws if it could not start). */
+export async function spawnShell(request: SpawnRequest): Promise<RunningProcess> {
+  const shell = platformShell();
+  let args: string[];
+  if (new TextEncoder().encode(request.command).length > MAX_INLINE_COMMAND_BYTES) {
+    await Deno.writeTextFile(request.scriptPath, request.command);
+    args = [request.scriptPath];
+  } else {
+    args = ["-c", request.command];
+  }
+  const fd = fs.openSync(request.logPath, "a");
+  let child;
+  try {
+    child = spawn(shell, args, {
+      cwd: request.cwd,
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: childEnv(),
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+  const exited = new Promise<ProcessExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ exitCode: code, signal: signal ?? null }));
+    child.once("error", () => resolve({ exitCode: 127, signal: null }));
+  });
+  // The job must not keep the server alive; shutdown kills it explicitly.
+  child.unref();
+  const pid = await new Promise<number | undefined>((resolve) => {
+    if (child.pid !== undefined) resolve(child.pid);
+    else child.once("error", () => resolve(undefined));
+  });
+  if (pid === undefined) throw new Error(`could not start ${shell}`);
+  return { pid, startTicks: processStartTicks(pid), exited };
+}
+
+/** Sends a signal to a whole process group; false if the group is gone. */
+export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** TERM to the group, then KILL after `graceMs` if anything is left. Resolves when sent. */
+export async function killGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pgid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (!groupAlive(pgid)) return;
+  }
+  signalGroup(pgid, "SIGKILL");
+}
+
+/** Synchronous KILL of a group, for exit paths that cannot wait. */
+export function killGroupNow(pgid: number): void {
+  signalGroup(pgid, "SIGKILL");
+}
+
+interface ProcStat {
+  state: string;
+  pgrp: number;
+  startTicks: number;
+}
+
+function readProcStat(pid: number | string): ProcStat | undefined {
+  try {
+    const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: rest[0]!, pgrp: Number(rest[2]), startTicks: Number(rest[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Start time of a live process in clock ticks since boot, or undefined (gone, or not Linux). */
+export function processStartTicks(pid: number): number | undefined {
+  const stat = readProcStat(pid);
+  return stat && stat.state !== "Z" ? stat.startTicks : undefined;
+}
+
+/** Whether the process with this pid is alive and is the same process (same start time). */
+export function processIsSame(pid: number, startTicks: number | undefined): boolean {
+  const now = processStartTicks(pid);
+  if (now === undefined) return false;
+  return startTicks === undefined || now === startTicks;
+}
+
+/** Live (non-zombie) members of a process group that started no earlier than `sinceTicks`. */
+export function groupMembers(pgid: number, sinceTicks = 0): number[] {
+  const members: number[] = [];
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      const stat = readProcStat(entry.name);
+      if (stat && stat.pgrp === pgid && stat.state !== "Z" && stat.startTicks >= sinceTicks) {
+        members.push(Number(entry.name));
+      }
+    }
+  } catch {
+    // no /proc: cannot prove anything
+  }
+  return members;
+}
+
+/** Whether any non-zombie process is left in the group. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    Deno.statSync("/proc/self/stat");
+  } catch {
+    return true; // no /proc to look at zombies; the group exists
+  }
+  return groupMembers(pgid).length > 0;
+}
+
+/** This server's own start time, recorded so a later start-up can tell if it still runs. */
+export function ownStartTicks(): number | undefined {
+  return processStartTicks(Deno.pid);
+}

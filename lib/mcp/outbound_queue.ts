@@ -1,0 +1,139 @@
+// A bounded outgoing queue in front of the stdio transport: one message is written at a time
+// (waiting for the pipe to drain), so a client that reads stdout slowly cannot make the server
+// buffer without limit. Progress heartbeats are coalesced per token and dropped when the queue is
+// full; results, errors and every other message are always kept, in order.
+
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server";
+
+interface Item {
+  message: JSONRPCMessage;
+  options: TransportSendOptions | undefined;
+  bytes: number;
+  /** Set for progress notifications: they may be replaced or dropped. */
+  progressToken?: string | number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export interface OutboundQueueOptions {
+  /** Above this many queued bytes, new progress notifications are dropped (default 256 KiB). */
+  maxQueuedBytes?: number;
+}
+
+export class OutboundQueue implements Transport {
+  private readonly items: Item[] = [];
+  private queuedBytes = 0;
+  private pumping = false;
+  private readonly maxQueuedBytes: number;
+  /** Progress notifications dropped or replaced so far (for tests and logs). */
+  droppedProgress = 0;
+
+  constructor(private readonly inner: Transport, options: OutboundQueueOptions = {}) {
+    this.maxQueuedBytes = options.maxQueuedBytes ?? 256 * 1024;
+  }
+
+  get onclose() {
+    return this.inner.onclose;
+  }
+  set onclose(handler: (() => void) | undefined) {
+    this.inner.onclose = handler;
+  }
+  get onerror() {
+    return this.inner.onerror;
+  }
+  set onerror(handler: ((error: Error) => void) | undefined) {
+    this.inner.onerror = handler;
+  }
+  get onmessage() {
+    return this.inner.onmessage;
+  }
+  set onmessage(
+    handler:
+      | (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void)
+      | undefined,
+  ) {
+    this.inner.onmessage = handler;
+  }
+  get sessionId() {
+    return this.inner.sessionId;
+  }
+  get setProtocolVersion() {
+    return this.inner.setProtocolVersion;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** Bytes waiting to be written. */
+  get pendingBytes(): number {
+    return this.queuedBytes;
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const token = progressTokenOf(message);
+    const bytes = JSON.stringify(message).length + 1;
+    if (token !== undefined) {
+      // A newer heartbeat replaces a queued one for the same call; past the bound, drop it.
+      const queued = this.items.find((i, n) =>
+        (n > 0 || !this.pumping) && i.progressToken === token
+      );
+      if (queued) {
+        this.queuedBytes += bytes - queued.bytes;
+        queued.message = message;
+        queued.bytes = bytes;
+        this.droppedProgress++;
+        return Promise.resolve();
+      }
+      if (this.queuedBytes + bytes > this.maxQueuedBytes) {
+        this.droppedProgress++;
+        return Promise.resolve();
+      }
+    }
+    return new Promise<void>((resolve, reject) => {
+      const item: Item = { message, options, bytes, resolve, reject };
+      if (token !== undefined) item.progressToken = token;
+      this.items.push(item);
+      this.queuedBytes += bytes;
+      this.pump();
+      // Heartbeats never hold their sender up.
+      if (token !== undefined) resolve();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.items.length > 0) {
+        const item = this.items[0]!;
+        try {
+          await this.inner.send(item.message, item.options);
+          item.resolve();
+        } catch (e) {
+          item.reject(e);
+        } finally {
+          this.items.shift();
+          this.queuedBytes -= item.bytes;
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+function progressTokenOf(message: JSONRPCMessage): string | number | undefined {
+  if (!("method" in message) || message.method !== "notifications/progress") return undefined;
+  const token = (message.params as { progressToken?: string | number } | undefined)?.progressToken;
+  return token;
+}

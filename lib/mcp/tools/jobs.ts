@@ -1,0 +1,135 @@
+// The `jobs` tool: list jobs, read a job's output tail, wait for a job (bounded, never kills),
+// kill a job's whole process tree. For clients without notifications, `wait` is the way to
+// follow a long command: one call per ~50 s instead of polling with sleep.
+
+import * as z from "zod";
+import { AnchorError } from "../../core/errors.ts";
+import { durationMs } from "../../core/job_state.ts";
+import { formatDuration, formatProgress } from "../../core/progress_text.ts";
+import {
+  DEFAULT_TAIL_BYTES,
+  formatJobList,
+  formatJobReport,
+  shortCommand,
+  statusPhrase,
+} from "../../ops/jobs/job_text.ts";
+import { jobUri } from "../../ops/jobs/job_manager.ts";
+import { runTool } from "../render.ts";
+import type { ToolRegistrar } from "../tool_env.ts";
+
+export const DEFAULT_WAIT_SECONDS = 50;
+const MAX_READ_BYTES = 1024 * 1024;
+
+function needId(action: string, id: string | undefined): string {
+  if (id !== undefined && id.trim() !== "") return id.trim();
+  throw new AnchorError({
+    code: "MISSING_JOB_ID",
+    message: `jobs action "${action}" needs the job id.`,
+    hint: `Pass it, e.g. jobs {"action":"${action}","id":"1234-1"}; list the jobs with ` +
+      'jobs {"action":"list"}.',
+  });
+}
+
+export const registerJobsTool: ToolRegistrar = (mcp, env) => {
+  mcp.registerTool(
+    "jobs",
+    {
+      title: "Shell jobs",
+      description:
+        "Follow commands the shell tool moved to the background (resource anchorfs://jobs/ID). " +
+        '"list": recent jobs, newest first. "read": status, exit code and the output tail. ' +
+        `"wait": block until the job ends, at most timeout_seconds (default ${DEFAULT_WAIT_SECONDS}); on ` +
+        "timeout it answers that the job is still running and how to continue; waiting NEVER " +
+        'kills the job. "kill": stop the job and every process it started. A job that was cut ' +
+        "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
+        'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
+        '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
+      inputSchema: z.object({
+        action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
+          '"list", "read", "wait" or "kill".',
+        ),
+        id: z.string().optional().describe(
+          'Job id as shown by shell/list, e.g. "4242-3" (needed for read, wait, kill).',
+        ),
+        timeout_seconds: z.number().positive().max(3600).optional().describe(
+          `For "wait": longest time to block, in seconds (default ${DEFAULT_WAIT_SECONDS}, below common 60 s client timeouts).`,
+        ),
+        bytes: z.number().int().positive().max(MAX_READ_BYTES).optional().describe(
+          `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}).`,
+        ),
+      }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ action, id, timeout_seconds, bytes }, ctx) =>
+      runTool("jobs", async () => {
+        const jobs = env.services.jobs;
+        const tailBytes = bytes ?? DEFAULT_TAIL_BYTES;
+        switch (action) {
+          case "list": {
+            const records = await jobs.list(30);
+            return `${formatJobList(records, Date.now())}${
+              records.length > 0
+                ? '\nRead one with jobs {"action":"read","id":"ID"} or the resource anchorfs://jobs/ID.'
+                : ""
+            }`;
+          }
+          case "read": {
+            const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
+            return formatJobReport(record, tail, Date.now());
+          }
+          case "wait": {
+            const jobId = needId(action, id);
+            const timeoutMs = (timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+            const token = ctx.mcpReq._meta?.progressToken;
+            const t0 = Date.now();
+            let progress = 0;
+            let result = await jobs.wait(jobId, 0);
+            while (!result.done && Date.now() - t0 < timeoutMs && !ctx.mcpReq.signal.aborted) {
+              const left = timeoutMs - (Date.now() - t0);
+              result = await jobs.wait(jobId, Math.min(left, 2000), ctx.mcpReq.signal);
+              if (!result.done && token !== undefined && Date.now() - t0 < timeoutMs) {
+                const { tail } = await jobs.readTail(jobId, 4096);
+                ctx.mcpReq.notify({
+                  method: "notifications/progress",
+                  params: {
+                    progressToken: token,
+                    progress: ++progress,
+                    message: formatProgress(durationMs(result.record, Date.now()), tail.text),
+                  },
+                }).catch(() => {});
+              }
+            }
+            if (progress > 0) await new Promise((r) => setTimeout(r, 0));
+            const { record, tail } = await jobs.readTail(jobId, result.done ? tailBytes : 2048);
+            if (result.done) return formatJobReport(record, tail, Date.now());
+            return `Job ${record.id} (\`${
+              shortCommand(record.command)
+            }\`) is still running after ` +
+              `waiting ${formatDuration(Date.now() - t0)} (running for ${
+                formatDuration(durationMs(record, Date.now()))
+              }). Waiting did not stop it. Continue with jobs {"action":"wait","id":"${record.id}"} ` +
+              `or carry on with other work: a notification for ${
+                jobUri(record.id)
+              } arrives when it ends.\n--- latest output ---\n${
+                tail.text.trimEnd() || "(none yet)"
+              }`;
+          }
+          case "kill": {
+            const jobId = needId(action, id);
+            const { record, wasRunning } = await jobs.kill(jobId);
+            const { tail } = await jobs.readTail(jobId, 2048);
+            const head = wasRunning
+              ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`) and its process ` +
+                `tree: ${statusPhrase(record)}.`
+              : `Job ${record.id} had already ended: ${statusPhrase(record)}. Nothing to kill.`;
+            return `${head}\n--- latest output ---\n${tail.text.trimEnd() || "(none)"}`;
+          }
+        }
+      }),
+  );
+};

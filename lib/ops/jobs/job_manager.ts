@@ -1,0 +1,427 @@
+// The process-wide job manager: starts shell commands as jobs (duplicate guard, concurrency
+// cap), watches their logs (cap, progress), records the end exactly once, waits, kills, and on
+// shutdown terminates every job this server started. Records live in the JobStore, so other
+// servers and `anchorfs jobs` see the same jobs; the process runner is passed in.
+
+import { AnchorError } from "../../core/errors.ts";
+import { commandKey } from "../../core/command_key.ts";
+import {
+  finishRecord,
+  isTerminal,
+  type JobExit,
+  type JobRecord,
+  loseRecord,
+  startRecord,
+} from "../../core/job_state.ts";
+import { formatDuration, truncateText } from "../../core/progress_text.ts";
+import { LogCap } from "./log_cap.ts";
+import { isJobId, JobStore, type TailRead } from "./job_store.ts";
+
+/** What the manager needs from the machine; lib/backends/local/process_runner.ts supplies it. */
+export interface ProcessRunner {
+  spawn(request: { command: string; cwd: string; logPath: string; scriptPath: string }): Promise<{
+    pid: number;
+    startTicks: number | undefined;
+    exited: Promise<{ exitCode: number | null; signal: string | null }>;
+  }>;
+  killGroup(pgid: number, graceMs: number): Promise<void>;
+  killGroupNow(pgid: number): void;
+  groupAlive(pgid: number): boolean;
+  groupMembers(pgid: number, sinceTicks?: number): number[];
+  processIsSame(pid: number, startTicks: number | undefined): boolean;
+  ownStartTicks(): number | undefined;
+}
+
+export interface JobManagerOptions {
+  stateDir: string;
+  /** On-disk log cap per job (default 1 GiB). */
+  logCapBytes?: number;
+  /** Jobs allowed to run at once (default 16). */
+  maxRunning?: number;
+  /** Grace between TERM and KILL (default 2 s). */
+  killGraceMs?: number;
+  /** Finished records kept (default 100) and for how long (default 7 days). */
+  keepFinished?: number;
+  keepFinishedMs?: number;
+  /** How often a running job's log is checked against the cap (default 100 ms). */
+  pollMs?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export type JobEvent = { kind: "start" | "end"; record: JobRecord };
+export type JobListener = (event: JobEvent) => void;
+
+interface RunningJob {
+  record: JobRecord;
+  key: string;
+  cap: LogCap;
+  cause: JobExit["cause"];
+  done: Promise<JobRecord>;
+  timer: ReturnType<typeof setInterval> | undefined;
+}
+
+export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
+export const DEFAULT_MAX_RUNNING = 16;
+
+export function jobUri(id: string): string {
+  return `anchorfs://jobs/${id}`;
+}
+
+export class JobManager {
+  readonly store: JobStore;
+  private readonly running = new Map<string, RunningJob>();
+  private readonly byKey = new Map<string, string>();
+  /** Process groups of every job this server started, for the shutdown sweep. */
+  private readonly startedGroups = new Set<number>();
+  private readonly listeners = new Set<JobListener>();
+  private counter = 0;
+  private closing = false;
+  private lastPrune = 0;
+  private readonly now: () => number;
+  readonly logCapBytes: number;
+  readonly maxRunning: number;
+  private readonly killGraceMs: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly runner: ProcessRunner, readonly options: JobManagerOptions) {
+    this.store = new JobStore(options.stateDir);
+    this.now = options.now ?? Date.now;
+    this.logCapBytes = options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
+    this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
+    this.killGraceMs = options.killGraceMs ?? 2000;
+    this.pollMs = options.pollMs ?? 100;
+  }
+
+  subscribe(listener: JobListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: JobEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // a broken listener must not stop the others
+      }
+    }
+  }
+
+  /**
+   * Start-up sweep: records left `running` by a server that is gone become `lost` (their
+   * process groups are terminated when provably ours), then old finished records are pruned.
+   */
+  async recover(): Promise<JobRecord[]> {
+    const lost: JobRecord[] = [];
+    for (const record of await this.store.list()) {
+      if (isTerminal(record.status)) continue;
+      if (this.running.has(record.id)) continue;
+      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
+      let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
+      const leaderOurs = record.pidStartTicks !== undefined &&
+        this.runner.processIsSame(record.pid, record.pidStartTicks);
+      const members = record.pidStartTicks === undefined
+        ? []
+        : this.runner.groupMembers(record.pid, record.pidStartTicks);
+      if (leaderOurs || members.length > 0) {
+        await this.runner.killGroup(record.pid, this.killGraceMs);
+        why += `; its process group ${record.pid} was still running and has been terminated`;
+      }
+      const next = loseRecord(record, this.now(), why);
+      if (next.changed) {
+        await this.store.write(next.record);
+        lost.push(next.record);
+      }
+    }
+    await this.prune(true);
+    return lost;
+  }
+
+  /** Deletes finished records beyond the count/age limits. Never touches running jobs. */
+  async prune(force = false): Promise<void> {
+    const now = this.now();
+    if (!force && now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    const keep = this.options.keepFinished ?? 100;
+    const maxAge = this.options.keepFinishedMs ?? 7 * 24 * 3600_000;
+    let kept = 0;
+    for (const record of await this.store.list()) {
+      if (!isTerminal(record.status)) continue;
+      const age = now - (record.endedAt ?? record.startedAt);
+      if (kept < keep && age <= maxAge) {
+        kept++;
+        continue;
+      }
+      await this.store.remove(record.id);
+    }
+  }
+
+  /** Starts a command as a job. Refuses duplicates of a running command and past the cap. */
+  async start(command: string, cwd: string): Promise<JobRecord> {
+    if (this.closing) {
+      throw new AnchorError({
+        code: "SERVER_SHUTTING_DOWN",
+        message: `Not starting ${
+          JSON.stringify(truncateText(command, 80))
+        }: the server is shutting down.`,
+        hint: "Retry after the client reconnects.",
+        fault: "environment",
+      });
+    }
+    const key = commandKey(command, cwd);
+    const duplicateId = this.byKey.get(key);
+    const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
+    if (duplicate) throw duplicateError(duplicate.record, this.now());
+    if (this.running.size >= this.maxRunning) {
+      const ids = [...this.running.keys()];
+      throw new AnchorError({
+        code: "TOO_MANY_JOBS",
+        message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${ids.length} jobs ` +
+          `are already running, and the limit is ${this.maxRunning} (${ids.join(", ")}).`,
+        hint: `Wait for one to end (you get a notification), e.g. jobs {"action":"wait","id":"${
+          ids[0]
+        }"}, or stop one you no longer need with jobs {"action":"kill","id":"${ids[0]}"}.`,
+        fault: "environment",
+      });
+    }
+    let id: string;
+    do {
+      id = `${Deno.pid}-${++this.counter}`;
+    } while (!(await this.store.reserve(id)));
+    const paths = this.store.paths(id);
+    // Reserve the key before any await below so a concurrent duplicate is refused too.
+    this.byKey.set(key, id);
+    let spawned;
+    try {
+      spawned = await this.runner.spawn({
+        command,
+        cwd,
+        logPath: paths.log,
+        scriptPath: paths.script,
+      });
+    } catch (e) {
+      this.byKey.delete(key);
+      await this.store.remove(id);
+      throw new AnchorError({
+        code: "SPAWN_FAILED",
+        message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
+          JSON.stringify(cwd)
+        }: ${(e as Error).message}`,
+        hint: "Check that the directory exists and is accessible; the command itself was fine.",
+        fault: "environment",
+        cause: e,
+      });
+    }
+    this.startedGroups.add(spawned.pid);
+    const record = startRecord({
+      id,
+      command,
+      cwd,
+      pid: spawned.pid,
+      ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
+      serverPid: Deno.pid,
+      ...(this.runner.ownStartTicks() !== undefined &&
+        { serverStartTicks: this.runner.ownStartTicks() }),
+      startedAt: this.now(),
+      logCapBytes: this.logCapBytes,
+    });
+    await this.store.write(record);
+    const cap = new LogCap(paths.log, this.logCapBytes);
+    const job: RunningJob = {
+      record,
+      key,
+      cap,
+      cause: "exit",
+      done: Promise.resolve(record),
+      timer: undefined,
+    };
+    job.timer = setInterval(() => this.watch(job), this.pollMs);
+    job.done = spawned.exited.then((exit) => this.finish(job, exit));
+    this.running.set(id, job);
+    this.emit({ kind: "start", record });
+    return record;
+  }
+
+  private watch(job: RunningJob): void {
+    const before = job.cap.droppedBytes;
+    job.cap.enforce();
+    if (job.cap.droppedBytes !== before) {
+      job.record = { ...job.record, droppedBytes: job.cap.droppedBytes };
+      this.store.write(job.record).catch(() => {});
+    }
+  }
+
+  private async finish(
+    job: RunningJob,
+    exit: { exitCode: number | null; signal: string | null },
+  ): Promise<JobRecord> {
+    clearInterval(job.timer);
+    job.cap.enforce();
+    const size = await this.store.logSize(job.record.id);
+    let cause = job.cause;
+    if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
+    const result = finishRecord(job.record, {
+      ...exit,
+      cause,
+      outputBytes: job.cap.outputBytes(size),
+      droppedBytes: job.cap.droppedBytes,
+      endedAt: this.now(),
+    });
+    job.record = result.record;
+    if (result.changed) await this.store.write(result.record).catch(() => {});
+    this.running.delete(job.record.id);
+    if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
+    if (result.changed) this.emit({ kind: "end", record: result.record });
+    this.prune().catch(() => {});
+    return result.record;
+  }
+
+  /** The current record: from memory for this server's running jobs, else from disk. */
+  async get(id: string): Promise<JobRecord | undefined> {
+    const running = this.running.get(id);
+    if (running) return running.record;
+    return await this.store.read(id);
+  }
+
+  /** Like get, but throws a caller error naming the known jobs. */
+  async require(id: string): Promise<JobRecord> {
+    const record = isJobId(id) ? await this.get(id) : undefined;
+    if (record) return record;
+    const recent = (await this.store.list()).slice(0, 5).map((r) => r.id);
+    throw new AnchorError({
+      code: "JOB_NOT_FOUND",
+      message: `No job with id ${JSON.stringify(id)}${
+        isJobId(id) ? "" : " (job ids look like 1234-5: the server pid, a dash, a number)"
+      }.`,
+      hint: recent.length > 0
+        ? `Recent jobs: ${recent.join(", ")}. List them with jobs {"action":"list"}.`
+        : 'No jobs recorded yet. List them with jobs {"action":"list"}.',
+    });
+  }
+
+  /** Newest first. */
+  async list(limit = 50): Promise<JobRecord[]> {
+    const records = await this.store.list();
+    return records.slice(0, limit).map((r) => this.running.get(r.id)?.record ?? r);
+  }
+
+  isRunningHere(id: string): boolean {
+    return this.running.has(id);
+  }
+
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  async readTail(id: string, maxBytes: number): Promise<{ record: JobRecord; tail: TailRead }> {
+    const record = await this.require(id);
+    const tail = await this.store.readTail(id, maxBytes, record.droppedBytes);
+    return { record, tail };
+  }
+
+  /**
+   * Waits until the job ends or `timeoutMs` passes; never kills. `done` says which. Jobs of
+   * another server (shared state dir) are followed through their record on disk.
+   */
+  async wait(
+    id: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ record: JobRecord; done: boolean }> {
+    const record = await this.require(id);
+    if (isTerminal(record.status)) return { record, done: true };
+    const deadline = this.now() + timeoutMs;
+    const here = this.running.get(id);
+    if (here) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutMs);
+        signal?.addEventListener("abort", () => resolve(undefined), { once: true });
+      });
+      const ended = await Promise.race([here.done, timeout]);
+      clearTimeout(timer);
+      if (ended) return { record: ended, done: true };
+      return { record: here.record, done: false };
+    }
+    while (this.now() < deadline && !signal?.aborted) {
+      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - this.now()))));
+      const now = await this.store.read(id);
+      if (now && isTerminal(now.status)) return { record: now, done: true };
+    }
+    return { record: (await this.store.read(id)) ?? record, done: false };
+  }
+
+  /** Kills the job's whole process tree (TERM, then KILL after a grace) and waits for its end. */
+  async kill(id: string): Promise<{ record: JobRecord; wasRunning: boolean }> {
+    const record = await this.require(id);
+    if (isTerminal(record.status)) return { record, wasRunning: false };
+    const here = this.running.get(id);
+    if (here) {
+      here.cause = "killed";
+      await this.runner.killGroup(record.pid, this.killGraceMs);
+      return { record: await here.done, wasRunning: true };
+    }
+    // Another server's job: leave a note so that server records "killed", then kill the group
+    // if the pid is still provably the job's.
+    await this.store.requestKill(id);
+    if (this.runner.processIsSame(record.pid, record.pidStartTicks)) {
+      await this.runner.killGroup(record.pid, this.killGraceMs);
+    }
+    const ended = await this.wait(id, this.killGraceMs + 3000);
+    if (!ended.done && !this.runner.processIsSame(record.serverPid, record.serverStartTicks)) {
+      const lost = loseRecord(
+        record,
+        this.now(),
+        "killed on request after its anchorfs server had already ended",
+      );
+      if (lost.changed) {
+        const killed: JobRecord = { ...lost.record, status: "killed" };
+        await this.store.write(killed);
+        return { record: killed, wasRunning: true };
+      }
+    }
+    return { record: ended.record, wasRunning: true };
+  }
+
+  /**
+   * Terminates every job this server started and records that as their end. Safe to call
+   * twice; after it, start() refuses.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    const jobs = [...this.running.values()];
+    for (const job of jobs) job.cause = "shutdown";
+    await Promise.all(jobs.map((job) => this.runner.killGroup(job.record.pid, this.killGraceMs)));
+    await Promise.all(
+      jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
+    );
+    // Background children of jobs that already ended still belong to us.
+    for (const pgid of this.startedGroups) {
+      if (this.runner.groupAlive(pgid)) this.runner.killGroupNow(pgid);
+    }
+    for (const job of this.running.values()) clearInterval(job.timer);
+  }
+
+  /** Last-resort synchronous kill for abrupt exits (no records written). */
+  killAllNow(): void {
+    for (const pgid of this.startedGroups) this.runner.killGroupNow(pgid);
+  }
+}
+
+function duplicateError(record: JobRecord, now: number): AnchorError {
+  return new AnchorError({
+    code: "DUPLICATE_JOB",
+    message:
+      `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
+        JSON.stringify(record.cwd)
+      } as job ${record.id} (${jobUri(record.id)}), started ${
+        formatDuration(now - record.startedAt)
+      } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
+      "files give wrong results).",
+    hint: `Wait for its notification instead of starting a duplicate, or call jobs ` +
+      `{"action":"wait","id":"${record.id}"}; read its output so far with jobs ` +
+      `{"action":"read","id":"${record.id}"}. Independent (different) commands may run ` +
+      "concurrently.",
+  });
+}

@@ -1,0 +1,98 @@
+// How a job reads to a model or a person: status lines, list rows, and the output tail with the
+// omitted-byte count and the exact call that reads more. Shared by the MCP tools, the job
+// resources and `anchorfs jobs`.
+
+import { durationMs, isTerminal, type JobRecord } from "../../core/job_state.ts";
+import { formatDuration, truncateText } from "../../core/progress_text.ts";
+import type { TailRead } from "./job_store.ts";
+import { jobUri } from "./job_manager.ts";
+
+export const DEFAULT_TAIL_BYTES = 30 * 1024;
+
+/** "succeeded (exit 0)", "failed (exit 2)", "killed (SIGTERM)", "running", ... */
+export function statusPhrase(record: JobRecord): string {
+  const how = record.signal !== undefined
+    ? record.signal
+    : record.exitCode !== undefined
+    ? `exit ${record.exitCode}`
+    : undefined;
+  switch (record.status) {
+    case "running":
+      return "still running";
+    case "succeeded":
+      return "succeeded (exit 0)";
+    case "failed":
+      return `FAILED (${how ?? "unknown"})`;
+    case "killed":
+      return `KILLED on request${how ? ` (${how})` : ""}: cut off, not a success`;
+    case "interrupted":
+      return `INTERRUPTED: the anchorfs server shut down and terminated it${
+        how ? ` (${how})` : ""
+      }; cut off, not a success`;
+    case "output_capped":
+      return `exit 0 but OUTPUT CAPPED: ${record.droppedBytes} bytes of output were dropped at ` +
+        "the log cap; incomplete, not a clean success";
+    case "lost":
+      return "LOST: its server died before recording an end; outcome unknown, not a success";
+  }
+}
+
+export function shortCommand(command: string, max = 80): string {
+  return truncateText(command.replace(/\s+/g, " ").trim(), max);
+}
+
+/** One line of `jobs list`. */
+export function formatJobRow(record: JobRecord, now: number): string {
+  const when = isTerminal(record.status)
+    ? `took ${formatDuration(durationMs(record, now))}`
+    : `running ${formatDuration(durationMs(record, now))}`;
+  return `${record.id}  ${record.status.padEnd(13)}  ${when.padEnd(14)}  ${
+    shortCommand(record.command)
+  }  (in ${record.cwd})`;
+}
+
+export function formatJobList(records: JobRecord[], now: number): string {
+  if (records.length === 0) return "No jobs recorded.";
+  return records.map((r) => formatJobRow(r, now)).join("\n");
+}
+
+export function readMoreHint(id: string, bytes: number): string {
+  return `read more with jobs {"action":"read","id":"${id}","bytes":${bytes}} or ` +
+    `\`anchorfs jobs tail ${id} --bytes ${bytes}\``;
+}
+
+/** The output section: omitted-bytes note first (verdicts are at the end), then the tail. */
+export function formatTail(record: JobRecord, tail: TailRead): string {
+  const lines: string[] = [];
+  if (tail.omittedBytes > 0) {
+    const more = Math.min(tail.omittedBytes + tail.text.length, 1024 * 1024);
+    lines.push(
+      `[${tail.omittedBytes} earlier bytes omitted; showing the last ${
+        new TextEncoder().encode(tail.text).length
+      } bytes; ${readMoreHint(record.id, more)}]`,
+    );
+  }
+  if (record.droppedBytes > 0) {
+    lines.push(
+      `[the log passed its cap of ${record.logCapBytes} bytes: ${record.droppedBytes} bytes ` +
+        "of output were dropped]",
+    );
+  }
+  lines.push(tail.text === "" ? "(no output)" : tail.text.replace(/\n$/, ""));
+  return lines.join("\n");
+}
+
+/** The full report of resources/read and jobs read. */
+export function formatJobReport(record: JobRecord, tail: TailRead, now: number): string {
+  const header = [
+    `job ${record.id}: ${shortCommand(record.command, 200)}`,
+    `uri: ${jobUri(record.id)}`,
+    `cwd: ${record.cwd}`,
+    `status: ${statusPhrase(record)}`,
+    `${isTerminal(record.status) ? "duration" : "running for"}: ${
+      formatDuration(durationMs(record, now))
+    } (started ${new Date(record.startedAt).toISOString()})`,
+  ];
+  if (record.endReason) header.push(`ended: ${record.endReason}`);
+  return `${header.join("\n")}\n--- output (tail) ---\n${formatTail(record, tail)}`;
+}

@@ -1,0 +1,87 @@
+// The shell use case: judge the command (policy), start it as a job, keep the call in the
+// foreground for the window with heartbeats, then either return the exit code and output tail
+// or hand back the still-running job. Never kills on a timeout, never starts a command twice.
+
+import { AnchorError } from "../core/errors.ts";
+import type { JobRecord } from "../core/job_state.ts";
+import { formatDuration, formatProgress } from "../core/progress_text.ts";
+import { judgeCommand } from "../core/shell_policy.ts";
+import { type JobManager, jobUri } from "./jobs/job_manager.ts";
+import { DEFAULT_TAIL_BYTES, formatTail, shortCommand, statusPhrase } from "./jobs/job_text.ts";
+
+export interface ShellDeps {
+  jobs: JobManager;
+  /** How long the call waits before the command becomes a background job. */
+  foregroundWindowMs: number;
+  /** Heartbeat sink (text ≤ 200 chars); called at most every `heartbeatMs`. */
+  onProgress?: (message: string, elapsedMs: number) => void;
+  /** Default 2 s: well inside the "at least every 5 s" liveness promise. */
+  heartbeatMs?: number;
+  tailBytes?: number;
+  signal?: AbortSignal;
+}
+
+export type ShellOutcome =
+  | { kind: "finished"; record: JobRecord; text: string }
+  | { kind: "promoted"; record: JobRecord; text: string };
+
+export async function runShell(
+  command: string,
+  cwd: string,
+  deps: ShellDeps,
+): Promise<ShellOutcome> {
+  if (command.trim() === "") {
+    throw new AnchorError({
+      code: "EMPTY_COMMAND",
+      message: "The command is empty.",
+      hint: 'Pass a shell command line, e.g. shell {"command":"make test"}.',
+    });
+  }
+  const verdict = judgeCommand(command);
+  if (!verdict.allowed) {
+    throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });
+  }
+  const { jobs } = deps;
+  const started = await jobs.start(command, cwd);
+  const t0 = Date.now();
+  const heartbeatMs = deps.heartbeatMs ?? 2000;
+  let record = started;
+  let done = false;
+  while (!done) {
+    const elapsed = Date.now() - t0;
+    const left = deps.foregroundWindowMs - elapsed;
+    if (left <= 0 || deps.signal?.aborted) break;
+    ({ record, done } = await jobs.wait(started.id, Math.min(left, heartbeatMs), deps.signal));
+    if (!done && deps.onProgress && Date.now() - t0 < deps.foregroundWindowMs) {
+      const { tail } = await jobs.readTail(started.id, 4096);
+      deps.onProgress(formatProgress(Date.now() - t0, tail.text), Date.now() - t0);
+    }
+  }
+  const tailBytes = deps.tailBytes ?? DEFAULT_TAIL_BYTES;
+  if (done) {
+    const { record: final, tail } = await jobs.readTail(started.id, tailBytes);
+    const head = `\`${shortCommand(command)}\` ${statusPhrase(final)} in ${
+      formatDuration((final.endedAt ?? Date.now()) - final.startedAt)
+    } · job ${final.id}`;
+    return { kind: "finished", record: final, text: `${head}\n${formatTail(final, tail)}` };
+  }
+  const { tail } = await jobs.readTail(started.id, 1024);
+  return { kind: "promoted", record, text: promotedText(record, tail.text, Date.now() - t0) };
+}
+
+export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): string {
+  const id = record.id;
+  const lines = [
+    `\`${shortCommand(record.command)}\` … still running as job ${id} (${jobUri(id)}) after ${
+      formatDuration(elapsedMs)
+    }; you will get a notification ` +
+    `(notifications/resources/updated for ${jobUri(id)}) when it ends. It keeps running and its ` +
+    "output is captured in full; do not start it again.",
+    `Meanwhile: read its output with jobs {"action":"read","id":"${id}"}; block until it ends ` +
+    `with jobs {"action":"wait","id":"${id}"} (at most 50 s per call, never kills); stop it with ` +
+    `jobs {"action":"kill","id":"${id}"}. Other, independent commands can run now.`,
+  ];
+  const last = lastOutput.trimEnd();
+  if (last !== "") lines.push("--- latest output ---", last);
+  return lines.join("\n");
+}
