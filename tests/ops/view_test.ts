@@ -1,0 +1,276 @@
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertNotIncludes,
+  assertRejects,
+  assertStringIncludes,
+} from "../_assert.ts";
+import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
+import { type AnchorError } from "../../lib/core/errors.ts";
+import { hashLine, renderLine } from "../../lib/core/line_id.ts";
+import type { FileBackend, TreeEntry } from "../../lib/ops/file_backend.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { createSession, fileKey } from "../../lib/ops/session.ts";
+import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+
+function setup(files: Record<string, string | Uint8Array>, backend?: FileBackend) {
+  const mem = new MemoryBackend(files);
+  const used = backend ?? mem;
+  const locations = new Locations(used);
+  const session = createSession(locations.localAt("/repo"));
+  return {
+    mem,
+    session,
+    view: (args: ViewArgs) => runView(locations, session, args),
+    key: (path: string) => fileKey(locations.localAt(path)),
+  };
+}
+
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+
+Deno.test("a file view renders N:hh|content and records what was shown", async () => {
+  const t = setup({ "/repo/a.txt": "alpha\nbeta\n" });
+  assertEquals(
+    await t.view({ path: "a.txt" }),
+    `${renderLine(1, "alpha")}\n${renderLine(2, "beta")}`,
+  );
+  assertEquals(t.session.shown.shownHash(t.key("/repo/a.txt"), 2), hashLine("beta"));
+});
+
+Deno.test("ranges by number, negative numbers, string numbers and clamping with a notice", async () => {
+  const t = setup({ "/repo/a.txt": lines(10) });
+  const r = await t.view({ path: "a.txt", start: "3", end: 4 });
+  assert(r.startsWith(`${renderLine(3, "line 3")}\n${renderLine(4, "line 4")}\n`));
+  assertStringIncludes(r, "Showing lines 3-4 of 10 lines");
+  assert((await t.view({ path: "a.txt", start: -2 })).startsWith(renderLine(9, "line 9")));
+  const clamped = await t.view({ path: "a.txt", start: 8, end: 99 });
+  assertStringIncludes(clamped, "end 99 is past the end (the file has 10 lines); used 10.");
+  const error = await assertRejects(() =>
+    t.view({ path: "a.txt", start: 5, end: 2 })
+  ) as AnchorError;
+  assertStringIncludes(error.hint!, '{"path":"a.txt","start":2,"end":5}');
+});
+
+Deno.test("ranges by id are verified; a stale id gives the stale-id report", async () => {
+  const t = setup({ "/repo/a.txt": lines(10) });
+  const id = `4:${hashLine("line 4").toString(16).padStart(2, "0")}`;
+  assert((await t.view({ path: "a.txt", start: id, end: 4 })).startsWith(renderLine(4, "line 4")));
+  t.mem.put("/repo/a.txt", new TextEncoder().encode("new\n" + lines(10)));
+  const error = await assertRejects(() => t.view({ path: "a.txt", start: id })) as AnchorError;
+  assertEquals(error.code, "STALE_LINE_ID");
+  assertStringIncludes(
+    error.detail!,
+    `Content with hash ${id.slice(2)} is now at: ${renderLine(5, "line 4")}`,
+  );
+  const bad = await assertRejects(() => t.view({ path: "a.txt", start: "4:zz" })) as AnchorError;
+  assertEquals(bad.code, "INVALID_LINE_ID");
+});
+
+Deno.test("a large file is cut with a notice naming the next range", async () => {
+  const t = setup({ "/repo/big.txt": lines(5000) });
+  const r = await t.view({ path: "big.txt" });
+  assertEquals(r.split("\n").filter((l) => /^\d+:[0-9a-f]{2}\|/.test(l)).length, 2000);
+  assertStringIncludes(r, 'Next: view {"path":"big.txt","start":2001,"end":4000}');
+});
+
+Deno.test("binary, empty, CRLF and BOM files are described", async () => {
+  const t = setup({
+    "/repo/bin": new Uint8Array([1, 0, 2, 3]),
+    "/repo/empty": "",
+    "/repo/crlf.txt": "a\r\nb\r\n",
+    "/repo/bom.txt": new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69, 0x0a]),
+  });
+  assertStringIncludes(
+    await t.view({ path: "bin" }),
+    "is a binary file (contains NUL bytes, 4 bytes)",
+  );
+  assertEquals(await t.view({ path: "empty" }), "empty is empty (0 lines).");
+  const crlf = await t.view({ path: "crlf.txt" });
+  assert(crlf.startsWith(`${renderLine(1, "a")}\n${renderLine(2, "b")}\n`));
+  assertStringIncludes(crlf, "CRLF line endings");
+  assert((await t.view({ path: "bom.txt" })).startsWith(renderLine(1, "hi")));
+});
+
+Deno.test("a missing path names the nearest existing parent and the next view call", async () => {
+  const t = setup({ "/repo/src/a.ts": "x\n" });
+  const error = await assertRejects(() => t.view({ path: "src/nope/b.ts" })) as AnchorError;
+  assertStringIncludes(
+    error.message,
+    'No file or directory at "/repo/src/nope/b.ts". The nearest existing parent is "/repo/src"',
+  );
+  assertStringIncludes(error.hint!, 'view {"path":"/repo/src"}');
+});
+
+const tree = {
+  "/repo/.git/info/exclude": "secret.txt\n",
+  "/repo/.git/HEAD": "ref\n",
+  "/repo/.gitignore": "*.log\nbuild/\n",
+  "/repo/.hidden/x.ts": "hidden\n",
+  "/repo/README.md": "# hi\nTODO top\n",
+  "/repo/secret.txt": "TODO secret\n",
+  "/repo/app.log": "TODO log\n",
+  "/repo/build/out.js": "TODO built\n",
+  "/repo/src/a.ts": "const a = 1;\n// TODO a\n",
+  "/repo/src/a_test.ts": "TODO test\n",
+  "/repo/src/deep/.gitignore": "gen.ts\n!keep.log\n",
+  "/repo/src/deep/gen.ts": "TODO gen\n",
+  "/repo/src/deep/keep.log": "TODO keep\n",
+  "/repo/src/deep/b.ts": "x\ny\nTODO b\n",
+  "/repo/img.png": new Uint8Array([0x89, 0x50, 0, 0]),
+};
+
+Deno.test("a directory listing follows nested .gitignore, info/exclude and hidden rules", async () => {
+  const t = setup(tree);
+  const r = await t.view({ path: "." });
+  const rows = r.split("\n").slice(1);
+  assertEquals(rows.map((row) => row.split("\t")[0]), [
+    "README.md",
+    "img.png",
+    "src/a.ts",
+    "src/a_test.ts",
+    "src/deep/b.ts",
+    "src/deep/keep.log",
+  ]);
+  assertStringIncludes(r, "src/deep/b.ts\t3 lines\t~3 tokens");
+  assertStringIncludes(r, "img.png\tbinary\t4 bytes");
+  assertMatch(rows[0]!, /^README\.md\t2 lines\t~4 tokens$/);
+  const hidden = await t.view({ path: ".", include_hidden: "true" });
+  assertStringIncludes(hidden, ".hidden/x.ts\t");
+  assertStringIncludes(hidden, ".gitignore\t");
+  assertNotIncludes(hidden, ".git/");
+});
+
+Deno.test("pattern and max_depth narrow a listing; an empty result is a sentence", async () => {
+  const t = setup(tree);
+  const r = await t.view({ path: ".", pattern: "*.ts|!*_test.ts" });
+  assertEquals(r.split("\n").slice(1).map((row) => row.split("\t")[0]), [
+    "src/a.ts",
+    "src/deep/b.ts",
+  ]);
+  const shallow = await t.view({ path: ".", max_depth: "1" });
+  assertStringIncludes(shallow, "src/\tdirectory, not entered (max_depth 1)");
+  assertNotIncludes(shallow, "src/a.ts");
+  assertEquals(
+    await t.view({ path: ".", pattern: "*.rs" }),
+    'No files to list in "." matching pattern "*.rs": scanned 6 files (.gitignore rules applied; ' +
+      'hidden files skipped; pattern "*.rs"). 3 hidden entries skipped: add "include_hidden":true; ' +
+      '4 entries gitignored; try a broader pattern or none: view {"path":"."}.',
+  );
+  const bad = await assertRejects(() => t.view({ path: ".", pattern: "{a,}" })) as AnchorError;
+  assertEquals(bad.code, "INVALID_PATTERN");
+});
+
+Deno.test("search groups matches by file with ids, context, and records only printed runs", async () => {
+  const t = setup(tree);
+  const r = await t.view({ path: ".", content: "TODO", pattern: "*.ts" });
+  assertStringIncludes(
+    r,
+    '3 matching lines in 3 files for literal "TODO" in "." (searched 3 files)',
+  );
+  assertStringIncludes(r, `src/a.ts (line 2)\n${renderLine(2, "// TODO a")}`);
+  assertStringIncludes(r, `src/deep/b.ts (line 3)\n${renderLine(3, "TODO b")}`);
+  assertNotIncludes(r, "gen.ts");
+  const withContext = await t.view({ path: "src/deep", content: "TODO", context: 1 });
+  assertStringIncludes(withContext, `${renderLine(2, "y")}\n${renderLine(3, "TODO b")}`);
+  const key = t.key("/repo/src/deep/b.ts");
+  assertEquals(t.session.shown.shownHash(key, 2), hashLine("y"));
+  assertEquals(t.session.shown.shownHash(key, 1), undefined, "line 1 was not printed");
+});
+
+Deno.test("search: regex with (?i), several roots, a single file, zero matches and errors", async () => {
+  const t = setup(tree);
+  const ci = await t.view({ path: "src|README.md", content: "(?i)^todo", regex: true });
+  assertStringIncludes(ci, 'in "src", "README.md"');
+  assertStringIncludes(ci, `README.md (line 2)\n${renderLine(2, "TODO top")}`);
+  assertStringIncludes(ci, "src/a_test.ts (line 1)");
+  assertNotIncludes(ci, "src/a.ts (");
+  const none = await t.view({ path: "src", content: "nothing-like-this" });
+  assertEquals(
+    none,
+    'No matches for literal "nothing-like-this" in "src": searched 4 files (.gitignore rules ' +
+      'applied; hidden files skipped). 1 hidden entry skipped: add "include_hidden":true; 1 entry ' +
+      "gitignored. Literal search is case-sensitive; for " +
+      'other cases use {"regex":true, "content":"(?i)nothing-like-this"}.',
+  );
+  const bad = await assertRejects(() =>
+    t.view({ path: ".", content: "a(", regex: true })
+  ) as AnchorError;
+  assertEquals(bad.code, "INVALID_REGEX");
+  const emptyRoot = await assertRejects(() =>
+    t.view({ path: "src||x", content: "a" })
+  ) as AnchorError;
+  assertStringIncludes(emptyRoot.message, "empty root");
+});
+
+Deno.test("search output is capped with a notice on how to narrow", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) {
+    files[`/repo/f${String(i).padStart(2, "0")}.txt`] = "hit\n".repeat(30);
+  }
+  const t = setup(files);
+  const r = await t.view({ path: ".", content: "hit" });
+  assertStringIncludes(r, "[Output capped at 400 lines; the search stopped there.");
+  assert(r.startsWith("At least "));
+});
+
+/** A MemoryBackend that also offers the bulk operations of high-latency backends, counting calls. */
+class BulkMemory extends MemoryBackend implements FileBackend {
+  calls = { listTree: 0, readFiles: 0, readFile: 0, readDir: 0 };
+  constructor(files: Record<string, string | Uint8Array>) {
+    super(files);
+  }
+  override readFile(path: string) {
+    this.calls.readFile++;
+    return super.readFile(path);
+  }
+  override readDir(path: string) {
+    this.calls.readDir++;
+    return super.readDir(path);
+  }
+  async listTree(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
+    this.calls.listTree++;
+    const out: TreeEntry[] = [];
+    const walk = async (dir: string, depth: number) => {
+      for (const e of await super.readDir(dir)) {
+        const abs = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
+        const info = await this.stat(abs);
+        out.push({ path: abs.slice(root.length + 1), type: e.type, size: info?.size ?? 0 });
+        if (e.type === "dir" && (maxDepth === undefined || depth < maxDepth)) {
+          await walk(abs, depth + 1);
+        }
+      }
+    };
+    await walk(root, 1);
+    return out;
+  }
+  async *readFiles(paths: readonly string[]) {
+    this.calls.readFiles++;
+    for (const path of [...paths].reverse()) {
+      try {
+        yield { path, data: await super.readFile(path) };
+      } catch (error) {
+        yield { path, error: error as Error };
+      }
+    }
+  }
+}
+
+Deno.test("with listTree/readFiles a listing and a search cost a few requests, same text", async () => {
+  const plain = setup(tree);
+  const bulk = new BulkMemory(tree);
+  const remote = setup({}, bulk);
+  for (
+    const args of [{ path: "." }, { path: ".", content: "TODO", context: 1 }, {
+      path: ".",
+      max_depth: 1,
+    }]
+  ) {
+    bulk.calls = { listTree: 0, readFiles: 0, readFile: 0, readDir: 0 };
+    assertEquals(await remote.view(args), await plain.view(args), JSON.stringify(args));
+    assertEquals(bulk.calls.readDir, 0);
+    assertEquals(bulk.calls.listTree, 1);
+    assert(bulk.calls.readFiles <= 2, `readFiles calls: ${bulk.calls.readFiles}`);
+    assert(bulk.calls.readFile <= 1, `readFile calls: ${bulk.calls.readFile}`);
+  }
+});
