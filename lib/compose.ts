@@ -4,6 +4,8 @@
 
 import { LocalBackend } from "./backends/local/local_backend.ts";
 import { Locations } from "./ops/location.ts";
+import { FileLocks } from "./ops/edit/file_locks.ts";
+import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import * as processRunner from "./backends/local/process_runner.ts";
@@ -21,7 +23,7 @@ export interface ServiceOptions {
 export function createServices(_options: ServiceOptions = {}): Services {
   const locations = new Locations(new LocalBackend());
   const jobs = createJobManager(_options);
-  return { locations, jobs };
+  return { locations, jobs, undo: new UndoStore(), editLocks: new FileLocks() };
 }
 
 function createJobManager(options: ServiceOptions): JobManager {

@@ -3,9 +3,11 @@
 
 import type { CliCommand } from "./command.ts";
 import { workdirCommand } from "./workdir.ts";
+import { editCommand } from "./edit.ts";
 import { viewCommand } from "./view.ts";
 
 export const CLI_COMMANDS: readonly CliCommand[] = [
   viewCommand,
   workdirCommand,
+  editCommand,
 ];

@@ -3,9 +3,15 @@
 
 import type { JobManager } from "./jobs/job_manager.ts";
 import type { Locations } from "./location.ts";
+import type { FileLocks } from "./edit/file_locks.ts";
+import type { UndoStore } from "./edit/undo_store.ts";
 
 export interface Services {
   locations: Locations;
+  /** Undo history of edits (text_editor undo_edit), per file, for the life of the server. */
+  undo: UndoStore;
+  /** Serializes edits to the same file inside the server. */
+  editLocks: FileLocks;
   /** Shell jobs: started by the shell tool, durable under the state dir (lib/ops/jobs). */
   jobs: JobManager;
 }

@@ -3,6 +3,9 @@
 
 import type { ToolRegistrar } from "../tool_env.ts";
 import { registerWorkdirTool } from "./workdir.ts";
+import { registerTextEditorTool } from "./text_editor.ts";
+import { registerBatchEditTool } from "./batch_edit.ts";
+import { registerExtractLinesTool } from "./extract_lines.ts";
 import { registerShellTool } from "./shell.ts";
 import { registerJobsTool } from "./jobs.ts";
 import { registerViewTool } from "./view.ts";
@@ -10,6 +13,9 @@ import { registerViewTool } from "./view.ts";
 export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
   registerViewTool,
   registerWorkdirTool,
+  registerTextEditorTool,
+  registerBatchEditTool,
+  registerExtractLinesTool,
   registerShellTool,
   registerJobsTool,
 ];

@@ -1,0 +1,123 @@
+// `anchorfs edit PATH ...`: str_replace and batch_edit for people and scripts, through the same
+// ops as the MCP tools (lib/ops/edit). Prints the same result text; failures exit non-zero with
+// the same error text the model gets.
+
+import { AnchorError } from "../core/errors.ts";
+import { runBatchEdit } from "../ops/edit/batch_edit.ts";
+import { runTextEditor } from "../ops/edit/text_editor.ts";
+import { createSession } from "../ops/session.ts";
+import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+
+export const editCommand: CliCommand = {
+  name: "edit",
+  summary: "Replace text in a file, or apply batch_edit operations by line id",
+  usage: `Usage: anchorfs edit PATH --old TEXT --new TEXT [--replace-all] [--dry-run]
+       anchorfs edit PATH --old-file FILE --new-file FILE   (FILE "-" reads stdin)
+       anchorfs edit PATH --batch FILE.json [--dry-run]     (FILE "-" reads stdin)
+
+Replaces TEXT the way the text_editor tool's str_replace does (exact, then escape sequences,
+then whitespace-normalized with re-indentation; only a unique match is applied), or applies
+batch_edit operations: a JSON list (or {"operations": [...]}) of
+  {"op":"replace","start":"12:a3","end":"14:0f","content":"..."}
+  {"op":"insert","anchor":"12:a3"|0|-1,"content":"..."}
+with ids from \`anchorfs view\`. Prints a diff whose lines carry the new ids. Encoding, line
+endings, BOM and final newline are kept.
+
+Options:
+  --old TEXT, --new TEXT        Text to replace and its replacement ("" deletes)
+  --old-file FILE, --new-file FILE   Read them from files ("-": stdin, for one of them)
+  --replace-all                 Replace every exact match
+  --batch FILE.json             Operations from a JSON file ("-": stdin)
+  --dry-run                     Print the diff, write nothing
+
+Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for usage errors.`,
+  async run(args, { terminal, services }) {
+    const { values, positionals } = parseCommandArgs(args, {
+      old: { type: "string" },
+      new: { type: "string" },
+      "old-file": { type: "string" },
+      "new-file": { type: "string" },
+      "replace-all": { type: "boolean" },
+      batch: { type: "string" },
+      "dry-run": { type: "boolean" },
+    });
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        positionals.length === 0 ? "edit needs a PATH" : "edit takes exactly one PATH",
+      );
+    }
+    const path = positionals[0]!;
+    const dryRun = values["dry-run"] === true;
+    const textMode = values.old !== undefined || values["old-file"] !== undefined ||
+      values.new !== undefined || values["new-file"] !== undefined;
+    if (values.batch !== undefined && textMode) {
+      throw new UsageError("use either --batch or --old/--new, not both");
+    }
+    if (values.old !== undefined && values["old-file"] !== undefined) {
+      throw new UsageError("use either --old or --old-file");
+    }
+    if (values.new !== undefined && values["new-file"] !== undefined) {
+      throw new UsageError("use either --new or --new-file");
+    }
+    if (values["old-file"] === "-" && values["new-file"] === "-") {
+      throw new UsageError("only one of --old-file and --new-file can read stdin");
+    }
+    const all = services();
+    const session = createSession(all.locations.localAt(Deno.cwd()));
+    let text: string;
+    if (values.batch !== undefined) {
+      const raw = await readInput(values.batch, "--batch");
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch (e) {
+        throw new AnchorError({
+          code: "INVALID_OPERATION",
+          message: `--batch ${JSON.stringify(values.batch)} is not valid JSON: ${
+            (e as Error).message
+          }`,
+          hint: 'Give a JSON list, e.g. [{"op":"replace","start":"3:5e","content":"new line"}].',
+        });
+      }
+      const operations = Array.isArray(parsed)
+        ? parsed
+        : (parsed as { operations?: unknown } | null)?.operations;
+      text = await runBatchEdit(all, session, { path, operations }, { dryRun });
+    } else {
+      const oldText = values.old ??
+        (values["old-file"] !== undefined
+          ? await readInput(values["old-file"], "--old-file")
+          : undefined);
+      const newText = values.new ??
+        (values["new-file"] !== undefined
+          ? await readInput(values["new-file"], "--new-file")
+          : undefined);
+      if (oldText === undefined) {
+        throw new UsageError("edit needs --old (or --old-file) or --batch");
+      }
+      if (newText === undefined) throw new UsageError("edit needs --new (or --new-file)");
+      text = await runTextEditor(all, session, {
+        command: "str_replace",
+        path,
+        old_text: oldText,
+        new_text: newText,
+        replace_all: values["replace-all"] === true,
+      }, { dryRun });
+    }
+    terminal.out(text.endsWith("\n") ? text : `${text}\n`);
+    return 0;
+  },
+};
+
+async function readInput(source: string, flag: string): Promise<string> {
+  try {
+    if (source === "-") return await new Response(Deno.stdin.readable).text();
+    return await Deno.readTextFile(source);
+  } catch (e) {
+    throw new AnchorError({
+      code: "NOT_FOUND",
+      message: `Cannot read ${flag} ${JSON.stringify(source)}: ${(e as Error).message}`,
+      hint: `Check the file name, or pass ${flag} - to read stdin.`,
+    });
+  }
+}

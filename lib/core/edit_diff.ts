@@ -1,0 +1,126 @@
+// The result of every edit: a compact unified diff whose new-side lines carry the fresh ids of the
+// new file (`+12:4f|content`, ` 13:a0|context`), so the next edit can target them without a view.
+// Pure; uses the `diff` package on the changed window only (common head and tail are skipped).
+
+import { diffArrays } from "diff";
+import { hashLine, renderLine } from "./line_id.ts";
+
+export interface EditDiff {
+  /** The hunks, ready to show. Empty when nothing changed. */
+  text: string;
+  /** New-file lines shown in `text` (1-based) with their hashes: recorded as "shown". */
+  shown: { line: number; hash: number }[];
+  added: number;
+  removed: number;
+  /** True when the diff was cut to `maxLines`. */
+  truncated: boolean;
+}
+
+export interface DiffOptions {
+  /** Unchanged lines shown around each change (default 2). */
+  context?: number;
+  /** Cap on rendered diff lines (default 400). */
+  maxLines?: number;
+}
+
+interface Row {
+  kind: " " | "-" | "+";
+  text: string;
+  /** 1-based old line (for " " and "-"). */
+  oldNo: number;
+  /** 1-based new line (for " " and "+"). */
+  newNo: number;
+}
+
+export function renderEditDiff(
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  options: DiffOptions = {},
+): EditDiff {
+  const context = options.context ?? 2;
+  const maxLines = options.maxLines ?? 400;
+  let head = 0;
+  const shortest = Math.min(oldLines.length, newLines.length);
+  while (head < shortest && oldLines[head] === newLines[head]) head++;
+  let tail = 0;
+  while (
+    tail < shortest - head &&
+    oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]
+  ) tail++;
+  if (head === oldLines.length && head === newLines.length) {
+    return { text: "", shown: [], added: 0, removed: 0, truncated: false };
+  }
+  const oldMid = oldLines.slice(head, oldLines.length - tail);
+  const newMid = newLines.slice(head, newLines.length - tail);
+  const rows: Row[] = [];
+  // Context before the window.
+  for (let i = Math.max(0, head - context); i < head; i++) {
+    rows.push({ kind: " ", text: oldLines[i]!, oldNo: i + 1, newNo: i + 1 });
+  }
+  let o = head;
+  let n = head;
+  for (const change of diffArrays(oldMid, newMid)) {
+    for (const text of change.value) {
+      if (change.added) rows.push({ kind: "+", text, oldNo: o, newNo: ++n });
+      else if (change.removed) rows.push({ kind: "-", text, oldNo: ++o, newNo: n });
+      else rows.push({ kind: " ", text, oldNo: ++o, newNo: ++n });
+    }
+  }
+  for (let k = 0; k < Math.min(context, tail); k++) {
+    rows.push({
+      kind: " ",
+      text: oldLines[oldLines.length - tail + k]!,
+      oldNo: ++o,
+      newNo: ++n,
+    });
+  }
+  return renderHunks(rows, context, maxLines);
+}
+
+function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
+  // Keep changed rows and `context` rows around them; split where a longer run is unchanged.
+  const keep = new Array<boolean>(rows.length).fill(false);
+  rows.forEach((r, i) => {
+    if (r.kind === " ") return;
+    for (let k = Math.max(0, i - context); k <= Math.min(rows.length - 1, i + context); k++) {
+      keep[k] = true;
+    }
+  });
+  const out: string[] = [];
+  const shown: { line: number; hash: number }[] = [];
+  let added = 0;
+  let removed = 0;
+  let truncated = false;
+  let i = 0;
+  while (i < rows.length) {
+    if (!keep[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < rows.length && keep[j]) j++;
+    const hunk = rows.slice(i, j);
+    const oldStart = hunk.find((r) => r.kind !== "+")?.oldNo ?? hunk[0]!.oldNo;
+    const newStart = hunk.find((r) => r.kind !== "-")?.newNo ?? hunk[0]!.newNo;
+    const oldCount = hunk.filter((r) => r.kind !== "+").length;
+    const newCount = hunk.filter((r) => r.kind !== "-").length;
+    if (!truncated) {
+      out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
+    }
+    for (const r of hunk) {
+      if (r.kind === "+") added++;
+      if (r.kind === "-") removed++;
+      if (out.length >= maxLines) {
+        truncated = true;
+        continue;
+      }
+      if (r.kind === "-") out.push(`-${r.text}`);
+      else {
+        out.push(`${r.kind}${renderLine(r.newNo, r.text)}`);
+        shown.push({ line: r.newNo, hash: hashLine(r.text) });
+      }
+    }
+    i = j;
+  }
+  return { text: out.join("\n"), shown, added, removed, truncated };
+}

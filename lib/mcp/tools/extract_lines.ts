@@ -1,0 +1,44 @@
+// The `extract_lines` tool: copy a line range from one file into another (or the same) file,
+// local or ssh://. Schema, description and the call into lib/ops/edit.
+
+import * as z from "zod";
+import { runExtractLines } from "../../ops/edit/extract_lines.ts";
+import { runTool } from "../render.ts";
+import type { ToolRegistrar } from "../tool_env.ts";
+
+export const EXTRACT_LINES_DESCRIPTION =
+  "Copy lines start..end of from_path into to_path after `position` (0 = file start, -1 = end, " +
+  "or a line id of to_path). start/end are ids (verified) or plain line numbers. to_path may be " +
+  "another machine (ssh://host/path); it is created when missing (position 0 or -1). The " +
+  "source is not changed; to move code, follow with batch_edit replacing the source range with " +
+  '"". The result is a diff of to_path with fresh ids.\n' +
+  'Example: {"from_path":"src/big.ts","start":"120:4c","end":"164:07","to_path":' +
+  '"src/helpers.ts","position":-1}';
+
+const idOrNumber = z.union([z.string(), z.number()]);
+
+export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
+  mcp.registerTool(
+    "extract_lines",
+    {
+      title: "Copy lines between files",
+      description: EXTRACT_LINES_DESCRIPTION,
+      inputSchema: z.object({
+        from_path: z.string().describe("The file to copy from."),
+        start: idOrNumber.describe('First line to copy: an id ("120:4c") or a line number.'),
+        end: idOrNumber.optional().describe("Last line to copy (inclusive); omit for one line."),
+        to_path: z.string().describe("The file to copy into (created when missing)."),
+        position: idOrNumber.describe(
+          'Where in to_path: 0 = start, -1 = end, or the id of the line to insert after ("8:1d").',
+        ),
+      }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    (args) => runTool("extract_lines", () => runExtractLines(env.services, env.session, args)),
+  );
+};

@@ -1,0 +1,61 @@
+// batch_edit: several insert/replace operations on one file, all referring to the file as it was
+// viewed, verified first (every id, and every line of a replaced range against what was shown),
+// then written at once: all or nothing.
+
+import { type EditOp, parseEditOps, planLineEdits, sameDoc } from "../../core/edit_plan.ts";
+import { AnchorError } from "../../core/errors.ts";
+import type { Session } from "../session.ts";
+import { readTextFile } from "../text_io.ts";
+import {
+  commitEdit,
+  type EditOptions,
+  type EditServices,
+  plural,
+  resolvePath,
+  shownMemory,
+  underLock,
+  withShownFailures,
+} from "./commit.ts";
+
+export interface BatchEditArgs {
+  path: string;
+  operations: unknown;
+}
+
+export async function runBatchEdit(
+  services: EditServices,
+  session: Session,
+  args: BatchEditArgs,
+  options: EditOptions = {},
+): Promise<string> {
+  const ops: EditOp[] = parseEditOps(args.operations);
+  const location = await resolvePath(services, session, args.path);
+  return await underLock(
+    services,
+    location,
+    () =>
+      withShownFailures(session, location, async () => {
+        const file = await readTextFile(services.locations, location);
+        const doc = planLineEdits(file.doc, ops, {
+          path: location.url,
+          shown: shownMemory(session, location),
+        });
+        if (sameDoc(doc, file.doc)) {
+          throw new AnchorError({
+            code: "NO_CHANGE",
+            message: `The operations leave ${
+              JSON.stringify(location.url)
+            } unchanged (the new content equals the old); nothing was written.`,
+            hint: "Check the content of the replace operations.",
+          });
+        }
+        return await commitEdit(services, {
+          file,
+          doc,
+          action: `batch_edit, ${plural(ops.length, "operation")}`,
+          session,
+          options,
+        });
+      }),
+  );
+}

@@ -1,0 +1,248 @@
+// What every edit shares: resolving the target, reading it under the file's edit lock, writing the
+// new document atomically with a check that the file did not change since it was read, the undo
+// record, the result diff with fresh ids, and updating what the agent was shown.
+
+import { AnchorError } from "../../core/errors.ts";
+import type { ShownMemory } from "../../core/edit_plan.ts";
+import { renderEditDiff } from "../../core/edit_diff.ts";
+import { renderLine } from "../../core/line_id.ts";
+import { decodeText, describeEncoding, encodeDoc, type TextDoc } from "../../core/text_file.ts";
+import type { Location, Locations } from "../location.ts";
+import { fileKey, type Session } from "../session.ts";
+import { readTextFile, type TextFile } from "../text_io.ts";
+import type { FileLocks } from "./file_locks.ts";
+import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
+
+/** The services an edit needs (a subset of Services, so tests can pass just these). */
+export interface EditServices {
+  locations: Locations;
+  undo: UndoStore;
+  editLocks: FileLocks;
+}
+
+export interface EditOptions {
+  /** Compute and show the diff, write nothing (CLI --dry-run). */
+  dryRun?: boolean;
+}
+
+export function resolvePath(
+  services: EditServices,
+  session: Session,
+  raw: unknown,
+  what = "path",
+): Promise<Location> {
+  if (typeof raw !== "string" || raw.trim() === "") {
+    throw new AnchorError({
+      code: "MISSING_ARGUMENT",
+      message: `${what} is missing: name the file to edit.`,
+      hint:
+        `Pass "${what}": a path relative to the working directory, absolute, or ssh://host/path.`,
+    });
+  }
+  return services.locations.resolve(raw, session.cwd);
+}
+
+export function shownMemory(session: Session, location: Location): ShownMemory {
+  const key = fileKey(location);
+  return {
+    known: session.shown.hasFile(key),
+    hashAt: (line) => session.shown.shownHash(key, line),
+  };
+}
+
+/** Records every `N:hh|content` line at the start of a line of `text` as shown to the agent. */
+export function recordRenderedLines(session: Session, location: Location, text: string): void {
+  const key = fileKey(location);
+  for (const m of text.matchAll(/^([1-9][0-9]*):([0-9a-f]{2})\|/gm)) {
+    session.shown.record(key, Number(m[1]), [parseInt(m[2]!, 16)]);
+  }
+}
+
+/** Runs an edit body; ids shown in a failure's text count as shown, so a retry can use them. */
+export async function withShownFailures<T>(
+  session: Session,
+  location: Location,
+  body: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await body();
+  } catch (e) {
+    if (e instanceof AnchorError && e.detail) recordRenderedLines(session, location, e.detail);
+    throw e;
+  }
+}
+
+export interface CommitRequest {
+  file: TextFile;
+  doc: TextDoc;
+  /** The tool/command name for the result and the undo history. */
+  action: string;
+  /** Sentences after the headline (how a match was found, what was recovered). */
+  notes?: string[];
+  session: Session;
+  options?: EditOptions;
+  /** The file does not exist yet: the write must not find one, and undo removes it. */
+  isNew?: boolean;
+}
+
+/** Writes the new document (unless dry run) and returns the result text with the diff. */
+export async function commitEdit(services: EditServices, request: CommitRequest): Promise<string> {
+  const { file, doc, session } = request;
+  const location = file.location;
+  const bytes = encodeDoc(doc);
+  const diff = renderEditDiff(file.doc.lines, doc.lines);
+  const dryRun = request.options?.dryRun === true;
+  if (!dryRun) {
+    const isNew = request.isNew === true;
+    await writeChecked(location, bytes, file, isNew, diff.shown[0]?.line ?? 1, services.locations);
+    services.undo.push(fileKey(location), {
+      action: request.action,
+      before: isNew ? null : file.bytes,
+      mode: file.info.mode,
+      after: fingerprintBytes(bytes),
+      url: location.url,
+    });
+    rememberAfterWrite(session, location, file.doc.lines, doc.lines, diff.shown);
+  }
+  const counts = `${plural(diff.removed, "line")} removed, ${plural(diff.added, "line")} added`;
+  const lines = [
+    `${
+      dryRun ? "Dry run, nothing written: would edit" : "Edited"
+    } ${location.url} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
+      formatNote(doc)
+    }).`,
+    ...(request.notes ?? []),
+    diff.text,
+  ];
+  if (diff.truncated) {
+    lines.push(
+      `... diff cut at 400 lines; view ${JSON.stringify({ path: location.url })} for the rest.`,
+    );
+  }
+  return lines.filter((l) => l !== "").join("\n");
+}
+
+function formatNote(doc: TextDoc): string {
+  const parts: string[] = [];
+  if (doc.encoding !== "utf-8" || doc.bom) parts.push(describeEncoding(doc));
+  if (doc.eols.some((e) => e === "\r\n")) {
+    parts.push(doc.eols.some((e) => e === "\n") ? "mixed line endings kept" : "CRLF kept");
+  }
+  if (doc.lines.length > 0 && doc.eols[doc.eols.length - 1] === "") parts.push("no final newline");
+  return parts.length > 0 ? `; ${parts.join(", ")}` : "";
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * Writes `bytes` over the file only if it is still what `file` read. When it changed in between,
+ * nothing is written and the error shows the current content around `nearLine` with fresh ids.
+ */
+async function writeChecked(
+  location: Location,
+  bytes: Uint8Array,
+  file: TextFile,
+  isNew: boolean,
+  nearLine: number,
+  locations: Locations,
+): Promise<void> {
+  try {
+    await location.backend.writeFileAtomic(location.path, bytes, {
+      expect: isNew ? null : { size: file.info.size, mtimeMs: file.info.mtimeMs },
+    });
+  } catch (e) {
+    if (e instanceof AnchorError && e.code === "FILE_CHANGED") {
+      throw await changedOnDisk(locations, location, nearLine);
+    }
+    throw e;
+  }
+}
+
+export async function changedOnDisk(
+  locations: Locations,
+  location: Location,
+  nearLine: number,
+): Promise<AnchorError> {
+  let detail = "The file is gone now.";
+  let from = Math.max(1, nearLine - 3);
+  let to = nearLine + 3;
+  try {
+    const now = await readTextFile(locations, location);
+    const lines = now.doc.lines;
+    from = Math.max(1, Math.min(from, lines.length - 6));
+    to = Math.min(lines.length, Math.max(to, from + 6));
+    const shown: string[] = [];
+    for (let n = from; n <= to; n++) shown.push(renderLine(n, lines[n - 1]!));
+    detail = `Current content of lines ${from}-${to}:\n${shown.join("\n")}`;
+  } catch (e) {
+    if (e instanceof AnchorError) detail = `Reading it again failed: ${e.message}`;
+  }
+  return new AnchorError({
+    code: "FILE_CHANGED",
+    message:
+      `${
+        JSON.stringify(location.url)
+      } changed on disk after it was read for this edit (another program wrote it); nothing was ` +
+      "written.",
+    detail,
+    hint: `Retry the edit with the fresh ids above, or view ${
+      JSON.stringify({ path: location.url, start: from, end: Math.max(from, to) })
+    } first.`,
+    fault: "environment",
+  });
+}
+
+/**
+ * After a write, line numbers below the first changed line are void unless the line count stayed
+ * the same; keep what is still true, then add the lines shown in the result diff.
+ */
+function rememberAfterWrite(
+  session: Session,
+  location: Location,
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  diffShown: readonly { line: number; hash: number }[],
+): void {
+  const key = fileKey(location);
+  const shortest = Math.min(oldLines.length, newLines.length);
+  let head = 0;
+  while (head < shortest && oldLines[head] === newLines[head]) head++;
+  const keep: { line: number; hash: number }[] = [];
+  const collect = (from: number, to: number) => {
+    for (let n = from; n <= to; n++) {
+      const h = session.shown.shownHash(key, n);
+      if (h !== undefined) keep.push({ line: n, hash: h });
+    }
+  };
+  if (session.shown.hasFile(key)) {
+    collect(1, Math.min(head, 50_000));
+    if (oldLines.length === newLines.length) {
+      let tail = 0;
+      while (
+        tail < shortest - head &&
+        oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]
+      ) tail++;
+      collect(Math.max(head + 1, newLines.length - Math.min(tail, 50_000) + 1), newLines.length);
+    }
+  }
+  session.shown.replaceFile(key, []);
+  for (const { line, hash } of [...keep, ...diffShown]) session.shown.record(key, line, [hash]);
+}
+
+/** Decodes bytes for an undo diff; null when they are not text. */
+export function decodeForDiff(bytes: Uint8Array | null): TextDoc | null {
+  if (bytes === null) return { encoding: "utf-8", bom: false, lines: [], eols: [] };
+  const decoded = decodeText(bytes);
+  return decoded.kind === "text" ? decoded.doc : null;
+}
+
+/** Runs `body` under the edit lock of `location`. */
+export function underLock<T>(
+  services: EditServices,
+  location: Location,
+  body: () => Promise<T>,
+): Promise<T> {
+  return services.editLocks.run(fileKey(location), body);
+}

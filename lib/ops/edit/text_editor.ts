@@ -1,0 +1,261 @@
+// The text_editor commands: create (never overwrites), str_replace (the matching ladder of
+// lib/core/str_replace.ts), delete (recoverable) and undo_edit. All I/O goes through the file's
+// backend, so the same code edits local and ssh:// files.
+
+import { AnchorError } from "../../core/errors.ts";
+import { renderEditDiff } from "../../core/edit_diff.ts";
+import { planStrReplace } from "../../core/str_replace.ts";
+import { parentPath } from "../../core/path_text.ts";
+import { splitLines, type TextDoc } from "../../core/text_file.ts";
+import { encodeDoc } from "../../core/text_file.ts";
+import { fileKey, type Session } from "../session.ts";
+import { readTextFile } from "../text_io.ts";
+import {
+  commitEdit,
+  decodeForDiff,
+  type EditOptions,
+  type EditServices,
+  plural,
+  resolvePath,
+  underLock,
+  withShownFailures,
+} from "./commit.ts";
+import { fingerprintBytes } from "./undo_store.ts";
+
+export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
+
+export interface TextEditorArgs {
+  command: TextEditorCommand;
+  path: string;
+  file_text?: string;
+  old_text?: string;
+  new_text?: string;
+  replace_all?: boolean;
+}
+
+export function runTextEditor(
+  services: EditServices,
+  session: Session,
+  args: TextEditorArgs,
+  options: EditOptions = {},
+): Promise<string> {
+  switch (args.command) {
+    case "create":
+      return createFile(services, session, args.path, args.file_text);
+    case "str_replace":
+      return strReplace(services, session, args, options);
+    case "delete":
+      return deleteFile(services, session, args.path);
+    case "undo_edit":
+      return undoEdit(services, session, args.path);
+    default:
+      throw new AnchorError({
+        code: "INVALID_ARGUMENT",
+        message: `Unknown text_editor command ${JSON.stringify(args.command)}.`,
+        hint: 'command is one of "create", "str_replace", "delete", "undo_edit".',
+      });
+  }
+}
+
+function missing(argument: string, command: string, example: Record<string, unknown>) {
+  return new AnchorError({
+    code: "MISSING_ARGUMENT",
+    message: `text_editor ${command} needs ${argument}.`,
+    hint: `text_editor ${JSON.stringify(example)}`,
+  });
+}
+
+export async function createFile(
+  services: EditServices,
+  session: Session,
+  rawPath: string,
+  fileText: string | undefined,
+): Promise<string> {
+  if (fileText === undefined) {
+    throw missing("file_text", "create", {
+      command: "create",
+      path: rawPath,
+      file_text: "line one\n",
+    });
+  }
+  const location = await resolvePath(services, session, rawPath);
+  return await underLock(services, location, async () => {
+    const info = await location.backend.stat(location.path);
+    if (info) {
+      throw new AnchorError({
+        code: info.type === "dir" ? "IS_A_DIRECTORY" : "FILE_EXISTS",
+        message: info.type === "dir"
+          ? `${JSON.stringify(location.url)} is a directory; create makes files.`
+          : `${
+            JSON.stringify(location.url)
+          } already exists (${info.size} bytes); create never overwrites a file, nothing was ` +
+            "written.",
+        hint: info.type === "dir"
+          ? `Name a file inside it, e.g. ${JSON.stringify(`${location.url}/new_file.txt`)}.`
+          : `To change it, view ${JSON.stringify({ path: location.url })} first, then use ` +
+            `text_editor {"command":"str_replace",...} or batch_edit with the ids it shows.`,
+      });
+    }
+    const { lines, eols } = splitLines(fileText);
+    const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
+    const bytes = encodeDoc(doc);
+    await location.backend.mkdirp(parentPath(location.path));
+    await location.backend.writeFileAtomic(location.path, bytes, { expect: null });
+    services.undo.push(fileKey(location), {
+      action: "create",
+      before: null,
+      mode: null,
+      after: fingerprintBytes(bytes),
+      url: location.url,
+    });
+    const diff = renderEditDiff([], lines);
+    session.shown.replaceFile(fileKey(location), []);
+    for (const s of diff.shown) session.shown.record(fileKey(location), s.line, [s.hash]);
+    return [
+      `Created ${location.url} (${plural(lines.length, "line")}, ${bytes.length} bytes).`,
+      diff.text,
+      diff.truncated ? `... cut at 400 lines; view the file for the rest.` : "",
+    ].filter((l) => l !== "").join("\n");
+  });
+}
+
+async function strReplace(
+  services: EditServices,
+  session: Session,
+  args: TextEditorArgs,
+  options: EditOptions,
+): Promise<string> {
+  if (args.old_text === undefined) {
+    throw missing("old_text (the exact text to replace)", "str_replace", {
+      command: "str_replace",
+      path: args.path,
+      old_text: "old line",
+      new_text: "new line",
+    });
+  }
+  if (args.new_text === undefined) {
+    throw missing('new_text (use "" to delete old_text)', "str_replace", {
+      command: "str_replace",
+      path: args.path,
+      old_text: args.old_text.slice(0, 40),
+      new_text: "...",
+    });
+  }
+  const location = await resolvePath(services, session, args.path);
+  return await underLock(
+    services,
+    location,
+    () =>
+      withShownFailures(session, location, async () => {
+        const file = await readTextFile(services.locations, location);
+        const result = planStrReplace(file.doc, {
+          oldText: args.old_text!,
+          newText: args.new_text!,
+          replaceAll: args.replace_all === true,
+        }, location.url);
+        const how = result.tier === "exact"
+          ? `${
+            result.matches.length === 1 ? "exact match" : `${result.matches.length} exact matches`
+          }`
+          : result.tier === "escaped"
+          ? "matched after reading escape sequences"
+          : "whitespace-normalized match";
+        return await commitEdit(services, {
+          file,
+          doc: result.doc,
+          action: `str_replace, ${how}`,
+          notes: result.notes,
+          session,
+          options,
+        });
+      }),
+  );
+}
+
+async function deleteFile(
+  services: EditServices,
+  session: Session,
+  rawPath: string,
+): Promise<string> {
+  const location = await resolvePath(services, session, rawPath);
+  return await underLock(services, location, async () => {
+    // readTextFile gives the missing-path and directory errors; binary files may be deleted too.
+    const info = await location.backend.stat(location.path);
+    if (!info || info.type === "dir") await readTextFile(services.locations, location);
+    const bytes = await location.backend.readFile(location.path);
+    await location.backend.removeFile(location.path);
+    services.undo.push(fileKey(location), {
+      action: "delete",
+      before: bytes,
+      mode: info?.mode ?? null,
+      after: null,
+      url: location.url,
+    });
+    session.shown.forget(fileKey(location));
+    return `Deleted ${location.url} (${bytes.length} bytes). Undo with text_editor ${
+      JSON.stringify({ command: "undo_edit", path: location.url })
+    }.`;
+  });
+}
+
+async function undoEdit(
+  services: EditServices,
+  session: Session,
+  rawPath: string,
+): Promise<string> {
+  const location = await resolvePath(services, session, rawPath);
+  const key = fileKey(location);
+  return await underLock(services, location, async () => {
+    const entry = services.undo.peek(key);
+    if (!entry) {
+      throw new AnchorError({
+        code: "NOTHING_TO_UNDO",
+        message: `No edit of ${
+          JSON.stringify(location.url)
+        } to undo: this server has not changed it (or every edit was undone already).`,
+        hint: "undo_edit reverts edits made through text_editor, batch_edit and extract_lines " +
+          "in this server; check the path.",
+      });
+    }
+    const info = await location.backend.stat(location.path);
+    const current = info?.type === "file" ? await location.backend.readFile(location.path) : null;
+    const now = current === null ? null : fingerprintBytes(current);
+    const matches = entry.after === null
+      ? now === null
+      : now !== null && now.size === entry.after.size &&
+        now.fingerprint === entry.after.fingerprint;
+    if (!matches) {
+      throw new AnchorError({
+        code: "UNDO_CONFLICT",
+        message: `${JSON.stringify(location.url)} changed after the last edit (${entry.action}) ` +
+          `by something other than this server; undoing would discard that change, so nothing ` +
+          "was written.",
+        hint: `view ${JSON.stringify({ path: location.url })} and fix it with str_replace or ` +
+          "batch_edit instead.",
+        fault: "environment",
+      });
+    }
+    if (entry.before === null) {
+      await location.backend.removeFile(location.path);
+    } else {
+      if (current === null) await location.backend.mkdirp(parentPath(location.path));
+      await location.backend.writeFileAtomic(location.path, entry.before, {
+        ...(entry.mode !== null ? { mode: entry.mode } : {}),
+        expect: info && current ? { size: info.size, mtimeMs: info.mtimeMs } : null,
+      });
+    }
+    services.undo.pop(key);
+    const left = services.undo.depth(key);
+    const head = `Undid the last edit of ${location.url} (${entry.action})${
+      entry.before === null ? ": the file it created was removed" : ""
+    }; ${plural(left, "earlier edit")} can still be undone.`;
+    session.shown.forget(key);
+    const before = decodeForDiff(current);
+    const after = entry.before === null ? null : decodeForDiff(entry.before);
+    if (!before || !after || entry.before === null) return head;
+    const diff = renderEditDiff(before.lines, after.lines);
+    session.shown.replaceFile(key, []);
+    for (const s of diff.shown) session.shown.record(key, s.line, [s.hash]);
+    return [head, diff.text].filter((l) => l !== "").join("\n");
+  });
+}

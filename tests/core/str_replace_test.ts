@@ -1,0 +1,178 @@
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../_assert.ts";
+import { AnchorError } from "../../lib/core/errors.ts";
+import { planStrReplace, unescapeLiteral } from "../../lib/core/str_replace.ts";
+import { decodeText, encodeDoc, type TextDoc } from "../../lib/core/text_file.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function docOf(text: string | Uint8Array): TextDoc {
+  const d = decodeText(typeof text === "string" ? enc.encode(text) : text);
+  if (d.kind !== "text") throw new Error("binary");
+  return d.doc;
+}
+
+function replace(text: string, oldText: string, newText: string, replaceAll = false) {
+  const r = planStrReplace(docOf(text), { oldText, newText, replaceAll }, "f.ts");
+  return { ...r, text: dec.decode(encodeDoc(r.doc)) };
+}
+
+function failure(text: string, oldText: string, newText: string, replaceAll = false): AnchorError {
+  const e = assertThrows(() =>
+    planStrReplace(docOf(text), { oldText, newText, replaceAll }, "f.ts")
+  );
+  assert(e instanceof AnchorError);
+  return e;
+}
+
+const full = (e: AnchorError) => `${e.message}\n${e.detail ?? ""}\n${e.hint ?? ""}`;
+
+Deno.test("str_replace applies a unique exact match inside a line", () => {
+  const r = replace("a = 1;\nb = 2;\n", "b = 2", "b = 3");
+  assertEquals(r.text, "a = 1;\nb = 3;\n");
+  assertEquals(r.tier, "exact");
+  assertEquals(r.matches, [{ startLine: 2, endLine: 2 }]);
+});
+
+Deno.test("str_replace across lines can add and remove lines", () => {
+  assertEquals(replace("a\nb\nc\n", "a\nb\n", "x\n").text, "x\nc\n");
+  assertEquals(replace("a\nb\nc\n", "b", "b1\nb2").text, "a\nb1\nb2\nc\n");
+  assertEquals(replace("a\nb\nc\n", "b\n", "").text, "a\nc\n");
+  // A match that ends in a newline replaced without one joins with the next line, like a string.
+  assertEquals(replace("a\nb\nc\n", "a\n", "z").text, "zb\nc\n");
+});
+
+Deno.test("str_replace on a CRLF file keeps CRLF on every line, new ones included", () => {
+  const r = replace("one\r\ntwo\r\nthree\r\n", "two", "2a\n2b");
+  assertEquals(r.text, "one\r\n2a\r\n2b\r\nthree\r\n");
+  // old_text sent with CRLF matches too: matching is in LF space.
+  assertEquals(replace("one\r\ntwo\r\n", "one\r\ntwo", "x").text, "x\r\n");
+});
+
+Deno.test("str_replace keeps mixed line endings line by line", () => {
+  const r = replace("a\r\nb\nc\r\nd\n", "c", "C");
+  assertEquals(r.text, "a\r\nb\nC\r\nd\n");
+  const r2 = replace("a\r\nb\nc\r\nd\n", "b\nc", "B\nC");
+  assertEquals(r2.text, "a\r\nB\nC\r\nd\n");
+});
+
+Deno.test("str_replace keeps a BOM and the absence of a final newline", () => {
+  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...enc.encode("x = 1\ny = 2")]);
+  const r = planStrReplace(docOf(bytes), { oldText: "y = 2", newText: "y = 3\nz = 4" }, "f");
+  const out = encodeDoc(r.doc);
+  assertEquals([...out.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  assertEquals(dec.decode(out.subarray(3)), "x = 1\ny = 3\nz = 4");
+  assertEquals(replace("a\nb\n", "b", "c").text, "a\nc\n");
+});
+
+Deno.test("str_replace writes UTF-16 LE and Latin-1 files back in their encoding", () => {
+  const body = "héllo\r\nwörld\r\n";
+  const le = new Uint8Array(2 + body.length * 2);
+  le.set([0xff, 0xfe]);
+  for (let i = 0; i < body.length; i++) le[2 + 2 * i] = body.charCodeAt(i);
+  const r = planStrReplace(docOf(le), { oldText: "wörld", newText: "wörld!" }, "f");
+  const out = encodeDoc(r.doc);
+  assertEquals(r.doc.encoding, "utf-16le");
+  assertEquals(new TextDecoder("utf-16le").decode(out.subarray(2)), "héllo\r\nwörld!\r\n");
+  const latin = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café\n" in Latin-1
+  const r2 = planStrReplace(docOf(latin), { oldText: "café", newText: "cafés" }, "f");
+  assertEquals([...encodeDoc(r2.doc)], [0x63, 0x61, 0x66, 0xe9, 0x73, 0x0a]);
+});
+
+Deno.test("several exact matches without replace_all list every match by id and the ways out", () => {
+  const e = failure("x();\ny();\nx();\n", "x();", "z();");
+  assertEquals(e.code, "AMBIGUOUS_MATCH");
+  assertStringIncludes(e.message, "matches 2 places");
+  assertStringIncludes(e.detail!, "1:");
+  assertStringIncludes(e.detail!, "3:");
+  assertStringIncludes(e.hint!, "replace_all");
+  assertStringIncludes(e.hint!, "batch_edit");
+  assertStringIncludes(e.hint!, "surrounding lines");
+});
+
+Deno.test("replace_all replaces every exact match, two on one line included", () => {
+  const r = replace("a a\nb\na\n", "a", "c", true);
+  assertEquals(r.text, "c c\nb\nc\n");
+  assertEquals(r.matches.length, 3);
+});
+
+Deno.test("escaped-literal recovery reads a double-escaped old_text and new_text", () => {
+  const file = "function f() {\n  return 1;\n}\n";
+  const r = replace(file, "function f() {\\n  return 1;", "function f() {\\n  return 2;");
+  assertEquals(r.tier, "escaped");
+  assertEquals(r.text, "function f() {\n  return 2;\n}\n");
+  assertStringIncludes(r.notes.join(" "), "escape");
+});
+
+Deno.test("escaped recovery never unescapes a legitimate \\n inside a string literal (mixed case)", () => {
+  const file = 'log("a\\n");\nnext();\n'; // the file holds a real backslash-n in a string
+  // Double-escaped old_text whose string literal kept its single escape.
+  const r = replace(file, 'log("a\\n");\\nnext();', 'log("b\\n");\\nnext();');
+  assertEquals(r.tier, "escaped");
+  assertEquals(r.text, 'log("b\\n");\nnext();\n');
+  // Fully double-escaped (quotes and backslashes escaped again) also lands right.
+  const r2 = replace(file, 'log(\\"a\\\\n\\");\\nnext();', 'log(\\"c\\\\n\\");\\nnext();');
+  assertEquals(r2.text, 'log("c\\n");\nnext();\n');
+  // new_text with real newlines is used as written: its "\n" literal stays a literal.
+  const r3 = replace(file, 'log("a\\n");\\nnext();', 'log("d\\n");\nnext();');
+  assertEquals(r3.text, 'log("d\\n");\nnext();\n');
+  // An exact match with a literal \n in a string never goes through recovery at all.
+  const r4 = replace(file, 'log("a\\n");', 'log("e\\n");');
+  assertEquals(r4.tier, "exact");
+  assertEquals(r4.text, 'log("e\\n");\nnext();\n');
+});
+
+Deno.test("unescapeLiteral: code mode keeps escapes inside quotes, full mode reads all", () => {
+  assertEquals(unescapeLiteral('a\\nb("x\\n")', "code"), 'a\nb("x\\n")');
+  assertEquals(unescapeLiteral('a\\nb("x\\n")', "full"), 'a\nb("x\n")');
+  assertEquals(unescapeLiteral('say(\\"hi\\")', "code"), 'say("hi")');
+});
+
+Deno.test("whitespace-normalized match re-indents new_text from spaces to tabs", () => {
+  const file = "func main() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
+  const r = replace(
+    file,
+    "    if ok {\n        run()\n    }",
+    "    if ok {\n        run()\n        done()\n    }",
+  );
+  assertEquals(r.tier, "fuzzy");
+  assertEquals(r.text, "func main() {\n\tif ok {\n\t\trun()\n\t\tdone()\n\t}\n}\n");
+  assertStringIncludes(r.notes.join(" "), "re-indented");
+});
+
+Deno.test("whitespace-normalized match adjusts a drifted indentation depth", () => {
+  const file = "class A {\n    m() {\n        a();\n        b();\n    }\n}\n";
+  const r = replace(file, "a();\n  b();", "a();\n  c();\n  b();");
+  // exact fails ("a();\n  b();" is not in the file), fuzzy matches lines 3-4
+  assertEquals(r.tier, "fuzzy");
+  assertEquals(
+    r.text,
+    "class A {\n    m() {\n        a();\n        c();\n        b();\n    }\n}\n",
+  );
+});
+
+Deno.test("a fuzzy match that is not unique is refused with every candidate", () => {
+  const e = failure("  x = 1\ny\n    x  =  1\n", "x = 1 \nq", "x = 2");
+  assertEquals(e.code, "NO_MATCH");
+  const e2 = failure("  a\n  b\nz\n    a\n    b\n", " a\n b", "c");
+  assertEquals(e2.code, "AMBIGUOUS_MATCH");
+  assertStringIncludes(e2.message, "after normalizing whitespace");
+});
+
+Deno.test("no match shows the closest region with ids and what differs, and writes nothing", () => {
+  const file =
+    "function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n";
+  const e = failure(file, "function sub(a, b) {\n  return a - c;\n}", "x");
+  assertEquals(e.code, "NO_MATCH");
+  assertStringIncludes(e.message, "nothing was written");
+  assertStringIncludes(e.detail!, "5:");
+  assertStringIncludes(e.detail!, "|function sub(a, b) {");
+  assertStringIncludes(e.detail!, "old_text line 2 vs line 6: differs from column");
+  assertStringIncludes(e.hint!, "batch_edit");
+  assertStringIncludes(full(e), '"start":"5:');
+});
+
+Deno.test("identical old and new text, or an empty old_text, are refused loudly", () => {
+  assertEquals(failure("a\n", "a", "a").code, "NO_CHANGE");
+  assertEquals(failure("a\n", "", "b").code, "INVALID_ARGUMENT");
+});
