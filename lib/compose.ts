@@ -3,6 +3,7 @@
 // backends to ops.
 
 import { LocalBackend } from "./backends/local/local_backend.ts";
+import { SshPool } from "./backends/ssh/ssh_pool.ts";
 import { Locations } from "./ops/location.ts";
 import { FileLocks } from "./ops/edit/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
@@ -22,9 +23,16 @@ export interface ServiceOptions {
 
 export function createServices(_options: ServiceOptions = {}): Services {
   const locations = new Locations(new LocalBackend());
+  const sshPool = new SshPool({ timeoutSeconds: _options.sshTimeoutSeconds ?? 30 });
+  locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(_options);
-  return { locations, jobs, undo: new UndoStore(), editLocks: new FileLocks() };
+  const services = { locations, jobs, undo: new UndoStore(), editLocks: new FileLocks() };
+  sshPools.set(services, sshPool);
+  return services;
 }
+
+/** The SSH connection pool behind each Services (closed by closeServices). */
+const sshPools = new WeakMap<Services, SshPool>();
 
 function createJobManager(options: ServiceOptions): JobManager {
   const envCap = Number(Deno.env.get("ANCHORFS_JOB_LOG_CAP") ?? "");
@@ -52,4 +60,5 @@ export async function closeServices(services: Services): Promise<void> {
   // Terminates every job this server started and records that as their end.
   await services.jobs.shutdown();
   await services.locations.local.close();
+  await sshPools.get(services)?.close();
 }

@@ -1,0 +1,602 @@
+// FileBackend over one SSH connection: SFTP for single-file operations (atomic writes via a
+// temp file and posix-rename@openssh.com), and exec fast paths for the bulk operations
+// (listTree: one `find`; readFiles: one `tar` stream), with SFTP fallbacks when exec is refused.
+
+import { Buffer } from "node:buffer";
+import type { Attributes, SFTPWrapper, Stats } from "./ssh2_types.d.ts";
+import { AnchorError } from "../../core/errors.ts";
+import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
+import type {
+  DirEntry,
+  EntryType,
+  FileBackend,
+  FileInfo,
+  TreeEntry,
+  WriteOptions,
+} from "../../ops/file_backend.ts";
+import { fileChanged, mapFsError, notFound } from "../fs_errors.ts";
+import type { SshLink } from "./ssh_link.ts";
+import { TarReader } from "./tar_reader.ts";
+
+const SFTP_NO_SUCH_FILE = 2;
+const SFTP_PERMISSION_DENIED = 3;
+/** Parallel SFTP requests in the fallback paths (pipelining hides latency). */
+const SFTP_PARALLEL = 32;
+
+function typeOfMode(mode: number): EntryType {
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return "file";
+    case 0o040000:
+      return "dir";
+    case 0o120000:
+      return "symlink";
+    default:
+      return "other";
+  }
+}
+
+function sftpCode(e: unknown): number | undefined {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+function mapSftpError(e: unknown, action: string, path: string): AnchorError {
+  if (e instanceof AnchorError) return e;
+  const code = sftpCode(e);
+  if (code === SFTP_NO_SUCH_FILE) return notFound(path);
+  if (code === SFTP_PERMISSION_DENIED) return mapFsError({ code: "EACCES" }, action, path);
+  return mapFsError(e, action, path);
+}
+
+function call<T>(fn: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    fn((err, value) => err ? reject(err) : resolve(value));
+  });
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+let tempCounter = 0;
+
+// The exec scripts are fixed text: paths travel on stdin, so no remote shell ever parses them.
+// `sh -c` keeps them POSIX even when the login shell is fish or csh.
+const LIST_SCRIPT = `IFS= read -r root; read -r depth; printf 'anchorfs-list-v1\\000'; ` +
+  `if [ "$depth" = "-" ]; then find -H "$root" -mindepth 1 -printf '%y %s %P\\000'; ` +
+  `else find -H "$root" -mindepth 1 -maxdepth "$depth" -printf '%y %s %P\\000'; fi`;
+const TAR_SCRIPT =
+  `printf 'anchorfs-tar-v1\\n'; exec tar -c -f - -P -h --hard-dereference --no-recursion --null -T -`;
+const LIST_MARK = "anchorfs-list-v1\0";
+const TAR_MARK = "anchorfs-tar-v1\n";
+
+function shQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export class SftpBackend implements FileBackend {
+  readonly id: string;
+  private home: string | undefined;
+  /** Set when exec or the tools it needs (GNU find, GNU tar) are missing on the host. */
+  private execListing = true;
+  private execReading = true;
+
+  constructor(readonly link: SshLink) {
+    const h = link.host;
+    this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
+      (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");
+  }
+
+  private sftp<T>(
+    action: string,
+    path: string,
+    retry: "safe" | "unsafe",
+    fn: (sftp: SFTPWrapper) => Promise<T>,
+  ): Promise<T> {
+    return this.link.withSftp(`${action} ${JSON.stringify(path)}`, retry, fn);
+  }
+
+  async stat(path: string): Promise<FileInfo | null> {
+    try {
+      const s = await this.sftp(
+        "stat",
+        path,
+        "safe",
+        (sftp) => call<Stats>((cb) => sftp.stat(path, cb)),
+      );
+      return toInfo(s);
+    } catch (e) {
+      if (sftpCode(e) === SFTP_NO_SUCH_FILE) return null;
+      // OpenSSH answers a path through a file ("a.txt/x") with a generic failure.
+      if (sftpCode(e) === 4 && await this.parentIsFile(path)) return null;
+      throw mapSftpError(e, "stat", path);
+    }
+  }
+
+  private async parentIsFile(path: string): Promise<boolean> {
+    for (let p = parentPath(path); p !== "/"; p = parentPath(p)) {
+      const info = await this.stat(p);
+      if (info) return info.type !== "dir";
+    }
+    return false;
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    try {
+      return await this.sftp("read", path, "safe", async (sftp) => {
+        const handle = await call<Uint8Array>((cb) => sftp.open(path, "r", cb));
+        try {
+          const st = await call<Stats>((cb) => sftp.fstat(handle as never, cb));
+          if (typeOfMode(st.mode) === "dir") {
+            throw mapFsError({ code: "EISDIR" }, "read", path);
+          }
+          return await readAll(sftp, handle, st.size);
+        } finally {
+          sftp.close(handle as never, () => {});
+        }
+      });
+    } catch (e) {
+      throw mapSftpError(e, "read", path);
+    }
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    try {
+      return await this.sftp("read", path, "safe", async (sftp) => {
+        const handle = await call<Uint8Array>((cb) => sftp.open(path, "r", cb));
+        try {
+          return await readSpan(sftp, handle, offset, length);
+        } finally {
+          sftp.close(handle as never, () => {});
+        }
+      });
+    } catch (e) {
+      throw mapSftpError(e, "read", path);
+    }
+  }
+
+  async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    const dir = parentPath(path);
+    const temp = `${dir}/.${
+      baseName(path)
+    }.anchorfs-${Deno.pid}-${Date.now()}-${++tempCounter}.tmp`;
+    let mode = options.mode;
+    let tempWritten = false;
+    try {
+      const current = await this.stat(path);
+      if (current?.type === "dir") throw mapFsError({ code: "EISDIR" }, "write", path);
+      if (mode === undefined && current?.mode != null) mode = current.mode;
+      // Writing the temp file is safe to repeat: it is ours alone and rewritten from the start.
+      await this.sftp("write", temp, "safe", async (sftp) => {
+        const handle = await call<Uint8Array>((cb) =>
+          sftp.open(temp, "w", { mode: mode ?? 0o644 } as Attributes, cb)
+        );
+        tempWritten = true;
+        try {
+          await writeAll(sftp, handle, data);
+        } finally {
+          await call<void>((cb) => sftp.close(handle as never, cb)).catch(() => {});
+        }
+        // The server's umask applies at open; set the bits the file must end up with.
+        await call<void>((cb) => sftp.chmod(temp, mode ?? 0o644, cb));
+      });
+      if (options.expect !== undefined) {
+        const now = await this.stat(path);
+        const matches = options.expect === null
+          ? now === null
+          : now !== null && now.size === options.expect.size &&
+            now.mtimeMs === options.expect.mtimeMs;
+        if (!matches) throw fileChanged(path);
+      }
+      // The rename is repeated after a drop only when the temp file is provably still there,
+      // i.e. the first rename never ran.
+      await this.link.withSftp(
+        `replace ${JSON.stringify(path)}`,
+        async (link) =>
+          await link.withSftp(
+            "check the temporary file",
+            "safe",
+            (sftp) => call<Stats>((cb) => sftp.lstat(temp, cb)).then(() => true, () => false),
+          ),
+        (sftp) => call<void>((cb) => sftp.ext_openssh_rename(temp, path, cb)),
+      );
+      tempWritten = false;
+    } catch (e) {
+      if (tempWritten) {
+        await this.link.withSftp(
+          "remove the temporary file",
+          "safe",
+          (sftp) => call<void>((cb) => sftp.unlink(temp, cb)),
+        ).catch(() => {});
+      }
+      throw mapSftpError(e, "write", path);
+    }
+  }
+
+  async mkdirp(path: string): Promise<void> {
+    const info = await this.stat(path);
+    if (info?.type === "dir") return;
+    if (info) throw mapFsError({ code: "ENOTDIR" }, "create directory", path);
+    if (parentPath(path) !== path) await this.mkdirp(parentPath(path));
+    try {
+      await this.sftp(
+        "create directory",
+        path,
+        "safe",
+        (sftp) => call<void>((cb) => sftp.mkdir(path, cb)),
+      );
+    } catch (e) {
+      // Created concurrently, or by the first attempt before a drop: fine if it is a directory.
+      if ((await this.stat(path))?.type === "dir") return;
+      throw mapSftpError(e, "create directory", path);
+    }
+  }
+
+  async removeFile(path: string): Promise<void> {
+    try {
+      await this.sftp(
+        "delete",
+        path,
+        "unsafe",
+        (sftp) => call<void>((cb) => sftp.unlink(path, cb)),
+      );
+    } catch (e) {
+      throw mapSftpError(e, "delete", path);
+    }
+  }
+
+  async readDir(path: string): Promise<DirEntry[]> {
+    try {
+      const list = await this.sftp(
+        "list",
+        path,
+        "safe",
+        (sftp) =>
+          call<{ filename: string; attrs: Attributes }[]>((cb) => sftp.readdir(path, cb as never)),
+      );
+      return list.filter((e) => e.filename !== "." && e.filename !== "..").map((e) => ({
+        name: e.filename,
+        type: typeOfMode(e.attrs.mode ?? 0),
+      }));
+    } catch (e) {
+      if (sftpCode(e) === 4) {
+        const info = await this.stat(path);
+        if (info && info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", path);
+      }
+      throw mapSftpError(e, "list", path);
+    }
+  }
+
+  async realPath(path: string): Promise<string> {
+    try {
+      const resolved = await this.sftp(
+        "resolve",
+        path,
+        "safe",
+        (sftp) => call<string>((cb) => sftp.realpath(path, cb)),
+      );
+      // OpenSSH resolves a missing last component without complaint; the contract says NOT_FOUND.
+      if (path !== "." && (await this.stat(resolved)) === null) throw notFound(path);
+      return resolved;
+    } catch (e) {
+      if (sftpCode(e) === SFTP_NO_SUCH_FILE) throw notFound(path);
+      throw mapSftpError(e, "resolve", path);
+    }
+  }
+
+  async homeDir(): Promise<string> {
+    this.home ??= await this.realPath(".");
+    return this.home;
+  }
+
+  async listTree(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
+    if (this.execListing && !root.includes("\n")) {
+      try {
+        const r = await this.link.exec(
+          `list ${JSON.stringify(root)}`,
+          `sh -c ${shQuote(LIST_SCRIPT)}`,
+          `${root}\n${maxDepth === undefined ? "-" : Math.max(1, maxDepth)}\n`,
+        );
+        const text = new TextDecoder().decode(r.stdout);
+        if (text.startsWith(LIST_MARK)) {
+          const entries = parseFindOutput(text.slice(LIST_MARK.length));
+          // find exits 1 for unreadable subfolders but lists the rest; a missing root lists none.
+          if (r.code === 0 || entries.length > 0) return entries;
+          const info = await this.stat(root);
+          if (!info) throw notFound(root, "directory");
+          if (info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", root);
+          if (!/permission denied/i.test(r.stderr)) this.execListing = false;
+        } else {
+          this.execListing = false;
+        }
+      } catch (e) {
+        if (e instanceof AnchorError) throw e;
+        this.execListing = false;
+      }
+    }
+    return await this.listTreeBySftp(root, maxDepth);
+  }
+
+  /** Fallback: breadth-first readdir, many directories in flight at once. */
+  private async listTreeBySftp(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
+    const rootInfo = await this.stat(root);
+    if (!rootInfo) throw notFound(root, "directory");
+    const out: TreeEntry[] = [];
+    let level: string[] = [""];
+    for (
+      let depth = 1;
+      level.length > 0 && (maxDepth === undefined || depth <= maxDepth);
+      depth++
+    ) {
+      const next: string[] = [];
+      await forEachParallel(level, async (rel) => {
+        const dir = rel === "" ? root : joinPath(root, rel);
+        let list: { filename: string; attrs: Attributes }[];
+        try {
+          list = await this.sftp(
+            "list",
+            dir,
+            "safe",
+            (sftp) =>
+              call<{ filename: string; attrs: Attributes }[]>((cb) =>
+                sftp.readdir(dir, cb as never)
+              ),
+          );
+        } catch (e) {
+          if (rel === "") {
+            throw mapSftpError(e, "list", dir);
+          }
+          return; // unreadable subfolder: skipped like find does
+        }
+        for (const e of list) {
+          if (e.filename === "." || e.filename === "..") {
+            continue;
+          }
+          const path = rel === "" ? e.filename : `${rel}/${e.filename}`;
+          const type = typeOfMode(e.attrs.mode ?? 0);
+          out.push({ path, type, size: e.attrs.size ?? 0 });
+          if (type === "dir") next.push(path);
+        }
+      });
+      level = next;
+    }
+    return out;
+  }
+
+  async *readFiles(
+    paths: readonly string[],
+  ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }> {
+    const pending = new Set(paths);
+    if (this.execReading && paths.length > 1 && !paths.some((p) => p.includes("\0"))) {
+      const got: { path: string; data: Uint8Array }[] = [];
+      let wake: (() => void) | undefined;
+      let done = false;
+      let failure: unknown;
+      const reader = new TarReader((entry) => {
+        if (entry.type !== "0" && entry.type !== "7") return;
+        const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
+        if (!pending.has(path)) return;
+        got.push({ path, data: entry.data });
+        wake?.();
+      });
+      const run = this.link.execStream(
+        "read files",
+        `sh -c ${shQuote(TAR_SCRIPT)}`,
+        paths.join("\0") + "\0",
+        (channel) =>
+          new Promise<number | null>((resolve, reject) => {
+            let marked = false;
+            let head: Uint8Array = new Uint8Array(0);
+            let code: number | null = null;
+            channel.on("data", (chunk: Uint8Array) => {
+              if (marked) return reader.push(chunk);
+              const joined = concat([head, chunk]);
+              if (joined.length < TAR_MARK.length) {
+                head = joined;
+                return;
+              }
+              marked = new TextDecoder().decode(joined.subarray(0, TAR_MARK.length)) === TAR_MARK;
+              if (marked) reader.push(joined.subarray(TAR_MARK.length));
+              else head = joined;
+            });
+            channel.stderr.on("data", () => {});
+            channel.on("exit", (c: number | null) => {
+              code = c;
+            });
+            channel.on("error", reject);
+            channel.on("close", () => {
+              if (!marked) resolve(-1);
+              else resolve(code);
+            });
+          }),
+      ).then((code) => {
+        if (code === -1 || (got.length === 0 && code !== 0)) this.execReading = false;
+      }, (e) => {
+        failure = e;
+      }).finally(() => {
+        done = true;
+        wake?.();
+      });
+      while (true) {
+        while (got.length > 0) {
+          const item = got.shift()!;
+          if (!pending.delete(item.path)) continue;
+          yield item;
+        }
+        if (done) break;
+        await new Promise<void>((r) => wake = r);
+        wake = undefined;
+      }
+      await run;
+      if (failure && !(failure instanceof Error)) this.execReading = false;
+    }
+    // Whatever tar did not deliver (missing, unreadable, exec refused): read one by one so each
+    // failure carries its own precise error.
+    const rest = [...pending];
+    const queue: { path: string; data?: Uint8Array; error?: Error }[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const all = forEachParallel(rest, async (path) => {
+      try {
+        queue.push({ path, data: await this.readFile(path) });
+      } catch (e) {
+        queue.push({ path, error: e as Error });
+      }
+      wake?.();
+    }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    while (true) {
+      while (queue.length > 0) yield queue.shift()!;
+      if (finished) break;
+      await new Promise<void>((r) => wake = r);
+      wake = undefined;
+    }
+    await all;
+  }
+
+  /** Request counters of the underlying connection, for benchmarks and tests. */
+  get stats(): { requests: number; reconnects: number } {
+    return { requests: this.link.requests, reconnects: this.link.reconnects };
+  }
+
+  async close(): Promise<void> {
+    await this.link.close();
+  }
+}
+
+function toInfo(s: Stats): FileInfo {
+  return {
+    type: typeOfMode(s.mode),
+    size: s.size,
+    mode: s.mode & 0o7777,
+    mtimeMs: typeof s.mtime === "number" ? s.mtime * 1000 : null,
+  };
+}
+
+function parseFindOutput(text: string): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  for (const record of text.split("\0")) {
+    if (record === "") continue;
+    const first = record.indexOf(" ");
+    const second = record.indexOf(" ", first + 1);
+    if (first === -1 || second === -1) continue;
+    const t = record.slice(0, first);
+    const type: EntryType = t === "f"
+      ? "file"
+      : t === "d"
+      ? "dir"
+      : t === "l"
+      ? "symlink"
+      : "other";
+    out.push({
+      path: record.slice(second + 1),
+      type,
+      size: Number(record.slice(first + 1, second)),
+    });
+  }
+  return out;
+}
+
+async function forEachParallel<T>(
+  items: readonly T[],
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(SFTP_PARALLEL, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}
+
+const CHUNK = 32 * 1024;
+
+/** Reads a whole open file with several reads in flight (sizes may have changed: read to EOF). */
+async function readAll(
+  sftp: SFTPWrapper,
+  handle: Uint8Array,
+  sizeHint: number,
+): Promise<Uint8Array> {
+  const first = await readSpan(sftp, handle, 0, Math.max(sizeHint, 0));
+  const chunks = [first];
+  let offset = first.length;
+  while (true) {
+    const more = await readSpan(sftp, handle, offset, CHUNK);
+    if (more.length === 0) break;
+    chunks.push(more);
+    offset += more.length;
+  }
+  return chunks.length === 1 ? first : concat(chunks);
+}
+
+/** Reads up to `length` bytes at `offset`, pipelining 32 KiB requests. */
+async function readSpan(
+  sftp: SFTPWrapper,
+  handle: Uint8Array,
+  offset: number,
+  length: number,
+): Promise<Uint8Array> {
+  if (length <= 0) return new Uint8Array(0);
+  const buf = Buffer.alloc(length);
+  const starts: number[] = [];
+  for (let at = 0; at < length; at += CHUNK) starts.push(at);
+  const got = new Array<number>(starts.length).fill(0);
+  await forEachParallel(starts.map((s, i) => [s, i] as const), async ([start, i]) => {
+    let filled = 0;
+    const want = Math.min(CHUNK, length - start);
+    while (filled < want) {
+      const n = await new Promise<number>((resolve, reject) => {
+        sftp.read(
+          handle as never,
+          buf as never,
+          start + filled,
+          want - filled,
+          offset + start + filled,
+          (err, bytesRead) => {
+            // ssh2 reports EOF as an error with code 1 (or 0 bytes).
+            if (err) return sftpCode(err) === 1 ? resolve(0) : reject(err);
+            resolve(bytesRead);
+          },
+        );
+      });
+      if (n === 0) break;
+      filled += n;
+    }
+    got[i] = filled;
+  });
+  // The data is contiguous up to the first short chunk.
+  let total = 0;
+  for (let i = 0; i < starts.length; i++) {
+    total += got[i]!;
+    if (got[i]! < Math.min(CHUNK, length - starts[i]!)) break;
+  }
+  return new Uint8Array(buf.buffer, buf.byteOffset, total);
+}
+
+async function writeAll(sftp: SFTPWrapper, handle: Uint8Array, data: Uint8Array): Promise<void> {
+  const starts: number[] = [];
+  for (let at = 0; at < data.length; at += CHUNK) starts.push(at);
+  await forEachParallel(starts, async (start) => {
+    const end = Math.min(start + CHUNK, data.length);
+    await call<void>((cb) =>
+      sftp.write(
+        handle as never,
+        Buffer.from(data.buffer, data.byteOffset + start, end - start),
+        0,
+        end - start,
+        start,
+        cb,
+      )
+    );
+  });
+}

@@ -1,0 +1,142 @@
+// The RemoteOpener for ssh:// and sftp:// locations: resolves the host through ~/.ssh/config
+// (reading it and its Includes from disk), then hands out one SftpBackend per resolved target,
+// shared by every session of the process. closeServices closes the pool.
+
+import { userInfo } from "node:os";
+import { formatTarget, type RemoteTarget } from "../../core/remote_url.ts";
+import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh_config.ts";
+import type { FileBackend } from "../../ops/file_backend.ts";
+import type { RemoteOpener } from "../../ops/location.ts";
+import { SftpBackend } from "./sftp_backend.ts";
+import { SshLink } from "./ssh_link.ts";
+
+export interface SshPoolOptions {
+  /** Connection timeout (`--ssh-timeout`), unless the host's ConnectTimeout is shorter. */
+  timeoutSeconds?: number;
+  /** The local home holding .ssh/ (default $HOME). */
+  homeDir?: string;
+  env?: (name: string) => string | undefined;
+  onNewHostKey?: (file: string, line: string) => void;
+}
+
+function localUser(env: (name: string) => string | undefined): string {
+  const fromEnv = env("USER") ?? env("LOGNAME");
+  if (fromEnv) return fromEnv;
+  try {
+    return userInfo().username;
+  } catch {
+    return "root";
+  }
+}
+
+/** Expands an absolute Include pattern whose segments may hold `*`/`?` wildcards. */
+export function expandIncludePattern(pattern: string): { path: string; text: string }[] {
+  const segments = pattern.split("/").filter((s) => s !== "");
+  let candidates = [""];
+  for (const [i, seg] of segments.entries()) {
+    const last = i === segments.length - 1;
+    const next: string[] = [];
+    for (const base of candidates) {
+      if (!/[*?[]/.test(seg)) {
+        next.push(`${base}/${seg}`);
+        continue;
+      }
+      let names: string[] = [];
+      try {
+        names = [...Deno.readDirSync(base || "/")].filter((e) =>
+          last ? e.isFile || e.isSymlink : e.isDirectory
+        ).map((e) => e.name);
+      } catch {
+        continue;
+      }
+      for (const name of names.sort()) {
+        if (!name.startsWith(".") && matchPattern(seg, name)) next.push(`${base}/${name}`);
+      }
+    }
+    candidates = next;
+  }
+  const out: { path: string; text: string }[] = [];
+  for (const path of candidates) {
+    try {
+      out.push({ path, text: Deno.readTextFileSync(path) });
+    } catch {
+      // OpenSSH ignores Include patterns that match nothing.
+    }
+  }
+  return out;
+}
+
+export class SshPool implements RemoteOpener {
+  private backends = new Map<string, Promise<SftpBackend>>();
+  private env: (name: string) => string | undefined;
+  private closed = false;
+
+  constructor(private options: SshPoolOptions = {}) {
+    this.env = options.env ?? ((name) => Deno.env.get(name));
+  }
+
+  private homeDir(): string {
+    return this.options.homeDir ?? this.env("HOME") ?? userInfo().homedir;
+  }
+
+  /** Resolves a target like `ssh host` would, without connecting. */
+  resolve(target: RemoteTarget): ResolvedHost {
+    const home = this.homeDir();
+    const configPath = `${home}/.ssh/config`;
+    let configText = "";
+    try {
+      configText = Deno.readTextFileSync(configPath);
+    } catch {
+      // No config: plain host names work like `ssh host` without one.
+    }
+    const input: Parameters<typeof resolveSshHost>[0] = {
+      host: target.host,
+      localUser: localUser(this.env),
+      homeDir: home,
+      configText,
+      configPath,
+      readInclude: expandIncludePattern,
+      env: this.env,
+    };
+    if (target.user !== undefined) input.user = target.user;
+    if (target.port !== undefined) input.port = target.port;
+    return resolveSshHost(input);
+  }
+
+  open(target: RemoteTarget): Promise<FileBackend> {
+    return this.openSftp(target);
+  }
+
+  async openSftp(target: RemoteTarget): Promise<SftpBackend> {
+    const host = this.resolve(target);
+    const key = `${formatTarget(target)}\u0000${host.user}@${host.hostName}:${host.port}` +
+      (host.jump ? `>${host.jump.user}@${host.jump.hostName}:${host.jump.port}` : "");
+    let backend = this.backends.get(key);
+    if (!backend) {
+      const timeoutSeconds = Math.min(
+        this.options.timeoutSeconds ?? 30,
+        host.connectTimeoutSeconds ?? Infinity,
+      );
+      const link = new SshLink(host, {
+        timeoutMs: timeoutSeconds * 1000,
+        homeDir: this.homeDir(),
+        env: this.env,
+        ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
+      });
+      const created = new SftpBackend(link);
+      backend = Promise.resolve(created);
+      this.backends.set(key, backend);
+    }
+    const b = await backend;
+    // Connect now so a wrong host or key fails at resolve time with its own message.
+    await b.homeDir();
+    return b;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.backends.values()];
+    this.backends.clear();
+    await Promise.all(all.map(async (b) => (await b).close().catch(() => {})));
+  }
+}
