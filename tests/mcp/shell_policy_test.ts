@@ -1,0 +1,84 @@
+// Protocol test of the shell policy: refused command lines come back from the real server as an
+// isError result carrying the policy's message, and nothing in them ran (each starts with a
+// `touch` that would leave a file behind).
+
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
+import { judgeCommand } from "../../lib/core/shell_policy.ts";
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const REFUSED: [string, string][] = [
+  ["touch marker && cat x", "read_file"],
+  ["touch marker; grep -rn TODO .", "search_text"],
+  ["touch marker; ls -la", "list_files"],
+  ["touch marker && sed -i 's/a/b/' notes.txt", "edit_in_place"],
+  ["touch marker; sleep 5", "bare_sleep"],
+  ["touch marker; tail -f notes.txt", "never_ends"],
+  [
+    "touch marker; ssh -p 2222 -o StrictHostKeyChecking=no box 'cd /x && grep -r TODO .'",
+    "search_text",
+  ],
+  ["touch marker; echo 'unbalanced", "parse_error"],
+];
+
+for (const kind of CLIENT_KINDS) {
+  Deno.test(`shell policy (${kind} client): refused lines return the message and run nothing`, async () => {
+    await using dir = await tempDir();
+    await using state = await tempDir("anchorfs-state-");
+    await Deno.writeTextFile(`${dir.path}/notes.txt`, "a\n");
+    await using server = await startServer({
+      client: kind,
+      args: ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "5"],
+    });
+    for (const [command, rule] of REFUSED) {
+      const verdict = judgeCommand(command);
+      assert(!verdict.allowed, `the policy should refuse ${JSON.stringify(command)}`);
+      assertEquals(verdict.rule, rule);
+      const r = await server.call("shell", { command });
+      assert(r.isError, `expected isError for ${JSON.stringify(command)}: ${r.text}`);
+      assertEquals(r.text, verdict.message);
+      assertStringIncludes(r.text, `(rule ${rule})`);
+      assertStringIncludes(r.text, "Nothing was run.");
+      assertEquals(await exists(`${dir.path}/marker`), false, `${command} ran`);
+    }
+    assertEquals(await Deno.readTextFile(`${dir.path}/notes.txt`), "a\n");
+    const jobs = await server.call("jobs", { action: "list" });
+    assertStringIncludes(jobs.text, "No jobs");
+  });
+
+  Deno.test(`shell policy (${kind} client): allowed lines run, heredoc writes and filters included`, async () => {
+    await using dir = await tempDir();
+    await using state = await tempDir("anchorfs-state-");
+    await using server = await startServer({
+      client: kind,
+      args: ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "10"],
+    });
+    const write = await server.call("shell", {
+      command: "touch marker && cat <<'EOF' > written.txt\ngrep -r this is data\nEOF",
+    });
+    assertEquals(write.isError, false, write.text);
+    assertEquals(await exists(`${dir.path}/marker`), true);
+    assertEquals(await Deno.readTextFile(`${dir.path}/written.txt`), "grep -r this is data\n");
+
+    const filter = await server.call("shell", {
+      command: "printf 'alpha\\nbeta\\n' | grep bet && echo \"grep x; cat y\"",
+    });
+    assertEquals(filter.isError, false, filter.text);
+    assertStringIncludes(filter.text, "beta");
+    assertStringIncludes(filter.text, "grep x; cat y");
+
+    const loop = await server.call("shell", {
+      command: "until [ -f marker ]; do sleep 0.1; done && echo ready",
+    });
+    assertEquals(loop.isError, false, loop.text);
+    assertStringIncludes(loop.text, "ready");
+  });
+}
