@@ -4,16 +4,24 @@
 
 import { diffArrays } from "diff";
 import { hashLine, renderLine } from "./line_id.ts";
+import { linePrint } from "./shown_lines.ts";
 
 export interface EditDiff {
   /** The hunks, ready to show. Empty when nothing changed. */
   text: string;
   /** New-file lines shown in `text` (1-based) with their hashes: recorded as "shown". */
-  shown: { line: number; hash: number }[];
+  shown: ShownLine[];
   added: number;
   removed: number;
   /** True when the diff was cut to `maxLines`. */
   truncated: boolean;
+}
+
+/** A line shown to the agent: number, 8-bit hash and 32-bit content fingerprint. */
+export interface ShownLine {
+  line: number;
+  hash: number;
+  print: number;
 }
 
 export interface DiffOptions {
@@ -87,7 +95,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
     }
   });
   const out: string[] = [];
-  const shown: { line: number; hash: number }[] = [];
+  const shown: ShownLine[] = [];
   let added = 0;
   let removed = 0;
   let truncated = false;
@@ -117,7 +125,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
       if (r.kind === "-") out.push(`-${r.text}`);
       else {
         out.push(`${r.kind}${renderLine(r.newNo, r.text)}`);
-        shown.push({ line: r.newNo, hash: hashLine(r.text) });
+        shown.push({ line: r.newNo, hash: hashLine(r.text), print: linePrint(r.text) });
       }
     }
     i = j;

@@ -13,6 +13,7 @@ import {
   type StaleId,
   staleIdError,
 } from "./line_id.ts";
+import { linePrint } from "./shown_lines.ts";
 import { dominantEol, type TextDoc } from "./text_file.ts";
 
 /** Where an insert goes: after a verified line, at the start (0) or at the end (-1). */
@@ -36,6 +37,8 @@ export interface ShownMemory {
   /** False when nothing of this file was ever shown (fresh server, CLI): interiors unchecked. */
   known: boolean;
   hashAt(line: number): number | undefined;
+  /** The 32-bit content fingerprint shown for the line (linePrint), when the recorder had it. */
+  printAt?(line: number): number | undefined;
 }
 
 export const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
@@ -219,8 +222,11 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
     const unshown: number[] = [];
     for (let n = Math.max(1, from); n <= to; n++) {
       const was = shown.hashAt(n);
+      const print = shown.printAt?.(n);
       if (was === undefined) unshown.push(n);
       else if (was !== hashLine(lines[n - 1]!)) changed.push(n);
+      // Same 8-bit hash, different content (1 in 256): only the fingerprint can tell.
+      else if (print !== undefined && print !== linePrint(lines[n - 1]!)) changed.push(n);
     }
     const endsShown = ids.every(({ id }) => shown.hashAt(id.line) === id.hash);
     if (changed.length > 0 || (unshown.length > 0 && !endsShown)) {

@@ -57,24 +57,48 @@ function compileLiteral(source: string): SearchPattern {
 }
 
 /**
- * Finds `needle` in `haystack`: `Uint8Array.prototype.indexOf` on the first byte (a fast native
- * scan) then a byte comparison of the rest.
+ * Finds `needle` in `haystack`: `Uint8Array.prototype.indexOf` (a fast native scan) on the
+ * needle's rarest byte, then a byte comparison around it.
  */
 export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: number): number {
   const n = needle.length;
   if (n === 0) return from;
-  const first = needle[0]!;
-  const last = haystack.length - n;
-  let i = from;
-  while (i <= last) {
-    i = haystack.indexOf(first, i);
-    if (i === -1 || i > last) return -1;
-    let j = 1;
-    while (j < n && haystack[i + j] === needle[j]) j++;
-    if (j === n) return i;
+  const k = rarestByteIndex(needle);
+  const anchor = needle[k]!;
+  const lastStart = haystack.length - n;
+  let i = from + k;
+  while (true) {
+    i = haystack.indexOf(anchor, i);
+    if (i === -1) return -1;
+    const start = i - k;
+    if (start > lastStart) return -1;
+    if (start >= from) {
+      let j = 0;
+      while (j < n && haystack[start + j] === needle[j]) j++;
+      if (j === n) return start;
+    }
     i++;
   }
-  return -1;
+}
+
+/** Rough byte frequency in source text: lower is rarer. Non-ASCII bytes count as rare. */
+function byteRank(b: number): number {
+  if (b === 32 || b === 10 || b === 9) return 100;
+  if ("etaoinsrlcdu".includes(String.fromCharCode(b))) return 90;
+  if (b >= 97 && b <= 122) return 70;
+  if ("()._;,=\"'/{}:".includes(String.fromCharCode(b))) return 60;
+  if (b >= 48 && b <= 57) return 40;
+  if (b >= 65 && b <= 90) return 30;
+  if (b >= 0x80) return 10;
+  return 20;
+}
+
+export function rarestByteIndex(needle: Uint8Array): number {
+  let best = 0;
+  for (let i = 1; i < needle.length; i++) {
+    if (byteRank(needle[i]!) < byteRank(needle[best]!)) best = i;
+  }
+  return best;
 }
 
 function compileRegex(source: string): SearchPattern {

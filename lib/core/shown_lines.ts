@@ -3,8 +3,30 @@
 // an 8-bit hash on a range's end line ("}" or blank) collides easily after a shift.
 // Bounded: at most `maxFiles` files (least recently shown dropped) and `maxLinesPerFile` lines.
 
+import { fnv1a32 } from "./line_id.ts";
+
+/** A line's 32-bit content fingerprint (FNV-1a over UTF-8), stored next to its 8-bit hash. */
+export function linePrint(line: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c >= 0x80) return fnv1a32(encoder.encode(line));
+    h ^= c;
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+
+const encoder = new TextEncoder();
+
 export class ShownLines {
   private files = new Map<string, Map<number, number>>();
+  /**
+   * 32-bit content fingerprints (fnv1a32) of shown lines, where the recorder had the content:
+   * they catch a line that changed but kept its 8-bit hash (1 in 256). Lines recorded with
+   * `record` (hashes only) drop any fingerprint they had.
+   */
+  private prints = new Map<string, Map<number, number>>();
 
   constructor(private readonly maxFiles = 256, private readonly maxLinesPerFile = 20_000) {}
 
@@ -14,22 +36,55 @@ export class ShownLines {
     if (file) this.files.delete(key);
     else file = new Map();
     this.files.set(key, file); // re-insert: most recently shown last
+    const prints = this.prints.get(key);
     for (let i = 0; i < hashes.length; i++) {
       file.delete(firstLine + i);
       file.set(firstLine + i, hashes[i]!);
+      prints?.delete(firstLine + i);
     }
-    while (file.size > this.maxLinesPerFile) file.delete(file.keys().next().value!);
-    while (this.files.size > this.maxFiles) this.files.delete(this.files.keys().next().value!);
+    while (file.size > this.maxLinesPerFile) {
+      const line = file.keys().next().value!;
+      file.delete(line);
+      prints?.delete(line);
+    }
+    while (this.files.size > this.maxFiles) {
+      const oldest = this.files.keys().next().value!;
+      this.files.delete(oldest);
+      this.prints.delete(oldest);
+    }
+  }
+
+  /** Like `record`, with each line's 32-bit content fingerprint too (see `prints`). */
+  recordWithPrints(
+    key: string,
+    firstLine: number,
+    hashes: readonly number[],
+    fingerprints: readonly number[],
+  ): void {
+    this.record(key, firstLine, hashes);
+    if (!this.files.has(key)) return;
+    let prints = this.prints.get(key);
+    if (!prints) this.prints.set(key, prints = new Map());
+    for (let i = 0; i < fingerprints.length; i++) {
+      if (this.files.get(key)!.has(firstLine + i)) prints.set(firstLine + i, fingerprints[i]!);
+    }
+  }
+
+  /** The 32-bit fingerprint shown for a line, or undefined when only its hash is known. */
+  shownFingerprint(key: string, line: number): number | undefined {
+    return this.prints.get(key)?.get(line);
   }
 
   /** After a write, the file's old line numbers mean nothing: forget them, then record anew. */
   replaceFile(key: string, hashes: readonly number[], firstLine = 1): void {
     this.files.delete(key);
+    this.prints.delete(key);
     this.record(key, firstLine, hashes);
   }
 
   forget(key: string): void {
     this.files.delete(key);
+    this.prints.delete(key);
   }
 
   /** The hash shown for a line, or undefined when that line was never shown. */

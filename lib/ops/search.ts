@@ -4,6 +4,7 @@
 // streamed in path order; output is capped with a notice saying how to narrow.
 
 import { formatLineId, hashLine, renderLine } from "../core/line_id.ts";
+import { linePrint } from "../core/shown_lines.ts";
 import type { SearchPattern } from "../core/search_pattern.ts";
 import { decodeText, looksBinary } from "../core/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
@@ -169,10 +170,12 @@ function renderFileMatches(
     if (printed >= budget) break;
     if (out.length > 0) out.push("--");
     const hashes: number[] = [];
+    const prints: number[] = [];
     let n = from;
     for (; n <= to && printed < budget; n++) {
       const content = lines[n - 1]!;
       hashes.push(hashLine(content));
+      prints.push(linePrint(content));
       out.push(
         content.length > SEARCH_MAX_LINE_CHARS
           ? `${formatLineId(n, content)}|${content.slice(0, SEARCH_MAX_LINE_CHARS)} … [line cut: ${
@@ -184,7 +187,7 @@ function renderFileMatches(
     }
     stoppedAt = n - 1;
     // Only what was actually printed counts as shown (batch_edit checks ranges against it).
-    session.shown.record(key, from, hashes);
+    session.shown.recordWithPrints(key, from, hashes, prints);
   }
   const label = kept.length === 1 ? `line ${kept[0]}` : `lines ${kept.join(", ")}`;
   const rest = matches.length - kept.length;

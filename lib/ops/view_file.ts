@@ -7,6 +7,7 @@ import { assertFresh, formatLineId, hashLine, type LineId, renderLine } from "..
 import { describeEncoding } from "../core/text_file.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
+import { linePrint } from "../core/shown_lines.ts";
 import { readTextFile } from "./text_io.ts";
 import { displayPath, type LinePosition, plural } from "./view_args.ts";
 
@@ -87,6 +88,7 @@ export async function viewFile(
 
   const out: string[] = [];
   const hashes: number[] = [];
+  const prints: number[] = [];
   let chars = 0;
   let cutLines = 0;
   let last = start - 1;
@@ -97,6 +99,7 @@ export async function viewFile(
     }
     const hash = hashLine(content);
     hashes.push(hash);
+    prints.push(linePrint(content));
     let rendered = renderLine(n, content);
     if (content.length > VIEW_MAX_LINE_CHARS) {
       cutLines++;
@@ -108,7 +111,7 @@ export async function viewFile(
     out.push(rendered);
     last = n;
   }
-  session.shown.record(fileKey(location), start, hashes);
+  session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
 
   if (last < end) {
     const size = last - start + 1;

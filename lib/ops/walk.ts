@@ -135,32 +135,41 @@ export async function* walkFiles(
     ? await bulkSource(backend, root, options.maxDepth)
     : readDirSource(backend);
   const chain = await rulesAbove(backend, root, source);
-  yield* walkDir(source, root, "", 1, chain, options, stats);
-}
-
-async function* walkDir(
-  source: DirSource,
-  dir: string,
-  relDir: string,
-  depth: number,
-  inherited: IgnoreChain,
-  options: WalkOptions,
-  stats: WalkStats,
-): AsyncGenerator<WalkItem> {
-  let entries: (DirEntry & { size?: number })[];
-  try {
-    entries = await source.list(dir);
-  } catch {
-    stats.unreadable.push(dir);
-    return;
+  // One generator with an explicit stack: nested `yield*` would pass every file through one
+  // promise hop per directory level, which dominated the walk on deep trees.
+  interface Frame {
+    dir: string;
+    relDir: string;
+    depth: number;
+    chain: IgnoreChain;
+    entries: (DirEntry & { size?: number })[];
+    next: number;
   }
-  entries.sort(byName);
-  let chain = inherited;
-  if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
-    const text = await source.readText(joinUnder(dir, ".gitignore"));
-    if (text) chain = chain.with(dir, text);
-  }
-  for (const entry of entries) {
+  const stack: Frame[] = [];
+  const enter = async (dir: string, relDir: string, depth: number, inherited: IgnoreChain) => {
+    let entries: (DirEntry & { size?: number })[];
+    try {
+      entries = await source.list(dir);
+    } catch {
+      stats.unreadable.push(dir);
+      return;
+    }
+    entries.sort(byName);
+    let chain = inherited;
+    if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
+      const text = await source.readText(joinUnder(dir, ".gitignore"));
+      if (text) chain = chain.with(dir, text);
+    }
+    stack.push({ dir, relDir, depth, chain, entries, next: 0 });
+  };
+  await enter(root, "", 1, chain);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const entry = frame.entries[frame.next++];
+    if (!entry) {
+      stack.pop();
+      continue;
+    }
     const isDir = entry.type === "dir";
     // Symlinks are not followed (as in ripgrep): a link could leave the tree or loop.
     if (!isDir && entry.type !== "file") continue;
@@ -169,19 +178,19 @@ async function* walkDir(
       stats.hidden++;
       continue;
     }
-    const path = joinUnder(dir, entry.name);
-    if (chain.size > 0 && chain.ignores(path, isDir)) {
+    const path = joinUnder(frame.dir, entry.name);
+    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir)) {
       stats.ignored++;
       continue;
     }
-    const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
     if (isDir) {
       if (options.filter && !options.filter.keepsDir(rel)) continue;
-      if (options.maxDepth !== undefined && depth >= options.maxDepth) {
+      if (options.maxDepth !== undefined && frame.depth >= options.maxDepth) {
         yield { kind: "cut", path, rel };
         continue;
       }
-      yield* walkDir(source, path, rel, depth + 1, chain, options, stats);
+      await enter(path, rel, frame.depth + 1, frame.chain);
       continue;
     }
     stats.filesSeen++;

@@ -46,3 +46,25 @@ Deno.test("empty and multi-line content are refused with the next call", () => {
   const multi = assertThrows(() => compileSearchPattern("a\nb", false)) as AnchorError;
   assertStringIncludes(multi.hint!, '{"content":"a"}');
 });
+
+Deno.test("indexOfBytes agrees with a naive search on random inputs", async () => {
+  const fc = (await import("fast-check")).default;
+  const naive = (h: Uint8Array, n: Uint8Array) => {
+    outer: for (let i = 0; i + n.length <= h.length; i++) {
+      for (let j = 0; j < n.length; j++) if (h[i + j] !== n[j]) continue outer;
+      return i;
+    }
+    return -1;
+  };
+  const small = fc.uint8Array({ maxLength: 40 }).map((a: Uint8Array) => a.map((b) => 97 + (b % 3)));
+  fc.assert(
+    fc.property(
+      small,
+      small.filter((a: Uint8Array) => a.length > 0),
+      (h: Uint8Array, n: Uint8Array) => {
+        assertEquals(indexOfBytes(h, n, 0), naive(h, n));
+      },
+    ),
+    { numRuns: 500 },
+  );
+});

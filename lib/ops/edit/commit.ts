@@ -4,7 +4,7 @@
 
 import { AnchorError } from "../../core/errors.ts";
 import type { ShownMemory } from "../../core/edit_plan.ts";
-import { renderEditDiff } from "../../core/edit_diff.ts";
+import { renderEditDiff, type ShownLine } from "../../core/edit_diff.ts";
 import { renderLine } from "../../core/line_id.ts";
 import { decodeText, describeEncoding, encodeDoc, type TextDoc } from "../../core/text_file.ts";
 import type { Location, Locations } from "../location.ts";
@@ -47,6 +47,7 @@ export function shownMemory(session: Session, location: Location): ShownMemory {
   return {
     known: session.shown.hasFile(key),
     hashAt: (line) => session.shown.shownHash(key, line),
+    printAt: (line) => session.shown.shownFingerprint(key, line),
   };
 }
 
@@ -203,17 +204,19 @@ function rememberAfterWrite(
   location: Location,
   oldLines: readonly string[],
   newLines: readonly string[],
-  diffShown: readonly { line: number; hash: number }[],
+  diffShown: readonly ShownLine[],
 ): void {
   const key = fileKey(location);
   const shortest = Math.min(oldLines.length, newLines.length);
   let head = 0;
   while (head < shortest && oldLines[head] === newLines[head]) head++;
-  const keep: { line: number; hash: number }[] = [];
+  const keep: { line: number; hash: number; print: number | undefined }[] = [];
   const collect = (from: number, to: number) => {
     for (let n = from; n <= to; n++) {
       const h = session.shown.shownHash(key, n);
-      if (h !== undefined) keep.push({ line: n, hash: h });
+      if (h !== undefined) {
+        keep.push({ line: n, hash: h, print: session.shown.shownFingerprint(key, n) });
+      }
     }
   };
   if (session.shown.hasFile(key)) {
@@ -228,7 +231,19 @@ function rememberAfterWrite(
     }
   }
   session.shown.replaceFile(key, []);
-  for (const { line, hash } of [...keep, ...diffShown]) session.shown.record(key, line, [hash]);
+  recordShown(session, key, [...keep, ...diffShown]);
+}
+
+/** Records shown lines, with their fingerprints where known. */
+export function recordShown(
+  session: Session,
+  key: string,
+  lines: readonly { line: number; hash: number; print?: number | undefined }[],
+): void {
+  for (const { line, hash, print } of lines) {
+    if (print === undefined) session.shown.record(key, line, [hash]);
+    else session.shown.recordWithPrints(key, line, [hash], [print]);
+  }
 }
 
 /** Decodes bytes for an undo diff; null when they are not text. */

@@ -16,6 +16,7 @@ import {
   type EditOptions,
   type EditServices,
   plural,
+  recordShown,
   resolvePath,
   underLock,
   withShownFailures,
@@ -110,7 +111,7 @@ export async function createFile(
     });
     const diff = renderEditDiff([], lines);
     session.shown.replaceFile(fileKey(location), []);
-    for (const s of diff.shown) session.shown.record(fileKey(location), s.line, [s.hash]);
+    recordShown(session, fileKey(location), diff.shown);
     return [
       `Created ${location.url} (${plural(lines.length, "line")}, ${bytes.length} bytes).`,
       diff.text,
@@ -255,7 +256,7 @@ async function undoEdit(
     if (!before || !after || entry.before === null) return head;
     const diff = renderEditDiff(before.lines, after.lines);
     session.shown.replaceFile(key, []);
-    for (const s of diff.shown) session.shown.record(key, s.line, [s.hash]);
+    recordShown(session, key, diff.shown);
     return [head, diff.text].filter((l) => l !== "").join("\n");
   });
 }

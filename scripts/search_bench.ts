@@ -1,0 +1,82 @@
+// Benchmark: view's content search over a large real tree vs `rg -F` with the same ignore rules,
+// measured in one run. Usage: deno run -A scripts/search_bench.ts [TREE] [RUNS]
+// TREE defaults to /tmp/anchorfs-bench-tree (create it with `npm install` of big packages, see
+// docs/bench_view.md). Not a test: prints a Markdown table for docs/bench_view.md.
+
+import { createServices } from "../lib/compose.ts";
+import { createSession } from "../lib/ops/session.ts";
+import { runView } from "../lib/ops/view.ts";
+
+const tree = Deno.args[0] ?? "/tmp/anchorfs-bench-tree";
+const runs = Number(Deno.args[1] ?? 5);
+// A root .gitignore so that both engines apply real ignore rules (source maps are skipped).
+const ignoreFile = `${tree}/.gitignore`;
+await Deno.writeTextFile(ignoreFile, "*.map\n");
+
+// rg reads .gitignore without a git repository only with --no-require-git; .ignore/.rgignore
+// files are not gitignore rules, so they are turned off to match anchorfs.
+const RG_FLAGS = ["--no-require-git", "--no-ignore-dot", "--no-config"];
+
+async function rg(args: string[]): Promise<{ ms: number; out: string }> {
+  const t = performance.now();
+  const out = await new Deno.Command("rg", {
+    args: [...RG_FLAGS, ...args],
+    cwd: tree,
+    stdout: "piped",
+  })
+    .output();
+  return { ms: performance.now() - t, out: new TextDecoder().decode(out.stdout) };
+}
+
+const enc = new TextEncoder();
+const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
+const note = (text: string) => Deno.stderr.writeSync(enc.encode(`${text}\n`));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const files = (await rg(["--files"])).out.split("\n").filter(Boolean);
+let bytes = 0;
+for (const f of files) bytes += (await Deno.stat(`${tree}/${f}`)).size;
+
+const services = createServices();
+const session = createSession(services.locations.localAt(tree));
+const queries = [
+  { name: "no match", content: "anchorfs_no_such_token_qq", regex: false },
+  { name: "rare literal", content: "XMLHttpRequestUpload", regex: false },
+  { name: "regex (?i)", content: "(?i)anchorfs_no_such_token", regex: true },
+];
+const rows: string[] = [];
+for (const q of queries) {
+  const ours: number[] = [];
+  const rgT: number[] = [];
+  const rg1: number[] = [];
+  let summary = "";
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const text = await runView(services.locations, session, {
+      path: ".",
+      content: q.content,
+      regex: q.regex,
+    });
+    ours.push(performance.now() - t);
+    summary = text.split("\n")[0]!.slice(0, 100);
+    const rgArgs = q.regex ? ["-e", q.content, "."] : ["-F", "-e", q.content, "."];
+    rgT.push((await rg(rgArgs)).ms);
+    rg1.push((await rg(["-j1", ...rgArgs])).ms);
+  }
+  rows.push(
+    `| ${q.name} | ${median(ours).toFixed(0)} | ${median(rgT).toFixed(0)} | ${
+      (median(ours) / median(rgT)).toFixed(2)
+    }× | ${median(rg1).toFixed(0)} | ${(median(ours) / median(rg1)).toFixed(2)}× |`,
+  );
+  note(`${q.name}: ${summary}`);
+}
+await services.locations.local.close();
+
+print(
+  `Tree: ${tree}: ${files.length.toLocaleString("en-US")} files (after ignore rules), ${
+    (bytes / 1024 / 1024).toFixed(0)
+  } MB; ${runs} runs each, medians in ms; \`rg ${RG_FLAGS.join(" ")}\`.\n`,
+);
+print("| query | anchorfs view | rg -F (all cores) | ratio | rg -j1 | ratio vs -j1 |");
+print("|---|---|---|---|---|---|");
+for (const r of rows) print(r);

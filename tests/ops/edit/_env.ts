@@ -1,0 +1,63 @@
+// Shared setup for the edit op tests: a MemoryBackend as the "local" disk, an optional second
+// MemoryBackend posing as an ssh:// host, the edit services and one session.
+
+import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
+import type { FileBackend } from "../../../lib/ops/file_backend.ts";
+import { Locations } from "../../../lib/ops/location.ts";
+import { createSession, fileKey, type Session } from "../../../lib/ops/session.ts";
+import type { EditServices } from "../../../lib/ops/edit/commit.ts";
+import { FileLocks } from "../../../lib/ops/edit/file_locks.ts";
+import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
+import { hashLine } from "../../../lib/core/line_id.ts";
+import { linePrint } from "../../../lib/core/shown_lines.ts";
+
+export class RemoteMemoryBackend extends MemoryBackend {
+  override readonly id = "ssh://box";
+}
+
+export interface EditEnv {
+  disk: MemoryBackend;
+  remote: RemoteMemoryBackend;
+  services: EditServices;
+  session: Session;
+  text(path: string, backend?: FileBackend): Promise<string>;
+  bytes(path: string, backend?: FileBackend): Promise<Uint8Array>;
+  /** Simulates a full `view` of the file: records every line as shown. */
+  view(path: string): Promise<void>;
+}
+
+export function editEnv(files: Record<string, string | Uint8Array> = {}): EditEnv {
+  const disk = new MemoryBackend(files);
+  const remote = new RemoteMemoryBackend();
+  const locations = new Locations(disk, { open: () => Promise.resolve(remote) });
+  const services: EditServices = { locations, undo: new UndoStore(), editLocks: new FileLocks() };
+  const session = createSession(locations.localAt("/"));
+  return {
+    disk,
+    remote,
+    services,
+    session,
+    bytes: (path, backend = disk) => backend.readFile(path),
+    text: async (path, backend = disk) => new TextDecoder().decode(await backend.readFile(path)),
+    async view(path) {
+      const location = await locations.resolve(path, session.cwd);
+      const lines = new TextDecoder().decode(await location.backend.readFile(location.path))
+        .replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
+      session.shown.recordWithPrints(
+        fileKey(location),
+        1,
+        lines.map(hashLine),
+        lines.map(linePrint),
+      );
+    },
+  };
+}
+
+/** The id a result diff gave a line with this content (`+N:hh|content` or ` N:hh|content`). */
+export function idIn(result: string, content: string): string {
+  for (const l of result.split("\n")) {
+    const m = /^[ +]([0-9]+:[0-9a-f]{2})\|(.*)$/.exec(l);
+    if (m && m[2] === content) return m[1]!;
+  }
+  throw new Error(`no line ${JSON.stringify(content)} with an id in:\n${result}`);
+}

@@ -1,0 +1,89 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
+import { AnchorError } from "../../../lib/core/errors.ts";
+import { formatLineId } from "../../../lib/core/line_id.ts";
+import { runExtractLines } from "../../../lib/ops/edit/extract_lines.ts";
+import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
+import { editEnv } from "./_env.ts";
+
+const SRC = "import x;\nfunction helper() {\n  return 42;\n}\nmain();\n";
+
+async function rejected(p: Promise<unknown>): Promise<AnchorError> {
+  const e = await assertRejects(() => p);
+  assert(e instanceof AnchorError, String(e));
+  return e;
+}
+
+Deno.test("extract_lines copies a verified range from a local file to a remote one", async () => {
+  const env = editEnv({ "/src/a.ts": SRC });
+  env.remote.put("/srv/b.ts", new TextEncoder().encode("// b\n"));
+  const out = await runExtractLines(env.services, env.session, {
+    from_path: "/src/a.ts",
+    start: formatLineId(2, "function helper() {"),
+    end: formatLineId(4, "}"),
+    to_path: "ssh://box/srv/b.ts",
+    position: -1,
+  });
+  assertStringIncludes(out, "Edited ssh://box/srv/b.ts");
+  assertEquals(
+    await env.text("/srv/b.ts", env.remote),
+    "// b\nfunction helper() {\n  return 42;\n}\n",
+  );
+  assertEquals(await env.text("/src/a.ts"), SRC); // the source is not changed
+  // The copy is one undo step on the target.
+  await runTextEditor(env.services, env.session, {
+    command: "undo_edit",
+    path: "ssh://box/srv/b.ts",
+  });
+  assertEquals(await env.text("/srv/b.ts", env.remote), "// b\n");
+});
+
+Deno.test("extract_lines creates a missing target with position 0 or -1, and accepts line numbers", async () => {
+  const env = editEnv({ "/a.ts": SRC });
+  await runExtractLines(env.services, env.session, {
+    from_path: "/a.ts",
+    start: 3,
+    end: 3,
+    to_path: "/new/dir/c.ts",
+    position: 0,
+  });
+  assertEquals(await env.text("/new/dir/c.ts"), "  return 42;\n");
+});
+
+Deno.test("extract_lines inside one file inserts after an id of that file", async () => {
+  const env = editEnv({ "/a.ts": SRC });
+  await runExtractLines(env.services, env.session, {
+    from_path: "/a.ts",
+    start: formatLineId(1, "import x;"),
+    to_path: "/a.ts",
+    position: formatLineId(5, "main();"),
+  });
+  assertEquals(await env.text("/a.ts"), SRC + "import x;\n");
+});
+
+Deno.test("extract_lines refuses stale source ids and bare target line numbers", async () => {
+  const env = editEnv({ "/a.ts": SRC, "/t.ts": "t\n" });
+  const e = await rejected(runExtractLines(env.services, env.session, {
+    from_path: "/a.ts",
+    start: "2:00",
+    to_path: "/t.ts",
+    position: -1,
+  }));
+  assertEquals(e.code, "STALE_LINE_ID");
+  assertStringIncludes(e.detail!, "|function helper() {");
+  const e2 = await rejected(runExtractLines(env.services, env.session, {
+    from_path: "/a.ts",
+    start: 1,
+    to_path: "/t.ts",
+    position: 1,
+  }));
+  assertEquals(e2.code, "INVALID_LINE_ID");
+  assertStringIncludes(e2.message, "only 0 (file start) and -1 (end of file)");
+  const e3 = await rejected(runExtractLines(env.services, env.session, {
+    from_path: "/a.ts",
+    start: 99,
+    to_path: "/t.ts",
+    position: -1,
+  }));
+  assertStringIncludes(e3.detail!, "line 99 does not exist");
+  assertEquals(await env.text("/t.ts"), "t\n");
+});

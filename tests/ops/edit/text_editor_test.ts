@@ -1,0 +1,153 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
+import { AnchorError } from "../../../lib/core/errors.ts";
+import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
+import type { FileBackend, WriteOptions } from "../../../lib/ops/file_backend.ts";
+import { editEnv } from "./_env.ts";
+
+const te = (env: ReturnType<typeof editEnv>, args: Parameters<typeof runTextEditor>[2]) =>
+  runTextEditor(env.services, env.session, args);
+
+async function rejected(p: Promise<unknown>): Promise<AnchorError> {
+  const e = await assertRejects(() => p);
+  assert(e instanceof AnchorError, String(e));
+  return e;
+}
+
+Deno.test("create makes parent folders, shows ids, and refuses to overwrite", async () => {
+  const env = editEnv();
+  const out = await te(env, { command: "create", path: "/a/b/new.ts", file_text: "x\ny\n" });
+  assertStringIncludes(out, "Created /a/b/new.ts (2 lines");
+  assertStringIncludes(out, "+1:");
+  assertEquals(await env.text("/a/b/new.ts"), "x\ny\n");
+  const e = await rejected(te(env, { command: "create", path: "/a/b/new.ts", file_text: "z" }));
+  assertEquals(e.code, "FILE_EXISTS");
+  assertStringIncludes(e.message, "never overwrites");
+  assertStringIncludes(e.hint!, "str_replace");
+  assertStringIncludes(e.hint!, "batch_edit");
+  assertStringIncludes(e.hint!, "view");
+  assertEquals(await env.text("/a/b/new.ts"), "x\ny\n");
+});
+
+Deno.test("str_replace on a CRLF file changes the bytes and keeps CRLF", async () => {
+  const env = editEnv({ "/w.txt": "alpha\r\nbeta\r\ngamma\r\n" });
+  const out = await te(env, {
+    command: "str_replace",
+    path: "/w.txt",
+    old_text: "beta",
+    new_text: "BETA\nbeta2",
+  });
+  assertStringIncludes(out, "CRLF kept");
+  assertEquals(
+    [...await env.bytes("/w.txt")],
+    [...new TextEncoder().encode("alpha\r\nBETA\r\nbeta2\r\ngamma\r\n")],
+  );
+});
+
+Deno.test("str_replace writes UTF-16 BE back as UTF-16 BE with its BOM", async () => {
+  const body = "one\ntwo\n";
+  const be = new Uint8Array(2 + body.length * 2);
+  be.set([0xfe, 0xff]);
+  for (let i = 0; i < body.length; i++) be[3 + 2 * i] = body.charCodeAt(i);
+  const env = editEnv({ "/u16.txt": be });
+  await te(env, { command: "str_replace", path: "/u16.txt", old_text: "two", new_text: "zwei" });
+  const out = await env.bytes("/u16.txt");
+  assertEquals([...out.subarray(0, 2)], [0xfe, 0xff]);
+  assertEquals(new TextDecoder("utf-16be").decode(out.subarray(2)), "one\nzwei\n");
+});
+
+Deno.test("a Latin-1 file refuses characters it cannot store, and writes nothing", async () => {
+  const env = editEnv({ "/l1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]) });
+  const e = await rejected(
+    te(env, { command: "str_replace", path: "/l1.txt", old_text: "caf", new_text: "€" }),
+  );
+  assertEquals(e.code, "UNENCODABLE_TEXT");
+  assertEquals([...await env.bytes("/l1.txt")], [0x63, 0x61, 0x66, 0xe9, 0x0a]);
+});
+
+Deno.test("binary files are refused with a reason and left alone", async () => {
+  const env = editEnv({ "/bin": new Uint8Array([1, 0, 2, 3]) });
+  const e = await rejected(
+    te(env, { command: "str_replace", path: "/bin", old_text: "a", new_text: "b" }),
+  );
+  assertEquals(e.code, "BINARY_FILE");
+});
+
+Deno.test("delete is recoverable with undo_edit, mode included", async () => {
+  const env = editEnv();
+  env.disk.put("/keep.sh", new TextEncoder().encode("#!/bin/sh\n"), 0o755);
+  assertStringIncludes(await te(env, { command: "delete", path: "/keep.sh" }), "Deleted /keep.sh");
+  assertEquals(await env.disk.stat("/keep.sh"), null);
+  const out = await te(env, { command: "undo_edit", path: "/keep.sh" });
+  assertStringIncludes(out, "Undid the last edit of /keep.sh (delete)");
+  assertEquals(await env.text("/keep.sh"), "#!/bin/sh\n");
+  assertEquals((await env.disk.stat("/keep.sh"))!.mode, 0o755);
+});
+
+Deno.test("undo_edit reverts at least 10 levels, then says there is nothing left", async () => {
+  const env = editEnv({ "/n.txt": "v0\n" });
+  for (let i = 1; i <= 12; i++) {
+    await te(env, {
+      command: "str_replace",
+      path: "/n.txt",
+      old_text: `v${i - 1}`,
+      new_text: `v${i}`,
+    });
+  }
+  for (let i = 11; i >= 0; i--) {
+    await te(env, { command: "undo_edit", path: "/n.txt" });
+    assertEquals(await env.text("/n.txt"), `v${i}\n`);
+  }
+  const e = await rejected(te(env, { command: "undo_edit", path: "/n.txt" }));
+  assertEquals(e.code, "NOTHING_TO_UNDO");
+});
+
+Deno.test("undo_edit of a create removes the file; undo refuses to discard others' changes", async () => {
+  const env = editEnv({ "/o.txt": "a\n" });
+  await te(env, { command: "create", path: "/c.txt", file_text: "c\n" });
+  await te(env, { command: "undo_edit", path: "/c.txt" });
+  assertEquals(await env.disk.stat("/c.txt"), null);
+  await te(env, { command: "str_replace", path: "/o.txt", old_text: "a", new_text: "b" });
+  env.disk.put("/o.txt", new TextEncoder().encode("someone else\n"));
+  const e = await rejected(te(env, { command: "undo_edit", path: "/o.txt" }));
+  assertEquals(e.code, "UNDO_CONFLICT");
+  assertEquals(await env.text("/o.txt"), "someone else\n");
+});
+
+Deno.test("a change on disk between read and write fails in the stale-id style; nothing written", async () => {
+  const env = editEnv({ "/race.txt": "one\ntwo\nthree\n" });
+  // Another program writes the file right before our rename.
+  const disk = env.disk;
+  const original = disk.writeFileAtomic.bind(disk);
+  (disk as FileBackend).writeFileAtomic = (path: string, data: Uint8Array, o?: WriteOptions) => {
+    disk.put(path, new TextEncoder().encode("zero\none\ntwo\nthree\n"));
+    return original(path, data, o);
+  };
+  const e = await rejected(
+    te(env, { command: "str_replace", path: "/race.txt", old_text: "two", new_text: "2" }),
+  );
+  assertEquals(e.code, "FILE_CHANGED");
+  assertStringIncludes(e.message, "nothing was written");
+  assertStringIncludes(e.detail!, "|zero");
+  assertEquals(await env.text("/race.txt"), "zero\none\ntwo\nthree\n");
+});
+
+Deno.test("edits of one file are serialized: concurrent str_replace calls all land", async () => {
+  const env = editEnv({ "/c.txt": "a\nb\nc\nd\n" });
+  await Promise.all(
+    ["a", "b", "c", "d"].map((x) =>
+      te(env, { command: "str_replace", path: "/c.txt", old_text: `${x}\n`, new_text: `${x}!\n` })
+    ),
+  );
+  assertEquals(await env.text("/c.txt"), "a!\nb!\nc!\nd!\n");
+});
+
+Deno.test("missing arguments name the argument and give the full call", async () => {
+  const env = editEnv({ "/f": "x\n" });
+  const e = await rejected(te(env, { command: "str_replace", path: "/f", new_text: "y" }));
+  assertEquals(e.code, "MISSING_ARGUMENT");
+  assertStringIncludes(e.hint!, '"command":"str_replace"');
+  const e2 = await rejected(
+    te(env, { command: "str_replace", path: "/nope", old_text: "a", new_text: "b" }),
+  );
+  assertEquals(e2.code, "NOT_FOUND");
+});
