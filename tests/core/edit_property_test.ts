@@ -185,7 +185,7 @@ Deno.test("property: a line that changed but kept its 8-bit hash is never edited
   const partner: Record<string, string> = { v23: "v26", v26: "v23", v16: "v31", v31: "v16" };
   fc.assert(
     fc.property(
-      fc.array(fc.constantFrom("v23", "v16", "a", "}"), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.constantFrom<string>("v23", "v16", "a", "}"), { minLength: 1, maxLength: 12 }),
       fc.nat(),
       fc.nat({ max: 3 }),
       fc.nat(),

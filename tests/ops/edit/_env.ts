@@ -11,13 +11,27 @@ import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
 import { hashLine } from "../../../lib/core/line_id.ts";
 import { linePrint } from "../../../lib/core/shown_lines.ts";
 
-export class RemoteMemoryBackend extends MemoryBackend {
-  override readonly id = "ssh://box";
+/** A MemoryBackend answering for an ssh:// host (its own id keeps file keys apart). */
+function asRemote(mem: MemoryBackend): FileBackend {
+  return {
+    id: "ssh://box",
+    stat: (p) => mem.stat(p),
+    readFile: (p) => mem.readFile(p),
+    readRange: (p, o, l) => mem.readRange(p, o, l),
+    writeFileAtomic: (p, d, o) => mem.writeFileAtomic(p, d, o),
+    mkdirp: (p) => mem.mkdirp(p),
+    removeFile: (p) => mem.removeFile(p),
+    readDir: (p) => mem.readDir(p),
+    realPath: (p) => mem.realPath(p),
+    homeDir: () => mem.homeDir(),
+    close: () => mem.close(),
+  };
 }
 
 export interface EditEnv {
   disk: MemoryBackend;
-  remote: RemoteMemoryBackend;
+  /** The files of the ssh://box host. */
+  remote: MemoryBackend;
   services: EditServices;
   session: Session;
   text(path: string, backend?: FileBackend): Promise<string>;
@@ -28,8 +42,9 @@ export interface EditEnv {
 
 export function editEnv(files: Record<string, string | Uint8Array> = {}): EditEnv {
   const disk = new MemoryBackend(files);
-  const remote = new RemoteMemoryBackend();
-  const locations = new Locations(disk, { open: () => Promise.resolve(remote) });
+  const remote = new MemoryBackend();
+  const remoteBackend = asRemote(remote);
+  const locations = new Locations(disk, { open: () => Promise.resolve(remoteBackend) });
   const services: EditServices = { locations, undo: new UndoStore(), editLocks: new FileLocks() };
   const session = createSession(locations.localAt("/"));
   return {
