@@ -3,11 +3,13 @@
 
 import type { CliCommand } from "./command.ts";
 import { workdirCommand } from "./workdir.ts";
+import { jobsCommand } from "./jobs.ts";
 import { editCommand } from "./edit.ts";
 import { viewCommand } from "./view.ts";
 
 export const CLI_COMMANDS: readonly CliCommand[] = [
   viewCommand,
   workdirCommand,
+  jobsCommand,
   editCommand,
 ];

@@ -100,3 +100,8 @@ export function jobIdOf(raw: any): string {
 export function uniqueMarker(): string {
   return `${300 + Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e6)}`;
 }
+
+/** A shell snippet that takes about `seconds` (a bare `sleep` is refused by the shell policy). */
+export function pause(seconds: number): string {
+  return `for _ in $(seq ${Math.max(1, Math.round(seconds * 10))}); do sleep 0.1; done`;
+}

@@ -115,27 +115,35 @@ export class JobManager {
   async recover(): Promise<JobRecord[]> {
     const lost: JobRecord[] = [];
     for (const record of await this.store.list()) {
-      if (isTerminal(record.status)) continue;
-      if (this.running.has(record.id)) continue;
-      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
-      let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
-      const leaderOurs = record.pidStartTicks !== undefined &&
-        this.runner.processIsSame(record.pid, record.pidStartTicks);
-      const members = record.pidStartTicks === undefined
-        ? []
-        : this.runner.groupMembers(record.pid, record.pidStartTicks);
-      if (leaderOurs || members.length > 0) {
-        await this.runner.killGroup(record.pid, this.killGraceMs);
-        why += `; its process group ${record.pid} was still running and has been terminated`;
-      }
-      const next = loseRecord(record, this.now(), why);
-      if (next.changed) {
-        await this.store.write(next.record);
-        lost.push(next.record);
-      }
+      const next = await this.reconcile(record);
+      if (next !== record) lost.push(next);
     }
     await this.prune(true);
     return lost;
+  }
+
+  /**
+   * A record left `running` by a server that is gone becomes `lost`; its process group is
+   * terminated when it is provably the job's (same pid and start time, or members started
+   * after it in that group). Returns the record as it is now.
+   */
+  private async reconcile(record: JobRecord): Promise<JobRecord> {
+    if (isTerminal(record.status) || this.running.has(record.id)) return record;
+    if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
+    let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
+    const leaderOurs = record.pidStartTicks !== undefined &&
+      this.runner.processIsSame(record.pid, record.pidStartTicks);
+    const members = record.pidStartTicks === undefined
+      ? []
+      : this.runner.groupMembers(record.pid, record.pidStartTicks);
+    if (leaderOurs || members.length > 0) {
+      await this.runner.killGroup(record.pid, this.killGraceMs);
+      why += `; its process group ${record.pid} was still running and has been terminated`;
+    }
+    const next = loseRecord(record, this.now(), why);
+    if (!next.changed) return record;
+    await this.store.write(next.record);
+    return next.record;
   }
 
   /** Deletes finished records beyond the count/age limits. Never touches running jobs. */
@@ -346,7 +354,8 @@ export class JobManager {
     }
     while (this.now() < deadline && !signal?.aborted) {
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - this.now()))));
-      const now = await this.store.read(id);
+      const read = await this.store.read(id);
+      const now = read ? await this.reconcile(read) : undefined;
       if (now && isTerminal(now.status)) return { record: now, done: true };
     }
     return { record: (await this.store.read(id)) ?? record, done: false };
@@ -362,25 +371,16 @@ export class JobManager {
       await this.runner.killGroup(record.pid, this.killGraceMs);
       return { record: await here.done, wasRunning: true };
     }
-    // Another server's job: leave a note so that server records "killed", then kill the group
-    // if the pid is still provably the job's.
+    // A job whose server is gone: terminate its group if provably ours, record it as lost.
+    const reconciled = await this.reconcile(record);
+    if (isTerminal(reconciled.status)) return { record: reconciled, wasRunning: true };
+    // Another live server's job: leave a note so that server records "killed", then kill the
+    // group if the pid is still provably the job's.
     await this.store.requestKill(id);
     if (this.runner.processIsSame(record.pid, record.pidStartTicks)) {
       await this.runner.killGroup(record.pid, this.killGraceMs);
     }
-    const ended = await this.wait(id, this.killGraceMs + 3000);
-    if (!ended.done && !this.runner.processIsSame(record.serverPid, record.serverStartTicks)) {
-      const lost = loseRecord(
-        record,
-        this.now(),
-        "killed on request after its anchorfs server had already ended",
-      );
-      if (lost.changed) {
-        const killed: JobRecord = { ...lost.record, status: "killed" };
-        await this.store.write(killed);
-        return { record: killed, wasRunning: true };
-      }
-    }
+    const ended = await this.wait(id, this.killGraceMs + 5000);
     return { record: ended.record, wasRunning: true };
   }
 

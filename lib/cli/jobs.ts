@@ -1,0 +1,191 @@
+// `anchorfs jobs`: list, tail, wait for and kill the shell jobs an MCP server started. Reads the
+// durable state dir, so it works from another terminal while the server runs.
+
+import { cliExitCodeFor, durationMs, isTerminal } from "../core/job_state.ts";
+import { formatDuration } from "../core/progress_text.ts";
+import type { JobManager } from "../ops/jobs/job_manager.ts";
+import {
+  DEFAULT_TAIL_BYTES,
+  formatJobList,
+  shortCommand,
+  statusPhrase,
+} from "../ops/jobs/job_text.ts";
+import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+import type { Terminal } from "./output.ts";
+
+/** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
+export const WAIT_TIMEOUT_EXIT_CODE = 124;
+
+const USAGE = `Usage:
+  anchorfs jobs [list]                       List recent jobs, newest first
+  anchorfs jobs tail ID [-f] [--bytes N]     Print the end of a job's output (-f: follow)
+  anchorfs jobs wait ID [--timeout S]        Wait for the job to end, print its output tail,
+                                             exit with its exit code (${WAIT_TIMEOUT_EXIT_CODE} if still running)
+  anchorfs jobs kill ID                      Kill the job and every process it started
+
+Jobs are the commands the MCP shell tool ran; their records and full logs live in the state
+dir, so this works from another terminal while the server runs.
+
+Options:
+  --state-dir DIR   State dir (default: $ANCHORFS_STATE_DIR, else $XDG_STATE_HOME/anchorfs,
+                    else ~/.local/state/anchorfs)
+  --bytes N         How much of the output tail to print (default ${DEFAULT_TAIL_BYTES})
+  --timeout S       For wait: give up after S seconds (default: wait until it ends)
+  -f, --follow      For tail: keep printing new output until the job ends`;
+
+function parsePositive(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${flag} takes a positive number, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export const jobsCommand: CliCommand = {
+  name: "jobs",
+  summary: "List, tail, wait for or kill the shell jobs started by the MCP server",
+  usage: USAGE,
+  async run(args, { terminal, services }) {
+    const { values, positionals } = parseCommandArgs(args, {
+      "state-dir": { type: "string" },
+      bytes: { type: "string" },
+      timeout: { type: "string" },
+      follow: { type: "boolean", short: "f" },
+    });
+    if (values["state-dir"] !== undefined) {
+      // Read by createServices when it builds the job manager (built lazily, below).
+      Deno.env.set("ANCHORFS_STATE_DIR", values["state-dir"]);
+    }
+    const [action = "list", id, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const bytes = parsePositive("--bytes", values.bytes) ?? DEFAULT_TAIL_BYTES;
+    const jobs = services().jobs;
+    const needId = () => {
+      if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
+      return id;
+    };
+    switch (action) {
+      case "list":
+      case "ls":
+        terminal.out(`${formatJobList(await jobs.list(50), Date.now())}\n`);
+        return 0;
+      case "tail":
+        return values.follow
+          ? await follow(jobs, needId(), bytes, terminal)
+          : await printTail(jobs, needId(), bytes, terminal);
+      case "wait":
+        return await wait(
+          jobs,
+          needId(),
+          parsePositive("--timeout", values.timeout),
+          bytes,
+          terminal,
+        );
+      case "kill": {
+        const { record, wasRunning } = await jobs.kill(needId());
+        terminal.out(
+          wasRunning
+            ? `Killed job ${record.id} (${shortCommand(record.command)}): ${statusPhrase(record)}\n`
+            : `Job ${record.id} had already ended: ${statusPhrase(record)}\n`,
+        );
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
+    }
+  },
+};
+
+async function printTail(
+  jobs: JobManager,
+  id: string,
+  bytes: number,
+  terminal: Terminal,
+): Promise<number> {
+  const { record, tail } = await jobs.readTail(id, bytes);
+  if (tail.omittedBytes > 0) {
+    terminal.err(
+      `[${tail.omittedBytes} earlier bytes omitted; more with --bytes N]\n`,
+    );
+  }
+  terminal.out(tail.text);
+  if (tail.text !== "" && !tail.text.endsWith("\n")) terminal.out("\n");
+  terminal.err(`[job ${record.id}: ${statusPhrase(record)}]\n`);
+  return 0;
+}
+
+/** Prints the tail, then new output as it arrives, until the job ends. */
+async function follow(
+  jobs: JobManager,
+  id: string,
+  bytes: number,
+  terminal: Terminal,
+): Promise<number> {
+  const { record: first, tail } = await jobs.readTail(id, bytes);
+  terminal.out(tail.text);
+  let offset = tail.logBytes;
+  let record = first;
+  const path = jobs.store.paths(id).log;
+  const decoder = new TextDecoder();
+  while (true) {
+    const ended = isTerminal(record.status);
+    const size = await jobs.store.logSize(id);
+    if (size < offset) {
+      terminal.err("[the log passed its cap and was cut; continuing with the newest output]\n");
+      offset = Math.max(0, size - 4096);
+    }
+    if (size > offset) {
+      const file = await Deno.open(path, { read: true });
+      try {
+        await file.seek(offset, Deno.SeekMode.Start);
+        const chunk = new Uint8Array(Math.min(size - offset, 1024 * 1024));
+        const n = (await file.read(chunk)) ?? 0;
+        offset += n;
+        terminal.out(decoder.decode(chunk.subarray(0, n), { stream: true }));
+      } finally {
+        file.close();
+      }
+      continue;
+    }
+    if (ended) break;
+    await new Promise((r) => setTimeout(r, 200));
+    record = (await jobs.get(id)) ?? record;
+  }
+  terminal.err(`\n[job ${record.id}: ${statusPhrase(record)}]\n`);
+  return 0;
+}
+
+async function wait(
+  jobs: JobManager,
+  id: string,
+  timeoutSeconds: number | undefined,
+  bytes: number,
+  terminal: Terminal,
+): Promise<number> {
+  const t0 = Date.now();
+  const deadline = timeoutSeconds === undefined ? Infinity : t0 + timeoutSeconds * 1000;
+  const frames = "|/-\\";
+  let frame = 0;
+  let result = await jobs.wait(id, 0);
+  while (!result.done && Date.now() < deadline) {
+    if (terminal.isTty) {
+      terminal.err(
+        `\r${frames[frame++ % frames.length]} job ${id} running ${
+          formatDuration(durationMs(result.record, Date.now()))
+        } · ${shortCommand(result.record.command, 50)}   `,
+      );
+    }
+    result = await jobs.wait(id, Math.min(terminal.isTty ? 250 : 1000, deadline - Date.now()));
+  }
+  if (terminal.isTty) terminal.err("\r\x1b[K");
+  if (!result.done) {
+    terminal.err(
+      `job ${id} is still running after ${formatDuration(Date.now() - t0)} (waiting did not ` +
+        `stop it); wait again with: anchorfs jobs wait ${id}\n`,
+    );
+    return WAIT_TIMEOUT_EXIT_CODE;
+  }
+  await printTail(jobs, id, bytes, terminal);
+  return cliExitCodeFor(result.record);
+}

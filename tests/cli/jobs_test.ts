@@ -1,0 +1,60 @@
+// `anchorfs jobs` from another terminal while a real MCP server runs the jobs: list, tail, wait
+// (exit code of the job, 124 on timeout) and kill (the server records it as killed).
+
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { runCliProcess } from "../_harness.ts";
+import {
+  eventually,
+  jobIdOf,
+  livePidsMatching,
+  pause,
+  startJobsServer,
+  uniqueMarker,
+} from "../mcp/_jobs_helpers.ts";
+
+Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's jobs", async () => {
+  await using s = await startJobsServer("v1", { window: 0.2 });
+  const cli = (...args: string[]) => runCliProcess(["jobs", ...args, "--state-dir", s.stateDir]);
+
+  const r = await s.server.call("shell", { command: `echo one; ${pause(1.5)}; echo two; exit 3` });
+  const id = jobIdOf(r.raw);
+  const list = await cli();
+  assertEquals(list.code, 0);
+  assertStringIncludes(list.stdout, id);
+  assertStringIncludes(list.stdout, "running");
+
+  const early = await cli("wait", id, "--timeout", "0.2");
+  assertEquals(early.code, 124);
+  assertStringIncludes(early.stderr, "still running");
+
+  const waited = await cli("wait", id);
+  assertEquals(waited.code, 3);
+  assertStringIncludes(waited.stdout, "one\ntwo");
+  assertStringIncludes(waited.stderr, "FAILED (exit 3)");
+
+  const tail = await cli("tail", id, "--bytes", "4");
+  assertEquals(tail.stdout, "two\n");
+  assertStringIncludes(tail.stderr, "earlier bytes omitted");
+
+  const marker = uniqueMarker();
+  const long = await s.server.call("shell", { command: `sleep ${marker} & wait` });
+  const longId = jobIdOf(long.raw);
+  assert(await eventually(() => livePidsMatching(marker).length >= 1));
+  const killed = await cli("kill", longId);
+  assertEquals(killed.code, 0);
+  assertStringIncludes(killed.stdout, `Killed job ${longId}`);
+  assert(await eventually(() => livePidsMatching(marker).length === 0));
+  await s.updated(`anchorfs://jobs/${longId}`);
+  const read = await s.server.call("jobs", { action: "read", id: longId });
+  assertStringIncludes(read.text, "KILLED");
+});
+
+Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
+  await using s = await startJobsServer("v1");
+  const missing = await runCliProcess(["jobs", "tail", "12-34", "--state-dir", s.stateDir]);
+  assertEquals(missing.code, 1);
+  assertStringIncludes(missing.stderr, 'No job with id "12-34"');
+  const usage = await runCliProcess(["jobs", "wait", "--state-dir", s.stateDir]);
+  assertEquals(usage.code, 2);
+  assertStringIncludes(usage.stderr, "needs a job ID");
+});

@@ -1,0 +1,20 @@
+import { assertEquals, assertNotEquals } from "../_assert.ts";
+import { commandKey, normalizeCommand } from "../../lib/core/command_key.ts";
+
+Deno.test("normalizeCommand collapses whitespace outside quotes only", () => {
+  const cases: [string, string][] = [
+    ["  make   test  ", "make test"],
+    ["make\ttest\n", "make test"],
+    ["echo 'a   b'   c", "echo 'a   b' c"],
+    ['echo "x  \\"  y"   z', 'echo "x  \\"  y" z'],
+    ["a\\  b", "a\\  b"],
+    ["", ""],
+  ];
+  for (const [input, expected] of cases) assertEquals(normalizeCommand(input), expected, input);
+});
+
+Deno.test("commandKey differs by directory and by command, not by spacing", () => {
+  assertEquals(commandKey("make  test", "/a"), commandKey(" make test", "/a"));
+  assertNotEquals(commandKey("make test", "/a"), commandKey("make test", "/b"));
+  assertNotEquals(commandKey("make test", "/a"), commandKey("make tests", "/a"));
+});

@@ -1,0 +1,133 @@
+// The job manager with the real local process runner: limits, waits that never kill, kills and
+// shutdown that take the whole group, pruning, and the store's tail reads and log cap.
+
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
+import { tempDir } from "../../_harness.ts";
+import * as runner from "../../../lib/backends/local/process_runner.ts";
+import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { JobStore } from "../../../lib/ops/jobs/job_store.ts";
+import { LogCap } from "../../../lib/ops/jobs/log_cap.ts";
+import type { JobRecord } from "../../../lib/core/job_state.ts";
+
+const localRunner = {
+  spawn: runner.spawnShell,
+  killGroup: runner.killGroup,
+  killGroupNow: runner.killGroupNow,
+  groupAlive: runner.groupAlive,
+  groupMembers: runner.groupMembers,
+  processIsSame: runner.processIsSame,
+  ownStartTicks: runner.ownStartTicks,
+};
+
+async function withManager(
+  body: (jobs: JobManager, cwd: string) => Promise<void>,
+  options: Partial<ConstructorParameters<typeof JobManager>[1]> = {},
+) {
+  await using state = await tempDir();
+  await using cwd = await tempDir();
+  const jobs = new JobManager(localRunner, { stateDir: state.path, killGraceMs: 500, ...options });
+  try {
+    await body(jobs, cwd.path);
+  } finally {
+    await jobs.shutdown();
+  }
+}
+
+const loop = (n: number) => `for _ in $(seq ${n}); do sleep 0.1; done`;
+
+Deno.test("JobManager refuses past the running cap with a clear error, then accepts again", async () => {
+  await withManager(async (jobs, cwd) => {
+    const a = await jobs.start(`${loop(50)}; echo a`, cwd);
+    await jobs.start(`${loop(50)}; echo b`, cwd);
+    const error = await assertRejects(() => jobs.start("echo c", cwd));
+    assertStringIncludes(String(error), "the limit is 2");
+    await jobs.kill(a.id);
+    const c = await jobs.start("echo c", cwd);
+    assertEquals((await jobs.wait(c.id, 5000)).record.status, "succeeded");
+  }, { maxRunning: 2 });
+});
+
+Deno.test("JobManager.wait returns not-done at its timeout and the job keeps running", async () => {
+  await withManager(async (jobs, cwd) => {
+    const job = await jobs.start(`${loop(5)}; echo end`, cwd);
+    const early = await jobs.wait(job.id, 50);
+    assertEquals(early.done, false);
+    assertEquals(early.record.status, "running");
+    const late = await jobs.wait(job.id, 10_000);
+    assert(late.done);
+    assertEquals(late.record.status, "succeeded");
+    assertEquals((await jobs.readTail(job.id, 100)).tail.text, "end\n");
+  });
+});
+
+Deno.test("JobManager emits start and end once each, and the record on disk matches", async () => {
+  await withManager(async (jobs, cwd) => {
+    const events: string[] = [];
+    jobs.subscribe((e) => events.push(`${e.kind}:${e.record.status}`));
+    const job = await jobs.start("exit 5", cwd);
+    await jobs.wait(job.id, 5000);
+    assertEquals(events, ["start:running", "end:failed"]);
+    const onDisk = await jobs.store.read(job.id) as JobRecord;
+    assertEquals(onDisk.status, "failed");
+    assertEquals(onDisk.exitCode, 5);
+  });
+});
+
+Deno.test("JobManager.shutdown terminates running jobs and records them interrupted", async () => {
+  await using state = await tempDir();
+  const jobs = new JobManager(localRunner, { stateDir: state.path, killGraceMs: 500 });
+  const job = await jobs.start(`trap '' TERM; ${loop(100)}`, "/");
+  await jobs.shutdown();
+  const record = await jobs.store.read(job.id) as JobRecord;
+  assertEquals(record.status, "interrupted");
+  assertEquals(runner.groupAlive(job.pid), false);
+  await assertRejects(() => jobs.start("echo late", "/"));
+});
+
+Deno.test("JobManager.prune keeps the newest finished records within the count", async () => {
+  await withManager(async (jobs, cwd) => {
+    for (let i = 0; i < 5; i++) {
+      const job = await jobs.start(`echo ${i}`, cwd);
+      await jobs.wait(job.id, 5000);
+    }
+    await jobs.prune(true);
+    const left = (await jobs.list()).map((r) => r.command);
+    assertEquals(left, ["echo 4", "echo 3"]);
+  }, { keepFinished: 2 });
+});
+
+Deno.test("JobStore.readTail starts on a character boundary and counts what it left out", async () => {
+  await using state = await tempDir();
+  const store = new JobStore(state.path);
+  assert(await store.reserve("1-1"));
+  assertEquals(await store.reserve("1-1"), false);
+  await Deno.writeTextFile(store.paths("1-1").log, `${"é".repeat(1000)}END`);
+  const tail = await store.readTail("1-1", 10, 7);
+  assertEquals(tail.text, "éééEND");
+  assertEquals(tail.logBytes, 2003);
+  assertEquals(tail.omittedBytes, 2003 - 9 + 7);
+});
+
+Deno.test("LogCap cuts an appended log to head + marker + newest output and counts the drop", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/out.log`;
+  const cap = new LogCap(path, 1024 * 1024);
+  const file = await Deno.open(path, { create: true, append: true });
+  const chunk = new TextEncoder().encode("z".repeat(99_999) + "\n");
+  let written = 0;
+  for (let i = 0; i < 30; i++) {
+    await file.write(chunk);
+    written += chunk.length;
+    cap.enforce();
+  }
+  await file.write(new TextEncoder().encode("LAST\n"));
+  written += 5;
+  file.close();
+  const { size } = cap.enforce();
+  assert(size <= 1024 * 1024);
+  assert(cap.droppedBytes > 0);
+  assertEquals(cap.outputBytes(size), written);
+  const text = await Deno.readTextFile(path);
+  assertStringIncludes(text, "[anchorfs: output passed the log cap");
+  assert(text.endsWith("LAST\n"));
+});
