@@ -37,8 +37,9 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
     allowed:
       "Still allowed: cat/head/tail as stream filters after `|` (`make 2>&1 | tail -n 30`), " +
       "writing with them (`cat <<'EOF' > notes.txt`, `cat a.txt b.txt > both.txt`: their output " +
-      "goes to a file, not to you), and the kernel's pseudo-files under /proc, /sys and /dev " +
-      "(`cat /proc/meminfo`).",
+      "goes to a file, not to you), the kernel's pseudo-files under /proc, /sys and /dev " +
+      "(`cat /proc/meminfo`), xxd/od/hexdump for binary files, and `git show REV:path` for " +
+      "other revisions.",
   },
   search_text: {
     headline: "Refused by the shell policy (rule search_text): search file contents with the " +

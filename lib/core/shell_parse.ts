@@ -208,8 +208,13 @@ class Parser {
   }
 
   private parsePipeline(): void {
-    const tok = this.peek();
-    if (isReserved(tok, "!")) this.next();
+    // `!` and the `time [-p]` keyword prefix a whole pipeline (`time (make && make test)`).
+    if (isReserved(this.peek(), "!")) this.next();
+    if (isReserved(this.peek(), "time")) {
+      this.next();
+      if (isReserved(this.peek(), "-p")) this.next();
+      if (isReserved(this.peek(), "!")) this.next();
+    }
     const stages: SimpleCommand[][] = [];
     const outerFed = this.ctx.fed;
     for (let index = 0;; index++) {

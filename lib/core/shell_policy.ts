@@ -122,6 +122,13 @@ function judgeSimple(
   scope: Scope,
   cwd: string | undefined,
 ): Refusal | undefined {
+  // `$(< file)` is bash's built-in `cat file`: the same read, judged the same way.
+  const input = stdinFile(cmd);
+  if (cmd.words.length === 0 && cmd.inSubstitution && input !== undefined) {
+    const inv = invocation("cat", [], cmd, scope, cwd, false, { implicitFiles: false });
+    if (isPseudoFile(input)) return undefined;
+    return refuse(inv, "read_file", { calls: viewCalls(inv, [input]) });
+  }
   return judgeWords(cmd.words, cmd, scope, cwd, { bounded: false, implicitFiles: false });
 }
 
@@ -477,9 +484,7 @@ function judgeReader(inv: Invocation): Refusal | undefined {
   const reading = readsProjectFiles(inv, operands, "read_file");
   if (!reading) return undefined;
   if (reading.nothingToRead) return refuse(inv, "read_file", { reason: NOTHING_TO_READ_REASON });
-  return refuse(inv, "read_file", {
-    calls: reading.files.slice(0, 3).map((f) => formatCall("view", { path: toolPath(inv, f) })),
-  });
+  return refuse(inv, "read_file", { calls: viewCalls(inv, reading.files) });
 }
 
 const READER_OPTIONS: Record<string, ScanSpec> = {
@@ -512,11 +517,7 @@ function judgeHeadTail(inv: Invocation): Refusal | undefined {
   if (!reading) return undefined;
   if (reading.nothingToRead) return refuse(inv, "read_file", { reason: NOTHING_TO_READ_REASON });
   const range = headTailRange(isTail, opts);
-  return refuse(inv, "read_file", {
-    calls: reading.files.slice(0, 3).map((f) =>
-      formatCall("view", { path: toolPath(inv, f), ...range })
-    ),
-  });
+  return refuse(inv, "read_file", { calls: viewCalls(inv, reading.files, range) });
 }
 
 function headTailRange(isTail: boolean, opts: Opt[]): Record<string, number> {
@@ -543,7 +544,7 @@ function judgePager(inv: Invocation): Refusal | undefined {
   if (!reading) return undefined;
   return refuse(inv, "read_file", {
     reason: NEVER_ENDS_REASONS.pager,
-    calls: reading.files.slice(0, 3).map((f) => formatCall("view", { path: toolPath(inv, f) })),
+    calls: viewCalls(inv, reading.files),
   });
 }
 
@@ -648,13 +649,11 @@ function judgeSearch(inv: Invocation): Refusal | undefined {
     });
     if (!reading) return undefined;
     const glob = opts.find((o) => o.name === "-g" || o.name === "--glob")?.value;
+    const roots = searchRoots(inv, reading.files);
     return refuse(inv, "list_files", {
-      calls: [
-        formatCall("view", {
-          path: joinRoots(inv, reading.files),
-          ...(family === "rg" && glob ? { pattern: glob } : {}),
-        }),
-      ],
+      calls: roots
+        ? [formatCall("view", { ...roots, ...(family === "rg" && glob ? { pattern: glob } : {}) })]
+        : [],
     });
   }
   const explicitPattern = has("-e", "--regexp", "-f", "--file");
@@ -663,7 +662,8 @@ function judgeSearch(inv: Invocation): Refusal | undefined {
     has("-r", "-R", "--recursive", "--dereference-recursive") ||
     opts.some((o) => (o.name === "-d" || o.name === "--directories") && o.value === "recurse");
   const reading = readsProjectFiles(inv, files, "search_text", {
-    readsStdin: recursive && !(family === "rg" && (inv.cmd.fed || stdinIsData(inv.cmd)))
+    // rg, ag and ack read a pipe when they have one; grep -r never does.
+    readsStdin: recursive && !(family !== "grep" && (inv.cmd.fed || stdinIsData(inv.cmd)))
       ? false
       : undefined,
   });
@@ -675,13 +675,18 @@ function judgeSearch(inv: Invocation): Refusal | undefined {
     ? opts.filter((o) => o.name === "-e" || o.name === "--regexp").map((o) => o.value ?? "")
     : operands.slice(0, 1).map((w) => w.value);
   const calls: string[] = [];
-  if (!has("-v", "--invert-match", "-f", "--file") && patterns.length > 0) {
-    const args: Record<string, unknown> = { path: joinRoots(inv, reading.files) };
+  const roots = searchRoots(inv, reading.files);
+  // -v (inverted) and -f (patterns from a file) have no view equivalent: examples only.
+  const translatable = !has("-v", "--invert-match", "-f", "--file") && patterns.length > 0 &&
+    patterns.every((p) => p !== "" && !/[\r\n]/.test(p));
+  if (roots && translatable) {
+    const args: Record<string, unknown> = { path: roots.path };
     Object.assign(args, searchContent(family, inv.name, patterns, has));
     const context = contextLines(opts);
     if (context > 0) args.context = context;
-    const glob = searchGlob(family, opts);
+    const glob = roots.pattern ?? searchGlob(family, opts);
     if (glob) args.pattern = glob;
+    if (roots.pattern && !recursive) args.max_depth = 1;
     calls.push(formatCall("view", args));
   }
   return refuse(inv, "search_text", { calls });
@@ -709,7 +714,8 @@ function searchContent(
   );
   if (word) parts = parts.map((p) => `\\b(?:${p})\\b`);
   if (line) parts = parts.map((p) => `^(?:${p})$`);
-  const joined = parts.length === 1 ? parts[0]! : parts.map((p) => `(?:${p})`).join("|");
+  // `|` binds loosest, so alternatives need no group of their own.
+  const joined = parts.join("|");
   return { content: `${ignoreCase ? "(?i)" : ""}${joined}`, regex: true };
 }
 
@@ -785,7 +791,7 @@ function judgeList(inv: Invocation): Refusal | undefined {
   if (!reading) return undefined;
   const has = (...names: string[]) => opts.some((o) => names.includes(o.name));
   const hidden = has("-a", "-A", "--all", "--almost-all");
-  const calls = reading.files.slice(0, 3).map((f) => {
+  const calls = reading.files.filter(isLiteralPath).slice(0, 3).map((f) => {
     const { dir, pattern } = splitGlob(f);
     const args: Record<string, unknown> = { path: toolPath(inv, dir) };
     if (pattern) args.pattern = pattern;
@@ -852,7 +858,9 @@ function judgeFind(inv: Invocation): Refusal | undefined {
     readsStdin: false,
   });
   if (!reading) return undefined;
-  const args2: Record<string, unknown> = { path: joinRoots(inv, reading.files) };
+  const roots = searchRoots(inv, reading.files);
+  if (!roots) return refuse(inv, "list_files");
+  const args2: Record<string, unknown> = { ...roots };
   if (names.length > 0) args2.pattern = names.join("|");
   if (maxDepth !== undefined) args2.max_depth = maxDepth;
   return refuse(inv, "list_files", { calls: [formatCall("view", args2)] });
@@ -896,7 +904,9 @@ function judgeFd(inv: Invocation): Refusal | undefined {
   }
   const reading = readsProjectFiles(inv, operands.slice(1), "list_files", { readsStdin: false });
   if (!reading) return undefined;
-  const args: Record<string, unknown> = { path: joinRoots(inv, reading.files) };
+  const roots = searchRoots(inv, reading.files);
+  if (!roots) return refuse(inv, "list_files");
+  const args: Record<string, unknown> = { ...roots };
   const globs: string[] = [];
   const ext = opts.filter((o) => o.name === "-e" || o.name === "--extension").map((o) => o.value);
   const pattern = operands[0]?.value;
@@ -937,11 +947,7 @@ function judgeSed(inv: Invocation): Refusal | undefined {
   if (!reading) return undefined;
   if (quiet) {
     const range = sedPrintRange(scripts);
-    return refuse(inv, "read_file", {
-      calls: reading.files.slice(0, 3).map((f) =>
-        formatCall("view", { path: toolPath(inv, f), ...range })
-      ),
-    });
+    return refuse(inv, "read_file", { calls: viewCalls(inv, reading.files, range) });
   }
   return refuse(inv, "edit_in_place", { calls: substitutionCalls(inv, scripts, reading.files) });
 }
@@ -1016,15 +1022,15 @@ function judgeAwk(inv: Invocation): Refusal | undefined {
     if (!/\}\s*[^\s}]/.test(program.replace(/^\s*BEGIN\s*\{[^]*?\}\s*$/, ""))) return undefined;
   }
   if (inPlace && files.length > 0 && files.every((w) => isPseudoFile(w.value))) return undefined;
+  // gawk -i inplace, or output written to a file (`awk … f > f.tmp && mv f.tmp f`): an edit.
+  // Otherwise awk on files extracts and prints: a read, and view is the tool for it.
+  const rule: PolicyRule = inPlace || stdoutToFile(inv.cmd) ? "edit_in_place" : "read_file";
   const reading = inPlace
     ? { files: files.map((w) => w.value), nothingToRead: false }
-    : readsProjectFiles(inv, files, "edit_in_place");
+    : readsProjectFiles(inv, files, rule);
   if (!reading) return undefined;
-  return refuse(inv, "edit_in_place", {
-    calls: reading.files.slice(0, 1).map((f) =>
-      formatCall("view", { path: toolPath(inv, f), start: 1, end: 200 })
-    ),
-  });
+  if (reading.nothingToRead) return refuse(inv, rule, { reason: NOTHING_TO_READ_REASON });
+  return refuse(inv, rule, { calls: rule === "read_file" ? viewCalls(inv, reading.files) : [] });
 }
 
 function judgePerl(inv: Invocation): Refusal | undefined {
@@ -1153,6 +1159,36 @@ function toolPath(inv: Invocation, path: string): string {
   if (joined === "~" || joined === ".") return `ssh://${host}/~`;
   if (joined.startsWith("~/")) return `ssh://${host}/${joined}`;
   return `ssh://${host}/~/${joined.replace(/^\.\//, "")}`;
+}
+
+/** Paths only known at run time (`$f`, `$(…)`) cannot be handed over as a literal call. */
+function isLiteralPath(path: string): boolean {
+  return !/[$`]/.test(path);
+}
+
+/** One view call per file read (up to 3); a glob becomes its directory plus a pattern. */
+function viewCalls(inv: Invocation, files: string[], extra: Record<string, unknown> = {}) {
+  return files.filter(isLiteralPath).slice(0, 3).map((f) => {
+    const { dir, pattern } = splitGlob(f);
+    if (pattern === undefined) return formatCall("view", { path: toolPath(inv, f), ...extra });
+    // `cat src/*.ts`: list them first; each file is then one view call.
+    return formatCall("view", { path: toolPath(inv, dir), pattern, max_depth: 1 });
+  });
+}
+
+/** Roots for a search or listing; undefined when one of them is only known at run time. */
+function searchRoots(
+  inv: Invocation,
+  paths: string[],
+): { path: string; pattern?: string } | undefined {
+  if (!paths.every(isLiteralPath)) return undefined;
+  const globbed = paths.filter((p) => splitGlob(p).pattern !== undefined);
+  if (globbed.length === 0) return { path: joinRoots(inv, paths) };
+  if (paths.length !== 1) return undefined;
+  const { dir, pattern } = splitGlob(paths[0]!);
+  return pattern !== undefined && !pattern.includes("/")
+    ? { path: toolPath(inv, dir), pattern }
+    : undefined;
 }
 
 function joinRoots(inv: Invocation, paths: string[]): string {

@@ -117,8 +117,10 @@ const CASES: [string, Expected][] = [
   ["sed --in-place 's/a/b/' a.txt", "edit_in_place"],
   ["sed 's/foo/bar/' template.txt > out.txt", "edit_in_place"],
   ["sed 's/a/b/' a.txt", "edit_in_place"],
-  ["awk '{print $1}' data.tsv", "edit_in_place"],
-  ["awk -F: '{print $1}' /etc/passwd", "edit_in_place"],
+  ["awk '{print $1}' data.tsv", "read_file"],
+  ["awk -F: '{print $1}' /etc/passwd", "read_file"],
+  ["awk '{print $2}' in.tsv > out.tsv", "edit_in_place"],
+  ["awk '{sub(/a/, \"b\")} 1' f > f.tmp && mv f.tmp f", "edit_in_place"],
   ["gawk -i inplace '{gsub(/a/, \"b\")} 1' file.txt", "edit_in_place"],
   ["perl -pi -e 's/foo/bar/' src/app.ts", "edit_in_place"],
   ["perl -i.bak -pe 's/a/b/g' x.txt", "edit_in_place"],
@@ -219,6 +221,13 @@ const CASES: [string, Expected][] = [
   ["echo ${x:-$(cat default.txt)}", "read_file"],
   ["echo $((1 + 2))", "allowed"],
   ["[[ $(cat state) == ok ]] && echo yes", "read_file"],
+  ['echo "$(< VERSION)"', "read_file"],
+  ['echo "$(< /proc/uptime)"', "allowed"],
+  ["time (make && make test)", "allowed"],
+  ["time -p cat x", "read_file"],
+  ["time { grep x f; }", "search_text"],
+  ["make | rg warning", "allowed"],
+  ["make | grep -r warning", "search_text"],
 
   // --- heredocs ---
   ["python3 - <<'EOF'\nimport os\nprint(os.listdir('.'))\nEOF", "allowed"],
@@ -385,6 +394,28 @@ Deno.test("search_text translates grep's flags into view's content, regex, conte
   );
 });
 
+Deno.test("calls are only handed over for paths known before the command runs", () => {
+  const v = refused('cat "$f"');
+  assert(!v.message.includes("Instead, call:"), v.message);
+  assertStringIncludes(
+    refused("cat src/*.ts").message,
+    `view {"path": "src", "pattern": "*.ts", "max_depth": 1}`,
+  );
+  assertStringIncludes(
+    refused("grep -n foo lib/*.ts").message,
+    `view {"path": "lib", "content": "foo", "regex": false, "pattern": "*.ts", "max_depth": 1}`,
+  );
+  assertStringIncludes(
+    refused("grep -e foo -e bar x.txt").message,
+    `view {"path": "x.txt", "content": "foo|bar", "regex": true}`,
+  );
+  assertStringIncludes(
+    refused("grep -w id x.txt").message,
+    `view {"path": "x.txt", "content": "\\\\b(?:id)\\\\b", "regex": true}`,
+  );
+  assertStringIncludes(refused("awk '{print $1}' data.tsv").message, `view {"path": "data.tsv"}`);
+});
+
 Deno.test("list_files turns ls, find and tree into view with pattern and max_depth", () => {
   assertStringIncludes(
     refused("ls -la src").message,
@@ -461,5 +492,23 @@ Deno.test("every example in every message is a parseable call of a real tool", (
       assert(m, `example is not "tool {json}": ${example}`);
       JSON.parse(m[2]!);
     }
+  }
+});
+
+Deno.test("metamorphic: a refused line stays refused, same rule, after an allowed command", () => {
+  for (const [command, expected] of CASES) {
+    if (expected === "allowed" || expected === "parse_error") continue;
+    for (const prefix of ["echo start; ", "true && ", "make || "]) {
+      const v = judgeCommand(prefix + command);
+      assertEquals(v.allowed ? "allowed" : v.rule, expected, prefix + command);
+    }
+  }
+});
+
+Deno.test("metamorphic: any line single-quoted as echo's argument is allowed", () => {
+  for (const [command] of CASES) {
+    const quoted = `echo '${command.replaceAll("'", `'\\''`)}'`;
+    const v = judgeCommand(quoted);
+    assert(v.allowed, `${quoted} was refused: ${v.allowed ? "" : v.rule}`);
   }
 });
