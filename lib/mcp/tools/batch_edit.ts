@@ -23,10 +23,10 @@ export const BATCH_EDIT_DESCRIPTION =
 
 const idOrNumber = z.union([z.string(), z.number()]);
 
+// Loose field types on purpose: the op layer checks each operation and names the field, the
+// operation and the fix; zod would only say "Invalid input" for a union member.
 const operation = z.object({
-  op: z.enum(["insert", "replace"]).describe(
-    '"insert" (anchor, content) or "replace" (start, end?, content).',
-  ),
+  op: z.string().describe('"insert" (anchor, content) or "replace" (start, end?, content).'),
   anchor: idOrNumber.optional().describe(
     'insert: line id to insert after ("12:a3"), 0 for the file start, -1 for the end.',
   ),
@@ -34,8 +34,15 @@ const operation = z.object({
   end: idOrNumber.optional().describe(
     "replace: id of the last line (inclusive); omit for one line.",
   ),
-  content: z.string().describe('The new lines ("" with replace deletes the range).'),
+  content: z.string().optional().describe(
+    'The new lines, required ("" with replace deletes the range).',
+  ),
 });
+
+const OPERATIONS_SHAPE =
+  'operations must be a list like [{"op":"replace","start":"12:a3","end":"14:0f","content":"..."},' +
+  '{"op":"insert","anchor":"12:a3","content":"..."}]: ids are strings "N:hh" from view; only ' +
+  "anchor takes the numbers 0 (file start) and -1 (end); content is a string.";
 
 export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
@@ -48,7 +55,7 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
           'The file: relative to the working directory, absolute, "~/x" or "ssh://host/abs/path".',
         ),
         // A JSON string is accepted too: models sometimes send the list encoded once more.
-        operations: z.union([z.array(operation), z.string()]).describe(
+        operations: z.union([z.array(operation), z.string()], { error: OPERATIONS_SHAPE }).describe(
           "The operations, applied together to the file as viewed.",
         ),
       }),

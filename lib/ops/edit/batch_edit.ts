@@ -8,6 +8,7 @@ import type { Session } from "../session.ts";
 import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,
+  displayPathOf,
   type EditOptions,
   type EditServices,
   plural,
@@ -37,14 +38,14 @@ export async function runBatchEdit(
       withShownFailures(session, location, async () => {
         const file = await readTextFile(services.locations, location);
         const doc = planLineEdits(file.doc, ops, {
-          path: location.url,
+          path: displayPathOf(session, location),
           shown: shownMemory(session, location),
         });
         if (sameDoc(doc, file.doc)) {
           throw new AnchorError({
             code: "NO_CHANGE",
             message: `The operations leave ${
-              JSON.stringify(location.url)
+              JSON.stringify(displayPathOf(session, location))
             } unchanged (the new content equals the old); nothing was written.`,
             hint: "Check the content of the replace operations.",
           });

@@ -42,6 +42,15 @@ export function resolvePath(
   return services.locations.resolve(raw, session.cwd);
 }
 
+/** How a file is named in results: relative to the working directory when inside it. */
+export function displayPathOf(session: Session, location: Location): string {
+  if (location.backend !== session.cwd.backend) return location.url;
+  const base = session.cwd.path.endsWith("/") ? session.cwd.path : `${session.cwd.path}/`;
+  return location.path.startsWith(base) && location.path.length > base.length
+    ? location.path.slice(base.length)
+    : location.url;
+}
+
 export function shownMemory(session: Session, location: Location): ShownMemory {
   const key = fileKey(location);
   return {
@@ -90,12 +99,13 @@ export interface CommitRequest {
 export async function commitEdit(services: EditServices, request: CommitRequest): Promise<string> {
   const { file, doc, session } = request;
   const location = file.location;
+  const name = displayPathOf(session, location);
   const bytes = encodeDoc(doc);
   const diff = renderEditDiff(file.doc.lines, doc.lines);
   const dryRun = request.options?.dryRun === true;
   if (!dryRun) {
     const isNew = request.isNew === true;
-    await writeChecked(location, bytes, file, isNew, diff.shown[0]?.line ?? 1, services.locations);
+    await writeChecked(location, name, bytes, file, isNew, diff.shown[0]?.line ?? 1, services);
     services.undo.push(fileKey(location), {
       action: request.action,
       before: isNew ? null : file.bytes,
@@ -109,7 +119,7 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   const lines = [
     `${
       dryRun ? "Dry run, nothing written: would edit" : "Edited"
-    } ${location.url} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
+    } ${name} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
       formatNote(doc)
     }).`,
     ...(request.notes ?? []),
@@ -117,7 +127,7 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   ];
   if (diff.truncated) {
     lines.push(
-      `... diff cut at 400 lines; view ${JSON.stringify({ path: location.url })} for the rest.`,
+      `... diff cut at 400 lines; view ${JSON.stringify({ path: name })} for the rest.`,
     );
   }
   return lines.filter((l) => l !== "").join("\n");
@@ -143,11 +153,12 @@ export function plural(n: number, word: string): string {
  */
 async function writeChecked(
   location: Location,
+  name: string,
   bytes: Uint8Array,
   file: TextFile,
   isNew: boolean,
   nearLine: number,
-  locations: Locations,
+  services: EditServices,
 ): Promise<void> {
   try {
     await location.backend.writeFileAtomic(location.path, bytes, {
@@ -155,7 +166,7 @@ async function writeChecked(
     });
   } catch (e) {
     if (e instanceof AnchorError && e.code === "FILE_CHANGED") {
-      throw await changedOnDisk(locations, location, nearLine);
+      throw await changedOnDisk(services.locations, location, name, nearLine);
     }
     throw e;
   }
@@ -164,6 +175,7 @@ async function writeChecked(
 export async function changedOnDisk(
   locations: Locations,
   location: Location,
+  name: string,
   nearLine: number,
 ): Promise<AnchorError> {
   let detail = "The file is gone now.";
@@ -184,12 +196,12 @@ export async function changedOnDisk(
     code: "FILE_CHANGED",
     message:
       `${
-        JSON.stringify(location.url)
+        JSON.stringify(name)
       } changed on disk after it was read for this edit (another program wrote it); nothing was ` +
       "written.",
     detail,
     hint: `Retry the edit with the fresh ids above, or view ${
-      JSON.stringify({ path: location.url, start: from, end: Math.max(from, to) })
+      JSON.stringify({ path: name, start: from, end: Math.max(from, to) })
     } first.`,
     fault: "environment",
   });

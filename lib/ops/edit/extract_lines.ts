@@ -11,6 +11,7 @@ import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import {
   commitEdit,
+  displayPathOf,
   type EditOptions,
   type EditServices,
   plural,
@@ -59,7 +60,7 @@ export async function runExtractLines(
   return await underLock(services, to, async () => {
     const source = await withShownFailures(session, from, async () => {
       const file = await readTextFile(services.locations, from);
-      verifySource(file, start, end, from.url);
+      verifySource(file, start, end, displayPathOf(session, from));
       return file;
     });
     const copied = source.doc.lines.slice(start.line - 1, end.line);
@@ -73,7 +74,9 @@ export async function runExtractLines(
     if (isNew && anchor.kind === "after") {
       throw new AnchorError({
         code: "NOT_FOUND",
-        message: `${JSON.stringify(to.url)} does not exist, so position cannot name a line in it.`,
+        message: `${
+          JSON.stringify(displayPathOf(session, to))
+        } does not exist, so position cannot name a line in it.`,
         hint: "Use position 0 or -1 to create the file with the copied lines.",
       });
     }
@@ -83,14 +86,14 @@ export async function runExtractLines(
         anchor,
         lines: copied,
         what: "position",
-      }], { path: to.url, shown: shownMemory(session, to) });
+      }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
       if (isNew) await to.backend.mkdirp(parentPath(to.path));
       return await commitEdit(services, {
         file: target,
         doc,
-        action: `extract_lines, ${
-          plural(copied.length, "line")
-        } copied from ${from.url}:${start.line}-${end.line}`,
+        action: `extract_lines, ${plural(copied.length, "line")} copied from ${
+          displayPathOf(session, from)
+        }:${start.line}-${end.line}`,
         session,
         options,
         isNew,

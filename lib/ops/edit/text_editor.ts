@@ -13,6 +13,7 @@ import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,
   decodeForDiff,
+  displayPathOf,
   type EditOptions,
   type EditServices,
   plural,
@@ -86,14 +87,20 @@ export async function createFile(
       throw new AnchorError({
         code: info.type === "dir" ? "IS_A_DIRECTORY" : "FILE_EXISTS",
         message: info.type === "dir"
-          ? `${JSON.stringify(location.url)} is a directory; create makes files.`
+          ? `${
+            JSON.stringify(displayPathOf(session, location))
+          } is a directory; create makes files.`
           : `${
-            JSON.stringify(location.url)
+            JSON.stringify(displayPathOf(session, location))
           } already exists (${info.size} bytes); create never overwrites a file, nothing was ` +
             "written.",
         hint: info.type === "dir"
-          ? `Name a file inside it, e.g. ${JSON.stringify(`${location.url}/new_file.txt`)}.`
-          : `To change it, view ${JSON.stringify({ path: location.url })} first, then use ` +
+          ? `Name a file inside it, e.g. ${
+            JSON.stringify(`${displayPathOf(session, location)}/new_file.txt`)
+          }.`
+          : `To change it, view ${
+            JSON.stringify({ path: displayPathOf(session, location) })
+          } first, then use ` +
             `text_editor {"command":"str_replace",...} or batch_edit with the ids it shows.`,
       });
     }
@@ -113,7 +120,9 @@ export async function createFile(
     session.shown.replaceFile(fileKey(location), []);
     recordShown(session, fileKey(location), diff.shown);
     return [
-      `Created ${location.url} (${plural(lines.length, "line")}, ${bytes.length} bytes).`,
+      `Created ${displayPathOf(session, location)} (${
+        plural(lines.length, "line")
+      }, ${bytes.length} bytes).`,
       diff.text,
       diff.truncated ? `... cut at 400 lines; view the file for the rest.` : "",
     ].filter((l) => l !== "").join("\n");
@@ -153,7 +162,7 @@ async function strReplace(
           oldText: args.old_text!,
           newText: args.new_text!,
           replaceAll: args.replace_all === true,
-        }, location.url);
+        }, displayPathOf(session, location));
         const how = result.tier === "exact"
           ? `${
             result.matches.length === 1 ? "exact match" : `${result.matches.length} exact matches`
@@ -193,8 +202,10 @@ async function deleteFile(
       url: location.url,
     });
     session.shown.forget(fileKey(location));
-    return `Deleted ${location.url} (${bytes.length} bytes). Undo with text_editor ${
-      JSON.stringify({ command: "undo_edit", path: location.url })
+    return `Deleted ${
+      displayPathOf(session, location)
+    } (${bytes.length} bytes). Undo with text_editor ${
+      JSON.stringify({ command: "undo_edit", path: displayPathOf(session, location) })
     }.`;
   });
 }
@@ -212,7 +223,7 @@ async function undoEdit(
       throw new AnchorError({
         code: "NOTHING_TO_UNDO",
         message: `No edit of ${
-          JSON.stringify(location.url)
+          JSON.stringify(displayPathOf(session, location))
         } to undo: this server has not changed it (or every edit was undone already).`,
         hint: "undo_edit reverts edits made through text_editor, batch_edit and extract_lines " +
           "in this server; check the path.",
@@ -228,10 +239,16 @@ async function undoEdit(
     if (!matches) {
       throw new AnchorError({
         code: "UNDO_CONFLICT",
-        message: `${JSON.stringify(location.url)} changed after the last edit (${entry.action}) ` +
+        message:
+          `${
+            JSON.stringify(displayPathOf(session, location))
+          } changed after the last edit (${entry.action}) ` +
           `by something other than this server; undoing would discard that change, so nothing ` +
           "was written.",
-        hint: `view ${JSON.stringify({ path: location.url })} and fix it with str_replace or ` +
+        hint:
+          `view ${
+            JSON.stringify({ path: displayPathOf(session, location) })
+          } and fix it with str_replace or ` +
           "batch_edit instead.",
         fault: "environment",
       });
@@ -247,7 +264,7 @@ async function undoEdit(
     }
     services.undo.pop(key);
     const left = services.undo.depth(key);
-    const head = `Undid the last edit of ${location.url} (${entry.action})${
+    const head = `Undid the last edit of ${displayPathOf(session, location)} (${entry.action})${
       entry.before === null ? ": the file it created was removed" : ""
     }; ${plural(left, "earlier edit")} can still be undone.`;
     session.shown.forget(key);

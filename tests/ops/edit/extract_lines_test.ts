@@ -23,7 +23,7 @@ Deno.test("extract_lines copies a verified range from a local file to a remote o
     to_path: "ssh://box/srv/b.ts",
     position: -1,
   });
-  assertStringIncludes(out, "Edited ssh://box/srv/b.ts");
+  assertStringIncludes(out, "Edited ssh://box/srv/b.ts (");
   assertEquals(
     await env.text("/srv/b.ts", env.remote),
     "// b\nfunction helper() {\n  return 42;\n}\n",

@@ -16,7 +16,7 @@ async function rejected(p: Promise<unknown>): Promise<AnchorError> {
 Deno.test("create makes parent folders, shows ids, and refuses to overwrite", async () => {
   const env = editEnv();
   const out = await te(env, { command: "create", path: "/a/b/new.ts", file_text: "x\ny\n" });
-  assertStringIncludes(out, "Created /a/b/new.ts (2 lines");
+  assertStringIncludes(out, "Created a/b/new.ts (2 lines");
   assertStringIncludes(out, "+1:");
   assertEquals(await env.text("/a/b/new.ts"), "x\ny\n");
   const e = await rejected(te(env, { command: "create", path: "/a/b/new.ts", file_text: "z" }));
@@ -75,10 +75,10 @@ Deno.test("binary files are refused with a reason and left alone", async () => {
 Deno.test("delete is recoverable with undo_edit, mode included", async () => {
   const env = editEnv();
   env.disk.put("/keep.sh", new TextEncoder().encode("#!/bin/sh\n"), 0o755);
-  assertStringIncludes(await te(env, { command: "delete", path: "/keep.sh" }), "Deleted /keep.sh");
+  assertStringIncludes(await te(env, { command: "delete", path: "/keep.sh" }), "Deleted keep.sh");
   assertEquals(await env.disk.stat("/keep.sh"), null);
   const out = await te(env, { command: "undo_edit", path: "/keep.sh" });
-  assertStringIncludes(out, "Undid the last edit of /keep.sh (delete)");
+  assertStringIncludes(out, "Undid the last edit of keep.sh (delete)");
   assertEquals(await env.text("/keep.sh"), "#!/bin/sh\n");
   assertEquals((await env.disk.stat("/keep.sh"))!.mode, 0o755);
 });
