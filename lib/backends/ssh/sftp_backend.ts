@@ -16,12 +16,12 @@ import type {
 } from "../../ops/file_backend.ts";
 import { fileChanged, mapFsError, notFound } from "../fs_errors.ts";
 import type { SshLink } from "./ssh_link.ts";
-import { TarReader } from "./tar_reader.ts";
 
 const SFTP_NO_SUCH_FILE = 2;
 const SFTP_PERMISSION_DENIED = 3;
 /** Parallel SFTP requests in the fallback paths (pipelining hides latency). */
 const SFTP_PARALLEL = 32;
+const TAR_MIN_FILES = 16;
 
 function typeOfMode(mode: number): EntryType {
   switch (mode & 0o170000) {
@@ -69,26 +69,16 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 
 let tempCounter = 0;
 
-// The exec scripts are fixed text: paths travel on stdin, so no remote shell ever parses them.
-// `sh -c` keeps them POSIX even when the login shell is fish or csh.
-const LIST_SCRIPT = `IFS= read -r root; read -r depth; printf 'anchorfs-list-v1\\000'; ` +
-  `if [ "$depth" = "-" ]; then find -H "$root" -mindepth 1 -printf '%y %s %P\\000'; ` +
-  `else find -H "$root" -mindepth 1 -maxdepth "$depth" -printf '%y %s %P\\000'; fi`;
-const TAR_SCRIPT =
-  `printf 'anchorfs-tar-v1\\n'; exec tar -c -f - -P -h --hard-dereference --no-recursion --null -T -`;
-const LIST_MARK = "anchorfs-list-v1\0";
-const TAR_MARK = "anchorfs-tar-v1\n";
-
-function shQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 export class SftpBackend implements FileBackend {
   readonly id: string;
   private home: string | undefined;
-  /** Set when exec or the tools it needs (GNU find, GNU tar) are missing on the host. */
-  private execListing = true;
-  private execReading = true;
+  /** Exec fast paths on/off (benchmarks compare both; SFTP is the fallback either way). */
+  useExec = true;
+  /**
+   * Below this many files, pipelined SFTP reads beat a `tar` request on the remote helper
+   * (see docs/bench_ssh.md for the measurement).
+   */
+  tarMinFiles = TAR_MIN_FILES;
 
   constructor(readonly link: SshLink) {
     const h = link.host;
@@ -299,28 +289,20 @@ export class SftpBackend implements FileBackend {
   }
 
   async listTree(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
-    if (this.execListing && !root.includes("\n")) {
-      try {
-        const r = await this.link.exec(
-          `list ${JSON.stringify(root)}`,
-          `sh -c ${shQuote(LIST_SCRIPT)}`,
-          `${root}\n${maxDepth === undefined ? "-" : Math.max(1, maxDepth)}\n`,
-        );
-        const text = new TextDecoder().decode(r.stdout);
-        if (text.startsWith(LIST_MARK)) {
-          const entries = parseFindOutput(text.slice(LIST_MARK.length));
-          // find exits 1 for unreadable subfolders but lists the rest; a missing root lists none.
-          if (r.code === 0 || entries.length > 0) return entries;
-          const info = await this.stat(root);
-          if (!info) throw notFound(root, "directory");
-          if (info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", root);
-          if (!/permission denied/i.test(r.stderr)) this.execListing = false;
-        } else {
-          this.execListing = false;
-        }
-      } catch (e) {
-        if (e instanceof AnchorError) throw e;
-        this.execListing = false;
+    if (this.useExec && !root.includes("\n")) {
+      const depth = maxDepth === undefined ? undefined : Math.max(1, maxDepth);
+      const r = await this.link.withHelper(
+        `list ${JSON.stringify(root)}`,
+        (h) => h.list(root, depth),
+      );
+      if (r) {
+        const entries = parseFindOutput(r.records);
+        // find exits 1 for unreadable subfolders but lists the rest; a missing root lists none.
+        if (r.status === 0 || entries.length > 0) return entries;
+        const info = await this.stat(root);
+        if (!info) throw notFound(root, "directory");
+        if (info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", root);
+        return entries;
       }
     }
     return await this.listTreeBySftp(root, maxDepth);
@@ -376,68 +358,30 @@ export class SftpBackend implements FileBackend {
     paths: readonly string[],
   ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }> {
     const pending = new Set(paths);
-    if (this.execReading && paths.length > 1 && !paths.some((p) => p.includes("\0"))) {
+    if (this.useExec && paths.length >= this.tarMinFiles && !paths.some((p) => p.includes("\0"))) {
       const got: { path: string; data: Uint8Array }[] = [];
-      let wake: (() => void) | undefined;
-      let done = false;
       let failure: unknown;
-      const reader = new TarReader((entry) => {
-        if (entry.type !== "0" && entry.type !== "7") return;
-        const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
-        if (!pending.has(path)) return;
-        got.push({ path, data: entry.data });
-        wake?.();
-      });
-      const run = this.link.execStream(
-        "read files",
-        `sh -c ${shQuote(TAR_SCRIPT)}`,
-        paths.join("\0") + "\0",
-        (channel) =>
-          new Promise<number | null>((resolve, reject) => {
-            let marked = false;
-            let head: Uint8Array = new Uint8Array(0);
-            let code: number | null = null;
-            channel.on("data", (chunk: Uint8Array) => {
-              if (marked) return reader.push(chunk);
-              const joined = concat([head, chunk]);
-              if (joined.length < TAR_MARK.length) {
-                head = joined;
-                return;
-              }
-              marked = new TextDecoder().decode(joined.subarray(0, TAR_MARK.length)) === TAR_MARK;
-              if (marked) reader.push(joined.subarray(TAR_MARK.length));
-              else head = joined;
-            });
-            channel.stderr.on("data", () => {});
-            channel.on("exit", (c: number | null) => {
-              code = c;
-            });
-            channel.on("error", reject);
-            channel.on("close", () => {
-              if (!marked) resolve(-1);
-              else resolve(code);
-            });
-          }),
-      ).then((code) => {
-        if (code === -1 || (got.length === 0 && code !== 0)) this.execReading = false;
-      }, (e) => {
+      const run = this.link.withHelper("read files", (h) => {
+        got.length = 0; // a retry after a reconnect starts over
+        return h.readFiles(paths, (entry) => {
+          if (entry.type !== "0" && entry.type !== "7") return;
+          const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
+          if (!pending.has(path)) return;
+          got.push({ path, data: entry.data });
+        });
+      }).catch((e) => {
         failure = e;
-      }).finally(() => {
-        done = true;
-        wake?.();
       });
-      while (true) {
-        while (got.length > 0) {
-          const item = got.shift()!;
+      // Files are handed out only once the whole stream is in: a retried stream must not
+      // deliver a file twice, and batches are small (the walker asks ~256 at a time).
+      await run;
+      if (failure instanceof AnchorError) throw failure;
+      if (!failure) {
+        for (const item of got) {
           if (!pending.delete(item.path)) continue;
           yield item;
         }
-        if (done) break;
-        await new Promise<void>((r) => wake = r);
-        wake = undefined;
       }
-      await run;
-      if (failure && !(failure instanceof Error)) this.execReading = false;
     }
     // Whatever tar did not deliver (missing, unreadable, exec refused): read one by one so each
     // failure carries its own precise error.
@@ -528,6 +472,9 @@ async function readAll(
   sizeHint: number,
 ): Promise<Uint8Array> {
   const first = await readSpan(sftp, handle, 0, Math.max(sizeHint, 0));
+  // A snapshot as of fstat: a file that grows meanwhile is read to its size then, saving the
+  // extra end-of-file round trip on every small file.
+  if (sizeHint > 0 && first.length <= sizeHint) return first;
   const chunks = [first];
   let offset = first.length;
   while (true) {

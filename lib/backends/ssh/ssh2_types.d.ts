@@ -58,6 +58,7 @@ export interface ClientChannel extends Readable {
   on(event: "error", listener: (err: Error) => void): this;
   on(event: "close", listener: () => void): this;
   end(data?: Uint8Array | string): void;
+  write(data: Uint8Array | string): boolean;
 }
 
 export interface SFTPWrapper {
@@ -98,6 +99,7 @@ export declare class Client {
   on(event: "error", listener: (err: Error & { level?: string; code?: string }) => void): this;
   once(event: "close", listener: () => void): this;
   end(): this;
+  setNoDelay(noDelay?: boolean): this;
   exec(command: string, cb: Callback<ClientChannel>): void;
   sftp(cb: Callback<SFTPWrapper>): void;
   forwardOut(

@@ -6,11 +6,13 @@ import type { Client as SshClient, ClientChannel, SFTPWrapper } from "./ssh2_typ
 import { AnchorError } from "../../core/errors.ts";
 import type { ResolvedHost } from "../../core/ssh_config.ts";
 import { type ConnectOptions, describeHost, openConnection } from "./ssh_connect.ts";
+import { helperCommand, RemoteHelper } from "./remote_helper.ts";
 
 interface Live {
   client: SshClient;
   jump?: SshClient;
   sftp?: Promise<SFTPWrapper>;
+  helper?: Promise<RemoteHelper | null>;
   dead: boolean;
 }
 
@@ -150,6 +152,36 @@ export class SshLink {
       hint: "The connection is re-established; view the file to see whether the change is there, " +
         "then repeat the call if it is not.",
       fault: "environment",
+    });
+  }
+
+  private helperOf(live: Live): Promise<RemoteHelper | null> {
+    live.helper ??= new Promise<RemoteHelper | null>((resolve) => {
+      this.requests++;
+      live.client.exec(helperCommand(), (err, channel) => {
+        if (err) return resolve(null); // exec refused (e.g. an SFTP-only account)
+        RemoteHelper.start(channel).then(resolve, () => resolve(null));
+      });
+    });
+    return live.helper;
+  }
+
+  /**
+   * Runs a bulk request on the connection's remote helper (see remote_helper.ts). Returns
+   * `null` when the host cannot run it (no exec, no GNU find/tar): callers fall back to SFTP.
+   * Bulk requests only read, so one that dies with the connection is repeated once.
+   */
+  async withHelper<T>(action: string, fn: (helper: RemoteHelper) => Promise<T>): Promise<T | null> {
+    return await this.withLive(action, "safe", async (live) => {
+      let helper = await this.helperOf(live);
+      if (!helper) return null;
+      if (!helper.alive && !live.dead) {
+        // Only the helper's channel ended: start a new one on the same connection.
+        live.helper = undefined;
+        helper = await this.helperOf(live);
+        if (!helper) return null;
+      }
+      return await fn(helper);
     });
   }
 

@@ -63,7 +63,8 @@ export class TarReader {
 
   constructor(private onEntry: (entry: TarEntry) => void) {}
 
-  push(chunk: Uint8Array): void {
+  /** Consumes `chunk`; returns how many bytes belonged to the archive (all until it ends). */
+  push(chunk: Uint8Array): number {
     let at = 0;
     while (at < chunk.length && !this.ended) {
       if (this.skip > 0) {
@@ -89,6 +90,7 @@ export class TarReader {
         this.startEntry();
       }
     }
+    return at;
   }
 
   private startEntry(): void {

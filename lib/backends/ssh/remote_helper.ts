@@ -1,0 +1,163 @@
+// A long-lived `sh` loop on the remote host, started once per connection through exec, that
+// answers bulk requests on one channel: "L" lists a tree with GNU find, "T" streams files with
+// GNU tar. Pays the remote login-shell start-up once instead of per request. Requests are
+// serialised; each response ends with a trailer so the next one starts on a clean stream.
+
+import type { ClientChannel } from "./ssh2_types.d.ts";
+import { type TarEntry, TarReader } from "./tar_reader.ts";
+
+// Fixed text: paths arrive on stdin (length-prefixed), never through a remote shell's parser.
+// `head -c N` (GNU) reads exactly N bytes from the pipe, so the loop stays in step.
+const HELPER_SCRIPT = [
+  "if tar --version 2>/dev/null | grep -q 'GNU tar' && find --version 2>/dev/null | grep -q GNU" +
+  " && head --version 2>/dev/null | grep -q GNU; then echo 'anchorfs-helper-v1 ok';" +
+  " else echo 'anchorfs-helper-v1 no'; exit 0; fi",
+  "while IFS= read -r op; do",
+  '  case "$op" in',
+  "  T) IFS= read -r n;",
+  '     head -c "$n" | tar -c -f - -b 1 -P -h --hard-dereference --no-recursion --null -T - 2>/dev/null;',
+  "     printf '\\nanchorfs-done %s\\n' \"$?\";;",
+  "  L) IFS= read -r root; IFS= read -r depth;",
+  '     if [ "$depth" = "-" ]; then find -H "$root" -mindepth 1 -printf \'%y %s %P\\000\' 2>/dev/null;',
+  '     else find -H "$root" -mindepth 1 -maxdepth "$depth" -printf \'%y %s %P\\000\' 2>/dev/null; fi;',
+  "     printf '\\000anchorfs-done %s\\n' \"$?\";;",
+  "  *) exit 1;;",
+  "  esac",
+  "done",
+].join("\n");
+
+export function helperCommand(): string {
+  return `sh -c '${HELPER_SCRIPT.replace(/'/g, `'\\''`)}'`;
+}
+
+type Consumer = (chunk: Uint8Array) => boolean;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Parses the `anchorfs-done N\n` trailer; returns the status once the line is complete. */
+function trailerStatus(text: string): number | null {
+  const m = /anchorfs-done (\d+)\n$/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+export class RemoteHelper {
+  private consumer: Consumer | null = null;
+  private failWith: ((e: Error) => void) | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private dead: Error | null = null;
+
+  private constructor(private channel: ClientChannel) {
+    channel.on("data", (chunk: Uint8Array) => {
+      if (this.consumer && this.consumer(chunk)) {
+        this.consumer = null;
+        this.failWith = null;
+      }
+    });
+    channel.stderr.on("data", () => {});
+    const die = () => {
+      this.dead ??= new Error("the remote helper channel closed");
+      this.failWith?.(this.dead);
+    };
+    channel.on("close", die);
+    channel.on("error", die);
+  }
+
+  /** Starts the loop on `channel` (an exec of helperCommand()); null when unusable there. */
+  static async start(channel: ClientChannel): Promise<RemoteHelper | null> {
+    const helper = new RemoteHelper(channel);
+    let head = "";
+    const ok = await new Promise<boolean>((resolve) => {
+      helper.failWith = () => resolve(false);
+      helper.consumer = (chunk) => {
+        head += decoder.decode(chunk);
+        if (!head.includes("\n")) return false;
+        resolve(head.startsWith("anchorfs-helper-v1 ok\n"));
+        return true;
+      };
+    });
+    if (!ok) {
+      channel.end();
+      return null;
+    }
+    return helper;
+  }
+
+  get alive(): boolean {
+    return this.dead === null;
+  }
+
+  private request<T>(
+    payload: Uint8Array,
+    consume: (resolve: (v: T) => void) => Consumer,
+  ): Promise<T> {
+    const run = () =>
+      new Promise<T>((resolve, reject) => {
+        if (this.dead) return reject(this.dead);
+        this.failWith = reject;
+        this.consumer = consume(resolve);
+        this.channel.write(payload);
+      });
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Lists `root` (find -printf records, NUL-separated) and the exit status of find. */
+  list(root: string, maxDepth: number | undefined): Promise<{ records: string; status: number }> {
+    const payload = encoder.encode(`L\n${root}\n${maxDepth === undefined ? "-" : maxDepth}\n`);
+    return this.request(payload, (resolve) => {
+      const chunks: Uint8Array[] = [];
+      let tail = "";
+      return (chunk) => {
+        chunks.push(chunk);
+        tail = (tail + decoder.decode(chunk)).slice(-64);
+        const status = trailerStatus(tail);
+        if (status === null || !tail.includes("\0anchorfs-done ")) return false;
+        const text = decoder.decode(concat(chunks));
+        const end = text.lastIndexOf("\0anchorfs-done ");
+        resolve({ records: text.slice(0, end), status });
+        return true;
+      };
+    });
+  }
+
+  /** Streams the files through tar; `onEntry` sees each as it arrives. Resolves with tar's status. */
+  readFiles(paths: readonly string[], onEntry: (entry: TarEntry) => void): Promise<number> {
+    const list = encoder.encode(paths.join("\0") + "\0");
+    const head = encoder.encode(`T\n${list.length}\n`);
+    const payload = concat([head, list]);
+    return this.request(payload, (resolve) => {
+      const reader = new TarReader(onEntry);
+      let rest = "";
+      return (chunk) => {
+        let at = 0;
+        if (!reader.ended) at = reader.push(chunk);
+        if (!reader.ended) return false;
+        rest += decoder.decode(chunk.subarray(at));
+        const status = trailerStatus(rest);
+        if (status === null) return false;
+        resolve(status);
+        return true;
+      };
+    });
+  }
+
+  close(): void {
+    try {
+      this.channel.end();
+    } catch { /* already closed */ }
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
