@@ -1,0 +1,79 @@
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
+import { formatLineId } from "../../lib/core/line_id.ts";
+
+Deno.test("anchorfs edit --old/--new replaces text and prints the diff with fresh ids", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "one\r\ntwo\r\n" });
+  const r = await runCliProcess(["edit", "a.txt", "--old", "two", "--new", "2"], { cwd: dir.path });
+  assertEquals(r.code, 0, r.stderr);
+  assertStringIncludes(r.stdout, "Edited a.txt (str_replace, exact match");
+  assertStringIncludes(r.stdout, `+${formatLineId(2, "2")}|2`);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "one\r\n2\r\n");
+});
+
+Deno.test("anchorfs edit --dry-run prints the diff and writes nothing", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "one\ntwo\n" });
+  const r = await runCliProcess(["edit", "a.txt", "--old", "one", "--new", "1", "--dry-run"], {
+    cwd: dir.path,
+  });
+  assertEquals(r.code, 0, r.stderr);
+  assertStringIncludes(r.stdout, "Dry run, nothing written");
+  assertStringIncludes(r.stdout, "-one");
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "one\ntwo\n");
+});
+
+Deno.test("anchorfs edit fails with exit 1 and the same error text the model gets", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "x\nx\n" });
+  const r = await runCliProcess(["edit", "a.txt", "--old", "x", "--new", "y"], { cwd: dir.path });
+  assertEquals(r.code, 1);
+  assertStringIncludes(r.stderr, 'error: old_text matches 2 places in "a.txt" exactly');
+  assertStringIncludes(r.stderr, "hint: Either (1) add surrounding lines");
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "x\nx\n");
+  const all = await runCliProcess(["edit", "a.txt", "--old", "x", "--new", "y", "--replace-all"], {
+    cwd: dir.path,
+  });
+  assertEquals(all.code, 0, all.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "y\ny\n");
+});
+
+Deno.test("anchorfs edit --batch reads operations from a file or stdin", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, {
+    "a.txt": "one\ntwo\n",
+    "ops.json": JSON.stringify([{ op: "insert", anchor: 0, content: "zero" }]),
+  });
+  const r = await runCliProcess(["edit", "a.txt", "--batch", "ops.json"], { cwd: dir.path });
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "zero\none\ntwo\n");
+  const ops = { operations: [{ op: "replace", start: formatLineId(3, "two"), content: "2" }] };
+  const r2 = await runCliProcess(["edit", "a.txt", "--batch", "-"], {
+    cwd: dir.path,
+    stdin: JSON.stringify(ops),
+  });
+  assertEquals(r2.code, 0, r2.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "zero\none\n2\n");
+  const stale = await runCliProcess(["edit", "a.txt", "--batch", "-"], {
+    cwd: dir.path,
+    stdin: JSON.stringify(ops),
+  });
+  assertEquals(stale.code, 1);
+  assertStringIncludes(stale.stderr, "stale");
+  assertStringIncludes(stale.stderr, "nothing was written");
+});
+
+Deno.test("anchorfs edit --old-file - reads old text from stdin; usage errors exit 2", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "alpha\nbeta\n", "new.txt": "BETA\n" });
+  const r = await runCliProcess(["edit", "a.txt", "--old-file", "-", "--new-file", "new.txt"], {
+    cwd: dir.path,
+    stdin: "beta\n",
+  });
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "alpha\nBETA\n");
+  const usage = await runCliProcess(["edit", "a.txt", "--old", "a"], { cwd: dir.path });
+  assertEquals(usage.code, 2);
+  assertStringIncludes(usage.stderr, "--new");
+});
