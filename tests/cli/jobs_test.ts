@@ -7,7 +7,6 @@ import {
   eventually,
   jobIdOf,
   livePidsMatching,
-  pause,
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
@@ -16,7 +15,9 @@ Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's j
   await using s = await startJobsServer("v1", { window: 0.2 });
   const cli = (...args: string[]) => runCliProcess(["jobs", ...args, "--state-dir", s.stateDir]);
 
-  const r = await s.server.call("shell", { command: `echo one; ${pause(1.5)}; echo two; exit 3` });
+  const r = await s.server.call("shell", {
+    command: "echo one; until [ -f go ]; do sleep 0.05; done; echo two; exit 3",
+  });
   const id = jobIdOf(r.raw);
   const list = await cli();
   assertEquals(list.code, 0);
@@ -26,6 +27,7 @@ Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's j
   const early = await cli("wait", id, "--timeout", "0.2");
   assertEquals(early.code, 124);
   assertStringIncludes(early.stderr, "still running");
+  await Deno.writeTextFile(`${s.dir}/go`, "");
 
   const waited = await cli("wait", id);
   assertEquals(waited.code, 3);

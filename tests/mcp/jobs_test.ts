@@ -69,13 +69,16 @@ Deno.test("server shutdown (stdin closed) leaves no job process behind and recor
 
 Deno.test("jobs wait: times out as still running without killing, then returns the end", async () => {
   await using s = await startJobsServer("v2", { window: 0.2 });
-  const r = await s.server.call("shell", { command: `echo begun; ${pause(2)}; echo finished` });
+  const r = await s.server.call("shell", {
+    command: "echo begun; until [ -f go ]; do sleep 0.05; done; echo finished",
+  });
   const id = jobIdOf(r.raw);
   const early = await s.server.call("jobs", { action: "wait", id, timeout_seconds: 0.3 });
   assertEquals(early.isError, false);
   assertStringIncludes(early.text, "still running");
   assertStringIncludes(early.text, "Waiting did not stop it");
   assertStringIncludes(early.text, `{"action":"wait","id":"${id}"}`);
+  await Deno.writeTextFile(`${s.dir}/go`, "");
   const done = await s.server.call("jobs", { action: "wait", id });
   assertStringIncludes(done.text, "succeeded (exit 0)");
   assertStringIncludes(done.text, "begun\nfinished");
@@ -162,4 +165,46 @@ Deno.test("the log cap drops bytes but the job runs on, keeps its tail, and is n
   assertEquals(record.outputBytes, 40 * 500_001 + "FINAL-LINE\n".length);
   const size = (await Deno.stat(`${s.stateDir}/jobs/${id}/output.log`)).size;
   assert(size <= 1024 * 1024 + 600_000, `log is ${size} bytes`);
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`server ${signal}: jobs are terminated and recorded as interrupted`, async () => {
+    await using dir = await tempDir();
+    await using state = await tempDir();
+    const marker = uniqueMarker();
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", dir.path, "--foreground-window", "0.3", "--state-dir", state.path],
+    });
+    const r = await server.call("shell", { command: `sleep ${marker} & wait` });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => livePidsMatching(marker).length >= 1));
+    Deno.kill(server.pid!, signal);
+    assert(await eventually(() => livePidsMatching(marker).length === 0), "a job survived");
+    assert(
+      await eventually(() => {
+        try {
+          return JSON.parse(Deno.readTextFileSync(`${state.path}/jobs/${id}/record.json`))
+            .status === "interrupted";
+        } catch {
+          return false;
+        }
+      }),
+      "the end was not recorded",
+    );
+  });
+}
+
+Deno.test("a 2026-07-28 client listening for list changes learns when a job starts and ends", async () => {
+  await using s = await startJobsServer("v2", { window: 0.2 });
+  let changes = 0;
+  s.server.client.setNotificationHandler("notifications/resources/list_changed", () => {
+    changes++;
+  });
+  await s.server.client.listen({ resourcesListChanged: true });
+  const r = await s.server.call("shell", { command: `${pause(0.5)}; echo x` });
+  jobIdOf(r.raw);
+  assert(await eventually(() => changes >= 2), `saw ${changes} list changes`);
+  const list = await s.server.client.listResources();
+  assertStringIncludes(list.resources[0].description, "succeeded");
 });

@@ -68,17 +68,20 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
+/** Runs until the test ends (the server's shutdown terminates it). */
+const GATE = "until [ -f never-created ]; do sleep 0.05; done";
+
 Deno.test("shell: the same command in the same directory is refused while it runs; others run", async () => {
   await using s = await startJobsServer("v1", { window: 0.2 });
-  const first = await s.server.call("shell", { command: `${pause(3)};   echo one` });
+  const first = await s.server.call("shell", { command: `${GATE};   echo one` });
   const id = jobIdOf(first.raw);
-  const dup = await s.server.call("shell", { command: `  ${pause(3)}; echo one ` });
+  const dup = await s.server.call("shell", { command: `  ${GATE}; echo one ` });
   assert(dup.isError);
   assertStringIncludes(dup.text, `anchorfs://jobs/${id}`);
   assertStringIncludes(dup.text, "done;   echo one");
   assertStringIncludes(dup.text, "Wait for its notification instead of starting a duplicate");
   assertStringIncludes(dup.text, "concurrently");
-  const other = await s.server.call("shell", { command: `${pause(3)}; echo two` });
+  const other = await s.server.call("shell", { command: `${GATE}; echo two` });
   assertEquals(other.isError, false);
   assert(jobIdOf(other.raw) !== id);
   const quick = await s.server.call("shell", { command: "echo three" });
