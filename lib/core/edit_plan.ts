@@ -5,6 +5,7 @@
 import { AnchorError } from "./errors.ts";
 import {
   checkLineId,
+  findMovedLines,
   hashHex,
   hashLine,
   type LineId,
@@ -237,14 +238,16 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
   }
   if (stale.length > 0) {
     const error = staleIdError(options.path, lines, stale);
-    if (interior.length > 0) {
+    const extra = [
+      ...interior.map((x) => describeInterior(x, lines, shown)),
+      ...ops.flatMap((op) => describeMovedRange(op, lines, stale)),
+    ];
+    if (extra.length > 0) {
       throw new AnchorError({
         code: error.code,
         message: error.message,
         hint: error.hint,
-        detail: `${error.detail}\n\n${
-          interior.map((x) => describeInterior(x, lines)).join("\n\n")
-        }`,
+        detail: `${error.detail}\n\n${extra.join("\n\n")}`,
       });
     }
     throw error;
@@ -258,6 +261,7 @@ const MAX_RANGE_SHOWN = 40;
 function describeInterior(
   x: { op: EditOp; lines: number[]; unshown: number[] },
   lines: readonly string[],
+  shown: ShownMemory,
 ): string {
   const op = x.op;
   const from = op.op === "insert" ? (op.anchor.kind === "after" ? op.anchor.id.line : 1) : op
@@ -287,7 +291,82 @@ function describeInterior(
   for (let n = from; n <= Math.min(to, from + MAX_RANGE_SHOWN - 1); n++) {
     out.push(renderLine(n, lines[n - 1]!));
   }
+  const moved = findByFingerprint(from, to, lines, shown);
+  if (moved !== null) {
+    out.push(
+      `The content you were shown at lines ${from}-${to} is now at lines ${moved}-${
+        moved + to - from
+      } (matched by full content fingerprint):`,
+    );
+    for (let n = moved; n <= moved + to - from; n++) out.push(renderLine(n, lines[n - 1]!));
+  }
   return out.join("\n");
+}
+
+/**
+ * Where the lines shown as `from..to` are now, found by their 32-bit fingerprints (nearest
+ * first), or null when the fingerprints are unknown or the block is not found whole.
+ */
+function findByFingerprint(
+  from: number,
+  to: number,
+  lines: readonly string[],
+  shown: ShownMemory,
+): number | null {
+  const span = to - from;
+  if (span + 1 > MAX_RANGE_SHOWN || !shown.printAt) return null;
+  const want: number[] = [];
+  for (let n = from; n <= to; n++) {
+    const p = shown.printAt(n);
+    if (p === undefined) return null;
+    want.push(p);
+  }
+  let best: number | null = null;
+  for (let m = 1; m + span <= lines.length; m++) {
+    if (m === from || linePrint(lines[m - 1]!) !== want[0]) continue;
+    let all = true;
+    for (let k = 1; k <= span && all; k++) all = linePrint(lines[m + k - 1]!) === want[k];
+    if (all && (best === null || Math.abs(m - from) < Math.abs(best - from))) best = m;
+  }
+  return best;
+}
+
+/**
+ * For an operation whose ids went stale because lines moved: where a range with the same first
+ * and last hashes and the same length (or the insert's anchor line) is now, shown whole with
+ * fresh ids at the start of a line, so that one retry can target it (and it counts as shown).
+ */
+function describeMovedRange(
+  op: EditOp,
+  lines: readonly string[],
+  stale: readonly StaleId[],
+): string[] {
+  if (op.op === "insert" && op.anchor.kind !== "after") return [];
+  if (!stale.some((s) => s.what.startsWith(`${op.what}.`) && s.reason !== "interior_changed")) {
+    return [];
+  }
+  const first = op.op === "replace" ? op.start : (op.anchor as { id: LineId }).id;
+  const last = op.op === "replace" ? op.end : first;
+  const span = last.line - first.line;
+  if (span + 1 > MAX_RANGE_SHOWN) return [];
+  const starts = findMovedLines(lines, first.hash, first.line, 6).filter((n) =>
+    n !== first.line && n + span <= lines.length &&
+    hashLine(lines[n + span - 1]!) === last.hash
+  ).slice(0, op.op === "replace" ? 2 : 3);
+  return starts.map((n) => {
+    const moved = `${describeOp(op)} may have moved by ${n - first.line > 0 ? "+" : ""}${
+      n - first.line
+    } lines: `;
+    const out = [
+      span === 0
+        ? `${moved}line ${n} has the same hash now (check the content):`
+        : `${moved}lines ${n}-${
+          n + span
+        } now start and end with the same hashes (check the content):`,
+    ];
+    for (let k = n; k <= n + span; k++) out.push(renderLine(k, lines[k - 1]!));
+    return out.join("\n");
+  });
 }
 
 function compactList(nums: readonly number[]): string {
