@@ -59,6 +59,8 @@ interface RunningJob {
   cause: JobExit["cause"];
   done: Promise<JobRecord>;
   timer: ReturnType<typeof setInterval> | undefined;
+  /** The chain of record writes (see persist). */
+  writes: Promise<void>;
 }
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
@@ -73,7 +75,8 @@ export class JobManager {
   private readonly running = new Map<string, RunningJob>();
   private readonly byKey = new Map<string, string>();
   /** Process groups of every job this server started, for the shutdown sweep. */
-  private readonly startedGroups = new Set<number>();
+  /** pgid → the leader's start ticks: a group is only ours if its members started after it. */
+  private readonly startedGroups = new Map<number, number | undefined>();
   private readonly listeners = new Set<JobListener>();
   private counter = 0;
   private closing = false;
@@ -196,7 +199,7 @@ export class JobManager {
     let id: string;
     do {
       id = `${Deno.pid}-${++this.counter}`;
-    } while (!(await this.store.reserve(id)));
+    } while (!(await this.reserveId(id)));
     const paths = this.store.paths(id);
     // Reserve the key before any await below so a concurrent duplicate is refused too.
     this.byKey.set(key, id);
@@ -221,7 +224,7 @@ export class JobManager {
         cause: e,
       });
     }
-    this.startedGroups.add(spawned.pid);
+    this.startedGroups.set(spawned.pid, spawned.startTicks);
     const record = startRecord({
       id,
       command,
@@ -243,6 +246,7 @@ export class JobManager {
       cause: "exit",
       done: Promise.resolve(record),
       timer: undefined,
+      writes: Promise.resolve(),
     };
     job.timer = setInterval(() => this.watch(job), this.pollMs);
     job.done = spawned.exited.then((exit) => this.finish(job, exit));
@@ -251,12 +255,35 @@ export class JobManager {
     return record;
   }
 
+  /** Record writes of one job happen in order, so a late write never undoes the end. */
+  private persist(job: RunningJob, record: JobRecord): Promise<void> {
+    job.writes = job.writes.then(() => this.store.write(record)).catch(() => {});
+    return job.writes;
+  }
+
+  private async reserveId(id: string): Promise<boolean> {
+    try {
+      return await this.store.reserve(id);
+    } catch (e) {
+      throw new AnchorError({
+        code: "STATE_DIR_UNWRITABLE",
+        message: `Could not create the job record in ${JSON.stringify(this.store.root)}: ${
+          (e as Error).message
+        }`,
+        hint: "The command was not started. Make the state dir writable, or point anchorfs at " +
+          "another one with --state-dir DIR (or ANCHORFS_STATE_DIR).",
+        fault: "environment",
+        cause: e,
+      });
+    }
+  }
+
   private watch(job: RunningJob): void {
     const before = job.cap.droppedBytes;
     job.cap.enforce();
     if (job.cap.droppedBytes !== before) {
       job.record = { ...job.record, droppedBytes: job.cap.droppedBytes };
-      this.store.write(job.record).catch(() => {});
+      this.persist(job, job.record);
     }
   }
 
@@ -277,7 +304,7 @@ export class JobManager {
       endedAt: this.now(),
     });
     job.record = result.record;
-    if (result.changed) await this.store.write(result.record).catch(() => {});
+    if (result.changed) await this.persist(job, result.record);
     this.running.delete(job.record.id);
     if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
     if (result.changed) this.emit({ kind: "end", record: result.record });
@@ -397,15 +424,18 @@ export class JobManager {
       jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
     );
     // Background children of jobs that already ended still belong to us.
-    for (const pgid of this.startedGroups) {
-      if (this.runner.groupAlive(pgid)) this.runner.killGroupNow(pgid);
+    for (const [pgid, since] of this.startedGroups) {
+      if (since !== undefined && this.runner.groupMembers(pgid, since).length > 0) {
+        this.runner.killGroupNow(pgid);
+      }
     }
+    this.startedGroups.clear();
     for (const job of this.running.values()) clearInterval(job.timer);
   }
 
   /** Last-resort synchronous kill for abrupt exits (no records written). */
   killAllNow(): void {
-    for (const pgid of this.startedGroups) this.runner.killGroupNow(pgid);
+    for (const job of this.running.values()) this.runner.killGroupNow(job.record.pid);
   }
 }
 
