@@ -1,5 +1,7 @@
-// A fixed-size ring of the last N bytes written to it: memory per job stays constant however
-// much output flows through. Pure: no I/O.
+// A fixed-size ring of the last N bytes written to it: memory stays constant however much output
+// flows through. Local jobs do not need it (the child writes its log file directly, no byte passes
+// through the server); it is the building block for output that must stream through us (a pipe
+// relay, remote commands). Pure: no I/O.
 
 export class TailBuffer {
   private readonly ring: Uint8Array;

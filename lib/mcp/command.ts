@@ -85,7 +85,8 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     const jobs = services.jobs;
     // Last resort if the process exits without closeServices: no job outlives the server.
     globalThis.addEventListener("unload", () => jobs.killAllNow());
-    await jobs.recover().catch((e) => logError("job recovery", e));
+    // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
+    jobs.recover().catch((e) => logError("job recovery", e));
     const start = services.locations.localAt(Deno.cwd());
     const root = await services.locations.resolve(values.path ?? Deno.cwd(), start);
     const info = await root.backend.stat(root.path);

@@ -139,6 +139,17 @@ Deno.test("start-up marks records of a dead server lost and terminates their pro
   await using server = await startServer({ client: "v1", args: ["--state-dir", state.path] });
   assert(await eventually(() => livePidsMatching(marker).length === 0), "orphan group survived");
   await orphan.status;
+  assert(
+    await eventually(() => {
+      try {
+        return JSON.parse(Deno.readTextFileSync(`${state.path}/jobs/${id}/record.json`))
+          .status === "lost";
+      } catch {
+        return false;
+      }
+    }),
+    "the record was not marked lost",
+  );
   const read = await server.call("jobs", { action: "read", id });
   assertStringIncludes(read.text, "LOST");
   assertStringIncludes(read.text, "partial output");
