@@ -11,6 +11,7 @@ import { JobManager } from "./ops/jobs/job_manager.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import * as processRunner from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
+import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
 export interface ServiceOptions {
   /** Seconds to wait for an SSH connection. */
@@ -26,7 +27,13 @@ export function createServices(_options: ServiceOptions = {}): Services {
   const sshPool = new SshPool({ timeoutSeconds: _options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(_options);
-  const services = { locations, jobs, undo: new UndoStore(), editLocks: new FileLocks() };
+  const services = {
+    locations,
+    jobs,
+    undo: new UndoStore(),
+    editLocks: new FileLocks(),
+    scanner: new ParallelScanner(),
+  };
   sshPools.set(services, sshPool);
   return services;
 }
@@ -60,5 +67,6 @@ export async function closeServices(services: Services): Promise<void> {
   // Terminates every job this server started and records that as their end.
   await services.jobs.shutdown();
   await services.locations.local.close();
+  await services.scanner?.close();
   await sshPools.get(services)?.close();
 }

@@ -52,9 +52,9 @@ Examples:
     if (values.pattern !== undefined) viewArgs.pattern = values.pattern;
     if (values["include-hidden"]) viewArgs.include_hidden = true;
     if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
-    const { locations } = services();
+    const { locations, scanner } = services();
     const session = createSession(locations.localAt(Deno.cwd()));
-    const text = await runView(locations, session, viewArgs);
+    const text = await runView(locations, session, viewArgs, { scanner });
     terminal.out(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
   },

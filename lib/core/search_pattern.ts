@@ -11,6 +11,8 @@ export interface SearchPattern {
   readonly regex: boolean;
   /** `literal "x"` or `regex /x/i`: for result headers and the zero-match sentence. */
   readonly description: string;
+  /** For literal patterns: the UTF-8 bytes and the index of the rarest byte (scan anchor). */
+  readonly literal?: { bytes: Uint8Array; anchor: number };
   /**
    * Checks raw UTF-8 bytes: false means no line can match. Null when only the decoded text can
    * tell (regular expressions); then `mayMatchText` is the prefilter.
@@ -50,6 +52,7 @@ function compileLiteral(source: string): SearchPattern {
     source,
     regex: false,
     description: `literal ${JSON.stringify(source)}`,
+    literal: { bytes: needle, anchor: rarestByteIndex(needle) },
     mayMatchBytes: (bytes) => indexOfBytes(bytes, needle, 0) !== -1,
     mayMatchText: (text) => text.includes(source),
     matchesLine: (line) => line.includes(source),

@@ -12,7 +12,7 @@ import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint } from "./list_dir.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath, plural } from "./view_args.ts";
-import { newWalkStats, readInOrder, walkFiles, type WalkOptions } from "./walk.ts";
+import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -20,6 +20,22 @@ export const SEARCH_MAX_LINES = 400;
 export const SEARCH_MAX_PER_FILE = 40;
 /** Characters of one line printed in search output. */
 export const SEARCH_MAX_LINE_CHARS = 400;
+
+/**
+ * Optional accelerator for literal searches on one backend: checks many files in parallel and
+ * returns the indices of those that may match or could not be checked. A superset is fine: every
+ * candidate is re-read and matched here, so results equal the plain engine's.
+ */
+export interface ContentScanner {
+  /** Only locations on the backend with this id are scanned. */
+  readonly backendId: string;
+  candidates(paths: readonly string[], needle: Uint8Array, anchor: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Files per scanner request, and requests kept in flight ahead of the consumer. */
+const SCAN_BATCH = 256;
+const SCAN_AHEAD = 6;
 
 export interface SearchRoot {
   location: Location;
@@ -60,6 +76,7 @@ export async function searchRoots(
   roots: readonly SearchRoot[],
   search: SearchPattern,
   options: SearchOptions,
+  scanner?: ContentScanner,
 ): Promise<string> {
   const stats = newWalkStats();
   let searched = 0;
@@ -71,38 +88,47 @@ export async function searchRoots(
   let capped = false;
   const blocks: string[] = [];
 
+  /** Handles one file's bytes; returns true once the output cap is reached. */
+  const consider = (root: SearchRoot, path: string, data: Uint8Array | undefined): boolean => {
+    searched++;
+    if (!data) {
+      unreadable++;
+      return false;
+    }
+    const found = matchFile(data, search);
+    if (found === null) return false;
+    if (found === "binary") {
+      binaries++;
+      return false;
+    }
+    const location = locations.sibling(root.location, path);
+    matchedFiles++;
+    matchedLines += found.matches.length;
+    const block = renderFileMatches(
+      session,
+      location,
+      found.lines,
+      found.matches,
+      options.context,
+      SEARCH_MAX_LINES - printed,
+    );
+    printed += block.printed;
+    blocks.push(block.text);
+    return printed >= SEARCH_MAX_LINES;
+  };
+
   for (const root of roots) {
     if (capped) break;
     const backend: FileBackend = root.location.backend;
-    const files = root.kind === "file"
+    const files: AsyncIterable<WalkItem> = root.kind === "file"
       ? singleFile(root.location.path)
       : walkFiles(backend, root.location.path, options, stats);
+    if (scanner && root.kind === "dir" && search.literal && backend.id === scanner.backendId) {
+      capped = await scanRoot(root, fileItems(files), scanner, search.literal, consider);
+      continue;
+    }
     for await (const { item, data } of readInOrder(backend, fileItems(files))) {
-      searched++;
-      if (!data) {
-        unreadable++;
-        continue;
-      }
-      const found = matchFile(data, search);
-      if (found === null) continue;
-      if (found === "binary") {
-        binaries++;
-        continue;
-      }
-      const location = locations.sibling(root.location, item.path);
-      matchedFiles++;
-      matchedLines += found.matches.length;
-      const block = renderFileMatches(
-        session,
-        location,
-        found.lines,
-        found.matches,
-        options.context,
-        SEARCH_MAX_LINES - printed,
-      );
-      printed += block.printed;
-      blocks.push(block.text);
-      if (printed >= SEARCH_MAX_LINES) {
+      if (consider(root, item.path, data)) {
         capped = true;
         break;
       }
@@ -135,11 +161,61 @@ export async function searchRoots(
   return `${header}\n\n${blocks.join("\n\n")}${notice}`;
 }
 
-async function* singleFile(path: string) {
-  yield { kind: "file" as const, path, rel: path };
+/**
+ * The accelerated path: batches of walked files go to the scanner; only its candidates are read
+ * and matched here, batch by batch in walk order, so the output is the plain engine's.
+ */
+async function scanRoot(
+  root: SearchRoot,
+  files: AsyncIterable<{ path: string }>,
+  scanner: ContentScanner,
+  literal: { bytes: Uint8Array; anchor: number },
+  consider: (root: SearchRoot, path: string, data: Uint8Array | undefined) => boolean,
+): Promise<boolean> {
+  const backend = root.location.backend;
+  const inFlight: { paths: string[]; hits: Promise<number[]> }[] = [];
+  let batch: string[] = [];
+  const send = () => {
+    inFlight.push({ paths: batch, hits: scanner.candidates(batch, literal.bytes, literal.anchor) });
+    batch = [];
+  };
+  /** Settles the oldest batch: non-candidates count as searched, candidates are matched. */
+  const settle = async (): Promise<boolean> => {
+    const { paths, hits } = inFlight.shift()!;
+    const candidates = new Set(await hits);
+    for (let i = 0; i < paths.length; i++) {
+      if (!candidates.has(i)) {
+        if (consider(root, paths[i]!, EMPTY)) return true;
+        continue;
+      }
+      const data = await backend.readFile(paths[i]!).catch(() => undefined);
+      if (consider(root, paths[i]!, data)) return true;
+    }
+    return false;
+  };
+  try {
+    for await (const item of files) {
+      batch.push(item.path);
+      if (batch.length >= SCAN_BATCH) send();
+      if (inFlight.length > SCAN_AHEAD && await settle()) return true;
+    }
+    if (batch.length > 0) send();
+    while (inFlight.length > 0) if (await settle()) return true;
+    return false;
+  } finally {
+    // Let requests still running finish before returning (no dangling work after a cap).
+    await Promise.all(inFlight.map((f) => f.hits));
+  }
 }
 
-async function* fileItems<T extends { kind: string; path: string }>(items: AsyncIterable<T>) {
+/** Stands in for a file the scanner ruled out: no bytes, so no match (and not "unreadable"). */
+const EMPTY = new Uint8Array(0);
+
+async function* singleFile(path: string): AsyncGenerator<WalkItem> {
+  yield { kind: "file", path, rel: path };
+}
+
+async function* fileItems(items: AsyncIterable<WalkItem>): AsyncGenerator<WalkItem> {
   for await (const item of items) if (item.kind === "file") yield item;
 }
 

@@ -5,6 +5,7 @@ import type { JobManager } from "./jobs/job_manager.ts";
 import type { Locations } from "./location.ts";
 import type { FileLocks } from "./edit/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
+import type { ContentScanner } from "./search.ts";
 
 export interface Services {
   locations: Locations;
@@ -14,4 +15,6 @@ export interface Services {
   editLocks: FileLocks;
   /** Shell jobs: started by the shell tool, durable under the state dir (lib/ops/jobs). */
   jobs: JobManager;
+  /** Optional parallel prefilter for literal searches on local disk (view); same results. */
+  scanner?: ContentScanner;
 }

@@ -8,7 +8,7 @@ import { compileSearchPattern } from "../core/search_pattern.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { type SearchRoot, searchRoots } from "./search.ts";
+import { type ContentScanner, type SearchRoot, searchRoots } from "./search.ts";
 import type { Session } from "./session.ts";
 import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
@@ -33,6 +33,8 @@ export async function runView(
   locations: Locations,
   session: Session,
   args: ViewArgs,
+  /** Optional accelerators (the local parallel scanner); results are the same without them. */
+  accel: { scanner?: ContentScanner | undefined } = {},
 ): Promise<string> {
   if (typeof args.path !== "string" || args.path.trim() === "") {
     throw new AnchorError({
@@ -78,7 +80,14 @@ export async function runView(
   let text: string;
   if (search) {
     if (start || end) notices.push("start/end apply to file views; ignored for a search.");
-    text = await searchRoots(locations, session, roots, search, { ...walk, context, pattern });
+    text = await searchRoots(
+      locations,
+      session,
+      roots,
+      search,
+      { ...walk, context, pattern },
+      accel.scanner,
+    );
   } else {
     const root = roots[0]!;
     if (root.kind === "file") {

@@ -78,6 +78,13 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    (args) => runTool("view", () => runView(env.services.locations, env.session, args)),
+    (args) =>
+      runTool(
+        "view",
+        () =>
+          runView(env.services.locations, env.session, args, {
+            scanner: env.services.scanner,
+          }),
+      ),
   );
 };

@@ -1,0 +1,62 @@
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { tempDir, writeTree } from "../_harness.ts";
+import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
+import { ParallelScanner } from "../../lib/backends/local/parallel_scan.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { createSession } from "../../lib/ops/session.ts";
+import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+
+function utf16le(text: string): Uint8Array {
+  const out = new Uint8Array(2 + text.length * 2);
+  out.set([0xff, 0xfe]);
+  for (let i = 0; i < text.length; i++) {
+    out[2 + i * 2] = text.charCodeAt(i) & 0xff;
+    out[3 + i * 2] = text.charCodeAt(i) >> 8;
+  }
+  return out;
+}
+
+Deno.test("the parallel scanner gives exactly the plain engine's search results", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string | Uint8Array> = {
+    ".gitignore": "ignored/\n",
+    "ignored/x.txt": "needle\n",
+    "utf16.txt": utf16le("a\r\nneedle in utf16\r\n"),
+    "bin.dat": new Uint8Array([110, 101, 101, 100, 108, 101, 0, 1]),
+    "crlf.txt": "one\r\nneedle two\r\n",
+  };
+  // Enough files for several scanner batches, with matches spread over them.
+  for (let i = 0; i < 900; i++) {
+    files[`d${i % 7}/f${String(i).padStart(4, "0")}.txt`] = i % 97 === 0
+      ? `line a\nthe needle ${i}\nline c\n`
+      : `nothing ${i}\nneedl e\n`;
+  }
+  await writeTree(dir.path, files);
+  const locations = new Locations(new LocalBackend());
+  const scanner = new ParallelScanner(2);
+  try {
+    const cases: ViewArgs[] = [
+      { path: ".", content: "needle", context: 1 },
+      { path: ".", content: "needle", pattern: "d3/**" },
+      { path: ".", content: "no-such-needle" },
+      { path: ".", content: "nothing" }, // hits the output cap
+      { path: "d1|crlf.txt", content: "needle" },
+    ];
+    for (const args of cases) {
+      const plainSession = createSession(locations.localAt(dir.path));
+      const fastSession = createSession(locations.localAt(dir.path));
+      const plain = await runView(locations, plainSession, args);
+      const fast = await runView(locations, fastSession, args, { scanner });
+      assertEquals(fast, plain, JSON.stringify(args));
+    }
+    const all = await runView(locations, createSession(locations.localAt(dir.path)), {
+      path: ".",
+      content: "needle",
+    }, { scanner });
+    assertStringIncludes(all, "utf16.txt (line 2)");
+    assertStringIncludes(all, "1 binary file skipped");
+    assert(!all.includes("ignored/"));
+  } finally {
+    await scanner.close();
+  }
+});
