@@ -147,6 +147,8 @@ const REDIRECT_OPS = new Set([
 ]);
 const METACHARS = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
 const CASE_ENDS = new Set([";;", ";&", ";;&"]);
+// Characters with no special meaning inside a word (see lexWord for the others).
+const PLAIN_RUN = /[^ \t\n;&|()<>\\'"$`*?[]+/y;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
 interface PendingHeredoc {
@@ -632,9 +634,18 @@ class Parser {
         word.value += this.readBackticks(word);
         continue;
       }
-      if (c === "*" || c === "?" || c === "[") word.glob = true;
-      word.value += c;
-      this.pos++;
+      if (c === "*" || c === "?" || c === "[") {
+        word.glob = true;
+        word.value += c;
+        this.pos++;
+        continue;
+      }
+      // A run of ordinary characters in one step (long words would be slow char by char).
+      PLAIN_RUN.lastIndex = this.pos;
+      const run = PLAIN_RUN.exec(src);
+      const text = run ? run[0] : c;
+      word.value += text;
+      this.pos += text.length;
     }
     word.raw = src.slice(start, this.pos);
     const end = this.pos;

@@ -263,6 +263,17 @@ const CASES: [string, Expected][] = [
   ["busybox grep x f", "search_text"],
   ["xargs -0 -I{} cat {}", "read_file"],
   ["$CMD src/app.ts", "allowed"],
+  ["sudo -e /etc/hosts", "edit_in_place"],
+  ["sudoedit /etc/hosts", "edit_in_place"],
+  ["su -c 'cat x' root", "read_file"],
+  ["sh -s <<'EOF'\ngrep x y\nEOF", "search_text"],
+  ["fd -e ts -x grep -l foo", "search_text"],
+  ["command -p cat f", "read_file"],
+  ['c""at file', "read_file"],
+  ["nice -n 19 ionice -c3 make", "allowed"],
+  ["exec > >(tee log) 2>&1", "allowed"],
+  ["docker exec ctr cat /etc/hostname", "allowed"],
+  ["python3 -c 'print(open(\"x\").read())'", "allowed"],
 
   // --- path prefixes ---
   ["/bin/grep x f", "search_text"],
@@ -292,6 +303,10 @@ const CASES: [string, Expected][] = [
   ["ssh -N -L 8080:localhost:80 box", "allowed"],
   ["ssh box 'echo \"unbalanced'", "parse_error"],
   ["scp box:/etc/hosts .", "allowed"],
+  ["ssh -s box sftp", "allowed"],
+  ["ssh -- box 'ls'", "list_files"],
+  ["ssh box -t htop", "never_ends"],
+  ["ssh user@box", "allowed"],
 
   // --- malformed input ---
   ["echo 'unbalanced", "parse_error"],
