@@ -49,17 +49,32 @@ export class GlobFilter {
   }
 }
 
+/** How the example in hints is written; the view op names the tool and the path. */
+let exampleCall = (args: Record<string, unknown>) => JSON.stringify(args);
+
 function globError(pattern: string, problem: string, fix: string): AnchorError {
   return new AnchorError({
     code: "INVALID_PATTERN",
     message: `pattern ${JSON.stringify(pattern)} is not a valid glob: ${problem}`,
     hint: `${fix} Grammar: * ? [abc] {a,b} ** , a leading ! excludes, | separates globs ` +
-      `(later ones win), e.g. {"pattern":"*.ts|!*_test.ts"}.`,
+      `(later ones win), e.g. ${exampleCall({ pattern: "*.ts|!*_test.ts" })}.`,
   });
 }
 
 /** Validates and compiles a `pattern`; throws INVALID_PATTERN naming what to change. */
-export function compileGlobs(pattern: string): GlobFilter {
+export function compileGlobs(
+  pattern: string,
+  call: (args: Record<string, unknown>) => string = (args) => JSON.stringify(args),
+): GlobFilter {
+  exampleCall = call;
+  try {
+    return compileGlobsWith(pattern);
+  } finally {
+    exampleCall = (args) => JSON.stringify(args);
+  }
+}
+
+function compileGlobsWith(pattern: string): GlobFilter {
   if (/[\r\n]/.test(pattern)) {
     throw globError(
       pattern,

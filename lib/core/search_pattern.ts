@@ -24,12 +24,21 @@ export interface SearchPattern {
 
 const encoder = new TextEncoder();
 
-export function compileSearchPattern(source: string, regex: boolean): SearchPattern {
+/** Renders a corrected call for hints; the view op passes one that names the tool and path. */
+export type CallFormatter = (args: Record<string, unknown>) => string;
+
+const plainCall: CallFormatter = (args) => JSON.stringify(args);
+
+export function compileSearchPattern(
+  source: string,
+  regex: boolean,
+  call: CallFormatter = plainCall,
+): SearchPattern {
   if (source === "") {
     throw new AnchorError({
       code: "EMPTY_SEARCH",
       message: "content is empty: there is nothing to search for.",
-      hint: 'Pass the text to find, e.g. {"path":".","content":"TODO"}, or leave content out ' +
+      hint: `Pass the text to find, e.g. ${call({ content: "TODO" })}, or leave content out ` +
         "to list the directory.",
     });
   }
@@ -39,11 +48,12 @@ export function compileSearchPattern(source: string, regex: boolean): SearchPatt
       message: `content ${
         JSON.stringify(source)
       } spans several lines; search matches one line at a time.`,
-      hint: 'Search for one line of it, e.g. {"content":' +
-        `${JSON.stringify(source.split(/\r?\n/).find((l) => l.trim() !== "") ?? "")}}.`,
+      hint: `Search for one line of it, e.g. ${
+        call({ content: source.split(/\r?\n/).find((l) => l.trim() !== "") ?? "" })
+      }.`,
     });
   }
-  return regex ? compileRegex(source) : compileLiteral(source);
+  return regex ? compileRegex(source, call) : compileLiteral(source);
 }
 
 function compileLiteral(source: string): SearchPattern {
@@ -104,7 +114,7 @@ export function rarestByteIndex(needle: Uint8Array): number {
   return best;
 }
 
-function compileRegex(source: string): SearchPattern {
+function compileRegex(source: string, call: CallFormatter): SearchPattern {
   let body = source;
   let flags = "";
   const inline = /^\(\?([imsx]+)\)/.exec(body);
@@ -130,7 +140,7 @@ function compileRegex(source: string): SearchPattern {
       // Without the u flag JavaScript accepts more PCRE-isms (e.g. `\-` outside classes).
       line = new RegExp(body, flags);
     } catch {
-      throw invalidRegex(source, (unicodeError as Error).message);
+      throw invalidRegex(source, (unicodeError as Error).message, call);
     }
   }
   const whole = new RegExp(line.source, line.flags + "m");
@@ -144,7 +154,7 @@ function compileRegex(source: string): SearchPattern {
   };
 }
 
-function invalidRegex(source: string, parserMessage: string): AnchorError {
+function invalidRegex(source: string, parserMessage: string, call: CallFormatter): AnchorError {
   const inlineLater = /\(\?[a-z]+\)/.test(source);
   return new AnchorError({
     code: "INVALID_REGEX",
@@ -152,6 +162,6 @@ function invalidRegex(source: string, parserMessage: string): AnchorError {
     hint: (inlineLater
       ? "Only a leading (?i)/(?s) is supported; remove inline flags elsewhere. "
       : "Escape special characters (\\( \\[ \\. \\*), or ") +
-      `search the text literally: {"content":${JSON.stringify(source)},"regex":false}.`,
+      `search the text literally: ${call({ content: source, regex: false })}.`,
   });
 }

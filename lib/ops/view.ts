@@ -46,10 +46,12 @@ export async function runView(
   const notices: string[] = [];
   const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
-  // Validate everything before touching the file system.
-  const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern) : undefined;
+  // Validate everything before touching the file system; hints name the corrected view call.
+  const call = (fix: Record<string, unknown>) =>
+    `view ${JSON.stringify({ path: args.path, ...fix })}`;
+  const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern, call) : undefined;
   const search = searching
-    ? compileSearchPattern(args.content!, parseFlag("regex", args.regex))
+    ? compileSearchPattern(args.content!, parseFlag("regex", args.regex), call)
     : undefined;
   const start = parsePosition("start", args.start);
   const end = parsePosition("end", args.end);
