@@ -7,6 +7,7 @@ import {
   type ShownMemory,
 } from "../../lib/core/edit_plan.ts";
 import { formatLineId, hashLine } from "../../lib/core/line_id.ts";
+import { linePrint } from "../../lib/core/shown_lines.ts";
 import { decodeText, encodeDoc, type TextDoc } from "../../lib/core/text_file.ts";
 
 const enc = new TextEncoder();
@@ -31,12 +32,14 @@ function planError(text: string, ops: unknown, shown?: ShownMemory): AnchorError
   return e;
 }
 
-/** Memory of a full view of `text`. */
+/** Memory of a full view of `text` (hashes and fingerprints, as view records them). */
 function viewed(text: string): ShownMemory {
   const lines = docOf(text).lines;
+  const at = (n: number) => (n >= 1 && n <= lines.length ? lines[n - 1]! : undefined);
   return {
     known: true,
-    hashAt: (n) => (n >= 1 && n <= lines.length ? hashLine(lines[n - 1]!) : undefined),
+    hashAt: (n) => (at(n) === undefined ? undefined : hashLine(at(n)!)),
+    printAt: (n) => (at(n) === undefined ? undefined : linePrint(at(n)!)),
   };
 }
 
@@ -194,4 +197,42 @@ Deno.test("unshown interior lines pass only when both ends were shown with those
     { op: "replace", start: idOf(dt, 1), end: idOf(dt, 5), content: "all" },
   ], onlyStart);
   assertStringIncludes(e.detail!, "never shown to you");
+});
+
+Deno.test("a range that moved is shown whole at its new place, with ids that work for one retry", () => {
+  const before = "a\nif (x) {\n  y();\n}\nz\n";
+  const shown = viewed(before);
+  const db = docOf(before);
+  const after = "new1\nnew2\n" + before;
+  const ops = [{ op: "replace", start: idOf(db, 2), end: idOf(db, 4), content: "done();" }];
+  const e = planError(after, ops, shown);
+  assertStringIncludes(e.detail!, "may have moved by +2 lines: lines 4-6");
+  const da = docOf(after);
+  for (let n = 4; n <= 6; n++) assertStringIncludes(e.detail!, `${idOf(da, n)}|${da.lines[n - 1]}`);
+  // The retry with the ids from the report (recorded as shown by the op layer) applies.
+  assertEquals(
+    plan(
+      after,
+      [{ op: "replace", start: idOf(da, 4), end: idOf(da, 6), content: "done();" }],
+      viewed(after),
+    ),
+    "new1\nnew2\na\ndone();\nz\n",
+  );
+});
+
+Deno.test("when ids collide after a shift, the shown content is found again by its fingerprint", () => {
+  // "}" ends collide; line 2 changed, so the range fails as interior_changed, and the report
+  // says where the block the agent saw went.
+  const before = "}\nm\n}\nn\n}\n";
+  const shown = viewed(before);
+  const after = "}\nk\n" + before;
+  const db = docOf(before);
+  const e = planError(after, [
+    { op: "replace", start: idOf(db, 1), end: idOf(db, 3), content: "" },
+  ], shown);
+  assertStringIncludes(
+    e.detail!,
+    "is now at lines 3-5 (matched by full content fingerprint)",
+    e.detail,
+  );
 });

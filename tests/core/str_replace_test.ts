@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../_assert.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
 import { planStrReplace, unescapeLiteral } from "../../lib/core/str_replace.ts";
@@ -175,4 +176,43 @@ Deno.test("no match shows the closest region with ids and what differs, and writ
 Deno.test("identical old and new text, or an empty old_text, are refused loudly", () => {
   assertEquals(failure("a\n", "a", "a").code, "NO_CHANGE");
   assertEquals(failure("a\n", "", "b").code, "INVALID_ARGUMENT");
+});
+
+Deno.test("property: a unique exact old_text is replaced exactly like a string replace, endings kept", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("a", "b", "}", "", "x y", "\tz"), { minLength: 1, maxLength: 12 }),
+      fc.constantFrom("\n", "\r\n"),
+      fc.boolean(),
+      fc.nat(),
+      fc.nat({ max: 3 }),
+      fc.string({ maxLength: 6 }).map((s) => s.replace(/\r/g, "")),
+      (lines, eol, finalNewline, startSeed, len, replacement) => {
+        const lf = lines.join("\n") + (finalNewline ? "\n" : "");
+        const from = startSeed % lf.length || 0;
+        const oldText = lf.slice(from, from + len + 1);
+        if (oldText === "" || lf.indexOf(oldText) !== lf.lastIndexOf(oldText)) return;
+        if (oldText === replacement) return;
+        const text = lf.replaceAll("\n", eol);
+        let r;
+        try {
+          r = replace(text, oldText, replacement);
+        } catch (e) {
+          // Only a replacement that changes nothing may be refused.
+          assert(e instanceof AnchorError && e.code === "NO_CHANGE", String(e));
+          return;
+        }
+        assertEquals(r.tier, "exact");
+        // The file keeps its final-newline presence; otherwise it is a plain string replace.
+        const hadFinal = lf.endsWith("\n");
+        let expected = lf.replace(oldText, () => replacement);
+        if (hadFinal && expected !== "" && !expected.endsWith("\n")) expected += "\n";
+        if (!hadFinal && expected.endsWith("\n")) expected = expected.slice(0, -1);
+        assertEquals(r.text.replaceAll(eol, "\n"), expected);
+        // Every line ending of the result is the file's own.
+        if (eol === "\r\n") assertEquals(r.text.replaceAll("\r\n", "").includes("\n"), false);
+      },
+    ),
+    { numRuns: 800 },
+  );
 });

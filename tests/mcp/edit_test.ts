@@ -117,6 +117,13 @@ for (const kind of CLIENT_KINDS) {
       operations: [{ op: "insert", anchor: 3, content: "x" }],
     });
     assertStringIncludes(anchor.text, "only 0 (file start) and -1 (end of file)");
+    // A wrong type that zod itself rejects still says what shape is expected.
+    const wrongType = await server.call("batch_edit", {
+      path: "g.ts",
+      operations: [{ op: "replace", start: true, content: "x" }],
+    });
+    assert(wrongType.isError);
+    assertStringIncludes(wrongType.text, 'ids are strings "N:hh" from view');
   });
 
   Deno.test(`text_editor (${kind} client): create, str_replace, ambiguity, no match, delete and undo`, async () => {
