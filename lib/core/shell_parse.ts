@@ -147,6 +147,22 @@ const REDIRECT_OPS = new Set([
 ]);
 const METACHARS = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
 const CASE_ENDS = new Set([";;", ";&", ";;&"]);
+const ANSI_C_ESCAPES: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
 // Characters with no special meaning inside a word (see lexWord for the others).
 const PLAIN_RUN = /[^ \t\n;&|()<>\\'"$`*?[]+/y;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
@@ -240,7 +256,15 @@ class Parser {
     const tok = this.peek();
     if (tok.t === "op" && tok.op === "((") {
       this.next();
-      this.skipArithmetic(tok.start);
+      if (this.closesAsArithmetic(tok.start)) {
+        this.skipArithmetic(tok.start);
+        this.parseTrailingRedirects();
+        return;
+      }
+      // `((cd a && make) || echo failed)`: two subshells, not arithmetic; the commands count.
+      this.pos = tok.start + 1;
+      this.parseList((t) => t.t === "op" && t.op === ")");
+      this.expectOp(")", `unterminated "(" subshell started at offset ${tok.start}`);
       this.parseTrailingRedirects();
       return;
     }
@@ -714,11 +738,19 @@ class Parser {
         return value;
       }
       if (c === "\\" && this.pos + 1 < src.length) {
+        // Numeric escapes too: `$'\x63at'` is `cat`, and must be judged as cat.
+        const numeric =
+          /^(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3}))/
+            .exec(src.slice(this.pos + 1, this.pos + 10));
+        if (numeric) {
+          const hex = numeric[1] ?? numeric[2] ?? numeric[3];
+          const code = hex !== undefined ? parseInt(hex, 16) : parseInt(numeric[4]!, 8);
+          value += code <= 0x10ffff ? String.fromCodePoint(code) : "";
+          this.pos += 1 + numeric[0].length;
+          continue;
+        }
         const n = src[this.pos + 1]!;
-        value += ({ n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"' } as Record<
-          string,
-          string
-        >)[n] ?? `\\${n}`;
+        value += ANSI_C_ESCAPES[n] ?? `\\${n}`;
         this.pos += 2;
         continue;
       }
@@ -732,7 +764,7 @@ class Parser {
     const src = this.src;
     const from = this.pos;
     const n = src[this.pos + 1];
-    if (n === "(" && src[this.pos + 2] === "(") {
+    if (n === "(" && src[this.pos + 2] === "(" && this.closesAsArithmetic(this.pos + 1)) {
       this.pos += 1;
       this.skipArithmeticAt(from);
       word.expands = true;
@@ -829,6 +861,26 @@ class Parser {
         this.pos++;
       }
     }
+  }
+
+  /**
+   * bash reads `((` (and `$((`) as arithmetic only when the inner parenthesis closes right
+   * before the outer one; `((cat x) | wc -l)` is a subshell holding a subshell.
+   */
+  private closesAsArithmetic(openAt: number): boolean {
+    const src = this.src;
+    let depth = 0;
+    for (let i = openAt + 1; i < src.length; i++) {
+      const c = src[i];
+      if (c === "\\") i++;
+      else if (c === "'" || c === '"') {
+        const close = src.indexOf(c, i + 1);
+        if (close < 0) return true; // unterminated: the arithmetic scan reports it
+        i = close;
+      } else if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) return src[i + 1] === ")" || i + 1 === src.length;
+    }
+    return true;
   }
 
   /** At `((` (this.pos on the first parenthesis... or after `((` for the command form). */

@@ -209,6 +209,8 @@ const CASES: [string, Expected][] = [
   ["printf '%s\\n' \"$(cat VERSION)\"", "read_file"],
   ['echo "today: $(date)"', "allowed"],
   ["echo $'a\\'b; cat c'", "allowed"],
+  ["$'\\x63at' src/app.ts", "read_file"],
+  ["$'\\147rep' -r x .", "search_text"],
 
   // --- $( ) and backticks ---
   ["echo $(cat x)", "read_file"],
@@ -220,6 +222,10 @@ const CASES: [string, Expected][] = [
   ["diff <(sort a.txt) <(sort b.txt)", "allowed"],
   ["echo ${x:-$(cat default.txt)}", "read_file"],
   ["echo $((1 + 2))", "allowed"],
+  ["((cat x) || echo failed)", "read_file"],
+  ["echo $((cat x) | wc -l)", "read_file"],
+  ["(( $(cat n) > 1 )) && echo big", "read_file"],
+  ["echo $(( (1 + 2) * (3 + 4) ))", "allowed"],
   ["[[ $(cat state) == ok ]] && echo yes", "read_file"],
   ['echo "$(< VERSION)"', "read_file"],
   ['echo "$(< /proc/uptime)"', "allowed"],
