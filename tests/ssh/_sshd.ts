@@ -199,7 +199,10 @@ export async function createSshWorld(
       });
     },
     env(extra = {}) {
-      return { HOME: home, USER: user, ...extra };
+      // Deno finds its cache under $HOME unless DENO_DIR says where: keep the real one.
+      const denoDir = Deno.env.get("DENO_DIR") ??
+        `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+      return { HOME: home, USER: user, DENO_DIR: denoDir, ...extra };
     },
     async [Symbol.asyncDispose]() {
       await sshd.stop();
