@@ -88,7 +88,8 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
       `text_editor {"command": "create", "path": "config/local.json", "file_text": "…"}   ` +
       `(write a whole file)`,
     ],
-    note: 'To read part of a file (sed -n, awk print) use view {"path": "src/app.ts", ' +
+    note: 'Add "replace_all": true to str_replace to change every occurrence (like s///g). ' +
+      'To read part of a file (sed -n, awk print) use view {"path": "src/app.ts", ' +
       '"start": 10, "end": 40}; to change the same text in many files, find them with view ' +
       "and `content`, then make one edit call per file. ssh:// paths work the same way.",
     allowed: "Still allowed: sed/awk/perl as stream filters after `|` (`git log --oneline | " +

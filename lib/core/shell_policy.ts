@@ -970,15 +970,17 @@ function substitutionCalls(inv: Invocation, scripts: string[], files: string[]):
   if (!m) return [];
   const delim = m[1]!;
   const parts = splitSedParts(m[2]!, delim);
-  if (!parts || parts.length !== 3 || !/^[gI0-9]*$/.test(parts[2]!)) return [];
-  const [oldText, newText] = parts as [string, string, string];
-  if (/[\\^$.*[\]]/.test(oldText) || /[\\&]/.test(newText) || oldText === "") return [];
-  return files.slice(0, 3).map((f) =>
+  // Only s/literal/literal/ with no flag or `g` maps exactly (I, N-th match, regexes do not).
+  if (!parts || parts.length !== 3 || !/^g?$/.test(parts[2]!)) return [];
+  const [oldText, newText, flags] = parts as [string, string, string];
+  if (/[\\^$.*[\]+?(){}|]/.test(oldText) || /[\\&$]/.test(newText) || oldText === "") return [];
+  return files.filter(isLiteralPath).slice(0, 3).map((f) =>
     formatCall("text_editor", {
       command: "str_replace",
       path: toolPath(inv, f),
       old_text: oldText,
       new_text: newText,
+      ...(flags === "g" ? { replace_all: true } : {}),
     })
   );
 }

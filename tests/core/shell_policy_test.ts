@@ -465,7 +465,7 @@ Deno.test("edit_in_place turns a literal sed substitution into text_editor str_r
   );
   assertStringIncludes(
     refused("perl -pi -e 's|/old/path|/new/path|g' conf").message,
-    `"old_text": "/old/path", "new_text": "/new/path"`,
+    `"old_text": "/old/path", "new_text": "/new/path", "replace_all": true}`,
   );
 });
 
