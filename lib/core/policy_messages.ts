@@ -27,13 +27,13 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
     headline: "Refused by the shell policy (rule read_file): read files with the `view` tool, " +
       "not cat/head/tail/less/more. Nothing was run.",
     examples: [
-      `view {"path": "src/app.ts"}   (the whole file, each line as N:hh|text with its line id)`,
       `view {"path": "src/app.ts", "start": 10, "end": 40}   (lines 10 to 40, like sed -n 10,40p)`,
       `view {"path": "logs/build.log", "start": -50}   (the last 50 lines, like tail -n 50)`,
       `view {"path": "ssh://box/etc/nginx/nginx.conf", "start": 1, "end": 60}   (a file on a remote host)`,
     ],
-    note: "`view` shows line ids (`12:a3`) that text_editor and batch_edit accept, and reads " +
-      "remote files through ssh:// paths without a shell.",
+    note: 'view {"path": "src/app.ts"} shows the whole file, each line as N:hh|text: the ' +
+      "line ids (`12:a3`) that text_editor and batch_edit accept. It reads remote files through " +
+      "ssh:// paths without a shell.",
     allowed:
       "Still allowed: cat/head/tail as stream filters after `|` (`make 2>&1 | tail -n 30`), " +
       "writing with them (`cat <<'EOF' > notes.txt`, `cat a.txt b.txt > both.txt`: their output " +
@@ -120,11 +120,12 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
       `shell {"command": "npm run dev"}   (a long command moves to the background by itself and ` +
       `reports a job id)`,
       `jobs {"action": "read", "id": "1234-1"}   (the job's output so far, instead of tail -f or less)`,
-      `jobs {"action": "wait", "id": "1234-1"}   (block until it ends)`,
       `shell {"command": "top -b -n 1 | head -n 20"}   (one snapshot instead of top/htop/watch)`,
     ],
     note: "There is no terminal here: pagers and monitors wait for keys that never come, and " +
-      "followers (tail -f, journalctl -f) never exit.",
+      "followers (tail -f, journalctl -f) never exit. To block until a job ends: " +
+      'jobs {"action": "wait", "id": "1234-1"}.',
+
     allowed: "Still allowed: `top -b -n 1`, `ping -c 3 host`, `timeout 30 tail -f app.log` " +
       "(bounded), pipelines into grep/head/tail instead of less/more, and `ssh host` with or " +
       "without a command.",

@@ -511,7 +511,15 @@ function judgeHeadTail(inv: Invocation): Refusal | undefined {
     const follows = opts.some((o) =>
       o.name === "-f" || o.name === "-F" || o.name === "--follow" || o.name === "--retry"
     );
-    if (follows) return inv.bounded ? undefined : neverEnds(inv, "follow");
+    if (follows) {
+      if (inv.bounded) return undefined;
+      // The one-off read of what is there now is the nearest finite call.
+      const count = headTailRange(true, opts).start ?? -10;
+      return refuse(inv, "never_ends", {
+        reason: NEVER_ENDS_REASONS.follow,
+        calls: viewCalls(inv, operands.map((w) => w.value), { start: count }),
+      });
+    }
   }
   const reading = readsProjectFiles(inv, operands, "read_file");
   if (!reading) return undefined;
