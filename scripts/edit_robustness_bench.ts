@@ -435,6 +435,7 @@ const duplicatedSnippets: Scenario = async (r) => {
   lines.splice(b.at + 1, 0, ...snippet);
   lines.splice(a.at + 1, 0, ...snippet);
   await put(w, join(lines));
+  if (r() < 0.5) await viewAll(w); // with and without a memory of what was shown
   const meant = r() < 0.5 ? a.at + 2 : b.at + 2 + snippet.length; // 1-based first line
   const newSnippet = ["  if (ready) {", '    run("go", 1);', "  }"];
   const intendedLines = lines.slice();
@@ -452,7 +453,8 @@ const duplicatedSnippets: Scenario = async (r) => {
     null, // applying either one blindly is not what the agent meant half the time
     (text) => {
       // The agent knows which occurrence it meant by its line number (from its view).
-      const m = new RegExp(`^\\s+(${meant}:[0-9a-f]{2})\\.\\.([0-9]+:[0-9a-f]{2})`, "m").exec(text);
+      const m = new RegExp(`^Match [0-9]+: (${meant}:[0-9a-f]{2})\\.\\.([0-9]+:[0-9a-f]{2})$`, "m")
+        .exec(text);
       if (!m) return null;
       return () =>
         runBatchEdit(w.services, w.session, {

@@ -490,9 +490,8 @@ function ambiguous(
     message: `old_text matches ${offsets.length}${offsets.length >= 10_000 ? "+" : ""} places in ${
       JSON.stringify(path)
     } ${how}; nothing was written.`,
-    detail: `Matches (first line shown):\n${
-      listed.map((m) => `  ${m.range}  ${m.line}`).join("\n")
-    }${offsets.length > listed.length ? `\n  ... ${offsets.length - listed.length} more` : ""}`,
+    detail: renderMatches(doc, listed) +
+      (offsets.length > listed.length ? `\n... ${offsets.length - listed.length} more` : ""),
     hint: "Either (1) add surrounding lines to old_text so it matches one place, (2) pass " +
       '"replace_all": true to replace every match, or (3) use batch_edit with the ids above, ' +
       `e.g. ${
@@ -507,6 +506,28 @@ function ambiguous(
         })
       }.`,
   });
+}
+
+const MAX_MATCH_LINES_SHOWN = 60;
+
+/**
+ * Lists matches as `Match k: first..last` followed by their lines with ids (whole when they fit a
+ * budget, else only the first line), so that a batch_edit on any listed range can be verified
+ * against lines the agent was shown.
+ */
+function renderMatches(
+  doc: TextDoc,
+  listed: readonly { range: string; first: number; last: number; line: string }[],
+): string {
+  const total = listed.reduce((n, m) => n + m.last - m.first + 1, 0);
+  const whole = total <= MAX_MATCH_LINES_SHOWN;
+  const out: string[] = [];
+  listed.forEach((m, k) => {
+    out.push(`Match ${k + 1}: ${m.range}`);
+    const end = whole ? m.last : m.first;
+    for (let n = m.first; n <= end; n++) out.push(renderLine(n + 1, doc.lines[n]!));
+  });
+  return out.join("\n");
 }
 
 interface Candidate {

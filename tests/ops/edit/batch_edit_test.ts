@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
-import { formatLineId } from "../../../lib/core/line_id.ts";
+import { formatLineId, hashLine } from "../../../lib/core/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
 import { editEnv, idIn } from "./_env.ts";
@@ -106,4 +106,21 @@ Deno.test("batch_edit keeps BOM, CRLF and a missing final newline", async () => 
     [...await env.bytes("/bom.txt")],
     [0xef, 0xbb, 0xbf, ...new TextEncoder().encode("a\r\nb\r\nc")],
   );
+});
+
+Deno.test("the ids listed for an ambiguous str_replace work for a batch_edit retry", async () => {
+  const env = editEnv({ "/d.ts": "a\nif (r) {\n  go();\n}\nb\nif (r) {\n  go();\n}\n" });
+  // Only the top of the file was viewed: the second match's lines were never shown before.
+  env.session.shown.record("memory\u0000/d.ts", 1, [hashLine("a")]);
+  const e = await rejected(runTextEditor(env.services, env.session, {
+    command: "str_replace",
+    path: "/d.ts",
+    old_text: "if (r) {\n  go();\n}",
+    new_text: "stop();",
+  }));
+  assertEquals(e.code, "AMBIGUOUS_MATCH");
+  const m = /^Match 2: ([0-9]+:[0-9a-f]{2})\.\.([0-9]+:[0-9a-f]{2})$/m.exec(e.detail!);
+  assert(m, e.detail);
+  await be(env, "/d.ts", [{ op: "replace", start: m[1], end: m[2], content: "stop();" }]);
+  assertEquals(await env.text("/d.ts"), "a\nif (r) {\n  go();\n}\nb\nstop();\n");
 });
