@@ -70,7 +70,8 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
     ],
     note: "Glob grammar for `pattern`: * within a name, ** across directories, ? one character, " +
       "[abc] a set, {a,b} alternatives, a leading ! excludes, | separates globs applied in order " +
-      "(the later one wins). .gitignore is honoured; include_hidden shows dot files.",
+      "(the later one wins). .gitignore is honoured; include_hidden shows dot files. Each file " +
+      "row carries its line count and a token estimate (no need for wc -l).",
     allowed:
       "Still allowed: stat/du/wc/file for metadata, `git ls-files`, ls/find on /proc, /sys " +
       "and /dev, `find … -delete` and `find … -exec rm {} +` (actions, not listings), and " +
