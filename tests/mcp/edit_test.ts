@@ -218,6 +218,19 @@ for (const kind of CLIENT_KINDS) {
       [...await Deno.readFile(`${dir.path}/w.txt`)],
       [...new TextEncoder().encode("alpha\r\nBETA\r\ngamma\r\n")],
     );
+    // The file mode survives the temp-file-and-rename write.
+    await Deno.chmod(`${dir.path}/w.txt`, 0o750);
+    const again = await server.call("text_editor", {
+      command: "str_replace",
+      path: "w.txt",
+      old_text: "gamma",
+      new_text: "delta",
+    });
+    assertEquals(again.isError, false, again.text);
+    assertEquals((await Deno.stat(`${dir.path}/w.txt`)).mode! & 0o777, 0o750);
+    const wrong = await server.call("text_editor", { command: "view", path: "w.txt" });
+    assert(wrong.isError);
+    assertStringIncludes(wrong.text, "use the view tool");
   });
 
   Deno.test(`extract_lines (${kind} client): copies a verified range into a new file`, async () => {

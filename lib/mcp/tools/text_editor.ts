@@ -28,7 +28,10 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
       title: "Edit a file by text",
       description: TEXT_EDITOR_DESCRIPTION,
       inputSchema: z.object({
-        command: z.enum(["create", "str_replace", "delete", "undo_edit"]).describe(
+        command: z.enum(["create", "str_replace", "delete", "undo_edit"], {
+          error: 'command must be "str_replace", "create", "delete" or "undo_edit"; to read a ' +
+            "file use the view tool, to edit by line ids use batch_edit.",
+        }).describe(
           '"str_replace" (old_text, new_text, optional replace_all), "create" (file_text), ' +
             '"delete", or "undo_edit".',
         ),
