@@ -31,6 +31,10 @@ export interface DiffOptions {
   maxLines?: number;
 }
 
+const MAX_EDIT_LENGTH = 1000;
+/** In a diff too long to show whole, removed runs keep this many lines before a count. */
+const COMPACT_REMOVED = 3;
+
 interface Row {
   kind: " " | "-" | "+";
   text: string;
@@ -67,7 +71,14 @@ export function renderEditDiff(
   }
   let o = head;
   let n = head;
-  for (const change of diffArrays(oldMid, newMid)) {
+  // Myers diff is O((N+M)·D): past a few thousand differing lines (a rewritten file) show the
+  // window as removed-then-added instead of spending seconds on a minimal diff.
+  const changes = diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) ??
+    [
+      { value: oldMid, removed: true, added: false, count: oldMid.length },
+      { value: newMid, removed: false, added: true, count: newMid.length },
+    ];
+  for (const change of changes) {
     for (const text of change.value) {
       if (change.added) rows.push({ kind: "+", text, oldNo: o, newNo: ++n });
       else if (change.removed) rows.push({ kind: "-", text, oldNo: ++o, newNo: n });
@@ -94,11 +105,15 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
       keep[k] = true;
     }
   });
+  // When everything would not fit, runs of removed lines shrink to their first lines and a
+  // count: the new lines (with their ids) are what the next edit needs.
+  const compact = keep.filter(Boolean).length > maxLines;
   const out: string[] = [];
   const shown: ShownLine[] = [];
   let added = 0;
   let removed = 0;
   let truncated = false;
+  let removedRun = 0;
   let i = 0;
   while (i < rows.length) {
     if (!keep[i]) {
@@ -115,15 +130,26 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
     if (!truncated) {
       out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
     }
-    for (const r of hunk) {
+    for (let k = 0; k < hunk.length; k++) {
+      const r = hunk[k]!;
       if (r.kind === "+") added++;
       if (r.kind === "-") removed++;
+      removedRun = r.kind === "-" ? removedRun + 1 : 0;
       if (out.length >= maxLines) {
         truncated = true;
         continue;
       }
-      if (r.kind === "-") out.push(`-${r.text}`);
-      else {
+      if (r.kind === "-") {
+        if (compact && removedRun > COMPACT_REMOVED) {
+          if (removedRun === COMPACT_REMOVED + 1) {
+            let rest = 0;
+            while (hunk[k + rest]?.kind === "-") rest++;
+            out.push(`-… ${rest} more removed line${rest === 1 ? "" : "s"}`);
+          }
+          continue;
+        }
+        out.push(`-${r.text}`);
+      } else {
         out.push(`${r.kind}${renderLine(r.newNo, r.text)}`);
         shown.push({ line: r.newNo, hash: hashLine(r.text), print: linePrint(r.text) });
       }

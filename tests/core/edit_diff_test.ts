@@ -43,3 +43,17 @@ Deno.test("a long diff is cut and says so", () => {
   assertEquals(diff.text.split("\n").length, 50);
   assertEquals(diff.added, 1000);
 });
+
+Deno.test("a rewrite of a large file is shown as removed-then-added, cut, with correct counts", () => {
+  const before = Array.from({ length: 50_000 }, (_, i) => `old ${i}`);
+  const after = Array.from({ length: 50_000 }, (_, i) => `new ${i}`);
+  const diff = renderEditDiff(before, after);
+  assertEquals(diff.removed, 50_000);
+  assertEquals(diff.added, 50_000);
+  assertEquals(diff.truncated, true);
+  assertStringIncludes(diff.text, "@@ -1,50000 +1,50000 @@");
+  // Removed lines shrink to a count so that the new lines and their ids fit.
+  assertStringIncludes(diff.text, "-… 49997 more removed lines");
+  assertStringIncludes(diff.text, `+${renderLine(1, "new 0")}`);
+  assertEquals(diff.shown.length > 300, true);
+});
