@@ -317,7 +317,17 @@ export function unescapeLiteral(text: string, mode: "code" | "full"): string {
 // Whitespace-normalized matching
 
 function normalizeLine(line: string): string {
-  return line.trim().replace(/\s+/g, " ");
+  const t = line.trim();
+  // Most lines have no inner run of whitespace: skip the regex for them.
+  return /\s\s|[\t\r\f\v]/.test(t) ? t.replace(/\s+/g, " ") : t;
+}
+
+/** Normalized lines of a document, computed once per str_replace and shared by the tiers. */
+const normalizedCache = new WeakMap<readonly string[], string[]>();
+function normalizedLines(lines: readonly string[]): string[] {
+  let out = normalizedCache.get(lines);
+  if (!out) normalizedCache.set(lines, out = lines.map(normalizeLine));
+  return out;
 }
 
 function trimBlankEdges(text: string): string[] {
@@ -351,14 +361,15 @@ function fuzzyLineCount(oldText: string): number {
 /** 0-based first lines of every window whose lines equal old_text's after normalization. */
 function fuzzyMatches(lines: readonly string[], oldText: string): number[] {
   const want = trimBlankEdges(oldText).map(normalizeLine);
+  const norm = normalizedLines(lines);
   if (want.length === 0 || want.every((l) => l === "")) return [];
   const out: number[] = [];
   const first = want[0]!;
   for (let i = 0; i + want.length <= lines.length; i++) {
-    if (normalizeLine(lines[i]!) !== first) continue;
+    if (norm[i] !== first) continue;
     let ok = true;
     for (let k = 1; k < want.length; k++) {
-      if (normalizeLine(lines[i + k]!) !== want[k]) {
+      if (norm[i + k] !== want[k]) {
         ok = false;
         break;
       }
@@ -539,33 +550,45 @@ interface Candidate {
 const MAX_CANDIDATES = 3;
 const MAX_REGION_LINES = 30;
 
-/** Similarity of two lines in [0, 1]: Dice coefficient over character bigrams of normalized text. */
-function similarity(a: string, b: string): number {
-  const x = normalizeLine(a);
-  const y = normalizeLine(b);
-  if (x === y) return 1;
-  if (x.length < 2 || y.length < 2) return 0;
-  const grams = new Map<string, number>();
+/**
+ * Scores normalized lines by similarity to `probe` in [0, 1]: the Dice coefficient over
+ * character bigrams of the normalized text. The probe's bigrams are counted once; lines too short or too long to reach
+ * `floor` are skipped without counting.
+ */
+function similarityTo(probe: string, floor: number): (line: string) => number {
+  const x = normalizeLine(probe);
+  const counts = new Map<number, number>();
   for (let i = 0; i < x.length - 1; i++) {
-    const g = x.slice(i, i + 2);
-    grams.set(g, (grams.get(g) ?? 0) + 1);
+    const code = x.charCodeAt(i) * 65536 + x.charCodeAt(i + 1);
+    counts.set(code, (counts.get(code) ?? 0) + 1);
   }
-  let both = 0;
-  for (let i = 0; i < y.length - 1; i++) {
-    const g = y.slice(i, i + 2);
-    const n = grams.get(g) ?? 0;
-    if (n > 0) {
-      grams.set(g, n - 1);
-      both++;
+  const used = new Map<number, number>();
+  return (y) => {
+    if (y === x) return 1;
+    if (x.length < 2 || y.length < 2) return 0;
+    const total = x.length + y.length - 2;
+    if ((2 * (Math.min(x.length, y.length) - 1)) / total < floor) return 0;
+    used.clear();
+    let both = 0;
+    for (let i = 0; i < y.length - 1; i++) {
+      const code = y.charCodeAt(i) * 65536 + y.charCodeAt(i + 1);
+      const have = counts.get(code);
+      if (!have) continue;
+      const u = used.get(code) ?? 0;
+      if (u < have) {
+        used.set(code, u + 1);
+        both++;
+      }
     }
-  }
-  return (2 * both) / (x.length + y.length - 2);
+    return (2 * both) / total;
+  };
 }
 
 /** Closest regions: windows voted for by old_text lines that appear (normalized) in the file. */
 function closestRegions(lines: readonly string[], want: readonly string[]): Candidate[] {
   const votes = new Map<number, number>();
   const normWant = want.map(normalizeLine);
+  const norm = normalizedLines(lines);
   const index = new Map<string, number[]>();
   normWant.forEach((l, k) => {
     if (l.length < 3) return; // "}" or blank lines say nothing about where the region is
@@ -575,7 +598,7 @@ function closestRegions(lines: readonly string[], want: readonly string[]): Cand
   });
   if (index.size > 0) {
     for (let i = 0; i < lines.length; i++) {
-      const ks = index.get(normalizeLine(lines[i]!));
+      const ks = index.get(norm[i]!);
       if (!ks) continue;
       for (const k of ks) {
         const start = i - k;
@@ -591,8 +614,9 @@ function closestRegions(lines: readonly string[], want: readonly string[]): Cand
     if (probe === undefined || normalizeLine(probe).length < 3) return [];
     const scored: Candidate[] = [];
     const limit = Math.min(lines.length, 200_000);
+    const score = similarityTo(probe, 0.5);
     for (let i = 0; i < limit; i++) {
-      const s = similarity(probe, lines[i]!);
+      const s = score(norm[i]!);
       if (s >= 0.5) scored.push({ start: Math.max(0, i - k), score: s });
     }
     ranked = scored;
