@@ -11,8 +11,11 @@ export interface SearchPattern {
   readonly regex: boolean;
   /** `literal "x"` or `regex /x/i`: for result headers and the zero-match sentence. */
   readonly description: string;
-  /** For literal patterns: the UTF-8 bytes and the index of the rarest byte (scan anchor). */
-  readonly literal?: { bytes: Uint8Array; anchor: number };
+  /**
+   * Bytes every match must contain (the whole literal, or a literal run required by a regex),
+   * for byte-level prefilters such as the parallel scanner. Absent when none can be derived.
+   */
+  readonly literal?: ByteLiteral;
   /**
    * Checks raw UTF-8 bytes: false means no line can match. Null when only the decoded text can
    * tell (regular expressions); then `mayMatchText` is the prefilter.
@@ -20,6 +23,14 @@ export interface SearchPattern {
   mayMatchBytes(bytes: Uint8Array): boolean | null;
   mayMatchText(text: string): boolean;
   matchesLine(line: string): boolean;
+}
+
+/** A needle for byte prefilters: `ignoreCase` folds ASCII letters (bytes are then lowercase). */
+export interface ByteLiteral {
+  bytes: Uint8Array;
+  /** Index of the rarest byte: the one scanned for with indexOf. */
+  anchor: number;
+  ignoreCase: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -62,7 +73,7 @@ function compileLiteral(source: string): SearchPattern {
     source,
     regex: false,
     description: `literal ${JSON.stringify(source)}`,
-    literal: { bytes: needle, anchor: rarestByteIndex(needle) },
+    literal: { bytes: needle, anchor: rarestByteIndex(needle), ignoreCase: false },
     mayMatchBytes: (bytes) => indexOfBytes(bytes, needle, 0) !== -1,
     mayMatchText: (text) => text.includes(source),
     matchesLine: (line) => line.includes(source),
@@ -92,6 +103,40 @@ export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: num
     }
     i++;
   }
+}
+
+/**
+ * Whether `haystack` contains the literal. Self-contained on purpose (no outside references):
+ * the parallel scanner ships its source text to worker threads.
+ */
+export function containsLiteral(haystack: Uint8Array, literal: ByteLiteral): boolean {
+  const n = literal.bytes;
+  const k = literal.anchor;
+  const a = n[k]!;
+  const variants = literal.ignoreCase && a >= 97 && a <= 122 ? [a, a - 32] : [a];
+  for (const v of variants) {
+    let i = k;
+    while (true) {
+      i = haystack.indexOf(v, i);
+      if (i === -1) break;
+      const s = i - k;
+      if (s + n.length > haystack.length) break;
+      let j = 0;
+      if (literal.ignoreCase) {
+        while (j < n.length) {
+          let b = haystack[s + j]!;
+          if (b >= 65 && b <= 90) b += 32;
+          if (b !== n[j]) break;
+          j++;
+        }
+      } else {
+        while (j < n.length && haystack[s + j] === n[j]) j++;
+      }
+      if (j === n.length) return true;
+      i++;
+    }
+  }
+  return false;
 }
 
 /** Rough byte frequency in source text: lower is rarer. Non-ASCII bytes count as rare. */
@@ -144,14 +189,109 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     }
   }
   const whole = new RegExp(line.source, line.flags + "m");
+  const ignoreCase = flags.includes("i");
+  const required = requiredLiteral(body, ignoreCase);
+  const needle = required === null
+    ? null
+    : encoder.encode(ignoreCase ? required.toLowerCase() : required);
+  const literal: ByteLiteral | undefined = needle
+    ? { bytes: needle, anchor: rarestByteIndex(needle), ignoreCase }
+    : undefined;
   return {
     source,
     regex: true,
     description: `regex /${body}/${flags}`,
-    mayMatchBytes: () => null,
+    ...(literal ? { literal } : {}),
+    mayMatchBytes: literal ? (bytes) => containsLiteral(bytes, literal) : () => null,
     mayMatchText: (text) => whole.test(text),
     matchesLine: (text) => line.test(text),
   };
+}
+
+/**
+ * The longest run of literal characters every match of `body` must contain, or null. Deliberately
+ * conservative: any top-level alternation gives null; groups, classes, escapes like \d and
+ * optional characters end a run. With `ignoreCase` only ASCII runs qualify, without k and s
+ * (Unicode case folding maps the Kelvin sign to k and the long s to s).
+ */
+export function requiredLiteral(body: string, ignoreCase: boolean): string | null {
+  let best = "";
+  let run = "";
+  const flush = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  const breaks = (c: string) => ignoreCase && (c.charCodeAt(0) > 0x7f || "ksKS".includes(c));
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === "\\") {
+      const next = body[i + 1];
+      if (next === undefined) return null;
+      i++;
+      if (/[A-Za-z0-9]/.test(next)) {
+        // \d, \b, \u{...}, \x41, \k<name>, \1: not a plain character; be conservative.
+        if ("uxckpP".includes(next)) return best.length >= 2 ? best : null;
+        flush();
+        continue;
+      }
+      if (breaks(next)) flush();
+      else run += next;
+      continue;
+    }
+    if (c === "|") return null;
+    if (c === "(" || c === "[") {
+      flush();
+      const end = skipGroup(body, i);
+      if (end === -1) return null;
+      i = end;
+      continue;
+    }
+    if (c === "?" || c === "*" || c === "{") {
+      run = run.slice(0, -1); // the previous character may be absent
+      flush();
+      if (c === "{") {
+        const close = body.indexOf("}", i);
+        if (close === -1) return null;
+        i = close;
+      }
+      continue;
+    }
+    if (c === "+" || c === "." || c === "^" || c === "$") {
+      flush();
+      continue;
+    }
+    if (breaks(c)) flush();
+    else run += c;
+  }
+  flush();
+  return best.length >= 2 ? best : null;
+}
+
+/** The index of the `)` or `]` closing the group or class opened at `start`, or -1. */
+function skipGroup(body: string, start: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = start; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") {
+        inClass = false;
+        if (depth === 0) return i;
+      }
+      continue;
+    }
+    if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")") {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
 }
 
 function invalidRegex(source: string, parserMessage: string, call: CallFormatter): AnchorError {

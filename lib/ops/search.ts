@@ -5,7 +5,7 @@
 
 import { formatLineId, hashLine, renderLine } from "../core/line_id.ts";
 import { linePrint } from "../core/shown_lines.ts";
-import type { SearchPattern } from "../core/search_pattern.ts";
+import type { ByteLiteral, SearchPattern } from "../core/search_pattern.ts";
 import { decodeText, looksBinary } from "../core/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
@@ -29,7 +29,7 @@ export const SEARCH_MAX_LINE_CHARS = 400;
 export interface ContentScanner {
   /** Only locations on the backend with this id are scanned. */
   readonly backendId: string;
-  candidates(paths: readonly string[], needle: Uint8Array, anchor: number): Promise<number[]>;
+  candidates(paths: readonly string[], literal: ByteLiteral): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -169,14 +169,14 @@ async function scanRoot(
   root: SearchRoot,
   files: AsyncIterable<{ path: string }>,
   scanner: ContentScanner,
-  literal: { bytes: Uint8Array; anchor: number },
+  literal: ByteLiteral,
   consider: (root: SearchRoot, path: string, data: Uint8Array | undefined) => boolean,
 ): Promise<boolean> {
   const backend = root.location.backend;
   const inFlight: { paths: string[]; hits: Promise<number[]> }[] = [];
   let batch: string[] = [];
   const send = () => {
-    inFlight.push({ paths: batch, hits: scanner.candidates(batch, literal.bytes, literal.anchor) });
+    inFlight.push({ paths: batch, hits: scanner.candidates(batch, literal) });
     batch = [];
   };
   /** Settles the oldest batch: non-candidates count as searched, candidates are matched. */

@@ -1,5 +1,9 @@
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../_assert.ts";
-import { compileSearchPattern, indexOfBytes } from "../../lib/core/search_pattern.ts";
+import {
+  compileSearchPattern,
+  indexOfBytes,
+  requiredLiteral,
+} from "../../lib/core/search_pattern.ts";
 import type { AnchorError } from "../../lib/core/errors.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -66,5 +70,40 @@ Deno.test("indexOfBytes agrees with a naive search on random inputs", async () =
       },
     ),
     { numRuns: 500 },
+  );
+});
+
+Deno.test("requiredLiteral finds a run every match must contain, or gives up", () => {
+  const cases: [string, boolean, string | null][] = [
+    ["fetchUser\\(", false, "fetchUser("],
+    ["foo\\d+barbaz", false, "barbaz"],
+    ["colou?r", false, "colo"],
+    ["ab+cd", false, "ab"],
+    ["(a|b)xyz[0-9]", false, "xyz"],
+    ["a|b", false, null],
+    ["todo", true, "todo"],
+    ["task", true, "ta"], // k and s fold from non-ASCII characters under /iu
+    ["\\bclass\\s+Foo", false, "class"],
+    ["x{2,3}yz", false, "yz"],
+    ["[]]abc", false, "]abc"], // JavaScript: [] is an empty class, ] a literal
+  ];
+  for (const [body, ignoreCase, expected] of cases) {
+    assertEquals(requiredLiteral(body, ignoreCase), expected, body);
+  }
+});
+
+Deno.test("a regex prefilter never rules out a line the regex matches", async () => {
+  const fc = (await import("fast-check")).default;
+  const alphabet = fc.constantFrom("a", "B", "c", "(", ".", "x", "\\", "1", "K", "é");
+  const text = fc.array(alphabet, { maxLength: 30 }).map((a: string[]) => a.join(""));
+  const bodies = ["aB.c", "(?i)abc", "x\\(a", "(?i)BX", "c+x", "a?Bc", "[ab]cx", "(?i)é"];
+  fc.assert(
+    fc.property(fc.constantFrom(...bodies), text, (body: string, line: string) => {
+      const p = compileSearchPattern(body, true);
+      if (p.matchesLine(line)) {
+        assert(p.mayMatchBytes(bytes(line)) !== false, `${body} vs ${line}`);
+      }
+    }),
+    { numRuns: 2000 },
   );
 });

@@ -41,6 +41,8 @@ Deno.test("the parallel scanner gives exactly the plain engine's search results"
       { path: ".", content: "no-such-needle" },
       { path: ".", content: "nothing" }, // hits the output cap
       { path: "d1|crlf.txt", content: "needle" },
+      { path: ".", content: "(?i)NEEDLE \\d+", regex: true },
+      { path: ".", content: "ne+dle", regex: true, context: 2 },
     ];
     for (const args of cases) {
       const plainSession = createSession(locations.localAt(dir.path));

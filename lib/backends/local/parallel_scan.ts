@@ -4,35 +4,22 @@
 // results are identical to the in-process engine. Workers start on first use from inline code
 // (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
 
+import { type ByteLiteral, containsLiteral } from "../../core/search_pattern.ts";
 import type { ContentScanner } from "../../ops/search.ts";
 
-// Runs inside each worker: plain JavaScript, no imports.
+// Runs inside each worker: the same containsLiteral the main thread uses (its source text, so
+// there is one implementation), plus a message loop.
 const WORKER_SOURCE = `
-function indexOfBytes(h, n, k) {
-  const anchor = n[k], last = h.length - n.length;
-  let i = k;
-  while (true) {
-    i = h.indexOf(anchor, i);
-    if (i === -1) return -1;
-    const s = i - k;
-    if (s > last) return -1;
-    if (s >= 0) {
-      let j = 0;
-      while (j < n.length && h[s + j] === n[j]) j++;
-      if (j === n.length) return s;
-    }
-    i++;
-  }
-}
+const containsLiteral = ${containsLiteral.toString()};
 self.onmessage = (e) => {
-  const { id, paths, needle, anchor } = e.data;
+  const { id, paths, literal } = e.data;
   const hits = [];
   for (let i = 0; i < paths.length; i++) {
     try {
       const d = Deno.readFileSync(paths[i]);
       // UTF-16 files are decoded by the main thread; their bytes do not hold UTF-8 needles.
       const utf16 = d.length >= 2 && ((d[0] === 0xff && d[1] === 0xfe) || (d[0] === 0xfe && d[1] === 0xff));
-      if (utf16 || indexOfBytes(d, needle, anchor) !== -1) hits.push(i);
+      if (utf16 || containsLiteral(d, literal)) hits.push(i);
     } catch {
       hits.push(i); // unreadable: the main thread reports it the usual way
     }
@@ -44,8 +31,7 @@ self.onmessage = (e) => {
 interface Job {
   resolve(hits: number[]): void;
   paths: readonly string[];
-  needle: Uint8Array;
-  anchor: number;
+  literal: ByteLiteral;
 }
 
 /** Idle workers are stopped after this long, so a quiet server holds no threads. */
@@ -65,13 +51,13 @@ export class ParallelScanner implements ContentScanner {
     this.parallelism = parallelism;
   }
 
-  candidates(paths: readonly string[], needle: Uint8Array, anchor: number): Promise<number[]> {
+  candidates(paths: readonly string[], literal: ByteLiteral): Promise<number[]> {
     this.touch();
-    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, needle, anchor));
+    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, literal));
     return new Promise((resolve) => {
       const id = this.nextId++;
-      this.jobs.set(id, { resolve, paths, needle, anchor });
-      this.workers[this.turn++ % this.workers.length]!.postMessage({ id, paths, needle, anchor });
+      this.jobs.set(id, { resolve, paths, literal });
+      this.workers[this.turn++ % this.workers.length]!.postMessage({ id, paths, literal });
     });
   }
 
@@ -107,7 +93,7 @@ export class ParallelScanner implements ContentScanner {
     this.broken = true;
     this.stopWorkers();
     for (const job of this.jobs.values()) {
-      job.resolve(scanInline(job.paths, job.needle, job.anchor));
+      job.resolve(scanInline(job.paths, job.literal));
     }
     this.jobs.clear();
   }
@@ -138,27 +124,14 @@ export class ParallelScanner implements ContentScanner {
   }
 }
 
-function scanInline(paths: readonly string[], needle: Uint8Array, anchor: number): number[] {
+function scanInline(paths: readonly string[], literal: ByteLiteral): number[] {
   const hits: number[] = [];
-  const n = needle.length;
   for (let i = 0; i < paths.length; i++) {
     try {
       const d = Deno.readFileSync(paths[i]!);
       const utf16 = d.length >= 2 &&
         ((d[0] === 0xff && d[1] === 0xfe) || (d[0] === 0xfe && d[1] === 0xff));
-      let found = utf16;
-      for (
-        let p = d.indexOf(needle[anchor]!, anchor);
-        !found && p !== -1;
-        p = d.indexOf(needle[anchor]!, p + 1)
-      ) {
-        const s = p - anchor;
-        if (s + n > d.length) break;
-        let j = 0;
-        while (j < n && d[s + j] === needle[j]) j++;
-        found = j === n;
-      }
-      if (found) hits.push(i);
+      if (utf16 || containsLiteral(d, literal)) hits.push(i);
     } catch {
       hits.push(i);
     }
