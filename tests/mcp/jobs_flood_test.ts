@@ -111,7 +111,10 @@ Deno.test("flood: a client reading stdout slowly while jobs stream keeps the ser
       method: "tools/call",
       params: {
         name: "shell",
-        arguments: { command: `yes stream-${i} | head -c 400000000; echo end-${i}` },
+        arguments: {
+          command:
+            `for _ in $(seq 60); do yes stream-${i} | head -c 1000000; sleep 0.05; done; echo end-${i}`,
+        },
         _meta: { progressToken: `p${i}` },
       },
     });
