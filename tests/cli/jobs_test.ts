@@ -27,6 +27,7 @@ Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's j
   const early = await cli("wait", id, "--timeout", "0.2");
   assertEquals(early.code, 124);
   assertStringIncludes(early.stderr, "still running");
+  assert(!early.stderr.includes("\r"), "a spinner was drawn without a TTY");
   await Deno.writeTextFile(`${s.dir}/go`, "");
 
   const waited = await cli("wait", id);
@@ -49,6 +50,21 @@ Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's j
   await s.updated(`anchorfs://jobs/${longId}`);
   const read = await s.server.call("jobs", { action: "read", id: longId });
   assertStringIncludes(read.text, "KILLED");
+});
+
+Deno.test("anchorfs jobs tail -f prints new output until the job ends", async () => {
+  await using s = await startJobsServer("v1", { window: 0.2 });
+  const r = await s.server.call("shell", {
+    command: "echo before; until [ -f go ]; do sleep 0.05; done; echo after",
+  });
+  const id = jobIdOf(r.raw);
+  const following = runCliProcess(["jobs", "tail", id, "-f", "--state-dir", s.stateDir]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await Deno.writeTextFile(`${s.dir}/go`, "");
+  const out = await following;
+  assertEquals(out.code, 0);
+  assertEquals(out.stdout, "before\nafter\n");
+  assertStringIncludes(out.stderr, "succeeded (exit 0)");
 });
 
 Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
