@@ -180,6 +180,13 @@ export function planStrReplace(
       startLine: lineAt(lf, e.from) + 1,
       endLine: lineAt(lf, Math.max(e.from, e.to - 1)) + 1,
     }));
+    if (tier !== "escaped" && looksDoubleEscaped(newText) && !looksDoubleEscaped(oldText)) {
+      notes.push(
+        "Note: new_text has a literal \\n outside any string literal and no real line break; " +
+          "it was written as is. If you meant a line break, undo_edit and send a real newline " +
+          "in the JSON string.",
+      );
+    }
     return { doc: out, tier, matches, notes };
   };
 
@@ -311,6 +318,11 @@ export function unescapeLiteral(text: string, mode: "code" | "full"): string {
     i++;
   }
   return out;
+}
+
+/** A literal \n outside string literals and no real newline: typical of JSON escaped twice. */
+function looksDoubleEscaped(text: string): boolean {
+  return !text.includes("\n") && unescapeLiteral(text, "code").includes("\n");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -216,3 +216,11 @@ Deno.test("property: a unique exact old_text is replaced exactly like a string r
     { numRuns: 800 },
   );
 });
+
+Deno.test("an exact match with a double-escaped new_text is written as is, with a note saying so", () => {
+  const r = replace("a();\nb();\n", "a();", "a();\\nc();");
+  assertEquals(r.text, "a();\\nc();\nb();\n");
+  assertStringIncludes(r.notes.join(" "), "literal \\n outside any string literal");
+  // A \n inside a string literal is the program's own: no note.
+  assertEquals(replace("a();\n", "a();", 'log("x\\n");').notes, []);
+});
