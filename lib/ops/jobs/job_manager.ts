@@ -237,7 +237,23 @@ export class JobManager {
       startedAt: this.now(),
       logCapBytes: this.logCapBytes,
     });
-    await this.store.write(record);
+    try {
+      await this.store.write(record);
+    } catch (e) {
+      // An untracked job must not run: stop it before reporting.
+      this.byKey.delete(key);
+      await this.runner.killGroup(spawned.pid, this.killGraceMs);
+      throw new AnchorError({
+        code: "STATE_DIR_UNWRITABLE",
+        message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
+          (e as Error).message
+        }; the command was stopped.`,
+        hint: "Free disk space or make the state dir writable, or use another one with " +
+          "--state-dir DIR (or ANCHORFS_STATE_DIR), then run the command again.",
+        fault: "environment",
+        cause: e,
+      });
+    }
     const cap = new LogCap(paths.log, this.logCapBytes);
     const job: RunningJob = {
       record,

@@ -131,3 +131,13 @@ Deno.test("LogCap cuts an appended log to head + marker + newest output and coun
   assertStringIncludes(text, "[anchorfs: output passed the log cap");
   assert(text.endsWith("LAST\n"));
 });
+
+Deno.test("JobManager refuses to start when the state dir cannot be written, and runs nothing", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/not-a-dir`, "");
+  const jobs = new JobManager(localRunner, { stateDir: `${dir.path}/not-a-dir` });
+  const error = await assertRejects(() => jobs.start(`touch ${dir.path}/ran`, dir.path));
+  assertStringIncludes(String(error), "Could not create the job record");
+  assertEquals(await Deno.stat(`${dir.path}/ran`).then(() => true, () => false), false);
+  await jobs.shutdown();
+});
