@@ -426,8 +426,8 @@ function overlaps(a: Span, b: Span): boolean {
 
 /**
  * Applies verified, non-overlapping operations to a copy of `doc`. Line endings: unchanged lines
- * keep theirs; new lines take the replaced lines' endings in order, then the file's dominant one;
- * the presence or absence of a final newline is kept.
+ * keep theirs; new lines take the replaced lines' endings in order, then their neighbourhood's
+ * (see spliceLines); the presence or absence of a final newline is kept.
  */
 export function applyLineEdits(doc: TextDoc, ops: readonly EditOp[]): TextDoc {
   const n = doc.lines.length;
@@ -458,9 +458,12 @@ export function spliceLines(
   eol: string,
 ): void {
   const oldEols = doc.eols.slice(at, at + count);
+  // Lines beyond the replaced ones follow their neighbourhood: the last replaced line's ending,
+  // or for an insert the line above (below at the file start); the dominant one otherwise.
+  const near = [oldEols[count - 1], doc.eols[at - 1], doc.eols[at]].find((e) => e) ?? eol;
   const newEols = newLines.map((_, i) => {
     const e = oldEols[i];
-    return e === undefined || e === "" ? eol : e;
+    return e === undefined || e === "" ? near : e;
   });
   // A replaced last line without a terminator keeps having none at the end of the new block.
   if (count > 0 && at + count === doc.lines.length && oldEols[count - 1] === "") {

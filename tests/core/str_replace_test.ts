@@ -55,6 +55,9 @@ Deno.test("str_replace keeps mixed line endings line by line", () => {
   assertEquals(r.text, "a\r\nb\nC\r\nd\n");
   const r2 = replace("a\r\nb\nc\r\nd\n", "b\nc", "B\nC");
   assertEquals(r2.text, "a\r\nB\nC\r\nd\n");
+  // New lines follow their neighbourhood: an LF line grown into two stays LF.
+  const r3 = replace("a\r\nb\nc\r\nd\r\n", "b", "B1\nB2");
+  assertEquals(r3.text, "a\r\nB1\nB2\nc\r\nd\r\n");
 });
 
 Deno.test("str_replace keeps a BOM and the absence of a final newline", () => {
