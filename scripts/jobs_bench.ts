@@ -1,10 +1,11 @@
 // Benchmark of job output capture: a command writing 1 GiB straight into its log (the job
 // manager's path) vs the same command redirected to a file by bash alone (the reference);
 // the cost of reading a 30 KB tail from a 1 MiB vs a 1 GiB log (must be O(tail)); and the log
-// cap enforcer under a 2 GiB flood with a 256 MiB cap. Run: deno run -A scripts/jobs_bench.ts
+// cap enforcer under a 2 GiB flood with a 256 MiB cap; the round trip of a trivial command. Run: deno run -A scripts/jobs_bench.ts
 
 import * as runner from "../lib/backends/local/process_runner.ts";
 import { JobManager } from "../lib/ops/jobs/job_manager.ts";
+import { startServer } from "../tests/_harness.ts";
 
 const localRunner = {
   spawn: runner.spawnShell,
@@ -77,6 +78,21 @@ try {
   const cappedSize = await capped.store.logSize(cappedRecord.id);
   await capped.shutdown();
 
+  // Round trip of a trivial command through the real MCP server vs spawning bash directly.
+  const server = await startServer({ client: "v1", args: ["--state-dir", state] });
+  const calls: number[] = [];
+  const spawns: number[] = [];
+  try {
+    for (let i = 0; i < 21; i++) {
+      calls.push((await timed(() => server.call("shell", { command: `true ${i}` })))[1]);
+      spawns.push(
+        (await timed(() => new Deno.Command("bash", { args: ["-c", "true"] }).output()))[1],
+      );
+    }
+  } finally {
+    await server.close();
+  }
+
   const cpu = new TextDecoder().decode(
     (await new Deno.Command("bash", { args: ["-c", "lscpu | grep 'Model name' | sed 's/.*: *//'"] })
       .output()).stdout,
@@ -92,6 +108,11 @@ try {
       `(runs ${refs.map((x) => x.toFixed(0)).join(", ")}) → ratio ${
         (median(runs) / median(refs)).toFixed(2)
       }`,
+  );
+  print(
+    `shell {"command":"true"} through MCP (v1 client, stdio): median ${
+      median(calls).toFixed(1)
+    } ms; bash -c true spawned directly: median ${median(spawns).toFixed(1)} ms`,
   );
   print(`manager process peak RSS during the floods: ${peakRss} MB`);
   print(
