@@ -49,28 +49,32 @@ export class GlobFilter {
   }
 }
 
-/** How the example in hints is written; the view op names the tool and the path. */
-let exampleCall = (args: Record<string, unknown>) => JSON.stringify(args);
-
 function globError(pattern: string, problem: string, fix: string): AnchorError {
   return new AnchorError({
     code: "INVALID_PATTERN",
     message: `pattern ${JSON.stringify(pattern)} is not a valid glob: ${problem}`,
     hint: `${fix} Grammar: * ? [abc] {a,b} ** , a leading ! excludes, | separates globs ` +
-      `(later ones win), e.g. ${exampleCall({ pattern: "*.ts|!*_test.ts" })}.`,
+      "(later ones win)",
   });
 }
 
-/** Validates and compiles a `pattern`; throws INVALID_PATTERN naming what to change. */
+/**
+ * Validates and compiles a `pattern`; throws INVALID_PATTERN naming what to change. `call`
+ * renders the example call in hints (the view op names the tool and the path).
+ */
 export function compileGlobs(
   pattern: string,
   call: (args: Record<string, unknown>) => string = (args) => JSON.stringify(args),
 ): GlobFilter {
-  exampleCall = call;
   try {
     return compileGlobsWith(pattern);
-  } finally {
-    exampleCall = (args) => JSON.stringify(args);
+  } catch (e) {
+    if (!(e instanceof AnchorError) || e.code !== "INVALID_PATTERN") throw e;
+    throw new AnchorError({
+      code: e.code,
+      message: e.message,
+      hint: `${e.hint}, e.g. ${call({ pattern: "*.ts|!*_test.ts" })}.`,
+    });
   }
 }
 
