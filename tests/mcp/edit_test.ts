@@ -257,3 +257,31 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(bad.text, "stale");
   });
 }
+
+Deno.test("concurrent edits of one file through the server are serialized and all land", async () => {
+  await using dir = await tempDir();
+  const names = ["a", "b", "c", "d", "e", "f"];
+  await writeTree(dir.path, { "c.txt": names.map((n) => `${n}\n`).join("") });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const results = await Promise.all(
+    names.map((n) =>
+      server.call("text_editor", {
+        command: "str_replace",
+        path: "c.txt",
+        old_text: `${n}\n`,
+        new_text: `${n}${n}\n`,
+      })
+    ),
+  );
+  for (const r of results) assertEquals(r.isError, false, r.text);
+  assertEquals(
+    await Deno.readTextFile(`${dir.path}/c.txt`),
+    names.map((n) => `${n}${n}\n`).join(""),
+  );
+  // Six levels of undo, in reverse order of application.
+  for (let i = 0; i < names.length; i++) {
+    const u = await server.call("text_editor", { command: "undo_edit", path: "c.txt" });
+    assertEquals(u.isError, false, u.text);
+  }
+  assertEquals(await Deno.readTextFile(`${dir.path}/c.txt`), names.map((n) => `${n}\n`).join(""));
+});
