@@ -1,7 +1,8 @@
 // A bounded outgoing queue in front of the stdio transport: one message is written at a time
 // (waiting for the pipe to drain), so a client that reads stdout slowly cannot make the server
 // buffer without limit. Progress heartbeats are coalesced per token and dropped when the queue is
-// full; results, errors and every other message are always kept, in order.
+// full; identical list_changed notifications are coalesced; results, errors and every other
+// message are always kept, in order.
 
 import type {
   JSONRPCMessage,
@@ -81,7 +82,15 @@ export class OutboundQueue implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const token = progressTokenOf(message);
-    const bytes = JSON.stringify(message).length + 1;
+    const json = JSON.stringify(message);
+    const bytes = json.length + 1;
+    if (isListChanged(message)) {
+      // "The list changed" twice in a row says nothing more: keep one queued copy.
+      const same = this.items.some((i, n) =>
+        (n > 0 || !this.pumping) && isListChanged(i.message) && JSON.stringify(i.message) === json
+      );
+      if (same) return Promise.resolve();
+    }
     if (token !== undefined) {
       // A newer heartbeat replaces a queued one for the same call; past the bound, drop it.
       const queued = this.items.find((i, n) =>
@@ -130,6 +139,10 @@ export class OutboundQueue implements Transport {
       this.pumping = false;
     }
   }
+}
+
+function isListChanged(message: JSONRPCMessage): boolean {
+  return "method" in message && message.method.endsWith("/list_changed");
 }
 
 function progressTokenOf(message: JSONRPCMessage): string | number | undefined {

@@ -70,3 +70,24 @@ Deno.test("OutboundQueue passes messages straight through when the pipe keeps up
   assertEquals(inner.sent.length, 2);
   assertEquals(queue.droppedProgress, 0);
 });
+
+Deno.test("OutboundQueue keeps one queued copy of a repeated list_changed notification", async () => {
+  const inner = new StalledTransport();
+  const queue = new OutboundQueue(inner);
+  const changed: JSONRPCMessage = {
+    jsonrpc: "2.0",
+    method: "notifications/resources/list_changed",
+  };
+  const sends = [
+    queue.send(result(1)),
+    queue.send(changed),
+    queue.send(changed),
+    queue.send(changed),
+  ];
+  while (queue.pendingBytes > 0) {
+    inner.drain();
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await Promise.all(sends);
+  assertEquals(inner.sent.length, 2);
+});
