@@ -237,6 +237,36 @@ const formatterShift: Scenario = async (r) => {
   );
 };
 
+/** A formatter re-indented the target block itself: the edit must not land on changed text. */
+const formatterChangedTarget: Scenario = async (r) => {
+  const w = world();
+  const { lines, blocks } = sourceFile(r);
+  await put(w, join(lines));
+  await viewAll(w);
+  const block = pick(r, blocks);
+  const s = block.at + 3;
+  const e = block.at + 6;
+  const now = lines.slice();
+  for (let k = s - 1; k < e; k++) now[k] = `  ${now[k]}`; // 2 -> 4 spaces
+  if (r() < 0.5) now.splice(int(r, 1, block.at), 0, ""); // and sometimes a shift as well
+  await put(w, join(now));
+  const first = await attempt(() =>
+    runBatchEdit(w.services, w.session, {
+      path: PATH,
+      operations: [{
+        op: "replace",
+        start: formatLineId(s, lines[s - 1]!),
+        end: formatLineId(e, lines[e - 1]!),
+        content: "  // replaced",
+      }],
+    })
+  );
+  // Refusing is right: the text the agent saw is gone. A recovery would need a fresh look at
+  // the block, which the report shows only around the ids.
+  if (first.ok) return "silent";
+  return "loud";
+};
+
 /** Another writer inserts a function above the target between view and edit. */
 const concurrentInsertion: Scenario = async (r) => {
   const w = world();
@@ -513,6 +543,7 @@ const CATEGORIES: [string, Scenario][] = [
   ["double-escaped newlines (str_replace)", doubleEscaped],
   ["duplicated snippets (str_replace)", duplicatedSnippets],
   ["changed line kept its 8-bit hash (batch_edit)", hashKeptChange],
+  ["formatter re-indented the target itself (batch_edit range)", formatterChangedTarget],
 ];
 
 // -------------------------------------------------------------------------------------------
