@@ -285,3 +285,79 @@ Deno.test("concurrent edits of one file through the server are serialized and al
   }
   assertEquals(await Deno.readTextFile(`${dir.path}/c.txt`), names.map((n) => `${n}\n`).join(""));
 });
+
+for (const kind of CLIENT_KINDS) {
+  Deno.test(`edit error paths (${kind} client): each names what failed and writes nothing`, async () => {
+    await using dir = await tempDir();
+    await writeTree(dir.path, {
+      "same.txt": "keep\n",
+      "bin.dat": new Uint8Array([0, 1, 2, 3]),
+      "latin.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      "sub/x.txt": "x\n",
+    });
+    await using server = await startServer({ client: kind, args: ["--path", dir.path] });
+    const expectError = async (tool: string, args: Record<string, unknown>, ...parts: string[]) => {
+      const r = await server.call(tool, args);
+      assert(r.isError, `${tool} ${JSON.stringify(args)} should fail:\n${r.text}`);
+      for (const p of parts) assertStringIncludes(r.text, p);
+    };
+    await expectError(
+      "text_editor",
+      { command: "undo_edit", path: "same.txt" },
+      "No edit of",
+      "to undo",
+    );
+    const view = await server.call("view", { path: "same.txt" });
+    await expectError(
+      "batch_edit",
+      {
+        path: "same.txt",
+        operations: [{ op: "replace", start: idIn(view.text, "keep"), content: "keep" }],
+      },
+      "unchanged",
+    );
+    await expectError(
+      "text_editor",
+      { command: "str_replace", path: "bin.dat", old_text: "a", new_text: "b" },
+      "binary file",
+    );
+    await expectError(
+      "text_editor",
+      { command: "str_replace", path: "nope/missing.txt", old_text: "a", new_text: "b" },
+      "missing.txt",
+    );
+    await expectError(
+      "text_editor",
+      { command: "create", path: "sub", file_text: "x" },
+      "is a directory",
+    );
+    await expectError(
+      "text_editor",
+      { command: "str_replace", path: "latin.txt", old_text: "caf", new_text: "€" },
+      "Latin-1",
+      "nothing was written",
+    );
+    await expectError(
+      "extract_lines",
+      { from_path: "same.txt", start: 1, to_path: "sub/x.txt", position: 1 },
+      "only 0 (file start) and -1 (end of file)",
+    );
+    // Undo refuses to discard a change made by another program after the edit.
+    const ok = await server.call("text_editor", {
+      command: "str_replace",
+      path: "sub/x.txt",
+      old_text: "x",
+      new_text: "y",
+    });
+    assertEquals(ok.isError, false, ok.text);
+    await Deno.writeTextFile(`${dir.path}/sub/x.txt`, "someone else\n");
+    await expectError(
+      "text_editor",
+      { command: "undo_edit", path: "sub/x.txt" },
+      "changed after the last edit",
+    );
+    assertEquals(await Deno.readTextFile(`${dir.path}/sub/x.txt`), "someone else\n");
+    assertEquals(await Deno.readTextFile(`${dir.path}/same.txt`), "keep\n");
+    assertEquals([...await Deno.readFile(`${dir.path}/bin.dat`)], [0, 1, 2, 3]);
+  });
+}
