@@ -170,7 +170,20 @@ function compileRule(pattern: string, piece: string): GlobRule {
   return { source, exclude, dirOnly, matchName, regex };
 }
 
-function hasUnescapedSlash(glob: string): boolean {
+/**
+ * The anchored regular expression for one glob in this grammar (no `!`, `|` or trailing `/`
+ * handling), or null when it is invalid. Used by the gitignore rules, which share `*`, `**`, `?`,
+ * classes and escapes (the caller escapes what gitignore treats literally: braces and `#`).
+ */
+export function globRegex(glob: string): RegExp | null {
+  try {
+    return new RegExp(`^${translate(glob, glob)}$`, "s");
+  } catch {
+    return null;
+  }
+}
+
+export function hasUnescapedSlash(glob: string): boolean {
   for (let i = 0; i < glob.length; i++) {
     if (glob[i] === "\\") i++;
     else if (glob[i] === "/") return true;

@@ -131,9 +131,11 @@ export async function* walkFiles(
   options: WalkOptions,
   stats: WalkStats,
 ): AsyncGenerator<WalkItem> {
-  const source = backend.listTree
-    ? await bulkSource(backend, root, options.maxDepth)
-    : readDirSource(backend);
+  let source = readDirSource(backend);
+  if (backend.listTree) {
+    // One request for the whole tree; if the host cannot do it, walk directory by directory.
+    source = await bulkSource(backend, root, options.maxDepth).catch(() => source);
+  }
   const chain = await rulesAbove(backend, root, source);
   // One generator with an explicit stack: nested `yield*` would pass every file through one
   // promise hop per directory level, which dominated the walk on deep trees.
