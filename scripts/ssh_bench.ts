@@ -135,7 +135,7 @@ const out = [
   "",
   "Bulk read of N files (readFiles):",
   "",
-  "| files | one tar exec ms | pipelined SFTP ms |",
+  "| files | one tar request on the helper ms | pipelined SFTP ms |",
   "| ---: | ---: | ---: |",
   ...bulkRows,
 ];

@@ -223,13 +223,13 @@ function connectOne(
         next(method);
       },
     };
+    config.algorithms = {};
     if (preferred.length > 0) {
       // Prefer the key types already recorded, so a host with several keys is not mistaken
       // for a changed one (OpenSSH does the same).
-      config.algorithms = {
-        serverHostKey: { prepend: preferred },
-      };
+      config.algorithms.serverHostKey = { prepend: preferred };
     }
+    // `Compression yes` is not applied: ssh2's zlib transport fails under Deno's node:zlib.
     if (sock) config.sock = sock;
 
     return await new Promise<SshClient>((resolve, reject) => {
