@@ -78,7 +78,10 @@ export class JobManager {
   /** pgid → the leader's start ticks: a group is only ours if its members started after it. */
   private readonly startedGroups = new Map<number, number | undefined>();
   private readonly listeners = new Set<JobListener>();
+  private readonly stragglerTimers = new Set<ReturnType<typeof setInterval>>();
   private counter = 0;
+  /** Starts in flight (counted against the running cap). */
+  private starting = 0;
   private closing = false;
   private lastPrune = 0;
   private readonly now: () => number;
@@ -184,7 +187,8 @@ export class JobManager {
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw duplicateError(duplicate.record, this.now());
-    if (this.running.size >= this.maxRunning) {
+    if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
+    if (this.running.size + this.starting >= this.maxRunning) {
       const ids = [...this.running.keys()];
       throw new AnchorError({
         code: "TOO_MANY_JOBS",
@@ -196,13 +200,25 @@ export class JobManager {
         fault: "environment",
       });
     }
+    // Claim the key and a slot before the first await, so concurrent calls see them.
+    this.byKey.set(key, STARTING);
+    this.starting++;
+    try {
+      return await this.launch(command, cwd, key);
+    } catch (e) {
+      if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
+      throw e;
+    } finally {
+      this.starting--;
+    }
+  }
+
+  private async launch(command: string, cwd: string, key: string): Promise<JobRecord> {
     let id: string;
     do {
       id = `${Deno.pid}-${++this.counter}`;
     } while (!(await this.reserveId(id)));
     const paths = this.store.paths(id);
-    // Reserve the key before any await below so a concurrent duplicate is refused too.
-    this.byKey.set(key, id);
     let spawned;
     try {
       spawned = await this.runner.spawn({
@@ -212,7 +228,6 @@ export class JobManager {
         scriptPath: paths.script,
       });
     } catch (e) {
-      this.byKey.delete(key);
       await this.store.remove(id);
       throw new AnchorError({
         code: "SPAWN_FAILED",
@@ -241,7 +256,6 @@ export class JobManager {
       await this.store.write(record);
     } catch (e) {
       // An untracked job must not run: stop it before reporting.
-      this.byKey.delete(key);
       await this.runner.killGroup(spawned.pid, this.killGraceMs);
       throw new AnchorError({
         code: "STATE_DIR_UNWRITABLE",
@@ -266,6 +280,7 @@ export class JobManager {
     };
     job.timer = setInterval(() => this.watch(job), this.pollMs);
     job.done = spawned.exited.then((exit) => this.finish(job, exit));
+    this.byKey.set(key, id);
     this.running.set(id, job);
     this.emit({ kind: "start", record });
     return record;
@@ -303,12 +318,32 @@ export class JobManager {
     }
   }
 
+  /**
+   * Background children of an ended job (`server &`) may keep writing into its log: keep the
+   * cap enforced, at a slower pace, until its process group is empty.
+   */
+  private watchStragglers(job: RunningJob): void {
+    const pgid = job.record.pid;
+    if (!this.runner.groupAlive(pgid)) return;
+    const timer = setInterval(() => {
+      if (this.closing || !this.runner.groupAlive(pgid)) {
+        job.cap.enforce();
+        clearInterval(timer);
+        this.stragglerTimers.delete(timer);
+        return;
+      }
+      job.cap.enforce();
+    }, 1000);
+    this.stragglerTimers.add(timer);
+  }
+
   private async finish(
     job: RunningJob,
     exit: { exitCode: number | null; signal: string | null },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
     job.cap.enforce();
+    this.watchStragglers(job);
     const size = await this.store.logSize(job.record.id);
     let cause = job.cause;
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
@@ -447,12 +482,29 @@ export class JobManager {
     }
     this.startedGroups.clear();
     for (const job of this.running.values()) clearInterval(job.timer);
+    for (const timer of this.stragglerTimers) clearInterval(timer);
+    this.stragglerTimers.clear();
   }
 
   /** Last-resort synchronous kill for abrupt exits (no records written). */
   killAllNow(): void {
     for (const job of this.running.values()) this.runner.killGroupNow(job.record.pid);
   }
+}
+
+/** byKey placeholder while a start is in flight. */
+const STARTING = "starting";
+
+function duplicateStartingError(command: string, cwd: string): AnchorError {
+  return new AnchorError({
+    code: "DUPLICATE_JOB",
+    message: `${JSON.stringify(truncateText(command, 120))} is being started in ${
+      JSON.stringify(cwd)
+    } by another call right now; starting it twice would run the same work twice.`,
+    hint:
+      'Wait for that call\'s result (it names the job), or list jobs with jobs {"action":"list"}. ' +
+      "Independent (different) commands may run concurrently.",
+  });
 }
 
 function duplicateError(record: JobRecord, now: number): AnchorError {

@@ -141,3 +141,30 @@ Deno.test("JobManager refuses to start when the state dir cannot be written, and
   assertEquals(await Deno.stat(`${dir.path}/ran`).then(() => true, () => false), false);
   await jobs.shutdown();
 });
+
+Deno.test("JobManager keeps the log cap on background children still writing after the job ended", async () => {
+  await withManager(async (jobs, cwd) => {
+    const job = await jobs.start(
+      "(for _ in $(seq 12); do head -c 500000 /dev/zero; sleep 0.1; done) & echo started",
+      cwd,
+    );
+    assertEquals((await jobs.wait(job.id, 5000)).record.status, "succeeded");
+    const deadline = Date.now() + 20_000;
+    while (runner.groupAlive(job.pid) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1500)); // one more straggler check
+    const size = await jobs.store.logSize(job.id);
+    assert(size <= 1024 * 1024, `log grew to ${size} bytes past the 1 MiB cap`);
+  }, { logCapBytes: 1024 * 1024 });
+});
+
+Deno.test("JobManager refuses a duplicate that arrives while the first start is in flight", async () => {
+  await withManager(async (jobs, cwd) => {
+    const gate = "until [ -f never ]; do sleep 0.05; done";
+    const results = await Promise.allSettled([jobs.start(gate, cwd), jobs.start(gate, cwd)]);
+    assertEquals(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    assertStringIncludes(String(rejected.reason), "twice");
+  });
+});
