@@ -83,11 +83,13 @@ export const jobsCommand: CliCommand = {
           terminal,
         );
       case "kill": {
-        const { record, wasRunning } = await jobs.kill(needId());
+        const { record, wasRunning, leftovers } = await jobs.kill(needId());
         terminal.out(
           wasRunning
             ? `Killed job ${record.id} (${shortCommand(record.command)}): ${statusPhrase(record)}\n`
-            : `Job ${record.id} had already ended: ${statusPhrase(record)}\n`,
+            : `Job ${record.id} had already ended: ${statusPhrase(record)}${
+              leftovers ? `; terminated ${leftovers} background process(es) it left running` : ""
+            }\n`,
         );
         return 0;
       }

@@ -121,12 +121,16 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           }
           case "kill": {
             const jobId = needId(action, id);
-            const { record, wasRunning } = await jobs.kill(jobId);
+            const { record, wasRunning, leftovers } = await jobs.kill(jobId);
             const { tail } = await jobs.readTail(jobId, 2048);
             const head = wasRunning
               ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`) and its process ` +
                 `tree: ${statusPhrase(record)}.`
-              : `Job ${record.id} had already ended: ${statusPhrase(record)}. Nothing to kill.`;
+              : `Job ${record.id} had already ended: ${statusPhrase(record)}. ${
+                leftovers
+                  ? `Terminated ${leftovers} background process(es) it had left running.`
+                  : "Nothing to kill."
+              }`;
             return `${head}\n--- latest output ---\n${tail.text.trimEnd() || "(none)"}`;
           }
         }

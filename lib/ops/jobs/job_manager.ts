@@ -440,9 +440,18 @@ export class JobManager {
   }
 
   /** Kills the job's whole process tree (TERM, then KILL after a grace) and waits for its end. */
-  async kill(id: string): Promise<{ record: JobRecord; wasRunning: boolean }> {
+  async kill(
+    id: string,
+  ): Promise<{ record: JobRecord; wasRunning: boolean; leftovers?: number }> {
     const record = await this.require(id);
-    if (isTerminal(record.status)) return { record, wasRunning: false };
+    if (isTerminal(record.status)) {
+      // Its shell ended, but background children it left may still run in its group.
+      const leftovers = record.pidStartTicks === undefined
+        ? 0
+        : this.runner.groupMembers(record.pid, record.pidStartTicks).length;
+      if (leftovers > 0) await this.runner.killGroup(record.pid, this.killGraceMs);
+      return { record, wasRunning: false, leftovers };
+    }
     const here = this.running.get(id);
     if (here) {
       here.cause = "killed";

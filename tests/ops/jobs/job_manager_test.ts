@@ -168,3 +168,16 @@ Deno.test("JobManager refuses a duplicate that arrives while the first start is 
     assertStringIncludes(String(rejected.reason), "twice");
   });
 });
+
+Deno.test("JobManager.kill on an ended job terminates the background children it left", async () => {
+  await withManager(async (jobs, cwd) => {
+    const job = await jobs.start("(until [ -f never ]; do sleep 0.05; done) & echo left", cwd);
+    assertEquals((await jobs.wait(job.id, 5000)).record.status, "succeeded");
+    assert(runner.groupAlive(job.pid));
+    const killed = await jobs.kill(job.id);
+    assertEquals(killed.wasRunning, false);
+    assert((killed.leftovers ?? 0) >= 1);
+    assertEquals(runner.groupAlive(job.pid), false);
+    assertEquals(killed.record.status, "succeeded");
+  });
+});
