@@ -156,3 +156,15 @@ Deno.test("shell: a command the shell policy refuses runs nothing", async () => 
   assertEquals(exists, false);
   assertStringIncludes((await s.server.call("jobs", { action: "list" })).text, "No jobs");
 });
+
+Deno.test("shell (v2 client): heartbeats reach a 2026-07-28 client that passed onprogress", async () => {
+  await using s = await startJobsServer("v2", { window: 2.5 });
+  const messages: string[] = [];
+  const r = await s.server.call("shell", { command: `echo tick; ${GATE}` }, {
+    // deno-lint-ignore no-explicit-any
+    onprogress: (p: any) => messages.push(p.message ?? ""),
+  });
+  assertStringIncludes(r.text, "still running as job");
+  assert(messages.length >= 1, "no progress notification arrived");
+  assertStringIncludes(messages[0]!, "tick");
+});
