@@ -43,6 +43,8 @@ export interface JobManagerOptions {
   /** Finished records kept (default 100) and for how long (default 7 days). */
   keepFinished?: number;
   keepFinishedMs?: number;
+  /** Total log bytes of finished jobs kept (default 4 GiB); older logs go first. */
+  keepFinishedBytes?: number;
   /** How often a running job's log is checked against the cap (default 100 ms). */
   pollMs?: number;
   /** Clock, for tests. */
@@ -159,12 +161,17 @@ export class JobManager {
     this.lastPrune = now;
     const keep = this.options.keepFinished ?? 100;
     const maxAge = this.options.keepFinishedMs ?? 7 * 24 * 3600_000;
+    const maxBytes = this.options.keepFinishedBytes ?? 4 * 1024 ** 3;
     let kept = 0;
+    let keptBytes = 0;
     for (const record of await this.store.list()) {
       if (!isTerminal(record.status)) continue;
       const age = now - (record.endedAt ?? record.startedAt);
-      if (kept < keep && age <= maxAge) {
+      const bytes = await this.store.logSize(record.id);
+      // The newest finished record is always kept, however big its log.
+      if (kept === 0 || (kept < keep && age <= maxAge && keptBytes + bytes <= maxBytes)) {
         kept++;
+        keptBytes += bytes;
         continue;
       }
       await this.store.remove(record.id);

@@ -181,3 +181,14 @@ Deno.test("JobManager.kill on an ended job terminates the background children it
     assertEquals(killed.record.status, "succeeded");
   });
 });
+
+Deno.test("JobManager.prune drops the oldest finished logs past the byte budget", async () => {
+  await withManager(async (jobs, cwd) => {
+    for (let i = 0; i < 4; i++) {
+      const job = await jobs.start(`head -c 1000 /dev/zero; echo ${i}`, cwd);
+      await jobs.wait(job.id, 5000);
+    }
+    await jobs.prune(true);
+    assertEquals((await jobs.list()).length, 2);
+  }, { keepFinishedBytes: 2500 });
+});
