@@ -159,9 +159,9 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
     "readFiles, when offered, returns each file once and errors for missing ones",
     async () => {
       if (!b.readFiles) return;
-    await b.mkdirp(`${root}/tree/x/y`);
-    await b.writeFileAtomic(`${root}/tree/top.txt`, enc.encode("top"));
-    await b.writeFileAtomic(`${root}/tree/x/y/deep.txt`, enc.encode("deeper"));
+      await b.mkdirp(`${root}/tree/x/y`);
+      await b.writeFileAtomic(`${root}/tree/top.txt`, enc.encode("top"));
+      await b.writeFileAtomic(`${root}/tree/x/y/deep.txt`, enc.encode("deeper"));
       const paths = [
         `${root}/tree/top.txt`,
         `${root}/tree/x/y/deep.txt`,

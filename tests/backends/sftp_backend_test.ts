@@ -1,5 +1,5 @@
 import { AnchorError } from "../../lib/core/errors.ts";
-import { createSshWorld } from "../ssh/_sshd.ts";
+import { createSshWorld, startSshd } from "../ssh/_sshd.ts";
 import { assert, assertEquals } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { backendContract } from "./contract.ts";
@@ -54,6 +54,45 @@ Deno.test("bulk reads through the remote tar helper handle long names, missing f
     // One helper start, one tar request, and one SFTP read for the missing file (its error).
     const used = backend.stats.requests - before;
     assert(used <= 4, `expected a few requests, used ${used}`);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("an SFTP-only account (no exec) falls back to SFTP for listings and bulk reads", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using sftpOnly = await startSshd({
+    authorizedKeys: [world.publicKey],
+    extraConfig: ["ForceCommand internal-sftp"],
+  });
+  await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${sftpOnly.port}\n`);
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    await Deno.mkdir(`${dir.path}/d${i % 4}`, { recursive: true });
+    await Deno.writeTextFile(`${dir.path}/d${i % 4}/f${i}.txt`, `content ${i}\n`);
+    paths.push(`${dir.path}/d${i % 4}/f${i}.txt`);
+  }
+  const pool = world.pool({ timeoutSeconds: 2 });
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    const before = backend.stats.requests;
+    const tree = await backend.listTree(dir.path, undefined);
+    // One readdir per folder (root + 4) after the helper turned out to be unavailable.
+    assert(backend.stats.requests - before >= 5, `used ${backend.stats.requests - before}`);
+    assertEquals(tree.filter((e) => e.type === "file").length, 40);
+    assertEquals(tree.filter((e) => e.type === "dir").length, 4);
+    let n = 0;
+    for await (const r of backend.readFiles(paths)) {
+      assertEquals(
+        new TextDecoder().decode(r.data!),
+        `content ${r.path.match(/f(\d+)\.txt$/)![1]}\n`,
+      );
+      n++;
+    }
+    assertEquals(n, 40);
   } finally {
     await pool.close();
   }

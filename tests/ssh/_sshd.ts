@@ -50,6 +50,8 @@ export interface SshdOptions {
   hostKeyPath?: string;
   /** Pinned port (e.g. to restart "the same host" with a new key). */
   port?: number;
+  /** Extra sshd_config lines (e.g. "ForceCommand internal-sftp"). */
+  extraConfig?: string[];
 }
 
 export async function startSshd(options: SshdOptions): Promise<Sshd> {
@@ -84,6 +86,7 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     "MaxSessions 50",
     "LogLevel ERROR",
     "Subsystem sftp internal-sftp",
+    ...(options.extraConfig ?? []),
   ].join("\n");
   await Deno.writeTextFile(`${dir}/sshd_config`, config + "\n");
   const child = new Deno.Command(SSHD, {

@@ -64,19 +64,27 @@ export class RemoteHelper {
   }
 
   /** Starts the loop on `channel` (an exec of helperCommand()); null when unusable there. */
-  static async start(channel: ClientChannel): Promise<RemoteHelper | null> {
+  static async start(channel: ClientChannel, timeoutMs: number): Promise<RemoteHelper | null> {
     const helper = new RemoteHelper(channel);
     let head = "";
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const ok = await new Promise<boolean>((resolve) => {
+      // An account forced to internal-sftp runs sftp-server instead and never answers.
+      timer = setTimeout(() => resolve(false), timeoutMs);
       helper.failWith = () => resolve(false);
       helper.consumer = (chunk) => {
         head += decoder.decode(chunk);
-        if (!head.includes("\n")) return false;
-        resolve(head.startsWith("anchorfs-helper-v1 ok\n"));
+        // rc files may print a banner first; our line is the one that counts.
+        const at = head.indexOf("anchorfs-helper-v1 ");
+        if (at === -1 || !head.slice(at).includes("\n")) return false;
+        resolve(head.startsWith("anchorfs-helper-v1 ok\n", at));
         return true;
       };
     });
+    clearTimeout(timer);
     if (!ok) {
+      helper.consumer = null;
+      helper.failWith = null;
       channel.end();
       return null;
     }

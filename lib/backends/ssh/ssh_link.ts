@@ -160,7 +160,8 @@ export class SshLink {
       this.requests++;
       live.client.exec(helperCommand(), (err, channel) => {
         if (err) return resolve(null); // exec refused (e.g. an SFTP-only account)
-        RemoteHelper.start(channel).then(resolve, () => resolve(null));
+        const timeoutMs = Math.min(this.options.timeoutMs, 10_000);
+        RemoteHelper.start(channel, timeoutMs).then(resolve, () => resolve(null));
       });
     });
     return live.helper;
