@@ -240,3 +240,45 @@ Deno.test("a connection killed mid-session is re-established and reads are retri
     await pool.close();
   }
 });
+
+Deno.test("Include files under ~/.ssh are read from disk, with globs", async () => {
+  await using world = await createSshWorld();
+  await Deno.mkdir(`${world.home}/.ssh/conf.d`);
+  await Deno.writeTextFile(
+    `${world.home}/.ssh/conf.d/10-box.conf`,
+    `Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`,
+  );
+  await Deno.writeTextFile(`${world.home}/.ssh/conf.d/20-other.conf`, "Host box\n  Port 1\n");
+  await world.writeConfig("Include conf.d/*.conf\n");
+  const pool = world.pool();
+  try {
+    const b = await pool.openSftp({ host: "box" });
+    assertEquals(b.link.host.port, world.sshd.port, "the first file in glob order wins");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("a host that accepts TCP but never speaks SSH times out with the timeout named", async () => {
+  await using world = await createSshWorld();
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) accepted.push(conn);
+  })();
+  await world.writeConfig(
+    `Host mute\n  HostName 127.0.0.1\n  Port ${(silent.addr as Deno.NetAddr).port}\n`,
+  );
+  const pool = world.pool({ timeoutSeconds: 0.5 });
+  try {
+    const e = anchorError(await assertRejects(() => pool.openSftp({ host: "mute" })));
+    assertEquals(e.code, "SSH_TIMEOUT");
+    assertStringIncludes(e.message, "timed out after 0.5 s");
+    assertStringIncludes(e.hint ?? "", "--ssh-timeout");
+  } finally {
+    await pool.close();
+    silent.close();
+    for (const c of accepted) c.close();
+    await accepting.catch(() => {});
+  }
+});

@@ -32,6 +32,9 @@ export function helperCommand(): string {
 
 type Consumer = (chunk: Uint8Array) => boolean;
 
+/** Silence after which a bulk response is given up (the helper channel is then restarted). */
+const SILENCE_MS = 120_000;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -102,8 +105,30 @@ export class RemoteHelper {
     const run = () =>
       new Promise<T>((resolve, reject) => {
         if (this.dead) return reject(this.dead);
-        this.failWith = reject;
-        this.consumer = consume(resolve);
+        // A response that stops flowing (a hung mount, a confused stream) must not block every
+        // later bulk request: after a long silence the helper is dropped and restarted.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const arm = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            this.dead = new Error(`the remote helper sent nothing for ${SILENCE_MS / 1000} s`);
+            this.close();
+            reject(this.dead);
+          }, SILENCE_MS);
+        };
+        this.failWith = (e) => {
+          clearTimeout(timer);
+          reject(e);
+        };
+        const consumer = consume((v) => {
+          clearTimeout(timer);
+          resolve(v);
+        });
+        this.consumer = (chunk) => {
+          arm();
+          return consumer(chunk);
+        };
+        arm();
         this.channel.write(payload);
       });
     const result = this.queue.then(run, run);

@@ -294,7 +294,10 @@ export class SftpBackend implements FileBackend {
       const r = await this.link.withHelper(
         `list ${JSON.stringify(root)}`,
         (h) => h.list(root, depth),
-      );
+      ).catch((e) => {
+        if (e instanceof AnchorError) throw e;
+        return null; // the helper failed on its own: SFTP gives the same listing
+      });
       if (r) {
         const entries = parseFindOutput(r.records);
         // find exits 1 for unreadable subfolders but lists the rest; a missing root lists none.
