@@ -89,7 +89,12 @@ export async function listDirectory(
   if (listed === 0 && cuts === 0) {
     return `No files to list in ${JSON.stringify(shown)}${
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
-    }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` + emptyHint(stats, options, shown);
+    }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` +
+      emptyHint(stats, options, {
+        path: shown,
+        ...(pattern ? { pattern } : {}),
+        ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
+      });
   }
   const total = listed + extra;
   const header = `${shown}: ${plural(total, "file")}${exact ? "" : "+"}${
@@ -124,22 +129,27 @@ export function describeRules(options: WalkOptions, pattern: string | undefined)
   return parts.join("; ");
 }
 
+/**
+ * Tips after an empty result, each a concrete call: `args` is the call that found nothing (path,
+ * content, regex, pattern, ...), varied to include hidden files or drop the pattern.
+ */
 export function emptyHint(
   stats: { filesSeen: number; ignored: number; hidden: number },
   options: WalkOptions,
-  shown: string,
+  args: Record<string, unknown>,
 ): string {
   const tips: string[] = [];
   if (stats.hidden > 0 && !options.includeHidden) {
     tips.push(
-      `${
-        plural(stats.hidden, "hidden entry", "hidden entries")
-      } skipped: add "include_hidden":true`,
+      `${plural(stats.hidden, "hidden entry", "hidden entries")} skipped: view ${
+        JSON.stringify({ ...args, include_hidden: true })
+      } includes them`,
     );
   }
   if (stats.ignored > 0) tips.push(`${plural(stats.ignored, "entry", "entries")} gitignored`);
   if (stats.filesSeen > 0 && options.filter) {
-    tips.push(`try a broader pattern or none: view ${JSON.stringify({ path: shown })}`);
+    const { pattern: _pattern, ...rest } = args;
+    tips.push(`try a broader pattern or none: view ${JSON.stringify(rest)}`);
   }
   return tips.length > 0 ? ` ${tips.join("; ")}.` : "";
 }

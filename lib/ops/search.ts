@@ -136,6 +136,7 @@ export async function searchRoots(
   }
 
   const where = roots.map((r) => JSON.stringify(displayPath(session, r.location))).join(", ");
+  const rootsArg = roots.map((r) => displayPath(session, r.location)).join("|");
   const rules = describeRules(options, options.pattern);
   const skipped = [
     binaries > 0 ? `${plural(binaries, "binary file")} skipped` : "",
@@ -145,9 +146,21 @@ export async function searchRoots(
     return `No matches for ${search.description} in ${where}: searched ${
       plural(searched, "file")
     } (${rules}${skipped ? `; ${skipped}` : ""}).` +
-      emptyHint(stats, options, displayPath(session, roots[0]!.location)) +
-      (search.regex ? "" : ' Literal search is case-sensitive; for other cases use {"regex":true,' +
-        ` "content":"(?i)${escapeForRegex(search.source)}"}.`);
+      emptyHint(stats, options, {
+        path: rootsArg,
+        content: search.source,
+        ...(search.regex ? { regex: true } : {}),
+        ...(options.pattern ? { pattern: options.pattern } : {}),
+      }) +
+      (search.regex
+        ? ""
+        : ` Literal search is case-sensitive; to ignore case: view ${
+          JSON.stringify({
+            path: rootsArg,
+            content: `(?i)${escapeForRegex(search.source)}`,
+            regex: true,
+          })
+        }.`);
   }
   const header = `${capped ? "At least " : ""}${plural(matchedLines, "matching line")} in ${
     plural(matchedFiles, "file")
@@ -156,7 +169,9 @@ export async function searchRoots(
   }${skipped ? `; ${skipped}` : ""}). Lines are N:hh|content; the ids work in edit tools as is.`;
   const notice = capped
     ? `\n\n[Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
-      `deeper path, a pattern such as {"pattern":"*.ts|!*_test.ts"}, or more specific content.]`
+      `deeper path, a pattern such as view ${
+        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+      }, or more specific content.]`
     : "";
   return `${header}\n\n${blocks.join("\n\n")}${notice}`;
 }

@@ -154,8 +154,9 @@ Deno.test("pattern and max_depth narrow a listing; an empty result is a sentence
   assertEquals(
     await t.view({ path: ".", pattern: "*.rs" }),
     'No files to list in "." matching pattern "*.rs": scanned 6 files (.gitignore rules applied; ' +
-      'hidden files skipped; pattern "*.rs"). 3 hidden entries skipped: add "include_hidden":true; ' +
-      '4 entries gitignored; try a broader pattern or none: view {"path":"."}.',
+      'hidden files skipped; pattern "*.rs"). 3 hidden entries skipped: view ' +
+      '{"path":".","pattern":"*.rs","include_hidden":true} includes them; 4 entries gitignored; ' +
+      'try a broader pattern or none: view {"path":"."}.',
   );
   const bad = await assertRejects(() => t.view({ path: ".", pattern: "{a,}" })) as AnchorError;
   assertEquals(bad.code, "INVALID_PATTERN");
@@ -189,9 +190,10 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
   assertEquals(
     none,
     'No matches for literal "nothing-like-this" in "src": searched 4 files (.gitignore rules ' +
-      'applied; hidden files skipped). 1 hidden entry skipped: add "include_hidden":true; 1 entry ' +
-      "gitignored. Literal search is case-sensitive; for " +
-      'other cases use {"regex":true, "content":"(?i)nothing-like-this"}.',
+      "applied; hidden files skipped). 1 hidden entry skipped: view " +
+      '{"path":"src","content":"nothing-like-this","include_hidden":true} includes them; 1 entry ' +
+      "gitignored. Literal search is case-sensitive; to ignore case: view " +
+      '{"path":"src","content":"(?i)nothing-like-this","regex":true}.',
   );
   const bad = await assertRejects(() =>
     t.view({ path: ".", content: "a(", regex: true })
