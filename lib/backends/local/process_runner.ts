@@ -88,6 +88,9 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
   } finally {
     fs.closeSync(fd);
   }
+  // Read the start time now: the child cannot have been reaped yet (reaping needs the event
+  // loop), so its /proc entry exists even if it already exited (a zombie keeps its start time).
+  const startTicks = child.pid === undefined ? undefined : readProcStat(child.pid)?.startTicks;
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ exitCode: code, signal: signal ?? null }));
     child.once("error", () => resolve({ exitCode: 127, signal: null }));
@@ -99,7 +102,7 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
     else child.once("error", () => resolve(undefined));
   });
   if (pid === undefined) throw new Error(`could not start ${shell}`);
-  return { pid, startTicks: processStartTicks(pid), exited };
+  return { pid, startTicks, exited };
 }
 
 /** Sends a signal to a whole process group; false if the group is gone. */
