@@ -40,6 +40,8 @@ export interface Sshd extends AsyncDisposable {
   hostKeyLine: string;
   /** Kills the processes serving current connections (the listener keeps running). */
   killSessions(): Promise<number>;
+  /** How many connections this sshd is serving (its live child processes). */
+  sessionCount(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -119,6 +121,23 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
   }
   const hostKeyLine = (await Deno.readTextFile(`${hostKey}.pub`)).trim().split(/\s+/).slice(0, 2)
     .join(" ");
+  const sessionPids = async () => {
+    const out = await new Deno.Command("pgrep", {
+      args: ["-P", String(child.pid)],
+      stdout: "piped",
+    })
+      .output();
+    const pids = new TextDecoder().decode(out.stdout).split(/\s+/).filter((s) => s !== "");
+    // Killed children can linger as zombies here (PID 1 does not reap): they are gone.
+    const live: number[] = [];
+    for (const pid of pids.map(Number)) {
+      try {
+        const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+        if (stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") live.push(pid);
+      } catch { /* exited */ }
+    }
+    return live;
+  };
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -134,11 +153,11 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     port,
     dir,
     hostKeyLine,
+    async sessionCount() {
+      return (await sessionPids()).length;
+    },
     async killSessions() {
-      const pids =
-        (await new Deno.Command("pgrep", { args: ["-P", String(child.pid)], stdout: "piped" })
-          .output()).stdout;
-      const list = new TextDecoder().decode(pids).split(/\s+/).filter((s) => s !== "").map(Number);
+      const list = await sessionPids();
       for (const pid of list) {
         try {
           Deno.kill(pid, "SIGKILL");

@@ -205,3 +205,22 @@ Deno.test("the CLI's view and edit accept ssh:// paths", async () => {
   assertEquals(edited.code, 0, edited.stderr);
   assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 9;");
 });
+
+Deno.test("the server exits when stdin closes and its SSH connections close with it", async () => {
+  const { world, env } = await remoteWorld();
+  await using _world = world;
+  await using remote = await tempDir("anchorfs-remote-");
+  const r = await runCliProcess(["mcp", "--path", `ssh://box${remote.path}`], {
+    env: { ...env, PATH: Deno.env.get("PATH") ?? "" },
+    stdin: "",
+  });
+  assertEquals(r.code, 0, r.stderr);
+  // The session root was reached (host key recorded) and no sshd session outlives the server.
+  assertStringIncludes(await Deno.readTextFile(`${world.home}/.ssh/known_hosts`), "[127.0.0.1]:");
+  let sessions = await world.sshd.sessionCount();
+  for (let i = 0; i < 50 && sessions !== 0; i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    sessions = await world.sshd.sessionCount();
+  }
+  assertEquals(sessions, 0, "an sshd session process outlived the server");
+});
