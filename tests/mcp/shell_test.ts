@@ -158,7 +158,7 @@ Deno.test("shell: a command the shell policy refuses runs nothing", async () => 
 });
 
 Deno.test("shell (v2 client): heartbeats reach a 2026-07-28 client that passed onprogress", async () => {
-  await using s = await startJobsServer("v2", { window: 2.5 });
+  await using s = await startJobsServer("v2", { window: 3.5 });
   const messages: string[] = [];
   const r = await s.server.call("shell", { command: `echo tick; ${GATE}` }, {
     // deno-lint-ignore no-explicit-any
