@@ -282,3 +282,62 @@ Deno.test("a host that accepts TCP but never speaks SSH times out with the timeo
     await accepting.catch(() => {});
   }
 });
+
+Deno.test("a drop during the final rename repeats it only when it provably did not run", async () => {
+  await using world = await createSshWorld();
+  await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
+  await using dir = await tempDir();
+  const path = `${dir.path}/f.txt`;
+  await Deno.writeTextFile(path, "old\n");
+  const enc = new TextEncoder();
+  const pool = world.pool();
+  try {
+    const b = await pool.openSftp({ host: "box" });
+    // deno-lint-ignore no-explicit-any
+    const patchRename = async (wrap: (original: any, self: any) => any) => {
+      // deno-lint-ignore no-explicit-any
+      const sftp: any = await b.link.withSftp("test", "safe", (s) => Promise.resolve(s));
+      const original = sftp.ext_openssh_rename;
+      sftp.ext_openssh_rename = wrap(original, sftp);
+    };
+
+    // 1. The connection dies before the rename is sent: the temp file is still there, so the
+    //    rename is repeated on the new connection and the write succeeds.
+    await patchRename(() => (_from: string, _to: string, cb: (e: Error) => void) => {
+      b.link.destroySocket();
+      cb(new Error("No response from server"));
+    });
+    await b.writeFileAtomic(path, enc.encode("first\n"));
+    assertEquals(await Deno.readTextFile(path), "first\n");
+
+    // 2. The rename runs but its answer is lost with the connection: not repeated, reported.
+    await patchRename((original, self) => (from: string, to: string, cb: (e: Error) => void) => {
+      original.call(self, from, to, () => {
+        b.link.destroySocket();
+        cb(new Error("No response from server"));
+      });
+    });
+    const e = anchorError(
+      await assertRejects(() => b.writeFileAtomic(path, enc.encode("second\n"))),
+    );
+    assertEquals(e.code, "SSH_CONNECTION_LOST");
+    assertStringIncludes(e.hint ?? "", "view the file");
+    assertEquals(await Deno.readTextFile(path), "second\n", "the rename had been applied");
+    assert(b.stats.reconnects >= 2);
+
+    // 3. Deletes are never repeated after a drop.
+    // deno-lint-ignore no-explicit-any
+    const sftp: any = await b.link.withSftp("test", "safe", (s) => Promise.resolve(s));
+    sftp.unlink = (_p: string, cb: (e: Error) => void) => {
+      b.link.destroySocket();
+      cb(new Error("No response from server"));
+    };
+    const del = anchorError(await assertRejects(() => b.removeFile(path)));
+    assertEquals(del.code, "SSH_CONNECTION_LOST");
+    assertEquals(await Deno.readTextFile(path), "second\n");
+    const leftovers = [...Deno.readDirSync(dir.path)].map((x) => x.name);
+    assertEquals(leftovers, ["f.txt"]);
+  } finally {
+    await pool.close();
+  }
+});
