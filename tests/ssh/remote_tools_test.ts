@@ -140,6 +140,20 @@ for (const kind of CLIENT_KINDS) {
     assertEquals(undo.isError, false, undo.text);
     assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 2;");
 
+    // workdir can move the session onto the remote host and back.
+    const set = await server.call("workdir", {
+      action: "set",
+      path: `ssh://box${remote.path}/src`,
+    });
+    assertEquals(set.isError, false, set.text);
+    const relative = await server.call("view", { path: "util.ts" });
+    assertStringIncludes(relative.text, "export const u = 2;");
+    await server.call("workdir", { action: "reset" });
+    assertStringIncludes(
+      (await server.call("view", { path: "snippet.ts" })).text,
+      "function shared",
+    );
+
     // No temporary files left on the remote side.
     const names = [...Deno.readDirSync(`${remote.path}/src`)].map((e) => e.name).sort();
     assertEquals(names, ["app.ts", "util.ts"]);
