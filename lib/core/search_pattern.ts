@@ -140,23 +140,33 @@ export function containsLiteral(haystack: Uint8Array, literal: ByteLiteral): boo
 }
 
 /** Rough byte frequency in source text: lower is rarer. Non-ASCII bytes count as rare. */
-function byteRank(b: number): number {
+function byteRank(b: number, ignoreCase = false): number {
+  const c = String.fromCharCode(b);
+  // Case-folded letters are scanned twice (both cases), so they count as more frequent.
+  const letterCost = ignoreCase && /[a-z]/.test(c) ? 15 : 0;
   if (b === 32 || b === 10 || b === 9) return 100;
-  if ("etaoinsrlcdu".includes(String.fromCharCode(b))) return 90;
-  if (b >= 97 && b <= 122) return 70;
-  if ("()._;,=\"'/{}:".includes(String.fromCharCode(b))) return 60;
+  if ("etaoinsrlcdu".includes(c)) return 90 + letterCost;
+  if ("hmpfgwybv".includes(c)) return 70 + letterCost;
+  if (b >= 97 && b <= 122) return 45 + letterCost; // k x j q z
+  if ("().;,=\"'/{}:".includes(c)) return 60;
   if (b >= 48 && b <= 57) return 40;
   if (b >= 65 && b <= 90) return 30;
   if (b >= 0x80) return 10;
   return 20;
 }
 
-export function rarestByteIndex(needle: Uint8Array): number {
+export function rarestByteIndex(needle: Uint8Array, ignoreCase = false): number {
   let best = 0;
   for (let i = 1; i < needle.length; i++) {
-    if (byteRank(needle[i]!) < byteRank(needle[best]!)) best = i;
+    if (byteRank(needle[i]!, ignoreCase) < byteRank(needle[best]!, ignoreCase)) best = i;
   }
   return best;
+}
+
+/** How cheap a run is to scan for: the rank of its rarest byte, longer runs first on ties. */
+function runCost(run: string, ignoreCase: boolean): number {
+  const bytes = encoder.encode(ignoreCase ? run.toLowerCase() : run);
+  return byteRank(bytes[rarestByteIndex(bytes, ignoreCase)]!, ignoreCase) * 1000 - run.length;
 }
 
 function compileRegex(source: string, call: CallFormatter): SearchPattern {
@@ -195,7 +205,7 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     ? null
     : encoder.encode(ignoreCase ? required.toLowerCase() : required);
   const literal: ByteLiteral | undefined = needle
-    ? { bytes: needle, anchor: rarestByteIndex(needle), ignoreCase }
+    ? { bytes: needle, anchor: rarestByteIndex(needle, ignoreCase), ignoreCase }
     : undefined;
   return {
     source,
@@ -209,7 +219,7 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
 }
 
 /**
- * The longest run of literal characters every match of `body` must contain, or null. Deliberately
+ * A run of literal characters every match of `body` must contain (the cheapest to scan for), or null. Deliberately
  * conservative: any top-level alternation gives null; groups, classes, escapes like \d and
  * optional characters end a run. With `ignoreCase` only ASCII runs qualify, without k and s
  * (Unicode case folding maps the Kelvin sign to k and the long s to s).
@@ -217,8 +227,12 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
 export function requiredLiteral(body: string, ignoreCase: boolean): string | null {
   let best = "";
   let run = "";
+  // Among the runs every match must contain, keep the cheapest to scan for.
   const flush = () => {
-    if (run.length > best.length) best = run;
+    if (
+      run.length >= 2 &&
+      (best === "" || runCost(run, ignoreCase) < runCost(best, ignoreCase))
+    ) best = run;
     run = "";
   };
   const breaks = (c: string) => ignoreCase && (c.charCodeAt(0) > 0x7f || "ksKS".includes(c));

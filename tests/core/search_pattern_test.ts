@@ -83,7 +83,7 @@ Deno.test("requiredLiteral finds a run every match must contain, or gives up", (
     ["a|b", false, null],
     ["todo", true, "todo"],
     ["task", true, "ta"], // k and s fold from non-ASCII characters under /iu
-    ["\\bclass\\s+Foo", false, "class"],
+    ["\\bclass\\s+Foo", false, "Foo"], // the rarer run
     ["x{2,3}yz", false, "yz"],
     ["[]]abc", false, "]abc"], // JavaScript: [] is an empty class, ] a literal
   ];
