@@ -57,7 +57,7 @@ async function timeCat(args: string[]): Promise<number[]> {
 }
 
 const cases = [
-  { name: "first page (lines 1-2000)", args: { path: "big.ts" } },
+  { name: "first page (default view)", args: { path: "big.ts" } },
   { name: "last page (start -2000)", args: { path: "big.ts", start: -2000 } },
   { name: "range 25000-25100", args: { path: "big.ts", start: 25_000, end: 25_100 } },
 ];
