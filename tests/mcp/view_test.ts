@@ -103,3 +103,14 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(badPattern.text, "\\#");
   });
 }
+
+Deno.test("view (v2 client): a fractional line number gets anchorfs's own message", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "one\ntwo\n" });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const r = await server.call("view", { path: "a.txt", start: 1.5 });
+  assert(r.isError);
+  assertStringIncludes(r.text, "start 1.5 is neither a line number nor a line id");
+  const stringy = await server.call("view", { path: "a.txt", start: "2", include_hidden: "true" });
+  assertEquals(stringy.text, `${renderLine(2, "two")}\n\n[Showing lines 2-2 of 2 lines.]`);
+});

@@ -7,7 +7,7 @@ import { runTool } from "../render.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 const position = (what: string, example: string) =>
-  z.union([z.number().int(), z.string()]).optional().describe(
+  z.union([z.number(), z.string()]).optional().describe(
     `${what}: a line number (negative counts from the end: -1 is the last line) or a line id ` +
       `"N:hh" copied from an earlier view, which is verified (a stale id returns the current ` +
       `lines with fresh ids). ${example}`,
@@ -31,7 +31,7 @@ export const VIEW_DESCRIPTION =
   "directory, absolute, ~/x or ssh://host/abs/path.";
 
 const flag = z.union([z.boolean(), z.enum(["true", "false"])]).optional();
-const whole = z.union([z.number().int(), z.string()]).optional();
+const whole = z.union([z.number(), z.string()]).optional();
 
 export const registerViewTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
