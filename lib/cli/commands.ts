@@ -3,9 +3,9 @@
 
 import type { CliCommand } from "./command.ts";
 import { workdirCommand } from "./workdir.ts";
-import { jobsCommand } from "./jobs.ts";
 import { editCommand } from "./edit.ts";
 import { viewCommand } from "./view.ts";
+import { jobsCommand } from "./jobs.ts";
 
 export const CLI_COMMANDS: readonly CliCommand[] = [
   viewCommand,

@@ -6,9 +6,9 @@ import { registerWorkdirTool } from "./workdir.ts";
 import { registerTextEditorTool } from "./text_editor.ts";
 import { registerBatchEditTool } from "./batch_edit.ts";
 import { registerExtractLinesTool } from "./extract_lines.ts";
+import { registerViewTool } from "./view.ts";
 import { registerShellTool } from "./shell.ts";
 import { registerJobsTool } from "./jobs.ts";
-import { registerViewTool } from "./view.ts";
 
 export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
   registerViewTool,
