@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console
 // Benchmark: view's listing and content search over a ~10,000-file tree through ssh:// on
 // loopback (a private sshd) vs the same tree as a local path, in one run; also the bulk-read
 // strategies (one tar exec vs pipelined SFTP). Prints Markdown for docs/bench_ssh.md.

@@ -40,7 +40,11 @@ async function ensureTools(): Promise<boolean> {
   if (isRoot && onPath("apt-get", [])) {
     console.log(`test: installing ${packages.join(" ")} (for ${names}) with apt-get`);
     const env = { DEBIAN_FRONTEND: "noninteractive" };
-    const update = await new Deno.Command("apt-get", { args: ["update", "-qq"], env, stdout: "null" }).output();
+    const update = await new Deno.Command("apt-get", {
+      args: ["update", "-qq"],
+      env,
+      stdout: "null",
+    }).output();
     const install = await new Deno.Command("apt-get", {
       args: ["install", "-y", "-qq", ...packages],
       env,
@@ -49,8 +53,12 @@ async function ensureTools(): Promise<boolean> {
     if (update.code === 0 && install.code === 0) return true;
   }
   console.error(
-    `test: the suite drives real ${names}, which ${missing.length === 1 ? "is" : "are"} not installed.\n` +
-      `Install ${packages.join(" ")} (e.g. \`sudo apt-get install -y ${packages.join(" ")}\`) and run again.`,
+    `test: the suite drives real ${names}, which ${
+      missing.length === 1 ? "is" : "are"
+    } not installed.\n` +
+      `Install ${packages.join(" ")} (e.g. \`sudo apt-get install -y ${
+        packages.join(" ")
+      }\`) and run again.`,
   );
   return false;
 }
@@ -61,7 +69,13 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   await run("mkdir", ["-p", "/run/sshd"]);
-  const testArgs = ["test", "-A", "--parallel", "--frozen", ...(args.length > 0 ? args : ["tests/"])];
+  const testArgs = [
+    "test",
+    "-A",
+    "--parallel",
+    "--frozen",
+    ...(args.length > 0 ? args : ["tests/"]),
+  ];
   const child = new Deno.Command(Deno.execPath(), {
     args: testArgs,
     stdout: "piped",
@@ -75,7 +89,9 @@ async function main(args: string[]): Promise<number> {
     tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
   }
   const { code } = await child.status;
-  const summary = [...tail.matchAll(/^(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/gm)].pop();
+  const summary = [
+    ...tail.matchAll(/^(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/gm),
+  ].pop();
   if (!summary) {
     console.log(`test: deno test exited with ${code} without a summary`);
     console.log("0 passed, 1 failed");
