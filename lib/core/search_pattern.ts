@@ -31,6 +31,12 @@ export interface ByteLiteral {
   /** Index of the rarest byte: the one scanned for with indexOf. */
   anchor: number;
   ignoreCase: boolean;
+  /**
+   * The same text as Latin-1 bytes, when it has non-ASCII characters that Latin-1 can store:
+   * invalid UTF-8 files are decoded as Latin-1, where `é` is the byte E9, not C3 A9. A file may
+   * match when it holds either needle.
+   */
+  latin1?: ByteLiteral;
 }
 
 const encoder = new TextEncoder();
@@ -68,16 +74,28 @@ export function compileSearchPattern(
 }
 
 function compileLiteral(source: string): SearchPattern {
-  const needle = encoder.encode(source);
+  const literal = byteLiteral(source, false);
   return {
     source,
     regex: false,
     description: `literal ${JSON.stringify(source)}`,
-    literal: { bytes: needle, anchor: rarestByteIndex(needle), ignoreCase: false },
-    mayMatchBytes: (bytes) => indexOfBytes(bytes, needle, 0) !== -1,
+    literal,
+    mayMatchBytes: (bytes) => containsLiteral(bytes, literal),
     mayMatchText: (text) => text.includes(source),
     matchesLine: (line) => line.includes(source),
   };
+}
+
+/** The needle for `text` (already lowercased when `ignoreCase`), with its Latin-1 twin if any. */
+export function byteLiteral(text: string, ignoreCase: boolean): ByteLiteral {
+  const bytes = encoder.encode(text);
+  const literal: ByteLiteral = { bytes, anchor: rarestByteIndex(bytes, ignoreCase), ignoreCase };
+  const nonAscii = bytes.length !== text.length;
+  if (nonAscii && [...text].every((c) => c.charCodeAt(0) <= 0xff)) {
+    const latin1 = Uint8Array.from(text, (c) => c.charCodeAt(0));
+    literal.latin1 = { bytes: latin1, anchor: rarestByteIndex(latin1, ignoreCase), ignoreCase };
+  }
+  return literal;
 }
 
 /**
@@ -110,6 +128,7 @@ export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from: num
  * the parallel scanner ships its source text to worker threads.
  */
 export function containsLiteral(haystack: Uint8Array, literal: ByteLiteral): boolean {
+  if (literal.latin1 && containsLiteral(haystack, literal.latin1)) return true;
   const n = literal.bytes;
   const k = literal.anchor;
   const a = n[k]!;
@@ -201,12 +220,9 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
   const whole = new RegExp(line.source, line.flags + "m");
   const ignoreCase = flags.includes("i");
   const required = requiredLiteral(body, ignoreCase);
-  const needle = required === null
-    ? null
-    : encoder.encode(ignoreCase ? required.toLowerCase() : required);
-  const literal: ByteLiteral | undefined = needle
-    ? { bytes: needle, anchor: rarestByteIndex(needle, ignoreCase), ignoreCase }
-    : undefined;
+  const literal: ByteLiteral | undefined = required === null
+    ? undefined
+    : byteLiteral(ignoreCase ? required.toLowerCase() : required, ignoreCase);
   return {
     source,
     regex: true,

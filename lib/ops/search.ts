@@ -6,7 +6,7 @@
 import { formatLineId, hashLine, renderLine } from "../core/line_id.ts";
 import { linePrint } from "../core/shown_lines.ts";
 import type { ByteLiteral, SearchPattern } from "../core/search_pattern.ts";
-import { decodeText, looksBinary } from "../core/text_file.ts";
+import { decodeLatin1, decodeText, looksBinary } from "../core/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint } from "./list_dir.ts";
@@ -60,7 +60,7 @@ export function matchFile(
     const byBytes = search.mayMatchBytes(data);
     if (byBytes === false) return null;
     if (looksBinary(data)) return "binary";
-    if (byBytes === null && !search.mayMatchText(fallbackDecoder.decode(data))) return null;
+    if (byBytes === null && !mayMatchDecoded(data, search)) return null;
   }
   const decoded = decodeText(data);
   if (decoded.kind === "binary") return "binary";
@@ -68,6 +68,17 @@ export function matchFile(
   const matches: number[] = [];
   for (let i = 0; i < lines.length; i++) if (search.matchesLine(lines[i]!)) matches.push(i + 1);
   return matches.length > 0 ? { lines, matches } : null;
+}
+
+/**
+ * The text prefilter for patterns without byte needles. Bytes that are not UTF-8 decode to U+FFFD
+ * here, while the file itself is read as Latin-1 (decodeText): check that reading too, or a
+ * regex with `é` would never match in a Latin-1 file.
+ */
+function mayMatchDecoded(data: Uint8Array, search: SearchPattern): boolean {
+  const text = fallbackDecoder.decode(data);
+  if (search.mayMatchText(text)) return true;
+  return text.includes("\uFFFD") && search.mayMatchText(decodeLatin1(data));
 }
 
 export async function searchRoots(

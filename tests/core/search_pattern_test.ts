@@ -107,3 +107,12 @@ Deno.test("a regex prefilter never rules out a line the regex matches", async ()
     { numRuns: 2000 },
   );
 });
+
+Deno.test("a non-ASCII literal prefilters both its UTF-8 and its Latin-1 bytes", () => {
+  const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in Latin-1
+  assertEquals(compileSearchPattern("café", false).mayMatchBytes(latin1), true);
+  assertEquals(compileSearchPattern("caf(é)", true).mayMatchBytes(latin1), true);
+  assertEquals(compileSearchPattern("cafè", false).mayMatchBytes(latin1), false);
+  // Characters Latin-1 cannot store have only the UTF-8 needle.
+  assertEquals(compileSearchPattern("€", false).literal?.latin1, undefined);
+});

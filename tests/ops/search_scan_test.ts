@@ -62,3 +62,40 @@ Deno.test("the parallel scanner gives exactly the plain engine's search results"
     await scanner.close();
   }
 });
+
+Deno.test("a non-ASCII search finds its text in a Latin-1 file, with and without the scanner", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, {
+    // Invalid UTF-8, so read as Latin-1: "café" is the bytes 63 61 66 E9.
+    "latin1.txt": new Uint8Array([...new TextEncoder().encode("x\ncaf"), 0xe9, 0x0a]),
+    "utf8.txt": "un café\n",
+    "plain.txt": "cafe\n",
+  });
+  const locations = new Locations(new LocalBackend());
+  const scanner = new ParallelScanner(2);
+  try {
+    for (
+      const args of [
+        { path: ".", content: "café" },
+        { path: ".", content: "é" },
+        { path: ".", content: "caf[é]", regex: true },
+        { path: ".", content: "é$", regex: true },
+      ] as ViewArgs[]
+    ) {
+      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args);
+      const fast = await runView(
+        locations,
+        createSession(locations.localAt(dir.path)),
+        args,
+        { scanner },
+      );
+      assertEquals(fast, plain, JSON.stringify(args));
+      assertStringIncludes(plain, "latin1.txt (line 2)\n2:", JSON.stringify(args));
+      assertStringIncludes(plain, "|café", JSON.stringify(args));
+      assertStringIncludes(plain, "utf8.txt (line 1)", JSON.stringify(args));
+      assert(!plain.includes("plain.txt"), JSON.stringify(args));
+    }
+  } finally {
+    await scanner.close();
+  }
+});
