@@ -4,6 +4,7 @@
 // serialised; each response ends with a trailer so the next one starts on a clean stream.
 
 import type { ClientChannel } from "./ssh2_types.d.ts";
+import { concatBytes } from "./concat_bytes.ts";
 import { type TarEntry, TarReader } from "./tar_reader.ts";
 
 // Fixed text: paths arrive on stdin (length-prefixed), never through a remote shell's parser.
@@ -147,7 +148,7 @@ export class RemoteHelper {
         tail = (tail + decoder.decode(chunk)).slice(-64);
         const status = trailerStatus(tail);
         if (status === null || !tail.includes("\0anchorfs-done ")) return false;
-        const text = decoder.decode(concat(chunks));
+        const text = decoder.decode(concatBytes(chunks));
         const end = text.lastIndexOf("\0anchorfs-done ");
         resolve({ records: text.slice(0, end), status });
         return true;
@@ -159,7 +160,7 @@ export class RemoteHelper {
   readFiles(paths: readonly string[], onEntry: (entry: TarEntry) => void): Promise<number> {
     const list = encoder.encode(paths.join("\0") + "\0");
     const head = encoder.encode(`T\n${list.length}\n`);
-    const payload = concat([head, list]);
+    const payload = concatBytes([head, list]);
     return this.request(payload, (resolve) => {
       const reader = new TarReader(onEntry);
       let rest = "";
@@ -181,16 +182,4 @@ export class RemoteHelper {
       this.channel.end();
     } catch { /* already closed */ }
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const c of chunks) total += c.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -15,6 +15,7 @@ import type {
   WriteOptions,
 } from "../../ops/file_backend.ts";
 import { fileChanged, mapFsError, notFound } from "../fs_errors.ts";
+import { concatBytes } from "./concat_bytes.ts";
 import type { SshLink } from "./ssh_link.ts";
 
 const SFTP_NO_SUCH_FILE = 2;
@@ -53,18 +54,6 @@ function call<T>(fn: (cb: (err: Error | null | undefined, value: T) => void) => 
   return new Promise<T>((resolve, reject) => {
     fn((err, value) => err ? reject(err) : resolve(value));
   });
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const c of chunks) total += c.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 let tempCounter = 0;
@@ -486,7 +475,7 @@ async function readAll(
     chunks.push(more);
     offset += more.length;
   }
-  return chunks.length === 1 ? first : concat(chunks);
+  return chunks.length === 1 ? first : concatBytes(chunks);
 }
 
 /** Reads up to `length` bytes at `offset`, pipelining 32 KiB requests. */

@@ -7,6 +7,7 @@ import { AnchorError } from "../../core/errors.ts";
 import type { ResolvedHost } from "../../core/ssh_config.ts";
 import { type ConnectOptions, describeHost, openConnection } from "./ssh_connect.ts";
 import { helperCommand, RemoteHelper } from "./remote_helper.ts";
+import { concatBytes } from "./concat_bytes.ts";
 
 interface Live {
   client: SshClient;
@@ -272,16 +273,8 @@ function collect(channel: ClientChannel, stdin: Uint8Array | string): Promise<Ex
     });
     channel.on("error", reject);
     channel.on("close", () => {
-      let total = 0;
-      for (const c of out) total += c.length;
-      const stdout = new Uint8Array(total);
-      let at = 0;
-      for (const c of out) {
-        stdout.set(c, at);
-        at += c.length;
-      }
       const dec = new TextDecoder();
-      resolve({ stdout, stderr: err.map((c) => dec.decode(c)).join(""), code });
+      resolve({ stdout: concatBytes(out), stderr: err.map((c) => dec.decode(c)).join(""), code });
     });
     channel.end(stdin);
   });
