@@ -2,6 +2,7 @@
 // backends; the ops add the "what to do next" that depends on the tool.
 
 import { AnchorError } from "../core/errors.ts";
+import type { WriteOptions } from "../ops/file_backend.ts";
 
 export function notFound(path: string, what = "file or directory"): AnchorError {
   return new AnchorError({
@@ -70,4 +71,17 @@ export function fileChanged(path: string): AnchorError {
     } to see the current content and ids, then retry the edit.`,
     fault: "environment",
   });
+}
+
+/**
+ * Whether the file as it is `now` (null: absent) is still what an edit was based on, per
+ * WriteOptions.expect; when it is not, the write fails with fileChanged.
+ */
+export function matchesExpected(
+  now: { size: number; mtimeMs: number | null } | null,
+  expect: NonNullable<WriteOptions["expect"]> | null,
+): boolean {
+  return expect === null
+    ? now === null
+    : now !== null && now.size === expect.size && now.mtimeMs === expect.mtimeMs;
 }

@@ -1,7 +1,7 @@
 // Local disk. The only code that reads and writes local files; everything above goes through
 // the FileBackend interface so that remote hosts behave the same.
 
-import { fileChanged, mapFsError, notFound } from "../fs_errors.ts";
+import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
   EntryType,
@@ -76,11 +76,7 @@ export class LocalBackend implements FileBackend {
       if (mode !== undefined) await Deno.chmod(temp, mode); // writeFile's mode is masked by umask
       if (options.expect !== undefined) {
         const now = await this.stat(path);
-        const matches = options.expect === null
-          ? now === null
-          : now !== null && now.size === options.expect.size &&
-            now.mtimeMs === options.expect.mtimeMs;
-        if (!matches) throw fileChanged(path);
+        if (!matchesExpected(now, options.expect)) throw fileChanged(path);
       }
       await Deno.rename(temp, path);
     } catch (e) {

@@ -1,7 +1,7 @@
 // A real in-memory file system implementing FileBackend, for tests and the shared contract
 // suite. Directories are implicit parents plus explicit entries; writes are atomic by nature.
 
-import { fileChanged, notFound } from "../fs_errors.ts";
+import { fileChanged, matchesExpected, notFound } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { DirEntry, FileBackend, FileInfo, WriteOptions } from "../../ops/file_backend.ts";
 import { joinPath, parentPath } from "../../core/path_text.ts";
@@ -69,11 +69,8 @@ export class MemoryBackend implements FileBackend {
     if (this.dirs.has(path)) return Promise.reject(isDir(path));
     const now = this.files.get(path);
     if (options.expect !== undefined) {
-      const ok = options.expect === null
-        ? now === undefined
-        : now !== undefined && now.data.length === options.expect.size &&
-          now.mtimeMs === options.expect.mtimeMs;
-      if (!ok) return Promise.reject(fileChanged(path));
+      const info = now ? { size: now.data.length, mtimeMs: now.mtimeMs } : null;
+      if (!matchesExpected(info, options.expect)) return Promise.reject(fileChanged(path));
     }
     this.files.set(path, {
       data: data.slice(),

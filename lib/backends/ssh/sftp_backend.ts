@@ -14,7 +14,7 @@ import type {
   TreeEntry,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { fileChanged, mapFsError, notFound } from "../fs_errors.ts";
+import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import { concatBytes } from "./concat_bytes.ts";
 import type { SshLink } from "./ssh_link.ts";
 
@@ -170,11 +170,7 @@ export class SftpBackend implements FileBackend {
       });
       if (options.expect !== undefined) {
         const now = await this.stat(path);
-        const matches = options.expect === null
-          ? now === null
-          : now !== null && now.size === options.expect.size &&
-            now.mtimeMs === options.expect.mtimeMs;
-        if (!matches) throw fileChanged(path);
+        if (!matchesExpected(now, options.expect)) throw fileChanged(path);
       }
       // The rename is repeated after a drop only when the temp file is provably still there,
       // i.e. the first rename never ran.
