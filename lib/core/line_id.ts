@@ -187,28 +187,31 @@ export function assertFresh(
   path: string,
   lines: readonly string[],
   ids: readonly { id: LineId; what: string }[],
+  /** Said after the stale ids; a read-only caller passes "" (nothing was going to be written). */
+  outcome = "nothing was written",
 ): void {
   const stale: StaleId[] = [];
   for (const { id, what } of ids) {
     const reason = checkLineId(lines, id);
     if (reason) stale.push({ id, what, reason });
   }
-  if (stale.length > 0) throw staleIdError(path, lines, stale);
+  if (stale.length > 0) throw staleIdError(path, lines, stale, outcome);
 }
 
 export function staleIdError(
   path: string,
   lines: readonly string[],
   stale: readonly StaleId[],
+  outcome = "nothing was written",
 ): AnchorError {
   const first = stale[0]!;
   return new AnchorError({
     code: "STALE_LINE_ID",
     message: `${stale.length === 1 ? "Line id" : `${stale.length} line ids`} for ${path} ${
       stale.length === 1 ? "is" : "are"
-    } stale (first: ${first.what} ${first.id.line}:${
-      hashHex(first.id.hash)
-    }); nothing was written.`,
+    } stale (first: ${first.what} ${first.id.line}:${hashHex(first.id.hash)})${
+      outcome ? `; ${outcome}` : ""
+    }.`,
     detail: formatStaleReport(path, lines, stale),
     hint: "Retry with the fresh ids shown above (they are current), or view the range named above.",
   });

@@ -3,7 +3,7 @@
 // an 8-bit hash on a range's end line ("}" or blank) collides easily after a shift.
 // Bounded: at most `maxFiles` files (least recently shown dropped) and `maxLinesPerFile` lines.
 
-import { fnv1a32 } from "./line_id.ts";
+import { fnv1a32, hashLine } from "./line_id.ts";
 
 /** A line's 32-bit content fingerprint (FNV-1a over UTF-8), stored next to its 8-bit hash. */
 export function linePrint(line: string): number {
@@ -67,6 +67,24 @@ export class ShownLines {
     if (!prints) this.prints.set(key, prints = new Map());
     for (let i = 0; i < fingerprints.length; i++) {
       if (this.files.get(key)!.has(firstLine + i)) prints.set(firstLine + i, fingerprints[i]!);
+    }
+  }
+
+  /**
+   * Records every `N:hh|content` row at the start of a line of `text` (an error report) as shown,
+   * with its full-content fingerprint: recording the 8-bit hash alone would erase the fingerprint
+   * a view left, and a later change that keeps the hash (1 in 256) would then pass the range
+   * check. Reports render whole lines; a row whose content does not give its hash is skipped.
+   */
+  recordRendered(key: string, text: string): void {
+    // Split on LF only: a rendered line's content may hold a lone CR.
+    for (const row of text.split("\n")) {
+      const m = /^([1-9][0-9]*):([0-9a-f]{2})\|/.exec(row);
+      if (!m) continue;
+      const content = row.slice(m[0].length);
+      const hash = parseInt(m[2]!, 16);
+      if (hashLine(content) !== hash) continue;
+      this.recordWithPrints(key, Number(m[1]), [hash], [linePrint(content)]);
     }
   }
 

@@ -4,7 +4,7 @@
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { assertFresh, formatLineId, hashLine, type LineId, renderLine } from "../core/line_id.ts";
-import { describeEncoding } from "../core/text_file.ts";
+import { describeEncoding, type TextDoc } from "../core/text_file.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/shown_lines.ts";
@@ -50,7 +50,16 @@ export async function viewFile(
   for (const [what, pos] of [["start", options.start], ["end", options.end]] as const) {
     if (pos?.kind === "id") ids.push({ id: pos.id, what });
   }
-  if (ids.length > 0) assertFresh(shownPath, lines, ids);
+  if (ids.length > 0) {
+    try {
+      assertFresh(shownPath, lines, ids, "");
+    } catch (e) {
+      // The report shows current lines with fresh ids: they count as shown, so a batch_edit
+      // with them is not refused as "never shown".
+      if (isAnchorError(e) && e.detail) session.shown.recordRendered(fileKey(location), e.detail);
+      throw e;
+    }
+  }
 
   const notices: string[] = [];
   const resolve = (what: "start" | "end", pos: LinePosition | undefined, fallback: number) => {
@@ -133,15 +142,31 @@ export async function viewFile(
         "content.",
     );
   }
-  const crlf = doc.eols.some((e) => e === "\r\n");
-  const encoding = describeEncoding(doc);
-  if (encoding !== "UTF-8" || crlf) {
-    notices.push(
-      `File is ${encoding}${crlf ? " with CRLF line endings" : ""}; content is shown without ` +
-        "them and edits keep them.",
-    );
-  }
+  const notice = formatNotice(doc);
+  if (notice) notices.push(notice);
   return notices.length > 0
     ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
     : out.join("\n");
+}
+
+/** What is unusual about the file's bytes, said once: what the view leaves out, what edits keep. */
+function formatNotice(doc: TextDoc): string {
+  const crlf = doc.eols.some((e) => e === "\r\n");
+  const encoding = describeEncoding(doc);
+  const plainEncoding = encoding === "UTF-8";
+  if (plainEncoding && !crlf) return "";
+  const hidden = doc.bom && crlf
+    ? "the byte order mark and the CRs are not shown; "
+    : doc.bom
+    ? "the byte order mark is not shown; "
+    : crlf
+    ? "the CRs are not shown; "
+    : "";
+  const kept = plainEncoding ? "CRLF" : crlf ? "the encoding and CRLF" : "the encoding";
+  const endings = !crlf
+    ? ""
+    : encoding.includes(" with ")
+    ? " and CRLF line endings"
+    : " with CRLF line endings";
+  return `File is ${encoding}${endings}; ${hidden}edits keep ${kept}.`;
 }

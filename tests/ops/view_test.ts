@@ -276,3 +276,48 @@ Deno.test("with listTree/readFiles a listing and a search cost a few requests, s
     assert(bulk.calls.readFile <= 1, `readFile calls: ${bulk.calls.readFile}`);
   }
 });
+
+Deno.test("a stale id in view says nothing about writing and its report's lines count as shown", async () => {
+  const t = setup({ "/repo/a.txt": lines(300) });
+  await t.view({ path: "a.txt", start: 1, end: 10 });
+  const stale = `200:${((hashLine("line 200") + 1) % 256).toString(16).padStart(2, "0")}`;
+  const error = await assertRejects(() => t.view({ path: "a.txt", start: stale })) as AnchorError;
+  assertEquals(error.code, "STALE_LINE_ID");
+  assertNotIncludes(error.message, "written");
+  assertStringIncludes(error.detail!, renderLine(199, "line 199"));
+  // batch_edit checks ranges against what was shown: the report's lines are, with fingerprints.
+  const key = t.key("/repo/a.txt");
+  for (let n = 198; n <= 202; n++) {
+    assertEquals(t.session.shown.shownHash(key, n), hashLine(`line ${n}`), `line ${n}`);
+    assert(t.session.shown.shownFingerprint(key, n) !== undefined, `line ${n}`);
+  }
+});
+
+Deno.test("the encoding notice says what is hidden and what edits keep, in plain words", async () => {
+  const t = setup({
+    "/repo/crlf.txt": "a\r\nb\r\n",
+    "/repo/bom.txt": new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69, 0x0a]),
+    "/repo/bomcrlf.txt": new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x0d, 0x0a]),
+    "/repo/u16.txt": new Uint8Array([0xff, 0xfe, 0x68, 0, 0x0a, 0]),
+    "/repo/latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  });
+  const notice = async (path: string) => (await t.view({ path })).split("\n\n")[1];
+  assertEquals(
+    await notice("crlf.txt"),
+    "[File is UTF-8 with CRLF line endings; the CRs are not shown; edits keep CRLF.]",
+  );
+  assertEquals(
+    await notice("bom.txt"),
+    "[File is UTF-8 with BOM; the byte order mark is not shown; edits keep the encoding.]",
+  );
+  assertEquals(
+    await notice("bomcrlf.txt"),
+    "[File is UTF-8 with BOM and CRLF line endings; the byte order mark and the CRs are not " +
+      "shown; edits keep the encoding and CRLF.]",
+  );
+  assertEquals(
+    await notice("u16.txt"),
+    "[File is UTF-16 LE; the byte order mark is not shown; edits keep the encoding.]",
+  );
+  assertEquals(await notice("latin1.txt"), "[File is Latin-1; edits keep the encoding.]");
+});

@@ -5,8 +5,7 @@
 import { AnchorError } from "../../core/errors.ts";
 import type { ShownMemory } from "../../core/edit_plan.ts";
 import { renderEditDiff, type ShownLine } from "../../core/edit_diff.ts";
-import { hashLine, renderLine } from "../../core/line_id.ts";
-import { linePrint } from "../../core/shown_lines.ts";
+import { renderLine } from "../../core/line_id.ts";
 import { decodeText, describeEncoding, encodeDoc, type TextDoc } from "../../core/text_file.ts";
 import type { Location, Locations } from "../location.ts";
 import { fileKey, type Session } from "../session.ts";
@@ -61,23 +60,9 @@ export function shownMemory(session: Session, location: Location): ShownMemory {
   };
 }
 
-/**
- * Records every `N:hh|content` line at the start of a line of `text` as shown to the agent, with
- * its full-content fingerprint: recording the 8-bit hash alone would erase the fingerprint a view
- * left, and a later change that keeps the hash (1 in 256) would then pass the range check. Reports
- * render whole lines; a line whose content does not give its hash is not a rendered line.
- */
+/** Records every `N:hh|content` row of a report as shown (see `ShownLines.recordRendered`). */
 export function recordRenderedLines(session: Session, location: Location, text: string): void {
-  const key = fileKey(location);
-  // Split on LF only: a rendered line's content may hold a lone CR.
-  for (const row of text.split("\n")) {
-    const m = /^([1-9][0-9]*):([0-9a-f]{2})\|/.exec(row);
-    if (!m) continue;
-    const content = row.slice(m[0].length);
-    const hash = parseInt(m[2]!, 16);
-    if (hashLine(content) !== hash) continue;
-    session.shown.recordWithPrints(key, Number(m[1]), [hash], [linePrint(content)]);
-  }
+  session.shown.recordRendered(fileKey(location), text);
 }
 
 /** Runs an edit body; ids shown in a failure's text count as shown, so a retry can use them. */

@@ -6,6 +6,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../..
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../../lib/core/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
+import { runView } from "../../../lib/ops/view.ts";
 import { editEnv } from "./_env.ts";
 
 /** A line different from `line` with the same 8-bit hash. */
@@ -80,4 +81,24 @@ Deno.test("ids from a stale-id report work for the retry, also for lines with a 
   });
   assertStringIncludes(result, "batch_edit, 1 operation");
   assertEquals(await env.text("/f.txt"), "zero\nONE\nTWO\nTHREE\nfour\n");
+});
+
+Deno.test("ids from a view's stale-id report work in batch_edit without another view", async () => {
+  const env = editEnv({ "/f.txt": Array.from({ length: 300 }, (_, i) => `l${i + 1}\n`).join("") });
+  const locations = env.services.locations;
+  await runView(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
+  const wrong = ((hashLine("l200") + 1) % 256).toString(16).padStart(2, "0");
+  await assertRejects(() =>
+    runView(locations, env.session, { path: "/f.txt", start: `200:${wrong}` })
+  );
+  const result = await runBatchEdit(env.services, env.session, {
+    path: "/f.txt",
+    operations: [{
+      op: "replace",
+      start: formatLineId(199, "l199"),
+      end: formatLineId(201, "l201"),
+      content: "X",
+    }],
+  });
+  assertStringIncludes(result, "3 lines removed, 1 line added");
 });
