@@ -5,18 +5,15 @@
 import { type EditOp, parseEditOps, planLineEdits, sameDoc } from "../../core/edit_plan.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { Session } from "../session.ts";
-import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,
   displayPathOf,
   type EditOptions,
   type EditServices,
   plural,
-  resolvePath,
   shownMemory,
-  underLock,
-  withShownFailures,
 } from "./commit.ts";
+import { editExistingFile } from "./edit_existing_file.ts";
 
 export interface BatchEditArgs {
   path: string;
@@ -30,33 +27,26 @@ export async function runBatchEdit(
   options: EditOptions = {},
 ): Promise<string> {
   const ops: EditOp[] = parseEditOps(args.operations);
-  const location = await resolvePath(services, session, args.path);
-  return await underLock(
-    services,
-    location,
-    () =>
-      withShownFailures(session, location, async () => {
-        const file = await readTextFile(services.locations, location);
-        const doc = planLineEdits(file.doc, ops, {
-          path: displayPathOf(session, location),
-          shown: shownMemory(session, location),
-        });
-        if (sameDoc(doc, file.doc)) {
-          throw new AnchorError({
-            code: "NO_CHANGE",
-            message: `The operations leave ${
-              JSON.stringify(displayPathOf(session, location))
-            } unchanged (the new content equals the old); nothing was written.`,
-            hint: "Check the content of the replace operations.",
-          });
-        }
-        return await commitEdit(services, {
-          file,
-          doc,
-          action: `batch_edit, ${plural(ops.length, "operation")}`,
-          session,
-          options,
-        });
-      }),
-  );
+  return await editExistingFile(services, session, args.path, async (file, location) => {
+    const doc = planLineEdits(file.doc, ops, {
+      path: displayPathOf(session, location),
+      shown: shownMemory(session, location),
+    });
+    if (sameDoc(doc, file.doc)) {
+      throw new AnchorError({
+        code: "NO_CHANGE",
+        message: `The operations leave ${
+          JSON.stringify(displayPathOf(session, location))
+        } unchanged (the new content equals the old); nothing was written.`,
+        hint: "Check the content of the replace operations.",
+      });
+    }
+    return await commitEdit(services, {
+      file,
+      doc,
+      action: `batch_edit, ${plural(ops.length, "operation")}`,
+      session,
+      options,
+    });
+  });
 }

@@ -20,8 +20,8 @@ import {
   recordShown,
   resolvePath,
   underLock,
-  withShownFailures,
 } from "./commit.ts";
+import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
@@ -151,35 +151,26 @@ async function strReplace(
       new_text: "...",
     });
   }
-  const location = await resolvePath(services, session, args.path);
-  return await underLock(
-    services,
-    location,
-    () =>
-      withShownFailures(session, location, async () => {
-        const file = await readTextFile(services.locations, location);
-        const result = planStrReplace(file.doc, {
-          oldText: args.old_text!,
-          newText: args.new_text!,
-          replaceAll: args.replace_all === true,
-        }, displayPathOf(session, location));
-        const how = result.tier === "exact"
-          ? `${
-            result.matches.length === 1 ? "exact match" : `${result.matches.length} exact matches`
-          }`
-          : result.tier === "escaped"
-          ? "matched after reading escape sequences"
-          : "whitespace-normalized match";
-        return await commitEdit(services, {
-          file,
-          doc: result.doc,
-          action: `str_replace, ${how}`,
-          notes: result.notes,
-          session,
-          options,
-        });
-      }),
-  );
+  return await editExistingFile(services, session, args.path, async (file, location) => {
+    const result = planStrReplace(file.doc, {
+      oldText: args.old_text!,
+      newText: args.new_text!,
+      replaceAll: args.replace_all === true,
+    }, displayPathOf(session, location));
+    const how = result.tier === "exact"
+      ? `${result.matches.length === 1 ? "exact match" : `${result.matches.length} exact matches`}`
+      : result.tier === "escaped"
+      ? "matched after reading escape sequences"
+      : "whitespace-normalized match";
+    return await commitEdit(services, {
+      file,
+      doc: result.doc,
+      action: `str_replace, ${how}`,
+      notes: result.notes,
+      session,
+      options,
+    });
+  });
 }
 
 async function deleteFile(
