@@ -5,6 +5,7 @@ import { ParallelScanner } from "../../lib/backends/local/parallel_scan.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { compileSearchPattern } from "../../lib/core/search_pattern.ts";
 
 function utf16le(text: string): Uint8Array {
   const out = new Uint8Array(2 + text.length * 2);
@@ -97,5 +98,39 @@ Deno.test("a non-ASCII search finds its text in a Latin-1 file, with and without
     }
   } finally {
     await scanner.close();
+  }
+});
+
+Deno.test("the scanner falls back to this thread when workers cannot start or fail", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) files[`f${i}.txt`] = i % 3 === 0 ? "a needle\n" : "hay\n";
+  await writeTree(dir.path, files);
+  const paths = Object.keys(files).map((f) => `${dir.path}/${f}`);
+  const literal = compileSearchPattern("needle", false).literal!;
+  const expected = paths.map((_, i) => i).filter((i) => i % 3 === 0);
+  const real = globalThis.Worker;
+  for (const mode of ["throws", "errors"]) {
+    class BrokenWorker {
+      onmessage: unknown = null;
+      onerror: ((e: { preventDefault(): void }) => void) | null = null;
+      constructor() {
+        if (mode === "throws") throw new Error("workers are not available");
+        // Starts, then fails before answering (e.g. its code does not load).
+        queueMicrotask(() => this.onerror?.({ preventDefault() {} }));
+      }
+      postMessage() {}
+      terminate() {}
+    }
+    // deno-lint-ignore no-explicit-any
+    (globalThis as any).Worker = BrokenWorker;
+    const scanner = new ParallelScanner(2);
+    try {
+      assertEquals(await scanner.candidates(paths, literal), expected, mode);
+      assertEquals(await scanner.candidates(paths, literal), expected, `${mode}, again`);
+    } finally {
+      globalThis.Worker = real;
+      await scanner.close();
+    }
   }
 });

@@ -1,0 +1,42 @@
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
+import { bundle, PROLOGUE } from "../../scripts/bundle.ts";
+
+async function runBundle(file: string, args: string[], cwd: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", file, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("the single-file bundle loads (ssh2 included) and searches exactly like main.ts", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string | Uint8Array> = {
+    // Latin-1 bytes: "café" is 63 61 66 E9.
+    "latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  };
+  // More files than one scanner batch, so the search goes through the worker threads.
+  for (let i = 0; i < 700; i++) {
+    files[`d/f${String(i).padStart(3, "0")}.txt`] = i % 50 === 0 ? `the needle ${i}\n` : `x ${i}\n`;
+  }
+  await writeTree(dir.path, files);
+  await using out = await tempDir();
+  const file = `${out.path}/anchorfs.js`;
+  await bundle(file);
+  assertStringIncludes(await Deno.readTextFile(file), PROLOGUE);
+  const version = await runBundle(file, ["--version"], dir.path);
+  assertEquals(version.code, 0, version.stderr);
+  assertStringIncludes(version.stdout, "anchorfs ");
+  for (const content of ["needle", "café"]) {
+    const bundled = await runBundle(file, ["view", ".", "--content", content], dir.path);
+    const plain = await runCliProcess(["view", ".", "--content", content], { cwd: dir.path });
+    assertEquals(bundled, plain, content);
+    assertEquals(bundled.code, 0);
+  }
+  const needle = await runBundle(file, ["view", ".", "--content", "needle"], dir.path);
+  assertStringIncludes(needle.stdout, "14 matching lines in 14 files");
+});
