@@ -96,11 +96,17 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
         throw new UsageError("edit needs --old (or --old-file) or --batch");
       }
       if (newText === undefined) throw new UsageError("edit needs --new (or --new-file)");
+      const [oldFinal, newFinal] = matchFinalNewlines(
+        oldText,
+        newText,
+        values["old-file"] !== undefined,
+        values["new-file"] !== undefined,
+      );
       text = await runTextEditor(all, session, {
         command: "str_replace",
         path,
-        old_text: oldText,
-        new_text: newText,
+        old_text: oldFinal,
+        new_text: newFinal,
         replace_all: values["replace-all"] === true,
       }, { dryRun });
     }
@@ -108,6 +114,30 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
     return 0;
   },
 };
+
+/**
+ * Text read from a file or stdin (`echo beta |`, a heredoc, an editor) ends with a newline that
+ * an argument (`--new BETA`) lacks. Taken literally, `--old-file` "beta\n" with `--new BETA`
+ * would join the next line onto the replacement. When exactly one side comes from a file and
+ * only that side ends with one newline, that newline is dropped so both sides end alike. An empty
+ * argument (`--new ""`: delete) is taken as written.
+ */
+export function matchFinalNewlines(
+  oldText: string,
+  newText: string,
+  oldFromFile: boolean,
+  newFromFile: boolean,
+): [string, string] {
+  if (oldFromFile === newFromFile) return [oldText, newText];
+  const [fileText, argText] = oldFromFile ? [oldText, newText] : [newText, oldText];
+  if (argText === "" || argText.endsWith("\n")) return [oldText, newText];
+  const trimmed = fileText.endsWith("\r\n")
+    ? fileText.slice(0, -2)
+    : fileText.endsWith("\n")
+    ? fileText.slice(0, -1)
+    : fileText;
+  return oldFromFile ? [trimmed, newText] : [oldText, trimmed];
+}
 
 async function readInput(source: string, flag: string): Promise<string> {
   try {

@@ -1,6 +1,7 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { formatLineId } from "../../lib/core/line_id.ts";
+import { matchFinalNewlines } from "../../lib/cli/edit.ts";
 
 Deno.test("anchorfs edit --old/--new replaces text and prints the diff with fresh ids", async () => {
   await using dir = await tempDir();
@@ -76,4 +77,31 @@ Deno.test("anchorfs edit --old-file - reads old text from stdin; usage errors ex
   const usage = await runCliProcess(["edit", "a.txt", "--old", "a"], { cwd: dir.path });
   assertEquals(usage.code, 2);
   assertStringIncludes(usage.stderr, "--new");
+});
+
+Deno.test("anchorfs edit: a final newline from --old-file/stdin does not join lines when --new is an argument", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "alpha\nbeta\ngamma\n" });
+  const r = await runCliProcess(["edit", "a.txt", "--old-file", "-", "--new", "BETA"], {
+    cwd: dir.path,
+    stdin: "beta\n",
+  });
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "alpha\nBETA\ngamma\n");
+  await Deno.writeTextFile(`${dir.path}/new.txt`, "GAMMA\n");
+  const back = await runCliProcess(["edit", "a.txt", "--old", "gamma", "--new-file", "new.txt"], {
+    cwd: dir.path,
+  });
+  assertEquals(back.code, 0, back.stderr);
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "alpha\nBETA\nGAMMA\n");
+});
+
+Deno.test("matchFinalNewlines only evens out a file's final newline against an argument", () => {
+  assertEquals(matchFinalNewlines("b\n", "B", true, false), ["b", "B"]);
+  assertEquals(matchFinalNewlines("b", "B\r\n", false, true), ["b", "B"]);
+  // Both from files, both arguments, a deletion, or an argument ending in a newline: as written.
+  assertEquals(matchFinalNewlines("b\n", "B", true, true), ["b\n", "B"]);
+  assertEquals(matchFinalNewlines("b\n", "B", false, false), ["b\n", "B"]);
+  assertEquals(matchFinalNewlines("b\n", "", true, false), ["b\n", ""]);
+  assertEquals(matchFinalNewlines("b\n", "B\n", true, false), ["b\n", "B\n"]);
 });
