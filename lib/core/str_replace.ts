@@ -4,8 +4,8 @@
 // (or every exact match with replace_all); anything else fails without writing. Pure.
 // This file drives the ladder; each rung lives in str_replace/.
 
-import { sameDoc } from "./edit_plan.ts";
 import { AnchorError } from "./errors.ts";
+import { sameDoc } from "./splice_lines.ts";
 import type { TextDoc } from "./text_file.ts";
 import { looksDoubleEscaped, matchEscaped } from "./str_replace/escaped.ts";
 import { matchExact } from "./str_replace/exact.ts";

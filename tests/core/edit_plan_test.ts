@@ -1,11 +1,7 @@
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../_assert.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import {
-  contentLines,
-  parseEditOps,
-  planLineEdits,
-  type ShownMemory,
-} from "../../lib/core/edit_plan.ts";
+import { contentLines, parseEditOps } from "../../lib/core/edit_ops.ts";
+import { planLineEdits, type ShownMemory } from "../../lib/core/edit_plan.ts";
 import { formatLineId, hashLine } from "../../lib/core/line_id.ts";
 import { linePrint } from "../../lib/core/shown_lines.ts";
 import { decodeText, encodeDoc, type TextDoc } from "../../lib/core/text_file.ts";

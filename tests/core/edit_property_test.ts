@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "../_assert.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import { type EditOp, planLineEdits, type ShownMemory } from "../../lib/core/edit_plan.ts";
+import type { EditOp } from "../../lib/core/edit_ops.ts";
+import { planLineEdits, type ShownMemory } from "../../lib/core/edit_plan.ts";
 import { hashLine } from "../../lib/core/line_id.ts";
 import { linePrint } from "../../lib/core/shown_lines.ts";
 import type { TextDoc } from "../../lib/core/text_file.ts";

@@ -1,7 +1,7 @@
 // The document as one LF string (where the ladder searches) and the way back: character edits
 // applied line-wise, so lines the edit does not touch keep their own endings.
 
-import { settleFinalNewline, spliceLines } from "../edit_plan.ts";
+import { settleFinalNewline, spliceLines } from "../splice_lines.ts";
 import { dominantEol, type TextDoc } from "../text_file.ts";
 
 /** The document as one LF string plus the offset where each line starts. */

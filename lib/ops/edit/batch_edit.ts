@@ -2,8 +2,10 @@
 // viewed, verified first (every id, and every line of a replaced range against what was shown),
 // then written at once: all or nothing.
 
-import { type EditOp, parseEditOps, planLineEdits, sameDoc } from "../../core/edit_plan.ts";
+import { type EditOp, parseEditOps } from "../../core/edit_ops.ts";
+import { planLineEdits } from "../../core/edit_plan.ts";
 import { AnchorError } from "../../core/errors.ts";
+import { sameDoc } from "../../core/splice_lines.ts";
 import type { Session } from "../session.ts";
 import {
   commitEdit,
