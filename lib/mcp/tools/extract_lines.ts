@@ -2,6 +2,7 @@
 // local or ssh://. Schema, description and the call into lib/ops/edit.
 
 import * as z from "zod";
+import { argError } from "../arg_errors.ts";
 import { runExtractLines } from "../../ops/edit/extract_lines.ts";
 import { runTool } from "../render.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -15,7 +16,11 @@ export const EXTRACT_LINES_DESCRIPTION =
   'Example: {"from_path":"src/big.ts","start":"120:4c","end":"164:07","to_path":' +
   '"src/helpers.ts","position":-1}';
 
-const idOrNumber = z.union([z.string(), z.number()]);
+const idOrNumber = (name: string, required = true) =>
+  z.union(
+    [z.string(), z.number()],
+    argError(name, 'a line id string "N:hh" (e.g. "12:a3") or a number', required),
+  );
 
 export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
@@ -24,11 +29,19 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
       title: "Copy lines between files",
       description: EXTRACT_LINES_DESCRIPTION,
       inputSchema: z.object({
-        from_path: z.string().describe("The file to copy from."),
-        start: idOrNumber.describe('First line to copy: an id ("120:4c") or a line number.'),
-        end: idOrNumber.optional().describe("Last line to copy (inclusive); omit for one line."),
-        to_path: z.string().describe("The file to copy into (created when missing)."),
-        position: idOrNumber.describe(
+        from_path: z.string(argError("from_path", "a file path string", true)).describe(
+          "The file to copy from.",
+        ),
+        start: idOrNumber("start").describe(
+          'First line to copy: an id ("120:4c") or a line number.',
+        ),
+        end: idOrNumber("end", false).optional().describe(
+          "Last line to copy (inclusive); omit for one line.",
+        ),
+        to_path: z.string(argError("to_path", "a file path string", true)).describe(
+          "The file to copy into (created when missing).",
+        ),
+        position: idOrNumber("position").describe(
           'Where in to_path: 0 = start, -1 = end, or the id of the line to insert after ("8:1d").',
         ),
       }),

@@ -3,6 +3,7 @@
 // follow a long command: one call per ~50 s instead of polling with sleep.
 
 import * as z from "zod";
+import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { durationMs } from "../../core/job_state.ts";
 import { formatDuration, formatProgress } from "../../core/progress_text.ts";
@@ -48,13 +49,16 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
           '"list", "read", "wait" or "kill".',
         ),
-        id: z.string().optional().describe(
+        id: z.string(argError("id", 'a job id string, e.g. "4242-3"')).optional().describe(
           'Job id as shown by shell/list, e.g. "4242-3" (needed for read, wait, kill).',
         ),
-        timeout_seconds: z.number().positive().max(3600).optional().describe(
-          `For "wait": longest time to block, in seconds (default ${DEFAULT_WAIT_SECONDS}, below common 60 s client timeouts).`,
-        ),
-        bytes: z.number().int().positive().max(MAX_READ_BYTES).optional().describe(
+        timeout_seconds: z.number(argError("timeout_seconds", "a number of seconds, e.g. 50"))
+          .positive().max(3600).optional().describe(
+            `For "wait": longest time to block, in seconds (default ${DEFAULT_WAIT_SECONDS}, below common 60 s client timeouts).`,
+          ),
+        bytes: z.number(argError("bytes", "a number of bytes, e.g. 100000")).int().positive().max(
+          MAX_READ_BYTES,
+        ).optional().describe(
           `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}).`,
         ),
       }),

@@ -3,6 +3,7 @@
 // killed. Heartbeats go out as progress notifications while the call is open.
 
 import * as z from "zod";
+import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
@@ -67,13 +68,15 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         'Examples: {"command":"make test"} · {"command":"git status --short"} · ' +
         '{"command":"npm run build","cwd":"packages/web"}',
       inputSchema: z.object({
-        command: z.string().describe(
-          'The command line, run as bash -c "<command>". Pipes, &&, redirections work.',
-        ),
-        cwd: z.string().optional().describe(
-          "Directory to run in, relative to the working directory or absolute. Default: the " +
-            "working directory (see workdir). Must be on this machine.",
-        ),
+        command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
+          .describe(
+            'The command line, run as bash -c "<command>". Pipes, &&, redirections work.',
+          ),
+        cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
+          .describe(
+            "Directory to run in, relative to the working directory or absolute. Default: the " +
+              "working directory (see workdir). Must be on this machine.",
+          ),
       }),
       annotations: {
         readOnlyHint: false,

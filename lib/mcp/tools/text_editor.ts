@@ -2,6 +2,7 @@
 // ssh://). Schema, description and the call into lib/ops/edit; no logic of its own.
 
 import * as z from "zod";
+import { argError } from "../arg_errors.ts";
 import { runTextEditor } from "../../ops/edit/text_editor.ts";
 import { runTool } from "../render.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -35,19 +36,23 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
           '"str_replace" (old_text, new_text, optional replace_all), "create" (file_text), ' +
             '"delete", or "undo_edit".',
         ),
-        path: z.string().describe(
+        path: z.string(argError("path", 'a string, e.g. "src/app.ts"', true)).describe(
           'The file: relative to the working directory, absolute, "~/x" or "ssh://host/abs/path".',
         ),
-        file_text: z.string().optional().describe('For "create": the whole content of the file.'),
-        old_text: z.string().optional().describe(
+        file_text: z.string(argError("file_text", "a string")).optional().describe(
+          'For "create": the whole content of the file.',
+        ),
+        old_text: z.string(argError("old_text", "a string")).optional().describe(
           'For "str_replace": the exact text to replace (whole lines or part of a line).',
         ),
-        new_text: z.string().optional().describe(
-          'For "str_replace": the replacement; "" deletes old_text.',
-        ),
-        replace_all: z.boolean().optional().describe(
-          'For "str_replace": replace every exact match instead of requiring exactly one.',
-        ),
+        new_text: z.string(argError("new_text", 'a string ("" deletes old_text)')).optional()
+          .describe(
+            'For "str_replace": the replacement; "" deletes old_text.',
+          ),
+        replace_all: z.boolean(argError("replace_all", "true or false (a JSON boolean)")).optional()
+          .describe(
+            'For "str_replace": replace every exact match instead of requiring exactly one.',
+          ),
       }),
       annotations: {
         readOnlyHint: false,

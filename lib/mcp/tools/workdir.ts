@@ -1,6 +1,7 @@
 // The `workdir` tool: get, set or reset the session's working directory.
 
 import * as z from "zod";
+import { argError } from "../arg_errors.ts";
 import { runWorkdir } from "../../ops/workdir.ts";
 import { runTool } from "../render.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -20,9 +21,10 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
         action: z.enum(["get", "set", "reset"]).default("get").describe(
           '"get" shows the current directory, "set" changes it (needs path), "reset" returns to the start directory.',
         ),
-        path: z.string().optional().describe(
-          'For "set": a directory, relative to the current one, absolute, "~/x", or "ssh://host/abs/path".',
-        ),
+        path: z.string(argError("path", 'a directory path string, e.g. "packages/api"')).optional()
+          .describe(
+            'For "set": a directory, relative to the current one, absolute, "~/x", or "ssh://host/abs/path".',
+          ),
       }),
       annotations: {
         readOnlyHint: false,
