@@ -99,10 +99,21 @@ export async function runView(
       text = await viewFile(locations, session, root.location, { start, end });
     } else {
       if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
+      if (args.content === "") {
+        notices.push(
+          'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
+        );
+      } else if (parseFlag("regex", args.regex) || args.context !== undefined) {
+        notices.push("regex and context apply to searches (with content); ignored for a listing.");
+      }
       text = await listDirectory(session, root.location, walk, pattern);
     }
   }
-  return notices.length > 0 ? `${text}\n${notices.map((n) => `[${n}]`).join("\n")}` : text;
+  if (notices.length === 0) return text;
+  // Notices follow the output after a blank line, as the file view's own notices do, so that a
+  // notice is never read as one more line of the file or listing.
+  const sep = /(^|\n)\[[^\n]*\]$/.test(text) ? "\n" : "\n\n";
+  return `${text}${sep}${notices.map((n) => `[${n}]`).join("\n")}`;
 }
 
 /** `a|b` → ["a","b"]; an empty piece is refused so a typo does not search the cwd. */

@@ -321,3 +321,23 @@ Deno.test("the encoding notice says what is hidden and what edits keep, in plain
   );
   assertEquals(await notice("latin1.txt"), "[File is Latin-1; edits keep the encoding.]");
 });
+
+Deno.test("notices about ignored arguments follow the output after a blank line", async () => {
+  const t = setup({ "/repo/a.txt": "alpha\n", "/repo/d/b.txt": "beta\n" });
+  assertEquals(
+    await t.view({ path: "a.txt", pattern: "*.rs" }),
+    `${renderLine(1, "alpha")}\n\n[pattern, max_depth and context apply to directories and ` +
+      "searches; ignored.]",
+  );
+  const listing = await t.view({ path: "d", content: "" });
+  assertMatch(listing, /b\.txt\t1 line\t~2 tokens\n\n\[content is empty, so this is a listing/);
+  assertStringIncludes(
+    await t.view({ path: "d", regex: true }),
+    "\n\n[regex and context apply to searches (with content); ignored for a listing.]",
+  );
+  // After the file view's own notices, one notice block.
+  assertStringIncludes(
+    await t.view({ path: "a.txt", start: 5, context: 1 }),
+    "used 1.]\n[pattern, max_depth and context",
+  );
+});
