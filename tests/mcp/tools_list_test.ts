@@ -1,0 +1,79 @@
+// tools/list is the model's manual: a snapshot keeps every change to names, schemas and
+// descriptions reviewable, and the schema rules (no null, annotations set) are checked for both
+// protocol eras. Refresh after an intended change: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/tools_list_test.ts
+
+import { assert, assertEquals } from "../_assert.ts";
+import { CLIENT_KINDS, REPO_ROOT, startServer } from "../_harness.ts";
+
+const SNAPSHOT = `${REPO_ROOT}/tests/mcp/tools_list.snapshot.json`;
+const EXPECTED_TOOLS = [
+  "batch_edit",
+  "extract_lines",
+  "jobs",
+  "shell",
+  "text_editor",
+  "view",
+  "workdir",
+];
+
+// deno-lint-ignore no-explicit-any
+function normalize(tools: any[]): unknown {
+  return tools
+    .map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: t.annotations,
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function findNulls(value: unknown, path: string, out: string[]): void {
+  if (value === null) out.push(`${path} is null`);
+  else if (Array.isArray(value)) value.forEach((v, i) => findNulls(v, `${path}[${i}]`, out));
+  else if (typeof value === "object") {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (k === "nullable") out.push(`${path}.nullable`);
+      if (k === "type" && (v === "null" || (Array.isArray(v) && v.includes("null")))) {
+        out.push(`${path}.type allows null`);
+      }
+      findNulls(v, `${path}.${k}`, out);
+    }
+  }
+}
+
+for (const kind of CLIENT_KINDS) {
+  Deno.test(`tools/list (${kind} client) matches the reviewed snapshot and has no null types`, async () => {
+    await using server = await startServer({ client: kind });
+    const { tools } = await server.client.listTools();
+    const actual = normalize(tools);
+    // deno-lint-ignore no-explicit-any
+    assertEquals((actual as any[]).map((t) => t.name), EXPECTED_TOOLS);
+
+    const nulls: string[] = [];
+    // deno-lint-ignore no-explicit-any
+    for (const t of actual as any[]) {
+      findNulls(t.inputSchema, t.name, nulls);
+      assert(
+        typeof t.description === "string" && t.description.length > 80,
+        `${t.name} needs a description`,
+      );
+      assert(
+        t.annotations && typeof t.annotations.readOnlyHint === "boolean",
+        `${t.name} needs annotations`,
+      );
+    }
+    assertEquals(nulls, []);
+
+    if (Deno.env.get("UPDATE_SNAPSHOTS") === "1" && kind === "v1") {
+      await Deno.writeTextFile(SNAPSHOT, `${JSON.stringify(actual, null, 2)}\n`);
+    }
+    const expected = JSON.parse(await Deno.readTextFile(SNAPSHOT));
+    assertEquals(
+      actual,
+      expected,
+      "tools/list changed: review the diff, then refresh the snapshot",
+    );
+  });
+}
