@@ -7,7 +7,13 @@ import type { JobRecord } from "../core/job_state.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
 import { judgeCommand } from "../core/shell_policy.ts";
 import { type JobManager, jobUri } from "./jobs/job_manager.ts";
-import { DEFAULT_TAIL_BYTES, formatTail, shortCommand, statusPhrase } from "./jobs/job_text.ts";
+import {
+  DEFAULT_TAIL_BYTES,
+  formatTail,
+  latestLines,
+  shortCommand,
+  statusPhrase,
+} from "./jobs/job_text.ts";
 
 export interface ShellDeps {
   jobs: JobManager;
@@ -66,7 +72,11 @@ export async function runShell(
     return { kind: "finished", record: final, text: `${head}\n${formatTail(final, tail)}` };
   }
   const { tail } = await jobs.readTail(started.id, 1024);
-  return { kind: "promoted", record, text: promotedText(record, tail.text, Date.now() - t0) };
+  return {
+    kind: "promoted",
+    record,
+    text: promotedText(record, latestLines(tail), Date.now() - t0),
+  };
 }
 
 export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): string {

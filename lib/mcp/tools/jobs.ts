@@ -11,6 +11,7 @@ import {
   DEFAULT_TAIL_BYTES,
   formatJobList,
   formatJobReport,
+  latestLines,
   shortCommand,
   statusPhrase,
 } from "../../ops/jobs/job_text.ts";
@@ -119,9 +120,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
               }). Waiting did not stop it. Continue with jobs {"action":"wait","id":"${record.id}"} ` +
               `or carry on with other work: a notification for ${
                 jobUri(record.id)
-              } arrives when it ends.\n--- latest output ---\n${
-                tail.text.trimEnd() || "(none yet)"
-              }`;
+              } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
           }
           case "kill": {
             const jobId = needId(action, id);
@@ -135,7 +134,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
                   ? `Terminated ${leftovers} background process(es) it had left running.`
                   : "Nothing to kill."
               }`;
-            return `${head}\n--- latest output ---\n${tail.text.trimEnd() || "(none)"}`;
+            return `${head}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
           }
         }
       }),

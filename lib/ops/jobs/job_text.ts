@@ -61,6 +61,20 @@ export function readMoreHint(id: string, bytes: number): string {
     `\`anchorfs jobs tail ${id} --bytes ${bytes}\``;
 }
 
+/**
+ * The last lines of a short tail for "latest output" snippets. A tail that starts mid-log
+ * usually starts mid-line ("9" of "19739"), which reads as output of its own: drop that partial
+ * first line. Empty when there is nothing to show.
+ */
+export function latestLines(tail: TailRead): string {
+  let text = tail.text;
+  if (tail.omittedBytes > 0) {
+    const nl = text.indexOf("\n");
+    if (nl !== -1 && nl < text.length - 1) text = text.slice(nl + 1);
+  }
+  return text.trimEnd();
+}
+
 /** The output section: omitted-bytes note first (verdicts are at the end), then the tail. */
 export function formatTail(record: JobRecord, tail: TailRead): string {
   const lines: string[] = [];

@@ -1,0 +1,19 @@
+import { assertEquals } from "../../_assert.ts";
+import { latestLines } from "../../../lib/ops/jobs/job_text.ts";
+
+Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
+  // "…19739\n19740\n" read from the middle: "9" is the end of "19739", not output of its own.
+  assertEquals(
+    latestLines({ text: "9\n19740\n19741\n", omittedBytes: 100, logBytes: 114 }),
+    "19740\n19741",
+  );
+  // The whole log: every line is whole.
+  assertEquals(latestLines({ text: "9\n10\n", omittedBytes: 0, logBytes: 5 }), "9\n10");
+  // One long line still being written: keep what there is rather than nothing.
+  assertEquals(
+    latestLines({ text: "partial line", omittedBytes: 10, logBytes: 22 }),
+    "partial line",
+  );
+  assertEquals(latestLines({ text: "abc\n", omittedBytes: 10, logBytes: 14 }), "abc");
+  assertEquals(latestLines({ text: "", omittedBytes: 0, logBytes: 0 }), "");
+});
