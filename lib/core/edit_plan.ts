@@ -1,7 +1,6 @@
 // Planning a batch of line edits (batch_edit, extract_lines) against a document as it was viewed:
 // verify every id (ends against the file, interiors against what the agent was shown), reject
 // overlaps, then apply all operations at once in memory. Pure; writes happen in ops.
-// Parsing the operations: edit_ops.ts; the stale report's extra detail: stale_op_detail.ts.
 
 import { describeOp, type EditOp } from "./edit_ops.ts";
 import { AnchorError } from "./errors.ts";

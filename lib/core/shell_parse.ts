@@ -1,7 +1,6 @@
-// Shell command-line parsing for the shell policy: splits a bash command line into the simple
-// commands it would run (through lists, pipelines, subshells, groups, loops, $( ), backticks,
-// process substitution) with quotes removed. Pure: it reads text and never spawns a shell.
-// This entry holds the two calls; the parts are in shell_parse/ (syntax, lexer, parser, heredoc).
+// Shell command-line parsing for the shell policy: the simple commands a bash line would run
+// (through lists, pipelines, subshells, groups, loops, $( ), backticks, process substitution) with
+// quotes removed. Pure, never spawns a shell. The lexer and grammar are in shell_parse/.
 
 import { INITIAL_CONTEXT, Parser } from "./shell_parse/parser.ts";
 import { type ParseResult, ShellSyntaxError, type Word } from "./shell_parse/syntax.ts";

@@ -1,7 +1,6 @@
-// Shell policy: judges a command line before anything runs and refuses shell misuse (cat,
-// grep, find, sed, bare sleep, never-ending commands) with the exact replacement call.
-// Pure: parses the text, spawns nothing. This entry only renders; the judging is in
-// shell_policy/ (script.ts walks, rules.ts decides) and the texts in policy_messages.ts.
+// Shell policy: judges a command line before anything runs and refuses shell misuse (cat, grep,
+// find, sed, bare sleep, never-ending commands) with the exact replacement call. Pure. This entry
+// renders the verdict; shell_policy/ judges (script.ts walks, rules.ts decides).
 
 import { formatRefusal } from "./policy_messages.ts";
 import type { Refusal } from "./shell_policy/invocation.ts";

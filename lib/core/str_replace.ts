@@ -1,8 +1,6 @@
-// The str_replace matching ladder, in LF space: exact match, then escaped-literal recovery (a
-// double-escaped old_text), then whitespace-normalized matching with re-indentation, then
-// diagnostics (closest regions with ids and what differs). Only a unique match is ever applied
-// (or every exact match with replace_all); anything else fails without writing. Pure.
-// This file drives the ladder; each rung lives in str_replace/.
+// The str_replace matching ladder, in LF space: exact, escaped-literal recovery, whitespace-
+// normalized with re-indentation, then diagnostics (one file per rung in str_replace/). Only a
+// unique match is applied (or every exact one with replace_all); else it fails, writing nothing.
 
 import { AnchorError } from "./errors.ts";
 import { sameDoc } from "./splice_lines.ts";
