@@ -23,11 +23,47 @@ export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** parseArgs with strict checking; throws UsageError with a one-line message. */
+/**
+ * parseArgs with strict checking; throws UsageError with a one-line message. A negative number
+ * after an option that takes a value (`--start -5`, documented as "negative counts from the
+ * end") is that option's value, not an unknown flag.
+ */
 export function parseCommandArgs<T extends Options>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, strict: true, allowPositionals: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
+  const valued = new Set<string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== "string") continue;
+    valued.add(`--${name}`);
+    if (option.short) valued.add(`-${option.short}`);
   }
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === "--") {
+      joined.push(...args.slice(i));
+      break;
+    }
+    if (valued.has(arg) && next !== undefined && /^-\d+(\.\d+)?$/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  try {
+    return parseArgs({ args: joined, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    throw new UsageError(usageMessage(e as Error & { code?: string }));
+  }
+}
+
+/** node:util's parse errors, said in one line with the fix. */
+function usageMessage(error: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^' <]+)/.exec(error.message)?.[1];
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) {
+    return `unknown option "${option}" (an argument that starts with "-" goes after "--")`;
+  }
+  if (/ambiguous/.test(error.message) && option) {
+    return `option "${option}" got a value starting with "-"; write it as ${option}=VALUE`;
+  }
+  if (/argument missing/.test(error.message) && option) return `option "${option}" needs a value`;
+  return error.message.split("\n")[0]!;
 }
