@@ -6,14 +6,52 @@ export function estimateTokens(byteLength: number): number {
   return Math.ceil(byteLength / BYTES_PER_TOKEN);
 }
 
-/** Counts lines on raw bytes: LF bytes, plus one for a last line without a terminator. */
+/**
+ * Counts lines on raw bytes: LF bytes, plus one for a last line without a terminator. A UTF-16
+ * file (byte order mark) counts LF code units instead, and a byte order mark alone is no line,
+ * so the count matches what view shows.
+ */
 export function countLines(bytes: Uint8Array): number {
+  const utf16 = utf16Order(bytes);
+  if (utf16 !== null) return countUtf16Lines(bytes, utf16 === "le" ? 0 : 1);
+  const start = hasUtf8Bom(bytes) ? 3 : 0;
   let count = 0;
-  let i = bytes.indexOf(10);
+  let i = bytes.indexOf(10, start);
   while (i !== -1) {
     count++;
     i = bytes.indexOf(10, i + 1);
   }
-  if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) count++;
+  if (bytes.length > start && bytes[bytes.length - 1] !== 10) count++;
+  return count;
+}
+
+/** Bytes of text for the token estimate: UTF-16 counts about one byte per code unit. */
+export function textBytes(bytes: Uint8Array): number {
+  if (utf16Order(bytes) !== null) return Math.floor((bytes.length - 2) / 2);
+  return hasUtf8Bom(bytes) ? bytes.length - 3 : bytes.length;
+}
+
+function utf16Order(bytes: Uint8Array): "le" | "be" | null {
+  if (bytes.length < 2) return null;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "be";
+  return null;
+}
+
+function hasUtf8Bom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+/** LF code units after the BOM; `low` is the offset of the byte holding 0x0A within a unit. */
+function countUtf16Lines(bytes: Uint8Array, low: 0 | 1): number {
+  const high = 1 - low;
+  let count = 0;
+  let lastIsLf = false;
+  const end = bytes.length - ((bytes.length - 2) % 2);
+  for (let i = 2; i < end; i += 2) {
+    lastIsLf = bytes[i + low] === 10 && bytes[i + high] === 0;
+    if (lastIsLf) count++;
+  }
+  if (end > 2 && !lastIsLf) count++;
   return count;
 }

@@ -3,7 +3,7 @@
 // with a notice saying how to narrow; an empty result is a sentence, never an empty string.
 
 import { looksBinary } from "../core/text_file.ts";
-import { countLines, estimateTokens } from "../core/token_estimate.ts";
+import { countLines, estimateTokens, textBytes } from "../core/token_estimate.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
 import { displayPath, plural } from "./view_args.ts";
@@ -69,7 +69,7 @@ export async function listDirectory(
     } else {
       rows.push(
         `${item.rel}\t${plural(countLines(data), "line")}\t~${
-          estimateTokens(data.length).toLocaleString("en-US")
+          estimateTokens(textBytes(data)).toLocaleString("en-US")
         } tokens`,
       );
     }
