@@ -2,6 +2,7 @@
 // and expansions kept as source text. Command and process substitutions re-enter the grammar
 // through parseNested/parseBackticks, which the Parser (the subclass) supplies.
 
+import { readAnsiC } from "./ansi_c.ts";
 import { type PendingHeredoc, readHeredocBodies } from "./heredoc.ts";
 import { ShellSyntaxError, type Word } from "./syntax.ts";
 
@@ -15,21 +16,6 @@ export type Token =
 const OPERATORS = ";;& <<< <<- &>> && || ;; ;& |& &> << >> <& >& <> >| (( ; & | ( ) < >".split(" ");
 const REDIRECT_OPS = new Set("<<< <<- &>> &> << >> <& >& <> >| < >".split(" "));
 const METACHARS = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
-const ANSI_C_ESCAPES: Record<string, string> = {
-  a: "\x07",
-  b: "\b",
-  e: "\x1b",
-  E: "\x1b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  "?": "?",
-};
 
 // Characters with no special meaning inside a word (see lexWord for the others).
 const PLAIN_RUN = /[^ \t\n;&|()<>\\'"$`*?[]+/y;
@@ -150,8 +136,11 @@ export abstract class Lexer {
       if (c === "$") {
         const n = src[this.pos + 1];
         if (n === "'") {
-          word.value += this.readAnsiC();
+          const ansi = readAnsiC(src, this.pos);
+          if (!ansi) this.fail(`unterminated $'…' quote`, this.pos);
+          word.value += ansi.value;
           word.quoted = true;
+          this.pos = ansi.end;
           continue;
         }
         if (n === '"') {
@@ -226,41 +215,6 @@ export abstract class Lexer {
       }
       if (c === "`") {
         value += this.readBackticks(word);
-        continue;
-      }
-      value += c;
-      this.pos++;
-    }
-  }
-
-  /** `$'…'`: backslash escapes, no expansions. */
-  private readAnsiC(): string {
-    const src = this.src;
-    const openedAt = this.pos;
-    this.pos += 2;
-    let value = "";
-    for (;;) {
-      if (this.pos >= src.length) this.fail(`unterminated $'…' quote`, openedAt);
-      const c = src[this.pos]!;
-      if (c === "'") {
-        this.pos++;
-        return value;
-      }
-      if (c === "\\" && this.pos + 1 < src.length) {
-        // Numeric escapes too: `$'\x63at'` is `cat`, and must be judged as cat.
-        const numeric =
-          /^(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3}))/
-            .exec(src.slice(this.pos + 1, this.pos + 10));
-        if (numeric) {
-          const hex = numeric[1] ?? numeric[2] ?? numeric[3];
-          const code = hex !== undefined ? parseInt(hex, 16) : parseInt(numeric[4]!, 8);
-          value += code <= 0x10ffff ? String.fromCodePoint(code) : "";
-          this.pos += 1 + numeric[0].length;
-          continue;
-        }
-        const n = src[this.pos + 1]!;
-        value += ANSI_C_ESCAPES[n] ?? `\\${n}`;
-        this.pos += 2;
         continue;
       }
       value += c;
