@@ -6,9 +6,11 @@
 import {
   type JSONRPCMessage,
   type McpServer,
+  ResourceNotFoundError,
   ResourceTemplate,
   SUBSCRIPTION_ID_META_KEY,
 } from "@modelcontextprotocol/server";
+import { isAnchorError } from "../core/errors.ts";
 import { isTerminal } from "../core/job_state.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { jobUri } from "../ops/jobs/job_manager.ts";
@@ -45,7 +47,17 @@ export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
-      const { record, tail } = await jobs.readTail(id, DEFAULT_TAIL_BYTES);
+      let read;
+      try {
+        read = await jobs.readTail(id, DEFAULT_TAIL_BYTES);
+      } catch (e) {
+        // An unknown job is the client's mistake (resource not found), not an internal error.
+        if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
+          throw new ResourceNotFoundError(uri.href, `${e.message} ${e.hint ?? ""}`.trim());
+        }
+        throw e;
+      }
+      const { record, tail } = read;
       return {
         contents: [{
           uri: uri.href,
