@@ -330,8 +330,8 @@ function invalidRegex(source: string, parserMessage: string, call: CallFormatter
     code: "INVALID_REGEX",
     message: `regex ${JSON.stringify(source)} does not compile: ${parserMessage}`,
     hint: (inlineLater
-      ? "Only a leading (?i)/(?s) is supported; remove inline flags elsewhere. "
-      : "Escape special characters (\\( \\[ \\. \\*), or ") +
-      `search the text literally: ${call({ content: source, regex: false })}.`,
+      ? "Only a leading (?i)/(?s) is supported; remove inline flags elsewhere"
+      : "Escape special characters (\\( \\[ \\. \\*)") +
+      `, or search the text literally: ${call({ content: source, regex: false })}.`,
   });
 }

@@ -151,7 +151,10 @@ export function emptyHint(
     const { pattern: _pattern, ...rest } = args;
     tips.push(`try a broader pattern or none: view ${JSON.stringify(rest)}`);
   }
-  return tips.length > 0 ? ` ${tips.join("; ")}.` : "";
+  if (tips.length === 0) return "";
+  const text = tips.join("; ");
+  // A sentence of its own: it follows "...(rules)." in the empty-result text.
+  return ` ${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
 
 function formatBytes(n: number): string {

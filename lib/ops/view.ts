@@ -2,7 +2,7 @@
 // dispatches to a file view, a directory listing or a content search. Both adapters print
 // exactly the text returned here.
 
-import { AnchorError } from "../core/errors.ts";
+import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { compileGlobs, type GlobFilter } from "../core/glob.ts";
 import { compileSearchPattern } from "../core/search_pattern.ts";
 import { listDirectory } from "./list_dir.ts";
@@ -76,7 +76,11 @@ export async function runView(
   const roots: SearchRoot[] = [];
   for (const raw of raws) {
     const location = await locations.resolve(raw, session.cwd);
-    roots.push({ location, kind: await kindOf(locations, location) });
+    try {
+      roots.push({ location, kind: await kindOf(locations, location) });
+    } catch (e) {
+      throw searching ? e : severalRootsError(e, args.path);
+    }
   }
 
   let text: string;
@@ -114,6 +118,24 @@ export async function runView(
   // notice is never read as one more line of the file or listing.
   const sep = /(^|\n)\[[^\n]*\]$/.test(text) ? "\n" : "\n\n";
   return `${text}${sep}${notices.map((n) => `[${n}]`).join("\n")}`;
+}
+
+/**
+ * A missing path with `|` in it outside a search: the agent meant several roots, which only a
+ * search takes. Say so and give one view call per root instead of "no such file".
+ */
+function severalRootsError(error: unknown, path: string): unknown {
+  if (!isAnchorError(error) || error.code !== "NOT_FOUND" || !path.includes("|")) return error;
+  const pieces = path.split("|").map((p) => p.trim()).filter((p) => p !== "");
+  return new AnchorError({
+    code: "NOT_FOUND",
+    message: `No file or directory at ${JSON.stringify(path)}: several roots joined with | work ` +
+      "only for a search (with content).",
+    hint: `View each one: ${
+      pieces.map((p) => `view ${JSON.stringify({ path: p })}`).join(", ")
+    }; ` +
+      `or search them all: view ${JSON.stringify({ path, content: "TEXT" })}.`,
+  });
 }
 
 /** `a|b` → ["a","b"]; an empty piece is refused so a typo does not search the cwd. */

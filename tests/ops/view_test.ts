@@ -341,3 +341,27 @@ Deno.test("notices about ignored arguments follow the output after a blank line"
     "used 1.]\n[pattern, max_depth and context",
   );
 });
+
+Deno.test("a listing of several | roots says they work only for a search, with one call per root", async () => {
+  const t = setup({ "/repo/src/a.ts": "a\n", "/repo/tests/b.ts": "b\n" });
+  const error = await assertRejects(() => t.view({ path: "src|tests" })) as AnchorError;
+  assertEquals(error.code, "NOT_FOUND");
+  assertStringIncludes(error.message, "several roots joined with | work only for a search");
+  assertStringIncludes(error.hint!, 'view {"path":"src"}, view {"path":"tests"}');
+  // A search takes them; a single missing path keeps the plain message.
+  assertStringIncludes(await t.view({ path: "src|tests", content: "b" }), "tests/b.ts (line 1)");
+  const plain = await assertRejects(() => t.view({ path: "nope" })) as AnchorError;
+  assertStringIncludes(plain.message, 'No file or directory at "/repo/nope"');
+});
+
+Deno.test("hints that follow a sentence start with a capital letter", async () => {
+  const t = setup({ "/repo/a.txt": "alpha\n" });
+  assertStringIncludes(
+    await t.view({ path: ".", content: "zzz", pattern: "*.txt" }),
+    '(.gitignore rules applied; hidden files skipped; pattern "*.txt"). Try a broader pattern',
+  );
+  const bad = await assertRejects(() =>
+    t.view({ path: ".", content: "a(?i)b", regex: true })
+  ) as AnchorError;
+  assertStringIncludes(bad.hint!, "remove inline flags elsewhere, or search the text literally");
+});
