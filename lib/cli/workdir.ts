@@ -17,10 +17,19 @@ or an error saying what is wrong.`,
     if (positionals.length > 1) throw new UsageError("workdir takes at most one PATH");
     const { locations } = services();
     const session = createSession(locations.localAt(Deno.cwd()));
-    const text = positionals[0] === undefined
-      ? await runWorkdir(session, locations, "get")
-      : await runWorkdir(session, locations, "set", positionals[0]);
-    terminal.out(`${text}\n`);
+    if (positionals[0] === undefined) {
+      terminal.out(`${await runWorkdir(session, locations, "get")}\n`);
+      return 0;
+    }
+    // The check is the tool's "set"; its "set to ... (was ...)" would claim a change that a
+    // subcommand cannot make to the user's shell, so say what was checked instead.
+    await runWorkdir(session, locations, "set", positionals[0]);
+    const url = session.cwd.url;
+    terminal.out(
+      `${url} is a directory anchorfs can use: workdir {"action":"set","path":${
+        JSON.stringify(url)
+      }} in a session, or anchorfs mcp --path ${url}.\n`,
+    );
     return 0;
   },
 };
