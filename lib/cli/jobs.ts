@@ -4,6 +4,7 @@
 import { cliExitCodeFor, durationMs, isTerminal } from "../core/job_state.ts";
 import { formatDuration } from "../core/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
+import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
   DEFAULT_TAIL_BYTES,
   formatJobList,
@@ -67,9 +68,17 @@ export const jobsCommand: CliCommand = {
     };
     switch (action) {
       case "list":
-      case "ls":
-        terminal.out(`${formatJobList(await jobs.list(50), Date.now())}\n`);
+      case "ls": {
+        const records = await jobs.list(50);
+        // From another terminal the likely cause of an empty list is another state dir: name it.
+        terminal.out(
+          records.length > 0
+            ? `${formatJobList(records, Date.now())}\n`
+            : `No jobs recorded in ${stateDirShown()}. A server started with another ` +
+              "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
+        );
         return 0;
+      }
       case "tail":
         return values.follow
           ? await follow(jobs, needId(), bytes, terminal)
@@ -98,6 +107,11 @@ export const jobsCommand: CliCommand = {
     }
   },
 };
+
+/** The state dir this command reads (the same rule createServices applies). */
+function stateDirShown(): string {
+  return defaultStateDir((key) => Deno.env.get(key));
+}
 
 async function printTail(
   jobs: JobManager,

@@ -76,3 +76,15 @@ Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async (
   assertEquals(usage.code, 2);
   assertStringIncludes(usage.stderr, "needs a job ID");
 });
+
+Deno.test("anchorfs jobs with no jobs names the state dir it read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anchorfs-empty-state-" });
+  try {
+    const r = await runCliProcess(["jobs", "--state-dir", dir]);
+    assertEquals(r.code, 0, r.stderr);
+    assertStringIncludes(r.stdout, `No jobs recorded in ${dir}.`);
+    assertStringIncludes(r.stdout, "pass the same one here");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
