@@ -76,8 +76,9 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
 };
 
 function parseOperations(text: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new AnchorError({
       code: "INVALID_OPERATION",
@@ -85,4 +86,12 @@ function parseOperations(text: string): unknown {
       hint: 'Pass a list, e.g. "operations": [{"op":"insert","anchor":-1,"content":"new line"}].',
     });
   }
+  // Encoded once more, models also send one operation without its list, or the whole arguments
+  // object: both are unambiguous.
+  if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+    const object = parsed as { op?: unknown; operations?: unknown };
+    if (typeof object.op === "string") return [object];
+    if (Array.isArray(object.operations)) return object.operations;
+  }
+  return parsed;
 }
