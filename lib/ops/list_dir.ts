@@ -143,7 +143,7 @@ export function emptyHint(
     tips.push(
       `${plural(stats.hidden, "hidden entry", "hidden entries")} skipped: view ${
         JSON.stringify({ ...args, include_hidden: true })
-      } includes them`,
+      } includes ${stats.hidden === 1 ? "it" : "them"}`,
     );
   }
   if (stats.ignored > 0) tips.push(`${plural(stats.ignored, "entry", "entries")} gitignored`);

@@ -191,7 +191,7 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
     none,
     'No matches for literal "nothing-like-this" in "src": searched 4 files (.gitignore rules ' +
       "applied; hidden files skipped). 1 hidden entry skipped: view " +
-      '{"path":"src","content":"nothing-like-this","include_hidden":true} includes them; 1 entry ' +
+      '{"path":"src","content":"nothing-like-this","include_hidden":true} includes it; 1 entry ' +
       "gitignored. Literal search is case-sensitive; to ignore case: view " +
       '{"path":"src","content":"(?i)nothing-like-this","regex":true}.',
   );
