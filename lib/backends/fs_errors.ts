@@ -42,6 +42,16 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       hint: "Check the path; view its parent directory.",
     });
   }
+  if (code === "EEXIST" || code === "AlreadyExists") {
+    // mkdir -p onto a file ("a.txt/new.txt"): the path is wrong, retrying cannot help.
+    return new AnchorError({
+      code: "ALREADY_EXISTS",
+      message: `Cannot ${action} ${
+        JSON.stringify(path)
+      }: something already exists there (a file where a directory is needed?).`,
+      hint: `Check the path; view ${JSON.stringify({ path })} to see what is there.`,
+    });
+  }
   if (code === "ENOSPC") {
     return new AnchorError({
       code: "NO_SPACE",

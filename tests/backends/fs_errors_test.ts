@@ -1,0 +1,17 @@
+import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
+import { tempDir } from "../_harness.ts";
+import { AnchorError } from "../../lib/core/errors.ts";
+import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
+
+Deno.test("creating a directory where a file is gives the caller's error, not 'retry once'", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/a.txt`, "x\n");
+  const backend = new LocalBackend();
+  const e = await assertRejects(() => backend.mkdirp(`${dir.path}/a.txt`));
+  assertEquals(e instanceof AnchorError, true);
+  const error = e as AnchorError;
+  assertEquals(error.code, "ALREADY_EXISTS");
+  assertEquals(error.fault, "caller");
+  assertStringIncludes(error.message, "a file where a directory is needed");
+  assertStringIncludes(error.hint!, `view {"path":"${dir.path}/a.txt"}`);
+});
