@@ -12,7 +12,9 @@ import { runTool, type ToolResult } from "../render.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
 /** The local directory a command runs in; a remote session needs a local `cwd` (see docs). */
-async function resolveShellCwd(env: ToolEnv, raw: string | undefined): Promise<string> {
+async function resolveShellCwd(env: ToolEnv, given: string | undefined): Promise<string> {
+  // Models send "" for "not set": that is the working directory, not an empty path.
+  const raw = given?.trim() === "" ? undefined : given;
   const { locations } = env.services;
   const base = env.session.cwd;
   if (base.remote && (raw === undefined || !raw.startsWith("/"))) {

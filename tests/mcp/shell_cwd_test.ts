@@ -1,0 +1,16 @@
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { startServer, tempDir } from "../_harness.ts";
+
+Deno.test('shell: an empty cwd means the working directory (models send "" for not set)', async () => {
+  await using dir = await tempDir();
+  await using state = await tempDir();
+  await using server = await startServer({
+    client: "v2",
+    args: ["--path", dir.path, "--state-dir", state.path],
+  });
+  for (const cwd of ["", "  "]) {
+    const r = await server.call("shell", { command: "pwd", cwd });
+    assertEquals(r.isError, false, r.text);
+    assertStringIncludes(r.text, `\n${dir.path}`);
+  }
+});
