@@ -97,7 +97,7 @@ export async function runView(
   } else {
     const root = roots[0]!;
     if (root.kind === "file") {
-      if (pattern || maxDepth !== undefined || args.context !== undefined) {
+      if (pattern || maxDepth !== undefined || context > 0) {
         notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
       }
       text = await viewFile(locations, session, root.location, { start, end });
@@ -107,7 +107,7 @@ export async function runView(
         notices.push(
           'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
         );
-      } else if (parseFlag("regex", args.regex) || args.context !== undefined) {
+      } else if (parseFlag("regex", args.regex) || context > 0) {
         notices.push("regex and context apply to searches (with content); ignored for a listing.");
       }
       text = await listDirectory(session, root.location, walk, pattern);

@@ -365,3 +365,12 @@ Deno.test("hints that follow a sentence start with a capital letter", async () =
   ) as AnchorError;
   assertStringIncludes(bad.hint!, "remove inline flags elsewhere, or search the text literally");
 });
+
+Deno.test("empty optional arguments (as models send them) add no notices", async () => {
+  const t = setup({ "/repo/a.txt": "alpha\n", "/repo/d/b.txt": "beta\n" });
+  assertEquals(
+    await t.view({ path: "a.txt", start: "", end: "", context: "", max_depth: "", pattern: "" }),
+    renderLine(1, "alpha"),
+  );
+  assertNotIncludes(await t.view({ path: "d", context: "", regex: "false" }), "[");
+});
