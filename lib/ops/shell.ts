@@ -4,6 +4,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import type { JobRecord } from "../core/job_state.ts";
+import { maskedStatusNote } from "../core/pipeline_note.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
 import { judgeCommand } from "../core/shell_policy.ts";
 import { type JobManager, jobUri } from "./jobs/job_manager.ts";
@@ -69,7 +70,12 @@ export async function runShell(
     const head = `\`${shortCommand(command)}\` ${statusPhrase(final)} in ${
       formatDuration((final.endedAt ?? Date.now()) - final.startedAt)
     } · job ${final.id}`;
-    return { kind: "finished", record: final, text: `${head}\n${formatTail(final, tail)}` };
+    const note = maskedStatusNote(command, final.exitCode ?? undefined);
+    return {
+      kind: "finished",
+      record: final,
+      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(final, tail)}`,
+    };
   }
   const { tail } = await jobs.readTail(started.id, 1024);
   return {

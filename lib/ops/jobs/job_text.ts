@@ -3,6 +3,7 @@
 // resources and `anchorfs jobs`.
 
 import { durationMs, isTerminal, type JobRecord } from "../../core/job_state.ts";
+import { maskedStatusNote } from "../../core/pipeline_note.ts";
 import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
@@ -108,5 +109,9 @@ export function formatJobReport(record: JobRecord, tail: TailRead, now: number):
     } (started ${new Date(record.startedAt).toISOString()})`,
   ];
   if (record.endReason) header.push(`ended: ${record.endReason}`);
+  const note = isTerminal(record.status)
+    ? maskedStatusNote(record.command, record.exitCode ?? undefined)
+    : undefined;
+  if (note) header.push(note);
   return `${header.join("\n")}\n--- output (tail) ---\n${formatTail(record, tail)}`;
 }

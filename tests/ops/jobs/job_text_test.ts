@@ -1,5 +1,6 @@
-import { assertEquals } from "../../_assert.ts";
-import { latestLines } from "../../../lib/ops/jobs/job_text.ts";
+import { assertEquals, assertStringIncludes } from "../../_assert.ts";
+import { formatJobReport, latestLines } from "../../../lib/ops/jobs/job_text.ts";
+import type { JobRecord } from "../../../lib/core/job_state.ts";
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
   // "…19739\n19740\n" read from the middle: "9" is the end of "19739", not output of its own.
@@ -16,4 +17,20 @@ Deno.test("latestLines drops a partial first line only when earlier output was c
   );
   assertEquals(latestLines({ text: "abc\n", omittedBytes: 10, logBytes: 14 }), "abc");
   assertEquals(latestLines({ text: "", omittedBytes: 0, logBytes: 0 }), "");
+});
+
+Deno.test("a finished job's report carries the note when tail's exit 0 hides the status", () => {
+  const record = {
+    id: "1-1",
+    command: "npm test 2>&1 | tail -5",
+    cwd: "/x",
+    status: "succeeded",
+    exitCode: 0,
+    signal: null,
+    startedAt: 0,
+    endedAt: 1000,
+    droppedBytes: 0,
+  } as unknown as JobRecord;
+  const report = formatJobReport(record, { text: "ok\n", omittedBytes: 0, logBytes: 3 }, 2000);
+  assertStringIncludes(report, "Exit 0 is tail's");
 });
