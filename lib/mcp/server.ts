@@ -15,7 +15,9 @@ export const SERVER_INSTRUCTIONS =
   "line number, hh a 2-hex hash of the content. Edits take these ids back and verify them, so " +
   "an edit never lands on a line that changed since you saw it; a stale id fails with fresh ids. " +
   "Use view (not cat/grep/ls/find) to read, search and list; text_editor and batch_edit to edit. " +
-  "Paths may be local or ssh://host/path.";
+  "Paths may be local or ssh://host/path. A shell command still running after the foreground " +
+  "window becomes a job (anchorfs://jobs/ID) and you are notified when it ends: never run it " +
+  'again or sleep; use jobs {"action":"wait","id":"ID"} if you must block.';
 
 export type ServerFactory = () => McpServer;
 
