@@ -17,8 +17,13 @@ export interface RemoteLocation {
   path: string;
 }
 
+/**
+ * Whether `raw` is meant as a remote path. Any `ssh:`/`sftp:` prefix counts, so that a slip like
+ * "ssh:/box/x" or "ssh:box/x" gets the "write it as ssh://host/path" error from parseRemoteUrl
+ * instead of "no file at /cwd/ssh:/box/x".
+ */
 export function isRemoteUrl(raw: string): boolean {
-  return /^(ssh|sftp):\/\//i.test(raw.trim());
+  return /^(ssh|sftp):/i.test(raw.trim());
 }
 
 /** Formats the target the way a user would type it: `user@host:port`. */
