@@ -211,6 +211,8 @@ export class JobManager {
     this.byKey.set(key, STARTING);
     this.starting++;
     try {
+      const elsewhere = await this.runningElsewhere(key);
+      if (elsewhere) throw duplicateError(elsewhere, this.now());
       return await this.launch(command, cwd, key);
     } catch (e) {
       if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
@@ -218,6 +220,23 @@ export class JobManager {
     } finally {
       this.starting--;
     }
+  }
+
+  /**
+   * The same command running in the same directory as a job of another live anchorfs server on
+   * this state dir (two agent sessions in one checkout): those two runs would fight just the
+   * same. Only records whose server is provably alive count; a dead server's are `lost`.
+   */
+  private async runningElsewhere(key: string): Promise<JobRecord | undefined> {
+    // An unreadable state dir is reported by the launch that follows, with its own message.
+    const records = await this.store.list().catch(() => []);
+    for (const record of records) {
+      if (isTerminal(record.status) || this.running.has(record.id)) continue;
+      if (record.serverPid === Deno.pid) continue;
+      if (commandKey(record.command, record.cwd) !== key) continue;
+      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
+    }
+    return undefined;
   }
 
   private async launch(command: string, cwd: string, key: string): Promise<JobRecord> {
@@ -533,7 +552,10 @@ function duplicateError(record: JobRecord, now: number): AnchorError {
         formatDuration(now - record.startedAt)
       } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
       "files give wrong results).",
-    hint: `Wait for its notification instead of starting a duplicate, or call jobs ` +
+    hint: (record.serverPid === Deno.pid
+      ? "Wait for its notification instead of starting a duplicate, or call jobs "
+      : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
+        "agent session), so no notification comes here: call jobs ") +
       `{"action":"wait","id":"${record.id}"}; read its output so far with jobs ` +
       `{"action":"read","id":"${record.id}"}. Independent (different) commands may run ` +
       "concurrently.",
