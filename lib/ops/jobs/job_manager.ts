@@ -229,10 +229,19 @@ export class JobManager {
    */
   private async runningElsewhere(key: string): Promise<JobRecord | undefined> {
     // An unreadable state dir is reported by the launch that follows, with its own message.
-    const records = await this.store.list().catch(() => []);
-    for (const record of records) {
-      if (isTerminal(record.status) || this.running.has(record.id)) continue;
-      if (record.serverPid === Deno.pid) continue;
+    const ids = await this.store.ids().catch(() => [] as string[]);
+    // Ids start with their server's pid: read only the records of other servers still alive
+    // (usually none), so a shell call does not read every record on disk.
+    const alive = new Map<number, boolean>();
+    for (const id of ids) {
+      const serverPid = Number(id.slice(0, id.indexOf("-")));
+      if (serverPid === Deno.pid) continue;
+      if (!alive.has(serverPid)) {
+        alive.set(serverPid, this.runner.processIsSame(serverPid, undefined));
+      }
+      if (!alive.get(serverPid)) continue;
+      const record = await this.store.read(id);
+      if (!record || isTerminal(record.status)) continue;
       if (commandKey(record.command, record.cwd) !== key) continue;
       if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
     }

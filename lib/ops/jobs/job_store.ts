@@ -95,6 +95,19 @@ export class JobStore {
     }
   }
 
+  /** The ids of every record (directory names only; nothing is read). */
+  async ids(): Promise<string[]> {
+    const ids: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(this.root)) {
+        if (entry.isDirectory && isJobId(entry.name)) ids.push(entry.name);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    return ids;
+  }
+
   /** Every record, newest first. */
   async list(): Promise<JobRecord[]> {
     const records: JobRecord[] = [];
