@@ -77,14 +77,35 @@ export class ShownLines {
    * check. Reports render whole lines; a row whose content does not give its hash is skipped.
    */
   recordRendered(key: string, text: string): void {
+    const record = (line: string, hex: string, content: string): boolean => {
+      const hash = parseInt(hex, 16);
+      if (hashLine(content) !== hash) return false;
+      this.recordWithPrints(key, Number(line), [hash], [linePrint(content)]);
+      return true;
+    };
     // Split on LF only: a rendered line's content may hold a lone CR.
     for (const row of text.split("\n")) {
       const m = /^([1-9][0-9]*):([0-9a-f]{2})\|/.exec(row);
-      if (!m) continue;
-      const content = row.slice(m[0].length);
-      const hash = parseInt(m[2]!, 16);
-      if (hashLine(content) !== hash) continue;
-      this.recordWithPrints(key, Number(m[1]), [hash], [linePrint(content)]);
+      if (m) {
+        record(m[1]!, m[2]!, row.slice(m[0].length));
+        continue;
+      }
+      // The stale-id report's "Content with hash hh is now at: 225:hh|a, 437:hh|b (nearest
+      // first; …)": these ids are offered for the retry, so they count as shown too. Content may
+      // hold ", "; a piece is taken only when its content gives its hash.
+      const list = /^Content with hash [0-9a-f]{2} is now at: (.*) \(nearest first; /.exec(row);
+      if (!list) continue;
+      const body = list[1]!;
+      const marks = [...body.matchAll(/(?:^|, )([1-9][0-9]*):([0-9a-f]{2})\|/g)];
+      for (let i = 0; i < marks.length; i++) {
+        const m = marks[i]!;
+        const start = m.index! + m[0].length;
+        // Try the next marker as the end first, then later ones (content holding ", N:hh|").
+        for (let j = i + 1; j <= marks.length; j++) {
+          const end = j < marks.length ? marks[j]!.index! : body.length;
+          if (record(m[1]!, m[2]!, body.slice(start, end))) break;
+        }
+      }
     }
   }
 

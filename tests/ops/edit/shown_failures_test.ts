@@ -102,3 +102,19 @@ Deno.test("ids from a view's stale-id report work in batch_edit without another 
   });
   assertStringIncludes(result, "3 lines removed, 1 line added");
 });
+
+Deno.test("an id from a view report's 'is now at' list works in batch_edit", async () => {
+  const env = editEnv({ "/f.txt": Array.from({ length: 300 }, (_, i) => `l${i + 1}\n`).join("") });
+  const locations = env.services.locations;
+  await runView(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
+  // An id whose hash is some other line's: the report offers that line ("is now at").
+  const far = formatLineId(250, "l250");
+  const wrong = `5:${far.split(":")[1]}`;
+  const error = await rejected(runView(locations, env.session, { path: "/f.txt", start: wrong }));
+  const offered = /is now at: ([0-9]+:[0-9a-f]{2})\|/.exec(error.detail!)![1]!;
+  const result = await runBatchEdit(env.services, env.session, {
+    path: "/f.txt",
+    operations: [{ op: "replace", start: offered, content: "X" }],
+  });
+  assertStringIncludes(result, "1 line removed, 1 line added");
+});
