@@ -11,7 +11,8 @@ import {
   shortCommand,
   statusPhrase,
 } from "../ops/jobs/job_text.ts";
-import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "./command.ts";
+import { AnchorError, isAnchorError } from "../core/errors.ts";
 import type { Terminal } from "./output.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
@@ -47,66 +48,84 @@ export const jobsCommand: CliCommand = {
   name: "jobs",
   summary: "List, tail, wait for or kill the shell jobs started by the MCP server",
   usage: USAGE,
-  async run(args, { terminal, services }) {
-    const { values, positionals } = parseCommandArgs(args, {
-      "state-dir": { type: "string" },
-      bytes: { type: "string" },
-      timeout: { type: "string" },
-      follow: { type: "boolean", short: "f" },
-    });
-    if (values["state-dir"] !== undefined) {
-      // Read by createServices when it builds the job manager (built lazily, below).
-      Deno.env.set("ANCHORFS_STATE_DIR", values["state-dir"]);
-    }
-    const [action = "list", id, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-    const bytes = parsePositive("--bytes", values.bytes) ?? DEFAULT_TAIL_BYTES;
-    const jobs = services().jobs;
-    const needId = () => {
-      if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
-      return id;
-    };
-    switch (action) {
-      case "list":
-      case "ls": {
-        const records = await jobs.list(50);
-        // From another terminal the likely cause of an empty list is another state dir: name it.
-        terminal.out(
-          records.length > 0
-            ? `${formatJobList(records, Date.now())}\n`
-            : `No jobs recorded in ${stateDirShown()}. A server started with another ` +
-              "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
-        );
-        return 0;
+  async run(args, context) {
+    try {
+      return await runJobs(args, context);
+    } catch (e) {
+      // The shared message's hint is in tool syntax; from a terminal, name the CLI call and the
+      // state dir (another terminal's server may use a different one).
+      if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
+        throw new AnchorError({
+          code: e.code,
+          message: `${e.message} (state dir: ${stateDirShown()})`,
+          hint: "List the jobs with `anchorfs jobs`; pass the server's --state-dir if it uses " +
+            "another one.",
+        });
       }
-      case "tail":
-        return values.follow
-          ? await follow(jobs, needId(), bytes, terminal)
-          : await printTail(jobs, needId(), bytes, terminal);
-      case "wait":
-        return await wait(
-          jobs,
-          needId(),
-          parsePositive("--timeout", values.timeout),
-          bytes,
-          terminal,
-        );
-      case "kill": {
-        const { record, wasRunning, leftovers } = await jobs.kill(needId());
-        terminal.out(
-          wasRunning
-            ? `Killed job ${record.id} (${shortCommand(record.command)}): ${statusPhrase(record)}\n`
-            : `Job ${record.id} had already ended: ${statusPhrase(record)}${
-              leftovers ? `; terminated ${leftovers} background process(es) it left running` : ""
-            }\n`,
-        );
-        return 0;
-      }
-      default:
-        throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
+      throw e;
     }
   },
 };
+
+async function runJobs(args: string[], { terminal, services }: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    "state-dir": { type: "string" },
+    bytes: { type: "string" },
+    timeout: { type: "string" },
+    follow: { type: "boolean", short: "f" },
+  });
+  if (values["state-dir"] !== undefined) {
+    // Read by createServices when it builds the job manager (built lazily, below).
+    Deno.env.set("ANCHORFS_STATE_DIR", values["state-dir"]);
+  }
+  const [action = "list", id, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  const bytes = parsePositive("--bytes", values.bytes) ?? DEFAULT_TAIL_BYTES;
+  const jobs = services().jobs;
+  const needId = () => {
+    if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
+    return id;
+  };
+  switch (action) {
+    case "list":
+    case "ls": {
+      const records = await jobs.list(50);
+      // From another terminal the likely cause of an empty list is another state dir: name it.
+      terminal.out(
+        records.length > 0
+          ? `${formatJobList(records, Date.now())}\n`
+          : `No jobs recorded in ${stateDirShown()}. A server started with another ` +
+            "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
+      );
+      return 0;
+    }
+    case "tail":
+      return values.follow
+        ? await follow(jobs, needId(), bytes, terminal)
+        : await printTail(jobs, needId(), bytes, terminal);
+    case "wait":
+      return await wait(
+        jobs,
+        needId(),
+        parsePositive("--timeout", values.timeout),
+        bytes,
+        terminal,
+      );
+    case "kill": {
+      const { record, wasRunning, leftovers } = await jobs.kill(needId());
+      terminal.out(
+        wasRunning
+          ? `Killed job ${record.id} (${shortCommand(record.command)}): ${statusPhrase(record)}\n`
+          : `Job ${record.id} had already ended: ${statusPhrase(record)}${
+            leftovers ? `; terminated ${leftovers} background process(es) it left running` : ""
+          }\n`,
+      );
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
+  }
+}
 
 /** The state dir this command reads (the same rule createServices applies). */
 function stateDirShown(): string {
