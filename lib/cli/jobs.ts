@@ -57,7 +57,7 @@ export const jobsCommand: CliCommand = {
       if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
         throw new AnchorError({
           code: e.code,
-          message: `${e.message} (state dir: ${stateDirShown()})`,
+          message: `${e.message.replace(/\.$/, "")} in the state dir ${stateDirShown()}.`,
           hint: "List the jobs with `anchorfs jobs`; pass the server's --state-dir if it uses " +
             "another one.",
         });

@@ -71,7 +71,7 @@ Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async (
   await using s = await startJobsServer("v1");
   const missing = await runCliProcess(["jobs", "tail", "12-34", "--state-dir", s.stateDir]);
   assertEquals(missing.code, 1);
-  assertStringIncludes(missing.stderr, 'No job with id "12-34". (state dir: ');
+  assertStringIncludes(missing.stderr, `No job with id "12-34" in the state dir ${s.stateDir}.`);
   assertStringIncludes(missing.stderr, "hint: List the jobs with `anchorfs jobs`");
   const usage = await runCliProcess(["jobs", "wait", "--state-dir", s.stateDir]);
   assertEquals(usage.code, 2);
