@@ -43,7 +43,12 @@ export async function viewFile(
   if (total === 0) {
     return `${shownPath} is empty (0 lines${
       bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
-    }).`;
+    }). To add lines: batch_edit ${
+      JSON.stringify({
+        path: shownPath,
+        operations: [{ op: "insert", anchor: 0, content: "first line" }],
+      })
+    }`;
   }
 
   const ids: { id: LineId; what: string }[] = [];

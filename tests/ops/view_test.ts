@@ -85,7 +85,11 @@ Deno.test("binary, empty, CRLF and BOM files are described", async () => {
     await t.view({ path: "bin" }),
     "is a binary file (contains NUL bytes, 4 bytes)",
   );
-  assertEquals(await t.view({ path: "empty" }), "empty is empty (0 lines).");
+  assertEquals(
+    await t.view({ path: "empty" }),
+    'empty is empty (0 lines). To add lines: batch_edit {"path":"empty","operations":' +
+      '[{"op":"insert","anchor":0,"content":"first line"}]}',
+  );
   const crlf = await t.view({ path: "crlf.txt" });
   assert(crlf.startsWith(`${renderLine(1, "a")}\n${renderLine(2, "b")}\n`));
   assertStringIncludes(crlf, "CRLF line endings");
