@@ -40,3 +40,23 @@ export { MemoryBackend } from "./lib/backends/memory/memory_backend.ts";
 export { closeServices, createServices } from "./lib/compose.ts";
 export { createServerFactory } from "./lib/mcp/server.ts";
 export { VERSION } from "./lib/version.ts";
+
+// The use cases behind the MCP tools and the CLI subcommands.
+export { runView, type ViewArgs } from "./lib/ops/view.ts";
+export { runTextEditor, type TextEditorArgs } from "./lib/ops/edit/text_editor.ts";
+export { type BatchEditArgs, runBatchEdit } from "./lib/ops/edit/batch_edit.ts";
+export { type ExtractLinesArgs, runExtractLines } from "./lib/ops/edit/extract_lines.ts";
+export { runWorkdir } from "./lib/ops/workdir.ts";
+export { runShell } from "./lib/ops/shell.ts";
+export { JobManager, jobUri } from "./lib/ops/jobs/job_manager.ts";
+
+// Pure building blocks.
+export { planStrReplace } from "./lib/core/str_replace.ts";
+export { planLineEdits } from "./lib/core/edit_plan.ts";
+export { compileGlobs, GlobFilter } from "./lib/core/glob.ts";
+export { resolveSshHost } from "./lib/core/ssh_config.ts";
+export { checkHostKey, parseKnownHosts } from "./lib/core/known_hosts.ts";
+export { parseRemoteUrl, type RemoteTarget } from "./lib/core/remote_url.ts";
+
+// Remote files.
+export { SshPool } from "./lib/backends/ssh/ssh_pool.ts";
