@@ -30,12 +30,21 @@ export interface ExtractLinesArgs {
   position: unknown;
 }
 
-/** A source line: an id (verified) or a plain 1-based number (copying reads, it does not write). */
-function parseSourceLine(raw: unknown, what: string): { line: number; id?: LineId } {
-  if (typeof raw === "number" && Number.isInteger(raw) && raw >= 1) return { line: raw };
-  if (typeof raw === "string" && /^\s*[1-9][0-9]*\s*$/.test(raw)) return { line: Number(raw) };
-  const id = parseLineId(raw, what);
-  return { line: id.line, id };
+/**
+ * A source line: an id (verified) or a plain line number (copying reads, it does not write). A
+ * negative number counts from the end like view's (`-1` is the last line), so it is resolved once
+ * the file is read.
+ */
+type SourceLine = { kind: "number"; value: number } | { kind: "id"; id: LineId };
+
+function parseSourceLine(raw: unknown, what: string): SourceLine {
+  if (typeof raw === "number" && Number.isInteger(raw) && raw !== 0) {
+    return { kind: "number", value: raw };
+  }
+  if (typeof raw === "string" && /^\s*-?[1-9][0-9]*\s*$/.test(raw)) {
+    return { kind: "number", value: Number(raw) };
+  }
+  return { kind: "id", id: parseLineId(raw, what) };
 }
 
 export async function runExtractLines(
@@ -44,27 +53,22 @@ export async function runExtractLines(
   args: ExtractLinesArgs,
   options: EditOptions = {},
 ): Promise<string> {
-  const start = parseSourceLine(args.start, "start");
-  const end = args.end === undefined || args.end === "" ? start : parseSourceLine(args.end, "end");
-  if (end.line < start.line) {
-    throw new AnchorError({
-      code: "INVALID_ARGUMENT",
-      message: `end (line ${end.line}) comes before start (line ${start.line}).`,
-      hint: "start is the first line to copy, end the last (inclusive).",
-    });
-  }
+  const startArg = parseSourceLine(args.start, "start");
+  const endArg = args.end === undefined || args.end === ""
+    ? startArg
+    : parseSourceLine(args.end, "end");
   const anchor: Anchor = parseAnchor(args.position, "position");
   const from = await resolvePath(services, session, args.from_path, "from_path");
   const to = await resolvePath(services, session, args.to_path, "to_path");
   const sameFile = fileKey(from) === fileKey(to);
 
   return await underLock(services, to, async () => {
-    const source = await withShownFailures(session, from, async () => {
+    const { source, start, end } = await withShownFailures(session, from, async () => {
       const file = await readTextFile(services.locations, from);
-      verifySource(file, start, end, displayPathOf(session, from));
-      return file;
+      const range = resolveSource(file, startArg, endArg, displayPathOf(session, from), args);
+      return { source: file, ...range };
     });
-    const copied = source.doc.lines.slice(start.line - 1, end.line);
+    const copied = source.doc.lines.slice(start - 1, end);
     let target: TextFile;
     let isNew = false;
     if (sameFile) target = source;
@@ -94,7 +98,7 @@ export async function runExtractLines(
         doc,
         action: `extract_lines, ${plural(copied.length, "line")} copied from ${
           displayPathOf(session, from)
-        }:${start.line}-${end.line}`,
+        }:${start}-${end}`,
         session,
         options,
         isNew,
@@ -103,23 +107,82 @@ export async function runExtractLines(
   });
 }
 
-function verifySource(
+/**
+ * Verifies the ids and resolves the numbers of the source range. A number outside the file is
+ * refused, not clamped: the copy would silently hold other lines than the caller counted on.
+ */
+function resolveSource(
   file: TextFile,
-  start: { line: number; id?: LineId },
-  end: { line: number; id?: LineId },
+  startArg: SourceLine,
+  endArg: SourceLine,
   url: string,
-): void {
+  args: ExtractLinesArgs,
+): { start: number; end: number } {
   const lines = file.doc.lines;
+  const total = lines.length;
   const stale = [];
-  for (const [what, s] of [["start", start], ["end", end]] as const) {
-    if (s.id) {
-      const reason = checkLineId(lines, s.id);
-      if (reason) stale.push({ id: s.id, what, reason });
-    } else if (s.line > lines.length) {
-      stale.push({ id: { line: s.line, hash: 0 }, what, reason: "out_of_range" as const });
-    }
+  for (const [what, s] of [["start", startArg], ["end", endArg]] as const) {
+    if (s.kind !== "id") continue;
+    const reason = checkLineId(lines, s.id);
+    if (reason) stale.push({ id: s.id, what, reason });
   }
   if (stale.length > 0) throw staleIdError(url, lines, stale);
+
+  const lineOf = (s: SourceLine) =>
+    s.kind === "id" ? s.id.line : s.value < 0 ? total + s.value + 1 : s.value;
+  const start = lineOf(startArg);
+  const end = lineOf(endArg);
+  // Ids were verified above, so only numbers can fall outside the file.
+  const outside = ([["start", startArg, start], ["end", endArg, end]] as const)
+    .filter(([what, s, line]) =>
+      s.kind === "number" && (line < 1 || line > total) &&
+      !(what === "end" && endArg === startArg) // end left out: start alone is the range
+    );
+  if (outside.length > 0) {
+    const sentences = outside.map(([what, , line]) =>
+      `${what} ${what === "start" ? rawNumber(startArg) : rawNumber(endArg)} is ${
+        line < 1 ? "before line 1" : "past the end"
+      }`
+    );
+    if (total === 0) {
+      throw new AnchorError({
+        code: "INVALID_RANGE",
+        message: `${sentences.join(" and ")}: ${JSON.stringify(url)} is empty (0 lines).`,
+        hint: "There is nothing to copy from it.",
+      });
+    }
+    const clamp = (line: number) => Math.min(Math.max(line, 1), total);
+    const fixedStart = clamp(start);
+    const fixedEnd = clamp(end);
+    const corrected = {
+      ...args,
+      start: startArg.kind === "number" ? fixedStart : args.start,
+      end: endArg.kind === "number" ? fixedEnd : args.end,
+    };
+    const range = `Line numbers run from 1 to ${total} (-1 is the last line)`;
+    const hint = fixedStart <= fixedEnd
+      ? `${range}, e.g. extract_lines ${JSON.stringify(corrected)}`
+      : `${range}.`;
+    throw new AnchorError({
+      code: "INVALID_RANGE",
+      message: `${sentences.join(" and ")} of ${JSON.stringify(url)}, which has ${
+        plural(total, "line")
+      }. Nothing was copied.`,
+      hint,
+    });
+  }
+  if (end < start) {
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: `end (line ${end}) comes before start (line ${start}).`,
+      hint: "start is the first line to copy, end the last (inclusive).",
+    });
+  }
+  return { start, end };
+}
+
+function rawNumber(s: SourceLine): string {
+  return s.kind === "number" ? String(s.value) : "";
 }
 
 /** A file that does not exist yet, as an empty document that must still not exist at write time. */

@@ -84,6 +84,51 @@ Deno.test("extract_lines refuses stale source ids and bare target line numbers",
     to_path: "/t.ts",
     position: -1,
   }));
-  assertStringIncludes(e3.detail!, "line 99 does not exist");
+  assertEquals(e3.code, "INVALID_RANGE");
   assertEquals(await env.text("/t.ts"), "t\n");
+});
+
+Deno.test("extract_lines refuses a line number past the end, naming the length and the corrected call", async () => {
+  const env = editEnv({ "/e/x.txt": "1\n2\n3\n4\n5\n6\n" });
+  const e = await rejected(runExtractLines(env.services, env.session, {
+    from_path: "e/x.txt",
+    start: 1,
+    end: 99,
+    to_path: "e/y.txt",
+    position: -1,
+  }));
+  assertEquals(e.code, "INVALID_RANGE");
+  assertEquals(
+    e.message,
+    'end 99 is past the end of "e/x.txt", which has 6 lines. Nothing was copied.',
+  );
+  assertEquals(
+    e.hint,
+    "Line numbers run from 1 to 6 (-1 is the last line), e.g. extract_lines " +
+      '{"from_path":"e/x.txt","start":1,"end":6,"to_path":"e/y.txt","position":-1}',
+  );
+  assert(!e.message.includes(":00"), "no made-up id");
+  assertEquals(await env.disk.stat("/e/y.txt"), null);
+});
+
+Deno.test("extract_lines counts negative line numbers from the end, like view", async () => {
+  const env = editEnv({ "/x.txt": "1\n2\n3\n4\n5\n6\n" });
+  const out = await runExtractLines(env.services, env.session, {
+    from_path: "/x.txt",
+    start: -2,
+    end: "-1",
+    to_path: "/y.txt",
+    position: -1,
+  });
+  assertStringIncludes(out, "2 lines copied from x.txt:5-6");
+  assertEquals(await env.text("/y.txt"), "5\n6\n");
+  const e = await rejected(runExtractLines(env.services, env.session, {
+    from_path: "/x.txt",
+    start: -9,
+    to_path: "/y.txt",
+    position: -1,
+  }));
+  assertEquals(e.code, "INVALID_RANGE");
+  assertStringIncludes(e.message, 'start -9 is before line 1 of "x.txt", which has 6 lines.');
+  assertStringIncludes(e.hint!, '"start":1,"to_path"');
 });
