@@ -71,6 +71,7 @@ export function parseEditOps(raw: unknown): EditOp[] {
     if (typeof item !== "object" || item === null) {
       throw invalidOp(`${at} is not an object.`, `e.g. "operations": ${EXAMPLE_OPS}`);
     }
+    if (item.op !== "insert" && item.op !== "replace") throw unknownOp(item, at);
     if (typeof item.content !== "string") {
       throw invalidOp(
         `${at}.content is missing or not a string.`,
@@ -122,11 +123,35 @@ export function parseEditOps(raw: unknown): EditOp[] {
       }
       return { op: "replace", start, end, lines, what: at };
     }
-    throw invalidOp(
-      `${at}.op is ${JSON.stringify(item.op)}; it must be "insert" or "replace".`,
-      `e.g. "operations": ${EXAMPLE_OPS}`,
-    );
+    throw unknownOp(item, at); // unreachable: checked above
   });
+}
+
+/**
+ * The op name is checked before anything else: an unknown op (often "delete") would otherwise be
+ * reported as its missing content, which sends the model to fix the wrong field.
+ */
+function unknownOp(item: RawEditOp, at: string): AnchorError {
+  const what = item.op === undefined
+    ? `${at}.op is missing`
+    : `${at}.op is ${JSON.stringify(item.op)}`;
+  const ops =
+    'batch_edit has two ops: "insert" (after an anchor) and "replace" (a start..end range)';
+  const name = typeof item.op === "string" ? item.op.trim().toLowerCase() : "";
+  if (["delete", "remove", "del", "erase"].includes(name)) {
+    const start = item.start ?? item.anchor;
+    const range = start === undefined
+      ? { op: "replace", start: "12:a3", end: "14:0f", content: "" }
+      : { op: "replace", start, end: item.end ?? start, content: "" };
+    return invalidOp(
+      `${what}; ${ops}. To delete lines, replace them with empty content.`,
+      `Use ${JSON.stringify(range)}${start === undefined ? " (ids as view shows them)" : ""}.`,
+    );
+  }
+  return invalidOp(
+    `${what}; ${ops}. To delete lines, replace them with content "".`,
+    `e.g. "operations": ${EXAMPLE_OPS}`,
+  );
 }
 
 /** An operation as messages name it: `operations[2] (replace 12:a3..14:0f)`. */

@@ -134,6 +134,22 @@ Deno.test("malformed operations name the operation and the fix", () => {
   );
 });
 
+Deno.test("an unknown op is named before its content, with the ops that exist and how to delete", () => {
+  const e = planError(FILE, [{ op: "delete", start: "1:ca" }]);
+  assertEquals(e.code, "INVALID_OPERATION");
+  assertEquals(
+    e.message,
+    'operations[0].op is "delete"; batch_edit has two ops: "insert" (after an anchor) and ' +
+      '"replace" (a start..end range). To delete lines, replace them with empty content.',
+  );
+  assertEquals(e.hint, 'Use {"op":"replace","start":"1:ca","end":"1:ca","content":""}.');
+  const ranged = planError(FILE, [{ op: "remove", start: "1:ca", end: "3:0f" }]);
+  assertStringIncludes(ranged.hint!, '{"op":"replace","start":"1:ca","end":"3:0f","content":""}');
+  const missing = planError(FILE, [{ start: "1:ca", content: "x" }]);
+  assertStringIncludes(missing.message, "operations[0].op is missing; batch_edit has two ops");
+  assertStringIncludes(missing.message, 'replace them with content ""');
+});
+
 Deno.test("interior verification: a changed interior line fails even when both end ids match", () => {
   // The agent viewed the file; then lines 2-4 were rewritten but the ends kept their content.
   const shown = viewed("head\n{\nalpha\n}\ntail\n");
