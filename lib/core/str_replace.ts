@@ -1,11 +1,11 @@
 // The str_replace matching ladder, in LF space: exact, escaped-literal recovery, whitespace-
-// normalized with re-indentation, then diagnostics (one file per rung in str_replace/). Only a
+// normalized with re-indentation, both of the last two together, then diagnostics (one file per rung in str_replace/). Only a
 // unique match is applied (or every exact one with replace_all); else it fails, writing nothing.
 
 import { AnchorError } from "./errors.ts";
 import { sameDoc } from "./splice_lines.ts";
 import type { TextDoc } from "./text_file.ts";
-import { looksDoubleEscaped, matchEscaped } from "./str_replace/escaped.ts";
+import { looksDoubleEscaped, matchEscaped, matchEscapedFuzzy } from "./str_replace/escaped.ts";
 import { matchExact } from "./str_replace/exact.ts";
 import { matchFuzzy } from "./str_replace/fuzzy.ts";
 import { applyCharEdits, lfText, lineAt } from "./str_replace/lf_text.ts";
@@ -63,7 +63,8 @@ export function planStrReplace(
     newText,
     replaceAll: request.replaceAll === true,
   };
-  const match = matchExact(input) ?? matchEscaped(input) ?? matchFuzzy(input);
+  const match = matchExact(input) ?? matchEscaped(input) ?? matchFuzzy(input) ??
+    matchEscapedFuzzy(input);
   if (!match) throw noMatch(path, doc, oldText);
 
   const { tier, edits, notes } = match;
@@ -79,7 +80,10 @@ export function planStrReplace(
     startLine: lineAt(lf, e.from) + 1,
     endLine: lineAt(lf, Math.max(e.from, e.to - 1)) + 1,
   }));
-  if (tier !== "escaped" && looksDoubleEscaped(newText) && !looksDoubleEscaped(oldText)) {
+  if (
+    tier !== "escaped" && tier !== "escaped_fuzzy" && looksDoubleEscaped(newText) &&
+    !looksDoubleEscaped(oldText)
+  ) {
     notes.push(
       "Note: new_text has a literal \\n outside any string literal and no real line break; " +
         "it was written as is. If you meant a line break, undo_edit and send a real newline " +

@@ -126,6 +126,33 @@ Deno.test("escaped recovery never unescapes a legitimate \\n inside a string lit
   assertEquals(r4.text, 'log("e\\n");\nnext();\n');
 });
 
+Deno.test("escaped and whitespace-normalized recovery combine: a double-escaped, re-indented old_text matches", () => {
+  const file = "function a() {\n  return 1;\n}\nfunction b() {\n  return 3;\n}\n";
+  const r = replace(file, "function b() {\\n    return 3;", "function b() {\\n    return 4;");
+  assertEquals(r.tier, "escaped_fuzzy");
+  assertEquals(r.text, "function a() {\n  return 1;\n}\nfunction b() {\n  return 4;\n}\n");
+  assertEquals(r.matches, [{ startLine: 4, endLine: 5 }]);
+  const notes = r.notes.join(" ");
+  assertStringIncludes(notes, "read as escapes it matched once after also normalizing whitespace");
+  assertStringIncludes(notes, "It matched lines 4-5 only after normalizing whitespace");
+  assertStringIncludes(notes, "new_text was escaped the same way");
+});
+
+Deno.test("the combined rung applies only a unique match, and a miss says what was tried", () => {
+  const twice = "if (a) {\n  go();\n}\nif (a) {\n  go();\n}\n";
+  const e = failure(twice, "if (a) {\\n    go();", "if (b) {\\n    go();");
+  assertEquals(e.code, "AMBIGUOUS_MATCH");
+  assertStringIncludes(e.message, "after reading its \\n escapes and normalizing whitespace");
+  const miss = failure("function b() {\n  return 3;\n}\n", "function c() {\\n  return 9;", "x");
+  assertEquals(miss.code, "NO_MATCH");
+  assertStringIncludes(miss.message, "both together");
+  assertStringIncludes(
+    miss.message,
+    "it was also tried with them read as line breaks, tabs and quotes, without a match.",
+  );
+  assert(!miss.message.includes("even when read as escapes"));
+});
+
 Deno.test("unescapeLiteral: code mode keeps escapes inside quotes, full mode reads all", () => {
   assertEquals(unescapeLiteral('a\\nb("x\\n")', "code"), 'a\nb("x\\n")');
   assertEquals(unescapeLiteral('a\\nb("x\\n")', "full"), 'a\nb("x\n")');

@@ -1,5 +1,5 @@
 // The AMBIGUOUS_MATCH failure: every place old_text matched, listed with line ids so the next
-// call can pick one by id (batch_edit) or widen old_text. Shared by the three matching rungs.
+// call can pick one by id (batch_edit) or widen old_text. Shared by the four matching rungs.
 
 import { AnchorError } from "../errors.ts";
 import { hashHex, hashLine, renderLine } from "../line_id.ts";

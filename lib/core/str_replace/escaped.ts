@@ -2,6 +2,7 @@
 // sends a literal \n, \t or \" where it meant the character; read as escapes, old_text may match.
 
 import { ambiguous } from "./ambiguous.ts";
+import { matchFuzzy } from "./fuzzy.ts";
 import { findAll } from "./lf_text.ts";
 import type { RungInput, RungMatch } from "./rung.ts";
 
@@ -33,6 +34,43 @@ export function matchEscaped(input: RungInput): RungMatch | undefined {
       tier: "escaped",
       edits: found.map((at) => ({ from: at, to: at + candidate.length, replacement })),
       notes,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Rungs 2 and 3 combined: old_text escaped twice and also indented differently (the model's
+ * usual two slips together). Whitespace-normalized matching on old_text read as escapes; like the
+ * fuzzy rung alone, only a unique match applies.
+ */
+export function matchEscapedFuzzy(input: RungInput): RungMatch | undefined {
+  const { oldText, newText } = input;
+  if (!ESCAPE_PATTERN.test(oldText)) return undefined;
+  for (const mode of ["code", "full"] as const) {
+    const candidate = unescapeLiteral(oldText, mode);
+    if (candidate === oldText) continue;
+    const newDoubleEscaped = !newText.includes("\n") && ESCAPE_PATTERN.test(newText);
+    const replacement = newDoubleEscaped ? unescapeLiteral(newText, mode) : newText;
+    const match = matchFuzzy(
+      { ...input, oldText: candidate, newText: replacement },
+      "after reading its \\n escapes and normalizing whitespace",
+    );
+    if (!match) continue;
+    return {
+      tier: "escaped_fuzzy",
+      edits: match.edits,
+      notes: [
+        `old_text contained literal escape sequences (\\n, \\t, \\") and matched neither as ` +
+        "written nor read as escapes alone; read as escapes it matched once after also " +
+        "normalizing whitespace.",
+        ...match.notes.map((n) => n.replace(/^old_text matched/, "It matched")),
+        newDoubleEscaped
+          ? "new_text was escaped the same way and was read the same way (escapes inside " +
+            "string literals kept)."
+          : "new_text was used as written.",
+        "Next time send real newlines in the JSON string (one level of escaping).",
+      ],
     };
   }
   return undefined;

@@ -6,7 +6,11 @@ import { normalizedLines, normalizeLine, trimBlankEdges } from "./normalize.ts";
 import { describeIndent, reindent } from "./reindent.ts";
 import type { RungInput, RungMatch } from "./rung.ts";
 
-export function matchFuzzy(input: RungInput): RungMatch | undefined {
+/** `how` names what was done to old_text before matching, for the AMBIGUOUS_MATCH message. */
+export function matchFuzzy(
+  input: RungInput,
+  how = "after normalizing whitespace",
+): RungMatch | undefined {
   const { doc, lf, path, oldText, newText } = input;
   const fuzzy = fuzzyMatches(doc.lines, oldText);
   if (fuzzy.length === 1) {
@@ -43,7 +47,7 @@ export function matchFuzzy(input: RungInput): RungMatch | undefined {
       doc,
       fuzzy.map((i) => lf.starts[i]!),
       0,
-      "after normalizing whitespace",
+      how,
       fuzzyLineCount(oldText),
     );
   }

@@ -1,4 +1,4 @@
-// Rung 4 of the str_replace ladder, diagnostics: the NO_MATCH failure shows the file's closest
+// Rung 5 of the str_replace ladder, diagnostics: the NO_MATCH failure shows the file's closest
 // regions with ids and says, line by line, how old_text differs from them.
 
 import { AnchorError } from "../errors.ts";
@@ -159,14 +159,16 @@ export function noMatch(path: string, doc: TextDoc, oldText: string): AnchorErro
       }],
     };
   }
+  // Say what the escape rungs did, so the model does not resend the same text escaped again.
   const escapedNote = ESCAPE_PATTERN.test(oldText) && !oldText.includes("\n")
-    ? " old_text contains literal escape sequences (e.g. \\n) even when read as escapes."
+    ? " old_text has literal escape sequences (e.g. \\n) and no real line break; it was also " +
+      "tried with them read as line breaks, tabs and quotes, without a match."
     : "";
   return new AnchorError({
     code: "NO_MATCH",
     message: `old_text was not found in ${
       JSON.stringify(path)
-    } (tried: exact, escape sequences, whitespace-normalized); nothing was written.${escapedNote}`,
+    } (tried: exact, escape sequences, whitespace-normalized, both together); nothing was written.${escapedNote}`,
     detail: blocks.length > 0
       ? blocks.join("\n\n")
       : `No region of the file resembles old_text (the file has ${doc.lines.length} lines).`,

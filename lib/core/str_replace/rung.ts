@@ -4,7 +4,7 @@
 import type { TextDoc } from "../text_file.ts";
 import type { CharEdit, LfText } from "./lf_text.ts";
 
-export type MatchTier = "exact" | "escaped" | "fuzzy";
+export type MatchTier = "exact" | "escaped" | "fuzzy" | "escaped_fuzzy";
 
 export interface RungInput {
   doc: TextDoc;

@@ -161,6 +161,8 @@ async function strReplace(
       ? `${result.matches.length === 1 ? "exact match" : `${result.matches.length} exact matches`}`
       : result.tier === "escaped"
       ? "matched after reading escape sequences"
+      : result.tier === "escaped_fuzzy"
+      ? "whitespace-normalized match after reading escape sequences"
       : "whitespace-normalized match";
     return await commitEdit(services, {
       file,
