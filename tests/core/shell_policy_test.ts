@@ -37,6 +37,10 @@ const CASES: [string, Expected][] = [
   ["cat /dev/null > empty.txt", "allowed"],
   ["cat <<EOF > notes.txt\nhello\nEOF", "allowed"],
   ["cat <<'EOF' | kubectl apply -f -\nkind: Pod\nEOF", "allowed"],
+  ["cat a.txt | grep x", "read_file"],
+  ["cat f | grep -n x", "read_file"],
+  ["cat f | head -20", "read_file"],
+  ["cat a | grep x b.txt", "read_file"],
   ['cat > config.json <<EOF\n{"a": 1}\nEOF', "allowed"],
   ["cat <<< 'inline text'", "allowed"],
   ["cat a.txt b.txt > both.txt", "allowed"],
@@ -390,6 +394,30 @@ Deno.test("read_file hands over the exact view call with start and end", () => {
     refused("sed -n '10,20p' a.ts").message,
     `view {"path": "a.ts", "start": 10, "end": 20}`,
   );
+});
+
+Deno.test("cat FILE | grep/head/tail offers the filter run on the file, not a plain view", () => {
+  assertStringIncludes(
+    refused("cat a.txt | grep x").message,
+    `view {"path": "a.txt", "content": "x", "regex": false}`,
+  );
+  assertStringIncludes(
+    refused("cat f | grep -n x").message,
+    `view {"path": "f", "content": "x", "regex": false}`,
+  );
+  assertStringIncludes(
+    refused("cat f | head -20").message,
+    `view {"path": "f", "start": 1, "end": 20}`,
+  );
+  assertStringIncludes(refused("cat f | tail -n 5").message, `view {"path": "f", "start": -5}`);
+  assertStringIncludes(
+    refused("cd src && cat f | grep -i Foo").message,
+    `view {"path": "src/f", "content": "(?i)Foo", "regex": true}`,
+  );
+  // A stage with files of its own, or flags view cannot express: the plain view of cat's file.
+  assertStringIncludes(refused("cat a | grep x b.txt").message, `view {"path": "a"}\n`);
+  assertStringIncludes(refused("cat f | grep -v x").message, `view {"path": "f"}\n`);
+  assertEquals(refused("cat a.txt | grep x").offending, "cat a.txt");
 });
 
 Deno.test("search_text translates grep's flags into view's content, regex, context and pattern", () => {

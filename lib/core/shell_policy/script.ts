@@ -32,9 +32,9 @@ export function judgeScript(script: string, scope: Scope): Refusal | undefined {
     }, scope);
   }
   let cwd: string | undefined;
-  for (const cmd of parsed.commands) {
+  for (const [k, cmd] of parsed.commands.entries()) {
     const refusal = judgeSimple(cmd, scope, cwd);
-    if (refusal) return refusal;
+    if (refusal) return withFilterStage(refusal, cmd, parsed.commands[k + 1], scope, cwd);
     // `cd /x && grep …`: later suggestions name paths the way the command meant them.
     const [first, target] = cmd.words;
     if (first?.value === "cd" && target && !target.expands && cmd.words.length === 2) {
@@ -42,6 +42,44 @@ export function judgeScript(script: string, scope: Scope): Refusal | undefined {
     }
   }
   return undefined;
+}
+
+const FILTERS = new Set(["grep", "egrep", "fgrep", "rg", "head", "tail"]);
+
+/**
+ * `cat f | grep x` and `cat f | head -20`: the read is refused as cat's, but what the agent
+ * wanted is the filter applied to the file, so the calls offered are those of the filter stage
+ * run on the file itself (`grep x f` → view with content; `head -20 f` → view with start/end).
+ * Only for a plain `cat` of one literal file and a next stage that reads nothing but the pipe.
+ */
+function withFilterStage(
+  refusal: Refusal,
+  cmd: SimpleCommand,
+  next: SimpleCommand | undefined,
+  scope: Scope,
+  cwd: string | undefined,
+): Refusal {
+  if (refusal.rule !== "read_file" || !next || !next.fed) return refusal;
+  if (next.pipelineIndex !== cmd.pipelineIndex + 1 || next.offset <= cmd.offset) return refusal;
+  const [program, ...operands] = cmd.words;
+  if (!program || program.expands || baseName(program.value) !== "cat") return refusal;
+  const file = operands.length === 1 ? operands[0]! : undefined;
+  if (!file || file.expands || file.glob || file.value.startsWith("-")) return refusal;
+  if (cmd.redirects.length > 0 || cmd.assignments.length > 0) return refusal;
+  const filter = next.words[0];
+  if (!filter || filter.expands || !FILTERS.has(baseName(filter.value))) return refusal;
+  // A stage that names files of its own is refused on its own; this one only filters the pipe.
+  if (judgeSimple(next, scope, cwd)) return refusal;
+  const onFile: SimpleCommand = {
+    ...next,
+    words: [...next.words, file],
+    fed: false,
+    pipelineIndex: 0,
+    pipelineLength: 1,
+  };
+  const direct = judgeSimple(onFile, scope, cwd);
+  if (!direct?.calls || !["read_file", "search_text"].includes(direct.rule)) return refusal;
+  return { ...refusal, calls: direct.calls };
 }
 
 function withHost(r: Refusal, scope: Scope): Refusal {
