@@ -80,6 +80,22 @@ export async function createFile(
       file_text: "line one\n",
     });
   }
+  if (/[/\\]\s*$/.test(rawPath)) {
+    // Without this, "newdir/" resolves to "newdir" and becomes a file of that name.
+    const dir = rawPath.trim().replace(/[/\\]+$/, "");
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: `path ${
+        JSON.stringify(rawPath)
+      } ends with "/": create makes a file and needs its name; nothing was written.`,
+      hint: "Folders are created automatically for a file inside them: text_editor " +
+        JSON.stringify({
+          command: "create",
+          path: `${dir === "" ? "" : `${dir}/`}new_file.txt`,
+          file_text: "line one\n",
+        }),
+    });
+  }
   const location = await resolvePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);

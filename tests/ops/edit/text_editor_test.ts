@@ -28,6 +28,22 @@ Deno.test("create makes parent folders, shows ids, and refuses to overwrite", as
   assertEquals(await env.text("/a/b/new.ts"), "x\ny\n");
 });
 
+Deno.test("create with a path ending in / is refused, not turned into a file named after the folder", async () => {
+  const env = editEnv();
+  const e = await rejected(te(env, { command: "create", path: "newdir/", file_text: "x\n" }));
+  assertEquals(e.code, "INVALID_ARGUMENT");
+  assertEquals(
+    e.message,
+    'path "newdir/" ends with "/": create makes a file and needs its name; nothing was written.',
+  );
+  assertEquals(
+    e.hint,
+    "Folders are created automatically for a file inside them: text_editor " +
+      '{"command":"create","path":"newdir/new_file.txt","file_text":"line one\\n"}',
+  );
+  assertEquals(await env.disk.stat("/newdir"), null);
+});
+
 Deno.test("str_replace on a CRLF file changes the bytes and keeps CRLF", async () => {
   const env = editEnv({ "/w.txt": "alpha\r\nbeta\r\ngamma\r\n" });
   const out = await te(env, {
