@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
+import { parentPath } from "../core/path_text.ts";
 import { createSession } from "../ops/session.ts";
 import { createServerFactory } from "./server.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
@@ -45,6 +46,32 @@ function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: n
     });
   }
   return value;
+}
+
+/** --path must be a folder: a file gets its folder as the hint, a missing path says so. */
+function notARoot(path: string, type: string | undefined): AnchorError {
+  if (type === undefined) {
+    return new AnchorError({
+      code: "NOT_FOUND",
+      message: `--path ${JSON.stringify(path)} does not exist.`,
+      hint: "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+    });
+  }
+  const folder = type === "file" ? parentPath(path.replace(/\/+$/, "")) : undefined;
+  return new AnchorError({
+    code: "NOT_A_DIRECTORY",
+    message: `--path ${JSON.stringify(path)} is ${
+      type === "file" ? "a file" : "neither a file nor a directory"
+    }, not a directory; the session starts in a directory.`,
+    hint: folder !== undefined
+      ? `Pass its folder: anchorfs mcp --path ${shellWord(folder)}`
+      : "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+  });
+}
+
+/** A path as typed in a shell: quoted when it has anything but plain path characters. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Runs the server; resolves with the exit code when the connection ends. */
@@ -91,13 +118,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     const start = services.locations.localAt(Deno.cwd());
     const root = await services.locations.resolve(values.path ?? Deno.cwd(), start);
     const info = await root.backend.stat(root.path);
-    if (info?.type !== "dir") {
-      throw new AnchorError({
-        code: "NOT_A_DIRECTORY",
-        message: `--path ${JSON.stringify(values.path)} is not an existing directory.`,
-        hint: "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
-      });
-    }
+    if (info?.type !== "dir") throw notARoot(values.path ?? ".", info?.type);
     const session = createSession(root);
     const factory = createServerFactory(services, session, { foregroundWindowSeconds });
     const transport = new ObservedTransport(new OutboundQueue(new StdioServerTransport()));
