@@ -14,6 +14,7 @@ import {
 import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import type { Terminal } from "./output.ts";
+import { plural } from "../core/plural.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = 124;
@@ -141,7 +142,7 @@ async function printTail(
   const { record, tail } = await jobs.readTail(id, bytes);
   if (tail.omittedBytes > 0) {
     terminal.err(
-      `[${tail.omittedBytes} earlier bytes omitted; more with --bytes N]\n`,
+      `[${plural(tail.omittedBytes, "earlier byte")} omitted; more with --bytes N]\n`,
     );
   }
   terminal.out(tail.text);

@@ -5,6 +5,7 @@
 import { diffArrays } from "diff";
 import { hashLine, renderLine } from "./line_id.ts";
 import { linePrint } from "./shown_lines.ts";
+import { plural } from "./plural.ts";
 
 export interface EditDiff {
   /** The hunks, ready to show. Empty when nothing changed. */
@@ -144,7 +145,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
           if (removedRun === COMPACT_REMOVED + 1) {
             let rest = 0;
             while (hunk[k + rest]?.kind === "-") rest++;
-            out.push(`-… ${rest} more removed line${rest === 1 ? "" : "s"}`);
+            out.push(`-… ${plural(rest, "more removed line")}`);
           }
           continue;
         }

@@ -2,6 +2,8 @@
 // caller passes the clock and persists the result. A job that was cut off (killed, server shut
 // down, output capped, lost) never reads as a success.
 
+import { plural } from "./plural.ts";
+
 export type JobStatus =
   | "running"
   /** Exited 0 with all output captured. */
@@ -135,8 +137,9 @@ function endReasonFor(status: JobStatus, exit: JobExit): string {
     case "interrupted":
       return `terminated because the anchorfs server shut down (${how})`;
     case "output_capped":
-      return `exited with code 0, but its output passed the log cap and ${exit.droppedBytes} ` +
-        "bytes were dropped, so the output is incomplete";
+      return `exited with code 0, but its output passed the log cap (${
+        plural(exit.droppedBytes, "byte")
+      } dropped), so the output is incomplete`;
     default:
       return how;
   }

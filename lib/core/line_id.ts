@@ -3,6 +3,7 @@
 // shared with other tools (FNV-1a 32-bit over UTF-8, folded to 8 bits); never change it.
 
 import { AnchorError } from "./errors.ts";
+import { plural } from "./plural.ts";
 
 const encoder = new TextEncoder();
 
@@ -142,8 +143,8 @@ export function formatStaleReport(
     const out: string[] = [];
     if (s.reason === "out_of_range") {
       out.push(
-        `${s.what} ${idText}: line ${line} does not exist; the file has ${lines.length} line${
-          lines.length === 1 ? "" : "s"
+        `${s.what} ${idText}: line ${line} does not exist; the file has ${
+          plural(lines.length, "line")
         } now.`,
       );
     } else if (s.reason === "interior_changed") {

@@ -6,8 +6,9 @@ import { looksBinary } from "../core/text_file.ts";
 import { countLines, estimateTokens, textBytes } from "../core/token_estimate.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
-import { displayPath, plural } from "./view_args.ts";
+import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import { plural } from "../core/plural.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 export const LIST_MAX_ROWS = 1000;
@@ -69,8 +70,8 @@ export async function listDirectory(
     } else {
       rows.push(
         `${item.rel}\t${plural(countLines(data), "line")}\t~${
-          estimateTokens(textBytes(data)).toLocaleString("en-US")
-        } tokens`,
+          plural(estimateTokens(textBytes(data)), "token")
+        }`,
       );
     }
   }
@@ -158,7 +159,7 @@ export function emptyHint(
 }
 
 function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
+  if (n < 1024) return plural(n, "byte");
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }

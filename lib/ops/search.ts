@@ -11,8 +11,9 @@ import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint } from "./list_dir.ts";
 import { fileKey, type Session } from "./session.ts";
-import { displayPath, plural } from "./view_args.ts";
+import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import { plural } from "../core/plural.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;

@@ -6,6 +6,7 @@ import { decodeText, type TextDoc } from "../core/text_file.ts";
 import type { FileInfo } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
+import { plural } from "../core/plural.ts";
 
 export interface TextFile {
   location: Location;
@@ -32,9 +33,9 @@ export async function readTextFile(locations: Locations, location: Location): Pr
     throw new AnchorError({
       code: "BINARY_FILE",
       message:
-        `${
-          JSON.stringify(location.url)
-        } is a binary file (${decoded.reason}, ${bytes.length} bytes); ` +
+        `${JSON.stringify(location.url)} is a binary file (${decoded.reason}, ${
+          plural(bytes.length, "byte")
+        }); ` +
         "it is not shown or edited as text, so nothing could be corrupted.",
       hint: "Use the shell for binary files (e.g. `file`, `xxd | head`), or pick a text file.",
     });

@@ -66,7 +66,3 @@ export function displayPath(session: Session, location: Location): string {
   const rel = relativeTo(session.cwd.path, location.path);
   return rel.startsWith("/") ? location.url : rel;
 }
-
-export function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? word : many}`;
-}

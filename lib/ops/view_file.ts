@@ -9,7 +9,8 @@ import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/shown_lines.ts";
 import { readTextFile } from "./text_io.ts";
-import { displayPath, type LinePosition, plural } from "./view_args.ts";
+import { displayPath, type LinePosition } from "./view_args.ts";
+import { plural } from "../core/plural.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;

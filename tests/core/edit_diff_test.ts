@@ -53,7 +53,7 @@ Deno.test("a rewrite of a large file is shown as removed-then-added, cut, with c
   assertEquals(diff.truncated, true);
   assertStringIncludes(diff.text, "@@ -1,50000 +1,50000 @@");
   // Removed lines shrink to a count so that the new lines and their ids fit.
-  assertStringIncludes(diff.text, "-… 49997 more removed lines");
+  assertStringIncludes(diff.text, "-… 49,997 more removed lines");
   assertStringIncludes(diff.text, `+${renderLine(1, "new 0")}`);
   assertEquals(diff.shown.length > 300, true);
 });

@@ -124,6 +124,13 @@ const tree = {
   "/repo/img.png": new Uint8Array([0x89, 0x50, 0, 0]),
 };
 
+Deno.test("a listing says 1 byte and ~1 token, not 1 bytes and ~1 tokens", async () => {
+  const t = setup({ "/repo/a.txt": "x", "/repo/b.bin": new Uint8Array([0]) });
+  const r = await t.view({ path: "." });
+  assertStringIncludes(r, "a.txt\t1 line\t~1 token\n");
+  assertStringIncludes(r, "b.bin\tbinary\t1 byte");
+});
+
 Deno.test("a directory listing follows nested .gitignore, info/exclude and hidden rules", async () => {
   const t = setup(tree);
   const r = await t.view({ path: "." });

@@ -6,6 +6,7 @@ import { hashHex, hashLine, renderLine } from "../line_id.ts";
 import type { TextDoc } from "../text_file.ts";
 import { ESCAPE_PATTERN } from "./escaped.ts";
 import { leadingWs, normalizedLines, normalizeLine, trimBlankEdges } from "./normalize.ts";
+import { plural } from "../plural.ts";
 
 interface Candidate {
   /** 0-based first line of the region. */
@@ -122,8 +123,8 @@ function describeWs(ws: string): string {
   const tabs = [...ws].filter((c) => c === "\t").length;
   const spaces = ws.length - tabs;
   return [
-    tabs ? `${tabs} tab${tabs === 1 ? "" : "s"}` : "",
-    spaces ? `${spaces} space${spaces === 1 ? "" : "s"}` : "",
+    tabs ? plural(tabs, "tab") : "",
+    spaces ? plural(spaces, "space") : "",
   ]
     .filter(Boolean).join(" + ");
 }

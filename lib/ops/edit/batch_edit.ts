@@ -12,10 +12,10 @@ import {
   displayPathOf,
   type EditOptions,
   type EditServices,
-  plural,
   shownMemory,
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
+import { plural } from "../../core/plural.ts";
 
 export interface BatchEditArgs {
   path: string;

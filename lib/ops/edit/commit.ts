@@ -12,6 +12,7 @@ import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
+import { plural } from "../../core/plural.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -138,10 +139,6 @@ function formatNote(doc: TextDoc): string {
   }
   if (doc.lines.length > 0 && doc.eols[doc.eols.length - 1] === "") parts.push("no final newline");
   return parts.length > 0 ? `; ${parts.join(", ")}` : "";
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /**

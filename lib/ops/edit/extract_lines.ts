@@ -15,12 +15,12 @@ import {
   displayPathOf,
   type EditOptions,
   type EditServices,
-  plural,
   resolvePath,
   shownMemory,
   underLock,
   withShownFailures,
 } from "./commit.ts";
+import { plural } from "../../core/plural.ts";
 
 export interface ExtractLinesArgs {
   from_path: string;

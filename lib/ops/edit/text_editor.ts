@@ -16,13 +16,13 @@ import {
   displayPathOf,
   type EditOptions,
   type EditServices,
-  plural,
   recordShown,
   resolvePath,
   underLock,
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
+import { plural } from "../../core/plural.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
@@ -106,9 +106,9 @@ export async function createFile(
           ? `${
             JSON.stringify(displayPathOf(session, location))
           } is a directory; create makes files.`
-          : `${
-            JSON.stringify(displayPathOf(session, location))
-          } already exists (${info.size} bytes); create never overwrites a file, nothing was ` +
+          : `${JSON.stringify(displayPathOf(session, location))} already exists (${
+            plural(info.size, "byte")
+          }); create never overwrites a file, nothing was ` +
             "written.",
         hint: info.type === "dir"
           ? `Name a file inside it, e.g. ${
@@ -136,9 +136,9 @@ export async function createFile(
     session.shown.replaceFile(fileKey(location), []);
     recordShown(session, fileKey(location), diff.shown);
     return [
-      `Created ${displayPathOf(session, location)} (${
-        plural(lines.length, "line")
-      }, ${bytes.length} bytes).`,
+      `Created ${displayPathOf(session, location)} (${plural(lines.length, "line")}, ${
+        plural(bytes.length, "byte")
+      }).`,
       diff.text,
       diff.truncated ? `... cut at 400 lines; view the file for the rest.` : "",
     ].filter((l) => l !== "").join("\n");
@@ -211,9 +211,9 @@ async function deleteFile(
       url: location.url,
     });
     session.shown.forget(fileKey(location));
-    return `Deleted ${
-      displayPathOf(session, location)
-    } (${bytes.length} bytes). Undo with text_editor ${
+    return `Deleted ${displayPathOf(session, location)} (${
+      plural(bytes.length, "byte")
+    }). Undo with text_editor ${
       JSON.stringify({ command: "undo_edit", path: displayPathOf(session, location) })
     }.`;
   });

@@ -7,6 +7,7 @@ import { maskedStatusNote } from "../../core/pipeline_note.ts";
 import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
+import { plural } from "../../core/plural.ts";
 
 export const DEFAULT_TAIL_BYTES = 30 * 1024;
 
@@ -31,8 +32,9 @@ export function statusPhrase(record: JobRecord): string {
         how ? ` (${how})` : ""
       }; cut off, not a success`;
     case "output_capped":
-      return `exit 0 but OUTPUT CAPPED: ${record.droppedBytes} bytes of output were dropped at ` +
-        "the log cap; incomplete, not a clean success";
+      return `exit 0 but OUTPUT CAPPED: ${
+        plural(record.droppedBytes, "byte")
+      } of output dropped at the log cap; incomplete, not a clean success`;
     case "lost":
       return "LOST: its server died before recording an end; outcome unknown, not a success";
   }
@@ -82,15 +84,16 @@ export function formatTail(record: JobRecord, tail: TailRead): string {
   if (tail.omittedBytes > 0) {
     const more = Math.min(tail.omittedBytes + tail.text.length, 1024 * 1024);
     lines.push(
-      `[${tail.omittedBytes} earlier bytes omitted; showing the last ${
-        new TextEncoder().encode(tail.text).length
-      } bytes; ${readMoreHint(record.id, more)}]`,
+      `[${plural(tail.omittedBytes, "earlier byte")} omitted; showing the last ${
+        plural(new TextEncoder().encode(tail.text).length, "byte")
+      }; ${readMoreHint(record.id, more)}]`,
     );
   }
   if (record.droppedBytes > 0) {
     lines.push(
-      `[the log passed its cap of ${record.logCapBytes} bytes: ${record.droppedBytes} bytes ` +
-        "of output were dropped]",
+      `[the log passed its cap of ${plural(record.logCapBytes, "byte")}: ${
+        plural(record.droppedBytes, "byte")
+      } of output dropped]`,
     );
   }
   lines.push(tail.text === "" ? "(no output)" : tail.text.replace(/\n$/, ""));

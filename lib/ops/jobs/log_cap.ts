@@ -3,6 +3,8 @@
 // new end. Past the cap the log keeps its head, a marker, and the newest output; every drop is
 // counted so the record can say how much output is missing.
 
+import { plural } from "../../core/plural.ts";
+
 /** Synchronous, so the window between measuring and truncating is as short as possible. */
 export class LogCap {
   /** Bytes of command output removed from the file so far. */
@@ -49,8 +51,9 @@ export class LogCap {
       file.close();
     }
     const marker = new TextEncoder().encode(
-      `\n[anchorfs: output passed the log cap of ${this.capBytes} bytes; ${this.droppedBytes} ` +
-        "bytes dropped so far; newest output follows]\n",
+      `\n[anchorfs: output passed the log cap of ${plural(this.capBytes, "byte")}; ${
+        plural(this.droppedBytes, "byte")
+      } dropped so far; newest output follows]\n`,
     );
     const appender = Deno.openSync(this.logPath, { append: true });
     try {

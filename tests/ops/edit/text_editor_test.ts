@@ -44,6 +44,20 @@ Deno.test("create with a path ending in / is refused, not turned into a file nam
   assertEquals(await env.disk.stat("/newdir"), null);
 });
 
+Deno.test("create and delete count a single byte as 1 byte", async () => {
+  const env = editEnv();
+  assertStringIncludes(
+    await te(env, { command: "create", path: "/one.txt", file_text: "x" }),
+    "Created one.txt (1 line, 1 byte).",
+  );
+  const e = await rejected(te(env, { command: "create", path: "/one.txt", file_text: "y" }));
+  assertStringIncludes(e.message, "already exists (1 byte)");
+  assertStringIncludes(
+    await te(env, { command: "delete", path: "/one.txt" }),
+    "Deleted one.txt (1 byte).",
+  );
+});
+
 Deno.test("str_replace on a CRLF file changes the bytes and keeps CRLF", async () => {
   const env = editEnv({ "/w.txt": "alpha\r\nbeta\r\ngamma\r\n" });
   const out = await te(env, {

@@ -1,5 +1,10 @@
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
-import { formatJobReport, latestLines } from "../../../lib/ops/jobs/job_text.ts";
+import {
+  formatJobReport,
+  formatTail,
+  latestLines,
+  statusPhrase,
+} from "../../../lib/ops/jobs/job_text.ts";
 import type { JobRecord } from "../../../lib/core/job_state.ts";
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
@@ -33,4 +38,26 @@ Deno.test("a finished job's report carries the note when tail's exit 0 hides the
   } as unknown as JobRecord;
   const report = formatJobReport(record, { text: "ok\n", omittedBytes: 0, logBytes: 3 }, 2000);
   assertStringIncludes(report, "Exit 0 is tail's");
+});
+
+Deno.test("job texts count a single byte as 1 byte", () => {
+  const record = {
+    id: "1-1",
+    command: "make",
+    cwd: "/x",
+    status: "output_capped",
+    exitCode: 0,
+    signal: null,
+    startedAt: 0,
+    endedAt: 1000,
+    droppedBytes: 1,
+    logCapBytes: 1,
+  } as unknown as JobRecord;
+  assertStringIncludes(
+    statusPhrase(record),
+    "OUTPUT CAPPED: 1 byte of output dropped at the log cap",
+  );
+  const tail = formatTail(record, { text: "x", omittedBytes: 1, logBytes: 2 });
+  assertStringIncludes(tail, "[1 earlier byte omitted; showing the last 1 byte;");
+  assertStringIncludes(tail, "[the log passed its cap of 1 byte: 1 byte of output dropped]");
 });
