@@ -24,14 +24,21 @@ export const SEARCH_MAX_LINE_CHARS = 400;
 
 /**
  * Optional accelerator for literal searches on one backend: checks many files in parallel and
- * returns the indices of those that may match or could not be checked. A superset is fine: every
- * candidate is re-read and matched here, so results equal the plain engine's.
+ * returns the indices of those that may match or could not be checked (`hits`), and of those that
+ * are binary by matchFile's rule (a NUL byte in the first 8 KiB, no UTF-16 byte order mark). A
+ * superset of hits is fine: every hit is re-read and matched here, so results equal the plain
+ * engine's.
  */
 export interface ContentScanner {
   /** Only locations on the backend with this id are scanned. */
   readonly backendId: string;
-  candidates(paths: readonly string[], literal: ByteLiteral): Promise<number[]>;
+  candidates(paths: readonly string[], literal: ByteLiteral): Promise<ScanResult>;
   close(): Promise<void>;
+}
+
+export interface ScanResult {
+  hits: number[];
+  binaries: number[];
 }
 
 /** Files per scanner request, and requests kept in flight ahead of the consumer. */
@@ -55,12 +62,14 @@ export function matchFile(
   data: Uint8Array,
   search: SearchPattern,
 ): { lines: string[]; matches: number[] } | "binary" | null {
+  // First, like ripgrep: a NUL in the first 8 KiB (UTF-16 with a byte order mark excepted) makes
+  // the file binary before any work on the whole buffer.
+  if (looksBinary(data)) return "binary";
   const utf16 = data.length >= 2 &&
     ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff));
   if (!utf16) {
     const byBytes = search.mayMatchBytes(data);
     if (byBytes === false) return null;
-    if (looksBinary(data)) return "binary";
     if (byBytes === null && !mayMatchDecoded(data, search)) return null;
   }
   const decoded = decodeText(data);
@@ -200,17 +209,23 @@ async function scanRoot(
   consider: (root: SearchRoot, path: string, data: Uint8Array | undefined) => boolean,
 ): Promise<boolean> {
   const backend = root.location.backend;
-  const inFlight: { paths: string[]; hits: Promise<number[]> }[] = [];
+  const inFlight: { paths: string[]; hits: Promise<ScanResult> }[] = [];
   let batch: string[] = [];
   const send = () => {
     inFlight.push({ paths: batch, hits: scanner.candidates(batch, literal) });
     batch = [];
   };
-  /** Settles the oldest batch: non-candidates count as searched, candidates are matched. */
+  /** Settles the oldest batch: non-candidates count as searched (binaries as binary), candidates are matched. */
   const settle = async (): Promise<boolean> => {
     const { paths, hits } = inFlight.shift()!;
-    const candidates = new Set(await hits);
+    const result = await hits;
+    const candidates = new Set(result.hits);
+    const binaries = new Set(result.binaries);
     for (let i = 0; i < paths.length; i++) {
+      if (binaries.has(i)) {
+        if (consider(root, paths[i]!, BINARY)) return true;
+        continue;
+      }
       if (!candidates.has(i)) {
         if (consider(root, paths[i]!, EMPTY)) return true;
         continue;
@@ -237,6 +252,8 @@ async function scanRoot(
 
 /** Stands in for a file the scanner ruled out: no bytes, so no match (and not "unreadable"). */
 const EMPTY = new Uint8Array(0);
+/** Stands in for a file the scanner found binary: one NUL byte, which matchFile calls binary. */
+const BINARY = new Uint8Array(1);
 
 async function* singleFile(path: string): AsyncGenerator<WalkItem> {
   yield { kind: "file", path, rel: path };

@@ -6,6 +6,7 @@ import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { runView, type ViewArgs } from "../../lib/ops/view.ts";
 import { compileSearchPattern } from "../../lib/core/search_pattern.ts";
+import { matchFile } from "../../lib/ops/search.ts";
 
 function utf16le(text: string): Uint8Array {
   const out = new Uint8Array(2 + text.length * 2);
@@ -126,11 +127,85 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
     (globalThis as any).Worker = BrokenWorker;
     const scanner = new ParallelScanner(2);
     try {
-      assertEquals(await scanner.candidates(paths, literal), expected, mode);
-      assertEquals(await scanner.candidates(paths, literal), expected, `${mode}, again`);
+      assertEquals(
+        await scanner.candidates(paths, literal),
+        { hits: expected, binaries: [] },
+        mode,
+      );
+      assertEquals(
+        await scanner.candidates(paths, literal),
+        { hits: expected, binaries: [] },
+        `${mode}, again`,
+      );
     } finally {
       globalThis.Worker = real;
       await scanner.close();
     }
+  }
+});
+
+Deno.test("matchFile calls a file with a NUL in its first 8 KiB binary before any whole-buffer work", () => {
+  const search = compileSearchPattern("needle", false);
+  let wholeBufferCalls = 0;
+  const spy = {
+    ...search,
+    mayMatchBytes: (bytes: Uint8Array) => (wholeBufferCalls++, search.mayMatchBytes(bytes)),
+    mayMatchText: (text: string) => (wholeBufferCalls++, search.mayMatchText(text)),
+  };
+  const enc = new TextEncoder();
+  const binary = new Uint8Array([...enc.encode("needle"), 0, ...new Uint8Array(100_000)]);
+  assertEquals(matchFile(binary, spy), "binary");
+  assertEquals(matchFile(new Uint8Array([0, 1, 2]), spy), "binary"); // no needle: still binary
+  assertEquals(wholeBufferCalls, 0);
+  // A NUL past the first 8 KiB does not make a file binary, and UTF-16 (byte order mark) is text.
+  const lateNul = new Uint8Array([...enc.encode("needle\n"), ...new Uint8Array(9000).fill(97), 0]);
+  assertEquals(matchFile(lateNul, spy) !== "binary", true);
+  const found = matchFile(utf16le("a needle\n"), spy);
+  assert(found !== null && found !== "binary", "UTF-16 with a BOM is searched");
+  assertEquals(found.matches, [1]);
+});
+
+Deno.test("both engines skip every binary file, matching or not, and still search UTF-16 and late-NUL files", async () => {
+  await using dir = await tempDir();
+  const enc = new TextEncoder();
+  const late = new Uint8Array(10_000).fill(97);
+  late.set(enc.encode("needle"), 9000);
+  await writeTree(dir.path, {
+    "bin_match.dat": new Uint8Array([0, ...late]), // NUL first, needle after 8 KiB
+    "bin_hay.dat": new Uint8Array([104, 97, 121, 0, 1, 2]),
+    "late_nul.txt": new Uint8Array([
+      ...enc.encode("a needle\n"),
+      ...new Uint8Array(9000).fill(98),
+      0,
+    ]),
+    "utf16.txt": utf16le("x\r\nneedle in utf16\r\n"),
+    "plain.txt": "no match here\n",
+  });
+  const locations = new Locations(new LocalBackend());
+  const scanner = new ParallelScanner(2);
+  try {
+    for (const args of [{ path: ".", content: "needle" }, { path: ".", content: "absent" }]) {
+      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args);
+      const fast = await runView(
+        locations,
+        createSession(locations.localAt(dir.path)),
+        args,
+        { scanner },
+      );
+      assertEquals(fast, plain, JSON.stringify(args));
+      assertStringIncludes(plain, "2 binary files skipped");
+    }
+    const found = await runView(locations, createSession(locations.localAt(dir.path)), {
+      path: ".",
+      content: "needle",
+    }, { scanner });
+    assertStringIncludes(found, "late_nul.txt (line 1)");
+    assertStringIncludes(found, "utf16.txt (line 2)");
+    const paths = ["bin_match.dat", "bin_hay.dat", "late_nul.txt", "utf16.txt", "plain.txt"]
+      .map((f) => `${dir.path}/${f}`);
+    const literal = compileSearchPattern("needle", false).literal!;
+    assertEquals(await scanner.candidates(paths, literal), { hits: [2, 3], binaries: [0, 1] });
+  } finally {
+    await scanner.close();
   }
 });

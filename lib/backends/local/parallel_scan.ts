@@ -5,31 +5,66 @@
 // (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
 
 import { type ByteLiteral, containsLiteral } from "../../core/search_pattern.ts";
-import type { ContentScanner } from "../../ops/search.ts";
+import type { ContentScanner, ScanResult } from "../../ops/search.ts";
 
-// Runs inside each worker: the same containsLiteral the main thread uses (its source text, so
-// there is one implementation), plus a message loop.
+// Runs inside each worker: the same containsLiteral and scanFile the main thread uses (their
+// source text, so there is one implementation), plus a message loop.
 const WORKER_SOURCE = `
 const containsLiteral = ${containsLiteral.toString()};
+const scanFile = ${scanFile.toString()};
 self.onmessage = (e) => {
   const { id, paths, literal } = e.data;
   const hits = [];
+  const binaries = [];
   for (let i = 0; i < paths.length; i++) {
-    try {
-      const d = Deno.readFileSync(paths[i]);
-      // UTF-16 files are decoded by the main thread; their bytes do not hold UTF-8 needles.
-      const utf16 = d.length >= 2 && ((d[0] === 0xff && d[1] === 0xfe) || (d[0] === 0xfe && d[1] === 0xff));
-      if (utf16 || containsLiteral(d, literal)) hits.push(i);
-    } catch {
-      hits.push(i); // unreadable: the main thread reports it the usual way
-    }
+    const verdict = scanFile(paths[i], literal, containsLiteral);
+    if (verdict === "binary") binaries.push(i);
+    else if (verdict !== "miss") hits.push(i);
   }
-  self.postMessage({ id, hits });
+  self.postMessage({ id, hits, binaries });
 };
 `;
 
+/**
+ * One file's verdict. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
+ * the rest is read (looksBinary in core/text_file.ts applies the same rule, so the plain engine
+ * agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
+ * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them.
+ * Self-contained (its source text also runs inside the workers, where a bundler's renamed
+ * imports would not exist), so the literal matcher is passed in.
+ */
+function scanFile(
+  path: string,
+  literal: ByteLiteral,
+  contains: typeof containsLiteral,
+): "hit" | "miss" | "binary" {
+  const SNIFF_BYTES = 8192;
+  let file;
+  try {
+    file = Deno.openSync(path);
+    const head = new Uint8Array(SNIFF_BYTES);
+    let n = 0;
+    while (n < SNIFF_BYTES) {
+      const got = file.readSync(head.subarray(n));
+      if (got === null || got === 0) break;
+      n += got;
+    }
+    const sniffed = head.subarray(0, n);
+    const utf16 = n >= 2 &&
+      ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff));
+    if (utf16) return "hit";
+    if (sniffed.includes(0)) return "binary";
+    const data = n < SNIFF_BYTES ? sniffed : Deno.readFileSync(path);
+    return contains(data, literal) ? "hit" : "miss";
+  } catch {
+    return "hit";
+  } finally {
+    file?.close();
+  }
+}
+
 interface Job {
-  resolve(hits: number[]): void;
+  resolve(result: ScanResult): void;
   paths: readonly string[];
   literal: ByteLiteral;
 }
@@ -51,7 +86,7 @@ export class ParallelScanner implements ContentScanner {
     this.parallelism = parallelism;
   }
 
-  candidates(paths: readonly string[], literal: ByteLiteral): Promise<number[]> {
+  candidates(paths: readonly string[], literal: ByteLiteral): Promise<ScanResult> {
     this.touch();
     if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, literal));
     return new Promise((resolve) => {
@@ -69,10 +104,10 @@ export class ParallelScanner implements ContentScanner {
       );
       for (let i = 0; i < this.parallelism; i++) {
         const worker = new Worker(url, { type: "module" });
-        worker.onmessage = (e: MessageEvent<{ id: number; hits: number[] }>) => {
+        worker.onmessage = (e: MessageEvent<{ id: number } & ScanResult>) => {
           const job = this.jobs.get(e.data.id);
           this.jobs.delete(e.data.id);
-          job?.resolve(e.data.hits);
+          job?.resolve({ hits: e.data.hits, binaries: e.data.binaries });
         };
         worker.onerror = (e) => {
           e.preventDefault();
@@ -118,23 +153,21 @@ export class ParallelScanner implements ContentScanner {
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     this.stopWorkers();
-    for (const job of this.jobs.values()) job.resolve(job.paths.map((_, i) => i));
+    for (const job of this.jobs.values()) {
+      job.resolve({ hits: job.paths.map((_, i) => i), binaries: [] });
+    }
     this.jobs.clear();
     return Promise.resolve();
   }
 }
 
-function scanInline(paths: readonly string[], literal: ByteLiteral): number[] {
+function scanInline(paths: readonly string[], literal: ByteLiteral): ScanResult {
   const hits: number[] = [];
+  const binaries: number[] = [];
   for (let i = 0; i < paths.length; i++) {
-    try {
-      const d = Deno.readFileSync(paths[i]!);
-      const utf16 = d.length >= 2 &&
-        ((d[0] === 0xff && d[1] === 0xfe) || (d[0] === 0xfe && d[1] === 0xff));
-      if (utf16 || containsLiteral(d, literal)) hits.push(i);
-    } catch {
-      hits.push(i);
-    }
+    const verdict = scanFile(paths[i]!, literal, containsLiteral);
+    if (verdict === "binary") binaries.push(i);
+    else if (verdict !== "miss") hits.push(i);
   }
-  return hits;
+  return { hits, binaries };
 }
