@@ -1,7 +1,7 @@
 // Benchmark: view's content search over a large real tree vs `rg -F` with the same ignore rules,
 // measured in one run. Usage: deno run -A scripts/search_bench.ts [TREE] [RUNS]
 // TREE defaults to /tmp/anchorfs-bench-tree (create it with `npm install` of big packages, see
-// docs/bench_view.md). Not a test: prints a Markdown table for docs/bench_view.md.
+// BENCHMARKS.md). Not a test: prints a Markdown table for BENCHMARKS.md.
 
 import { createServices } from "../lib/compose.ts";
 import { createSession } from "../lib/ops/session.ts";

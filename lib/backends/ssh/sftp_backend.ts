@@ -65,7 +65,7 @@ export class SftpBackend implements FileBackend {
   useExec = true;
   /**
    * Below this many files, pipelined SFTP reads beat a `tar` request on the remote helper
-   * (see docs/bench_ssh.md for the measurement).
+   * (see BENCHMARKS.md for the measurement).
    */
   tarMinFiles = TAR_MIN_FILES;
 

@@ -9,7 +9,8 @@ import type { ToolRegistrar } from "../tool_env.ts";
 
 export const EXTRACT_LINES_DESCRIPTION =
   "Copy lines start..end of from_path into to_path after `position` (0 = file start, -1 = end, " +
-  "or a line id of to_path). start/end are ids (verified) or plain line numbers. to_path may be " +
+  "or a line id of to_path). start/end are ids (verified) or line numbers (negative counts from " +
+  "the end: -1 is the last line; a number outside the file is refused). to_path may be " +
   "another machine (ssh://host/path); it is created when missing (position 0 or -1). The " +
   "source is not changed; to move code, follow with batch_edit replacing the source range with " +
   '"". The result is a diff of to_path with fresh ids.\n' +
@@ -33,7 +34,7 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
           "The file to copy from.",
         ),
         start: idOrNumber("start").describe(
-          'First line to copy: an id ("120:4c") or a line number.',
+          'First line to copy: an id ("120:4c") or a line number (negative counts from the end).',
         ),
         end: idOrNumber("end", false).optional().describe(
           "Last line to copy (inclusive); omit for one line.",
