@@ -55,17 +55,19 @@ export interface JobRecord {
   endReason?: string;
 }
 
-export interface JobStart {
-  id: string;
-  command: string;
-  cwd: string;
-  pid: number;
-  pidStartTicks?: number;
-  serverPid: number;
-  serverStartTicks?: number;
-  startedAt: number;
-  logCapBytes: number;
-}
+/** What is known when a job starts: the record's identity fields, before any outcome. */
+export type JobStart = Pick<
+  JobRecord,
+  | "id"
+  | "command"
+  | "cwd"
+  | "pid"
+  | "pidStartTicks"
+  | "serverPid"
+  | "serverStartTicks"
+  | "startedAt"
+  | "logCapBytes"
+>;
 
 /** What ended the process, as observed by the server that ran it. */
 export interface JobExit {
