@@ -89,3 +89,18 @@ Deno.test("anchorfs jobs with no jobs names the state dir it read", async () => 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("anchorfs jobs on a state dir that is not a directory says so (not an internal bug)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "anchorfs-bad-state-" });
+  try {
+    await Deno.writeTextFile(`${dir}/file`, "x");
+    const r = await runCliProcess(["jobs", "--state-dir", `${dir}/file`]);
+    assertEquals(r.code, 1, r.stderr);
+    assertStringIncludes(r.stderr, `error: Cannot read the job state dir "${dir}/file/jobs"`);
+    assertStringIncludes(r.stderr, "hint: Make the state dir readable");
+    assert(!r.stderr.includes("bug in anchorfs"), r.stderr);
+    assert(!r.stderr.includes("    at "), `stack trace printed: ${r.stderr}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

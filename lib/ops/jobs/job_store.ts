@@ -3,6 +3,7 @@
 // and by `anchorfs jobs` in another terminal, so nothing here lives only in memory.
 
 import { join } from "node:path";
+import { AnchorError } from "../../core/errors.ts";
 import type { JobRecord } from "../../core/job_state.ts";
 
 export interface JobPaths {
@@ -103,7 +104,7 @@ export class JobStore {
         if (entry.isDirectory && isJobId(entry.name)) ids.push(entry.name);
       }
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      if (!(e instanceof Deno.errors.NotFound)) throw this.unreadable(e);
     }
     return ids;
   }
@@ -118,9 +119,23 @@ export class JobStore {
         if (record) records.push(record);
       }
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      if (!(e instanceof Deno.errors.NotFound)) throw this.unreadable(e);
     }
     return records.sort((a, b) => b.startedAt - a.startedAt || compareIds(b.id, a.id));
+  }
+
+  /** A state dir that exists but cannot be listed (a file in its path, permissions). */
+  private unreadable(e: unknown): AnchorError {
+    return new AnchorError({
+      code: "STATE_DIR_UNREADABLE",
+      message: `Cannot read the job state dir ${JSON.stringify(this.root)}: ${
+        e instanceof Error ? e.message : String(e)
+      }`,
+      hint: "Make the state dir readable (it must be a directory), or point anchorfs at another " +
+        "one with --state-dir DIR (or ANCHORFS_STATE_DIR).",
+      fault: "environment",
+      cause: e,
+    });
   }
 
   async remove(id: string): Promise<void> {
