@@ -104,3 +104,54 @@ Deno.test("anchorfs jobs on a state dir that is not a directory says so (not an 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("anchorfs jobs lists a dead server's job as lost (not running) and ends its group", async () => {
+  const state = await Deno.makeTempDir({ prefix: "anchorfs-dead-state-" });
+  const marker = uniqueMarker();
+  // A job process group whose server is gone (SIGKILLed): a detached sleep, recorded as running.
+  const orphan = new Deno.Command("setsid", {
+    args: ["sleep", marker],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    assert(await eventually(() => livePidsMatching(marker).length === 1));
+    const stat = Deno.readTextFileSync(`/proc/${orphan.pid}/stat`);
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const id = "999998-1";
+    await Deno.mkdir(`${state}/jobs/${id}`, { recursive: true });
+    await Deno.writeTextFile(`${state}/jobs/${id}/output.log`, "partial\n");
+    await Deno.writeTextFile(
+      `${state}/jobs/${id}/record.json`,
+      JSON.stringify({
+        version: 1,
+        id,
+        command: `sleep ${marker}`,
+        cwd: "/",
+        pid: orphan.pid,
+        pidStartTicks: startTicks,
+        serverPid: 999998,
+        serverStartTicks: 1,
+        startedAt: Date.now() - 1000,
+        status: "running",
+        droppedBytes: 0,
+        logCapBytes: 1024,
+      }),
+    );
+    const list = await runCliProcess(["jobs", "--state-dir", state]);
+    assertEquals(list.code, 0, list.stderr);
+    assertStringIncludes(list.stdout, `${id}  lost`);
+    assert(await eventually(() => livePidsMatching(marker).length === 0), "orphan group survived");
+    const tail = await runCliProcess(["jobs", "tail", id, "--state-dir", state]);
+    assertStringIncludes(tail.stdout, "partial");
+    assertStringIncludes(tail.stderr, "LOST");
+  } finally {
+    try {
+      orphan.kill("SIGKILL");
+    } catch {
+      // already terminated by anchorfs, as it should be
+    }
+    await orphan.status;
+    await Deno.remove(state, { recursive: true });
+  }
+});

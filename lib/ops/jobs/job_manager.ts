@@ -402,7 +402,10 @@ export class JobManager {
   async get(id: string): Promise<JobRecord | undefined> {
     const running = this.running.get(id);
     if (running) return running.record;
-    return await this.store.read(id);
+    const record = await this.store.read(id);
+    // A record whose server died says `running` until someone looks: whoever reads it first
+    // (another server, `anchorfs jobs`) records it lost, so no reader reports a dead job as live.
+    return record && await this.reconcile(record);
   }
 
   /** Like get, but throws a caller error naming the known jobs. */
@@ -423,8 +426,10 @@ export class JobManager {
 
   /** Newest first. */
   async list(limit = 50): Promise<JobRecord[]> {
-    const records = await this.store.list();
-    return records.slice(0, limit).map((r) => this.running.get(r.id)?.record ?? r);
+    const records = (await this.store.list()).slice(0, limit);
+    return await Promise.all(
+      records.map((r) => this.running.get(r.id)?.record ?? this.reconcile(r)),
+    );
   }
 
   isRunningHere(id: string): boolean {
