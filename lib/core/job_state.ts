@@ -152,7 +152,10 @@ export function durationMs(record: JobRecord, now: number): number {
   return Math.max(0, (record.endedAt ?? now) - record.startedAt);
 }
 
-/** Exit code a CLI `wait` reports: the job's own, 128+n for signals, 1 for cut-off/lost jobs. */
+/**
+ * Exit code a CLI `wait` reports: the job's own, 128+n for signals (killed and interrupted jobs
+ * too, like a shell), 1 for capped (exit 0 but incomplete) and lost (unknown) jobs.
+ */
 export function cliExitCodeFor(record: JobRecord): number {
   if (record.status === "succeeded") return 0;
   if (record.exitCode !== undefined && record.exitCode !== 0) return record.exitCode;
