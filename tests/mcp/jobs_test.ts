@@ -225,3 +225,17 @@ Deno.test("a 2026-07-28 client listening for list changes learns when a job star
   const list = await s.server.client.listResources();
   assertStringIncludes(list.resources[0].description, "succeeded");
 });
+
+Deno.test("jobs: an out-of-range timeout_seconds or bytes says the allowed range", async () => {
+  await using server = await startServer({ client: "v1" });
+  const zero = await server.call("jobs", { action: "wait", id: "1-1", timeout_seconds: 0 });
+  assert(zero.isError);
+  assertStringIncludes(
+    zero.text,
+    "timeout_seconds must be a number of seconds above 0 and at most 3600",
+  );
+  assertStringIncludes(zero.text, "got number 0");
+  const big = await server.call("jobs", { action: "read", id: "1-1", bytes: 5_000_000 });
+  assert(big.isError);
+  assertStringIncludes(big.text, "bytes must be a whole number of bytes from 1 to 1048576");
+});

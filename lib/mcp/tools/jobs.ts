@@ -53,11 +53,17 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         id: z.string(argError("id", 'a job id string, e.g. "4242-3"')).optional().describe(
           'Job id as shown by shell/list, e.g. "4242-3" (needed for read, wait, kill).',
         ),
-        timeout_seconds: z.number(argError("timeout_seconds", "a number of seconds, e.g. 50"))
+        timeout_seconds: z.number(argError(
+          "timeout_seconds",
+          "a number of seconds above 0 and at most 3600, e.g. 50",
+        ))
           .positive().max(3600).optional().describe(
             `For "wait": longest time to block, in seconds (default ${DEFAULT_WAIT_SECONDS}, below common 60 s client timeouts).`,
           ),
-        bytes: z.number(argError("bytes", "a number of bytes, e.g. 100000")).int().positive().max(
+        bytes: z.number(argError(
+          "bytes",
+          `a whole number of bytes from 1 to ${MAX_READ_BYTES}, e.g. 100000`,
+        )).int().positive().max(
           MAX_READ_BYTES,
         ).optional().describe(
           `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}).`,
