@@ -238,3 +238,22 @@ Deno.test("the server exits when stdin closes and its SSH connections close with
   }
   assertEquals(sessions, 0, "an sshd session process outlived the server");
 });
+
+Deno.test("errors from the remote host name it: a create under a remote file says ssh://box/…", async () => {
+  const { world, env } = await remoteWorld();
+  await using _world = world;
+  await using remote = await tempDir("anchorfs-remote-");
+  await using local = await tempDir("anchorfs-local-");
+  await writeTree(remote.path, { "a.txt": "x\n" });
+  await using server = await startServer({ client: "v1", args: ["--path", local.path], env });
+  for (const bad of ["a.txt/sub/new.txt", "a.txt/new.txt"]) {
+    const r = await server.call("text_editor", {
+      command: "create",
+      path: `ssh://box${remote.path}/${bad}`,
+      file_text: "y\n",
+    });
+    assert(r.isError, r.text);
+    assertStringIncludes(r.text, `"ssh://box${remote.path}/a.txt`);
+    assertNotIncludes(r.text, `"${remote.path}/a.txt`);
+  }
+});

@@ -69,10 +69,18 @@ export class SftpBackend implements FileBackend {
    */
   tarMinFiles = TAR_MIN_FILES;
 
-  constructor(readonly link: SshLink) {
+  /**
+   * `urlOf` gives a path as the model wrote its host (`ssh://box/x`): errors name the remote
+   * host, so a missing or unwritable remote path is never taken for a local one.
+   */
+  constructor(readonly link: SshLink, private urlOf: (path: string) => string = (p) => p) {
     const h = link.host;
     this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
       (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");
+  }
+
+  private shown(path: string): string {
+    return this.urlOf(path);
   }
 
   private sftp<T>(
@@ -97,7 +105,7 @@ export class SftpBackend implements FileBackend {
       if (sftpCode(e) === SFTP_NO_SUCH_FILE) return null;
       // OpenSSH answers a path through a file ("a.txt/x") with a generic failure.
       if (sftpCode(e) === 4 && await this.parentIsFile(path)) return null;
-      throw mapSftpError(e, "stat", path);
+      throw mapSftpError(e, "stat", this.shown(path));
     }
   }
 
@@ -124,7 +132,7 @@ export class SftpBackend implements FileBackend {
         }
       });
     } catch (e) {
-      throw mapSftpError(e, "read", path);
+      throw mapSftpError(e, "read", this.shown(path));
     }
   }
 
@@ -139,7 +147,7 @@ export class SftpBackend implements FileBackend {
         }
       });
     } catch (e) {
-      throw mapSftpError(e, "read", path);
+      throw mapSftpError(e, "read", this.shown(path));
     }
   }
 
@@ -170,7 +178,7 @@ export class SftpBackend implements FileBackend {
       });
       if (options.expect !== undefined) {
         const now = await this.stat(path);
-        if (!matchesExpected(now, options.expect)) throw fileChanged(path);
+        if (!matchesExpected(now, options.expect)) throw fileChanged(this.shown(path));
       }
       // The rename is repeated after a drop only when the temp file is provably still there,
       // i.e. the first rename never ran.
@@ -193,14 +201,14 @@ export class SftpBackend implements FileBackend {
           (sftp) => call<void>((cb) => sftp.unlink(temp, cb)),
         ).catch(() => {});
       }
-      throw mapSftpError(e, "write", path);
+      throw mapSftpError(e, "write", this.shown(path));
     }
   }
 
   async mkdirp(path: string): Promise<void> {
     const info = await this.stat(path);
     if (info?.type === "dir") return;
-    if (info) throw mapFsError({ code: "ENOTDIR" }, "create directory", path);
+    if (info) throw mapFsError({ code: "ENOTDIR" }, "create directory", this.shown(path));
     if (parentPath(path) !== path) await this.mkdirp(parentPath(path));
     try {
       await this.sftp(
@@ -212,7 +220,7 @@ export class SftpBackend implements FileBackend {
     } catch (e) {
       // Created concurrently, or by the first attempt before a drop: fine if it is a directory.
       if ((await this.stat(path))?.type === "dir") return;
-      throw mapSftpError(e, "create directory", path);
+      throw mapSftpError(e, "create directory", this.shown(path));
     }
   }
 
@@ -225,7 +233,7 @@ export class SftpBackend implements FileBackend {
         (sftp) => call<void>((cb) => sftp.unlink(path, cb)),
       );
     } catch (e) {
-      throw mapSftpError(e, "delete", path);
+      throw mapSftpError(e, "delete", this.shown(path));
     }
   }
 
@@ -247,7 +255,7 @@ export class SftpBackend implements FileBackend {
         const info = await this.stat(path);
         if (info && info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", path);
       }
-      throw mapSftpError(e, "list", path);
+      throw mapSftpError(e, "list", this.shown(path));
     }
   }
 
@@ -260,11 +268,11 @@ export class SftpBackend implements FileBackend {
         (sftp) => call<string>((cb) => sftp.realpath(path, cb)),
       );
       // OpenSSH resolves a missing last component without complaint; the contract says NOT_FOUND.
-      if (path !== "." && (await this.stat(resolved)) === null) throw notFound(path);
+      if (path !== "." && (await this.stat(resolved)) === null) throw notFound(this.shown(path));
       return resolved;
     } catch (e) {
-      if (sftpCode(e) === SFTP_NO_SUCH_FILE) throw notFound(path);
-      throw mapSftpError(e, "resolve", path);
+      if (sftpCode(e) === SFTP_NO_SUCH_FILE) throw notFound(this.shown(path));
+      throw mapSftpError(e, "resolve", this.shown(path));
     }
   }
 
@@ -288,7 +296,7 @@ export class SftpBackend implements FileBackend {
         // find exits 1 for unreadable subfolders but lists the rest; a missing root lists none.
         if (r.status === 0 || entries.length > 0) return entries;
         const info = await this.stat(root);
-        if (!info) throw notFound(root, "directory");
+        if (!info) throw notFound(this.shown(root), "directory");
         if (info.type !== "dir") throw mapFsError({ code: "ENOTDIR" }, "list", root);
         return entries;
       }
@@ -299,7 +307,7 @@ export class SftpBackend implements FileBackend {
   /** Fallback: breadth-first readdir, many directories in flight at once. */
   private async listTreeBySftp(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
     const rootInfo = await this.stat(root);
-    if (!rootInfo) throw notFound(root, "directory");
+    if (!rootInfo) throw notFound(this.shown(root), "directory");
     const out: TreeEntry[] = [];
     let level: string[] = [""];
     for (
@@ -323,7 +331,7 @@ export class SftpBackend implements FileBackend {
           );
         } catch (e) {
           if (rel === "") {
-            throw mapSftpError(e, "list", dir);
+            throw mapSftpError(e, "list", this.shown(dir));
           }
           return; // unreadable subfolder: skipped like find does
         }

@@ -3,7 +3,7 @@
 // shared by every session of the process. closeServices closes the pool.
 
 import { userInfo } from "node:os";
-import { formatTarget, type RemoteTarget } from "../../core/remote_url.ts";
+import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/remote_url.ts";
 import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh_config.ts";
 import type { FileBackend } from "../../ops/file_backend.ts";
 import type { RemoteOpener } from "../../ops/location.ts";
@@ -123,7 +123,7 @@ export class SshPool implements RemoteOpener {
         env: this.env,
         ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
       });
-      const created = new SftpBackend(link);
+      const created = new SftpBackend(link, (path) => formatRemoteUrl(target, path));
       backend = Promise.resolve(created);
       this.backends.set(key, backend);
     }
