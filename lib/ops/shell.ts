@@ -91,7 +91,8 @@ export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: n
     `\`${shortCommand(record.command)}\` … still running as job ${id} (${jobUri(id)}) after ${
       formatDuration(elapsedMs)
     }; you will get a notification ` +
-    `(notifications/resources/updated for ${jobUri(id)}) when it ends. It keeps running and its ` +
+    `(notifications/resources/updated for ${jobUri(id)}) when it ends, if your client listens ` +
+    "for resource updates (otherwise jobs wait below tells you). It keeps running and its " +
     "output is captured in full; do not start it again.",
     `Meanwhile: read its output with jobs {"action":"read","id":"${id}"}; block until it ends ` +
     `with jobs {"action":"wait","id":"${id}"} (at most 50 s per call, never kills); stop it with ` +

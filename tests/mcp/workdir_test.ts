@@ -24,3 +24,13 @@ for (const kind of CLIENT_KINDS) {
     assertEquals(reset.text, `Working directory reset to ${dir.path}`);
   });
 }
+
+Deno.test("workdir with a path and no action changes the directory (a path is never ignored)", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/sub`);
+  await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
+  const set = await server.call("workdir", { path: "sub" });
+  assertEquals(set.isError, false);
+  assertStringIncludes(set.text, `Working directory set to ${dir.path}/sub`);
+  assertEquals((await server.call("workdir", {})).text, `Working directory: ${dir.path}/sub`);
+});

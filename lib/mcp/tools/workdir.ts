@@ -18,8 +18,9 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
         'Examples: {"action":"get"} · {"action":"set","path":"packages/api"} · {"action":"reset"} ' +
         "(back to the directory the server started in).",
       inputSchema: z.object({
-        action: z.enum(["get", "set", "reset"]).default("get").describe(
-          '"get" shows the current directory, "set" changes it (needs path), "reset" returns to the start directory.',
+        action: z.enum(["get", "set", "reset"]).optional().describe(
+          '"get" shows the current directory, "set" changes it (needs path), "reset" returns to ' +
+            'the start directory. Omitted: "set" when path is given, else "get".',
         ),
         path: z.string(argError("path", 'a directory path string, e.g. "packages/api"')).optional()
           .describe(
@@ -34,6 +35,8 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
       },
     },
     ({ action, path }) =>
-      runTool("workdir", () => runWorkdir(env.session, env.services.locations, action, path)),
+      runTool("workdir", () =>
+        // A path without an action can only mean "go there"; ignoring it would look like success.
+        runWorkdir(env.session, env.services.locations, action ?? (path ? "set" : "get"), path)),
   );
 };
