@@ -35,6 +35,14 @@ export interface TreeEntry {
   size: number;
 }
 
+export interface ListTreeOptions {
+  /**
+   * List hidden directories (names starting with ".") but not what is inside them: a listing
+   * that skips hidden paths anyway would otherwise ship e.g. all of ~/.cache over the network.
+   */
+  skipHiddenDirContents?: boolean;
+}
+
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
@@ -59,7 +67,11 @@ export interface FileBackend {
    * request, symlinks not followed, down to `maxDepth` levels (undefined: no limit). Callers
    * apply ignore rules to the result; local disk walks with readDir instead.
    */
-  listTree?(root: string, maxDepth: number | undefined): Promise<TreeEntry[]>;
+  listTree?(
+    root: string,
+    maxDepth: number | undefined,
+    options?: ListTreeOptions,
+  ): Promise<TreeEntry[]>;
   /**
    * Optional bulk read for high-latency backends: many files in few requests, yielded as they
    * arrive (any order). A file that cannot be read comes back with `error` set.

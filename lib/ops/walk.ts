@@ -58,8 +58,11 @@ async function bulkSource(
   backend: FileBackend,
   root: string,
   maxDepth: number | undefined,
+  includeHidden: boolean,
 ): Promise<DirSource> {
-  const listing: TreeEntry[] = await backend.listTree!(root, maxDepth);
+  const listing: TreeEntry[] = await backend.listTree!(root, maxDepth, {
+    skipHiddenDirContents: !includeHidden,
+  });
   const children = new Map<string, (DirEntry & { size?: number })[]>();
   const ignoreFiles: string[] = [];
   for (const entry of listing) {
@@ -134,7 +137,8 @@ export async function* walkFiles(
   let source = readDirSource(backend);
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
-    source = await bulkSource(backend, root, options.maxDepth).catch(() => source);
+    source = await bulkSource(backend, root, options.maxDepth, options.includeHidden)
+      .catch(() => source);
   }
   const chain = await rulesAbove(backend, root, source);
   // One generator with an explicit stack: nested `yield*` would pass every file through one

@@ -155,6 +155,25 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
     await rejectsWith(() => b.listTree!(`${root}/no-tree`, undefined), "NOT_FOUND");
   });
 
+  await t.step("listTree can list hidden directories without entering them", async () => {
+    if (!b.listTree) return;
+    await b.mkdirp(`${root}/hid/.cache/deep`);
+    await b.mkdirp(`${root}/hid/src`);
+    await b.writeFileAtomic(`${root}/hid/.cache/deep/blob`, enc.encode("x"));
+    await b.writeFileAtomic(`${root}/hid/.gitignore`, enc.encode("*.log\n"));
+    await b.writeFileAtomic(`${root}/hid/src/.env`, enc.encode("A=1\n"));
+    await b.writeFileAtomic(`${root}/hid/src/a.ts`, enc.encode("a\n"));
+    const paths = (list: TreeEntry[]) => list.map((e) => e.path).sort();
+    assertEquals(
+      paths(await b.listTree(`${root}/hid`, undefined, { skipHiddenDirContents: true })),
+      [".cache", ".gitignore", "src", "src/.env", "src/a.ts"],
+    );
+    assertEquals(
+      paths(await b.listTree(`${root}/hid`, undefined)),
+      [".cache", ".cache/deep", ".cache/deep/blob", ".gitignore", "src", "src/.env", "src/a.ts"],
+    );
+  });
+
   await t.step(
     "readFiles, when offered, returns each file once and errors for missing ones",
     async () => {

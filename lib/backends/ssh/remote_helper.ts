@@ -18,9 +18,11 @@ const HELPER_SCRIPT = [
   "  T) IFS= read -r n;",
   '     head -c "$n" | tar -c -f - -b 1 -P -h --hard-dereference --no-recursion --null -T - 2>/dev/null;',
   "     printf '\\nanchorfs-done %s\\n' \"$?\";;",
-  "  L) IFS= read -r root; IFS= read -r depth;",
-  '     if [ "$depth" = "-" ]; then find -H "$root" -mindepth 1 -printf \'%y %s %P\\000\' 2>/dev/null;',
-  '     else find -H "$root" -mindepth 1 -maxdepth "$depth" -printf \'%y %s %P\\000\' 2>/dev/null; fi;',
+  "  L) IFS= read -r root; IFS= read -r depth; IFS= read -r hidden;",
+  '     set -- -mindepth 1; [ "$depth" = "-" ] || set -- "$@" -maxdepth "$depth";',
+  // "h": hidden directories are printed (so they count as skipped) but not entered.
+  '     [ "$hidden" = "h" ] && set -- "$@" "(" -type d -name ".*" -printf \'%y %s %P\\000\' -prune ")" -o;',
+  '     find -H "$root" "$@" -printf \'%y %s %P\\000\' 2>/dev/null;',
   "     printf '\\000anchorfs-done %s\\n' \"$?\";;",
   "  *) exit 1;;",
   "  esac",
@@ -138,8 +140,14 @@ export class RemoteHelper {
   }
 
   /** Lists `root` (find -printf records, NUL-separated) and the exit status of find. */
-  list(root: string, maxDepth: number | undefined): Promise<{ records: string; status: number }> {
-    const payload = encoder.encode(`L\n${root}\n${maxDepth === undefined ? "-" : maxDepth}\n`);
+  list(
+    root: string,
+    maxDepth: number | undefined,
+    skipHiddenDirContents = false,
+  ): Promise<{ records: string; status: number }> {
+    const depth = maxDepth === undefined ? "-" : maxDepth;
+    const hidden = skipHiddenDirContents ? "h" : "-";
+    const payload = encoder.encode(`L\n${root}\n${depth}\n${hidden}\n`);
     return this.request(payload, (resolve) => {
       const chunks: Uint8Array[] = [];
       let tail = "";

@@ -11,6 +11,7 @@ import type {
   EntryType,
   FileBackend,
   FileInfo,
+  ListTreeOptions,
   TreeEntry,
   WriteOptions,
 } from "../../ops/file_backend.ts";
@@ -281,12 +282,17 @@ export class SftpBackend implements FileBackend {
     return this.home;
   }
 
-  async listTree(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
+  async listTree(
+    root: string,
+    maxDepth: number | undefined,
+    options: ListTreeOptions = {},
+  ): Promise<TreeEntry[]> {
+    const skipHidden = options.skipHiddenDirContents === true;
     if (this.useExec && !root.includes("\n")) {
       const depth = maxDepth === undefined ? undefined : Math.max(1, maxDepth);
       const r = await this.link.withHelper(
         `list ${JSON.stringify(root)}`,
-        (h) => h.list(root, depth),
+        (h) => h.list(root, depth, skipHidden),
       ).catch((e) => {
         if (e instanceof AnchorError) throw e;
         return null; // the helper failed on its own: SFTP gives the same listing
@@ -301,11 +307,15 @@ export class SftpBackend implements FileBackend {
         return entries;
       }
     }
-    return await this.listTreeBySftp(root, maxDepth);
+    return await this.listTreeBySftp(root, maxDepth, skipHidden);
   }
 
   /** Fallback: breadth-first readdir, many directories in flight at once. */
-  private async listTreeBySftp(root: string, maxDepth: number | undefined): Promise<TreeEntry[]> {
+  private async listTreeBySftp(
+    root: string,
+    maxDepth: number | undefined,
+    skipHidden: boolean,
+  ): Promise<TreeEntry[]> {
     const rootInfo = await this.stat(root);
     if (!rootInfo) throw notFound(this.shown(root), "directory");
     const out: TreeEntry[] = [];
@@ -342,7 +352,7 @@ export class SftpBackend implements FileBackend {
           const path = rel === "" ? e.filename : `${rel}/${e.filename}`;
           const type = typeOfMode(e.attrs.mode ?? 0);
           out.push({ path, type, size: e.attrs.size ?? 0 });
-          if (type === "dir") next.push(path);
+          if (type === "dir" && !(skipHidden && e.filename.startsWith("."))) next.push(path);
         }
       });
       level = next;
