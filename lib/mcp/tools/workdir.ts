@@ -14,7 +14,8 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
       description:
         "Get, set or reset the session's working directory. Relative paths in every tool (view, " +
         "text_editor, batch_edit, extract_lines, shell) resolve against it. It may be remote: " +
-        'after {"action":"set","path":"ssh://box/srv/app"} relative paths resolve on that host.\n' +
+        'after {"action":"set","path":"ssh://box/srv/app"} relative paths, absolute paths and ~ ' +
+        'resolve on that host (local files need {"action":"reset"} first).\n' +
         'Examples: {"action":"get"} · {"action":"set","path":"packages/api"} · {"action":"reset"} ' +
         "(back to the directory the server started in).",
       inputSchema: z.object({
