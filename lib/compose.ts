@@ -9,7 +9,7 @@ import { FileLocks } from "./ops/edit/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
-import * as processRunner from "./backends/local/process_runner.ts";
+import { localProcessRunner } from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
@@ -22,11 +22,11 @@ export interface ServiceOptions {
   jobLogCapBytes?: number;
 }
 
-export function createServices(_options: ServiceOptions = {}): Services {
+export function createServices(options: ServiceOptions = {}): Services {
   const locations = new Locations(new LocalBackend());
-  const sshPool = new SshPool({ timeoutSeconds: _options.sshTimeoutSeconds ?? 30 });
+  const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
-  const jobs = createJobManager(_options);
+  const jobs = createJobManager(options);
   const services = {
     locations,
     jobs,
@@ -46,15 +46,7 @@ function createJobManager(options: ServiceOptions): JobManager {
   const logCapBytes = options.jobLogCapBytes ??
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
   return new JobManager(
-    {
-      spawn: processRunner.spawnShell,
-      killGroup: processRunner.killGroup,
-      killGroupNow: processRunner.killGroupNow,
-      groupAlive: processRunner.groupAlive,
-      groupMembers: processRunner.groupMembers,
-      processIsSame: processRunner.processIsSame,
-      ownStartTicks: processRunner.ownStartTicks,
-    },
+    localProcessRunner,
     {
       stateDir: options.stateDir ?? defaultStateDir((key) => Deno.env.get(key)),
       ...(logCapBytes !== undefined && { logCapBytes }),

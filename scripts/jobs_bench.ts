@@ -7,15 +7,7 @@ import * as runner from "../lib/backends/local/process_runner.ts";
 import { JobManager } from "../lib/ops/jobs/job_manager.ts";
 import { startServer } from "../tests/_harness.ts";
 
-const localRunner = {
-  spawn: runner.spawnShell,
-  killGroup: runner.killGroup,
-  killGroupNow: runner.killGroupNow,
-  groupAlive: runner.groupAlive,
-  groupMembers: runner.groupMembers,
-  processIsSame: runner.processIsSame,
-  ownStartTicks: runner.ownStartTicks,
-};
+const localRunner = runner.localProcessRunner;
 
 const GiB = 1024 ** 3;
 const enc = new TextEncoder();

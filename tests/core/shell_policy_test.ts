@@ -1,16 +1,8 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { judgeCommand } from "../../lib/core/shell_policy.ts";
-import { RULE_TEXTS } from "../../lib/core/policy_messages.ts";
+import { type PolicyRule, RULE_TEXTS } from "../../lib/core/policy_messages.ts";
 
-type Expected =
-  | "allowed"
-  | "read_file"
-  | "search_text"
-  | "list_files"
-  | "edit_in_place"
-  | "bare_sleep"
-  | "never_ends"
-  | "parse_error";
+type Expected = "allowed" | PolicyRule;
 
 // [command line, expected verdict]: the whole policy as a table.
 const CASES: [string, Expected][] = [

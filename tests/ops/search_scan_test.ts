@@ -8,6 +8,18 @@ import { runView, type ViewArgs } from "../../lib/ops/view.ts";
 import { compileSearchPattern } from "../../lib/core/search_pattern.ts";
 import { matchFile } from "../../lib/ops/search.ts";
 
+/** The same view in fresh sessions, with the plain engine and with the parallel scanner. */
+async function viewBothWays(
+  locations: Locations,
+  root: string,
+  args: ViewArgs,
+  scanner: ParallelScanner,
+): Promise<{ plain: string; fast: string }> {
+  const plain = await runView(locations, createSession(locations.localAt(root)), args);
+  const fast = await runView(locations, createSession(locations.localAt(root)), args, { scanner });
+  return { plain, fast };
+}
+
 function utf16le(text: string): Uint8Array {
   const out = new Uint8Array(2 + text.length * 2);
   out.set([0xff, 0xfe]);
@@ -84,13 +96,7 @@ Deno.test("a non-ASCII search finds its text in a Latin-1 file, with and without
         { path: ".", content: "é$", regex: true },
       ] as ViewArgs[]
     ) {
-      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args);
-      const fast = await runView(
-        locations,
-        createSession(locations.localAt(dir.path)),
-        args,
-        { scanner },
-      );
+      const { plain, fast } = await viewBothWays(locations, dir.path, args, scanner);
       assertEquals(fast, plain, JSON.stringify(args));
       assertStringIncludes(plain, "latin1.txt (line 2)\n2:", JSON.stringify(args));
       assertStringIncludes(plain, "|café", JSON.stringify(args));
@@ -185,13 +191,7 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
   const scanner = new ParallelScanner(2);
   try {
     for (const args of [{ path: ".", content: "needle" }, { path: ".", content: "absent" }]) {
-      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args);
-      const fast = await runView(
-        locations,
-        createSession(locations.localAt(dir.path)),
-        args,
-        { scanner },
-      );
+      const { plain, fast } = await viewBothWays(locations, dir.path, args, scanner);
       assertEquals(fast, plain, JSON.stringify(args));
       assertStringIncludes(plain, "2 binary files skipped");
     }

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import process from "node:process";
+import type { ProcessRunner } from "../../ops/jobs/job_manager.ts";
 
 /** Above this a command line is run from a script file: Linux caps one argv string at 128 KiB. */
 const MAX_INLINE_COMMAND_BYTES = 64 * 1024;
@@ -196,3 +197,15 @@ export function groupAlive(pgid: number): boolean {
 export function ownStartTicks(): number | undefined {
   return processStartTicks(Deno.pid);
 }
+
+/** This module as the JobManager's process runner: the one wiring that services, tests and
+ * benchmarks share. */
+export const localProcessRunner: ProcessRunner = {
+  spawn: spawnShell,
+  killGroup,
+  killGroupNow,
+  groupAlive,
+  groupMembers,
+  processIsSame,
+  ownStartTicks,
+};

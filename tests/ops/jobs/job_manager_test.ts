@@ -9,15 +9,7 @@ import { JobStore } from "../../../lib/ops/jobs/job_store.ts";
 import { LogCap } from "../../../lib/ops/jobs/log_cap.ts";
 import type { JobRecord } from "../../../lib/core/job_state.ts";
 
-const localRunner = {
-  spawn: runner.spawnShell,
-  killGroup: runner.killGroup,
-  killGroupNow: runner.killGroupNow,
-  groupAlive: runner.groupAlive,
-  groupMembers: runner.groupMembers,
-  processIsSame: runner.processIsSame,
-  ownStartTicks: runner.ownStartTicks,
-};
+const localRunner = runner.localProcessRunner;
 
 async function withManager(
   body: (jobs: JobManager, cwd: string) => Promise<void>,
