@@ -1,6 +1,7 @@
 // Maps operating-system and SFTP failures to AnchorErrors with stable codes. Shared by the
 // backends; the ops add the "what to do next" that depends on the tool.
 
+import { Buffer } from "node:buffer";
 import { AnchorError } from "../core/errors.ts";
 import type { WriteOptions } from "../ops/file_backend.ts";
 
@@ -84,14 +85,31 @@ export function fileChanged(path: string): AnchorError {
 }
 
 /**
- * Whether the file as it is `now` (null: absent) is still what an edit was based on, per
+ * Whether the file's content `now` (null: absent) is still what an edit was based on, per
  * WriteOptions.expect; when it is not, the write fails with fileChanged.
  */
 export function matchesExpected(
-  now: { size: number; mtimeMs: number | null } | null,
+  now: Uint8Array | null,
   expect: NonNullable<WriteOptions["expect"]> | null,
 ): boolean {
-  return expect === null
-    ? now === null
-    : now !== null && now.size === expect.size && now.mtimeMs === expect.mtimeMs;
+  if (expect === null || now === null) return expect === null && now === null;
+  const want = expect.bytes;
+  return now.length === want.length &&
+    Buffer.from(now.buffer, now.byteOffset, now.length)
+      .equals(Buffer.from(want.buffer, want.byteOffset, want.length));
+}
+
+export function lockTimeout(path: string, waitedMs: number, lockFile: string): AnchorError {
+  return new AnchorError({
+    code: "LOCK_TIMEOUT",
+    message: `Could not take the write lock of ${JSON.stringify(path)} within ${
+      Math.round(waitedMs / 1000)
+    } s: another anchorfs process has held it all that time (lock ${
+      JSON.stringify(lockFile)
+    }). Nothing was read or written.`,
+    hint:
+      "The arguments are fine: retry the same call in a moment; if it keeps failing, ask the user " +
+      "whether another anchorfs process is stuck writing that file.",
+    fault: "environment",
+  });
 }

@@ -22,10 +22,11 @@ export interface WriteOptions {
   /** Permission bits for the file; an existing file's mode is kept when omitted. */
   mode?: number;
   /**
-   * Refuse the write (FILE_CHANGED) when the file on disk no longer matches what the edit was
-   * based on. `null` means the file must not exist.
+   * Refuse the write (FILE_CHANGED) when the file's content on disk is no longer `bytes`, the
+   * content the edit was based on (compared byte for byte just before the rename, not by size
+   * and mtime). `null` means the file must not exist.
    */
-  expect?: { size: number; mtimeMs: number | null } | null;
+  expect?: { bytes: Uint8Array } | null;
 }
 
 /** One entry of a whole-tree listing; `path` is relative to the listed root, "/"-separated. */
@@ -51,8 +52,18 @@ export interface FileBackend {
   readFile(path: string): Promise<Uint8Array>;
   /** Reads at most `length` bytes from `offset`; fewer at the end of the file. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
-  /** Writes to a temporary file in the same folder, then renames it over `path`. */
+  /**
+   * Writes to a temporary file in the same folder (flushed to disk), then renames it over `path`
+   * (and flushes the folder). Removes temp files that writers no longer alive left in that folder.
+   */
   writeFileAtomic(path: string, data: Uint8Array, options?: WriteOptions): Promise<void>;
+  /**
+   * Runs `body` holding the write lock of `path`, shared by every anchorfs process using this
+   * backend's machine the same way: an edit's read, check, write and rename go inside, so two
+   * processes never both write a version based on the same read. Waits a bounded time, then
+   * fails with LOCK_TIMEOUT (the environment's fault). Not re-entrant.
+   */
+  withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T>;
   /** Creates a directory and its parents; no error when it exists. */
   mkdirp(path: string): Promise<void>;
   /** Removes one file (not a directory). */

@@ -6,6 +6,7 @@
 import { GlobFilter } from "../core/glob.ts";
 import { IgnoreChain } from "../core/ignore_rules.ts";
 import { parentPath } from "../core/path_text.ts";
+import { isWriteTempName } from "../core/write_temp_name.ts";
 import type { DirEntry, FileBackend, TreeEntry } from "./file_backend.ts";
 
 export interface WalkOptions {
@@ -180,6 +181,8 @@ export async function* walkFiles(
     // Symlinks are not followed (as in ripgrep): a link could leave the tree or loop.
     if (!isDir && entry.type !== "file") continue;
     if (entry.name === ".git" && isDir) continue;
+    // A write in progress (or one a killed writer left): never the user's file, even hidden.
+    if (!isDir && isWriteTempName(entry.name)) continue;
     if (!options.includeHidden && entry.name.startsWith(".")) {
       stats.hidden++;
       continue;

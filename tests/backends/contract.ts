@@ -66,14 +66,28 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
   });
 
   await t.step(
-    "expect refuses with FILE_CHANGED when the file moved on, writing nothing",
+    "expect refuses with FILE_CHANGED when the content moved on, writing nothing",
     async () => {
       await b.writeFileAtomic(`${root}/e.txt`, enc.encode("one\n"));
-      const before = (await b.stat(`${root}/e.txt`))!;
       await rejectsWith(
         () =>
           b.writeFileAtomic(`${root}/e.txt`, enc.encode("two\n"), {
-            expect: { size: before.size + 1, mtimeMs: before.mtimeMs },
+            expect: { bytes: enc.encode("one\n\n") },
+          }),
+        "FILE_CHANGED",
+      );
+      // Same size, other content: size and mtime could not tell, the content does.
+      await rejectsWith(
+        () =>
+          b.writeFileAtomic(`${root}/e.txt`, enc.encode("two\n"), {
+            expect: { bytes: enc.encode("0ne\n") },
+          }),
+        "FILE_CHANGED",
+      );
+      await rejectsWith(
+        () =>
+          b.writeFileAtomic(`${root}/gone.txt`, enc.encode("x"), {
+            expect: { bytes: enc.encode("x") },
           }),
         "FILE_CHANGED",
       );
@@ -83,13 +97,47 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
       );
       assertEquals(dec.decode(await b.readFile(`${root}/e.txt`)), "one\n");
       await b.writeFileAtomic(`${root}/e.txt`, enc.encode("three\n"), {
-        expect: { size: before.size, mtimeMs: before.mtimeMs },
+        expect: { bytes: enc.encode("one\n") },
       });
       assertEquals(dec.decode(await b.readFile(`${root}/e.txt`)), "three\n");
       await b.writeFileAtomic(`${root}/new.txt`, enc.encode("n\n"), { expect: null });
       // No temporary files are left behind, whether the write succeeded or was refused.
       const names = (await b.readDir(root)).map((e) => e.name);
       assert(!names.some((n) => n.includes(".tmp")), `leftover temp file in ${names}`);
+    },
+  );
+
+  await t.step(
+    "withWriteLock runs one body at a time per path, and releases on a throw",
+    async () => {
+      const path = `${root}/locked.txt`;
+      const order: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const first = b.withWriteLock(path, async () => {
+        order.push("first in");
+        await gate;
+        order.push("first out");
+        return 1;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = b.withWriteLock(path, () => {
+        order.push("second");
+        return Promise.resolve(2);
+      });
+      // Another path is not held up by the first body.
+      assertEquals(
+        await b.withWriteLock(`${root}/other.txt`, () => Promise.resolve("free")),
+        "free",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      assertEquals([await first, await second], [1, 2]);
+      assertEquals(order, ["first in", "first out", "second"]);
+      await assertRejects(() => b.withWriteLock(path, () => Promise.reject(new Error("boom"))));
+      assertEquals(await b.withWriteLock(path, () => Promise.resolve("again")), "again");
+      const names = (await b.readDir(root)).map((e) => e.name);
+      assert(!names.some((n) => n.includes("lock")), `lock litter in ${names}`);
     },
   );
 

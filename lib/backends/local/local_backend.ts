@@ -10,15 +10,99 @@ import type {
   WriteOptions,
 } from "../../ops/file_backend.ts";
 import { baseName, parentPath } from "../../core/path_text.ts";
+import { writeTempName } from "../../core/write_temp_name.ts";
+import { removeDeadTemps } from "./dead_temps.ts";
+import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
 }
 
 let tempCounter = 0;
+/** Temp files of writes in progress in this process (shared by every LocalBackend). */
+const writesInFlight = new Set<string>();
+
+/**
+ * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
+ * one descriptor; a stat just before returning must still show that inode, size and mtime, so a
+ * change while the (possibly long) read ran is caught too.
+ */
+async function checkUnchanged(
+  path: string,
+  expect: NonNullable<WriteOptions["expect"]>,
+): Promise<void> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw fileChanged(path);
+    throw e;
+  }
+  let read: Deno.FileInfo;
+  let bytes: Uint8Array;
+  try {
+    read = await file.stat();
+    bytes = read.size === expect.bytes.length ? await readAll(file, read.size) : new Uint8Array();
+  } finally {
+    file.close();
+  }
+  if (read.size !== expect.bytes.length || !matchesExpected(bytes, expect)) throw fileChanged(path);
+  const now = await Deno.stat(path).catch(() => null);
+  if (
+    !now || now.ino !== read.ino || now.dev !== read.dev || now.size !== read.size ||
+    now.mtime?.getTime() !== read.mtime?.getTime()
+  ) throw fileChanged(path);
+}
+
+async function readAll(file: Deno.FsFile, size: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(size + 1); // one byte more: a file that grew meanwhile shows
+  let filled = 0;
+  while (filled < buf.length) {
+    const n = await file.read(buf.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  return buf.subarray(0, filled);
+}
+
+/**
+ * Puts a new file in place only if nothing is there: a hard link fails atomically when the name
+ * exists, so no window at all. Where links are unsupported, a stat and a rename.
+ */
+async function placeNew(temp: string, path: string): Promise<void> {
+  try {
+    await Deno.link(temp, path);
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) throw fileChanged(path);
+    if (e instanceof Deno.errors.NotFound) throw e;
+    // No hard links on this file system (EPERM on FAT, ENOTSUP on some FUSE): stat and rename.
+    if (await Deno.lstat(path).then(() => true, () => false)) throw fileChanged(path);
+    await Deno.rename(temp, path);
+    return;
+  }
+  await Deno.remove(temp).catch(() => {}); // left over: removed as dead by a later write
+}
+
+/** fsync of the folder after a rename; best effort (some file systems refuse it on folders). */
+async function syncDir(dir: string): Promise<void> {
+  let handle: Deno.FsFile | undefined;
+  try {
+    handle = await Deno.open(dir, { read: true });
+    await handle.sync();
+  } catch {
+    /* the data itself is synced; only the rename's durability is left to the OS */
+  } finally {
+    handle?.close();
+  }
+}
 
 export class LocalBackend implements FileBackend {
   readonly id = "local";
+  private readonly locks: LocalWriteLocks;
+
+  constructor(options: { locks?: WriteLockOptions } = {}) {
+    this.locks = new LocalWriteLocks(options.locks);
+  }
 
   async stat(path: string): Promise<FileInfo | null> {
     try {
@@ -63,26 +147,48 @@ export class LocalBackend implements FileBackend {
     }
   }
 
+  /**
+   * The write: temp file written and fsynced, checked against `expect`, renamed over the target,
+   * folder fsynced. Another program writing the target between the final check and the rename
+   * is not seen: that window is one stat and the rename (see README, "Concurrent writers").
+   */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const dir = parentPath(path);
-    const temp = `${dir}/.${baseName(path)}.anchorfs-${Deno.pid}-${++tempCounter}.tmp`;
+    const temp = `${dir === "/" ? "" : dir}/${
+      writeTempName(baseName(path), Deno.pid, ++tempCounter)
+    }`;
     let mode = options.mode;
+    writesInFlight.add(temp);
     try {
       if (mode === undefined) {
         const current = await this.stat(path);
         if (current?.mode != null) mode = current.mode;
       }
-      await Deno.writeFile(temp, data, { createNew: true, mode: mode ?? 0o644 });
-      if (mode !== undefined) await Deno.chmod(temp, mode); // writeFile's mode is masked by umask
-      if (options.expect !== undefined) {
-        const now = await this.stat(path);
-        if (!matchesExpected(now, options.expect)) throw fileChanged(path);
+      const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
+      try {
+        for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+        if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
+        await file.sync(); // the data is on disk before the rename makes it the file
+      } finally {
+        file.close();
       }
-      await Deno.rename(temp, path);
+      if (options.expect === null) await placeNew(temp, path);
+      else {
+        if (options.expect !== undefined) await checkUnchanged(path, options.expect);
+        await Deno.rename(temp, path);
+      }
+      await syncDir(dir); // the rename itself survives a power cut
     } catch (e) {
       await Deno.remove(temp).catch(() => {});
       throw mapFsError(e, "write", path);
+    } finally {
+      writesInFlight.delete(temp);
     }
+    removeDeadTemps(dir, writesInFlight);
+  }
+
+  withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
+    return this.locks.run(path, body);
   }
 
   async mkdirp(path: string): Promise<void> {

@@ -17,6 +17,7 @@ export class MemoryBackend implements FileBackend {
   private files = new Map<string, MemFile>();
   private dirs = new Set<string>(["/"]);
   private clock = 1;
+  private lockTails = new Map<string, Promise<void>>();
 
   constructor(initial: Record<string, string | Uint8Array> = {}) {
     for (const [path, content] of Object.entries(initial)) {
@@ -62,15 +63,30 @@ export class MemoryBackend implements FileBackend {
     return data.slice(offset, offset + length);
   }
 
+  /** One process holds all of this file system: the lock only orders callers in this process. */
+  async withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
+    const previous = this.lockTails.get(path) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.lockTails.set(path, tail);
+    await previous;
+    try {
+      return await body();
+    } finally {
+      release();
+      if (this.lockTails.get(path) === tail) this.lockTails.delete(path);
+    }
+  }
+
   writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     if (!this.dirs.has(parentPath(path))) {
       return Promise.reject(notFound(parentPath(path), "directory"));
     }
     if (this.dirs.has(path)) return Promise.reject(isDir(path));
     const now = this.files.get(path);
-    if (options.expect !== undefined) {
-      const info = now ? { size: now.data.length, mtimeMs: now.mtimeMs } : null;
-      if (!matchesExpected(info, options.expect)) return Promise.reject(fileChanged(path));
+    if (options.expect !== undefined && !matchesExpected(now?.data ?? null, options.expect)) {
+      return Promise.reject(fileChanged(path));
     }
     this.files.set(path, {
       data: data.slice(),

@@ -17,6 +17,8 @@ import type {
 } from "../../ops/file_backend.ts";
 import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import { concatBytes } from "./concat_bytes.ts";
+import { isWriteTempName, TEMP_MAX_AGE_MS, writeTempName } from "../../core/write_temp_name.ts";
+import { RemoteWriteLocks } from "./remote_write_lock.ts";
 import type { SshLink } from "./ssh_link.ts";
 
 const SFTP_NO_SUCH_FILE = 2;
@@ -69,6 +71,8 @@ export class SftpBackend implements FileBackend {
    * (see BENCHMARKS.md for the measurement).
    */
   tarMinFiles = TAR_MIN_FILES;
+  /** Cross-host write locks on the remote machine (see remote_write_lock.ts). */
+  readonly locks: RemoteWriteLocks;
 
   /**
    * `urlOf` gives a path as the model wrote its host (`ssh://box/x`): errors name the remote
@@ -78,6 +82,7 @@ export class SftpBackend implements FileBackend {
     const h = link.host;
     this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
       (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");
+    this.locks = new RemoteWriteLocks(link, () => this.homeDir());
   }
 
   private shown(path: string): string {
@@ -154,9 +159,9 @@ export class SftpBackend implements FileBackend {
 
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const dir = parentPath(path);
-    const temp = `${dir}/.${
-      baseName(path)
-    }.anchorfs-${Deno.pid}-${Date.now()}-${++tempCounter}.tmp`;
+    const temp = `${dir === "/" ? "" : dir}/${
+      writeTempName(baseName(path), Deno.pid, Date.now(), ++tempCounter)
+    }`;
     let mode = options.mode;
     let tempWritten = false;
     try {
@@ -171,16 +176,15 @@ export class SftpBackend implements FileBackend {
         tempWritten = true;
         try {
           await writeAll(sftp, handle, data);
+          // fsync@openssh.com: the data is on the remote disk before the rename (if supported).
+          await call<void>((cb) => sftp.ext_openssh_fsync(handle as never, cb)).catch(() => {});
         } finally {
           await call<void>((cb) => sftp.close(handle as never, cb)).catch(() => {});
         }
         // The server's umask applies at open; set the bits the file must end up with.
         await call<void>((cb) => sftp.chmod(temp, mode ?? 0o644, cb));
       });
-      if (options.expect !== undefined) {
-        const now = await this.stat(path);
-        if (!matchesExpected(now, options.expect)) throw fileChanged(this.shown(path));
-      }
+      if (options.expect !== undefined) await this.checkUnchanged(path, options.expect);
       // The rename is repeated after a drop only when the temp file is provably still there,
       // i.e. the first rename never ran.
       await this.link.withSftp(
@@ -204,6 +208,64 @@ export class SftpBackend implements FileBackend {
       }
       throw mapSftpError(e, "write", this.shown(path));
     }
+    await this.removeOldTemps(dir, baseName(path));
+  }
+
+  withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
+    return this.locks.run(path, body);
+  }
+
+  /**
+   * FILE_CHANGED unless the remote content is `expect.bytes` (re-read and compared), and a stat
+   * taken after that read still shows the same size and mtime. mtime over SFTP has whole
+   * seconds: the stat narrows the window, the content comparison is what decides.
+   */
+  private async checkUnchanged(
+    path: string,
+    expect: NonNullable<WriteOptions["expect"]> | null,
+  ): Promise<void> {
+    const before = await this.stat(path);
+    if (expect === null || before === null) {
+      if (expect === null && before === null) return;
+      throw fileChanged(this.shown(path));
+    }
+    if (before.size !== expect.bytes.length) throw fileChanged(this.shown(path));
+    const bytes = await this.readFile(path).catch(() => null);
+    if (!matchesExpected(bytes, expect)) throw fileChanged(this.shown(path));
+    const after = await this.stat(path);
+    if (after?.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+      throw fileChanged(this.shown(path));
+    }
+  }
+
+  /**
+   * Removes temp files older than TEMP_MAX_AGE_MS from `dir`: a remote writer's pid cannot be
+   * checked from here, so only age tells a dead write. The clock is the remote one: the mtime of
+   * the file just written.
+   */
+  private async removeOldTemps(dir: string, written: string): Promise<void> {
+    try {
+      const list = await this.sftp(
+        "list",
+        dir,
+        "safe",
+        (sftp) =>
+          call<{ filename: string; attrs: Attributes }[]>((cb) => sftp.readdir(dir, cb as never)),
+      );
+      const now = list.find((e) => e.filename === written)?.attrs.mtime;
+      if (now === undefined) return;
+      for (const e of list) {
+        const ageMs = (now - (e.attrs.mtime ?? now)) * 1000; // SFTP times are in seconds
+        if (!isWriteTempName(e.filename) || ageMs <= TEMP_MAX_AGE_MS) continue;
+        const old = `${dir === "/" ? "" : dir}/${e.filename}`;
+        await this.sftp(
+          "remove old temporary file",
+          old,
+          "safe",
+          (sftp) => call<void>((cb) => sftp.unlink(old, cb)),
+        ).catch(() => {});
+      }
+    } catch { /* best effort: a listing failure must not fail the write that succeeded */ }
   }
 
   async mkdirp(path: string): Promise<void> {

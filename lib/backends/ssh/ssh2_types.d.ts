@@ -91,6 +91,9 @@ export interface SFTPWrapper {
   readdir(path: string, cb: Callback<{ filename: string; attrs: Attributes }[]>): void;
   realpath(path: string, cb: Callback<string>): void;
   ext_openssh_rename(from: string, to: string, cb: Callback<void>): void;
+  ext_openssh_fsync(handle: Uint8Array, cb: Callback<void>): void;
+  rmdir(path: string, cb: Callback<void>): void;
+  utimes(path: string, atime: number, mtime: number, cb: Callback<void>): void;
 }
 
 export declare class Client {

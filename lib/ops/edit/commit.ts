@@ -156,7 +156,7 @@ async function writeChecked(
 ): Promise<void> {
   try {
     await location.backend.writeFileAtomic(location.path, bytes, {
-      expect: isNew ? null : { size: file.info.size, mtimeMs: file.info.mtimeMs },
+      expect: isNew ? null : { bytes: file.bytes },
     });
   } catch (e) {
     if (e instanceof AnchorError && e.code === "FILE_CHANGED") {
@@ -259,11 +259,18 @@ export function decodeForDiff(bytes: Uint8Array | null): TextDoc | null {
   return decoded.kind === "text" ? decoded.doc : null;
 }
 
-/** Runs `body` under the edit lock of `location`. */
+/**
+ * Runs `body` under the edit lock of `location`: first this process's queue for the file, then
+ * the backend's write lock, which every anchorfs process takes (so the read an edit is based on
+ * and its write happen with no other anchorfs write of that file in between).
+ */
 export function underLock<T>(
   services: EditServices,
   location: Location,
   body: () => Promise<T>,
 ): Promise<T> {
-  return services.editLocks.run(fileKey(location), body);
+  return services.editLocks.run(
+    fileKey(location),
+    () => location.backend.withWriteLock(location.path, body),
+  );
 }

@@ -268,7 +268,7 @@ async function undoEdit(
       if (current === null) await location.backend.mkdirp(parentPath(location.path));
       await location.backend.writeFileAtomic(location.path, entry.before, {
         ...(entry.mode !== null ? { mode: entry.mode } : {}),
-        expect: info && current ? { size: info.size, mtimeMs: info.mtimeMs } : null,
+        expect: current ? { bytes: current } : null,
       });
     }
     services.undo.pop(key);

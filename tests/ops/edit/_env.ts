@@ -19,6 +19,7 @@ function asRemote(mem: MemoryBackend): FileBackend {
     readFile: (p) => mem.readFile(p),
     readRange: (p, o, l) => mem.readRange(p, o, l),
     writeFileAtomic: (p, d, o) => mem.writeFileAtomic(p, d, o),
+    withWriteLock: (p, body) => mem.withWriteLock(p, body),
     mkdirp: (p) => mem.mkdirp(p),
     removeFile: (p) => mem.removeFile(p),
     readDir: (p) => mem.readDir(p),

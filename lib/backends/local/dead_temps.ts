@@ -1,0 +1,49 @@
+// Removes the temp files of local writes whose writer is gone (killed mid-write), so a crash
+// leaves no litter beyond the next write in that folder. Never touches a live writer's file.
+
+import process from "node:process";
+import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/write_temp_name.ts";
+
+/** Whether process `pid` runs on this machine (a zombie counts as dead). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid <= 0) return false;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // "pid (comm) S ...": the state follows the last ")" (comm may hold ")").
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+  }
+  try {
+    process.kill(pid, 0); // no /proc (macOS): signal 0 only checks that the pid exists
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM"; // exists, owned by another user
+  }
+}
+
+/**
+ * Removes from `dir` the temp files of writers that are no longer alive: another pid that does
+ * not run, our own pid when the file is not one of `ours` (writes in flight), or any pid once the
+ * file is older than TEMP_MAX_AGE_MS. Best effort: errors are ignored.
+ */
+export function removeDeadTemps(dir: string, ours: ReadonlySet<string>, now = Date.now()): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile) continue;
+    const pid = writeTempPid(entry.name);
+    if (pid === null) continue;
+    const path = `${dir === "/" ? "" : dir}/${entry.name}`;
+    if (ours.has(path)) continue;
+    try {
+      let dead = pid === Deno.pid || !isProcessAlive(pid);
+      if (!dead) dead = now - (Deno.lstatSync(path).mtime?.getTime() ?? now) > TEMP_MAX_AGE_MS;
+      if (dead) Deno.removeSync(path);
+    } catch { /* removed meanwhile, or not ours to remove: leave it */ }
+  }
+}
