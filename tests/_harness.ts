@@ -19,6 +19,8 @@ export interface StartOptions {
   client: ClientKind;
   /** Extra arguments after `mcp`, e.g. ["--path", dir]. */
   args?: string[];
+  /** The main.ts to run (default: this checkout's), e.g. another checkout for a benchmark. */
+  main?: string;
   /** Extra environment for the server (DENO_DIR, HOME and PATH are passed through). */
   env?: Record<string, string>;
   cwd?: string;
@@ -67,7 +69,7 @@ export function serverEnv(extra: Record<string, string> = {}): Record<string, st
 export async function startServer(options: StartOptions): Promise<TestServer> {
   const params = {
     command: Deno.execPath(),
-    args: ["run", "-A", "--quiet", MAIN_TS, "mcp", ...(options.args ?? [])],
+    args: ["run", "-A", "--quiet", options.main ?? MAIN_TS, "mcp", ...(options.args ?? [])],
     env: serverEnv(options.env),
     cwd: options.cwd ?? REPO_ROOT,
     stderr: "pipe" as const,
