@@ -1,8 +1,8 @@
 // Names of the temporary files an atomic write creates next to its target, and how to tell
 // them apart from the user's files: listings hide them and the next write removes dead ones.
 
-/** `.NAME.anchorfs-PID-N.tmp` (local) or `.NAME.anchorfs-PID-TIME-N.tmp` (remote). */
-const TEMP_NAME = /^\.(.+)\.anchorfs-(\d+)(?:-\d+)+\.tmp$/;
+/** `.NAME.anchorfs-PID-N.tmp` (local) or `.NAME.anchorfs-PID-TIME-N.tmp` (over SFTP). */
+const TEMP_NAME = /^\.(.+)\.anchorfs-(\d+)((?:-\d+)+)\.tmp$/;
 
 /** The temp file name for writing `base` by process `pid`; `parts` make it unique. */
 export function writeTempName(base: string, pid: number, ...parts: number[]): string {
@@ -14,10 +14,14 @@ export function isWriteTempName(name: string): boolean {
   return TEMP_NAME.test(name);
 }
 
-/** The pid in a temp file name, or null when `name` is not one. */
-export function writeTempPid(name: string): number | null {
+/**
+ * The pid of a local write's temp file name, or null when `name` is not one. A name written over
+ * SFTP carries the pid of a process on another machine: "remote", only its age can tell.
+ */
+export function writeTempPid(name: string): number | "remote" | null {
   const m = TEMP_NAME.exec(name);
-  return m ? Number(m[2]) : null;
+  if (!m) return null;
+  return m[3]!.split("-").length === 2 ? Number(m[2]) : "remote";
 }
 
 /**

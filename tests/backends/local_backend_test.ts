@@ -85,3 +85,11 @@ Deno.test("a write is fsynced: data, then the folder (the calls succeed on this 
   assertEquals([...Deno.readDirSync(dir.path)].map((e) => e.name), ["d.txt"]);
   assertEquals(await Deno.readTextFile(`${dir.path}/d.txt`), "two\n");
 });
+
+Deno.test("a recent temp file of a remote (SFTP) writer is kept: its pid is another machine's", async () => {
+  await using dir = await tempDir();
+  const remote = `${dir.path}/.r.txt.anchorfs-${2 ** 30}-${Date.now()}-1.tmp`;
+  await Deno.writeTextFile(remote, "in flight over SFTP");
+  await new LocalBackend().writeFileAtomic(`${dir.path}/z.txt`, enc.encode("z\n"));
+  assertEquals((await Deno.stat(remote)).isFile, true);
+});

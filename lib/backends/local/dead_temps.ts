@@ -24,8 +24,9 @@ export function isProcessAlive(pid: number): boolean {
 
 /**
  * Removes from `dir` the temp files of writers that are no longer alive: another pid that does
- * not run, our own pid when the file is not one of `ours` (writes in flight), or any pid once the
- * file is older than TEMP_MAX_AGE_MS. Best effort: errors are ignored.
+ * not run, our own pid when the file is not one of `ours` (writes in flight), or any pid (and any
+ * SFTP writer's, whose pid is another machine's) once the file is older than TEMP_MAX_AGE_MS.
+ * Best effort: errors are ignored.
  */
 export function removeDeadTemps(dir: string, ours: ReadonlySet<string>, now = Date.now()): void {
   let entries: Deno.DirEntry[];
@@ -41,7 +42,7 @@ export function removeDeadTemps(dir: string, ours: ReadonlySet<string>, now = Da
     const path = `${dir === "/" ? "" : dir}/${entry.name}`;
     if (ours.has(path)) continue;
     try {
-      let dead = pid === Deno.pid || !isProcessAlive(pid);
+      let dead = pid !== "remote" && (pid === Deno.pid || !isProcessAlive(pid));
       if (!dead) dead = now - (Deno.lstatSync(path).mtime?.getTime() ?? now) > TEMP_MAX_AGE_MS;
       if (dead) Deno.removeSync(path);
     } catch { /* removed meanwhile, or not ours to remove: leave it */ }
