@@ -97,3 +97,55 @@ Deno.test("an SFTP-only account (no exec) falls back to SFTP for listings and bu
     await pool.close();
   }
 });
+
+Deno.test("SFTP write locks: a crashed holder's lock is broken, a live one times out; old temps go", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using dir = await tempDir();
+  const pool = world.pool();
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    const path = `${dir.path}/locked.txt`;
+    // A lock folder nobody refreshes (its holder was killed): broken after staleMs.
+    const { lock } = await backend.locks.lockPathOf(path);
+    await Deno.mkdir(lock, { recursive: true });
+    backend.locks.staleMs = 300;
+    assertEquals(await backend.withWriteLock(path, () => Promise.resolve("taken")), "taken");
+    assertEquals(await Deno.stat(lock).then(() => true, () => false), false);
+    // A holder that keeps its lock: the waiter gives up with LOCK_TIMEOUT.
+    backend.locks.waitMs = 400;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const held = backend.withWriteLock(path, () => {
+      entered();
+      return gate;
+    });
+    await inside;
+    backend.locks.staleMs = 60_000;
+    let code = "";
+    try {
+      // The same backend again (one connection per host): the remote lock folder decides.
+      await backend.withWriteLock(path, () => Promise.resolve());
+    } catch (e) {
+      code = (e as AnchorError).code;
+    }
+    release();
+    await held;
+    assertEquals(code, "LOCK_TIMEOUT");
+    // Temp files: an hour-old one is removed by the next write in the folder, a recent one kept.
+    const old = `${dir.path}/.a.txt.anchorfs-1-1-1.tmp`;
+    const recent = `${dir.path}/.b.txt.anchorfs-1-1-2.tmp`;
+    await Deno.writeTextFile(old, "partial");
+    await Deno.writeTextFile(recent, "in flight");
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await Deno.utime(old, twoHoursAgo, twoHoursAgo);
+    await backend.writeFileAtomic(`${dir.path}/z.txt`, new TextEncoder().encode("z\n"));
+    const names = [...Deno.readDirSync(dir.path)].map((e) => e.name).sort();
+    assertEquals(names, [".b.txt.anchorfs-1-1-2.tmp", "z.txt"]);
+  } finally {
+    await pool.close();
+  }
+});

@@ -26,19 +26,25 @@ function code(e: unknown): number | undefined {
 
 export class RemoteWriteLocks {
   waitMs = DEFAULT_WAIT_MS;
+  staleMs = STALE_MS;
   /** false once the lock folder could not be made (read-only home): writes go on unlocked. */
   private usable = true;
 
   constructor(private link: SshLink, private home: () => Promise<string>) {}
 
-  async run<T>(path: string, body: () => Promise<T>): Promise<T> {
+  /** The lock folder of `path` on the remote host. */
+  async lockPathOf(path: string): Promise<{ root: string; lock: string }> {
     const root = `${await this.home()}/.cache/anchorfs/locks`;
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
     const name = Array.from(
       new Uint8Array(digest).subarray(0, 16),
       (b) => b.toString(16).padStart(2, "0"),
     ).join("");
-    const lock = `${root}/${name}.lock`;
+    return { root, lock: `${root}/${name}.lock` };
+  }
+
+  async run<T>(path: string, body: () => Promise<T>): Promise<T> {
+    const { root, lock } = await this.lockPathOf(path);
     const held = this.usable && await this.acquire(path, root, lock);
     if (!held) return await body();
     const beat = setInterval(() => {
@@ -94,7 +100,7 @@ export class RemoteWriteLocks {
       const now = Date.now();
       const mtime = st.mtime ?? 0;
       if (!seen || seen.mtime !== mtime) seen = { mtime, since: now };
-      else if (now - seen.since >= STALE_MS) {
+      else if (now - seen.since >= this.staleMs) {
         // Its holder stopped refreshing it (killed, or lost its connection): break it.
         await this.sftp("break stale write lock", (s) => call<void>((cb) => s.rmdir(lock, cb)))
           .catch(() => {});
