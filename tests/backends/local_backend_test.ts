@@ -93,3 +93,27 @@ Deno.test("a recent temp file of a remote (SFTP) writer is kept: its pid is anot
   await new LocalBackend().writeFileAtomic(`${dir.path}/z.txt`, enc.encode("z\n"));
   assertEquals((await Deno.stat(remote)).isFile, true);
 });
+
+Deno.test("lock files left by killed holders are swept when a process first locks; held ones stay", async () => {
+  await using dir = await tempDir();
+  await using locks = await tempDir("anchorfs-locks-test-");
+  await Deno.writeTextFile(`${locks.path}/${"a".repeat(32)}.lock`, "");
+  const holder = new LocalWriteLocks({ dir: locks.path });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  const held = holder.run(`${dir.path}/held.txt`, () => {
+    entered();
+    return gate;
+  });
+  await inside;
+  // The orphan went with the holder's first lock; a second process's sweep keeps the held one.
+  assertEquals([...Deno.readDirSync(locks.path)].length, 1);
+  const other = new LocalWriteLocks({ dir: locks.path });
+  assertEquals(await other.run(`${dir.path}/free.txt`, () => Promise.resolve(1)), 1);
+  assertEquals([...Deno.readDirSync(locks.path)].length, 1);
+  release();
+  await held;
+  assertEquals([...Deno.readDirSync(locks.path)].length, 0);
+});

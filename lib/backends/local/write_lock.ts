@@ -102,6 +102,30 @@ export class LocalWriteLocks {
       });
     }
     this.dirChecked = true;
+    this.sweep();
+  }
+
+  /**
+   * Removes lock files nobody holds (left by processes killed while holding one; the kernel
+   * released their flock), once per process. Safe against a process just taking one: it sees the
+   * inode gone from the path after locking and starts over.
+   */
+  private sweep(): void {
+    try {
+      for (const entry of Deno.readDirSync(this.dir)) {
+        if (!entry.isFile || !entry.name.endsWith(".lock")) continue;
+        const path = `${this.dir}/${entry.name}`;
+        let file: Deno.FsFile | undefined;
+        try {
+          file = Deno.openSync(path, { read: true, write: true });
+          if (file.tryLockSync(true)) Deno.removeSync(path);
+        } catch {
+          /* gone meanwhile or not ours: leave it */
+        } finally {
+          file?.close();
+        }
+      }
+    } catch { /* best effort */ }
   }
 
   /** One key per file however it is named: the real path of its folder plus its name. */
