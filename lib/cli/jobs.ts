@@ -15,6 +15,7 @@ import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import type { Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
+import { describeProcesses } from "../core/job_processes.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = 124;
@@ -113,12 +114,16 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
         terminal,
       );
     case "kill": {
-      const { record, wasRunning, leftovers } = await jobs.kill(needId());
+      const { record, wasRunning, killed } = await jobs.kill(needId());
       terminal.out(
         wasRunning
-          ? `Killed job ${record.id} (${shortCommand(record.command)}): ${statusPhrase(record)}\n`
+          ? `Killed job ${record.id} (${shortCommand(record.command)}): ${
+            killed.length > 0
+              ? `terminated ${describeProcesses(killed)}`
+              : "nothing left to terminate"
+          }; ${statusPhrase(record)}\n`
           : `Job ${record.id} had already ended: ${statusPhrase(record)}${
-            leftovers ? `; terminated ${leftovers} background process(es) it left running` : ""
+            killed.length > 0 ? `; terminated ${describeProcesses(killed)} it left running` : ""
           }\n`,
       );
       return 0;

@@ -1,6 +1,7 @@
 // The duplicate-guard key of a shell command: the command with runs of whitespace outside
 // quotes collapsed, plus the directory it runs in. Two calls with the same key while the first
-// still runs are the same work started twice (the agent lost track of it), not two jobs.
+// still runs are the same work started twice (the agent lost track of it), not two jobs. The
+// caller passes the directory's real path (symlinks resolved) and whether paths ignore case.
 
 /** Collapses whitespace outside single/double quotes and trims; quoted text is kept as is. */
 export function normalizeCommand(command: string): string {
@@ -28,7 +29,11 @@ export function normalizeCommand(command: string): string {
   return out;
 }
 
-/** The key two running jobs must not share. */
-export function commandKey(command: string, cwd: string): string {
-  return `${cwd}\u0000${normalizeCommand(command)}`;
+/**
+ * The key two running jobs must not share. `realCwd` should have its symlinks resolved; with
+ * `caseInsensitive` (macOS, Windows default file systems) `/Src` and `/src` are one directory.
+ */
+export function commandKey(command: string, realCwd: string, caseInsensitive = false): string {
+  const dir = caseInsensitive ? realCwd.toLowerCase() : realCwd;
+  return `${dir}\u0000${normalizeCommand(command)}`;
 }

@@ -34,6 +34,12 @@ export interface JobRecord {
   id: string;
   command: string;
   cwd: string;
+  /**
+   * `<server instance>/<id>`, in the ANCHORFS_JOB environment variable of every process the job
+   * starts: how its processes are found after they leave its process group or session. Absent
+   * in records written before cookies existed.
+   */
+  cookie?: string;
   /** Pid of the shell, which leads the job's own process group (pgid = pid). */
   pid: number;
   /** The shell's start time in clock ticks since boot (Linux), to prove a pid is still ours. */
@@ -61,6 +67,7 @@ export type JobStart = Pick<
   | "id"
   | "command"
   | "cwd"
+  | "cookie"
   | "pid"
   | "pidStartTicks"
   | "serverPid"
@@ -78,6 +85,8 @@ export interface JobExit {
   outputBytes: number;
   droppedBytes: number;
   endedAt: number;
+  /** After a normal exit: the processes it left running, which were terminated (described). */
+  leftovers?: string;
 }
 
 export function isTerminal(status: JobStatus): boolean {
@@ -114,7 +123,8 @@ export function finishRecord(record: JobRecord, exit: JobExit): Transition {
   };
   if (exit.exitCode !== null) next.exitCode = exit.exitCode;
   if (exit.signal !== null) next.signal = exit.signal;
-  next.endReason = endReasonFor(status, exit);
+  next.endReason = endReasonFor(status, exit) +
+    (exit.leftovers ? `; it left ${exit.leftovers} running, which were terminated` : "");
   return { changed: true, record: next };
 }
 

@@ -1,11 +1,13 @@
 // Runs job commands on this machine: `bash -c` (else `sh -c`) detached in its own process group,
 // stdin closed, stdout+stderr written by the child straight into the log file (no bytes pass
-// through this process), and kills whole trees. Also the /proc probes that prove a pid is ours.
+// through this process), and kills whole trees. Also the /proc probes that prove a pid is ours:
+// the process table with each process's job cookie (lib/core/job_processes.ts judges it).
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import process from "node:process";
 import type { ProcessRunner } from "../../ops/jobs/job_manager.ts";
+import { cookieValue, JOB_COOKIE_VAR, type ProcessInfo } from "../../core/job_processes.ts";
 
 /** Above this a command line is run from a script file: Linux caps one argv string at 128 KiB. */
 const MAX_INLINE_COMMAND_BYTES = 64 * 1024;
@@ -35,6 +37,8 @@ export interface SpawnRequest {
   logPath: string;
   /** Where to put the script when the command line is too long for argv. */
   scriptPath: string;
+  /** The job's cookie, put in JOB_COOKIE_VAR after any value this server inherited. */
+  cookie?: string;
 }
 
 export interface ProcessExit {
@@ -63,8 +67,10 @@ function platformShell(): string {
   return (shellPath = "/bin/sh");
 }
 
-function childEnv(): Record<string, string> {
-  return { ...Deno.env.toObject(), ...NON_INTERACTIVE_ENV };
+function childEnv(cookie: string | undefined): Record<string, string> {
+  const env = { ...Deno.env.toObject(), ...NON_INTERACTIVE_ENV };
+  if (cookie !== undefined) env[JOB_COOKIE_VAR] = cookieValue(env[JOB_COOKIE_VAR], cookie);
+  return env;
 }
 
 /** Starts the command; resolves once it has a pid (or throws if it could not start). */
@@ -84,7 +90,7 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
       cwd: request.cwd,
       detached: true,
       stdio: ["ignore", fd, fd],
-      env: childEnv(),
+      env: childEnv(request.cookie),
     });
   } finally {
     fs.closeSync(fd);
@@ -106,45 +112,96 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
   return { pid, startTicks, exited };
 }
 
-/** Sends a signal to a whole process group; false if the group is gone. */
-export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** TERM to the group, then KILL after `graceMs` if anything is left. Resolves when sent. */
-export async function killGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!signalGroup(pgid, "SIGTERM")) return;
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    if (!groupAlive(pgid)) return;
-  }
-  signalGroup(pgid, "SIGKILL");
-}
-
-/** Synchronous KILL of a group, for exit paths that cannot wait. */
-export function killGroupNow(pgid: number): void {
-  signalGroup(pgid, "SIGKILL");
-}
-
 interface ProcStat {
+  name: string;
   state: string;
+  ppid: number;
   pgrp: number;
+  sid: number;
   startTicks: number;
 }
 
 function readProcStat(pid: number | string): ProcStat | undefined {
   try {
     const text = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: rest[0]!, pgrp: Number(rest[2]), startTicks: Number(rest[19]) };
+    // `pid (comm) state ppid pgrp session ...`; comm may hold spaces and parentheses.
+    const close = text.lastIndexOf(")");
+    const rest = text.slice(close + 2).split(" ");
+    return {
+      name: text.slice(text.indexOf("(") + 1, close),
+      state: rest[0]!,
+      ppid: Number(rest[1]),
+      pgrp: Number(rest[2]),
+      sid: Number(rest[3]),
+      startTicks: Number(rest[19]),
+    };
   } catch {
     return undefined;
+  }
+}
+
+const COOKIE_PREFIX = new TextEncoder().encode(`${JOB_COOKIE_VAR}=`);
+
+/** The job cookie in a process's initial environment (readable for our own uid or root). */
+function readCookie(pid: string): string | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = Deno.readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return undefined;
+  }
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0, start);
+    if (end === -1) end = bytes.length;
+    if (
+      end - start > COOKIE_PREFIX.length && COOKIE_PREFIX.every((b, i) => bytes[start + i] === b)
+    ) {
+      return new TextDecoder().decode(bytes.subarray(start + COOKIE_PREFIX.length, end));
+    }
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/**
+ * Every process visible in /proc with its parent, group, session, start time, name and job
+ * cookie. Empty without /proc (then nothing can be proven ours, and nothing is killed by it).
+ */
+export function listProcesses(): ProcessInfo[] {
+  const table: ProcessInfo[] = [];
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync("/proc");
+  } catch {
+    return table;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = readProcStat(entry.name);
+    if (!stat) continue; // gone meanwhile
+    const info: ProcessInfo = { pid: Number(entry.name), ...stat };
+    if (stat.state !== "Z") {
+      const cookie = readCookie(entry.name);
+      if (cookie !== undefined) info.cookie = cookie;
+    }
+    table.push(info);
+  }
+  return table;
+}
+
+/**
+ * Signals one process if it is still the one seen (same start time): a pid freed and reused
+ * since the table was read is left alone. False if it is gone or changed.
+ */
+export function signalProcess(pid: number, startTicks: number, signal: Deno.Signal): boolean {
+  const now = readProcStat(pid);
+  if (!now || now.startTicks !== startTicks || now.state === "Z") return false;
+  try {
+    Deno.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -202,10 +259,11 @@ export function ownStartTicks(): number | undefined {
  * benchmarks share. */
 export const localProcessRunner: ProcessRunner = {
   spawn: spawnShell,
-  killGroup,
-  killGroupNow,
-  groupAlive,
-  groupMembers,
+  listProcesses,
+  signalProcess,
   processIsSame,
   ownStartTicks,
+  realDirectory: (path) => Deno.realPath(path),
+  // Default file systems of macOS and Windows ignore case; Linux ones respect it.
+  caseInsensitivePaths: Deno.build.os === "darwin" || Deno.build.os === "windows",
 };

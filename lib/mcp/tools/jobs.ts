@@ -6,6 +6,7 @@ import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { durationMs } from "../../core/job_state.ts";
+import { describeProcesses } from "../../core/job_processes.ts";
 import { formatDuration, formatProgress } from "../../core/progress_text.ts";
 import {
   DEFAULT_TAIL_BYTES,
@@ -130,15 +131,18 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           }
           case "kill": {
             const jobId = needId(action, id);
-            const { record, wasRunning, leftovers } = await jobs.kill(jobId);
+            const { record, wasRunning, killed } = await jobs.kill(jobId);
             const { tail } = await jobs.readTail(jobId, 2048);
             const head = wasRunning
-              ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`) and its process ` +
-                `tree: ${statusPhrase(record)}.`
+              ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`): ${
+                killed.length > 0
+                  ? `terminated ${describeProcesses(killed)}`
+                  : "no process of it was left to terminate"
+              }; ${statusPhrase(record)}.`
               : `Job ${record.id} had already ended: ${statusPhrase(record)}. ${
-                leftovers
-                  ? `Terminated ${leftovers} background process(es) it had left running.`
-                  : "Nothing to kill."
+                killed.length > 0
+                  ? `Terminated ${describeProcesses(killed)} it had left running.`
+                  : "No process of it is left; nothing to kill."
               }`;
             return `${head}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
           }

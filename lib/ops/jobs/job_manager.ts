@@ -1,10 +1,19 @@
 // The process-wide job manager: starts shell commands as jobs (duplicate guard, concurrency
 // cap), watches their logs (cap, progress), records the end exactly once, waits, kills, and on
-// shutdown terminates every job this server started. Records live in the JobStore, so other
-// servers and `anchorfs jobs` see the same jobs; the process runner is passed in.
+// shutdown terminates every job this server started. Every job process carries a cookie
+// (ANCHORFS_JOB) so all of a job's processes end with it, even those that left its session.
+// Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs; the
+// process runner is passed in.
 
 import { AnchorError } from "../../core/errors.ts";
 import { commandKey } from "../../core/command_key.ts";
+import {
+  cookiesInTable,
+  describeProcesses,
+  jobCookie,
+  type JobProcessTarget,
+  type ProcessInfo,
+} from "../../core/job_processes.ts";
 import {
   finishRecord,
   isTerminal,
@@ -16,20 +25,28 @@ import {
 import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import { LogCap } from "./log_cap.ts";
 import { isJobId, JobStore, type TailRead } from "./job_store.ts";
+import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
 
 /** What the manager needs from the machine; lib/backends/local/process_runner.ts supplies it. */
-export interface ProcessRunner {
-  spawn(request: { command: string; cwd: string; logPath: string; scriptPath: string }): Promise<{
+export interface ProcessRunner extends ProcessControl {
+  /** Starts the command with JOB_COOKIE_VAR carrying `cookie` (after any inherited value). */
+  spawn(request: {
+    command: string;
+    cwd: string;
+    logPath: string;
+    scriptPath: string;
+    cookie: string;
+  }): Promise<{
     pid: number;
     startTicks: number | undefined;
     exited: Promise<{ exitCode: number | null; signal: string | null }>;
   }>;
-  killGroup(pgid: number, graceMs: number): Promise<void>;
-  killGroupNow(pgid: number): void;
-  groupAlive(pgid: number): boolean;
-  groupMembers(pgid: number, sinceTicks?: number): number[];
   processIsSame(pid: number, startTicks: number | undefined): boolean;
   ownStartTicks(): number | undefined;
+  /** The directory with every symlink resolved (rejects if it does not exist). */
+  realDirectory(path: string): Promise<string>;
+  /** Whether paths on this platform compare without case (the duplicate guard folds case). */
+  caseInsensitivePaths: boolean;
 }
 
 export interface JobManagerOptions {
@@ -76,11 +93,12 @@ export class JobManager {
   readonly store: JobStore;
   private readonly running = new Map<string, RunningJob>();
   private readonly byKey = new Map<string, string>();
-  /** Process groups of every job this server started, for the shutdown sweep. */
-  /** pgid → the leader's start ticks: a group is only ours if its members started after it. */
-  private readonly startedGroups = new Map<number, number | undefined>();
+  /**
+   * This server instance in job cookies (`<instance>/<job id>`): random, so a recycled server
+   * pid never makes another server's processes look like ours.
+   */
+  readonly instance = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   private readonly listeners = new Set<JobListener>();
-  private readonly stragglerTimers = new Set<ReturnType<typeof setInterval>>();
   private counter = 0;
   /** Starts in flight (counted against the running cap). */
   private starting = 0;
@@ -122,12 +140,39 @@ export class JobManager {
    */
   async recover(): Promise<JobRecord[]> {
     const lost: JobRecord[] = [];
-    for (const record of await this.store.list()) {
+    const records = await this.store.list();
+    for (const record of records) {
       const next = await this.reconcile(record);
       if (next !== record) lost.push(next);
     }
+    await this.sweepFinished(records);
     await this.prune(true);
     return lost;
+  }
+
+  /** The processes of a job: its cookie, its shell's session/group, their descendants. */
+  private targetOf(record: JobRecord): JobProcessTarget {
+    return {
+      ...(record.cookie !== undefined && { cookie: record.cookie }),
+      leader: { pid: record.pid, startTicks: record.pidStartTicks },
+      exclude: [Deno.pid],
+    };
+  }
+
+  /**
+   * Leftovers of finished jobs whose server is gone (it died before it could end them, e.g.
+   * `kill -9` while it was terminating them): found by cookie, terminated. One process-table
+   * read for all records; a live server's jobs are left to it.
+   */
+  private async sweepFinished(records: JobRecord[]): Promise<void> {
+    const finished = records.filter((r) => isTerminal(r.status) && r.cookie !== undefined);
+    if (finished.length === 0) return;
+    const present = cookiesInTable(this.runner.listProcesses());
+    for (const record of finished) {
+      if (!present.has(record.cookie!)) continue;
+      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
+      await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+    }
   }
 
   /**
@@ -136,22 +181,26 @@ export class JobManager {
    * after it in that group). Returns the record as it is now.
    */
   private async reconcile(record: JobRecord): Promise<JobRecord> {
-    if (isTerminal(record.status) || this.running.has(record.id)) return record;
-    if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
+    return (await this.reconcileKilling(record)).record;
+  }
+
+  /** reconcile, also returning the processes it terminated. */
+  private async reconcileKilling(
+    record: JobRecord,
+  ): Promise<{ record: JobRecord; killed: ProcessInfo[] }> {
+    if (isTerminal(record.status) || this.running.has(record.id)) return { record, killed: [] };
+    if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) {
+      return { record, killed: [] };
+    }
     let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
-    const leaderOurs = record.pidStartTicks !== undefined &&
-      this.runner.processIsSame(record.pid, record.pidStartTicks);
-    const members = record.pidStartTicks === undefined
-      ? []
-      : this.runner.groupMembers(record.pid, record.pidStartTicks);
-    if (leaderOurs || members.length > 0) {
-      await this.runner.killGroup(record.pid, this.killGraceMs);
-      why += `; its process group ${record.pid} was still running and has been terminated`;
+    const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+    if (killed.length > 0) {
+      why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
     }
     const next = loseRecord(record, this.now(), why);
-    if (!next.changed) return record;
+    if (!next.changed) return { record, killed };
     await this.store.write(next.record);
-    return next.record;
+    return { record: next.record, killed };
   }
 
   /** Deletes finished records beyond the count/age limits. Never touches running jobs. */
@@ -190,7 +239,11 @@ export class JobManager {
         fault: "environment",
       });
     }
-    const key = commandKey(command, cwd);
+    const key = commandKey(
+      command,
+      await this.realDirectory(cwd),
+      this.runner.caseInsensitivePaths,
+    );
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw duplicateError(duplicate.record, this.now());
@@ -242,10 +295,23 @@ export class JobManager {
       if (!alive.get(serverPid)) continue;
       const record = await this.store.read(id);
       if (!record || isTerminal(record.status)) continue;
-      if (commandKey(record.command, record.cwd) !== key) continue;
+      const realCwd = await this.realDirectory(record.cwd);
+      if (commandKey(record.command, realCwd, this.runner.caseInsensitivePaths) !== key) continue;
       if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
     }
     return undefined;
+  }
+
+  /**
+   * The directory with symlinks resolved, so `a` and a link to it are one place for the
+   * duplicate guard; as given when it cannot be resolved (the spawn then reports why).
+   */
+  private async realDirectory(cwd: string): Promise<string> {
+    try {
+      return await this.runner.realDirectory(cwd);
+    } catch {
+      return cwd;
+    }
   }
 
   private async launch(command: string, cwd: string, key: string): Promise<JobRecord> {
@@ -254,6 +320,7 @@ export class JobManager {
       id = `${Deno.pid}-${++this.counter}`;
     } while (!(await this.reserveId(id)));
     const paths = this.store.paths(id);
+    const cookie = jobCookie(this.instance, id);
     let spawned;
     try {
       spawned = await this.runner.spawn({
@@ -261,6 +328,7 @@ export class JobManager {
         cwd,
         logPath: paths.log,
         scriptPath: paths.script,
+        cookie,
       });
     } catch (e) {
       await this.store.remove(id);
@@ -274,11 +342,11 @@ export class JobManager {
         cause: e,
       });
     }
-    this.startedGroups.set(spawned.pid, spawned.startTicks);
     const record = startRecord({
       id,
       command,
       cwd,
+      cookie,
       pid: spawned.pid,
       ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
       serverPid: Deno.pid,
@@ -291,7 +359,7 @@ export class JobManager {
       await this.store.write(record);
     } catch (e) {
       // An untracked job must not run: stop it before reporting.
-      await this.runner.killGroup(spawned.pid, this.killGraceMs);
+      await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
       throw new AnchorError({
         code: "STATE_DIR_UNWRITABLE",
         message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
@@ -353,38 +421,34 @@ export class JobManager {
     }
   }
 
-  /**
-   * Background children of an ended job (`server &`) may keep writing into its log: keep the
-   * cap enforced, at a slower pace, until its process group is empty.
-   */
-  private watchStragglers(job: RunningJob): void {
-    const pgid = job.record.pid;
-    if (!this.runner.groupAlive(pgid)) return;
-    const timer = setInterval(() => {
-      if (this.closing || !this.runner.groupAlive(pgid)) {
-        job.cap.enforce();
-        clearInterval(timer);
-        this.stragglerTimers.delete(timer);
-        return;
-      }
-      job.cap.enforce();
-    }, 1000);
-    this.stragglerTimers.add(timer);
-  }
-
   private async finish(
     job: RunningJob,
     exit: { exitCode: number | null; signal: string | null },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
-    job.cap.enforce();
-    this.watchStragglers(job);
-    const size = await this.store.logSize(job.record.id);
     let cause = job.cause;
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
+    // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
+    // nohup) is terminated before the end is recorded, so nothing grows the log after that.
+    const leftovers = await killJobProcesses(
+      this.runner,
+      this.targetOf(job.record),
+      this.killGraceMs,
+    );
+    const note = cause === "exit" && leftovers.length > 0
+      ? `[anchorfs: the command exited and left ${
+        describeProcesses(leftovers)
+      } running; they were terminated, because every process of a job ends with it. Run a ` +
+        "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
+      : undefined;
+    job.cap.enforce(note === undefined ? 0 : new TextEncoder().encode(note).length + 2);
+    if (note !== undefined) job.cap.appendNote(note);
+    const size = await this.store.logSize(job.record.id);
     const result = finishRecord(job.record, {
       ...exit,
       cause,
+      ...(cause === "exit" && leftovers.length > 0 &&
+        { leftovers: describeProcesses(leftovers) }),
       outputBytes: job.cap.outputBytes(size),
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
@@ -479,65 +543,64 @@ export class JobManager {
     return { record: (await this.store.read(id)) ?? record, done: false };
   }
 
-  /** Kills the job's whole process tree (TERM, then KILL after a grace) and waits for its end. */
+  /**
+   * Kills every process of the job (TERM, then KILL after a grace; found by cookie, session and
+   * parentage) and waits for its end. `killed` names the processes signalled.
+   */
   async kill(
     id: string,
-  ): Promise<{ record: JobRecord; wasRunning: boolean; leftovers?: number }> {
-    const record = await this.require(id);
+  ): Promise<{ record: JobRecord; wasRunning: boolean; killed: ProcessInfo[] }> {
+    // Read without reconciling: a dead server's job is reconciled below, reporting its kills.
+    const record = this.running.get(id)?.record ??
+      (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);
+    const target = this.targetOf(record);
     if (isTerminal(record.status)) {
-      // Its shell ended, but background children it left may still run in its group.
-      const leftovers = record.pidStartTicks === undefined
-        ? 0
-        : this.runner.groupMembers(record.pid, record.pidStartTicks).length;
-      if (leftovers > 0) await this.runner.killGroup(record.pid, this.killGraceMs);
-      return { record, wasRunning: false, leftovers };
+      // Its shell ended; anything it left that is still alive goes now.
+      const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+      return { record, wasRunning: false, killed };
     }
     const here = this.running.get(id);
     if (here) {
       here.cause = "killed";
-      await this.runner.killGroup(record.pid, this.killGraceMs);
-      return { record: await here.done, wasRunning: true };
+      const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+      return { record: await here.done, wasRunning: true, killed };
     }
-    // A job whose server is gone: terminate its group if provably ours, record it as lost.
-    const reconciled = await this.reconcile(record);
-    if (isTerminal(reconciled.status)) return { record: reconciled, wasRunning: true };
-    // Another live server's job: leave a note so that server records "killed", then kill the
-    // group if the pid is still provably the job's.
+    // A job whose server is gone: terminate what is provably its, record it as lost.
+    const reconciled = await this.reconcileKilling(record);
+    if (isTerminal(reconciled.record.status)) return { ...reconciled, wasRunning: true };
+    // Another live server's job: leave a note so that server records "killed", and end its
+    // processes from here (the cookie proves them the job's).
     await this.store.requestKill(id);
-    if (this.runner.processIsSame(record.pid, record.pidStartTicks)) {
-      await this.runner.killGroup(record.pid, this.killGraceMs);
-    }
+    const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
     const ended = await this.wait(id, this.killGraceMs + 5000);
-    return { record: ended.record, wasRunning: true };
+    return { record: ended.record, wasRunning: true, killed };
+  }
+
+  /** The cookie prefix of every job this server started. */
+  private ownTarget(): JobProcessTarget {
+    return { cookiePrefix: `${this.instance}/`, exclude: [Deno.pid] };
   }
 
   /**
-   * Terminates every job this server started and records that as their end. Safe to call
-   * twice; after it, start() refuses.
+   * Terminates every process of every job this server started (running or ended) and records
+   * that as the running jobs' end. Safe to call twice; after it, start() refuses.
    */
   async shutdown(): Promise<void> {
     this.closing = true;
     const jobs = [...this.running.values()];
     for (const job of jobs) job.cause = "shutdown";
-    await Promise.all(jobs.map((job) => this.runner.killGroup(job.record.pid, this.killGraceMs)));
+    await killJobProcesses(this.runner, this.ownTarget(), this.killGraceMs);
     await Promise.all(
       jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
     );
-    // Background children of jobs that already ended still belong to us.
-    for (const [pgid, since] of this.startedGroups) {
-      if (since !== undefined && this.runner.groupMembers(pgid, since).length > 0) {
-        this.runner.killGroupNow(pgid);
-      }
-    }
-    this.startedGroups.clear();
+    // Anything forked during the sweep.
+    killJobProcessesNow(this.runner, this.ownTarget());
     for (const job of this.running.values()) clearInterval(job.timer);
-    for (const timer of this.stragglerTimers) clearInterval(timer);
-    this.stragglerTimers.clear();
   }
 
   /** Last-resort synchronous kill for abrupt exits (no records written). */
   killAllNow(): void {
-    for (const job of this.running.values()) this.runner.killGroupNow(job.record.pid);
+    killJobProcessesNow(this.runner, this.ownTarget());
   }
 }
 

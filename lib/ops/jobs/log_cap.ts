@@ -11,6 +11,8 @@ export class LogCap {
   droppedBytes = 0;
   /** Bytes of our own marker currently in the file (not command output). */
   private markerBytes = 0;
+  /** Bytes of end notes appended after the last cut (not command output). */
+  private noteBytes = 0;
   private readonly headKeep: number;
   private readonly tailKeep: number;
 
@@ -21,18 +23,21 @@ export class LogCap {
 
   /** Bytes of command output written so far, given the current file size. */
   outputBytes(fileSize: number): number {
-    return fileSize - this.markerBytes + this.droppedBytes;
+    return fileSize - this.markerBytes - this.noteBytes + this.droppedBytes;
   }
 
-  /** Checks the size and cuts the log if it passed the cap; returns the file size after. */
-  enforce(): { size: number; cut: boolean } {
+  /**
+   * Checks the size and cuts the log if it passed the cap (less `reserve` bytes kept free for a
+   * note); returns the file size after.
+   */
+  enforce(reserve = 0): { size: number; cut: boolean } {
     let size: number;
     try {
       size = Deno.statSync(this.logPath).size;
     } catch {
       return { size: 0, cut: false };
     }
-    if (size <= this.capBytes) return { size, cut: false };
+    if (size <= this.capBytes - reserve) return { size, cut: false };
     const tail = new Uint8Array(this.tailKeep);
     let filled = 0;
     const file = Deno.openSync(this.logPath, { read: true, write: true });
@@ -64,6 +69,28 @@ export class LogCap {
     }
     this.markerBytes = marker.length;
     return { size: this.headKeep + marker.length + filled, cut: true };
+  }
+
+  /**
+   * Appends a note of ours on a line of its own, counted apart from the command's output. Only
+   * once nothing writes any more: a later cut would count it as dropped output.
+   */
+  appendNote(note: string): void {
+    const file = Deno.openSync(this.logPath, { read: true, append: true });
+    try {
+      const size = file.statSync().size;
+      let lastByte = 0x0a;
+      if (size > 0) {
+        const one = new Uint8Array(1);
+        file.seekSync(size - 1, Deno.SeekMode.Start);
+        if (file.readSync(one) === 1) lastByte = one[0]!;
+      }
+      const bytes = new TextEncoder().encode(`${lastByte === 0x0a ? "" : "\n"}${note}\n`);
+      writeAllSync(file, bytes);
+      this.noteBytes += bytes.length;
+    } finally {
+      file.close();
+    }
   }
 }
 

@@ -161,16 +161,19 @@ Deno.test("JobManager refuses a duplicate that arrives while the first start is 
   });
 });
 
-Deno.test("JobManager.kill on an ended job terminates the background children it left", async () => {
+Deno.test("a job's end terminates the background children it left, and its log and record say which", async () => {
   await withManager(async (jobs, cwd) => {
     const job = await jobs.start("(until [ -f never ]; do sleep 0.05; done) & echo left", cwd);
-    assertEquals((await jobs.wait(job.id, 5000)).record.status, "succeeded");
-    assert(runner.groupAlive(job.pid));
+    const ended = (await jobs.wait(job.id, 5000)).record;
+    assertEquals(ended.status, "succeeded");
+    assertEquals(runner.groupAlive(job.pid), false);
+    assertStringIncludes(ended.endReason ?? "", "which were terminated");
+    const log = await Deno.readTextFile(jobs.store.paths(job.id).log);
+    assert(log.startsWith("left\n[anchorfs: the command exited and left "), log);
+    assertEquals(ended.outputBytes, 5);
     const killed = await jobs.kill(job.id);
     assertEquals(killed.wasRunning, false);
-    assert((killed.leftovers ?? 0) >= 1);
-    assertEquals(runner.groupAlive(job.pid), false);
-    assertEquals(killed.record.status, "succeeded");
+    assertEquals(killed.killed, []);
   });
 });
 
