@@ -7,6 +7,7 @@ import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path_text.ts";
 import { createSession } from "../ops/session.ts";
+import type { Services } from "../ops/services.ts";
 import { createServerFactory } from "./server.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { installListenReplay } from "./job_resources.ts";
@@ -138,6 +139,23 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     else logLine(`anchorfs mcp: ${formatError(error)}`);
     return 1;
   } finally {
-    if (services) await closeServices(services).catch((e) => logError("shutdown", e));
+    if (services) await closeJobsFirmly(services);
+  }
+}
+
+/**
+ * closeServices, which ends every job process (up to a kill grace). A signal meanwhile (a
+ * client's stdio transport sends SIGTERM 2 s after closing stdin) must not end the server with
+ * job processes alive: it skips the grace and KILLs them at once instead.
+ */
+async function closeJobsFirmly(services: Services): Promise<void> {
+  const hurry = () => services.jobs.killAllNow();
+  Deno.addSignalListener("SIGTERM", hurry);
+  Deno.addSignalListener("SIGINT", hurry);
+  try {
+    await closeServices(services).catch((e) => logError("shutdown", e));
+  } finally {
+    Deno.removeSignalListener("SIGTERM", hurry);
+    Deno.removeSignalListener("SIGINT", hurry);
   }
 }

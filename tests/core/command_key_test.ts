@@ -18,3 +18,10 @@ Deno.test("commandKey differs by directory and by command, not by spacing", () =
   assertNotEquals(commandKey("make test", "/a"), commandKey("make test", "/b"));
   assertNotEquals(commandKey("make test", "/a"), commandKey("make tests", "/a"));
 });
+
+Deno.test("commandKey folds the directory's case only where paths ignore case", () => {
+  assertNotEquals(commandKey("make", "/Src/App"), commandKey("make", "/src/app"));
+  assertEquals(commandKey("make", "/Src/App", true), commandKey("make", "/src/app", true));
+  // The command keeps its case either way: `make Test` is another target.
+  assertNotEquals(commandKey("make Test", "/a", true), commandKey("make test", "/a", true));
+});

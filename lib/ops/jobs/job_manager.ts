@@ -488,12 +488,17 @@ export class JobManager {
     });
   }
 
-  /** Newest first. */
+  /**
+   * Newest first. Like start-up, ends what dead servers left: their running jobs become lost,
+   * and processes still alive of their jobs (finished ones too) are terminated.
+   */
   async list(limit = 50): Promise<JobRecord[]> {
     const records = (await this.store.list()).slice(0, limit);
-    return await Promise.all(
+    const listed = await Promise.all(
       records.map((r) => this.running.get(r.id)?.record ?? this.reconcile(r)),
     );
+    await this.sweepFinished(listed);
+    return listed;
   }
 
   isRunningHere(id: string): boolean {

@@ -1,0 +1,230 @@
+// Containment through the real server: jobs whose processes escape the job's process group and
+// parentage (`setsid`, a double fork with setsid, `nohup … &` ignoring TERM) end on every path —
+// jobs kill, stdin closed, SIGTERM, and a server `kill -9` followed by `anchorfs jobs list` —
+// found by the job cookie. Also: the log cap holds after a job ends, and the duplicate guard
+// sees a directory and a symlink to it as one place.
+
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
+import {
+  eventually,
+  jobIdOf,
+  livePidsMatching,
+  startJobsServer,
+  uniqueMarker,
+} from "../mcp/_jobs_helpers.ts";
+
+interface Escapes {
+  id: string;
+  /** Marker per escape; each is the sleep duration in that escape's command line. */
+  markers: Record<"setsid" | "doubleFork" | "nohup", string>;
+}
+
+/** Starts one job whose children leave its process group three ways, and waits for them. */
+async function startEscapes(server: TestServer): Promise<Escapes> {
+  const markers = { setsid: uniqueMarker(), doubleFork: uniqueMarker(), nohup: uniqueMarker() };
+  const loop = (m: string) => `while :; do sleep ${m}; done`;
+  const command = [
+    `setsid sh -c '${loop(markers.setsid)}' &`,
+    `(setsid sh -c '${loop(markers.doubleFork)}' &)`,
+    `nohup sh -c 'trap "" TERM HUP; ${loop(markers.nohup)}' >/dev/null 2>&1 &`,
+    "echo started; wait",
+  ].join("\n");
+  const r = await server.call("shell", { command });
+  assertEquals(r.isError, false, r.text);
+  const id = jobIdOf(r.raw);
+  for (const [how, marker] of Object.entries(markers)) {
+    // The escaped `sleep` itself (the job's shell also names every marker).
+    assert(
+      await eventually(() => sleepsWith(marker).length >= 1),
+      `the ${how} escape did not start`,
+    );
+  }
+  return { id, markers };
+}
+
+/** Live `sleep MARKER` processes (the escaped grandchildren). */
+function sleepsWith(marker: string): number[] {
+  return livePidsMatching(`sleep ${marker}`).filter((pid) => {
+    try {
+      return Deno.readTextFileSync(`/proc/${pid}/cmdline`).startsWith("sleep\0");
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Asserts that no process naming any of the markers is alive (zombies count as dead). */
+async function assertAllGone(markers: string[], when: string): Promise<void> {
+  const gone = await eventually(() => markers.every((m) => livePidsMatching(m).length === 0));
+  const left = markers.flatMap((m) => livePidsMatching(m).map((pid) => describe(pid)));
+  assert(gone, `after ${when}, marker processes are alive: ${left.join(", ")}`);
+}
+
+/** A process for a failure message: its command line, state and job cookie. */
+function describe(pid: number): string {
+  try {
+    const cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ").trim();
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const cookie = Deno.readTextFileSync(`/proc/${pid}/environ`).split("\0")
+      .find((v) => v.startsWith("ANCHORFS_JOB="));
+    return `${pid} \`${cmdline}\` (state ${fields[0]}, ppid ${fields[1]}, sid ${fields[3]}, ` +
+      `${cookie ?? "no cookie"})`;
+  } catch {
+    return `${pid} (gone)`;
+  }
+}
+
+function readRecord(stateDir: string, id: string) {
+  return JSON.parse(Deno.readTextFileSync(`${stateDir}/jobs/${id}/record.json`));
+}
+
+Deno.test("jobs kill ends processes that left the job's group by setsid, double fork and nohup", async () => {
+  await using s = await startJobsServer("v1", { window: 0.3 });
+  const { id, markers } = await startEscapes(s.server);
+  const killed = await s.server.call("jobs", { action: "kill", id });
+  assertEquals(killed.isError, false, killed.text);
+  // "Killed job ID (`…`): terminated N processes (bash 123, sh 130, …); KILLED on request …"
+  assert(
+    new RegExp(`Killed job ${id} \\(\`.*\`\\): terminated \\d+ processes \\(bash \\d+, `).test(
+      killed.text,
+    ),
+    killed.text,
+  );
+  assertStringIncludes(killed.text, "KILLED on request");
+  await assertAllGone(Object.values(markers), "jobs kill");
+  assertEquals(readRecord(s.stateDir, id).status, "killed");
+});
+
+Deno.test("closing the server's stdin ends escaped job processes too", async () => {
+  await using s = await startJobsServer("v2", { window: 0.3 });
+  const { id, markers } = await startEscapes(s.server);
+  await s.server.close();
+  await assertAllGone(Object.values(markers), "stdin closed");
+  assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+});
+
+Deno.test("SIGTERM to the server ends escaped job processes too", async () => {
+  await using s = await startJobsServer("v1", { window: 0.3 });
+  const { id, markers } = await startEscapes(s.server);
+  Deno.kill(s.server.pid!, "SIGTERM");
+  await assertAllGone(Object.values(markers), "SIGTERM");
+  assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+});
+
+Deno.test("after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes", async () => {
+  await using s = await startJobsServer("v1", { window: 0.3 });
+  const running = await startEscapes(s.server);
+  // A finished job whose background child still runs: what a server leaves when it dies after
+  // recording the end (or an older server's job). Its record carries the job's cookie, and
+  // the child, in its own session and reparented, is found by that cookie alone.
+  const finishedMarker = uniqueMarker();
+  const finishedId = "999997-1";
+  const cookie = `0123456789abcdef/${finishedId}`;
+  const child = new Deno.Command("setsid", {
+    args: ["sh", "-c", `while :; do sleep ${finishedMarker}; done`],
+    env: { ANCHORFS_JOB: cookie },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    assert(await eventually(() => sleepsWith(finishedMarker).length === 1));
+    await Deno.mkdir(`${s.stateDir}/jobs/${finishedId}`, { recursive: true });
+    await Deno.writeTextFile(`${s.stateDir}/jobs/${finishedId}/output.log`, "done\n");
+    await Deno.writeTextFile(
+      `${s.stateDir}/jobs/${finishedId}/record.json`,
+      JSON.stringify({
+        version: 1,
+        id: finishedId,
+        command: `sh -c 'while :; do sleep ${finishedMarker}; done' & echo done`,
+        cwd: "/",
+        cookie,
+        pid: 2 ** 22 + 1, // its shell is long gone
+        pidStartTicks: 1,
+        serverPid: 999997,
+        serverStartTicks: 1,
+        startedAt: Date.now() - 2000,
+        status: "succeeded",
+        exitCode: 0,
+        endedAt: Date.now() - 1000,
+        droppedBytes: 0,
+        logCapBytes: 1024,
+      }),
+    );
+    Deno.kill(s.server.pid!, "SIGKILL");
+    // Nothing ran the shutdown: every escape is still alive.
+    await new Promise((r) => setTimeout(r, 300));
+    for (const marker of Object.values(running.markers)) {
+      assert(sleepsWith(marker).length >= 1, `${marker} ended without anyone killing it`);
+    }
+    const list = await runCliProcess(["jobs", "list", "--state-dir", s.stateDir]);
+    assertEquals(list.code, 0, list.stderr);
+    assertStringIncludes(list.stdout, `${running.id}  lost`);
+    assertStringIncludes(list.stdout, `${finishedId}  succeeded`);
+    await assertAllGone(
+      [...Object.values(running.markers), finishedMarker],
+      "kill -9 and anchorfs jobs list",
+    );
+    const lost = readRecord(s.stateDir, running.id);
+    assertStringIncludes(lost.endReason, "were still running and have been terminated");
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await child.status;
+  }
+});
+
+Deno.test("once a job has ended, leftovers writing into its log are stopped and the log is within its cap", async () => {
+  const cap = 100 * 1024;
+  await using s = await startJobsServer("v1", {
+    window: 5,
+    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+  });
+  // A setsid child writing 20 KB every 50 ms, left behind by a shell that exits at once.
+  const marker = uniqueMarker();
+  const r = await s.server.call("shell", {
+    command: `setsid sh -c 'while :; do head -c 20000 /dev/zero | tr "\\\\0" x; sleep 0.05; ` +
+      `done; : ${marker}' & for _ in 1 2 3; do sleep 0.1; done; echo parent-done`,
+  });
+  assertEquals(r.isError, false, r.text);
+  const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+  assert(id, r.text);
+  // Exit 0, but the child's output passed the cap: incomplete, never a plain success.
+  assertEquals(readRecord(s.stateDir, id).status, "output_capped");
+  await assertAllGone([marker], "the job's end");
+  const log = `${s.stateDir}/jobs/${id}/output.log`;
+  const atEnd = (await Deno.stat(log)).size;
+  assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
+  await new Promise((r) => setTimeout(r, 500));
+  assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
+  const text = await Deno.readTextFile(log);
+  assertStringIncludes(text, "[anchorfs: the command exited and left 1 process (sh ");
+  assertStringIncludes(readRecord(s.stateDir, id).endReason, "which were terminated");
+});
+
+Deno.test("the duplicate guard refuses the same command in a directory and in a symlink to it", async () => {
+  await using dir = await tempDir();
+  await using state = await tempDir();
+  await Deno.mkdir(`${dir.path}/a`);
+  await Deno.symlink(`${dir.path}/a`, `${dir.path}/alink`);
+  await using server = await startServer({
+    client: "v2",
+    args: ["--path", dir.path, "--foreground-window", "0.3", "--state-dir", state.path],
+  });
+  const command = "until [ -f stop ]; do sleep 0.1; done";
+  const first = await server.call("shell", { command, cwd: "a" });
+  const id = jobIdOf(first.raw);
+  const second = await server.call("shell", { command, cwd: "alink" });
+  assert(second.isError, second.text);
+  assertStringIncludes(second.text, `as job ${id}`);
+  // Through the symlink, as the model named it, the command still runs once the first ends.
+  await Deno.writeTextFile(`${dir.path}/a/stop`, "");
+  await server.call("jobs", { action: "wait", id });
+  const third = await server.call("shell", { command, cwd: "alink" });
+  assertEquals(third.isError, false, third.text);
+});
