@@ -63,7 +63,9 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         "its exit code and the TAIL of its output (last 30 KB; errors and test summaries are at " +
         `the end). There is no background flag: if the command is still running after ${env.options.foregroundWindowSeconds} s ` +
         "it keeps running as a job and the call returns at once with a resource link " +
-        "anchorfs://jobs/ID; you get a notification when it ends. Do NOT run it again and do not " +
+        "anchorfs://jobs/ID; you get a notification when it ends. Every process it starts ends " +
+        "with it: what it leaves behind with & is stopped when it exits, so start a server as a " +
+        "call of its own. Do NOT run it again and do not " +
         'sleep: use jobs {"action":"wait","id":"ID"} or just continue with other work. The same ' +
         "command in the same directory is refused while it runs; different commands run side by " +
         "side. Use view/text_editor instead of cat/grep/sed for files.\n" +
