@@ -41,6 +41,11 @@ export interface JobProcessTarget {
   leader?: { pid: number; startTicks: number | undefined };
   /** Never selected (the process doing the selecting). */
   exclude?: readonly number[];
+  /**
+   * No process of the target started before this (the job's shell, or the server for all its
+   * jobs): lets the process table skip older processes. A hint only; selection does not use it.
+   */
+  sinceTicks?: number;
 }
 
 export function jobCookie(instance: string, jobId: string): string {

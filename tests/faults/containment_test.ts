@@ -76,6 +76,17 @@ function describe(pid: number): string {
   }
 }
 
+/** Safety net for a failing run: KILLs marker processes still alive, so none outlives the test. */
+function killLeft(markers: string[]): void {
+  for (const pid of markers.flatMap((m) => livePidsMatching(m))) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 function readRecord(stateDir: string, id: string) {
   return JSON.parse(Deno.readTextFileSync(`${stateDir}/jobs/${id}/record.json`));
 }
@@ -83,34 +94,46 @@ function readRecord(stateDir: string, id: string) {
 Deno.test("jobs kill ends processes that left the job's group by setsid, double fork and nohup", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
-  const killed = await s.server.call("jobs", { action: "kill", id });
-  assertEquals(killed.isError, false, killed.text);
-  // "Killed job ID (`…`): terminated N processes (bash 123, sh 130, …); KILLED on request …"
-  assert(
-    new RegExp(`Killed job ${id} \\(\`.*\`\\): terminated \\d+ processes \\(bash \\d+, `).test(
+  try {
+    const killed = await s.server.call("jobs", { action: "kill", id });
+    assertEquals(killed.isError, false, killed.text);
+    // "Killed job ID (`…`): terminated N processes (bash 123, sh 130, …); KILLED on request …"
+    assert(
+      new RegExp(`Killed job ${id} \\(\`.*\`\\): terminated \\d+ processes \\(bash \\d+, `).test(
+        killed.text,
+      ),
       killed.text,
-    ),
-    killed.text,
-  );
-  assertStringIncludes(killed.text, "KILLED on request");
-  await assertAllGone(Object.values(markers), "jobs kill");
-  assertEquals(readRecord(s.stateDir, id).status, "killed");
+    );
+    assertStringIncludes(killed.text, "KILLED on request");
+    await assertAllGone(Object.values(markers), "jobs kill");
+    assertEquals(readRecord(s.stateDir, id).status, "killed");
+  } finally {
+    killLeft(Object.values(markers));
+  }
 });
 
 Deno.test("closing the server's stdin ends escaped job processes too", async () => {
   await using s = await startJobsServer("v2", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
-  await s.server.close();
-  await assertAllGone(Object.values(markers), "stdin closed");
-  assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+  try {
+    await s.server.close();
+    await assertAllGone(Object.values(markers), "stdin closed");
+    assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+  } finally {
+    killLeft(Object.values(markers));
+  }
 });
 
 Deno.test("SIGTERM to the server ends escaped job processes too", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
-  Deno.kill(s.server.pid!, "SIGTERM");
-  await assertAllGone(Object.values(markers), "SIGTERM");
-  assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+  try {
+    Deno.kill(s.server.pid!, "SIGTERM");
+    await assertAllGone(Object.values(markers), "SIGTERM");
+    assert(await eventually(() => readRecord(s.stateDir, id).status === "interrupted"));
+  } finally {
+    killLeft(Object.values(markers));
+  }
 });
 
 Deno.test("after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes", async () => {
@@ -170,6 +193,7 @@ Deno.test("after a server kill -9, `anchorfs jobs list` ends its running and fin
     const lost = readRecord(s.stateDir, running.id);
     assertStringIncludes(lost.endReason, "were still running and have been terminated");
   } finally {
+    killLeft([...Object.values(running.markers), finishedMarker]);
     try {
       child.kill("SIGKILL");
     } catch {
@@ -185,26 +209,35 @@ Deno.test("once a job has ended, leftovers writing into its log are stopped and 
     window: 5,
     env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
   });
-  // A setsid child writing 20 KB every 50 ms, left behind by a shell that exits at once.
+  // A setsid child writing 20 KB every 50 ms, left behind by a shell that exits once the child
+  // has written 160 KB (past the cap, whatever the machine's speed).
   const marker = uniqueMarker();
-  const r = await s.server.call("shell", {
-    command: `setsid sh -c 'while :; do head -c 20000 /dev/zero | tr "\\\\0" x; sleep 0.05; ` +
-      `done; : ${marker}' & for _ in 1 2 3; do sleep 0.1; done; echo parent-done`,
-  });
-  assertEquals(r.isError, false, r.text);
-  const id = /job (\d+-\d+)/.exec(r.text)?.[1];
-  assert(id, r.text);
-  // Exit 0, but the child's output passed the cap: incomplete, never a plain success.
-  assertEquals(readRecord(s.stateDir, id).status, "output_capped");
-  await assertAllGone([marker], "the job's end");
-  const log = `${s.stateDir}/jobs/${id}/output.log`;
-  const atEnd = (await Deno.stat(log)).size;
-  assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
-  await new Promise((r) => setTimeout(r, 500));
-  assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
-  const text = await Deno.readTextFile(log);
-  assertStringIncludes(text, "[anchorfs: the command exited and left 1 process (sh ");
-  assertStringIncludes(readRecord(s.stateDir, id).endReason, "which were terminated");
+  try {
+    const r = await s.server.call("shell", {
+      command: `setsid sh -c 'i=0; while :; do head -c 20000 /dev/zero | tr "\\0" x; ` +
+        `i=$((i+1)); [ $i = 8 ] && touch wrote; sleep 0.05; done; : ${marker}' & ` +
+        "until [ -f wrote ]; do sleep 0.05; done; echo parent-done",
+    });
+    assertEquals(r.isError, false, r.text);
+    const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+    assert(id, r.text);
+    // Exit 0, but the child's output passed the cap: incomplete, never a plain success.
+    assertEquals(readRecord(s.stateDir, id).status, "output_capped");
+    await assertAllGone([marker], "the job's end");
+    const log = `${s.stateDir}/jobs/${id}/output.log`;
+    const atEnd = (await Deno.stat(log)).size;
+    assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
+    await new Promise((r) => setTimeout(r, 500));
+    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
+    const text = await Deno.readTextFile(log);
+    assert(
+      /\[anchorfs: the command exited and left \d+ process(es)? \(sh \d+/.test(text),
+      text.slice(-400),
+    );
+    assertStringIncludes(readRecord(s.stateDir, id).endReason, "which were terminated");
+  } finally {
+    killLeft([marker]);
+  }
 });
 
 Deno.test("the duplicate guard refuses the same command in a directory and in a symlink to it", async () => {

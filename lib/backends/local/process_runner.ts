@@ -140,35 +140,32 @@ function readProcStat(pid: number | string): ProcStat | undefined {
   }
 }
 
-const COOKIE_PREFIX = new TextEncoder().encode(`${JOB_COOKIE_VAR}=`);
+const COOKIE_ENTRY = `${JOB_COOKIE_VAR}=`;
+const latin1 = new TextDecoder("latin1");
 
 /** The job cookie in a process's initial environment (readable for our own uid or root). */
 function readCookie(pid: string): string | undefined {
-  let bytes: Uint8Array;
+  let text: string;
   try {
-    bytes = Deno.readFileSync(`/proc/${pid}/environ`);
+    // One native decode and search: per-byte loops in JS doubled the cost of a table read.
+    text = latin1.decode(Deno.readFileSync(`/proc/${pid}/environ`));
   } catch {
     return undefined;
   }
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(0, start);
-    if (end === -1) end = bytes.length;
-    if (
-      end - start > COOKIE_PREFIX.length && COOKIE_PREFIX.every((b, i) => bytes[start + i] === b)
-    ) {
-      return new TextDecoder().decode(bytes.subarray(start + COOKIE_PREFIX.length, end));
-    }
-    start = end + 1;
-  }
-  return undefined;
+  let at = text.startsWith(COOKIE_ENTRY) ? 0 : text.indexOf(`\0${COOKIE_ENTRY}`) + 1;
+  if (at === 0 && !text.startsWith(COOKIE_ENTRY)) return undefined;
+  at += COOKIE_ENTRY.length;
+  const end = text.indexOf("\0", at);
+  return text.slice(at, end === -1 ? text.length : end);
 }
 
 /**
  * Every process visible in /proc with its parent, group, session, start time, name and job
- * cookie. Empty without /proc (then nothing can be proven ours, and nothing is killed by it).
+ * cookie; with `sinceTicks`, only those started no earlier (a job's processes all start after
+ * its shell; skipping the rest saves most environ reads). Empty without /proc (then nothing can
+ * be proven ours, and nothing is killed by it).
  */
-export function listProcesses(): ProcessInfo[] {
+export function listProcesses(sinceTicks = 0): ProcessInfo[] {
   const table: ProcessInfo[] = [];
   let entries: Iterable<Deno.DirEntry>;
   try {
@@ -179,7 +176,7 @@ export function listProcesses(): ProcessInfo[] {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry.name)) continue;
     const stat = readProcStat(entry.name);
-    if (!stat) continue; // gone meanwhile
+    if (!stat || stat.startTicks < sinceTicks) continue; // gone meanwhile, or older
     const info: ProcessInfo = { pid: Number(entry.name), ...stat };
     if (stat.state !== "Z") {
       const cookie = readCookie(entry.name);

@@ -80,6 +80,8 @@ interface RunningJob {
   timer: ReturnType<typeof setInterval> | undefined;
   /** The chain of record writes (see persist). */
   writes: Promise<void>;
+  /** What the end's own sweep terminated (a kill running meanwhile reports these too). */
+  endKilled: ProcessInfo[];
 }
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
@@ -156,6 +158,7 @@ export class JobManager {
       ...(record.cookie !== undefined && { cookie: record.cookie }),
       leader: { pid: record.pid, startTicks: record.pidStartTicks },
       exclude: [Deno.pid],
+      ...(record.pidStartTicks !== undefined && { sinceTicks: record.pidStartTicks }),
     };
   }
 
@@ -167,7 +170,8 @@ export class JobManager {
   private async sweepFinished(records: JobRecord[]): Promise<void> {
     const finished = records.filter((r) => isTerminal(r.status) && r.cookie !== undefined);
     if (finished.length === 0) return;
-    const present = cookiesInTable(this.runner.listProcesses());
+    const since = Math.min(...finished.map((r) => r.pidStartTicks ?? 0));
+    const present = cookiesInTable(this.runner.listProcesses(since));
     for (const record of finished) {
       if (!present.has(record.cookie!)) continue;
       if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
@@ -380,6 +384,7 @@ export class JobManager {
       done: Promise.resolve(record),
       timer: undefined,
       writes: Promise.resolve(),
+      endKilled: [],
     };
     job.timer = setInterval(() => this.watch(job), this.pollMs);
     job.done = spawned.exited.then((exit) => this.finish(job, exit));
@@ -435,6 +440,7 @@ export class JobManager {
       this.targetOf(job.record),
       this.killGraceMs,
     );
+    job.endKilled = leftovers;
     const note = cause === "exit" && leftovers.length > 0
       ? `[anchorfs: the command exited and left ${
         describeProcesses(leftovers)
@@ -568,7 +574,9 @@ export class JobManager {
     if (here) {
       here.cause = "killed";
       const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
-      return { record: await here.done, wasRunning: true, killed };
+      const ended = await here.done;
+      // The shell's end sweeps concurrently and may have terminated some of them first.
+      return { record: ended, wasRunning: true, killed: mergeProcesses(killed, here.endKilled) };
     }
     // A job whose server is gone: terminate what is provably its, record it as lost.
     const reconciled = await this.reconcileKilling(record);
@@ -583,7 +591,12 @@ export class JobManager {
 
   /** The cookie prefix of every job this server started. */
   private ownTarget(): JobProcessTarget {
-    return { cookiePrefix: `${this.instance}/`, exclude: [Deno.pid] };
+    const since = this.runner.ownStartTicks();
+    return {
+      cookiePrefix: `${this.instance}/`,
+      exclude: [Deno.pid],
+      ...(since !== undefined && { sinceTicks: since }),
+    };
   }
 
   /**
@@ -607,6 +620,13 @@ export class JobManager {
   killAllNow(): void {
     killJobProcessesNow(this.runner, this.ownTarget());
   }
+}
+
+/** Both lists without repeats, in start order. */
+function mergeProcesses(a: ProcessInfo[], b: ProcessInfo[]): ProcessInfo[] {
+  const all = new Map<string, ProcessInfo>();
+  for (const p of [...a, ...b]) all.set(`${p.pid}:${p.startTicks}`, p);
+  return [...all.values()].sort((x, y) => x.startTicks - y.startTicks || x.pid - y.pid);
 }
 
 /** byKey placeholder while a start is in flight. */

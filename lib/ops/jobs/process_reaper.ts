@@ -10,7 +10,8 @@ import {
 
 /** What the reaper needs from the machine (the local process runner supplies it). */
 export interface ProcessControl {
-  listProcesses(): ProcessInfo[];
+  /** The process table; with `sinceTicks`, only processes started no earlier. */
+  listProcesses(sinceTicks?: number): ProcessInfo[];
   /** Signals the process if it is still the one with this start time; false otherwise. */
   signalProcess(pid: number, startTicks: number, signal: Deno.Signal): boolean;
 }
@@ -29,7 +30,7 @@ export async function killJobProcesses(
   graceMs: number,
 ): Promise<ProcessInfo[]> {
   const signalled = new Map<number, ProcessInfo>();
-  const find = () => selectJobProcesses(control.listProcesses(), target);
+  const find = () => selectJobProcesses(control.listProcesses(target.sinceTicks), target);
   const send = (processes: ProcessInfo[], signal: Deno.Signal) => {
     for (const p of processes) {
       if (control.signalProcess(p.pid, p.startTicks, signal) && !signalled.has(p.pid)) {
@@ -66,7 +67,7 @@ export function killJobProcessesNow(
 ): ProcessInfo[] {
   const signalled = new Map<number, ProcessInfo>();
   for (let round = 0; round < 10; round++) {
-    const fresh = selectJobProcesses(control.listProcesses(), target)
+    const fresh = selectJobProcesses(control.listProcesses(target.sinceTicks), target)
       .filter((p) => !signalled.has(p.pid));
     if (fresh.length === 0) break;
     for (const p of fresh) {
