@@ -180,9 +180,9 @@ export class JobManager {
   }
 
   /**
-   * A record left `running` by a server that is gone becomes `lost`; its process group is
-   * terminated when it is provably the job's (same pid and start time, or members started
-   * after it in that group). Returns the record as it is now.
+   * A record left `running` by a server that is gone becomes `lost`; every process provably the
+   * job's (its cookie, its shell's session/group while anchored, their descendants) is
+   * terminated. Returns the record as it is now.
    */
   private async reconcile(record: JobRecord): Promise<JobRecord> {
     return (await this.reconcileKilling(record)).record;
