@@ -189,3 +189,24 @@ export function encodeNameBytes(path: string): Uint8Array {
   flush();
   return new Uint8Array(parts);
 }
+
+/**
+ * Splits `a|b|"c|d"` at each `|` outside a quoted form, so a quoted name may hold `|`. A quote
+ * opens a quoted form only at the start of a piece (plain names may hold quotes elsewhere).
+ */
+export function splitPathList(text: string, separator = "|"): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i <= text.length) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text[i] === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      i++;
+    }
+    while (i < text.length && text[i] !== separator) i++;
+    pieces.push(text.slice(start, i));
+    start = ++i;
+  }
+  return pieces;
+}

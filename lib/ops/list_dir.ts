@@ -1,6 +1,8 @@
 // Listing a directory for view: gitignore-aware, recursive, one `path<TAB>N lines<TAB>~T tokens`
 // row per file so an agent can budget its reads. Lines are counted on raw bytes; output is capped
 // with a notice saying how to narrow; an empty result is a sentence, never an empty string.
+// A path with a tab, newline, control character or bytes that are not UTF-8 is quoted
+// (core/path_quote.ts), so every row is one file and its path works in any tool.
 
 import { looksBinary } from "../core/text_file.ts";
 import { countLines, estimateTokens, textBytes } from "../core/token_estimate.ts";
@@ -9,6 +11,7 @@ import type { Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
+import { quotePath, quotePathAlways } from "../core/path_quote.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 export const LIST_MAX_ROWS = 1000;
@@ -58,18 +61,20 @@ export async function listDirectory(
   ) {
     if (item.kind === "cut") {
       cuts++;
-      rows.push(`${item.rel}/\tdirectory, not entered (max_depth ${options.maxDepth})`);
+      rows.push(
+        `${quotePath(`${item.rel}/`)}\tdirectory, not entered (max_depth ${options.maxDepth})`,
+      );
       continue;
     }
     listed++;
     if (error || !data) {
-      rows.push(`${item.rel}\tunreadable: ${error?.message ?? "no data"}`);
+      rows.push(`${quotePath(item.rel)}\tunreadable: ${error?.message ?? "no data"}`);
     } else if (looksBinary(data)) {
       binaries++;
-      rows.push(`${item.rel}\tbinary\t${formatBytes(data.length)}`);
+      rows.push(`${quotePath(item.rel)}\tbinary\t${formatBytes(data.length)}`);
     } else {
       rows.push(
-        `${item.rel}\t${plural(countLines(data), "line")}\t~${
+        `${quotePath(item.rel)}\t${plural(countLines(data), "line")}\t~${
           plural(estimateTokens(textBytes(data)), "token")
         }`,
       );
@@ -98,7 +103,7 @@ export async function listDirectory(
       });
   }
   const total = listed + extra;
-  const header = `${shown}: ${plural(total, "file")}${exact ? "" : "+"}${
+  const header = `${quotePath(shown)}: ${plural(total, "file")}${exact ? "" : "+"}${
     cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
   } (${rules}${binaries > 0 ? `; ${binaries} binary` : ""}). Columns: path, lines, ~tokens.`;
   const notices: string[] = [];
@@ -111,15 +116,18 @@ export async function listDirectory(
       }, a subdirectory, or a pattern such as ${JSON.stringify({ path: shown, pattern: "*.ts" })}.`,
     );
   }
-  if (stats.unreadable.length > 0) {
-    notices.push(
-      `${plural(stats.unreadable.length, "directory", "directories")} could not be read: ${
-        stats.unreadable.slice(0, 3).map((d) => JSON.stringify(d)).join(", ")
-      }.`,
-    );
-  }
+  const unreadable = unreadableNotice(stats);
+  if (unreadable) notices.push(unreadable);
   return [header, ...rows].join("\n") +
     (notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "");
+}
+
+/** The sentence on directories the walk could not read (listing and search), or "". */
+export function unreadableNotice(stats: { unreadable: readonly string[] }): string {
+  if (stats.unreadable.length === 0) return "";
+  return `${plural(stats.unreadable.length, "directory", "directories")} could not be read: ${
+    stats.unreadable.slice(0, 3).map(quotePathAlways).join(", ")
+  }${stats.unreadable.length > 3 ? ", ..." : ""}.`;
 }
 
 export function describeRules(options: WalkOptions, pattern: string | undefined): string {

@@ -4,6 +4,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { isAbsolutePath, joinPath } from "../core/path_text.ts";
+import { unquotePath } from "../core/path_quote.ts";
 import {
   formatRemoteUrl,
   isRemoteUrl,
@@ -52,7 +53,8 @@ export class Locations {
 
   /** Resolves `raw` against `cwd` (which may itself be remote). */
   async resolve(raw: string, cwd: Location): Promise<Location> {
-    const text = raw.trim();
+    // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
+    const text = unquotePath(raw);
     if (text === "") {
       throw new AnchorError({
         code: "EMPTY_PATH",

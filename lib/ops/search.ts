@@ -1,7 +1,8 @@
 // Content search for view: walks one or more roots with the same rules as listings, prefilters
 // each whole file buffer (no decoding, no per-line work for files without a match), and prints
 // matches grouped by file as `N:hh|content` so edit tools can take the ids directly. Files are
-// streamed in path order; output is capped with a notice saying how to narrow.
+// streamed in path order; output is capped with a notice saying how to narrow. File headers quote
+// odd names as listings do (core/path_quote.ts); directories the walk could not read are reported.
 
 import { formatLineId, hashLine, renderLine } from "../core/line_id.ts";
 import { linePrint } from "../core/shown_lines.ts";
@@ -9,11 +10,12 @@ import type { ByteLiteral, SearchPattern } from "../core/search_pattern.ts";
 import { decodeLatin1, decodeText, looksBinary } from "../core/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
-import { describeRules, emptyHint } from "./list_dir.ts";
+import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
+import { quotePath } from "../core/path_quote.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -157,6 +159,7 @@ export async function searchRoots(
   }
 
   const where = roots.map((r) => JSON.stringify(displayPath(session, r.location))).join(", ");
+  const unreadableDirs = unreadableNotice(stats);
   const rootsArg = roots.map((r) => displayPath(session, r.location)).join("|");
   const rules = describeRules(options, options.pattern);
   const skipped = [
@@ -164,6 +167,7 @@ export async function searchRoots(
     unreadable > 0 ? `${plural(unreadable, "unreadable file")} skipped` : "",
   ].filter(Boolean).join(", ");
   if (matchedFiles === 0) {
+    const tail = unreadableDirs ? `\n\n[${unreadableDirs}]` : "";
     return `No matches for ${search.description} in ${where}: searched ${
       plural(searched, "file")
     } (${rules}${skipped ? `; ${skipped}` : ""}).` +
@@ -181,19 +185,25 @@ export async function searchRoots(
             content: `(?i)${escapeForRegex(search.source)}`,
             regex: true,
           })
-        }.`);
+        }.`) +
+      tail;
   }
   const header = `${capped ? "At least " : ""}${plural(matchedLines, "matching line")} in ${
     plural(matchedFiles, "file")
   } for ${search.description} in ${where} (searched ${plural(searched, "file")}${
     capped ? " before the output cap" : ""
   }${skipped ? `; ${skipped}` : ""}). Lines are N:hh|content; the ids work in edit tools as is.`;
-  const notice = capped
-    ? `\n\n[Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
-      `deeper path, a pattern such as view ${
-        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
-      }, or more specific content.]`
-    : "";
+  const notices: string[] = [];
+  if (capped) {
+    notices.push(
+      `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
+        `deeper path, a pattern such as view ${
+          JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+        }, or more specific content.`,
+    );
+  }
+  if (unreadableDirs) notices.push(unreadableDirs);
+  const notice = notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "";
   return `${header}\n\n${blocks.join("\n\n")}${notice}`;
 }
 
@@ -323,7 +333,7 @@ function renderFileMatches(
     notes.push(`[cut at the output cap after line ${stoppedAt}]`);
   }
   return {
-    text: [`${shown} (${label})`, ...out, ...notes].join("\n"),
+    text: [`${quotePath(shown)} (${label})`, ...out, ...notes].join("\n"),
     printed,
   };
 }

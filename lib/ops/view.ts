@@ -5,6 +5,7 @@
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { compileGlobs, type GlobFilter } from "../core/glob.ts";
 import { compileSearchPattern } from "../core/search_pattern.ts";
+import { splitPathList } from "../core/path_quote.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
@@ -126,7 +127,7 @@ export async function runView(
  */
 function severalRootsError(error: unknown, path: string): unknown {
   if (!isAnchorError(error) || error.code !== "NOT_FOUND" || !path.includes("|")) return error;
-  const pieces = path.split("|").map((p) => p.trim()).filter((p) => p !== "");
+  const pieces = splitPathList(path).map((p) => p.trim()).filter((p) => p !== "");
   return new AnchorError({
     code: "NOT_FOUND",
     message: `No file or directory at ${JSON.stringify(path)}: several roots joined with | work ` +
@@ -138,9 +139,12 @@ function severalRootsError(error: unknown, path: string): unknown {
   });
 }
 
-/** `a|b` → ["a","b"]; an empty piece is refused so a typo does not search the cwd. */
+/**
+ * `a|b` → ["a","b"] (a quoted name may hold `|`); an empty piece is refused so a typo does not
+ * search the cwd.
+ */
 function splitRoots(path: string): string[] {
-  const pieces = path.split("|").map((p) => p.trim());
+  const pieces = splitPathList(path).map((p) => p.trim());
   if (pieces.some((p) => p === "")) {
     throw new AnchorError({
       code: "INVALID_ARGUMENT",

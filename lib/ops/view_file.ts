@@ -11,6 +11,7 @@ import { linePrint } from "../core/shown_lines.ts";
 import { readTextFile } from "./text_io.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
+import { quotePath } from "../core/path_quote.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;
@@ -42,7 +43,7 @@ export async function viewFile(
   const lines = doc.lines;
   const total = lines.length;
   if (total === 0) {
-    return `${shownPath} is empty (0 lines${
+    return `${quotePath(shownPath)} is empty (0 lines${
       bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
     }). To add lines: batch_edit ${
       JSON.stringify({
@@ -93,9 +94,9 @@ export async function viewFile(
   if (start > end) {
     throw new AnchorError({
       code: "INVALID_RANGE",
-      message: `start (line ${start}) is after end (line ${end}) in ${shownPath}, which has ${
-        plural(total, "line")
-      }.`,
+      message: `start (line ${start}) is after end (line ${end}) in ${
+        quotePath(shownPath)
+      }, which has ${plural(total, "line")}.`,
       hint: `view ${JSON.stringify({ path: shownPath, start: end, end: start })} to see that ` +
         "range, or leave end out to read to the end.",
     });

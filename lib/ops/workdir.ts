@@ -2,6 +2,7 @@
 // against it, on whichever machine it is (a remote cwd makes relative paths remote).
 
 import { AnchorError } from "../core/errors.ts";
+import { quotePath } from "../core/path_quote.ts";
 import type { Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import type { Session } from "./session.ts";
@@ -14,10 +15,10 @@ export async function runWorkdir(
   action: WorkdirAction,
   path?: string,
 ): Promise<string> {
-  if (action === "get") return `Working directory: ${session.cwd.url}`;
+  if (action === "get") return `Working directory: ${quotePath(session.cwd.url)}`;
   if (action === "reset") {
     session.cwd = session.root;
-    return `Working directory reset to ${session.root.url}`;
+    return `Working directory reset to ${quotePath(session.root.url)}`;
   }
   if (path === undefined || path.trim() === "") {
     throw new AnchorError({
@@ -47,5 +48,5 @@ export async function runWorkdir(
     path: await target.backend.realPath(target.path).catch(() => target.path),
   };
   if (!session.cwd.remote) session.cwd.url = session.cwd.path;
-  return `Working directory set to ${session.cwd.url} (was ${previous}).`;
+  return `Working directory set to ${quotePath(session.cwd.url)} (was ${quotePath(previous)}).`;
 }

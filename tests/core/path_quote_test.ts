@@ -8,6 +8,7 @@ import {
   needsQuoting,
   quotePath,
   quotePathAlways,
+  splitPathList,
   unquotePath,
 } from "../../lib/core/path_quote.ts";
 
@@ -123,5 +124,26 @@ Deno.test("property: quotePath round-trips, is one line and leaves plain names a
       }
     }),
     { numRuns: 3000 },
+  );
+});
+
+Deno.test("splitPathList splits at | outside quoted names only", () => {
+  assertEquals(splitPathList("src|tests"), ["src", "tests"]);
+  assertEquals(splitPathList('src| "a|b\\"|c" |x'), ["src", ' "a|b\\"|c" ', "x"]);
+  assertEquals(splitPathList('say "a|b".txt'), ['say "a', 'b".txt']);
+  assertEquals(splitPathList("a||b"), ["a", "", "b"]);
+  assertEquals(splitPathList(""), [""]);
+  assertEquals(splitPathList("a|"), ["a", ""]);
+});
+
+Deno.test("property: quoted names joined with | split back into the same names", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(nameFromBytes, oddText), { minLength: 1, maxLength: 4 }),
+      (ns) => {
+        const joined = ns.map(quotePathAlways).join("|");
+        assertEquals(splitPathList(joined).map(unquotePath), ns);
+      },
+    ),
   );
 });

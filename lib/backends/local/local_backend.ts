@@ -9,10 +9,13 @@ import type {
   FileInfo,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { baseName, parentPath } from "../../core/path_text.ts";
+import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
 import { writeTempName } from "../../core/write_temp_name.ts";
+import { hasRawBytes } from "../../core/path_quote.ts";
+import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
+import { type RawNames, rawNames } from "./raw_names.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -96,6 +99,53 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * checkUnchanged for a name that is not UTF-8: the check runs on a fresh fd alias, and the name
+ * must still lead to that same inode afterwards (the alias itself cannot see a rename).
+ */
+async function checkUnchangedRaw(
+  names: RawNames,
+  path: string,
+  expect: NonNullable<WriteOptions["expect"]>,
+): Promise<void> {
+  let checked: Deno.FileInfo;
+  try {
+    checked = await names.withAlias(path, async (alias) => {
+      await checkUnchanged(alias, expect);
+      return await Deno.stat(alias);
+    });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw fileChanged(path);
+    throw e;
+  }
+  const now = await names.withAlias(path, Deno.stat).catch(() => null);
+  if (
+    !now || now.ino !== checked.ino || now.dev !== checked.dev || now.size !== checked.size ||
+    now.mtime?.getTime() !== checked.mtime?.getTime()
+  ) throw fileChanged(path);
+}
+
+/** The raw-name helper for a path holding bytes that are not UTF-8 (see raw_names.ts). */
+function raw(path: string): RawNames {
+  const names = rawNames();
+  if (names) return names;
+  throw new AnchorError({
+    code: "UNREACHABLE_NAME",
+    message:
+      `Cannot reach ${
+        JSON.stringify(path)
+      }: its name is not valid UTF-8, and such names are reachable only on Linux (x86-64, AArch64) ` +
+      "with FFI allowed (deno run -A or --allow-ffi).",
+    hint: "Rename it with the shell (e.g. mv with a shell glob), then use the new name.",
+    fault: "environment",
+  });
+}
+
+/** Runs `op` with a path Deno can open: a name that is not UTF-8 goes through its fd alias. */
+function hosted<T>(path: string, op: (path: string) => Promise<T>): Promise<T> {
+  return hasRawBytes(path) ? raw(path).withAlias(path, op) : op(path);
+}
+
 export class LocalBackend implements FileBackend {
   readonly id = "local";
   private readonly locks: LocalWriteLocks;
@@ -106,7 +156,7 @@ export class LocalBackend implements FileBackend {
 
   async stat(path: string): Promise<FileInfo | null> {
     try {
-      const s = await Deno.stat(path);
+      const s = await hosted(path, Deno.stat);
       return {
         type: entryType(s),
         size: s.size,
@@ -121,7 +171,7 @@ export class LocalBackend implements FileBackend {
 
   async readFile(path: string): Promise<Uint8Array> {
     try {
-      return await Deno.readFile(path);
+      return await hosted(path, (p) => Deno.readFile(p));
     } catch (e) {
       throw mapFsError(e, "read", path);
     }
@@ -130,7 +180,7 @@ export class LocalBackend implements FileBackend {
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
     let file: Deno.FsFile | undefined;
     try {
-      file = await Deno.open(path, { read: true });
+      file = await hosted(path, (p) => Deno.open(p, { read: true }));
       await file.seek(offset, Deno.SeekMode.Start);
       const buf = new Uint8Array(length);
       let filled = 0;
@@ -154,6 +204,7 @@ export class LocalBackend implements FileBackend {
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const dir = parentPath(path);
+    if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
     const temp = `${dir === "/" ? "" : dir}/${
       writeTempName(baseName(path), Deno.pid, ++tempCounter)
     }`;
@@ -193,6 +244,7 @@ export class LocalBackend implements FileBackend {
 
   async mkdirp(path: string): Promise<void> {
     try {
+      if (hasRawBytes(path)) return await this.mkdirpRaw(path);
       await Deno.mkdir(path, { recursive: true });
     } catch (e) {
       throw mapFsError(e, "create directory", path);
@@ -201,7 +253,8 @@ export class LocalBackend implements FileBackend {
 
   async removeFile(path: string): Promise<void> {
     try {
-      await Deno.remove(path);
+      if (hasRawBytes(path)) raw(path).unlink(path);
+      else await Deno.remove(path);
     } catch (e) {
       throw mapFsError(e, "delete", path);
     }
@@ -211,9 +264,16 @@ export class LocalBackend implements FileBackend {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
       // directory blocks the event loop for well under a millisecond.
+      if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
       const out: DirEntry[] = [];
-      for (const e of Deno.readDirSync(path)) out.push({ name: e.name, type: entryType(e) });
-      return Promise.resolve(out);
+      let lossy = false;
+      for (const e of Deno.readDirSync(path)) {
+        out.push({ name: e.name, type: entryType(e) });
+        if (e.name.includes("\uFFFD")) lossy = true;
+      }
+      // Deno replaced bytes that are not UTF-8 with U+FFFD: list again by bytes for exact names.
+      const names = lossy ? rawNames() : null;
+      return Promise.resolve(names ? names.listDir(path) : out);
     } catch (e) {
       return Promise.reject(mapFsError(e, "list", path));
     }
@@ -229,7 +289,12 @@ export class LocalBackend implements FileBackend {
     for (const path of paths) {
       let item: { path: string; data?: Uint8Array; error?: Error };
       try {
-        item = { path, data: Deno.readFileSync(path) };
+        item = {
+          path,
+          data: hasRawBytes(path)
+            ? raw(path).withAliasSync(path, Deno.readFileSync)
+            : Deno.readFileSync(path),
+        };
       } catch (e) {
         item = { path, error: mapFsError(e, "read", path) };
       }
@@ -239,11 +304,91 @@ export class LocalBackend implements FileBackend {
 
   async realPath(path: string): Promise<string> {
     try {
-      return await Deno.realPath(path);
+      return hasRawBytes(path) ? raw(path).realPath(path) : await Deno.realPath(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) throw notFound(path);
       throw mapFsError(e, "resolve", path);
     }
+  }
+
+  /**
+   * writeFileAtomic for a name that is not UTF-8, with the same steps: the temp file gets a name
+   * Deno can write (the target's with U+FFFD for its odd bytes) in the same folder, reached
+   * through the folder's fd alias; libc links or renames it onto the target by bytes.
+   */
+  private async writeRawName(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
+    const names = raw(path);
+    const dir = parentPath(path);
+    const tempName = writeTempName(baseName(path).toWellFormed(), Deno.pid, ++tempCounter);
+    const tempByName = joinPath(dir, tempName);
+    try {
+      let mode = options.mode;
+      if (mode === undefined) {
+        const current = await this.stat(path);
+        if (current?.mode != null) mode = current.mode;
+      }
+      await names.withAlias(dir, async (alias) => {
+        const temp = `${alias}/${tempName}`;
+        writesInFlight.add(temp);
+        try {
+          const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
+          try {
+            for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+            if (mode !== undefined) await Deno.chmod(temp, mode);
+            await file.sync();
+          } finally {
+            file.close();
+          }
+          if (options.expect === null) await this.placeNewRaw(names, tempByName, path);
+          else {
+            if (options.expect !== undefined) await checkUnchangedRaw(names, path, options.expect);
+            names.rename(tempByName, path);
+          }
+          await syncDir(alias);
+        } catch (e) {
+          await Deno.remove(temp).catch(() => {});
+          throw e;
+        } finally {
+          writesInFlight.delete(temp);
+        }
+        removeDeadTemps(alias, writesInFlight);
+      });
+    } catch (e) {
+      throw mapFsError(e, "write", path);
+    }
+  }
+
+  /** placeNew by bytes: a hard link fails when the name exists; else a stat and a rename. */
+  private async placeNewRaw(names: RawNames, temp: string, path: string): Promise<void> {
+    try {
+      names.link(temp, path);
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) throw fileChanged(path);
+      if (e instanceof Deno.errors.NotFound) throw e;
+      if (await this.stat(path)) throw fileChanged(path);
+      names.rename(temp, path);
+      return;
+    }
+    try {
+      names.unlink(temp);
+    } catch { /* left over: removed as dead by a later write */ }
+  }
+
+  private async mkdirpRaw(path: string): Promise<void> {
+    const names = raw(path);
+    const info = await this.stat(path);
+    if (info?.type === "dir") return;
+    if (!info) {
+      const parent = parentPath(path);
+      if (parent !== path) await this.mkdirp(parent);
+      try {
+        names.mkdir(path);
+        return;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      }
+    }
+    if ((await this.stat(path))?.type !== "dir") throw new Deno.errors.AlreadyExists(path);
   }
 
   homeDir(): Promise<string> {

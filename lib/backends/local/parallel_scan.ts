@@ -39,6 +39,9 @@ function scanFile(
   contains: typeof containsLiteral,
 ): "hit" | "miss" | "binary" {
   const SNIFF_BYTES = 8192;
+  // A name that is not UTF-8 (lone surrogates, see core/path_quote.ts) is opened only by the
+  // backend: Deno would open the name with U+FFFD instead, another file or none.
+  if (!path.isWellFormed()) return "hit";
   let file;
   try {
     file = Deno.openSync(path);

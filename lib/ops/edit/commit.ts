@@ -13,6 +13,7 @@ import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
+import { quotePath } from "../../core/path_quote.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -115,11 +116,9 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   }
   const counts = `${plural(diff.removed, "line")} removed, ${plural(diff.added, "line")} added`;
   const lines = [
-    `${
-      dryRun ? "Dry run, nothing written: would edit" : "Edited"
-    } ${name} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
-      formatNote(doc)
-    }).`,
+    `${dryRun ? "Dry run, nothing written: would edit" : "Edited"} ${
+      quotePath(name)
+    } (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${formatNote(doc)}).`,
     ...(request.notes ?? []),
     diff.text,
   ];

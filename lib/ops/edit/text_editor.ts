@@ -23,6 +23,7 @@ import {
 import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
+import { quotePath } from "../../core/path_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
@@ -136,7 +137,7 @@ export async function createFile(
     session.shown.replaceFile(fileKey(location), []);
     recordShown(session, fileKey(location), diff.shown);
     return [
-      `Created ${displayPathOf(session, location)} (${plural(lines.length, "line")}, ${
+      `Created ${quotePath(displayPathOf(session, location))} (${plural(lines.length, "line")}, ${
         plural(bytes.length, "byte")
       }).`,
       diff.text,
@@ -211,7 +212,7 @@ async function deleteFile(
       url: location.url,
     });
     session.shown.forget(fileKey(location));
-    return `Deleted ${displayPathOf(session, location)} (${
+    return `Deleted ${quotePath(displayPathOf(session, location))} (${
       plural(bytes.length, "byte")
     }). Undo with text_editor ${
       JSON.stringify({ command: "undo_edit", path: displayPathOf(session, location) })
@@ -273,9 +274,11 @@ async function undoEdit(
     }
     services.undo.pop(key);
     const left = services.undo.depth(key);
-    const head = `Undid the last edit of ${displayPathOf(session, location)} (${entry.action})${
-      entry.before === null ? ": the file it created was removed" : ""
-    }; ${plural(left, "earlier edit")} can still be undone.`;
+    const head = `Undid the last edit of ${
+      quotePath(displayPathOf(session, location))
+    } (${entry.action})${entry.before === null ? ": the file it created was removed" : ""}; ${
+      plural(left, "earlier edit")
+    } can still be undone.`;
     session.shown.forget(key);
     const before = decodeForDiff(current);
     const after = entry.before === null ? null : decodeForDiff(entry.before);
