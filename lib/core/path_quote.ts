@@ -18,6 +18,7 @@ import { AnchorError } from "./errors.ts";
  * Characters that make a name quoted: C0 and C1 controls, DEL, the Unicode line/paragraph
  * separators, and bidirectional controls (they reorder how the name displays).
  */
+// deno-lint-ignore no-control-regex -- finding control characters is the point
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 /** Any lone surrogate: a raw byte (U+DC80..U+DCFF) or something no file name can hold. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
