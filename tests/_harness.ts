@@ -24,6 +24,8 @@ export interface StartOptions {
   /** Extra environment for the server (DENO_DIR, HOME and PATH are passed through). */
   env?: Record<string, string>;
   cwd?: string;
+  /** A command that runs the server, e.g. ["setpriv", ...flags]: the deno command line follows. */
+  launcher?: string[];
 }
 
 export interface CallResult {
@@ -67,9 +69,19 @@ export function serverEnv(extra: Record<string, string> = {}): Record<string, st
 }
 
 export async function startServer(options: StartOptions): Promise<TestServer> {
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--quiet",
+    options.main ?? MAIN_TS,
+    "mcp",
+    ...(options.args ?? []),
+  ];
+  const line = [...(options.launcher ?? []), ...deno];
   const params = {
-    command: Deno.execPath(),
-    args: ["run", "-A", "--quiet", options.main ?? MAIN_TS, "mcp", ...(options.args ?? [])],
+    command: line[0]!,
+    args: line.slice(1),
     env: serverEnv(options.env),
     cwd: options.cwd ?? REPO_ROOT,
     stderr: "pipe" as const,

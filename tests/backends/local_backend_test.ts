@@ -117,3 +117,48 @@ Deno.test("lock files left by killed holders are swept when a process first lock
   await held;
   assertEquals([...Deno.readDirSync(locks.path)].length, 0);
 });
+
+Deno.test("the local backend reaches names that are not UTF-8 (Linux)", async (t) => {
+  if (Deno.build.os !== "linux") {
+    await t.step({ name: "skipped: byte names are handled on Linux only", ignore: true, fn() {} });
+    return;
+  }
+  await using dir = await tempDir();
+  const backend = new LocalBackend();
+  // bash creates "bad<0xFF>dir/in<0xE9>.txt": Deno itself cannot name it.
+  const made = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      'cd "$0" && mkdir "$(printf "bad\\377dir")" && printf "x\\n" > ' +
+      '"$(printf "bad\\377dir/in\\351.txt")" && printf "decoy\\n" > "bad\uFFFDdir.txt"',
+      dir.path,
+    ],
+  }).output();
+  assertEquals(made.code, 0, new TextDecoder().decode(made.stderr));
+  const top = await backend.readDir(dir.path);
+  assertEquals(top.map((e) => e.name).sort(), ["bad\udcffdir", "bad\uFFFDdir.txt"]);
+  const sub = `${dir.path}/bad\udcffdir`;
+  assertEquals(await backend.readDir(sub), [{ name: "in\udce9.txt", type: "file" }]);
+  const file = `${sub}/in\udce9.txt`;
+  assertEquals(new TextDecoder().decode(await backend.readFile(file)), "x\n");
+  assertEquals((await backend.stat(file))?.size, 2);
+  assertEquals(await backend.realPath(file), file);
+  await backend.writeFileAtomic(file, new TextEncoder().encode("y\n"), {
+    expect: { bytes: enc.encode("x\n") },
+  });
+  assertEquals(new TextDecoder().decode(await backend.readRange(file, 0, 1)), "y");
+  await backend.mkdirp(`${sub}/new\udcfe/deeper`);
+  await backend.writeFileAtomic(`${sub}/new\udcfe/deeper/f`, new Uint8Array([1]), { expect: null });
+  assertEquals((await backend.stat(`${sub}/new\udcfe/deeper/f`))?.size, 1);
+  await backend.removeFile(`${sub}/new\udcfe/deeper/f`);
+  assertEquals(await backend.stat(`${sub}/new\udcfe/deeper/f`), null);
+  assertEquals((await backend.readDir(sub)).map((e) => e.name).sort(), [
+    "in\udce9.txt",
+    "new\udcfe",
+  ]);
+  // The decoy with a real U+FFFD is a different file.
+  assertEquals(
+    new TextDecoder().decode(await backend.readFile(`${dir.path}/bad\uFFFDdir.txt`)),
+    "decoy\n",
+  );
+});

@@ -27,6 +27,9 @@ export const VIEW_DESCRIPTION =
   "path<TAB>N lines<TAB>~T tokens, so you can budget reads. Hidden files are skipped unless " +
   "include_hidden; narrow with pattern and max_depth.\n" +
   "- Search (content set): matching lines with ids, grouped by file, plus context lines.\n" +
+  "- Odd names (a tab, newline or other control character, edge spaces, bytes that are not " +
+  'UTF-8) are shown quoted, e.g. "new\\nline.txt" or "bad\\xff.txt"; pass such a path back ' +
+  "exactly as shown, quotes included, to any tool.\n" +
   'Examples: {"path":"src/app.ts"} · {"path":"src/app.ts","start":120,"end":180} · ' +
   '{"path":"src/app.ts","start":"120:4f","end":-1} · {"path":"."} · ' +
   '{"path":"src","pattern":"*.ts|!*_test.ts","max_depth":2} · ' +
