@@ -93,7 +93,7 @@ export async function listDirectory(
 
   const rules = describeRules(options, pattern);
   if (listed === 0 && cuts === 0) {
-    return `No files to list in ${JSON.stringify(shown)}${
+    return `No files to list in ${quotePathAlways(shown)}${
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
     }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` +
       emptyHint(stats, options, {

@@ -15,7 +15,7 @@ import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
-import { quotePath } from "../core/path_quote.ts";
+import { quotePath, quotePathAlways } from "../core/path_quote.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -158,7 +158,7 @@ export async function searchRoots(
     }
   }
 
-  const where = roots.map((r) => JSON.stringify(displayPath(session, r.location))).join(", ");
+  const where = roots.map((r) => quotePathAlways(displayPath(session, r.location))).join(", ");
   const unreadableDirs = unreadableNotice(stats);
   const rootsArg = roots.map((r) => displayPath(session, r.location)).join("|");
   const rules = describeRules(options, options.pattern);
