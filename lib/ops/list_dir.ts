@@ -97,7 +97,7 @@ export async function listDirectory(
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
     }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` +
       emptyHint(stats, options, {
-        path: shown,
+        path: quotePath(shown),
         ...(pattern ? { pattern } : {}),
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
       });
@@ -112,8 +112,10 @@ export async function listDirectory(
       `Listed the first ${plural(listed + cuts, "entry", "entries")}; ${exact ? "" : "more than "}${
         plural(extra, "more file")
       } not shown. Narrow it: view ${
-        JSON.stringify({ path: shown, max_depth: 2 })
-      }, a subdirectory, or a pattern such as ${JSON.stringify({ path: shown, pattern: "*.ts" })}.`,
+        JSON.stringify({ path: quotePath(shown), max_depth: 2 })
+      }, a subdirectory, or a pattern such as ${
+        JSON.stringify({ path: quotePath(shown), pattern: "*.ts" })
+      }.`,
     );
   }
   const unreadable = unreadableNotice(stats);

@@ -326,7 +326,11 @@ function renderFileMatches(
     const next = matches[kept.length]!;
     notes.push(
       `[${plural(rest, "more matching line")} in this file, from line ${next}: view ${
-        JSON.stringify({ path: shown, start: next, end: Math.min(lines.length, next + 99) })
+        JSON.stringify({
+          path: quotePath(shown),
+          start: next,
+          end: Math.min(lines.length, next + 99),
+        })
       }]`,
     );
   } else if (stoppedAt < (runs[runs.length - 1]?.[1] ?? 0)) {

@@ -47,7 +47,7 @@ export async function viewFile(
       bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
     }). To add lines: batch_edit ${
       JSON.stringify({
-        path: shownPath,
+        path: quotePath(shownPath),
         operations: [{ op: "insert", anchor: 0, content: "first line" }],
       })
     }`;
@@ -97,7 +97,10 @@ export async function viewFile(
       message: `start (line ${start}) is after end (line ${end}) in ${
         quotePath(shownPath)
       }, which has ${plural(total, "line")}.`,
-      hint: `view ${JSON.stringify({ path: shownPath, start: end, end: start })} to see that ` +
+      hint:
+        `view ${
+          JSON.stringify({ path: quotePath(shownPath), start: end, end: start })
+        } to see that ` +
         "range, or leave end out to read to the end.",
     });
   }
@@ -135,7 +138,7 @@ export async function viewFile(
     notices.push(
       `Showing lines ${start}-${last} of ${plural(total, "line")} (output is limited to ` +
         `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: view ${
-          JSON.stringify({ path: shownPath, start: last + 1, end: nextEnd })
+          JSON.stringify({ path: quotePath(shownPath), start: last + 1, end: nextEnd })
         }` + (explicitEnd || nextEnd === total ? "" : ` (the file ends at line ${total})`),
     );
   } else if (start > 1 || end < total) {

@@ -229,3 +229,35 @@ Deno.test("a search reports the directories it could not read, as the listing do
     await Deno.chmod(`${dir.path}/locked`, 0o755);
   }
 });
+
+Deno.test("odd names: calls offered in hints reach the file (edge spaces survive)", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/  empty  `, "");
+  await Deno.writeTextFile(`${dir.path}/ long\t`, "x\n".repeat(2500));
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  /** The JSON arguments of the first `tool {...}` call in a text. */
+  const offered = (text: string, tool: string) => {
+    const at = text.indexOf(`${tool} {`);
+    assert(at >= 0, text);
+    let depth = 0;
+    for (let i = at + tool.length + 1; i < text.length; i++) {
+      if (text[i] === "{") depth++;
+      if (text[i] === "}" && --depth === 0) {
+        return JSON.parse(text.slice(at + tool.length + 1, i + 1));
+      }
+    }
+    throw new Error(`no complete call in ${text}`);
+  };
+  const empty = await server.call("view", { path: '"  empty  "' });
+  assertStringIncludes(empty.text, '"  empty  " is empty');
+  const insert = await server.call("batch_edit", offered(empty.text, "batch_edit"));
+  assertEquals(insert.isError, false, insert.text);
+  assertEquals(await Deno.readTextFile(`${dir.path}/  empty  `), "first line\n");
+  const long = await server.call("view", { path: '" long\\t"' });
+  const next = await server.call(
+    "view",
+    offered(long.text.slice(long.text.indexOf("Next:")), "view"),
+  );
+  assertEquals(next.isError, false, next.text);
+  assert(/^\d+:[0-9a-f]{2}\|x$/m.test(next.text), next.text);
+});

@@ -124,7 +124,7 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   ];
   if (diff.truncated) {
     lines.push(
-      `... diff cut at 400 lines; view ${JSON.stringify({ path: name })} for the rest.`,
+      `... diff cut at 400 lines; view ${JSON.stringify({ path: quotePath(name) })} for the rest.`,
     );
   }
   return lines.filter((l) => l !== "").join("\n");
@@ -194,7 +194,7 @@ export async function changedOnDisk(
       "written.",
     detail,
     hint: `Retry the edit with the fresh ids above, or view ${
-      JSON.stringify({ path: name, start: from, end: Math.max(from, to) })
+      JSON.stringify({ path: quotePath(name), start: from, end: Math.max(from, to) })
     } first.`,
     fault: "environment",
   });

@@ -116,7 +116,7 @@ export async function createFile(
             JSON.stringify(`${displayPathOf(session, location)}/new_file.txt`)
           }.`
           : `To change it, view ${
-            JSON.stringify({ path: displayPathOf(session, location) })
+            JSON.stringify({ path: quotePath(displayPathOf(session, location)) })
           } first, then use ` +
             `text_editor {"command":"str_replace",...} or batch_edit with the ids it shows.`,
       });
@@ -215,7 +215,7 @@ async function deleteFile(
     return `Deleted ${quotePath(displayPathOf(session, location))} (${
       plural(bytes.length, "byte")
     }). Undo with text_editor ${
-      JSON.stringify({ command: "undo_edit", path: displayPathOf(session, location) })
+      JSON.stringify({ command: "undo_edit", path: quotePath(displayPathOf(session, location)) })
     }.`;
   });
 }
@@ -257,7 +257,7 @@ async function undoEdit(
           "was written.",
         hint:
           `view ${
-            JSON.stringify({ path: displayPathOf(session, location) })
+            JSON.stringify({ path: quotePath(displayPathOf(session, location)) })
           } and fix it with str_replace or ` +
           "batch_edit instead.",
         fault: "environment",
