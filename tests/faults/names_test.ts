@@ -119,13 +119,22 @@ Deno.test("odd names: search finds them and names each file as the listing does"
   assertStringIncludes(both.text, "2 matching lines in 2 files");
 });
 
-Deno.test("odd names: view → batch_edit and str_replace reach the right file", async () => {
+Deno.test("odd names: listing → view → batch_edit and str_replace reach the right file", async () => {
   await using dir = await tempDir();
   await makeTree(dir.path);
   await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
-  for (const [i, n] of NAMES.entries()) {
-    const view = await server.call("view", { path: n.shown });
-    assertEquals(view.isError, false, `${n.shown}: ${view.text}`);
+  // Paths come from the listing's rows; the content says which file a row reached.
+  const listing = await server.call("view", { path: "." });
+  const paths = listing.text.split("\n").slice(1).map((row) => row.split("\t")[0]!);
+  assertEquals(paths.length, NAMES.length, listing.text);
+  const reached = new Set<number>();
+  for (const path of paths) {
+    const view = await server.call("view", { path });
+    assertEquals(view.isError, false, `${path}: ${view.text}`);
+    const i = Number(/\|first ([0-9]+)$/m.exec(view.text)?.[1]);
+    const n = NAMES[i]!;
+    assertEquals(path, n.shown);
+    reached.add(i);
     assertEquals(
       view.text,
       `1:${idIn(view.text, `first ${i}`).slice(2)}|first ${i}\n` +
@@ -133,7 +142,7 @@ Deno.test("odd names: view → batch_edit and str_replace reach the right file",
         `3:${idIn(view.text, `last ${i}`).slice(2)}|last ${i}`,
     );
     const edit = await server.call("batch_edit", {
-      path: n.shown,
+      path,
       operations: [{
         op: "replace",
         start: idIn(view.text, `marker-${i} here`),
@@ -144,13 +153,14 @@ Deno.test("odd names: view → batch_edit and str_replace reach the right file",
     assertStringIncludes(edit.text, `Edited ${n.shown} (batch_edit`);
     const replaced = await server.call("text_editor", {
       command: "str_replace",
-      path: n.shown,
+      path,
       old_text: `last ${i}`,
       new_text: `end ${i}`,
     });
     assertEquals(replaced.isError, false, `${n.shown}: ${replaced.text}`);
     assertEquals(await readBack(dir.path, n), `first ${i}\ned-${i}\nend ${i}\n`);
   }
+  assertEquals(reached.size, NAMES.length, "each row reached a different file");
   // Every file was edited exactly once: none was written through another one's name.
   for (const [i, n] of NAMES.entries()) {
     assertEquals(await readBack(dir.path, n), `first ${i}\ned-${i}\nend ${i}\n`, n.shown);
