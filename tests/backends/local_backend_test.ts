@@ -147,6 +147,14 @@ Deno.test("the local backend reaches names that are not UTF-8 (Linux)", async (t
     expect: { bytes: enc.encode("x\n") },
   });
   assertEquals(new TextDecoder().decode(await backend.readRange(file, 0, 1)), "y");
+  // The write checks hold for byte names too: content changed, or a new file that exists.
+  for (const expect of [{ bytes: enc.encode("x\n") }, null]) {
+    const e = await assertRejects(() =>
+      backend.writeFileAtomic(file, enc.encode("z\n"), { expect })
+    );
+    assertEquals((e as AnchorError).code, "FILE_CHANGED");
+  }
+  assertEquals(new TextDecoder().decode(await backend.readFile(file)), "y\n");
   await backend.mkdirp(`${sub}/new\udcfe/deeper`);
   await backend.writeFileAtomic(`${sub}/new\udcfe/deeper/f`, new Uint8Array([1]), { expect: null });
   assertEquals((await backend.stat(`${sub}/new\udcfe/deeper/f`))?.size, 1);
