@@ -1,6 +1,7 @@
 // The shape of a human subcommand and the shared argument parsing around node:util parseArgs.
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { Confinement } from "../ops/confinement.ts";
 import type { Services } from "../ops/services.ts";
 import type { Terminal } from "./output.ts";
 
@@ -66,4 +67,18 @@ function usageMessage(error: Error & { code?: string }): string {
   }
   if (/argument missing/.test(error.message) && option) return `option "${option}" needs a value`;
   return error.message.split("\n")[0]!;
+}
+
+/** `--allow DIR` (repeatable) for subcommands that take paths: the check of `anchorfs mcp --allow`. */
+export const ALLOW_OPTION = { allow: { type: "string", multiple: true } } as const;
+
+export const ALLOW_HELP =
+  "  --allow DIR           Refuse paths outside DIR (symlinks resolved; repeatable)";
+
+/** Confines every path the command resolves to the --allow directories (none given: no-op). */
+export async function applyAllow(services: Services, allow: string[] | undefined): Promise<void> {
+  if (allow === undefined || allow.length === 0) return;
+  const start = services.locations.localAt(Deno.cwd());
+  const confinement = await Confinement.create(services.locations, start, { allow, roots: false });
+  services.locations.setGuard(confinement);
 }

@@ -6,7 +6,14 @@ import { AnchorError } from "../core/errors.ts";
 import { runBatchEdit } from "../ops/edit/batch_edit.ts";
 import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
-import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  ALLOW_HELP,
+  ALLOW_OPTION,
+  applyAllow,
+  type CliCommand,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 
 export const editCommand: CliCommand = {
   name: "edit",
@@ -29,6 +36,7 @@ Options:
   --replace-all                 Replace every exact match
   --batch FILE.json             Operations from a JSON file ("-": stdin)
   --dry-run                     Print the diff, write nothing
+${ALLOW_HELP}
 
 Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for usage errors.`,
   async run(args, { terminal, services }) {
@@ -40,6 +48,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
       "replace-all": { type: "boolean" },
       batch: { type: "string" },
       "dry-run": { type: "boolean" },
+      ...ALLOW_OPTION,
     });
     if (positionals.length !== 1) {
       throw new UsageError(
@@ -63,6 +72,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
       throw new UsageError("only one of --old-file and --new-file can read stdin");
     }
     const all = services();
+    await applyAllow(all, values.allow);
     const session = createSession(all.locations.localAt(Deno.cwd()));
     let text: string;
     if (values.batch !== undefined) {

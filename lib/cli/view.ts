@@ -3,7 +3,14 @@
 
 import { createSession } from "../ops/session.ts";
 import { runView, type ViewArgs } from "../ops/view.ts";
-import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  ALLOW_HELP,
+  ALLOW_OPTION,
+  applyAllow,
+  type CliCommand,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 
 export const viewCommand: CliCommand = {
   name: "view",
@@ -22,6 +29,7 @@ Options:
   --pattern GLOBS       Filter files: "*.ts|!*_test.ts" (ripgrep -g grammar, later globs win)
   --include-hidden      Include hidden files and directories
   --max-depth N         Directory levels to descend (1: only the directory's own entries)
+${ALLOW_HELP}
 
 Examples:
   anchorfs view src/main.ts --start 10 --end 40
@@ -37,6 +45,7 @@ Examples:
       pattern: { type: "string" },
       "include-hidden": { type: "boolean" },
       "max-depth": { type: "string" },
+      ...ALLOW_OPTION,
     });
     if (positionals.length !== 1) {
       throw new UsageError(
@@ -52,7 +61,9 @@ Examples:
     if (values.pattern !== undefined) viewArgs.pattern = values.pattern;
     if (values["include-hidden"]) viewArgs.include_hidden = true;
     if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
-    const { locations, scanner } = services();
+    const all = services();
+    await applyAllow(all, values.allow);
+    const { locations, scanner } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
     const text = await runView(locations, session, viewArgs, { scanner });
     terminal.out(text.endsWith("\n") ? text : `${text}\n`);

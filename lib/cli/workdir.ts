@@ -2,7 +2,14 @@
 
 import { createSession } from "../ops/session.ts";
 import { runWorkdir } from "../ops/workdir.ts";
-import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  ALLOW_HELP,
+  ALLOW_OPTION,
+  applyAllow,
+  type CliCommand,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 
 export const workdirCommand: CliCommand = {
   name: "workdir",
@@ -11,11 +18,16 @@ export const workdirCommand: CliCommand = {
 
 Without PATH, prints the current directory. With PATH (relative, absolute, ~/x or
 ssh://host/abs/path), resolves it the way the workdir tool's "set" does and prints the result,
-or an error saying what is wrong.`,
+or an error saying what is wrong.
+
+Options:
+${ALLOW_HELP}`,
   async run(args, { terminal, services }) {
-    const { positionals } = parseCommandArgs(args, {});
+    const { values, positionals } = parseCommandArgs(args, { ...ALLOW_OPTION });
     if (positionals.length > 1) throw new UsageError("workdir takes at most one PATH");
-    const { locations } = services();
+    const all = services();
+    await applyAllow(all, values.allow);
+    const { locations } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
     if (positionals[0] === undefined) {
       terminal.out(`${await runWorkdir(session, locations, "get")}\n`);

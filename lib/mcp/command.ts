@@ -6,6 +6,9 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path_text.ts";
+import { Confinement } from "../ops/confinement.ts";
+import type { Location } from "../ops/location.ts";
+import type { Services } from "../ops/services.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { createServerFactory } from "./server.ts";
@@ -17,7 +20,7 @@ import { logError, logLine } from "./log.ts";
 
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
-                    [--state-dir DIR]
+                    [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -29,6 +32,12 @@ Options:
   --ssh-timeout SECONDS        How long to wait for an SSH connection (default 30).
   --state-dir DIR              Where job records and logs live (default: $ANCHORFS_STATE_DIR,
                                else $XDG_STATE_HOME/anchorfs, else ~/.local/state/anchorfs).
+  --allow DIR                  Confine the file tools (view, text_editor, batch_edit,
+                               extract_lines, workdir) to DIR, symlinks resolved; repeatable;
+                               ssh://host/dir for a remote tree. Does not confine the shell.
+  --roots                      Confine the file tools to the roots the client offers
+                               (roots/list), within --allow when both are given.
+  --no-shell                   Remove the shell and jobs tools (read/edit-only deployments).
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -75,6 +84,53 @@ function shellWord(text: string): string {
   return /^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * --allow / --roots: resolves the allowed directories and makes every file tool's path go through
+ * the check (Locations.resolve). Undefined when neither flag was given: nothing is confined.
+ */
+async function setUpConfinement(
+  services: Services,
+  allow: string[],
+  roots: boolean,
+): Promise<Confinement | undefined> {
+  const start = services.locations.localAt(Deno.cwd());
+  const confinement = await Confinement.create(services.locations, start, { allow, roots });
+  if (confinement) services.confinement = confinement;
+  return confinement;
+}
+
+/**
+ * The session's start directory: --path, else the current directory; with --allow and no --path,
+ * the first allowed directory when the current one is outside. A --path outside --allow is refused.
+ */
+async function sessionRoot(
+  services: Services,
+  confinement: Confinement | undefined,
+  path: string | undefined,
+): Promise<Location> {
+  const { locations } = services;
+  const start = locations.localAt(Deno.cwd());
+  let root = await locations.locate(path ?? Deno.cwd(), start);
+  const allowed = confinement?.allowed ?? [];
+  if (allowed.length > 0 && !(await confinement!.allowsByFlag(root))) {
+    if (path !== undefined) {
+      throw new AnchorError({
+        code: "INVALID_FLAG",
+        message: `--path ${JSON.stringify(path)} is outside every --allow directory (${
+          allowed.map((a) => JSON.stringify(a.url)).join(", ")
+        }).`,
+        hint: `Pass a --path inside one of them, or leave --path out to start in ${
+          shellWord(allowed[0]!.url)
+        }.`,
+      });
+    }
+    root = await locations.locate(allowed[0]!.url, start);
+  }
+  await confinement?.setStartDir(root);
+  locations.setGuard(confinement);
+  return root;
+}
+
 /** Runs the server; resolves with the exit code when the connection ends. */
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let values;
@@ -86,6 +142,9 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         "foreground-window": { type: "string" },
         "ssh-timeout": { type: "string" },
         "state-dir": { type: "string" },
+        allow: { type: "string", multiple: true },
+        roots: { type: "boolean" },
+        "no-shell": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -116,12 +175,23 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     globalThis.addEventListener("unload", () => jobs.killAllNow());
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logError("job recovery", e));
-    const start = services.locations.localAt(Deno.cwd());
-    const root = await services.locations.resolve(values.path ?? Deno.cwd(), start);
+    const shell = values["no-shell"] !== true;
+    const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
+    const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
     if (info?.type !== "dir") throw notARoot(values.path ?? ".", info?.type);
+    if (confinement && shell) {
+      logLine(
+        "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
+          "commands as this user with no path checks (add --no-shell to remove it).",
+      );
+    }
     const session = createSession(root);
-    const factory = createServerFactory(services, session, { foregroundWindowSeconds });
+    const factory = createServerFactory(services, session, {
+      foregroundWindowSeconds,
+      shell,
+      confined: confinement !== undefined,
+    });
     const transport = new ObservedTransport(new OutboundQueue(new StdioServerTransport()));
     installListenReplay(transport, jobs);
     const closed = new Promise<void>((resolve) => transport.onClosed(resolve));

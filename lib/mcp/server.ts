@@ -6,7 +6,8 @@ import { McpServer } from "@modelcontextprotocol/server";
 import type { Services } from "../ops/services.ts";
 import type { Session } from "../ops/session.ts";
 import { VERSION } from "../version.ts";
-import { TOOL_REGISTRARS } from "./tools/mod.ts";
+import { FILE_TOOL_REGISTRARS, SHELL_TOOL_REGISTRARS } from "./tools/mod.ts";
+import { installRootsListener } from "./roots.ts";
 import { registerJobResources } from "./job_resources.ts";
 import type { ServerOptions, ToolEnv } from "./tool_env.ts";
 
@@ -18,6 +19,14 @@ export const SERVER_INSTRUCTIONS =
   "Paths may be local or ssh://host/path. A shell command still running after the foreground " +
   "window becomes a job (anchorfs://jobs/ID) and you are notified when it ends: never run it " +
   'again or sleep; use jobs {"action":"wait","id":"ID"} if you must block.';
+
+/** With --no-shell: the same guidance without the shell and its jobs. */
+export const SERVER_INSTRUCTIONS_NO_SHELL =
+  "anchorfs gives you a file system (this server has no shell). Every line is shown as " +
+  "N:hh|content: N is the line number, hh a 2-hex hash of the content. Edits take these ids " +
+  "back and verify them, so an edit never lands on a line that changed since you saw it; a " +
+  "stale id fails with fresh ids. Use view to read, search and list; text_editor and " +
+  "batch_edit to edit. Paths may be local or ssh://host/path.";
 
 export type ServerFactory = () => McpServer;
 
@@ -31,12 +40,19 @@ export function createServerFactory(
     const mcp = new McpServer(
       { name: "anchorfs", version: VERSION },
       {
-        capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
-        instructions: SERVER_INSTRUCTIONS,
+        capabilities: options.shell
+          ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+          : { tools: {} },
+        instructions: options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL,
       },
     );
-    for (const register of TOOL_REGISTRARS) register(mcp, env);
-    registerJobResources(mcp, env);
+    for (const register of FILE_TOOL_REGISTRARS) register(mcp, env);
+    if (options.shell) {
+      // Jobs exist only through the shell: without it there are no job tools or resources.
+      for (const register of SHELL_TOOL_REGISTRARS) register(mcp, env);
+      registerJobResources(mcp, env);
+    }
+    installRootsListener(mcp, env);
     return mcp;
   };
 }

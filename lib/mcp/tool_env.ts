@@ -7,6 +7,10 @@ import type { Session } from "../ops/session.ts";
 export interface ServerOptions {
   /** Seconds a shell command runs in the foreground before it becomes a background job. */
   foregroundWindowSeconds: number;
+  /** False with --no-shell: no shell and jobs tools, no job resources. */
+  shell: boolean;
+  /** --allow or --roots given: the shell's description says it is not confined. */
+  confined: boolean;
 }
 
 export interface ToolEnv {

@@ -28,8 +28,23 @@ export interface RemoteOpener {
   open(target: RemoteTarget): Promise<FileBackend>;
 }
 
+/**
+ * Decides whether a resolved location may be used (lib/ops/confinement.ts); throws to refuse.
+ * Locations.resolve calls it for every path a file tool names.
+ */
+export interface PathGuard {
+  check(location: Location): Promise<void>;
+}
+
 export class Locations {
+  private guard: PathGuard | undefined;
+
   constructor(readonly local: FileBackend, private remote?: RemoteOpener) {}
+
+  /** Confines every later `resolve` (anchorfs mcp --allow / --roots). */
+  setGuard(guard: PathGuard | undefined): void {
+    this.guard = guard;
+  }
 
   setRemoteOpener(opener: RemoteOpener): void {
     this.remote = opener;
@@ -51,8 +66,21 @@ export class Locations {
       : { backend: base.backend, path, url: path };
   }
 
-  /** Resolves `raw` against `cwd` (which may itself be remote). */
+  /**
+   * Resolves `raw` against `cwd` (which may itself be remote), then asks the guard, if any,
+   * whether the file tools may use it: the one check every file tool goes through.
+   */
   async resolve(raw: string, cwd: Location): Promise<Location> {
+    const location = await this.locate(raw, cwd);
+    if (this.guard) await this.guard.check(location);
+    return location;
+  }
+
+  /**
+   * `resolve` without the confinement check: for what is not a file tool's path (the shell's
+   * directory, the --allow list itself).
+   */
+  async locate(raw: string, cwd: Location): Promise<Location> {
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
     if (text === "") {

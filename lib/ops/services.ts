@@ -1,6 +1,7 @@
 // Process-wide services shared by every session: file backends, and (later) jobs and the undo
 // history. Ops receive these as arguments; lib/compose.ts builds them.
 
+import type { Confinement } from "./confinement.ts";
 import type { JobManager } from "./jobs/job_manager.ts";
 import type { Locations } from "./location.ts";
 import type { FileLocks } from "./edit/file_locks.ts";
@@ -17,4 +18,6 @@ export interface Services {
   jobs: JobManager;
   /** Optional parallel prefilter for literal searches on local disk (view); same results. */
   scanner?: ContentScanner;
+  /** Set by --allow / --roots (anchorfs mcp): the directories the file tools may use. */
+  confinement?: Confinement;
 }

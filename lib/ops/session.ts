@@ -5,8 +5,11 @@ import { ShownLines } from "../core/shown_lines.ts";
 import type { Location } from "./location.ts";
 
 export interface Session {
-  /** Where the session started (`anchorfs mcp --path`); `workdir reset` returns here. */
-  readonly root: Location;
+  /**
+   * Where the session started (`anchorfs mcp --path`); `workdir reset` returns here. Moves to the
+   * first root when the client's roots (--roots) no longer hold it.
+   */
+  root: Location;
   cwd: Location;
   /** Line hashes handed out in views and edit results, for batch_edit's range check. */
   readonly shown: ShownLines;

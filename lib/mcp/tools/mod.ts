@@ -10,12 +10,22 @@ import { registerViewTool } from "./view.ts";
 import { registerShellTool } from "./shell.ts";
 import { registerJobsTool } from "./jobs.ts";
 
-export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
+/** The file tools: confined by --allow / --roots. */
+export const FILE_TOOL_REGISTRARS: readonly ToolRegistrar[] = [
   registerViewTool,
   registerWorkdirTool,
   registerTextEditorTool,
   registerBatchEditTool,
   registerExtractLinesTool,
+];
+
+/** The shell and its jobs: not confinable by path checks; removed by --no-shell. */
+export const SHELL_TOOL_REGISTRARS: readonly ToolRegistrar[] = [
   registerShellTool,
   registerJobsTool,
+];
+
+export const TOOL_REGISTRARS: readonly ToolRegistrar[] = [
+  ...FILE_TOOL_REGISTRARS,
+  ...SHELL_TOOL_REGISTRARS,
 ];

@@ -30,7 +30,7 @@ async function resolveShellCwd(env: ToolEnv, given: string | undefined): Promise
   }
   const location = raw === undefined
     ? base
-    : await locations.resolve(raw, base.remote ? locations.localAt("/") : base);
+    : await locations.locate(raw, base.remote ? locations.localAt("/") : base);
   if (location.remote) {
     throw new AnchorError({
       code: "SHELL_REMOTE_CWD",
@@ -69,6 +69,10 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         'sleep: use jobs {"action":"wait","id":"ID"} or just continue with other work. The same ' +
         "command in the same directory is refused while it runs; different commands run side by " +
         "side. Use view/text_editor instead of cat/grep/sed for files.\n" +
+        (env.options.confined
+          ? "NOT CONFINED: the directories this server allows (--allow/--roots) limit only the " +
+            "file tools; a command runs as the user and can reach any path.\n"
+          : "") +
         'Examples: {"command":"make test"} · {"command":"git status --short"} · ' +
         '{"command":"npm run build","cwd":"packages/web"}',
       inputSchema: z.object({

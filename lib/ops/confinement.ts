@@ -1,0 +1,219 @@
+// Opt-in confinement of the file tools (`--allow DIR`, `--roots`): every path a file tool resolves
+// goes through `Confinement.check` (called by Locations.resolve), which resolves symlinks and `..`
+// on the path's own backend and refuses a real path outside the allowed directories. It does not
+// and cannot confine the shell: a command line can reach anything the user can.
+
+import { AnchorError } from "../core/errors.ts";
+import {
+  type AllowedDir,
+  allowingDir,
+  describeAllowed,
+  fileUriPath,
+  intersectAllowed,
+} from "../core/confinement.ts";
+import { baseName, joinPath, parentPath } from "../core/path_text.ts";
+import type { Location, Locations, PathGuard } from "./location.ts";
+
+/** How long a file tool waits for the client's first roots answer before refusing. */
+export const ROOTS_WAIT_MS = 5_000;
+
+export interface ConfinementOptions {
+  /** Directories from --allow (local paths or ssh:// URLs); empty: no --allow. */
+  allow: readonly string[];
+  /** --roots: the client's roots become the allowed set (intersected with --allow). */
+  roots: boolean;
+}
+
+/**
+ * The real path of `location`: symlinks and `..` resolved by its backend. For a path that does not
+ * exist yet (a new file, mkdirp), the nearest ancestor that resolves is resolved and the rest is
+ * appended: that is where the write would land. Components that cannot be resolved cannot be
+ * traversed by the write either (same process, same permissions).
+ */
+export async function realPathOf(location: Location): Promise<string> {
+  const tail: string[] = [];
+  let path = location.path;
+  for (let i = 0; i < 4096; i++) {
+    try {
+      const real = await location.backend.realPath(path);
+      return tail.length === 0 ? real : joinPath(real, tail.join("/"));
+    } catch {
+      if (path === "/") break;
+      tail.unshift(baseName(path));
+      path = parentPath(path);
+    }
+  }
+  return location.path;
+}
+
+export class Confinement implements PathGuard {
+  /** The resolved --allow directories; null when --allow was not given. */
+  private readonly allowDirs: AllowedDir[] | null;
+  /** What --roots falls back to while the client has no roots: --allow, else the start dir. */
+  private fallback: AllowedDir[] = [];
+  private rootDirs: AllowedDir[] | undefined;
+  private rootsPending: Promise<void> | undefined;
+
+  private constructor(
+    private readonly locations: Locations,
+    allowDirs: AllowedDir[] | null,
+    readonly rootsMode: boolean,
+  ) {
+    this.allowDirs = allowDirs;
+  }
+
+  /**
+   * Resolves every --allow directory now (a missing one is a start-up error, not a silent hole)
+   * and, with --roots, the start directory as the fallback. Returns undefined when neither
+   * --allow nor --roots was given: nothing is confined.
+   */
+  static async create(
+    locations: Locations,
+    cwd: Location,
+    options: ConfinementOptions,
+  ): Promise<Confinement | undefined> {
+    if (options.allow.length === 0 && !options.roots) return undefined;
+    const allowDirs: AllowedDir[] = [];
+    for (const raw of options.allow) {
+      const location = await locations.locate(raw, cwd);
+      const info = await location.backend.stat(location.path);
+      if (info?.type !== "dir") {
+        throw new AnchorError({
+          code: "INVALID_FLAG",
+          message: `--allow ${JSON.stringify(raw)} is ${
+            info ? "not a directory" : "missing"
+          }; --allow takes a directory that exists.`,
+          hint: "Pass an existing directory, e.g. --allow . or --allow ssh://box/srv/app.",
+        });
+      }
+      allowDirs.push(await allowedDirOf(locations, location));
+    }
+    return new Confinement(
+      locations,
+      options.allow.length > 0 ? allowDirs : null,
+      options.roots,
+    );
+  }
+
+  /** With --roots: the start directory, used (unless --allow is given) until roots arrive. */
+  async setStartDir(start: Location): Promise<void> {
+    this.fallback = this.allowDirs ?? [await allowedDirOf(this.locations, start)];
+  }
+
+  /** The --allow directories (for the start-up warning and the session's start). */
+  get allowed(): readonly AllowedDir[] {
+    return this.allowDirs ?? [];
+  }
+
+  /** True when `location` is inside an --allow directory (true when --allow was not given). */
+  async allowsByFlag(location: Location): Promise<boolean> {
+    return this.allowDirs === null ||
+      allowingDir(this.allowDirs, location.backend.id, await realPathOf(location)) !== undefined;
+  }
+
+  /** A roots/list request is on its way: file tools wait for it (bounded) instead of guessing. */
+  rootsRequested(answer: Promise<unknown>): void {
+    const pending: Promise<void> = answer.then(() => {}, () => {}).finally(() => {
+      if (this.rootsPending === pending) this.rootsPending = undefined;
+    });
+    this.rootsPending = pending;
+  }
+
+  /**
+   * The client's roots (file:// URIs) become the allowed set, intersected with --allow. Returns
+   * the URIs that were ignored (other schemes, other hosts).
+   */
+  async setRoots(uris: readonly string[]): Promise<string[]> {
+    const dirs: AllowedDir[] = [];
+    const ignored: string[] = [];
+    for (const uri of uris) {
+      const path = fileUriPath(uri);
+      if (path === undefined || !path.startsWith("/")) {
+        ignored.push(uri);
+        continue;
+      }
+      dirs.push(await allowedDirOf(this.locations, this.locations.localAt(joinPath("/", path))));
+    }
+    this.rootDirs = dirs;
+    return ignored;
+  }
+
+  /** The directories that apply now; null: not confined. Waits briefly for pending roots. */
+  async current(): Promise<{ dirs: AllowedDir[]; source: string } | null> {
+    if (!this.rootsMode) {
+      return this.allowDirs ? { dirs: this.allowDirs, source: "--allow" } : null;
+    }
+    if (this.rootsPending) {
+      const pending = this.rootsPending;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), ROOTS_WAIT_MS);
+      });
+      const won = await Promise.race([pending, timeout]);
+      clearTimeout(timer);
+      if (won === "timeout" && this.rootDirs === undefined) {
+        throw new AnchorError({
+          code: "ROOTS_PENDING",
+          message: `The client has not answered roots/list after ${
+            ROOTS_WAIT_MS / 1000
+          } s; this server (--roots) uses no file path until it knows the client's roots.`,
+          hint: "Retry the same call in a moment; if it keeps failing, the client does not " +
+            "answer roots/list: ask the user to restart anchorfs with --allow DIR instead.",
+          fault: "environment",
+        });
+      }
+    }
+    if (this.rootDirs === undefined) {
+      return { dirs: this.fallback, source: this.allowDirs ? "--allow" : "the start directory" };
+    }
+    return this.allowDirs
+      ? {
+        dirs: intersectAllowed(this.rootDirs, this.allowDirs),
+        source: "the client's roots within --allow",
+      }
+      : { dirs: this.rootDirs, source: "the client's roots" };
+  }
+
+  /** True when `location` is inside the directories that apply now. */
+  async contains(location: Location): Promise<boolean> {
+    const now = await this.current();
+    return now === null ||
+      allowingDir(now.dirs, location.backend.id, await realPathOf(location)) !== undefined;
+  }
+
+  /** Refuses (OUTSIDE_ALLOWED) a location whose real path is outside the allowed directories. */
+  async check(location: Location): Promise<void> {
+    const now = await this.current();
+    if (now === null) return;
+    const real = await realPathOf(location);
+    if (allowingDir(now.dirs, location.backend.id, real) !== undefined) return;
+    const realUrl = this.locations.sibling(location, real).url;
+    const via = real === location.path ? "" : `, which resolves to ${JSON.stringify(realUrl)}`;
+    const first = now.dirs[0];
+    const restart = now.source.includes("roots")
+      ? "add that directory to the client's roots (workspace folders)"
+      : `restart anchorfs with one more --allow naming a directory that holds ${
+        JSON.stringify(realUrl)
+      }`;
+    throw new AnchorError({
+      code: "OUTSIDE_ALLOWED",
+      message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
+        `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.`,
+      hint: (first
+        ? `Use a path inside ${JSON.stringify(first.url)}, e.g. view ${
+          JSON.stringify({ path: first.url })
+        }. `
+        : "No directory is allowed at all. ") +
+        `If the user wants this path reachable, they must ${restart}.`,
+    });
+  }
+}
+
+async function allowedDirOf(locations: Locations, location: Location): Promise<AllowedDir> {
+  const real = await realPathOf(location);
+  return {
+    backendId: location.backend.id,
+    path: real,
+    url: locations.sibling(location, real).url,
+  };
+}
