@@ -43,6 +43,8 @@ export interface TestServer extends AsyncDisposable {
   call(name: string, args?: Record<string, unknown>, options?: any): Promise<CallResult>;
   /** The server process id (for checking that it and its children exit). */
   pid: number | undefined;
+  /** What the server wrote to stderr so far (complete after close). */
+  stderr(): string;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startServer(options: StartOptions): Promise<TestServer> {
     kind: options.client,
     client,
     pid: transport.pid ?? undefined,
+    stderr: () => stderrChunks.join(""),
     async call(name, args = {}, callOptions) {
       const raw = await client.callTool({ name, arguments: args }, callOptions);
       // deno-lint-ignore no-explicit-any

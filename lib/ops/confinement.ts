@@ -135,6 +135,9 @@ export class Confinement implements PathGuard {
       dirs.push(await allowedDirOf(this.locations, this.locations.localAt(joinPath("/", path))));
     }
     this.rootDirs = dirs;
+    // The answer is in: calls stop waiting now (the caller may still be finishing up, e.g. moving
+    // the working directory, and must not wait for itself).
+    this.rootsPending = undefined;
     return ignored;
   }
 

@@ -78,7 +78,7 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
   const shell = platformShell();
   let args: string[];
   if (new TextEncoder().encode(request.command).length > MAX_INLINE_COMMAND_BYTES) {
-    await Deno.writeTextFile(request.scriptPath, request.command);
+    await Deno.writeTextFile(request.scriptPath, request.command, { mode: 0o600 });
     args = [request.scriptPath];
   } else {
     args = ["-c", request.command];

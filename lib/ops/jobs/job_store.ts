@@ -57,9 +57,20 @@ export class JobStore {
     };
   }
 
+  private rootTightened = false;
+
   /** Creates the job's directory and empty log; false if the id is taken. */
   async reserve(id: string): Promise<boolean> {
     await Deno.mkdir(this.root, { recursive: true, mode: 0o700 });
+    if (!this.rootTightened) {
+      // Records hold full command lines and output (tokens included): a jobs dir made by an
+      // older version or by hand with wider permissions is narrowed to the user.
+      this.rootTightened = true;
+      const info = await Deno.stat(this.root).catch(() => null);
+      if (info?.mode != null && (info.mode & 0o077) !== 0) {
+        await Deno.chmod(this.root, 0o700).catch(() => {});
+      }
+    }
     const paths = this.paths(id);
     try {
       await Deno.mkdir(paths.dir, { mode: 0o700 });
@@ -185,7 +196,8 @@ export class JobStore {
   }
 
   async requestKill(id: string): Promise<void> {
-    await Deno.writeTextFile(this.paths(id).killRequest, `${Date.now()}\n`).catch(() => {});
+    await Deno.writeTextFile(this.paths(id).killRequest, `${Date.now()}\n`, { mode: 0o600 })
+      .catch(() => {});
   }
 
   async killRequested(id: string): Promise<boolean> {
