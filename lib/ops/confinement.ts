@@ -31,19 +31,33 @@ export interface ConfinementOptions {
  * traversed by the write either (same process, same permissions).
  */
 export async function realPathOf(location: Location): Promise<string> {
+  return (await resolveReal(location)).real;
+}
+
+/**
+ * `realPathOf`, plus the name of a dangling symlink when the first missing component is one: its
+ * target is unknown (no lstat/readlink in the backend interface), so a write through it cannot
+ * be checked.
+ */
+async function resolveReal(location: Location): Promise<{ real: string; dangling?: string }> {
   const tail: string[] = [];
   let path = location.path;
   for (let i = 0; i < 4096; i++) {
     try {
       const real = await location.backend.realPath(path);
-      return tail.length === 0 ? real : joinPath(real, tail.join("/"));
+      if (tail.length === 0) return { real };
+      const first = tail[0]!;
+      const entries = await location.backend.readDir(path).catch(() => []);
+      const dangling = entries.some((e) => e.name === first && e.type === "symlink");
+      const full = joinPath(real, tail.join("/"));
+      return dangling ? { real: full, dangling: joinPath(path, first) } : { real: full };
     } catch {
       if (path === "/") break;
       tail.unshift(baseName(path));
       path = parentPath(path);
     }
   }
-  return location.path;
+  return { real: location.path };
 }
 
 export class Confinement implements PathGuard {
@@ -188,10 +202,16 @@ export class Confinement implements PathGuard {
   async check(location: Location): Promise<void> {
     const now = await this.current();
     if (now === null) return;
-    const real = await realPathOf(location);
-    if (allowingDir(now.dirs, location.backend.id, real) !== undefined) return;
+    const { real, dangling } = await resolveReal(location);
+    if (!dangling && allowingDir(now.dirs, location.backend.id, real) !== undefined) return;
     const realUrl = this.locations.sibling(location, real).url;
-    const via = real === location.path ? "" : `, which resolves to ${JSON.stringify(realUrl)}`;
+    const via = dangling
+      ? `, which goes through the symlink ${
+        JSON.stringify(this.locations.sibling(location, dangling).url)
+      } whose target does not exist (so it cannot be checked),`
+      : real === location.path
+      ? ""
+      : `, which resolves to ${JSON.stringify(realUrl)}`;
     const first = now.dirs[0];
     const restart = now.source.includes("roots")
       ? "add that directory to the client's roots (workspace folders)"

@@ -12,7 +12,11 @@ import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { formatLineId } from "../../lib/core/line_id.ts";
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
+import { Client as V2Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio";
 import {
+  CLIENT_KINDS,
+  type ClientKind,
   MAIN_TS,
   REPO_ROOT,
   runCliProcess,
@@ -47,6 +51,7 @@ async function buildWorld(root: string): Promise<void> {
   await Deno.symlink("../outside", `${root}/proj/dirlink`);
   await Deno.symlink("../outside/victim2.txt", `${root}/proj/victimlink`);
   await Deno.symlink("../other", `${root}/remote/allowed/rlink`);
+  await Deno.symlink("../outside/not-there.txt", `${root}/proj/dangling`);
 }
 
 interface Attempt {
@@ -104,6 +109,11 @@ const ATTEMPTS: Attempt[] = [
     tool: "text_editor",
     args: () => ({ command: "create", path: "dirlink/made/new3.txt", file_text: "x\n" }),
     victim: (t) => ({ path: `${t}/outside/made/new3.txt`, before: null }),
+  },
+  {
+    name: "create through a dangling symlink",
+    tool: "text_editor",
+    args: () => ({ command: "create", path: "dangling", file_text: "x\n" }),
   },
   {
     name: "str_replace outside",
@@ -446,24 +456,43 @@ Deno.test("--no-shell removes shell, jobs and job resources; --allow with the sh
   }
 });
 
-/** A v1 client that offers roots and can change them. */
-async function startRootsClient(args: string[], roots: () => string[], cwd?: string) {
-  const transport = new V1StdioTransport({
+/** A client that offers roots and can change them (v2 in legacy mode: 2026-07-28 has no roots/list). */
+let asked = 0;
+
+async function startRootsClient(
+  kind: ClientKind,
+  args: string[],
+  roots: () => string[],
+) {
+  const params = {
     command: Deno.execPath(),
     args: ["run", "-A", "--quiet", MAIN_TS, "mcp", ...args],
     env: serverEnv(),
-    cwd: cwd ?? REPO_ROOT,
-    stderr: "pipe",
-  });
-  const client = new V1Client(
-    { name: "anchorfs-roots-test", version: "1.0.0" },
-    { capabilities: { roots: { listChanged: true } } },
-  );
-  let asked = 0;
-  client.setRequestHandler(ListRootsRequestSchema, () => {
+    cwd: REPO_ROOT,
+    stderr: "pipe" as const,
+  };
+  const capabilities = { roots: { listChanged: true } };
+  const listRoots = () => {
     asked++;
     return { roots: roots().map((path) => ({ uri: `file://${path}`, name: path })) };
-  });
+  };
+  // deno-lint-ignore no-explicit-any
+  let client: any;
+  // deno-lint-ignore no-explicit-any
+  let transport: any;
+  if (kind === "v1") {
+    transport = new V1StdioTransport(params);
+    client = new V1Client({ name: "anchorfs-roots-test", version: "1.0.0" }, { capabilities });
+    client.setRequestHandler(ListRootsRequestSchema, listRoots);
+  } else {
+    transport = new V2StdioTransport(params);
+    client = new V2Client(
+      { name: "anchorfs-roots-test", version: "2.0.0" },
+      { capabilities, versionNegotiation: { mode: "legacy" } },
+    );
+    client.setRequestHandler("roots/list", listRoots);
+  }
+  const askedBefore = asked;
   await client.connect(transport);
   const call = async (name: string, a: Record<string, unknown>) => {
     const raw = await client.callTool({ name, arguments: a });
@@ -475,76 +504,85 @@ async function startRootsClient(args: string[], roots: () => string[], cwd?: str
   return {
     client,
     call,
-    asked: () => asked,
+    asked: () => asked - askedBefore,
     async [Symbol.asyncDispose]() {
       await client.close().catch(() => {});
     },
   };
 }
 
-Deno.test("--roots: the client's roots are the allowed set, list_changed applies a new set, and --allow intersects", async () => {
-  await using dir = await tempDir("anchorfs-confine-");
-  const t = dir.path;
-  await buildWorld(t);
-  let roots = [`${t}/proj`];
-  {
-    await using c = await startRootsClient(["--path", `${t}/proj`, "--roots"], () => roots);
-    assertEquals((await c.call("view", { path: "a.txt" })).isError, false);
-    const out = await c.call("view", { path: `${t}/outside/secret.txt` });
-    assertStringIncludes(out.text, REFUSED);
-    assertStringIncludes(out.text, "the client's roots");
-    assertStringIncludes(out.text, "add that directory to the client's roots");
-    // An edit made while the file is inside the roots...
-    const edit = await c.call("text_editor", {
-      command: "str_replace",
-      path: `${t}/proj/sub/b.txt`,
-      old_text: "bravo",
-      new_text: "b",
-    });
-    assertEquals(edit.isError, false, edit.text);
+for (const kind of CLIENT_KINDS) {
+  Deno.test(`--roots (${kind} client): the client's roots are the allowed set, list_changed applies a new set, and --allow intersects`, async () => {
+    await using dir = await tempDir("anchorfs-confine-");
+    const t = dir.path;
+    await buildWorld(t);
+    let roots = [`${t}/proj`];
+    {
+      await using c = await startRootsClient(kind, ["--path", `${t}/proj`, "--roots"], () => roots);
+      assertEquals((await c.call("view", { path: "a.txt" })).isError, false);
+      const out = await c.call("view", { path: `${t}/outside/secret.txt` });
+      assertStringIncludes(out.text, REFUSED);
+      assertStringIncludes(out.text, "the client's roots");
+      assertStringIncludes(out.text, "add that directory to the client's roots");
+      // An edit made while the file is inside the roots...
+      const edit = await c.call("text_editor", {
+        command: "str_replace",
+        path: `${t}/proj/sub/b.txt`,
+        old_text: "bravo",
+        new_text: "b",
+      });
+      assertEquals(edit.isError, false, edit.text);
 
-    roots = [`${t}/outside`];
-    await c.client.sendRootsListChanged();
-    // The change is asynchronous: wait until the server has asked again and applied it.
-    for (let i = 0; i < 200 && c.asked() < 2; i++) await new Promise((r) => setTimeout(r, 25));
-    let inside = await c.call("view", { path: `${t}/outside/secret.txt` });
-    for (let i = 0; i < 100 && inside.isError; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      inside = await c.call("view", { path: `${t}/outside/secret.txt` });
+      roots = [`${t}/outside`];
+      await c.client.sendRootsListChanged();
+      // The change is asynchronous: wait until the server has asked again and applied it.
+      for (let i = 0; i < 200 && c.asked() < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      let inside = await c.call("view", { path: `${t}/outside/secret.txt` });
+      for (let i = 0; i < 100 && inside.isError; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        inside = await c.call("view", { path: `${t}/outside/secret.txt` });
+      }
+      assertEquals(inside.isError, false, inside.text);
+      // ...cannot be undone once the roots no longer hold it; the working directory followed.
+      const undo = await c.call("text_editor", {
+        command: "undo_edit",
+        path: `${t}/proj/sub/b.txt`,
+      });
+      assertStringIncludes(undo.text, REFUSED);
+      assertStringIncludes((await c.call("workdir", { action: "get" })).text, `${t}/outside`);
+      assertEquals((await c.call("view", { path: "secret.txt" })).isError, false);
     }
-    assertEquals(inside.isError, false, inside.text);
-    // ...cannot be undone once the roots no longer hold it; the working directory followed.
-    const undo = await c.call("text_editor", { command: "undo_edit", path: `${t}/proj/sub/b.txt` });
-    assertStringIncludes(undo.text, REFUSED);
-    assertStringIncludes((await c.call("workdir", { action: "get" })).text, `${t}/outside`);
-    assertEquals((await c.call("view", { path: "secret.txt" })).isError, false);
-  }
-  {
-    // --allow and roots together: only what is inside both.
-    roots = [t];
-    await using c = await startRootsClient(
-      ["--path", `${t}/proj`, "--roots", "--allow", `${t}/proj`],
-      () => roots,
-    );
-    assertEquals((await c.call("view", { path: "a.txt" })).isError, false);
-    const out = await c.call("view", { path: `${t}/outside/secret.txt` });
-    assertStringIncludes(out.text, REFUSED);
-    assertStringIncludes(out.text, "the client's roots within --allow");
-  }
-});
-
-Deno.test("--roots with a client that offers no roots falls back to the start directory", async () => {
-  await using dir = await tempDir("anchorfs-confine-");
-  await buildWorld(dir.path);
-  await using server = await startServer({
-    client: "v1",
-    args: ["--path", `${dir.path}/proj`, "--roots"],
+    {
+      // --allow and roots together: only what is inside both.
+      roots = [t];
+      await using c = await startRootsClient(
+        kind,
+        ["--path", `${t}/proj`, "--roots", "--allow", `${t}/proj`],
+        () => roots,
+      );
+      assertEquals((await c.call("view", { path: "a.txt" })).isError, false);
+      const out = await c.call("view", { path: `${t}/outside/secret.txt` });
+      assertStringIncludes(out.text, REFUSED);
+      assertStringIncludes(out.text, "the client's roots within --allow");
+    }
   });
-  assertEquals((await server.call("view", { path: "a.txt" })).isError, false);
-  const out = await server.call("view", { path: "../outside/secret.txt" });
-  assertStringIncludes(out.text, REFUSED);
-  assertStringIncludes(out.text, "the start directory");
-});
+}
+
+for (const kind of CLIENT_KINDS) {
+  // v1 here declares no roots capability; v2 is pinned to 2026-07-28, which has no roots/list.
+  Deno.test(`--roots with a client that offers no roots (${kind}) falls back to the start directory`, async () => {
+    await using dir = await tempDir("anchorfs-confine-");
+    await buildWorld(dir.path);
+    await using server = await startServer({
+      client: kind,
+      args: ["--path", `${dir.path}/proj`, "--roots"],
+    });
+    assertEquals((await server.call("view", { path: "a.txt" })).isError, false);
+    const out = await server.call("view", { path: "../outside/secret.txt" });
+    assertStringIncludes(out.text, REFUSED);
+    assertStringIncludes(out.text, "the start directory");
+  });
+}
 
 Deno.test("anchorfs view/edit/workdir --allow refuse paths outside, with the same message", async () => {
   await using dir = await tempDir("anchorfs-confine-");
