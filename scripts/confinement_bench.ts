@@ -44,7 +44,7 @@ for (
     ["existing file", "src/deep/a.ts"],
     ["through a symlink out (refused)", "link/s.txt"],
     ["new file 2 levels below src", "src/new/dir/n.ts"],
-  ]
+  ] as const
 ) {
   const a = await time(plain, raw);
   const b = await time(confined, raw);
