@@ -131,6 +131,15 @@ async function sessionRoot(
   return root;
 }
 
+/** Where the file tools may go, for the server instructions. */
+function describeConfinement(confinement: Confinement): string {
+  const allowed = confinement.allowed.map((a) => JSON.stringify(a.url)).join(", ");
+  if (!confinement.rootsMode) return allowed;
+  return allowed === ""
+    ? "the client's roots (the start directory if it offers none)"
+    : `the client's roots within ${allowed} (${allowed} if it offers none)`;
+}
+
 /** Runs the server; resolves with the exit code when the connection ends. */
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let values;
@@ -191,6 +200,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       foregroundWindowSeconds,
       shell,
       confined: confinement !== undefined,
+      ...(confinement && { confinedTo: describeConfinement(confinement) }),
     });
     const transport = new ObservedTransport(new OutboundQueue(new StdioServerTransport()));
     installListenReplay(transport, jobs);

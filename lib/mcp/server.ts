@@ -43,7 +43,10 @@ export function createServerFactory(
         capabilities: options.shell
           ? { tools: {}, resources: { subscribe: true, listChanged: true } }
           : { tools: {} },
-        instructions: options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL,
+        instructions: (options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL) +
+          (options.confinedTo === undefined
+            ? ""
+            : ` File tools may only use paths inside ${options.confinedTo}; others are refused.`),
       },
     );
     for (const register of FILE_TOOL_REGISTRARS) register(mcp, env);

@@ -11,6 +11,8 @@ export interface ServerOptions {
   shell: boolean;
   /** --allow or --roots given: the shell's description says it is not confined. */
   confined: boolean;
+  /** For the instructions: where the file tools may go, e.g. `"/srv/app" (--allow)`. */
+  confinedTo?: string;
 }
 
 export interface ToolEnv {

@@ -100,7 +100,9 @@ export class Confinement implements PathGuard {
           hint: "Pass an existing directory, e.g. --allow . or --allow ssh://box/srv/app.",
         });
       }
-      allowDirs.push(await allowedDirOf(locations, location));
+      const dir = await allowedDirOf(locations, location);
+      const same = allowDirs.some((d) => d.backendId === dir.backendId && d.path === dir.path);
+      if (!same) allowDirs.push(dir);
     }
     return new Confinement(
       locations,

@@ -439,6 +439,10 @@ Deno.test("--no-shell removes shell, jobs and job resources; --allow with the sh
     }[];
     const shell = tools.find((x) => x.name === "shell")!;
     assertStringIncludes(shell.description, "NOT CONFINED");
+    assertStringIncludes(
+      server.client.getInstructions() ?? "",
+      `File tools may only use paths inside "${p}"`,
+    );
     await server.close();
     const warnings = server.stderr().split("\n").filter((l) => l.includes("warning:"));
     assertEquals(warnings.length, 1, server.stderr());
