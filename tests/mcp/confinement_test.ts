@@ -373,6 +373,12 @@ Deno.test("with --allow, paths inside work, a refusal names the allowed dirs and
   const remote = await server.call("view", { path: `ssh://box${t}/remote/allowed` });
   assertEquals(remote.isError, false, remote.text);
   assertNotIncludes(remote.text, "o.txt");
+  // A remote working directory: relative paths are remote and checked there.
+  const set = await server.call("workdir", { path: `ssh://box${t}/remote/allowed` });
+  assertEquals(set.isError, false, set.text);
+  assertEquals((await server.call("view", { path: "r.txt" })).isError, false);
+  assertStringIncludes((await server.call("view", { path: "../other/o.txt" })).text, REFUSED);
+  assertStringIncludes((await server.call("view", { path: "rlink/o.txt" })).text, REFUSED);
 });
 
 Deno.test("--allow without --path starts in the first allowed dir; a --path outside is refused at start", async () => {
