@@ -61,20 +61,18 @@ async function resolveReal(location: Location): Promise<{ real: string; dangling
 }
 
 export class Confinement implements PathGuard {
-  /** The resolved --allow directories; null when --allow was not given. */
-  private readonly allowDirs: AllowedDir[] | null;
   /** What --roots falls back to while the client has no roots: --allow, else the start dir. */
   private fallback: AllowedDir[] = [];
+  /** The client's roots once it answered roots/list (--roots). */
   private rootDirs: AllowedDir[] | undefined;
   private rootsPending: Promise<void> | undefined;
 
   private constructor(
     private readonly locations: Locations,
-    allowDirs: AllowedDir[] | null,
+    /** The resolved --allow directories; null when --allow was not given. */
+    private readonly allowDirs: AllowedDir[] | null,
     readonly rootsMode: boolean,
-  ) {
-    this.allowDirs = allowDirs;
-  }
+  ) {}
 
   /**
    * Resolves every --allow directory now (a missing one is a start-up error, not a silent hole)
