@@ -472,7 +472,8 @@ let asked = 0;
 async function startRootsClient(
   kind: ClientKind,
   args: string[],
-  roots: () => string[],
+  /** The roots to offer; null: never answer roots/list. */
+  roots: () => string[] | null,
 ) {
   const params = {
     command: Deno.execPath(),
@@ -484,7 +485,9 @@ async function startRootsClient(
   const capabilities = { roots: { listChanged: true } };
   const listRoots = () => {
     asked++;
-    return { roots: roots().map((path) => ({ uri: `file://${path}`, name: path })) };
+    const paths = roots();
+    if (paths === null) return new Promise<never>(() => {});
+    return { roots: paths.map((path) => ({ uri: `file://${path}`, name: path })) };
   };
   // deno-lint-ignore no-explicit-any
   let client: any;
@@ -577,6 +580,20 @@ for (const kind of CLIENT_KINDS) {
     }
   });
 }
+
+Deno.test("--roots: while the client does not answer roots/list, file tools wait, then refuse with ROOTS_PENDING", async () => {
+  await using dir = await tempDir("anchorfs-confine-");
+  await buildWorld(dir.path);
+  await using c = await startRootsClient(
+    "v1",
+    ["--path", `${dir.path}/proj`, "--roots"],
+    () => null,
+  );
+  const out = await c.call("view", { path: "a.txt" });
+  assertEquals(out.isError, true);
+  assertStringIncludes(out.text, "has not answered roots/list");
+  assertStringIncludes(out.text, "--allow");
+});
 
 for (const kind of CLIENT_KINDS) {
   // v1 here declares no roots capability; v2 is pinned to 2026-07-28, which has no roots/list.
