@@ -32,7 +32,9 @@ export type {
   FileInfo,
   WriteOptions,
 } from "./lib/ops/file_backend.ts";
-export { type Location, Locations, type RemoteOpener } from "./lib/ops/location.ts";
+export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
+export { Confinement, type ConfinementOptions } from "./lib/ops/confinement.ts";
+export { type AllowedDir, isPathInside } from "./lib/core/confinement.ts";
 export { createSession, type Session } from "./lib/ops/session.ts";
 export type { Services } from "./lib/ops/services.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
