@@ -8,7 +8,6 @@ import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path_text.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location } from "../ops/location.ts";
-import type { Services } from "../ops/services.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { createServerFactory } from "./server.ts";
