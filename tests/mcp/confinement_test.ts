@@ -52,6 +52,11 @@ async function buildWorld(root: string): Promise<void> {
   await Deno.symlink("../outside/victim2.txt", `${root}/proj/victimlink`);
   await Deno.symlink("../other", `${root}/remote/allowed/rlink`);
   await Deno.symlink("../outside/not-there.txt", `${root}/proj/dangling`);
+  // A symlink whose name is not UTF-8 (reached through the quoted form "odd\xfflink").
+  const made = await new Deno.Command("bash", {
+    args: ["-c", 'ln -s ../outside "$1/proj/$(printf "odd\\377link")"', "ln", root],
+  }).output();
+  if (!made.success) throw new Error(new TextDecoder().decode(made.stderr));
 }
 
 interface Attempt {
@@ -92,6 +97,17 @@ const ATTEMPTS: Attempt[] = [
     args: () => ({ path: "filelink", content: "SECRET" }),
   },
   { name: "listing outside", tool: "view", args: () => ({ path: "../outside" }) },
+  {
+    name: "file through a symlink named with a non-UTF-8 byte",
+    tool: "view",
+    args: () => ({ path: '"odd\\xfflink/secret.txt"' }),
+  },
+  {
+    name: "create through a symlink named with a non-UTF-8 byte",
+    tool: "text_editor",
+    args: () => ({ command: "create", path: '"odd\\xfflink/new5.txt"', file_text: "x\n" }),
+    victim: (t) => ({ path: `${t}/outside/new5.txt`, before: null }),
+  },
   {
     name: "create outside",
     tool: "text_editor",
