@@ -1,0 +1,112 @@
+// The npm package as a user gets it: packed with `npm pack`, installed globally into a temporary
+// prefix, and run through the installed `anchorfs` command (the launcher running the bundle with
+// the `deno` dependency's binary). npm fetches `deno` from the registry or its local cache.
+
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { serverEnv, tempDir, writeTree } from "../_harness.ts";
+import { buildNpmPackage, npmPack, packageJson } from "../../scripts/npm_pack.ts";
+import { VERSION } from "../../lib/version.ts";
+
+const WINDOWS = Deno.build.os === "windows";
+const NPM = WINDOWS ? "npm.cmd" : "npm";
+
+function onPath(command: string): boolean {
+  const sep = WINDOWS ? ";" : ":";
+  return (Deno.env.get("PATH") ?? "").split(sep).some((dir) => {
+    try {
+      return Deno.statSync(`${dir}/${command}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const dec = new TextDecoder();
+
+async function run(cmd: string, args: string[], cwd: string) {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("package.json names the launcher as the bin and pins the deno dependency", () => {
+  const pkg = packageJson();
+  assertEquals(pkg.name, "anchorfs");
+  assertEquals(pkg.version, VERSION);
+  assertEquals(pkg.license, "MIT");
+  assertEquals(pkg.bin, { anchorfs: "bin/anchorfs.cjs" });
+  assertEquals(pkg.dependencies, { deno: "2.9.6" });
+});
+
+Deno.test({
+  name: "the packed npm package installs with npm -g and serves --version, view and MCP",
+  ignore: !onPath(NPM) && (() => {
+    // deno-lint-ignore no-console
+    console.error("skipped: npm is not on PATH, so the npm package cannot be packed or installed");
+    return true;
+  })(),
+  async fn() {
+    await using work = await tempDir("anchorfs-npm-");
+    const pkgDir = await buildNpmPackage(`${work.path}/package`);
+    const tarball = await npmPack(pkgDir, work.path);
+    assertStringIncludes(tarball, `anchorfs-${VERSION}.tgz`);
+
+    const prefix = `${work.path}/prefix`;
+    const install = await run(NPM, [
+      "install",
+      "-g",
+      "--prefix",
+      prefix,
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      tarball,
+    ], work.path);
+    assertEquals(install.code, 0, install.stderr);
+    const bin = WINDOWS ? `${prefix}/anchorfs.cmd` : `${prefix}/bin/anchorfs`;
+
+    const version = await run(bin, ["--version"], work.path);
+    assertEquals(version, { code: 0, stdout: `anchorfs ${VERSION}\n`, stderr: "" });
+
+    const project = `${work.path}/project`;
+    await writeTree(project, { "hello.txt": "alpha\nbeta\n" });
+    const view = await run(bin, ["view", "hello.txt"], project);
+    assertEquals(view.code, 0, view.stderr);
+    assertStringIncludes(view.stdout, "|alpha\n");
+    assertStringIncludes(view.stdout, "|beta\n");
+
+    // A usage error's exit code comes through the launcher unchanged.
+    const usage = await run(bin, ["no-such-command"], project);
+    assertEquals(usage.code, 2);
+
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ["mcp", "--path", project],
+      env: serverEnv(),
+      cwd: project,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "anchorfs-npm-test", version: "1.0.0" }, {
+      capabilities: {},
+    });
+    try {
+      await client.connect(transport);
+      assertEquals(client.getServerVersion()?.name, "anchorfs");
+      assertEquals(client.getServerVersion()?.version, VERSION);
+      const result = await client.callTool({ name: "view", arguments: { path: "hello.txt" } });
+      // deno-lint-ignore no-explicit-any
+      const text = (result.content as any[]).map((c) => c.text).join("\n");
+      assertStringIncludes(text, "|alpha");
+    } finally {
+      await client.close();
+    }
+  },
+});
