@@ -1,13 +1,15 @@
-// Builds the release binaries with `deno compile` for every supported target.
+// Builds the release binaries with `deno compile` for every supported target, from the bundle
+// (scripts/bundle.ts), and writes SHA256SUMS beside them.
 // `deno compile` needs the `denort` runtime of each target; Deno downloads it from its release
 // host unless DENORT_BIN (or DENORT_BIN_<TARGET>, e.g. DENORT_BIN_AARCH64_APPLE_DARWIN) names a
 // local copy. When neither is possible, this script says so clearly instead of failing deep
 // inside deno.
 //
-// Usage: deno run -A scripts/compile.ts [--target TARGET]... [--out DIR]
+// Usage: deno run -A scripts/compile.ts [--target TARGET]... [--out DIR]   (default: all, dist)
 
 import { parseArgs } from "node:util";
 import { VERSION } from "../lib/version.ts";
+import { bundle } from "./bundle.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -114,13 +116,36 @@ export async function findRuntime(target: Target, targetsInBuild: number): Promi
   };
 }
 
-async function compile(target: Target, outDir: string, runtime: RuntimeSource): Promise<boolean> {
+/** The flags the server needs at run time; `deno compile` bakes them into the binary. */
+export const RUNTIME_FLAGS = [
+  "-A",
+  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
+];
+
+/**
+ * Compiles the bundle (not main.ts: the bundle holds only what `main.ts` imports, so no test-only
+ * npm package is embedded) for one target. --no-config keeps deno.json's import map, lock file and
+ * npm packages out of the binary.
+ */
+async function compile(
+  target: Target,
+  bundleFile: string,
+  output: string,
+  runtime: RuntimeSource,
+): Promise<boolean> {
   const env: Record<string, string> = {};
   if (runtime.kind === "env") env.DENORT_BIN = runtime.path;
-  const output = `${outDir}/${outputName(target)}`;
   const cmd = new Deno.Command(Deno.execPath(), {
-    args: ["compile", "--frozen", "-A", "--target", target, "--output", output, "main.ts"],
-    cwd: new URL("..", import.meta.url).pathname,
+    args: [
+      "compile",
+      "--no-config",
+      ...RUNTIME_FLAGS,
+      "--target",
+      target,
+      "--output",
+      output,
+      bundleFile,
+    ],
     env,
     stdout: "inherit",
     stderr: "inherit",
@@ -129,32 +154,92 @@ async function compile(target: Target, outDir: string, runtime: RuntimeSource): 
   return code === 0;
 }
 
-async function main(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      target: { type: "string", multiple: true },
-      out: { type: "string", default: "dist" },
-    },
-  });
+async function sha256(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+class UsageError extends Error {
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+function parse(args: string[]): { targets: Target[]; out: string } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        target: { type: "string", multiple: true },
+        out: { type: "string", default: "dist" },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(
+      (e as Error).message.split("\n")[0] ?? "bad arguments",
+      "deno task compile [--target TARGET]... [--out DIR]",
+    );
+  }
   const requested = values.target ?? [...TARGETS];
   for (const t of requested) {
     if (!(TARGETS as readonly string[]).includes(t)) {
-      throw new Error(`unknown target ${JSON.stringify(t)}; known targets: ${TARGETS.join(", ")}`);
+      throw new UsageError(
+        `unknown target ${JSON.stringify(t)}`,
+        `use one of: ${TARGETS.join(", ")} (e.g. deno task compile --target ${hostTarget()})`,
+      );
     }
   }
-  await Deno.mkdir(values.out, { recursive: true });
+  return { targets: requested as Target[], out: values.out };
+}
+
+function say(line: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(`${line}\n`));
+}
+
+/**
+ * Builds the bundle once, compiles each target from it, prints each binary's size and writes
+ * SHA256SUMS (sha256sum's format) for the binaries built. Returns the exit code: 0 all built,
+ * 1 some target could not be built, 2 usage error.
+ */
+export async function main(args: string[]): Promise<number> {
+  let options;
+  try {
+    options = parse(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    say(`error: ${e.message}\nhint: ${e.hint}`);
+    return 2;
+  }
+  const { targets, out } = options;
+  await Deno.mkdir(out, { recursive: true });
+  const bundleFile = `${out}/anchorfs.js`;
+  await bundle(bundleFile);
+  const sums: string[] = [];
   let failures = 0;
-  for (const target of requested as Target[]) {
-    const runtime = await findRuntime(target, requested.length);
+  for (const target of targets) {
+    const runtime = await findRuntime(target, targets.length);
     if (runtime.kind === "missing") {
-      Deno.stderr.writeSync(
-        new TextEncoder().encode(`compile ${target}: cannot build: ${runtime.reason}\n`),
-      );
+      say(`compile ${target}: cannot build: ${runtime.reason}`);
       failures++;
       continue;
     }
-    if (!(await compile(target, values.out, runtime))) failures++;
+    const output = `${out}/${outputName(target)}`;
+    if (!(await compile(target, bundleFile, output, runtime))) {
+      failures++;
+      continue;
+    }
+    const size = (await Deno.stat(output)).size;
+    sums.push(`${await sha256(output)}  ${outputName(target)}`);
+    say(`built ${output} (${megabytes(size)})`);
+  }
+  if (sums.length > 0) {
+    await Deno.writeTextFile(`${out}/SHA256SUMS`, sums.join("\n") + "\n");
+    say(`wrote ${out}/SHA256SUMS (${sums.length} of ${targets.length} targets)`);
   }
   return failures === 0 ? 0 : 1;
 }

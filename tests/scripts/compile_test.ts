@@ -1,5 +1,11 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
-import { findRuntime, outputName, targetEnvVar, TARGETS } from "../../scripts/compile.ts";
+import {
+  findRuntime,
+  hostTarget,
+  outputName,
+  targetEnvVar,
+  TARGETS,
+} from "../../scripts/compile.ts";
 import { tempDir } from "../_harness.ts";
 
 Deno.test("compile script covers Linux, macOS and Windows on x86_64 and ARM64", () => {
@@ -40,4 +46,63 @@ Deno.test("compile script honours DENORT_BIN and refuses a missing file or the d
     if (saved === undefined) Deno.env.delete("DENORT_BIN");
     else Deno.env.set("DENORT_BIN", saved);
   }
+});
+
+const SCRIPT = new URL("../../scripts/compile.ts", import.meta.url).pathname;
+
+async function runCompile(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", SCRIPT, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("compile script: an unknown target or option is a two-line usage error, exit 2", async () => {
+  const bogus = await runCompile(["--target", "bogus"]);
+  assertEquals(bogus.code, 2);
+  const lines = bogus.stderr.trimEnd().split("\n");
+  assertEquals(lines.length, 2, bogus.stderr);
+  assertEquals(lines[0], 'error: unknown target "bogus"');
+  assertStringIncludes(lines[1] ?? "", "hint: use one of: x86_64-unknown-linux-gnu");
+  const option = await runCompile(["--bogus"]);
+  assertEquals(option.code, 2);
+  assertEquals(option.stderr.trimEnd().split("\n").length, 2, option.stderr);
+  assertStringIncludes(option.stderr, "error: Unknown option '--bogus'");
+});
+
+Deno.test({
+  name:
+    "compile script builds from the bundle (nothing else embedded), prints sizes, writes SHA256SUMS",
+  // A stand-in runtime (the deno CLI under the name denort) makes deno compile run offline; the
+  // binary it yields does not run anchorfs, but what gets embedded is the same.
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using dir = await tempDir();
+    const standIn = `${dir.path}/denort`;
+    await Deno.symlink(Deno.execPath(), standIn);
+    const target = hostTarget();
+    const result = await runCompile(["--target", target, "--out", `${dir.path}/out`], {
+      DENORT_BIN: standIn,
+    });
+    assertEquals(result.code, 0, result.stderr);
+    const name = outputName(target);
+    assertStringIncludes(result.stderr, `built ${dir.path}/out/${name} (`);
+    assertStringIncludes(result.stderr, " MB)");
+    // deno compile lists the embedded files: only the bundle, no node_modules, no test packages.
+    const embedded = result.stderr.slice(result.stderr.indexOf("Embedded Files"));
+    assertStringIncludes(embedded, "anchorfs.js");
+    for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {
+      assertEquals(embedded.includes(absent), false, `${absent} embedded:\n${embedded}`);
+    }
+    const sums = await Deno.readTextFile(`${dir.path}/out/SHA256SUMS`);
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      await Deno.readFile(`${dir.path}/out/${name}`),
+    );
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    assertEquals(sums, `${hex}  ${name}\n`);
+  },
 });
