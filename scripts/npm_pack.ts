@@ -1,4 +1,4 @@
-// Builds the npm package `anchorfs` in dist/npm (the bundle, the launcher from npm/bin, LICENSE,
+// Builds the npm package `anchorfs` in dist/npm (the bundle, the launcher from packaging/npm/bin, LICENSE,
 // README and a package.json whose only dependency is the pinned `deno` npm package) and packs it
 // with `npm pack`. Publishing is the release workflow's job: `npm publish dist/anchorfs-*.tgz`.
 //
@@ -40,7 +40,7 @@ export async function buildNpmPackage(dir: string): Promise<string> {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${dir}/bin`, { recursive: true });
   await bundle(`${dir}/anchorfs.js`);
-  await Deno.copyFile(`${ROOT}/npm/bin/anchorfs.cjs`, `${dir}/bin/anchorfs.cjs`);
+  await Deno.copyFile(`${ROOT}/packaging/npm/bin/anchorfs.cjs`, `${dir}/bin/anchorfs.cjs`);
   await Deno.chmod(`${dir}/bin/anchorfs.cjs`, 0o755).catch(() => {}); // no chmod on Windows
   await Deno.copyFile(`${ROOT}/LICENSE`, `${dir}/LICENSE`);
   await Deno.copyFile(`${ROOT}/README.md`, `${dir}/README.md`);
