@@ -6,7 +6,6 @@ import { AnchorError } from "../core/errors.ts";
 import type { JobRecord } from "../core/job_state.ts";
 import { maskedStatusNote } from "../core/pipeline_note.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
-import { judgeCommand } from "../core/shell_policy.ts";
 import { type JobManager, jobUri } from "./jobs/job_manager.ts";
 import {
   DEFAULT_TAIL_BYTES,
@@ -44,6 +43,8 @@ export async function runShell(
       hint: 'Pass a shell command line, e.g. shell {"command":"make test"}.',
     });
   }
+  // The policy tables load on the first shell call, not at server start (start-up time).
+  const { judgeCommand } = await import("../core/shell_policy.ts");
   const verdict = judgeCommand(command);
   if (!verdict.allowed) {
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });

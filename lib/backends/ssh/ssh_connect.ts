@@ -3,8 +3,6 @@
 // every failure into an AnchorError naming the host, user, port, keys tried and the next step.
 
 import { Buffer } from "node:buffer";
-// @ts-types="./ssh2_types.d.ts"
-import ssh2 from "ssh2";
 import type {
   AnyAuthMethod,
   Client as SshClient,
@@ -25,7 +23,17 @@ import {
 } from "../../core/known_hosts.ts";
 import { parentPath } from "../../core/path_text.ts";
 
-const { Client, utils } = ssh2;
+type Ssh2 = typeof import("./ssh2_types.d.ts");
+let ssh2Loaded: Promise<Ssh2> | undefined;
+
+/**
+ * ssh2 and its crypto load on the first connection, not when the server starts: most sessions
+ * never use ssh, and loading it made up a large share of the time to answer `initialize`.
+ */
+function loadSsh2(): Promise<Ssh2> {
+  // @ts-types="./ssh2_types.d.ts"
+  return ssh2Loaded ??= import("ssh2").then((m) => (m.default ?? m) as Ssh2);
+}
 
 export interface ConnectOptions {
   timeoutMs: number;
@@ -95,6 +103,7 @@ async function planAuth(host: ResolvedHost, options: ConnectOptions): Promise<Au
       if (configured) plan.unreadable.push(tilde(file, options.homeDir));
       continue;
     }
+    const { utils } = await loadSsh2();
     const parsed = utils.parseKey(Buffer.from(data));
     if (parsed instanceof Error) {
       if (/passphrase|encrypted/i.test(parsed.message)) {
@@ -162,6 +171,7 @@ function connectOne(
     const tried: string[] = [];
 
     const preferred = knownKeyTypes(known, names).flatMap((t) => HOST_KEY_ALGOS_FOR_TYPE[t] ?? [t]);
+    const { Client } = await loadSsh2();
     const client = new Client();
     const config: ConnectConfig = {
       host: host.hostName,

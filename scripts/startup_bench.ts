@@ -1,0 +1,103 @@
+// Benchmark: spawn → `initialize` answered, for `deno run main.ts mcp`, the bundle
+// (dist/anchorfs.js, what the npm package and the binaries run), a bare `deno run` of a one-line
+// script (the floor: Deno's own start), and @modelcontextprotocol/server-filesystem for
+// comparison, interleaved in the same run. Writes the initialize request at spawn and times the
+// first complete line on stdout. Not a test: prints a Markdown table.
+//
+// Usage: deno run -A scripts/startup_bench.ts [RUNS]   (builds the bundle first)
+
+import { bundle } from "./bundle.ts";
+
+const runs = Number(Deno.args[0] ?? 15);
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const enc = new TextEncoder();
+const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const work = await Deno.makeTempDir({ prefix: "anchorfs-startup-bench-" });
+const bundleFile = `${work}/anchorfs.js`;
+await bundle(bundleFile);
+const bare = `${work}/bare.js`;
+// The floor: a process that answers one line as soon as it starts.
+await Deno.writeTextFile(bare, `console.log('{"jsonrpc":"2.0","id":0,"result":{}}');\n`);
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "startup-bench", version: "1" },
+  },
+}) + "\n";
+
+const FLAGS = ["run", "-A", "--no-config", "--no-lock", "--quiet"];
+const cases: { name: string; args: string[] }[] = [
+  { name: "bare `deno run` of a one-line script", args: [...FLAGS, bare] },
+  { name: "`deno run main.ts mcp`", args: ["run", "-A", "--quiet", `${root}/main.ts`, "mcp"] },
+  { name: "bundle `deno run dist/anchorfs.js mcp`", args: [...FLAGS, bundleFile, "mcp"] },
+  {
+    name: "server-filesystem 2026.8.31 (`deno run npm:…`)",
+    args: [...FLAGS, "npm:@modelcontextprotocol/server-filesystem@2026.8.31", work],
+  },
+];
+
+/** Milliseconds from spawn to the first full line on stdout, or NaN if the process fails. */
+async function once(args: string[]): Promise<number> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: work,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    env: { DENO_NO_UPDATE_CHECK: "1" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(enc.encode(INITIALIZE));
+  let text = "";
+  let elapsed = NaN;
+  const dec = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    text += dec.decode(chunk, { stream: true });
+    if (text.includes("\n")) {
+      elapsed = performance.now() - started;
+      break;
+    }
+  }
+  await writer.close().catch(() => {});
+  try {
+    child.kill("SIGTERM");
+  } catch { /* already gone */ }
+  await child.status;
+  await child.stdout.cancel().catch(() => {});
+  return text.includes('"result"') ? elapsed : NaN;
+}
+
+// Warm-up: compile caches, npm downloads for server-filesystem.
+for (const c of cases) await once(c.args);
+const times = cases.map(() => [] as number[]);
+for (let i = 0; i < runs; i++) {
+  for (const [j, c] of cases.entries()) times[j]!.push(await once(c.args));
+}
+const floor = median(times[0]!);
+print(`| case | median ms | min ms | × bare deno run |`);
+print(`| --- | ---: | ---: | ---: |`);
+for (const [j, c] of cases.entries()) {
+  const ok = times[j]!.filter((t) => !Number.isNaN(t));
+  if (ok.length === 0) {
+    print(`| ${c.name} | failed | | |`);
+    continue;
+  }
+  const m = median(ok);
+  print(
+    `| ${c.name} | ${m.toFixed(0)} | ${Math.min(...ok).toFixed(0)} | ${(m / floor).toFixed(1)} |`,
+  );
+}
+print(
+  `\n${runs} runs each, interleaved; load average ${
+    Deno.loadavg().map((l) => l.toFixed(1)).join(" ")
+  }`,
+);
+await Deno.remove(work, { recursive: true });
