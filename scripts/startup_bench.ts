@@ -4,11 +4,16 @@
 // comparison, interleaved in the same run. Writes the initialize request at spawn and times the
 // first complete line on stdout. Not a test: prints a Markdown table.
 //
-// Usage: deno run -A scripts/startup_bench.ts [RUNS]   (builds the bundle first)
+// Usage: deno run -A scripts/startup_bench.ts [--runs N] [--compare OTHER_BUNDLE.js]
+//   (builds the bundle first; --compare adds another bundle, e.g. one built from an older commit)
 
+import { parseArgs } from "node:util";
 import { bundle } from "./bundle.ts";
 
-const runs = Number(Deno.args[0] ?? 15);
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "15" }, compare: { type: "string" } },
+});
+const runs = Number(values.runs);
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
@@ -37,6 +42,12 @@ const cases: { name: string; args: string[] }[] = [
   { name: "bare `deno run` of a one-line script", args: [...FLAGS, bare] },
   { name: "`deno run main.ts mcp`", args: ["run", "-A", "--quiet", `${root}/main.ts`, "mcp"] },
   { name: "bundle `deno run dist/anchorfs.js mcp`", args: [...FLAGS, bundleFile, "mcp"] },
+  ...(values.compare
+    ? [{
+      name: `bundle ${values.compare.split("/").pop()}`,
+      args: [...FLAGS, values.compare, "mcp"],
+    }]
+    : []),
   {
     name: "server-filesystem 2026.8.31 (`deno run npm:…`)",
     args: [...FLAGS, "npm:@modelcontextprotocol/server-filesystem@2026.8.31", work],

@@ -13,12 +13,12 @@ import {
 } from "../ops/jobs/job_text.ts";
 import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import type { Terminal } from "./output.ts";
+import { EXIT, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
 import { describeProcesses } from "../core/job_processes.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
-export const WAIT_TIMEOUT_EXIT_CODE = 124;
+export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
 
 const USAGE = `Usage:
   anchorfs jobs [list]                       List recent jobs, newest first
@@ -35,7 +35,10 @@ Options:
                     else ~/.local/state/anchorfs)
   --bytes N         How much of the output tail to print (default ${DEFAULT_TAIL_BYTES})
   --timeout S       For wait: give up after S seconds (default: wait until it ends)
-  -f, --follow      For tail: keep printing new output until the job ends`;
+  -f, --follow      For tail: keep printing new output until the job ends
+
+Exit codes: wait and tail -f exit with the job's exit code (128+N when signal N ended it),
+${WAIT_TIMEOUT_EXIT_CODE} when wait's --timeout passed, ${EXIT.noSuchJob} when no job has that id, 2 for bad usage.`;
 
 function parsePositive(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -194,7 +197,8 @@ async function follow(
     record = (await jobs.get(id)) ?? record;
   }
   terminal.err(`\n[job ${record.id}: ${statusPhrase(record)}]\n`);
-  return 0;
+  // Like `wait`: the job's own result, so `anchorfs jobs tail -f ID && next` works.
+  return cliExitCodeFor(record);
 }
 
 async function wait(
@@ -210,16 +214,19 @@ async function wait(
   let frame = 0;
   let result = await jobs.wait(id, 0);
   while (!result.done && Date.now() < deadline) {
-    if (terminal.isTty) {
+    if (terminal.stderrIsTty) {
       terminal.err(
         `\r${frames[frame++ % frames.length]} job ${id} running ${
           formatDuration(durationMs(result.record, Date.now()))
         } · ${shortCommand(result.record.command, 50)}   `,
       );
     }
-    result = await jobs.wait(id, Math.min(terminal.isTty ? 250 : 1000, deadline - Date.now()));
+    result = await jobs.wait(
+      id,
+      Math.min(terminal.stderrIsTty ? 250 : 1000, deadline - Date.now()),
+    );
   }
-  if (terminal.isTty) terminal.err("\r\x1b[K");
+  if (terminal.stderrIsTty) terminal.err("\r\x1b[K");
   if (!result.done) {
     terminal.err(
       `job ${id} is still running after ${formatDuration(Date.now() - t0)} (waiting did not ` +

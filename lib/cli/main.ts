@@ -7,7 +7,13 @@ import type { Services } from "../ops/services.ts";
 import { VERSION } from "../version.ts";
 import { type CliCommand, UsageError } from "./command.ts";
 import { CLI_COMMANDS } from "./commands.ts";
-import { exitCodeFor, renderErrorForTerminal, type Terminal } from "./output.ts";
+import {
+  EXIT,
+  exitCodeFor,
+  renderErrorForTerminal,
+  renderUsageError,
+  type Terminal,
+} from "./output.ts";
 
 export function topLevelUsage(commands: readonly CliCommand[] = CLI_COMMANDS): string {
   const rows: [string, string][] = [
@@ -27,16 +33,28 @@ Options:
   -V, --version  Show the version
 
 Lines are shown as N:hh|content: the line number and a 2-hex hash of the line's content.
+
+Exit codes: ${EXIT.ok} success · ${EXIT.failed} the operation failed (error: and hint: on stderr) ·
+${EXIT.usage} bad usage (unknown command or option, malformed argument) · ${EXIT.internal} internal error (a bug) ·
+jobs wait/tail -f: the job's exit code, ${EXIT.waitTimeout} on --timeout, ${EXIT.noSuchJob} for an unknown job id.
 `;
 }
 
-/** Runs a human subcommand; returns the process exit code. */
+function commandsList(): string {
+  return CLI_COMMANDS.map((c) => c.name).join(", ");
+}
+
+/** Runs a human subcommand; returns the process exit code (see EXIT). */
 export async function runCli(args: string[], terminal: Terminal): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
     if (name === "help" && rest[0]) return runCli([rest[0], "--help"], terminal);
-    terminal.out(topLevelUsage());
-    return name === undefined ? 2 : 0;
+    if (name !== undefined) {
+      terminal.out(topLevelUsage());
+      return EXIT.ok;
+    }
+    terminal.err(topLevelUsage());
+    return EXIT.usage;
   }
   if (name === "-V" || name === "--version" || name === "version") {
     terminal.out(`anchorfs ${VERSION}\n`);
@@ -44,12 +62,11 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
   }
   const command = CLI_COMMANDS.find((c) => c.name === name);
   if (!command) {
-    terminal.err(
-      `anchorfs: unknown ${name.startsWith("-") ? "option" : "command"} ${
-        JSON.stringify(name)
-      }\n\n${topLevelUsage()}`,
-    );
-    return 2;
+    terminal.err(renderUsageError(
+      `unknown ${name.startsWith("-") ? "option" : "command"} ${JSON.stringify(name)}`,
+      `anchorfs --help lists the commands: mcp, ${commandsList()}`,
+    ));
+    return EXIT.usage;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
     terminal.out(`${command.usage}\n`);
@@ -63,8 +80,8 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
     });
   } catch (e) {
     if (e instanceof UsageError) {
-      terminal.err(`anchorfs ${name}: ${e.message}\n\n${command.usage}\n`);
-      return 2;
+      terminal.err(renderUsageError(e.message, `see \`anchorfs ${name} --help\``));
+      return EXIT.usage;
     }
     const error = toAnchorError(e);
     if (error.fault === "internal" && e instanceof Error) terminal.err(`${e.stack ?? e.message}\n`);

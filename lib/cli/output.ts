@@ -8,8 +8,9 @@ const encoder = new TextEncoder();
 export interface Terminal {
   out(text: string): void;
   err(text: string): void;
-  /** True when stdout is an interactive terminal (spinners, colours). */
-  isTty: boolean;
+  /** True when stderr is an interactive terminal: progress (spinners) is drawn there, so a
+   * redirected stderr gets none. */
+  stderrIsTty: boolean;
 }
 
 function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
@@ -27,7 +28,7 @@ export const realTerminal: Terminal = {
     }
   },
   err: (text) => writeAll(Deno.stderr, text),
-  isTty: Deno.stdout.isTerminal(),
+  stderrIsTty: Deno.stderr.isTerminal(),
 };
 
 /** Renders an error for a person: message and detail, then the next step. */
@@ -38,7 +39,47 @@ export function renderErrorForTerminal(error: AnchorError): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Exit codes: 1 for failures of the operation, 2 for bad usage, 3 for our own bugs. */
+/** The CLI's exit codes (README "Exit codes"; `anchorfs --help` lists them too). */
+export const EXIT = {
+  ok: 0,
+  /** The operation failed (missing file, stale line ids, unreachable host, ...). */
+  failed: 1,
+  /** Bad usage: unknown command or option, a malformed or missing argument value. */
+  usage: 2,
+  /** A bug in anchorfs (the stack trace goes to stderr): report it, do not retry. */
+  internal: 3,
+  /** `jobs wait --timeout`: the job is still running (like timeout(1)). */
+  waitTimeout: 124,
+  /** `jobs wait|tail|kill`: no job with that id (125 so it is not read as the job's own exit 1). */
+  noSuchJob: 125,
+} as const;
+
+/** Error codes that mean the call itself was malformed (exit 2), whatever the files hold. */
+const USAGE_CODES = new Set([
+  "INVALID_ARGUMENT",
+  "MISSING_ARGUMENT",
+  "INVALID_FLAG",
+  "INVALID_LINE_ID",
+  "INVALID_OPERATION",
+  "INVALID_REGEX",
+  "INVALID_PATTERN",
+  "INVALID_REMOTE_PATH",
+  "MULTILINE_SEARCH",
+  "EMPTY_PATH",
+  "EMPTY_SEARCH",
+  "EMPTY_COMMAND",
+  "MISSING_JOB_ID",
+]);
+
+/** The exit code for an error: see EXIT. */
 export function exitCodeFor(error: AnchorError): number {
-  return error.fault === "internal" ? 3 : 1;
+  if (error.fault === "internal") return EXIT.internal;
+  if (error.code === "JOB_NOT_FOUND") return EXIT.noSuchJob;
+  if (USAGE_CODES.has(error.code)) return EXIT.usage;
+  return EXIT.failed;
+}
+
+/** A usage error in the shape of every other error: `error:` then `hint:`. */
+export function renderUsageError(message: string, hint: string): string {
+  return `error: ${message}\nhint: ${hint}\n`;
 }

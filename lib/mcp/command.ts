@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { closeServices, createServices } from "../compose.ts";
-import { AnchorError, formatError, toAnchorError } from "../core/errors.ts";
+import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path_text.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location } from "../ops/location.ts";
@@ -159,7 +159,12 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       allowPositionals: false,
     }));
   } catch (e) {
-    io.err(`anchorfs mcp: ${(e as Error).message}\n\n${MCP_USAGE}\n`);
+    // The CLI's usage-error shape and exit code (README "Exit codes").
+    io.err(
+      `error: ${
+        (e as Error).message.split("\n")[0]
+      }\nhint: anchorfs mcp --help lists the options\n`,
+    );
     return 2;
   }
   if (values.help) {
@@ -215,8 +220,9 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
   } catch (e) {
     const error = toAnchorError(e);
     if (error.fault === "internal") logError("mcp", e);
-    else logLine(`anchorfs mcp: ${formatError(error)}`);
-    return 1;
+    else logLine(`error: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ""}`);
+    // Exit codes as in the CLI: 2 a bad flag or --path, 3 a bug, 1 the environment failed.
+    return error.fault === "caller" ? 2 : error.fault === "internal" ? 3 : 1;
   } finally {
     if (services) await closeJobsFirmly(services);
   }

@@ -62,7 +62,7 @@ Deno.test("anchorfs jobs tail -f prints new output until the job ends", async ()
   await new Promise((resolve) => setTimeout(resolve, 300));
   await Deno.writeTextFile(`${s.dir}/go`, "");
   const out = await following;
-  assertEquals(out.code, 0);
+  assertEquals(out.code, 0); // the job's exit code
   assertEquals(out.stdout, "before\nafter\n");
   assertStringIncludes(out.stderr, "succeeded (exit 0)");
 });
@@ -70,12 +70,14 @@ Deno.test("anchorfs jobs tail -f prints new output until the job ends", async ()
 Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
   await using s = await startJobsServer("v1");
   const missing = await runCliProcess(["jobs", "tail", "12-34", "--state-dir", s.stateDir]);
-  assertEquals(missing.code, 1);
+  assertEquals(missing.code, 125); // its own code: 1 would read as a job that exited 1
+  const waited = await runCliProcess(["jobs", "wait", "12-34", "--state-dir", s.stateDir]);
+  assertEquals(waited.code, 125);
   assertStringIncludes(missing.stderr, `No job with id "12-34" in the state dir ${s.stateDir}.`);
   assertStringIncludes(missing.stderr, "hint: List the jobs with `anchorfs jobs`");
   const usage = await runCliProcess(["jobs", "wait", "--state-dir", s.stateDir]);
   assertEquals(usage.code, 2);
-  assertStringIncludes(usage.stderr, "needs a job ID");
+  assertEquals(usage.stderr, "error: jobs wait needs a job ID\nhint: see `anchorfs jobs --help`\n");
 });
 
 Deno.test("anchorfs jobs with no jobs names the state dir it read", async () => {
