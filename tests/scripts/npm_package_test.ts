@@ -108,5 +108,53 @@ Deno.test({
     } finally {
       await client.close();
     }
+
+    if (!WINDOWS) await checkSignalForwarding(bin, project);
   },
 });
+
+/** SIGTERM to the launcher reaches the Deno server, which exits; the launcher follows. */
+async function checkSignalForwarding(bin: string, project: string) {
+  const launcher = new Deno.Command(bin, {
+    args: ["mcp", "--path", project],
+    cwd: project,
+    env: serverEnv(),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = launcher.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }) + "\n",
+  ));
+  // Once initialize is answered the server runs under the launcher.
+  const reader = launcher.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += dec.decode(value);
+  }
+  assertStringIncludes(text, '"serverInfo"');
+  const children = await run("pgrep", ["-P", String(launcher.pid)], project);
+  const serverPid = Number(children.stdout.trim().split("\n")[0]);
+  assertEquals(Number.isInteger(serverPid) && serverPid > 0, true, children.stdout);
+  launcher.kill("SIGTERM");
+  const status = await launcher.status;
+  // The server ends its jobs and exits 0 on SIGTERM; the launcher passes that code on.
+  assertEquals(status.code, 0);
+  const alive = await run("ps", ["-o", "stat=", "-p", String(serverPid)], project);
+  assertEquals(alive.stdout.trim() === "" || alive.stdout.trim().startsWith("Z"), true);
+  reader.releaseLock();
+  await launcher.stdout.cancel().catch(() => {});
+  await writer.close().catch(() => {});
+}
