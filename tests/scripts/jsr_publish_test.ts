@@ -18,6 +18,8 @@ Deno.test("deno publish --dry-run passes and ships LICENSE, main.ts and lib/ but
     stdin: "null",
   }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  // A failure here is usually a "slow type" (an exported class field or function without an
+  // explicit type): add the annotation deno names, e.g. `readonly id: string = ...`.
   assertEquals(out.code, 0, text);
   assertStringIncludes(text, "Dry run complete");
   for (const file of ["/LICENSE", "/main.ts", "/mod.ts", "/lib/version.ts", "/README.md"]) {

@@ -99,7 +99,7 @@ export class JobManager {
    * This server instance in job cookies (`<instance>/<job id>`): random, so a recycled server
    * pid never makes another server's processes look like ours.
    */
-  readonly instance = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+  readonly instance: string = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   private readonly listeners = new Set<JobListener>();
   private counter = 0;
   /** Starts in flight (counted against the running cap). */
