@@ -14,12 +14,13 @@ import { createServerFactory } from "./server.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { installListenReplay } from "./job_resources.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
+                    [--max-message-bytes N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -37,6 +38,9 @@ Options:
   --roots                      Confine the file tools to the roots the client offers
                                (roots/list), within --allow when both are given.
   --no-shell                   Remove the shell and jobs tools (read/edit-only deployments).
+  --max-message-bytes N        Largest message accepted on stdin, in bytes of JSON (default 4M;
+                               K/M suffixes). A bigger one is answered with an error and
+                               dropped; the session goes on.
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -153,6 +157,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         allow: { type: "string", multiple: true },
         roots: { type: "boolean" },
         "no-shell": { type: "boolean" },
+        "max-message-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -179,6 +184,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       10,
     );
     const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
+    const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
     services = createServices({
       sshTimeoutSeconds,
       ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
@@ -206,7 +212,8 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
     });
-    const transport = new ObservedTransport(new OutboundQueue(new StdioServerTransport()));
+    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
+    const transport = new ObservedTransport(new OutboundQueue(wire));
     installListenReplay(transport, jobs);
     const closed = new Promise<void>((resolve) => transport.onClosed(resolve));
     const stop = () => transport.close().catch(() => {});

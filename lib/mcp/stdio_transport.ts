@@ -8,7 +8,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { StdioWire } from "./stdio_wire.ts";
 
 /** Called after each message is written; may send more messages through `send`. */
 export type OutboundHook = (
@@ -29,7 +29,7 @@ export class ObservedTransport implements Transport {
   private readonly outboundHooks: OutboundHook[] = [];
   private readonly inboundHooks: ((message: JSONRPCMessage) => void)[] = [];
 
-  constructor(private readonly inner: Transport = new StdioServerTransport()) {
+  constructor(private readonly inner: Transport = new StdioWire()) {
     inner.onclose = () => {
       this.onclose?.();
       for (const listener of this.closeListeners) listener();

@@ -1,0 +1,340 @@
+// Judges one line of stdin as JSON-RPC 2.0 before the SDK sees it: a well-formed message is
+// passed on; anything else gets the error reply JSON-RPC owes it (-32700 parse error, -32600
+// invalid request), with the sender's id whenever one can be read, so no client waits for a
+// reply that never comes. Pure: no I/O.
+
+import {
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+} from "@modelcontextprotocol/server";
+import { plural } from "../core/plural.ts";
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+/**
+ * Deepest nesting of arrays and objects a message may have. No MCP message needs more than a
+ * handful of levels; the cap keeps recursive code (schema checks, cloning) safe from inputs like
+ * 100,000 nested arrays.
+ */
+export const MAX_NESTING = 64;
+
+type Id = string | number | null;
+
+export type LineVerdict =
+  | { kind: "deliver"; message: JSONRPCMessage }
+  /** Error replies to send (possibly none: a malformed notification JSON-RPC leaves unanswered). */
+  | { kind: "reject"; replies: JSONRPCErrorResponse[]; reason: string }
+  /** A blank line: no message at all. */
+  | { kind: "skip" };
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function errorReply(
+  id: Id,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): JSONRPCErrorResponse {
+  // The SDK's type wants an id; JSON-RPC 2.0 requires null when none could be read.
+  return {
+    jsonrpc: "2.0",
+    id: id as string | number,
+    error: { code, message, ...(data !== undefined && { data }) },
+  };
+}
+
+function reject(id: Id, code: number, message: string): LineVerdict {
+  return { kind: "reject", replies: [errorReply(id, code, message)], reason: message };
+}
+
+/** Checks one line (without its newline). */
+export function checkLine(bytes: Uint8Array): LineVerdict {
+  let text: string;
+  try {
+    text = fatalUtf8.decode(bytes);
+  } catch {
+    return reject(
+      null,
+      PARSE_ERROR,
+      `Parse error: the message is not valid UTF-8 (invalid byte at offset ${
+        invalidUtf8Offset(bytes)
+      }). Send UTF-8 JSON, one message per line.`,
+    );
+  }
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  if (text.trim() === "") return { kind: "skip" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return parseFailure(text, e);
+  }
+  return checkValue(value);
+}
+
+function parseFailure(text: string, error: unknown): LineVerdict {
+  const values = splitTopLevelValues(text);
+  if (values !== undefined && values.length > 1) {
+    // Several messages on one line: each sender that can be named is told, by its id.
+    const problem =
+      `${
+        plural(values.length, "JSON value")
+      } on one line; MCP over stdio takes exactly one message per line. Send each message on ` +
+      "its own line.";
+    const ids = values.map(readableId).filter((id): id is string | number => id !== undefined);
+    if (ids.length === 0) return reject(null, PARSE_ERROR, `Parse error: ${problem}`);
+    const message = `Invalid Request: ${problem}`;
+    return {
+      kind: "reject",
+      replies: ids.map((id) => errorReply(id, INVALID_REQUEST, message)),
+      reason: message,
+    };
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return reject(
+    null,
+    PARSE_ERROR,
+    `Parse error: the line is not valid JSON (${truncate(detail, 200)}). Send one JSON-RPC ` +
+      "message per line.",
+  );
+}
+
+function checkValue(value: unknown): LineVerdict {
+  if (Array.isArray(value)) return rejectBatch(value);
+  if (value === null || typeof value !== "object") {
+    return reject(
+      null,
+      INVALID_REQUEST,
+      `Invalid Request: a message must be a JSON object, got ${describe(value)}.`,
+    );
+  }
+  const object = value as Record<string, unknown>;
+  const hasId = "id" in object;
+  const id = readableId(object);
+  // A request whose id cannot be read is answered with id null (JSON-RPC 2.0, section 5).
+  const replyId: Id = id ?? null;
+  if (hasId && id === undefined) {
+    if (object.id === null && "error" in object && !("method" in object)) {
+      // The peer reporting an error it could not attribute: a response, never answered.
+      return { kind: "reject", replies: [], reason: "an error response with id null" };
+    }
+    return reject(
+      null,
+      INVALID_REQUEST,
+      `Invalid Request: "id" must be a string or an integer, got ${describe(object.id)}.`,
+    );
+  }
+  if (object.jsonrpc !== "2.0") {
+    return reject(
+      replyId,
+      INVALID_REQUEST,
+      `Invalid Request: "jsonrpc" must be "2.0", got ${
+        "jsonrpc" in object ? describe(object.jsonrpc) : "no jsonrpc member"
+      }.`,
+    );
+  }
+  const tooDeep = nestingPast(object, MAX_NESTING);
+  if (tooDeep) {
+    return reject(
+      replyId,
+      INVALID_REQUEST,
+      `Invalid Request: the message nests arrays/objects more than ${MAX_NESTING} levels deep; ` +
+        "this server refuses deeper messages.",
+    );
+  }
+  if ("method" in object) {
+    if (typeof object.method !== "string") {
+      return reject(
+        replyId,
+        INVALID_REQUEST,
+        `Invalid Request: "method" must be a string, got ${describe(object.method)}.`,
+      );
+    }
+    if ("params" in object && !isPlainObject(object.params)) {
+      return reject(
+        replyId,
+        INVALID_REQUEST,
+        `Invalid Request: "params" must be an object (MCP passes parameters by name), got ${
+          describe(object.params)
+        }.`,
+      );
+    }
+    const extra = Object.keys(object).filter((k) =>
+      !["jsonrpc", "id", "method", "params"].includes(k)
+    );
+    if (extra.length > 0) {
+      return reject(
+        replyId,
+        INVALID_REQUEST,
+        `Invalid Request: unexpected member${extra.length > 1 ? "s" : ""} ${
+          extra.slice(0, 5).map((k) => JSON.stringify(truncate(k, 40))).join(", ")
+        }; a request has only "jsonrpc", "id", "method" and "params".`,
+      );
+    }
+  } else if ("result" in object || "error" in object) {
+    const problem = responseProblem(object);
+    if (problem) return reject(replyId, INVALID_REQUEST, `Invalid Request: ${problem}`);
+  } else {
+    return reject(
+      replyId,
+      INVALID_REQUEST,
+      'Invalid Request: no "method" (and not a response: no "result" or "error").',
+    );
+  }
+  try {
+    return { kind: "deliver", message: parseJSONRPCMessage(object) };
+  } catch (e) {
+    // Our checks passed but the SDK's schema did not: answer rather than drop it.
+    return reject(
+      replyId,
+      INVALID_REQUEST,
+      `Invalid Request: ${truncate(schemaProblem(e), 300)}`,
+    );
+  }
+}
+
+function rejectBatch(items: unknown[]): LineVerdict {
+  const message = "Invalid Request: JSON-RPC batches (arrays) are not supported: the MCP " +
+    "revisions this server speaks (2024-11-05, 2025-06-18 and later) have no batching. Send " +
+    "each message on its own line.";
+  const ids = items.map(readableId).filter((id): id is string | number => id !== undefined);
+  // Each request in the batch is answered under its own id; with none, one reply with id null.
+  const replies = ids.length > 0
+    ? ids.map((id) => errorReply(id, INVALID_REQUEST, message))
+    : [errorReply(null, INVALID_REQUEST, message)];
+  return { kind: "reject", replies, reason: message };
+}
+
+function responseProblem(object: Record<string, unknown>): string | undefined {
+  if ("result" in object && "error" in object) {
+    return 'a response has "result" or "error", not both.';
+  }
+  if ("error" in object) {
+    const error = object.error;
+    if (!isPlainObject(error)) return `"error" must be an object, got ${describe(error)}.`;
+    if (!Number.isInteger(error.code)) return '"error.code" must be an integer.';
+    if (typeof error.message !== "string") return '"error.message" must be a string.';
+  } else if (!isPlainObject(object.result)) {
+    return `"result" must be an object, got ${describe(object.result)}.`;
+  }
+  if (!("id" in object) && "result" in object) {
+    return 'a result response needs the "id" it answers.';
+  }
+  return undefined;
+}
+
+/** The id of a message-like value when it is one JSON-RPC allows here (string or integer). */
+function readableId(value: unknown): string | number | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const id = value.id;
+  if (typeof id === "string") return id;
+  if (typeof id === "number" && Number.isInteger(id)) return id;
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return `the string ${JSON.stringify(truncate(value, 40))}`;
+    case "number":
+    case "boolean":
+      return `${typeof value} ${String(value)}`;
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** True when `value` nests deeper than `limit` levels (iterative: safe on any depth). */
+function nestingPast(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    if (item === null || typeof item !== "object") continue;
+    const children = Array.isArray(item) ? item : Object.values(item);
+    for (const child of children) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function schemaProblem(error: unknown): string {
+  const issues = (error as { issues?: { path?: unknown[]; message?: string }[] })?.issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    return issues.slice(0, 3).map((i) =>
+      `${(i.path ?? []).map(String).join(".") || "message"}: ${i.message ?? "invalid"}`
+    ).join("; ");
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The top-level JSON values of a line that holds several back to back (`{...}{...}`), or
+ * undefined when the line is not such a sequence of valid values.
+ */
+function splitTopLevelValues(text: string): unknown[] | undefined {
+  const values: unknown[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x20 || c === 0x09 || c === 0x0d) continue;
+    if (start === -1) {
+      if (c !== 0x7b && c !== 0x5b) return undefined;
+      start = i;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) {
+        try {
+          values.push(JSON.parse(text.slice(start, i + 1)));
+        } catch {
+          return undefined;
+        }
+        start = -1;
+      }
+    }
+  }
+  return depth === 0 && start === -1 ? values : undefined;
+}
+
+function invalidUtf8Offset(bytes: Uint8Array): number {
+  // Binary search for the shortest prefix that fails to decode; streaming mode tolerates a
+  // sequence cut at the end of the prefix, and a fresh decoder carries no state over.
+  let lo = 0;
+  let hi = bytes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, mid + 1), {
+        stream: true,
+      });
+      lo = mid + 1;
+    } catch {
+      hi = mid;
+    }
+  }
+  return lo;
+}

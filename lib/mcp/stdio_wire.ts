@@ -1,0 +1,200 @@
+// The stdio transport under serveStdio: reads stdin through our own framing (a byte cap per
+// message, oversized messages dropped as they stream in, every malformed line answered) and
+// writes one JSON message per line to stdout. Replaces the SDK's StdioServerTransport, whose
+// read buffer throws past 10 MiB and so ended the whole session, and which dropped malformed
+// lines without a reply.
+
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server";
+import { AnchorError } from "../core/errors.ts";
+import { plural } from "../core/plural.ts";
+import { checkLine, errorReply, INVALID_REQUEST } from "./jsonrpc_check.ts";
+import { type FrameEvent, LineFramer } from "./line_framer.ts";
+
+/**
+ * Default cap on one incoming message, in bytes of JSON (escapes included). A model writes at
+ * most a few hundred KB in one tool call (output-token limits), so 4 MiB leaves ample room for
+ * scripts; the largest message costs a few times its size while being parsed (line bytes,
+ * string, parsed object, the file content it carries), so the cap bounds a call's memory at
+ * tens of MB. Change it with `anchorfs mcp --max-message-bytes N`.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** Below this even an `initialize` with a long client description could be refused. */
+const MIN_MAX_MESSAGE_BYTES = 4096;
+
+export interface StdioWireOptions {
+  maxMessageBytes?: number;
+  /** Default: Deno.stdin (read into one reused buffer: streaming garbage cost 30 MB of RSS). */
+  input?: WireInput;
+  /** Default: Deno.stdout.writable (the lock is released on close; stdout stays open). */
+  output?: WritableStream<Uint8Array>;
+  /** Where notes on rejected input go (default: nowhere); rate-limited by the wire. */
+  log?: (line: string) => void;
+}
+
+/** Where bytes come from: `read` fills the buffer like Deno.FsFile.read; `close` ends a read. */
+export interface WireInput {
+  read(buffer: Uint8Array): Promise<number | null>;
+  close?(): void;
+}
+
+const READ_BUFFER_BYTES = 64 * 1024;
+const encoder = new TextEncoder();
+
+export class StdioWire implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?:
+    | (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void)
+    | undefined;
+
+  readonly maxMessageBytes: number;
+  private readonly framer: LineFramer;
+  private readonly input: WireInput;
+  private readonly output: WritableStream<Uint8Array>;
+  private writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  private started = false;
+  private closed = false;
+  private readonly log: (line: string) => void;
+  /** Malformed or oversized lines answered so far (for logs and tests). */
+  rejectedLines = 0;
+
+  constructor(options: StdioWireOptions = {}) {
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.framer = new LineFramer(this.maxMessageBytes);
+    this.input = options.input ?? Deno.stdin;
+    this.output = options.output ?? Deno.stdout.writable;
+    this.log = options.log ?? (() => {});
+  }
+
+  start(): Promise<void> {
+    if (this.started) throw new Error("StdioWire already started");
+    this.started = true;
+    this.writer = this.output.getWriter();
+    this.readLoop().catch((e) => this.fail(e));
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if (this.closed || !this.writer) throw new Error("the stdio transport is closed");
+    try {
+      await this.writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+    } catch (e) {
+      // stdout is gone (the client exited): nothing can be answered any more.
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    // Ends a pending read (it rejects, and the read loop stops quietly).
+    try {
+      this.input.close?.();
+    } catch {
+      // already closed
+    }
+    this.writer?.releaseLock();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  private async readLoop(): Promise<void> {
+    const buffer = new Uint8Array(READ_BUFFER_BYTES);
+    while (!this.closed) {
+      const n = await this.input.read(buffer);
+      if (n === null) break;
+      for (const event of this.framer.push(buffer.subarray(0, n))) {
+        // Awaited: a client flooding bad lines without reading the replies is slowed, not buffered.
+        await this.handle(event);
+        if (this.closed) return;
+      }
+    }
+    const dropped = this.framer.reset();
+    if (dropped > 0) {
+      this.note(
+        `stdin ended inside a message: ${plural(dropped, "byte")} without a newline dropped`,
+      );
+    }
+    await this.close();
+  }
+
+  private async handle(event: FrameEvent): Promise<void> {
+    if (event.kind === "oversized") {
+      this.note(`a message of ${plural(event.bytes, "byte")} passed the limit and was dropped`);
+      await this.reply(oversizedReply(event, this.maxMessageBytes));
+      return;
+    }
+    const verdict = checkLine(event.bytes);
+    if (verdict.kind === "skip") return;
+    if (verdict.kind === "deliver") {
+      this.onmessage?.(verdict.message);
+      return;
+    }
+    this.note(verdict.reason);
+    for (const reply of verdict.replies) await this.reply(reply);
+  }
+
+  private async reply(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    await this.send(message).catch(() => {});
+  }
+
+  private note(line: string): void {
+    this.rejectedLines++;
+    // The first few say what happened; then one line per thousand keeps stderr from flooding.
+    if (this.rejectedLines <= 10 || this.rejectedLines % 1000 === 0) {
+      this.log(`rejected input #${this.rejectedLines}: ${line}`);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    this.close();
+  }
+}
+
+/** The reply to a message past the cap: the limit, what happened, and the ways forward. */
+export function oversizedReply(
+  event: { bytes: number; id: string | number | undefined; method: string | undefined },
+  maxMessageBytes: number,
+): JSONRPCMessage {
+  const what = event.method === undefined ? "message" : `${event.method} message`;
+  const text =
+    `Request too large: the ${what} was ${
+      plural(event.bytes, "byte")
+    }; this server accepts at most ${
+      plural(maxMessageBytes, "byte")
+    } per message (JSON as sent, escapes included; anchorfs mcp --max-message-bytes). It was ` +
+    "discarded unread; the session and its jobs continue. To write a large file, send it in " +
+    'parts below the limit: text_editor {"command":"create"} with the first part, then ' +
+    'batch_edit {"path":...,"operations":[{"op":"insert","anchor":-1,"content":"<next part>"}]} ' +
+    "for each further part; or generate the file from the shell (e.g. a script that writes it).";
+  return errorReply(event.id ?? null, INVALID_REQUEST, text, {
+    maxMessageBytes,
+    messageBytes: event.bytes,
+  });
+}
+
+/** Reads `--max-message-bytes`: a whole number of bytes, or with a K or M suffix (KiB, MiB). */
+export function parseMaxMessageBytes(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_MAX_MESSAGE_BYTES;
+  const m = /^\s*(\d+)\s*([kKmM]?)i?[bB]?\s*$/.exec(raw);
+  const value = m ? Number(m[1]) * (m[2] === "" ? 1 : /k/i.test(m[2]!) ? 1024 : 1024 * 1024) : NaN;
+  if (!Number.isSafeInteger(value) || value < MIN_MAX_MESSAGE_BYTES) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: `--max-message-bytes takes a number of bytes of at least ${
+        plural(MIN_MAX_MESSAGE_BYTES, "byte")
+      }, got ${JSON.stringify(raw)}.`,
+      hint: "e.g. --max-message-bytes 16M (16 MiB; K and M suffixes are binary units).",
+    });
+  }
+  return value;
+}
