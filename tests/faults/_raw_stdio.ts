@@ -36,10 +36,14 @@ export class RawServer implements AsyncDisposable {
     });
   }
 
-  static async start(args: string[] = [], cwd = REPO_ROOT): Promise<RawServer> {
+  /** Starts `main.ts mcp ARGS` (another checkout's main.ts with `mainTs`) and initializes. */
+  static async start(
+    args: string[] = [],
+    options: { cwd?: string; mainTs?: string } = {},
+  ): Promise<RawServer> {
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", MAIN_TS, "mcp", ...args],
-      cwd,
+      args: ["run", "-A", "--quiet", options.mainTs ?? MAIN_TS, "mcp", ...args],
+      cwd: options.cwd ?? REPO_ROOT,
       env: serverEnv(),
       clearEnv: true,
       stdin: "piped",
@@ -69,30 +73,33 @@ export class RawServer implements AsyncDisposable {
     id: number | string,
     method: string,
     params?: Record<string, unknown>,
+    timeoutMs = 60_000,
   ): Promise<RawReply> {
     await this.write(
       `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params && { params }) })}\n`,
     );
-    return await this.replyTo(id);
+    return await this.replyTo(id, 0, timeoutMs);
   }
 
   /** Waits for the reply carrying `id` (null: an error reply with id null). */
-  async replyTo(id: number | string | null, from = 0): Promise<RawReply> {
-    return await this.waitFor(() =>
-      this.messages.slice(from).find((m) => m.id === id && ("result" in m || "error" in m))
+  async replyTo(id: number | string | null, from = 0, timeoutMs = 60_000): Promise<RawReply> {
+    return await this.waitFor(
+      () => this.messages.slice(from).find((m) => m.id === id && ("result" in m || "error" in m)),
+      `the reply to ${JSON.stringify(id)}`,
+      timeoutMs,
     );
   }
 
-  /** Waits until `found` returns a value, the server exits, or 60 s pass. */
-  async waitFor<T>(found: () => T | undefined, what = "a reply"): Promise<T> {
-    const deadline = Date.now() + 60_000;
+  /** Waits until `found` returns a value; throws when the server exits or the time is up. */
+  async waitFor<T>(found: () => T | undefined, what = "a reply", timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
     while (true) {
       const value = found();
       if (value !== undefined) return value;
       if (this.exited) throw new Error(`the server exited while waiting for ${what}`);
-      if (Date.now() > deadline) throw new Error(`no ${what} within 60 s`);
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs / 1000} s`);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1000);
+        const timer = setTimeout(resolve, Math.min(1000, Math.max(1, deadline - Date.now())));
         this.waiters.push(() => {
           clearTimeout(timer);
           resolve();
