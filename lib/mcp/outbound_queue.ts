@@ -10,6 +10,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
+import { utf8Bytes } from "../core/wire_text.ts";
 
 interface Item {
   message: JSONRPCMessage;
@@ -83,7 +84,7 @@ export class OutboundQueue implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const token = progressTokenOf(message);
     const json = JSON.stringify(message);
-    const bytes = json.length + 1;
+    const bytes = utf8Bytes(json) + 1;
     if (isListChanged(message)) {
       // "The list changed" twice in a row says nothing more: keep one queued copy.
       const same = this.items.some((i, n) =>

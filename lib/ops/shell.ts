@@ -75,7 +75,7 @@ export async function runShell(
     return {
       kind: "finished",
       record: final,
-      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(final, tail)}`,
+      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(final, tail, tailBytes)}`,
     };
   }
   const { tail } = await jobs.readTail(started.id, 1024);

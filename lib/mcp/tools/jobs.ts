@@ -67,7 +67,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         )).int().positive().max(
           MAX_READ_BYTES,
         ).optional().describe(
-          `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}).`,
+          `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}), counted as sent: JSON escapes count, control bytes are shown as symbols like ␀.`,
         ),
       }),
       annotations: {
@@ -92,7 +92,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           }
           case "read": {
             const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
-            return formatJobReport(record, tail, Date.now());
+            return formatJobReport(record, tail, Date.now(), tailBytes);
           }
           case "wait": {
             const jobId = needId(action, id);
@@ -118,7 +118,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             }
             if (progress > 0) await new Promise((r) => setTimeout(r, 0));
             const { record, tail } = await jobs.readTail(jobId, result.done ? tailBytes : 2048);
-            if (result.done) return formatJobReport(record, tail, Date.now());
+            if (result.done) return formatJobReport(record, tail, Date.now(), tailBytes);
             return `Job ${record.id} (\`${
               shortCommand(record.command)
             }\`) is still running after ` +

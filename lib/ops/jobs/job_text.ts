@@ -1,6 +1,7 @@
 // How a job reads to a model or a person: status lines, list rows, and the output tail with the
 // omitted-byte count and the exact call that reads more. Shared by the MCP tools, the job
-// resources and `anchorfs jobs`.
+// resources and `anchorfs jobs`. Tails are capped by their size on the wire (JSON-escaped UTF-8)
+// and show control bytes as visible symbols, so NUL- or ESC-flooded output stays within its cap.
 
 import { durationMs, isTerminal, type JobRecord } from "../../core/job_state.ts";
 import { maskedStatusNote } from "../../core/pipeline_note.ts";
@@ -8,6 +9,7 @@ import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
 import { plural } from "../../core/plural.ts";
+import { CONTROL_PICTURES_NOTE, tailForWire, utf8Bytes } from "../../core/wire_text.ts";
 
 export const DEFAULT_TAIL_BYTES = 30 * 1024;
 
@@ -64,29 +66,52 @@ export function readMoreHint(id: string, bytes: number): string {
     `\`anchorfs jobs tail ${id} --bytes ${bytes}\``;
 }
 
+/** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */
+export const LATEST_LINES_BYTES = 2048;
+
 /**
- * The last lines of a short tail for "latest output" snippets. A tail that starts mid-log
- * usually starts mid-line ("9" of "19739"), which reads as output of its own: drop that partial
- * first line. Empty when there is nothing to show.
+ * The last lines of a short tail for "latest output" snippets, at most `maxWireBytes` on the
+ * wire. A tail that starts mid-log usually starts mid-line ("9" of "19739"), which reads as
+ * output of its own: drop that partial first line. Empty when there is nothing to show.
  */
-export function latestLines(tail: TailRead): string {
-  let text = tail.text;
-  if (tail.omittedBytes > 0) {
+export function latestLines(tail: TailRead, maxWireBytes = LATEST_LINES_BYTES): string {
+  const fit = tailForWire(tail.text.trimEnd(), maxWireBytes);
+  let text = fit.text;
+  if (tail.omittedBytes > 0 || fit.droppedBytes > 0) {
     const nl = text.indexOf("\n");
     if (nl !== -1 && nl < text.length - 1) text = text.slice(nl + 1);
   }
-  return text.trimEnd();
+  return fit.pictured > 0 && text !== "" ? `${text}\n[${CONTROL_PICTURES_NOTE}]` : text;
 }
 
-/** The output section: omitted-bytes note first (verdicts are at the end), then the tail. */
-export function formatTail(record: JobRecord, tail: TailRead): string {
+/**
+ * The output section: omitted-bytes note first (verdicts are at the end), then the tail, at
+ * most `maxWireBytes` of it as sent (JSON escapes and control pictures counted).
+ */
+export function formatTail(
+  record: JobRecord,
+  tail: TailRead,
+  maxWireBytes = DEFAULT_TAIL_BYTES,
+): string {
   const lines: string[] = [];
-  if (tail.omittedBytes > 0) {
-    const more = Math.min(tail.omittedBytes + tail.text.length, 1024 * 1024);
+  const fit = tailForWire(tail.text, maxWireBytes);
+  const omitted = tail.omittedBytes + fit.droppedBytes;
+  const shownBytes = utf8Bytes(tail.text) - fit.droppedBytes;
+  if (omitted > 0) {
+    const more = Math.min(omitted + shownBytes, 1024 * 1024);
+    const capped = fit.droppedBytes > 0
+      ? ` (the tail is capped at ${plural(maxWireBytes, "byte")} as sent: escapes and control ` +
+        "pictures count)"
+      : "";
     lines.push(
-      `[${plural(tail.omittedBytes, "earlier byte")} omitted; showing the last ${
-        plural(new TextEncoder().encode(tail.text).length, "byte")
-      }; ${readMoreHint(record.id, more)}]`,
+      `[${plural(omitted, "earlier byte")} omitted; showing the last ${
+        plural(shownBytes, "byte")
+      }${capped}; ${readMoreHint(record.id, more)}]`,
+    );
+  }
+  if (fit.pictured > 0) {
+    lines.push(
+      `[${plural(fit.pictured, "control byte")} in this output: ${CONTROL_PICTURES_NOTE}]`,
     );
   }
   if (record.droppedBytes > 0) {
@@ -96,12 +121,17 @@ export function formatTail(record: JobRecord, tail: TailRead): string {
       } of output dropped]`,
     );
   }
-  lines.push(tail.text === "" ? "(no output)" : tail.text.replace(/\n$/, ""));
+  lines.push(fit.text === "" ? "(no output)" : fit.text.replace(/\n$/, ""));
   return lines.join("\n");
 }
 
-/** The full report of resources/read and jobs read. */
-export function formatJobReport(record: JobRecord, tail: TailRead, now: number): string {
+/** The full report of resources/read and jobs read; the tail as in formatTail. */
+export function formatJobReport(
+  record: JobRecord,
+  tail: TailRead,
+  now: number,
+  maxWireBytes = DEFAULT_TAIL_BYTES,
+): string {
   const header = [
     `job ${record.id}: ${shortCommand(record.command, 200)}`,
     `uri: ${jobUri(record.id)}`,
@@ -116,5 +146,5 @@ export function formatJobReport(record: JobRecord, tail: TailRead, now: number):
     ? maskedStatusNote(record.command, record.exitCode ?? undefined)
     : undefined;
   if (note) header.push(note);
-  return `${header.join("\n")}\n--- output (tail) ---\n${formatTail(record, tail)}`;
+  return `${header.join("\n")}\n--- output (tail) ---\n${formatTail(record, tail, maxWireBytes)}`;
 }
