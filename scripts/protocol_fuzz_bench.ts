@@ -5,6 +5,9 @@
 //
 // Run: deno run -A scripts/protocol_fuzz_bench.ts [--mutations 2000] [--seed 1]
 //        [--main /other/checkout/main.ts] [--max-message-bytes N] [--reply-timeout SECONDS]
+//        [--largest BYTES]
+// Last, it measures the largest accepted message (a `text_editor create` of `--largest` bytes,
+// default 4 MiB, this checkout's limit): time and peak RSS before/after.
 // `--main` runs another checkout's server (e.g. the main branch, for before/after numbers).
 
 // deno-lint-ignore-file no-console
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     main: { type: "string" },
     "max-message-bytes": { type: "string" },
     "reply-timeout": { type: "string", default: "10" },
+    largest: { type: "string", default: String(4 * 1024 * 1024) },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -316,6 +320,32 @@ for (let i = 0; i < MUTATIONS; i++) {
 }
 const seconds = (performance.now() - t0) / 1000;
 await server.close();
+
+// What the largest accepted message costs: a create whose line is just under `--largest` bytes
+// (default: this checkout's 4 MiB limit), on a fresh server; peak RSS before and after.
+const largest = Number(values.largest);
+const fresh = await start();
+await fresh.request("warm", "tools/call", { name: "view", arguments: { path: "." } });
+const idle = await fresh.memoryKb();
+const envelope = JSON.stringify({
+  jsonrpc: "2.0",
+  id: "largest",
+  method: "tools/call",
+  params: {
+    name: "text_editor",
+    arguments: { command: "create", path: "largest.txt", file_text: "" },
+  },
+});
+const createLine = envelope.replace(
+  '"file_text":""',
+  `"file_text":"${"x".repeat(largest - envelope.length - 1)}"`,
+);
+const tc = performance.now();
+await fresh.write(`${createLine}\n`);
+const created = await fresh.replyTo("largest", 0, 120_000);
+const createMs = performance.now() - tc;
+const loaded = await fresh.memoryKb();
+await fresh.close();
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 await Deno.remove(state, { recursive: true }).catch(() => {});
 
@@ -328,4 +358,11 @@ console.log(`inputs owed a reply that got none: ${noReply}`);
 console.log(`replies with the wrong error code (table inputs): ${wrongKind}`);
 console.log(`peak server RSS: ${Math.round(peakKb / 1024)} MB (largest seen across restarts)`);
 console.log(`time: ${seconds.toFixed(1)} s`);
+console.log(
+  `largest message (${createLine.length.toLocaleString("en-US")} bytes, text_editor create): ${
+    created.error ? `error ${created.error.code}` : "written"
+  } in ${Math.round(createMs)} ms; peak RSS ${Math.round(idle.peak / 1024)} → ${
+    Math.round(loaded.peak / 1024)
+  } MB`,
+);
 if (examples.length > 0) console.log(`examples:\n  ${examples.join("\n  ")}`);
