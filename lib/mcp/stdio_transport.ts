@@ -1,4 +1,4 @@
-// A thin wrapper around the SDK's stdio transport that lets anchorfs observe the connection:
+// A thin wrapper around the stdio transport (StdioWire) that lets anchorfs observe the connection:
 // who wants to know when stdin closes (shutdown), and what goes out (outbound hooks, e.g. to
 // replay finished jobs after a `subscriptions/listen` is acknowledged). serveStdio owns it.
 
@@ -8,7 +8,6 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { StdioWire } from "./stdio_wire.ts";
 
 /** Called after each message is written; may send more messages through `send`. */
 export type OutboundHook = (
@@ -29,7 +28,7 @@ export class ObservedTransport implements Transport {
   private readonly outboundHooks: OutboundHook[] = [];
   private readonly inboundHooks: ((message: JSONRPCMessage) => void)[] = [];
 
-  constructor(private readonly inner: Transport = new StdioWire()) {
+  constructor(private readonly inner: Transport) {
     inner.onclose = () => {
       this.onclose?.();
       for (const listener of this.closeListeners) listener();
