@@ -3,8 +3,11 @@
 // Each scenario ends as: applied correctly, failed loudly and recovered with one retry built
 // only from the error text, failed loudly without a one-step recovery, or silently wrong.
 //
-//   deno run -A scripts/edit_robustness_bench.ts [--per-category 30] [--seed 7] [--baseline]
-// --baseline runs the same scenarios with the shown-lines memory disabled (8-bit ids only).
+//   deno run -A scripts/edit_robustness_bench.ts [--scenarios 10000] [--per-category N] [--seed 7]
+//       [--baseline]
+// --scenarios is the total, split evenly over the categories (rounded up); --per-category
+// overrides it. --baseline runs the same scenarios with the shown-lines memory disabled (8-bit
+// ids only). The exit code is 1 when any scenario is silently wrong.
 
 import { parseArgs } from "node:util";
 import { MemoryBackend } from "../lib/backends/memory/memory_backend.ts";
@@ -552,13 +555,22 @@ if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
-      "per-category": { type: "string", default: "30" },
+      scenarios: { type: "string", default: "10000" },
+      "per-category": { type: "string" },
       seed: { type: "string", default: "7" },
       baseline: { type: "boolean", default: false },
     },
   });
   baseline = values.baseline === true;
-  const per = Number(values["per-category"]);
+  const per = values["per-category"] !== undefined
+    ? Number(values["per-category"])
+    : Math.ceil(Number(values.scenarios) / CATEGORIES.length);
+  if (!Number.isInteger(per) || per < 1) {
+    Deno.stderr.writeSync(
+      enc.encode("edit_robustness_bench: --scenarios and --per-category take a positive count\n"),
+    );
+    Deno.exit(2);
+  }
   const seed = Number(values.seed);
   const rows: string[] = [];
   const totals = { n: 0, applied: 0, recovered: 0, loud: 0, silent: 0 };
@@ -580,6 +592,12 @@ if (import.meta.main) {
     ...rows,
     `| **total** | ${totals.n} | ${totals.applied} | ${totals.recovered} | ${totals.loud} | ${totals.silent} |`,
   ];
+  out.push(
+    "",
+    `${totals.silent} of ${totals.n} scenarios silently wrong${
+      totals.silent === 0 ? "" : " (target: 0)"
+    }; seed ${seed}${baseline ? ", --baseline" : ""}.`,
+  );
   Deno.stdout.writeSync(enc.encode(`${out.join("\n")}\n`));
   if (totals.silent > 0) Deno.exitCode = 1;
 }
