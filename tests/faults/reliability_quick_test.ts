@@ -76,8 +76,6 @@ Deno.test({
 
 Deno.test({
   name: "4 writer processes editing distinct lines of one file lose no update",
-  // Needs issue 9 item 1 (cross-process lock and a content check before the rename).
-  ignore: true,
   async fn() {
     const r = await runMulti({ servers: 4, editsPerServer: 8, rounds: 2 });
     assertEquals(r.otherErrors, 0, r.offending.join("\n"));
@@ -93,8 +91,6 @@ Deno.test("kill -9 during writes of 1-3 MB files never leaves a half-written fil
 
 Deno.test({
   name: "a dead writer's temp file is removed by the next write there and never listed",
-  // Needs issue 9 item 2 (stale temp files cleaned up and hidden from listings).
-  ignore: true,
   async fn() {
     await using dir = await tempDir("anchorfs-faults-temp-");
     // PID 999999999 is past pid_max: that writer is surely gone.
