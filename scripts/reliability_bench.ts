@@ -119,7 +119,7 @@ export async function runProtocol(
         const how = server.alive
           ? "stopped answering ping"
           : `died (exit ${server.exitCode ?? "?"})`;
-        const why = server.stderrTail.trim().split("\n").slice(-1)[0]?.slice(0, 160) ?? "";
+        const why = lastError(server.stderrTail, 160);
         problems.push(`server ${how}${why ? `: ${why}` : ""}`);
         await server.close(500);
         server = await RawServer.start({ cwd: dir, args: serverArgs(dir, state) });
@@ -615,6 +615,14 @@ async function sh(cmd: string): Promise<void> {
 }
 
 /** A reply, classified; `timeoutMs` bounds the wait. */
+/** The last line of a stderr tail that says something (not a stack frame or a brace). */
+function lastError(stderr: string, max: number): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) =>
+    l !== "" && !/^at |^\d+: |^[\]\[{}(),]+$|^"|^Stack backtrace|^\/.*\(\+0x/.test(l)
+  );
+  return (lines[lines.length - 1] ?? "").slice(0, max);
+}
+
 async function outcomeOf(
   server: RawServer,
   send: () => Promise<Message | undefined>,
@@ -625,7 +633,7 @@ async function outcomeOf(
     if (!server.alive) {
       return {
         outcome: `died (exit ${server.exitCode ?? "?"})`,
-        note: server.stderrTail.trim().split("\n").slice(-1)[0]?.slice(0, 100),
+        note: lastError(server.stderrTail, 100),
       };
     }
     return { outcome: "no reply before deadline" };
@@ -920,10 +928,12 @@ export async function runRss(
         : server.alive
         ? "alive, ping unanswered"
         : `died (exit ${server.exitCode ?? "?"})`;
+      // The watchdog may have fired during the ping.
+      const afterCase = server.killedForMemory ? "killed" : after;
       rows.push({
         name: c.name,
         outcome: r.outcome,
-        after,
+        after: afterCase,
         startMb: Math.round(startMb / 1024),
         peakMb: Math.round(server.peakHwmKb / 1024),
         seconds,
