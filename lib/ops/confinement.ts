@@ -39,7 +39,9 @@ export async function realPathOf(location: Location): Promise<string> {
  * target is unknown (no lstat/readlink in the backend interface), so a write through it cannot
  * be checked.
  */
-async function resolveReal(location: Location): Promise<{ real: string; dangling?: string }> {
+export async function resolveReal(
+  location: Location,
+): Promise<{ real: string; dangling?: string }> {
   const tail: string[] = [];
   let path = location.path;
   for (let i = 0; i < 4096; i++) {
@@ -198,12 +200,15 @@ export class Confinement implements PathGuard {
       allowingDir(now.dirs, location.backend.id, await realPathOf(location)) !== undefined;
   }
 
-  /** Refuses (OUTSIDE_ALLOWED) a location whose real path is outside the allowed directories. */
-  async check(location: Location): Promise<void> {
+  /**
+   * Refuses (OUTSIDE_ALLOWED) a location whose real path is outside the allowed directories;
+   * returns the real path it approved (writes go there: see Location.real).
+   */
+  async check(location: Location): Promise<string | undefined> {
     const now = await this.current();
-    if (now === null) return;
+    if (now === null) return undefined;
     const { real, dangling } = await resolveReal(location);
-    if (!dangling && allowingDir(now.dirs, location.backend.id, real) !== undefined) return;
+    if (!dangling && allowingDir(now.dirs, location.backend.id, real) !== undefined) return real;
     const realUrl = this.locations.sibling(location, real).url;
     const via = dangling
       ? `, which goes through the symlink ${

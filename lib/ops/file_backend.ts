@@ -71,6 +71,11 @@ export interface FileBackend {
   readDir(path: string): Promise<DirEntry[]>;
   /** Resolves symlinks and `..`; throws NOT_FOUND when missing. */
   realPath(path: string): Promise<string>;
+  /**
+   * Optional: what the symlink at `path` points to, as stored in the link (possibly relative);
+   * null when `path` is not a symlink or does not exist. Used to explain refusals.
+   */
+  readLink?(path: string): Promise<string | null>;
   /** The user's home directory on that machine, for `~` in paths. */
   homeDir(): Promise<string>;
   /**

@@ -21,6 +21,12 @@ export interface Location {
   url: string;
   /** Set for remote locations: the target as written (used to build urls of neighbours). */
   remote?: RemoteTarget;
+  /**
+   * The real path (symlinks and `..` resolved) that the confinement check approved, when there is
+   * one: a write goes exactly there, so what was checked is what is written (no second lookup
+   * of the path text in between). `path` stays as named, for messages and keys.
+   */
+  real?: string;
 }
 
 /** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
@@ -29,11 +35,12 @@ export interface RemoteOpener {
 }
 
 /**
- * Decides whether a resolved location may be used (lib/ops/confinement.ts); throws to refuse.
+ * Decides whether a resolved location may be used (lib/ops/confinement.ts); throws to refuse,
+ * else returns the real path it approved (undefined when nothing is confined).
  * Locations.resolve calls it for every path a file tool names.
  */
 export interface PathGuard {
-  check(location: Location): Promise<void>;
+  check(location: Location): Promise<string | undefined>;
 }
 
 export class Locations {
@@ -72,8 +79,8 @@ export class Locations {
    */
   async resolve(raw: string, cwd: Location): Promise<Location> {
     const location = await this.locate(raw, cwd);
-    if (this.guard) await this.guard.check(location);
-    return location;
+    const real = await this.guard?.check(location);
+    return real === undefined ? location : { ...location, real };
   }
 
   /**

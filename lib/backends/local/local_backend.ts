@@ -311,6 +311,15 @@ export class LocalBackend implements FileBackend {
     }
   }
 
+  async readLink(path: string): Promise<string | null> {
+    if (hasRawBytes(path)) return null; // only used to explain a refusal: not worth the FFI path
+    try {
+      return await Deno.readLink(path);
+    } catch {
+      return null; // not a symlink, or gone
+    }
+  }
+
   /**
    * writeFileAtomic for a name that is not UTF-8, with the same steps: the temp file gets a name
    * Deno can write (the target's with U+FFFD for its odd bytes) in the same folder, reached

@@ -14,6 +14,8 @@ import type { FileLocks } from "./file_locks.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path_quote.ts";
+import { isAbsolutePath, joinPath, parentPath } from "../../core/path_text.ts";
+import { resolveReal } from "../confinement.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -42,6 +44,83 @@ export function resolvePath(
     });
   }
   return services.locations.resolve(raw, session.cwd);
+}
+
+/**
+ * `resolvePath` for a tool that writes the file: also resolves its real path (symlinks followed,
+ * as editors do), so the write, its lock and its content check all apply to a symlink's target
+ * and the link stays a link. Under --allow the confinement check already resolved it, and that
+ * very path is used: no second lookup of the path text between the check and the write. A path
+ * through a symlink whose target is missing is refused (DANGLING_SYMLINK).
+ */
+export async function resolveWritePath(
+  services: EditServices,
+  session: Session,
+  raw: unknown,
+  what = "path",
+): Promise<Location> {
+  const location = await resolvePath(services, session, raw, what);
+  if (location.real !== undefined) return location;
+  const { real, dangling } = await resolveReal(location);
+  if (dangling !== undefined) {
+    throw await danglingLinkError(services.locations, session, location, dangling);
+  }
+  return real === location.path ? location : { ...location, real };
+}
+
+/** Where a write of `location` lands: its real path when resolved, else the path as named. */
+export function writePathOf(location: Location): string {
+  return location.real ?? location.path;
+}
+
+/**
+ * A write through a dangling symlink is refused rather than followed: the link may point anywhere
+ * (a planted link is the classic way to make a writer create a file elsewhere), and following it
+ * would create a file the caller never named.
+ */
+async function danglingLinkError(
+  locations: Locations,
+  session: Session,
+  location: Location,
+  dangling: string,
+): Promise<AnchorError> {
+  const stored = await location.backend.readLink?.(dangling).catch(() => null) ?? null;
+  const targetPath = stored === null
+    ? undefined
+    : isAbsolutePath(stored)
+    ? joinPath("/", stored)
+    : joinPath(parentPath(dangling), stored);
+  const linkName = displayPathOf(session, locations.sibling(location, dangling));
+  const through = dangling === location.path
+    ? ""
+    : `${JSON.stringify(displayPathOf(session, location))} goes through `;
+  const pointsTo = targetPath === undefined
+    ? "a symlink whose target does not exist"
+    : `a symlink to ${
+      JSON.stringify(locations.sibling(location, targetPath).url)
+    }, which does not exist`;
+  // The path the caller probably means: the link's target with the rest of the path appended.
+  const meant = targetPath === undefined ? undefined : locations.sibling(
+    location,
+    dangling === location.path
+      ? targetPath
+      : joinPath(targetPath, location.path.slice(dangling.length + 1)),
+  ).url;
+  return new AnchorError({
+    code: "DANGLING_SYMLINK",
+    message: `${through}${JSON.stringify(linkName)}${through === "" ? " is" : ","} ${pointsTo}; ` +
+      "anchorfs does not write " +
+      "through a symlink whose target is missing (it could point anywhere), so nothing was " +
+      "written.",
+    hint: (meant === undefined
+      ? ""
+      : `If that target is the file you mean, name it: text_editor ${
+        JSON.stringify({ command: "create", path: quotePath(meant), file_text: "line one\n" })
+      }. `) +
+      `To put a regular file in the link's place, remove the link first (shell: rm ${
+        JSON.stringify(linkName)
+      }), then create it.`,
+  });
 }
 
 /** How a file is named in results: relative to the working directory when inside it. */
@@ -99,6 +178,11 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   const { file, doc, session } = request;
   const location = file.location;
   const name = displayPathOf(session, location);
+  const via = location.real !== undefined && location.real !== location.path
+    ? ` (via symlink to ${
+      JSON.stringify(quotePath(services.locations.sibling(location, location.real).url))
+    })`
+    : "";
   const bytes = encodeDoc(doc);
   const diff = renderEditDiff(file.doc.lines, doc.lines);
   const dryRun = request.options?.dryRun === true;
@@ -118,7 +202,9 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   const lines = [
     `${dryRun ? "Dry run, nothing written: would edit" : "Edited"} ${
       quotePath(name)
-    } (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${formatNote(doc)}).`,
+    }${via} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
+      formatNote(doc)
+    }).`,
     ...(request.notes ?? []),
     diff.text,
   ];
@@ -154,7 +240,7 @@ async function writeChecked(
   services: EditServices,
 ): Promise<void> {
   try {
-    await location.backend.writeFileAtomic(location.path, bytes, {
+    await location.backend.writeFileAtomic(writePathOf(location), bytes, {
       expect: isNew ? null : { bytes: file.bytes },
     });
   } catch (e) {
@@ -261,15 +347,17 @@ export function decodeForDiff(bytes: Uint8Array | null): TextDoc | null {
 /**
  * Runs `body` under the edit lock of `location`: first this process's queue for the file, then
  * the backend's write lock, which every anchorfs process takes (so the read an edit is based on
- * and its write happen with no other anchorfs write of that file in between).
+ * and its write happen with no other anchorfs write of that file in between). Both are keyed by
+ * the path the write lands on: edits through a symlink and through its target share one lock.
  */
 export function underLock<T>(
   services: EditServices,
   location: Location,
   body: () => Promise<T>,
 ): Promise<T> {
+  const at = writePathOf(location);
   return services.editLocks.run(
-    fileKey(location),
-    () => location.backend.withWriteLock(location.path, body),
+    fileKey({ ...location, path: at }),
+    () => location.backend.withWriteLock(at, body),
   );
 }

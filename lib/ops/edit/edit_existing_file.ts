@@ -4,7 +4,7 @@
 import type { Location } from "../location.ts";
 import type { Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
-import { type EditServices, resolvePath, underLock, withShownFailures } from "./commit.ts";
+import { type EditServices, resolveWritePath, underLock, withShownFailures } from "./commit.ts";
 
 /** Runs `edit` on the file at `path` as read under its lock; returns what `edit` returns. */
 export async function editExistingFile<T>(
@@ -13,7 +13,7 @@ export async function editExistingFile<T>(
   path: unknown,
   edit: (file: TextFile, location: Location) => Promise<T>,
 ): Promise<T> {
-  const location = await resolvePath(services, session, path);
+  const location = await resolveWritePath(services, session, path);
   return await underLock(
     services,
     location,

@@ -16,9 +16,11 @@ import {
   type EditOptions,
   type EditServices,
   resolvePath,
+  resolveWritePath,
   shownMemory,
   underLock,
   withShownFailures,
+  writePathOf,
 } from "./commit.ts";
 import { plural } from "../../core/plural.ts";
 
@@ -59,7 +61,7 @@ export async function runExtractLines(
     : parseSourceLine(args.end, "end");
   const anchor: Anchor = parseAnchor(args.position, "position");
   const from = await resolvePath(services, session, args.from_path, "from_path");
-  const to = await resolvePath(services, session, args.to_path, "to_path");
+  const to = await resolveWritePath(services, session, args.to_path, "to_path");
   const sameFile = fileKey(from) === fileKey(to);
 
   return await underLock(services, to, async () => {
@@ -92,7 +94,7 @@ export async function runExtractLines(
         lines: copied,
         what: "position",
       }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
-      if (isNew) await to.backend.mkdirp(parentPath(to.path));
+      if (isNew) await to.backend.mkdirp(parentPath(writePathOf(to)));
       return await commitEdit(services, {
         file: target,
         doc,

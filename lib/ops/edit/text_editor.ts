@@ -18,7 +18,9 @@ import {
   type EditServices,
   recordShown,
   resolvePath,
+  resolveWritePath,
   underLock,
+  writePathOf,
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
@@ -97,7 +99,7 @@ export async function createFile(
         }),
     });
   }
-  const location = await resolvePath(services, session, rawPath);
+  const location = await resolveWritePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
     if (info) {
@@ -124,8 +126,8 @@ export async function createFile(
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
     const bytes = encodeDoc(doc);
-    await location.backend.mkdirp(parentPath(location.path));
-    await location.backend.writeFileAtomic(location.path, bytes, { expect: null });
+    await location.backend.mkdirp(parentPath(writePathOf(location)));
+    await location.backend.writeFileAtomic(writePathOf(location), bytes, { expect: null });
     services.undo.push(fileKey(location), {
       action: "create",
       before: null,
@@ -225,7 +227,7 @@ async function undoEdit(
   session: Session,
   rawPath: string,
 ): Promise<string> {
-  const location = await resolvePath(services, session, rawPath);
+  const location = await resolveWritePath(services, session, rawPath);
   const key = fileKey(location);
   return await underLock(services, location, async () => {
     const entry = services.undo.peek(key);
@@ -264,10 +266,10 @@ async function undoEdit(
       });
     }
     if (entry.before === null) {
-      await location.backend.removeFile(location.path);
+      await location.backend.removeFile(writePathOf(location));
     } else {
-      if (current === null) await location.backend.mkdirp(parentPath(location.path));
-      await location.backend.writeFileAtomic(location.path, entry.before, {
+      if (current === null) await location.backend.mkdirp(parentPath(writePathOf(location)));
+      await location.backend.writeFileAtomic(writePathOf(location), entry.before, {
         ...(entry.mode !== null ? { mode: entry.mode } : {}),
         expect: current ? { bytes: current } : null,
       });
