@@ -132,10 +132,20 @@ Deno.test("create and str_replace on a dangling symlink say where it points and 
   assertStringIncludes(inDir.text, `"dlink/a.txt" goes through "dlink"`);
   assertStringIncludes(inDir.text, `${root}/missing_dir/a.txt`);
 
+  await Deno.symlink("loop_b", `${root}/loop_a`);
+  await Deno.symlink("loop_a", `${root}/loop_b`);
+  const loop = await server.call("text_editor", {
+    command: "create",
+    path: "loop_a",
+    file_text: "x\n",
+  });
+  assertEquals(loop.isError, true, loop.text);
+  assertStringIncludes(loop.text, "a symlink that does not resolve (a loop");
+
   assert(await isLink(`${root}/dangle.txt`) && await isLink(`${root}/dlink`));
   assertEquals(
     (await Array.fromAsync(Deno.readDir(root))).map((e) => e.name).sort(),
-    ["dangle.txt", "dlink"],
+    ["dangle.txt", "dlink", "loop_a", "loop_b"],
   );
 
   // The offered call works.

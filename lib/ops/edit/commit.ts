@@ -90,17 +90,22 @@ async function danglingLinkError(
     : isAbsolutePath(stored)
     ? joinPath("/", stored)
     : joinPath(parentPath(dangling), stored);
+  // The target may itself be a link that does not resolve (a loop, a chain ending nowhere).
+  const chained = targetPath !== undefined &&
+    (await location.backend.readLink?.(targetPath).catch(() => null) ?? null) !== null;
   const linkName = displayPathOf(session, locations.sibling(location, dangling));
   const through = dangling === location.path
     ? ""
     : `${JSON.stringify(displayPathOf(session, location))} goes through `;
   const pointsTo = targetPath === undefined
     ? "a symlink whose target does not exist"
-    : `a symlink to ${
-      JSON.stringify(locations.sibling(location, targetPath).url)
-    }, which does not exist`;
+    : `a symlink to ${JSON.stringify(locations.sibling(location, targetPath).url)}, which ${
+      chained
+        ? "is a symlink that does not resolve (a loop or a chain ending nowhere)"
+        : "does not exist"
+    }`;
   // The path the caller probably means: the link's target with the rest of the path appended.
-  const meant = targetPath === undefined ? undefined : locations.sibling(
+  const meant = targetPath === undefined || chained ? undefined : locations.sibling(
     location,
     dangling === location.path
       ? targetPath
