@@ -12,6 +12,7 @@ import {
   intersectAllowed,
 } from "../core/confinement.ts";
 import { baseName, joinPath, parentPath } from "../core/path_text.ts";
+import { hasRawBytes } from "../core/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
@@ -49,8 +50,7 @@ export async function resolveReal(
       const real = await location.backend.realPath(path);
       if (tail.length === 0) return { real };
       const first = tail[0]!;
-      const entries = await location.backend.readDir(path).catch(() => []);
-      const dangling = entries.some((e) => e.name === first && e.type === "symlink");
+      const dangling = await isSymlink(location, joinPath(path, first), first);
       const full = joinPath(real, tail.join("/"));
       return dangling ? { real: full, dangling: joinPath(path, first) } : { real: full };
     } catch {
@@ -60,6 +60,19 @@ export async function resolveReal(
     }
   }
   return { real: location.path };
+}
+
+/**
+ * Whether `path` (whose name is `name`) is a symlink: by readlink where the backend has it (one
+ * call, where a listing of a big folder would cost a read of every entry), else by the listing.
+ */
+async function isSymlink(location: Location, path: string, name: string): Promise<boolean> {
+  const backend = location.backend;
+  if (backend.readLink && !hasRawBytes(path)) {
+    return (await backend.readLink(path).catch(() => null)) !== null;
+  }
+  const entries = await backend.readDir(parentPath(path)).catch(() => []);
+  return entries.some((e) => e.name === name && e.type === "symlink");
 }
 
 export class Confinement implements PathGuard {
