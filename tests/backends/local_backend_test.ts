@@ -170,3 +170,31 @@ Deno.test("the local backend reaches names that are not UTF-8 (Linux)", async (t
     "decoy\n",
   );
 });
+
+Deno.test({
+  name: "a write as root keeps the replaced file's owner and group (and mode)",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    try {
+      const backend = new LocalBackend({ locks: { dir: `${dir}/locks` } });
+      const path = `${dir}/users_file.txt`;
+      await Deno.writeTextFile(path, "a\n");
+      await Deno.chown(path, 1234, 4321);
+      await Deno.chmod(path, 0o640);
+      await backend.writeFileAtomic(path, new TextEncoder().encode("b\n"), {
+        expect: { bytes: new TextEncoder().encode("a\n") },
+      });
+      const info = await Deno.stat(path);
+      assertEquals([info.uid, info.gid, info.mode! & 0o7777], [1234, 4321, 0o640]);
+      assertEquals(await Deno.readTextFile(path), "b\n");
+      // A new file is the writer's, as any new file.
+      await backend.writeFileAtomic(`${dir}/new.txt`, new TextEncoder().encode("n\n"), {
+        expect: null,
+      });
+      assertEquals((await Deno.stat(`${dir}/new.txt`)).uid, 0);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

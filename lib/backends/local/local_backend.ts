@@ -86,6 +86,27 @@ async function placeNew(temp: string, path: string): Promise<void> {
   await Deno.remove(temp).catch(() => {}); // left over: removed as dead by a later write
 }
 
+/** The owner of the file at `path` (null when there is none or it cannot be told). */
+async function ownerOf(path: string): Promise<{ uid: number; gid: number } | null> {
+  const info = await hosted(path, Deno.stat).catch(() => null);
+  return info?.uid == null || info.gid == null ? null : { uid: info.uid, gid: info.gid };
+}
+
+/**
+ * Gives the temp file the replaced file's owner: the rename would otherwise hand the file to
+ * whoever runs anchorfs (root editing a user's 0640 file locked the user out of it). Before the
+ * chmod, which a chown may clear set-id bits for. Best effort: a user other than root can only
+ * change the group, to one of its own.
+ */
+async function keepOwner(temp: string, owner: { uid: number; gid: number } | null): Promise<void> {
+  if (owner === null || (owner.uid === Deno.uid() && owner.gid === Deno.gid())) return;
+  try {
+    await Deno.chown(temp, owner.uid, owner.gid);
+  } catch {
+    await Deno.chown(temp, null, owner.gid).catch(() => {});
+  }
+}
+
 /** fsync of the folder after a rename; best effort (some file systems refuse it on folders). */
 async function syncDir(dir: string): Promise<void> {
   let handle: Deno.FsFile | undefined;
@@ -215,9 +236,11 @@ export class LocalBackend implements FileBackend {
         const current = await this.stat(path);
         if (current?.mode != null) mode = current.mode;
       }
+      const owner = options.expect === null ? null : await ownerOf(path);
       const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
       try {
         for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+        await keepOwner(temp, owner);
         if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
         await file.sync(); // the data is on disk before the rename makes it the file
       } finally {
@@ -336,6 +359,7 @@ export class LocalBackend implements FileBackend {
         const current = await this.stat(path);
         if (current?.mode != null) mode = current.mode;
       }
+      const owner = options.expect === null ? null : await ownerOf(path);
       await names.withAlias(dir, async (alias) => {
         const temp = `${alias}/${tempName}`;
         writesInFlight.add(temp);
@@ -343,6 +367,7 @@ export class LocalBackend implements FileBackend {
           const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
           try {
             for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+            await keepOwner(temp, owner);
             if (mode !== undefined) await Deno.chmod(temp, mode);
             await file.sync();
           } finally {
