@@ -170,3 +170,48 @@ Deno.test("anchorfs edit through a symlink edits the target", async () => {
   assert(await isLink(`${root}/link.txt`));
   assertEquals(await Deno.readTextFile(`${root}/real.txt`), "new\n");
 });
+
+Deno.test({
+  name: "a symlink whose name is not UTF-8 is edited through and named in the quoted form",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using dir = await tempDir();
+    const root = dir.path;
+    const made = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `cd "$1" && printf 'old\\n' > "t$(printf '\\377').txt" && ` +
+        `ln -s "t$(printf '\\377').txt" "l$(printf '\\377')" && ln -s "gone$(printf '\\376')" "d$(printf '\\377')"`,
+        "-",
+        root,
+      ],
+    }).output();
+    assertEquals(made.code, 0, new TextDecoder().decode(made.stderr));
+    await using server = await startServer({ client: "v2", args: ["--path", root] });
+    const edited = await server.call("text_editor", {
+      command: "str_replace",
+      path: '"l\\xff"',
+      old_text: "old",
+      new_text: "new",
+    });
+    assertEquals(edited.isError, false, edited.text);
+    assertStringIncludes(edited.text, `Edited "l\\xff" (via symlink to "${root}/t\\xff.txt")`);
+    const check = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `cd "$1" && test -L "l$(printf '\\377')" && cat "t$(printf '\\377').txt"`,
+        "-",
+        root,
+      ],
+    }).output();
+    assertEquals(new TextDecoder().decode(check.stdout), "new\n");
+    const dangling = await server.call("text_editor", {
+      command: "create",
+      path: '"d\\xff"',
+      file_text: "x\n",
+    });
+    assertEquals(dangling.isError, true, dangling.text);
+    assertStringIncludes(dangling.text, `"d\\xff" is a symlink`);
+    assertStringIncludes(dangling.text, `remove the link "d\\xff" first with the shell`);
+  },
+});

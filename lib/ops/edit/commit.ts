@@ -13,7 +13,7 @@ import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
-import { quotePath } from "../../core/path_quote.ts";
+import { needsQuoting, quotePath, quotePathAlways } from "../../core/path_quote.ts";
 import { isAbsolutePath, joinPath, parentPath } from "../../core/path_text.ts";
 import { resolveReal } from "../confinement.ts";
 
@@ -96,10 +96,10 @@ async function danglingLinkError(
   const linkName = displayPathOf(session, locations.sibling(location, dangling));
   const through = dangling === location.path
     ? ""
-    : `${JSON.stringify(displayPathOf(session, location))} goes through `;
+    : `${quotePathAlways(displayPathOf(session, location))} goes through `;
   const pointsTo = targetPath === undefined
     ? "a symlink whose target does not exist"
-    : `a symlink to ${JSON.stringify(locations.sibling(location, targetPath).url)}, which ${
+    : `a symlink to ${quotePathAlways(locations.sibling(location, targetPath).url)}, which ${
       chained
         ? "is a symlink that does not resolve (a loop or a chain ending nowhere)"
         : "does not exist"
@@ -113,7 +113,7 @@ async function danglingLinkError(
   ).url;
   return new AnchorError({
     code: "DANGLING_SYMLINK",
-    message: `${through}${JSON.stringify(linkName)}${through === "" ? " is" : ","} ${pointsTo}; ` +
+    message: `${through}${quotePathAlways(linkName)}${through === "" ? " is" : ","} ${pointsTo}; ` +
       "anchorfs does not write " +
       "through a symlink whose target is missing (it could point anywhere), so nothing was " +
       "written.",
@@ -122,9 +122,11 @@ async function danglingLinkError(
       : `If that target is the file you mean, name it: text_editor ${
         JSON.stringify({ command: "create", path: quotePath(meant), file_text: "line one\n" })
       }. `) +
-      `To put a regular file in the link's place, remove the link first (shell: rm ${
-        JSON.stringify(linkName)
-      }), then create it.`,
+      `To put a regular file in the link's place, remove the link ${
+        needsQuoting(linkName)
+          ? `${quotePathAlways(linkName)} first with the shell`
+          : `first (shell: rm ${JSON.stringify(linkName)})`
+      }, then create it.`,
   });
 }
 
@@ -185,7 +187,7 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   const name = displayPathOf(session, location);
   const via = location.real !== undefined && location.real !== location.path
     ? ` (via symlink to ${
-      JSON.stringify(quotePath(services.locations.sibling(location, location.real).url))
+      quotePathAlways(services.locations.sibling(location, location.real).url)
     })`
     : "";
   const bytes = encodeDoc(doc);
