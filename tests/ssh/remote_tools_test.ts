@@ -257,3 +257,28 @@ Deno.test("errors from the remote host name it: a create under a remote file say
     assertNotIncludes(r.text, `"${remote.path}/a.txt`);
   }
 });
+
+Deno.test("a remote edit through a symlink changes the target and keeps the link", async () => {
+  const { world, env } = await remoteWorld();
+  await using _world = world;
+  await using remote = await tempDir("anchorfs-remote-");
+  await writeTree(remote.path, FIXTURE);
+  await Deno.symlink("src/app.ts", `${remote.path}/app_link.ts`);
+  await Deno.symlink("missing.ts", `${remote.path}/dangling.ts`);
+  const cliEnv = { ...env, PATH: Deno.env.get("PATH") ?? "" };
+  const edited = await runCliProcess(
+    ["edit", `ssh://box${remote.path}/app_link.ts`, "--old", "return 1;", "--new", "return 7;"],
+    { env: cliEnv },
+  );
+  assertEquals(edited.code, 0, edited.stderr);
+  assertStringIncludes(edited.stdout, "(via symlink to");
+  assert((await Deno.lstat(`${remote.path}/app_link.ts`)).isSymlink);
+  assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 7;");
+  const dangling = await runCliProcess(
+    ["edit", `ssh://box${remote.path}/dangling.ts`, "--old", "a", "--new", "b"],
+    { env: cliEnv },
+  );
+  assertEquals(dangling.code, 1, dangling.stdout);
+  assertStringIncludes(dangling.stderr, "does not write through a symlink whose target is missing");
+  assert((await Deno.lstat(`${remote.path}/dangling.ts`)).isSymlink);
+});
