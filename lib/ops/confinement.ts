@@ -14,6 +14,7 @@ import {
 import { baseName, joinPath, parentPath } from "../core/path_text.ts";
 import { hasRawBytes } from "../core/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
+import { formatRemoteUrl, type RemoteTarget } from "../core/remote_url.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
 export const ROOTS_WAIT_MS = 5_000;
@@ -211,6 +212,33 @@ export class Confinement implements PathGuard {
     const now = await this.current();
     return now === null ||
       allowingDir(now.dirs, location.backend.id, await realPathOf(location)) !== undefined;
+  }
+
+  /**
+   * Refuses (OUTSIDE_ALLOWED) a remote path on a host that no allowed directory is on, before the
+   * connection: otherwise a refused path would still make the server look the host up, connect
+   * and offer the user's SSH keys to it. The host is compared as written (`ssh://box` allows
+   * `ssh://box/...`, not the same machine spelled `ssh://user@box:22`).
+   */
+  async beforeConnect(target: RemoteTarget, url: string): Promise<void> {
+    const now = await this.current();
+    if (now === null) return;
+    const host = formatRemoteUrl(target, "/");
+    if (now.dirs.some((d) => d.backendId !== "local" && `${d.url}/`.startsWith(host))) return;
+    const first = now.dirs[0];
+    throw new AnchorError({
+      code: "OUTSIDE_ALLOWED",
+      message: `${JSON.stringify(url)} is on ${JSON.stringify(host.slice(0, -1))}, where this ` +
+        `server may use no directory (${now.source}: ${describeAllowed(now.dirs)}); nothing was ` +
+        "read or written, and no connection was made.",
+      hint: (first
+        ? `Use a path inside ${JSON.stringify(first.url)}, e.g. view ${
+          JSON.stringify({ path: first.url })
+        }. `
+        : "No directory is allowed at all. ") +
+        "If the user wants that host reachable, they must restart anchorfs with --allow " +
+        `${JSON.stringify(`${host}DIR`)} (the host written the same way).`,
+    });
   }
 
   /**

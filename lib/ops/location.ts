@@ -41,6 +41,11 @@ export interface RemoteOpener {
  */
 export interface PathGuard {
   check(location: Location): Promise<string | undefined>;
+  /**
+   * Called before a remote path opens a connection to its host: throws when no allowed directory
+   * is on that host, so a refused path makes no connection (no DNS lookup, no key offered).
+   */
+  beforeConnect?(target: RemoteTarget, url: string): Promise<void>;
 }
 
 export class Locations {
@@ -78,7 +83,7 @@ export class Locations {
    * whether the file tools may use it: the one check every file tool goes through.
    */
   async resolve(raw: string, cwd: Location): Promise<Location> {
-    const location = await this.locate(raw, cwd);
+    const location = await this.locate(raw, cwd, this.guard);
     const real = await this.guard?.check(location);
     return real === undefined ? location : { ...location, real };
   }
@@ -87,7 +92,7 @@ export class Locations {
    * `resolve` without the confinement check: for what is not a file tool's path (the shell's
    * directory, the --allow list itself).
    */
-  async locate(raw: string, cwd: Location): Promise<Location> {
+  async locate(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
     if (text === "") {
@@ -110,6 +115,7 @@ export class Locations {
           fault: "environment",
         });
       }
+      await guard?.beforeConnect?.(parsed.target, text);
       const backend = await this.remote.open(parsed.target);
       let path = parsed.path;
       if (path === "~" || path.startsWith("~/")) {
