@@ -215,6 +215,22 @@ export class Confinement implements PathGuard {
   }
 
   /**
+   * True when the dangling link `dangling` on the way to `location` would lead inside `dirs` (its
+   * target, with the rest of the path, resolves inside): then the refusal is about the dangling
+   * link, not about being outside.
+   */
+  private async leadsInside(
+    location: Location,
+    dangling: string,
+    dirs: readonly AllowedDir[],
+  ): Promise<boolean> {
+    const target = await linkTargetOf(location, dangling);
+    if (target === undefined) return false;
+    const { real } = await resolveReal(this.locations.sibling(location, target));
+    return allowingDir(dirs, location.backend.id, real) !== undefined;
+  }
+
+  /**
    * Refuses (OUTSIDE_ALLOWED) a remote path on a host that no allowed directory is on, before the
    * connection: otherwise a refused path would still make the server look the host up, connect
    * and offer the user's SSH keys to it. The host is compared as written (`ssh://box` allows
@@ -250,6 +266,9 @@ export class Confinement implements PathGuard {
     if (now === null) return undefined;
     const { real, dangling } = await resolveReal(location);
     if (!dangling && allowingDir(now.dirs, location.backend.id, real) !== undefined) return real;
+    if (dangling && await this.leadsInside(location, dangling, now.dirs)) {
+      throw await danglingRefusal(this.locations, location, dangling);
+    }
     const realUrl = this.locations.sibling(location, real).url;
     const via = dangling
       ? `, which goes through the symlink ${
@@ -276,6 +295,49 @@ export class Confinement implements PathGuard {
         `If the user wants this path reachable, they must ${restart}.`,
     });
   }
+}
+
+/**
+ * The refusal for a dangling symlink that sits inside the allowed directories: the path is not
+ * "outside", its target is unknown, so it cannot be checked. Names where the link points, so the
+ * caller can name that target directly (and have it checked like any path).
+ */
+/** Where the dangling link `dangling` on the way to `location` leads, with the rest appended. */
+async function linkTargetOf(location: Location, dangling: string): Promise<string | undefined> {
+  const stored = await location.backend.readLink?.(dangling).catch(() => null) ?? null;
+  if (stored === null) return undefined;
+  const target = stored.startsWith("/")
+    ? joinPath("/", stored)
+    : joinPath(parentPath(dangling), stored);
+  return dangling === location.path
+    ? target
+    : joinPath(target, location.path.slice(dangling.length + 1));
+}
+
+async function danglingRefusal(
+  locations: Locations,
+  location: Location,
+  dangling: string,
+): Promise<AnchorError> {
+  const target = await linkTargetOf(location, dangling);
+  const meant = target === undefined ? undefined : locations.sibling(location, target).url;
+  const link = locations.sibling(location, dangling).url;
+  const what = dangling === location.path
+    ? `${JSON.stringify(location.url)} is a symlink whose target does not exist`
+    : `${JSON.stringify(location.url)} goes through the symlink ${
+      JSON.stringify(link)
+    }, whose target does not exist`;
+  return new AnchorError({
+    code: "DANGLING_SYMLINK",
+    message: `${what}; with confinement on, a path through a dangling symlink is refused ` +
+      "(where it would lead cannot be checked). Nothing was read or written.",
+    hint: meant === undefined
+      ? "Name the file by a path without that link."
+      : `If the link's target is what you mean, name it directly (it is checked like any path): ` +
+        `text_editor ${
+          JSON.stringify({ command: "create", path: meant, file_text: "line one\n" })
+        }.`,
+  });
 }
 
 async function allowedDirOf(locations: Locations, location: Location): Promise<AllowedDir> {

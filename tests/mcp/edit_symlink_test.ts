@@ -91,6 +91,29 @@ Deno.test("edits through a symlinked file under --allow land in the checked targ
   assertStringIncludes(out.text, "outside the directories");
   assert(await isLink(`${root}/out.txt`));
   assertEquals(await Deno.readTextFile(`${outside.path}/secret.txt`), "s\n");
+
+  // A dangling link inside that would lead inside: refused for being dangling, not "outside",
+  // and the offered call (its target, checked like any path) works.
+  await Deno.symlink("later.txt", `${root}/dangle.txt`);
+  const dangling = await server.call("text_editor", {
+    command: "create",
+    path: "dangle.txt",
+    file_text: "x\n",
+  });
+  assertEquals(dangling.isError, true, dangling.text);
+  assertStringIncludes(
+    dangling.text,
+    `"${root}/dangle.txt" is a symlink whose target does not exist`,
+  );
+  assert(!dangling.text.includes("outside the directories"), dangling.text);
+  assertStringIncludes(dangling.text, `"path":"${root}/later.txt"`);
+  const direct = await server.call("text_editor", {
+    command: "create",
+    path: `${root}/later.txt`,
+    file_text: "x\n",
+  });
+  assertEquals(direct.isError, false, direct.text);
+  assert(await isLink(`${root}/dangle.txt`));
 });
 
 Deno.test("create and str_replace on a dangling symlink say where it points and change nothing", async () => {
