@@ -11,6 +11,7 @@ import { JobManager } from "./ops/jobs/job_manager.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { localProcessRunner } from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
+import { createReadLimits } from "./ops/read_limits.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
 export interface ServiceOptions {
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   stateDir?: string;
   /** On-disk log cap per job in bytes (default 1 GiB; env ANCHORFS_JOB_LOG_CAP). */
   jobLogCapBytes?: number;
+  /** Largest file a whole-file operation reads (--max-file-bytes; default 16 MiB). */
+  maxFileBytes?: number;
 }
 
 export function createServices(options: ServiceOptions = {}): Services {
@@ -32,6 +35,9 @@ export function createServices(options: ServiceOptions = {}): Services {
     jobs,
     undo: new UndoStore(),
     editLocks: new FileLocks(),
+    reads: createReadLimits(
+      options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes },
+    ),
     scanner: new ParallelScanner(),
   };
   sshPools.set(services, sshPool);

@@ -5,6 +5,7 @@ import { closeServices, createServices } from "../compose.ts";
 import { toAnchorError } from "../core/errors.ts";
 import type { Services } from "../ops/services.ts";
 import { VERSION } from "../version.ts";
+import { parseByteCount } from "../ops/read_limits.ts";
 import { type CliCommand, UsageError } from "./command.ts";
 import { CLI_COMMANDS } from "./commands.ts";
 import {
@@ -29,8 +30,10 @@ Commands:
 ${rows.map(([n, s]) => `  ${n.padEnd(width)}  ${s}`).join("\n")}
 
 Options:
-  -h, --help     Show help (also: anchorfs <command> --help)
-  -V, --version  Show the version
+  -h, --help            Show help (also: anchorfs <command> --help)
+  -V, --version         Show the version
+  --max-file-bytes N    Before the command: largest file read whole by view and the edits
+                        (default 16M; K, M, G suffixes allowed)
 
 Lines are shown as N:hh|content: the line number and a 2-hex hash of the line's content.
 
@@ -46,6 +49,20 @@ function commandsList(): string {
 
 /** Runs a human subcommand; returns the process exit code (see EXIT). */
 export async function runCli(args: string[], terminal: Terminal): Promise<number> {
+  let maxFileBytes: number | undefined;
+  const flag = /^--max-file-bytes(?:=(.*))?$/.exec(args[0] ?? "");
+  if (flag) {
+    const raw = flag[1] ?? args[1];
+    try {
+      if (raw === undefined) throw new UsageError("--max-file-bytes needs a number of bytes");
+      maxFileBytes = parseByteCount("--max-file-bytes", raw);
+    } catch (e) {
+      const text = e instanceof UsageError ? e.message : toAnchorError(e).message;
+      terminal.err(`anchorfs: ${text}\n\n${topLevelUsage()}`);
+      return 2;
+    }
+    args = args.slice(flag[1] === undefined ? 2 : 1);
+  }
   const [name, ...rest] = args;
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
     if (name === "help" && rest[0]) return runCli([rest[0], "--help"], terminal);
@@ -76,7 +93,8 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
   try {
     return await command.run(rest, {
       terminal,
-      services: () => (services ??= createServices()),
+      services:
+        () => (services ??= createServices(maxFileBytes === undefined ? {} : { maxFileBytes })),
     });
   } catch (e) {
     if (e instanceof UsageError) {

@@ -63,9 +63,9 @@ Examples:
     if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
     const all = services();
     await applyAllow(all, values.allow);
-    const { locations, scanner } = all;
+    const { locations, scanner, reads } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
-    const text = await runView(locations, session, viewArgs, { scanner });
+    const text = await runView(locations, session, viewArgs, { scanner, reads });
     terminal.out(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
   },

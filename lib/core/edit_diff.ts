@@ -3,7 +3,7 @@
 // Pure; uses the `diff` package on the changed window only (common head and tail are skipped).
 
 import { diffArrays } from "diff";
-import { hashLine, renderLine } from "./line_id.ts";
+import { formatLineId, hashLine, renderLine } from "./line_id.ts";
 import { linePrint } from "./shown_lines.ts";
 import { plural } from "./plural.ts";
 
@@ -33,6 +33,17 @@ export interface DiffOptions {
 }
 
 const MAX_EDIT_LENGTH = 1000;
+/**
+ * Longer lines are cut in the diff text (their id still covers the whole line), as in view: a
+ * file holding one huge line must not come back whole in every edit result.
+ */
+export const DIFF_MAX_LINE_CHARS = 4000;
+
+function cutLine(text: string): string {
+  return text.length <= DIFF_MAX_LINE_CHARS
+    ? text
+    : `${text.slice(0, DIFF_MAX_LINE_CHARS)} … [line cut: ${plural(text.length, "character")}]`;
+}
 /** In a diff too long to show whole, removed runs keep this many lines before a count. */
 const COMPACT_REMOVED = 3;
 
@@ -149,9 +160,13 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
           }
           continue;
         }
-        out.push(`-${r.text}`);
+        out.push(`-${cutLine(r.text)}`);
       } else {
-        out.push(`${r.kind}${renderLine(r.newNo, r.text)}`);
+        out.push(
+          r.text.length <= DIFF_MAX_LINE_CHARS
+            ? `${r.kind}${renderLine(r.newNo, r.text)}`
+            : `${r.kind}${formatLineId(r.newNo, r.text)}|${cutLine(r.text)}`,
+        );
         shown.push({ line: r.newNo, hash: hashLine(r.text), print: linePrint(r.text) });
       }
     }

@@ -17,6 +17,11 @@ export interface ShownMemory {
   hashAt(line: number): number | undefined;
   /** The 32-bit content fingerprint shown for the line (linePrint), when the recorder had it. */
   printAt?(line: number): number | undefined;
+  /**
+   * Lines of this file were forgotten to bound memory (ShownLines.evictedFrom): a line with no
+   * memory is then verified by its hash alone, never refused as "never shown".
+   */
+  evicted?: boolean;
 }
 
 export const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
@@ -78,8 +83,9 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
     for (let n = Math.max(1, from); n <= to; n++) {
       const was = shown.hashAt(n);
       const print = shown.printAt?.(n);
-      if (was === undefined) unshown.push(n);
-      else if (was !== hashLine(lines[n - 1]!)) changed.push(n);
+      if (was === undefined) {
+        if (!shown.evicted) unshown.push(n);
+      } else if (was !== hashLine(lines[n - 1]!)) changed.push(n);
       // Same 8-bit hash, different content (1 in 256): only the fingerprint can tell.
       else if (print !== undefined && print !== linePrint(lines[n - 1]!)) changed.push(n);
     }

@@ -1,7 +1,8 @@
 // What each file's lines looked like when they were last shown to the agent (in a view or an
 // edit result). batch_edit checks every line of a replaced range against this memory, because
 // an 8-bit hash on a range's end line ("}" or blank) collides easily after a shift.
-// Bounded: at most `maxFiles` files (least recently shown dropped) and `maxLinesPerFile` lines.
+// Bounded by bytes (oldest first: files shown longest ago, then a file's oldest lines) and by
+// `maxLinesPerFile`; what was evicted is remembered as such, so its ids fall back to hash checks.
 
 import { fnv1a32, hashLine } from "./line_id.ts";
 
@@ -19,54 +20,105 @@ export function linePrint(line: string): number {
 
 const encoder = new TextEncoder();
 
-export class ShownLines {
-  private files = new Map<string, Map<number, number>>();
-  /**
-   * 32-bit content fingerprints (fnv1a32) of shown lines, where the recorder had the content:
-   * they catch a line that changed but kept its 8-bit hash (1 in 256). Lines recorded with
-   * `record` (hashes only) drop any fingerprint they had.
-   */
-  private prints = new Map<string, Map<number, number>>();
+/**
+ * Estimated memory of one remembered line (a Map entry holding a packed number) and of one
+ * remembered file: the byte bound counts these, not the lines' content, which is never kept.
+ */
+export const SHOWN_LINE_BYTES = 48;
+export const SHOWN_FILE_BYTES = 256;
+/** Default bound of a session's memory of shown lines: about 170,000 lines. */
+export const DEFAULT_SHOWN_BYTES = 8 * 1024 * 1024;
+/** Files whose memory was evicted are remembered by key (small) up to this many. */
+const EVICTED_KEYS = 10_000;
 
-  constructor(private readonly maxFiles = 256, private readonly maxLinesPerFile = 20_000) {}
+interface FileMemory {
+  /** line → packed value: `print * 256 + hash` (≥ 0), or `-1 - hash` when only the hash is known. */
+  lines: Map<number, number>;
+  /** Some lines of this file were forgotten to bound memory. */
+  evicted: boolean;
+}
+
+export class ShownLines {
+  /** Least recently shown first; within a file, least recently shown lines first. */
+  private files = new Map<string, FileMemory>();
+  /** Files forgotten whole to bound memory (their next memory starts as evicted). */
+  private evictedKeys = new Set<string>();
+  private totalLines = 0;
+
+  constructor(
+    private readonly maxBytes = DEFAULT_SHOWN_BYTES,
+    private readonly maxLinesPerFile = 20_000,
+  ) {}
+
+  /** Estimated bytes held now (what `maxBytes` bounds). */
+  get bytes(): number {
+    return this.totalLines * SHOWN_LINE_BYTES + this.files.size * SHOWN_FILE_BYTES;
+  }
 
   /** Records that lines `firstLine…` of `key` were shown with these hashes. */
   record(key: string, firstLine: number, hashes: readonly number[]): void {
-    let file = this.files.get(key);
-    if (file) this.files.delete(key);
-    else file = new Map();
-    this.files.set(key, file); // re-insert: most recently shown last
-    const prints = this.prints.get(key);
-    for (let i = 0; i < hashes.length; i++) {
-      file.delete(firstLine + i);
-      file.set(firstLine + i, hashes[i]!);
-      prints?.delete(firstLine + i);
-    }
-    while (file.size > this.maxLinesPerFile) {
-      const line = file.keys().next().value!;
-      file.delete(line);
-      prints?.delete(line);
-    }
-    while (this.files.size > this.maxFiles) {
-      const oldest = this.files.keys().next().value!;
-      this.files.delete(oldest);
-      this.prints.delete(oldest);
-    }
+    this.put(key, firstLine, hashes.length, (i) => -1 - hashes[i]!);
   }
 
-  /** Like `record`, with each line's 32-bit content fingerprint too (see `prints`). */
+  /**
+   * Like `record`, with each line's 32-bit content fingerprint too: it catches a line that
+   * changed but kept its 8-bit hash (1 in 256). Lines recorded with `record` (hashes only) drop
+   * any fingerprint they had.
+   */
   recordWithPrints(
     key: string,
     firstLine: number,
     hashes: readonly number[],
     fingerprints: readonly number[],
   ): void {
-    this.record(key, firstLine, hashes);
-    if (!this.files.has(key)) return;
-    let prints = this.prints.get(key);
-    if (!prints) this.prints.set(key, prints = new Map());
-    for (let i = 0; i < fingerprints.length; i++) {
-      if (this.files.get(key)!.has(firstLine + i)) prints.set(firstLine + i, fingerprints[i]!);
+    this.put(
+      key,
+      firstLine,
+      hashes.length,
+      (i) => fingerprints[i] === undefined ? -1 - hashes[i]! : fingerprints[i]! * 256 + hashes[i]!,
+    );
+  }
+
+  private put(key: string, firstLine: number, count: number, valueAt: (i: number) => number) {
+    let file = this.files.get(key);
+    if (file) this.files.delete(key);
+    else {
+      file = { lines: new Map(), evicted: this.evictedKeys.delete(key) };
+    }
+    this.files.set(key, file); // re-insert: most recently shown last
+    const lines = file.lines;
+    for (let i = 0; i < count; i++) {
+      const line = firstLine + i;
+      if (lines.delete(line)) this.totalLines--;
+      lines.set(line, valueAt(i));
+      this.totalLines++;
+    }
+    while (lines.size > this.maxLinesPerFile) this.dropOldestLine(file);
+    // Oldest first: whole files shown longest ago, then this file's oldest lines. An evicted
+    // line is verified by its hash alone, as when nothing was shown (see ShownMemory.evicted).
+    while (this.bytes > this.maxBytes) {
+      const [oldestKey, oldest] = this.files.entries().next().value!;
+      if (oldest !== file) {
+        this.files.delete(oldestKey);
+        this.totalLines -= oldest.lines.size;
+        this.noteEvicted(oldestKey);
+      } else if (lines.size > 0) {
+        this.dropOldestLine(file);
+      } else break;
+    }
+  }
+
+  private dropOldestLine(file: FileMemory): void {
+    const line = file.lines.keys().next().value!;
+    file.lines.delete(line);
+    file.evicted = true;
+    this.totalLines--;
+  }
+
+  private noteEvicted(key: string): void {
+    this.evictedKeys.add(key);
+    if (this.evictedKeys.size > EVICTED_KEYS) {
+      this.evictedKeys.delete(this.evictedKeys.values().next().value!);
     }
   }
 
@@ -111,27 +163,38 @@ export class ShownLines {
 
   /** The 32-bit fingerprint shown for a line, or undefined when only its hash is known. */
   shownFingerprint(key: string, line: number): number | undefined {
-    return this.prints.get(key)?.get(line);
+    const v = this.files.get(key)?.lines.get(line);
+    return v === undefined || v < 0 ? undefined : Math.floor(v / 256);
   }
 
   /** After a write, the file's old line numbers mean nothing: forget them, then record anew. */
   replaceFile(key: string, hashes: readonly number[], firstLine = 1): void {
-    this.files.delete(key);
-    this.prints.delete(key);
+    this.forget(key);
     this.record(key, firstLine, hashes);
   }
 
   forget(key: string): void {
+    const file = this.files.get(key);
+    if (file) this.totalLines -= file.lines.size;
     this.files.delete(key);
-    this.prints.delete(key);
+    this.evictedKeys.delete(key);
   }
 
-  /** The hash shown for a line, or undefined when that line was never shown. */
+  /** The hash shown for a line, or undefined when that line was never shown (or was evicted). */
   shownHash(key: string, line: number): number | undefined {
-    return this.files.get(key)?.get(line);
+    const v = this.files.get(key)?.lines.get(line);
+    return v === undefined ? undefined : v < 0 ? -1 - v : v % 256;
   }
 
   hasFile(key: string): boolean {
     return this.files.has(key);
+  }
+
+  /**
+   * True when lines of this file were forgotten to bound memory: a line with no memory may have
+   * been shown, so it is verified by its hash alone instead of being refused as never shown.
+   */
+  evictedFrom(key: string): boolean {
+    return this.files.get(key)?.evicted ?? this.evictedKeys.has(key);
   }
 }

@@ -10,6 +10,7 @@ import { Confinement } from "../ops/confinement.ts";
 import type { Location } from "../ops/location.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
+import { parseByteCount } from "../ops/read_limits.ts";
 import { createServerFactory } from "./server.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { installListenReplay } from "./job_resources.ts";
@@ -20,7 +21,7 @@ import { logError, logLine } from "./log.ts";
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
-                    [--max-message-bytes N]
+                    [--max-message-bytes N] [--max-file-bytes N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -41,6 +42,9 @@ Options:
   --max-message-bytes N        Largest message accepted on stdin, in bytes of JSON (default 4M;
                                K/M suffixes). A bigger one is answered with an error and
                                dropped; the session goes on.
+  --max-file-bytes N           Largest file that view, the edits and extract_lines read whole
+                               (default 16M; K, M, G suffixes allowed). Bigger files get an error
+                               naming the alternatives (search, the shell).
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -158,6 +162,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         roots: { type: "boolean" },
         "no-shell": { type: "boolean" },
         "max-message-bytes": { type: "string" },
+        "max-file-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -188,6 +193,8 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     services = createServices({
       sshTimeoutSeconds,
       ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
+      ...(values["max-file-bytes"] !== undefined &&
+        { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
     });
     const jobs = services.jobs;
     // Last resort if the process exits without closeServices: no job outlives the server.

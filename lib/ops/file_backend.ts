@@ -3,6 +3,9 @@
 
 export type EntryType = "file" | "dir" | "symlink" | "other";
 
+/** What an "other" entry is, where the backend can tell: none of them is opened for reading. */
+export type SpecialKind = "fifo" | "character device" | "block device" | "socket";
+
 export interface FileInfo {
   type: EntryType;
   size: number;
@@ -10,6 +13,8 @@ export interface FileInfo {
   mode: number | null;
   /** Modification time in ms, or null where unknown. */
   mtimeMs: number | null;
+  /** For type "other": what it is, when the backend can tell. */
+  special?: SpecialKind;
 }
 
 export interface DirEntry {
@@ -44,11 +49,24 @@ export interface ListTreeOptions {
   skipHiddenDirContents?: boolean;
 }
 
+export interface ReadFilesOptions {
+  /**
+   * Read at most this many bytes from the start of each file and report the full `size`: a
+   * listing needs a head to tell binary from text, not a 3 GB file. Backends that cannot cut a
+   * read (a tar stream) may return more; callers cut.
+   */
+  maxBytes?: number;
+}
+
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
   /** Follows symlinks. Returns null when nothing exists at the path. */
   stat(path: string): Promise<FileInfo | null>;
+  /**
+   * The whole file. Local disk refuses anything but a regular file before opening it
+   * (NOT_A_REGULAR_FILE); callers check the size (lib/ops/read_limits.ts) first.
+   */
   readFile(path: string): Promise<Uint8Array>;
   /** Reads at most `length` bytes from `offset`; fewer at the end of the file. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
@@ -94,7 +112,8 @@ export interface FileBackend {
    */
   readFiles?(
     paths: readonly string[],
-  ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }>;
+    options?: ReadFilesOptions,
+  ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }>;
   /** Releases connections; a no-op for local disk. */
   close(): Promise<void>;
 }

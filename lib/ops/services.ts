@@ -7,6 +7,7 @@ import type { Locations } from "./location.ts";
 import type { FileLocks } from "./edit/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./search.ts";
+import type { ReadLimits } from "./read_limits.ts";
 
 export interface Services {
   locations: Locations;
@@ -14,6 +15,8 @@ export interface Services {
   undo: UndoStore;
   /** Serializes edits to the same file inside the server. */
   editLocks: FileLocks;
+  /** The whole-file size limit (--max-file-bytes) and the byte budget of reads in flight. */
+  reads: ReadLimits;
   /** Shell jobs: started by the shell tool, durable under the state dir (lib/ops/jobs). */
   jobs: JobManager;
   /** Optional parallel prefilter for literal searches on local disk (view); same results. */

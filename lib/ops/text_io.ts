@@ -1,12 +1,22 @@
-// Reading a file as text for view and every edit: resolve, stat, refuse directories, binary
-// and undecodable files with a reason, decode with lib/core/text_file.ts.
+// Reading a file as text for view and every edit: resolve, stat, refuse directories, FIFOs and
+// devices, binary files (from their first bytes) and files above the size limit with a reason,
+// then decode with lib/core/text_file.ts inside the process-wide read budget.
 
 import { AnchorError } from "../core/errors.ts";
-import { decodeText, type TextDoc } from "../core/text_file.ts";
+import { decodeText, looksBinary, type TextDoc } from "../core/text_file.ts";
 import type { FileInfo } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import { plural } from "../core/plural.ts";
+import {
+  assertRegularFile,
+  assertWithinLimit,
+  bigFileAlternatives,
+  createReadLimits,
+  formatSize,
+  type ReadLimits,
+  SNIFF_BYTES,
+} from "./read_limits.ts";
 
 export interface TextFile {
   location: Location;
@@ -16,8 +26,17 @@ export interface TextFile {
   bytes: Uint8Array;
 }
 
-/** Reads and decodes a text file; throws NOT_FOUND / IS_A_DIRECTORY / BINARY_FILE otherwise. */
-export async function readTextFile(locations: Locations, location: Location): Promise<TextFile> {
+/**
+ * Reads and decodes a text file; throws NOT_FOUND / IS_A_DIRECTORY / NOT_A_REGULAR_FILE /
+ * BINARY_FILE / FILE_TOO_LARGE otherwise. `action` names the operation in the errors ("view",
+ * "str_replace"). Without `limits`, the default limit applies and the budget is this call's own.
+ */
+export async function readTextFile(
+  locations: Locations,
+  location: Location,
+  limits: ReadLimits = createReadLimits(),
+  action = "this call",
+): Promise<TextFile> {
   const info = await location.backend.stat(location.path);
   if (!info) throw await missingPathError(locations, location, "file");
   if (info.type === "dir") {
@@ -27,18 +46,35 @@ export async function readTextFile(locations: Locations, location: Location): Pr
       hint: `view ${JSON.stringify({ path: location.url })} lists its files; name one of them.`,
     });
   }
-  const bytes = await location.backend.readFile(location.path);
-  const decoded = decodeText(bytes);
-  if (decoded.kind === "binary") {
-    throw new AnchorError({
-      code: "BINARY_FILE",
-      message:
-        `${JSON.stringify(location.url)} is a binary file (${decoded.reason}, ${
-          plural(bytes.length, "byte")
-        }); ` +
-        "it is not shown or edited as text, so nothing could be corrupted.",
-      hint: "Use the shell for binary files (e.g. `file`, `xxd | head`), or pick a text file.",
-    });
+  assertRegularFile(location.url, info, action);
+  // Binary from the first bytes: a 3 GB disk image is named without reading it.
+  if (info.size > SNIFF_BYTES) {
+    const head = await location.backend.readRange(location.path, 0, SNIFF_BYTES);
+    if (looksBinary(head)) throw binaryFile(location, "contains NUL bytes", info.size);
   }
-  return { location, doc: decoded.doc, info, bytes };
+  assertWithinLimit(location.url, info.size, limits, action, bigFileAlternatives(location.url));
+  return await limits.budget.use(info.size, async () => {
+    const bytes = await location.backend.readFile(location.path);
+    // The file grew past the limit between the stat and the read (a log being written).
+    assertWithinLimit(
+      location.url,
+      bytes.length,
+      limits,
+      action,
+      bigFileAlternatives(location.url),
+    );
+    const decoded = decodeText(bytes);
+    if (decoded.kind === "binary") throw binaryFile(location, decoded.reason, bytes.length);
+    return { location, doc: decoded.doc, info, bytes };
+  });
+}
+
+function binaryFile(location: Location, reason: string, size: number): AnchorError {
+  return new AnchorError({
+    code: "BINARY_FILE",
+    message: `${JSON.stringify(location.url)} is a binary file (${reason}, ${
+      size < 1024 ? plural(size, "byte") : formatSize(size)
+    }); it is not shown or edited as text, so nothing could be corrupted.`,
+    hint: "Use the shell for binary files (e.g. `file`, `xxd | head`), or pick a text file.",
+  });
 }

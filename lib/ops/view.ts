@@ -14,6 +14,7 @@ import type { Session } from "./session.ts";
 import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
+import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -35,7 +36,7 @@ export async function runView(
   session: Session,
   args: ViewArgs,
   /** Optional accelerators (the local parallel scanner); results are the same without them. */
-  accel: { scanner?: ContentScanner | undefined } = {},
+  accel: { scanner?: ContentScanner | undefined; reads?: ReadLimits | undefined } = {},
 ): Promise<string> {
   if (typeof args.path !== "string" || args.path.trim() === "") {
     throw new AnchorError({
@@ -101,7 +102,7 @@ export async function runView(
       if (pattern || maxDepth !== undefined || context > 0) {
         notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
       }
-      text = await viewFile(locations, session, root.location, { start, end });
+      text = await viewFile(locations, session, root.location, { start, end }, accel.reads);
     } else {
       if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
       if (args.content === "") {
@@ -160,8 +161,9 @@ async function kindOf(locations: Locations, location: Location): Promise<"file" 
   if (!info) throw await missingPathError(locations, location);
   if (info.type === "dir") return "dir";
   if (info.type === "file") return "file";
+  assertRegularFile(location.url, info, "view");
   throw new AnchorError({
-    code: "NOT_A_FILE",
+    code: "NOT_A_REGULAR_FILE",
     message: `${JSON.stringify(location.url)} is neither a file nor a directory (${info.type}).`,
     hint: "Use the shell for devices, sockets and pipes.",
   });

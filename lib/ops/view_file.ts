@@ -9,6 +9,7 @@ import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/shown_lines.ts";
 import { readTextFile } from "./text_io.ts";
+import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath } from "../core/path_quote.ts";
@@ -30,11 +31,12 @@ export async function viewFile(
   session: Session,
   location: Location,
   options: ViewFileOptions,
+  limits?: ReadLimits,
 ): Promise<string> {
   const shownPath = displayPath(session, location);
   let file;
   try {
-    file = await readTextFile(locations, location);
+    file = await readTextFile(locations, location, limits, "view");
   } catch (e) {
     if (isAnchorError(e) && e.code === "BINARY_FILE") return `${e.message}\n${e.hint ?? ""}`.trim();
     throw e;

@@ -8,6 +8,7 @@ import { IgnoreChain } from "../core/ignore_rules.ts";
 import { parentPath } from "../core/path_text.ts";
 import { isWriteTempName } from "../core/write_temp_name.ts";
 import type { DirEntry, FileBackend, TreeEntry } from "./file_backend.ts";
+import { readHead } from "./read_limits.ts";
 
 export interface WalkOptions {
   includeHidden: boolean;
@@ -47,10 +48,21 @@ interface DirSource {
 
 const decoder = new TextDecoder();
 
+/** Ignore files are read up to this size (a bigger one is cut; its rules past it are lost). */
+const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
+
+/** An ignore file's text, bounded, never opening a FIFO or a device; null when unreadable. */
+function readIgnoreFile(backend: FileBackend, path: string): Promise<string | null> {
+  return readHead(backend, path, IGNORE_FILE_MAX_BYTES).then(
+    ({ data }) => decoder.decode(data),
+    () => null,
+  );
+}
+
 function readDirSource(backend: FileBackend): DirSource {
   return {
     list: (dir) => backend.readDir(dir),
-    readText: (path) => backend.readFile(path).then((b) => decoder.decode(b), () => null),
+    readText: (path) => readIgnoreFile(backend, path),
   };
 }
 
@@ -87,7 +99,7 @@ async function bulkSource(
       texts.has(path) ||
         (path.endsWith("/.gitignore") && path.startsWith(root === "/" ? "/" : `${root}/`))
         ? Promise.resolve(texts.get(path) ?? null)
-        : backend.readFile(path).then((b) => decoder.decode(b), () => null),
+        : readIgnoreFile(backend, path),
   };
 }
 
@@ -215,32 +227,63 @@ export async function* walkFiles(
 
 export interface FileContent<T> {
   item: T;
+  /** The file, or only its first `headBytes` when that option was given. */
   data?: Uint8Array;
+  /** The file's full size, when known (always with `headBytes`). */
+  size?: number;
   error?: Error;
 }
 
+export interface ReadInOrderOptions<T> {
+  batch?: number;
+  window?: number;
+  skip?: (item: T) => boolean;
+  /**
+   * Read at most this many bytes of each file (a listing needs the head, not a 3 GB file);
+   * `size` then gives the full size.
+   */
+  headBytes?: number;
+}
+
 /** Reads files in the order given: bulk `readFiles` batches when available, else a small window. */
-export async function* readInOrder<T extends { path: string }>(
+export async function* readInOrder<T extends { path: string; size?: number }>(
   backend: FileBackend,
   items: AsyncIterable<T>,
-  options: { batch?: number; window?: number; skip?: (item: T) => boolean } = {},
+  options: ReadInOrderOptions<T> = {},
 ): AsyncGenerator<FileContent<T>> {
   const skip = options.skip ?? (() => false);
+  const head = options.headBytes;
+  const cut = (r: { data?: Uint8Array; size?: number }) =>
+    head !== undefined && r.data && r.data.length > head
+      ? { data: r.data.subarray(0, head), size: r.size ?? r.data.length }
+      : r.data
+      ? { data: r.data, size: r.size ?? r.data.length }
+      : {};
   if (backend.readFiles) {
     const batchSize = options.batch ?? 256;
     let batch: T[] = [];
+    // A file known to be bigger than the head is read alone, by range: a bulk stream (tar over
+    // ssh) would carry all of it.
+    const alone = (item: T) => head !== undefined && (item.size ?? 0) > head;
     const flush = async function* () {
-      const got = new Map<string, { data?: Uint8Array; error?: Error }>();
-      const paths = batch.filter((b) => !skip(b)).map((b) => b.path);
-      for await (const r of readMany(backend, paths)) got.set(r.path, r);
+      const got = new Map<string, { data?: Uint8Array; size?: number; error?: Error }>();
+      const paths = batch.filter((b) => !skip(b) && !alone(b)).map((b) => b.path);
+      for await (const r of readMany(backend, paths, head)) got.set(r.path, r);
       for (const item of batch) {
         if (skip(item)) {
           yield { item };
           continue;
         }
+        if (alone(item)) {
+          yield await readHead(backend, item.path, head!).then(
+            ({ data, size }) => ({ item, data, size }),
+            (error) => ({ item, error: error as Error }),
+          );
+          continue;
+        }
         const r = got.get(item.path);
         yield r?.data
-          ? { item, data: r.data }
+          ? { item, ...cut(r) }
           : { item, error: r?.error ?? new Error("not returned by readFiles") };
       }
       batch = [];
@@ -255,10 +298,17 @@ export async function* readInOrder<T extends { path: string }>(
   const windowSize = options.window ?? 16;
   const pending: Promise<FileContent<T>>[] = [];
   const start = (item: T): Promise<FileContent<T>> =>
-    skip(item) ? Promise.resolve({ item }) : backend.readFile(item.path).then(
-      (data) => ({ item, data }),
-      (error) => ({ item, error: error as Error }),
-    );
+    skip(item)
+      ? Promise.resolve({ item })
+      : head !== undefined
+      ? readHead(backend, item.path, head).then(
+        ({ data, size }) => ({ item, data, size }),
+        (error) => ({ item, error: error as Error }),
+      )
+      : backend.readFile(item.path).then(
+        (data) => ({ item, data }),
+        (error) => ({ item, error: error as Error }),
+      );
   try {
     for await (const item of items) {
       pending.push(start(item));
@@ -274,10 +324,11 @@ export async function* readInOrder<T extends { path: string }>(
 async function* readMany(
   backend: FileBackend,
   paths: readonly string[],
-): AsyncGenerator<{ path: string; data?: Uint8Array; error?: Error }> {
+  headBytes?: number,
+): AsyncGenerator<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
   if (paths.length === 0) return;
   if (backend.readFiles) {
-    yield* backend.readFiles(paths);
+    yield* backend.readFiles(paths, headBytes === undefined ? {} : { maxBytes: headBytes });
     return;
   }
   for (const path of paths) {

@@ -7,9 +7,12 @@ import type {
   EntryType,
   FileBackend,
   FileInfo,
+  ReadFilesOptions,
+  SpecialKind,
   WriteOptions,
 } from "../../ops/file_backend.ts";
 import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
@@ -19,6 +22,34 @@ import { type RawNames, rawNames } from "./raw_names.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
+}
+
+function specialKind(info: Deno.FileInfo): SpecialKind | undefined {
+  if (info.isFifo) return "fifo";
+  if (info.isCharDevice) return "character device";
+  if (info.isBlockDevice) return "block device";
+  if (info.isSocket) return "socket";
+  return undefined;
+}
+
+function toInfo(s: Deno.FileInfo): FileInfo {
+  const info: FileInfo = {
+    type: entryType(s),
+    size: s.size,
+    mode: s.mode === null ? null : s.mode & 0o7777,
+    mtimeMs: s.mtime?.getTime() ?? null,
+  };
+  const special = specialKind(s);
+  if (special) info.special = special;
+  return info;
+}
+
+/**
+ * Opening a FIFO blocks until a writer comes and a device may never end: stat first (following
+ * links) and refuse anything but a regular file. Directories are left to the open's own error.
+ */
+function refuseSpecial(path: string, s: Deno.FileInfo): void {
+  if (!s.isFile && !s.isDirectory) assertRegularFile(path, toInfo(s), "anchorfs");
 }
 
 let tempCounter = 0;
@@ -177,13 +208,7 @@ export class LocalBackend implements FileBackend {
 
   async stat(path: string): Promise<FileInfo | null> {
     try {
-      const s = await hosted(path, Deno.stat);
-      return {
-        type: entryType(s),
-        size: s.size,
-        mode: s.mode === null ? null : s.mode & 0o7777,
-        mtimeMs: s.mtime?.getTime() ?? null,
-      };
+      return toInfo(await hosted(path, Deno.stat));
     } catch (e) {
       if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
       throw mapFsError(e, "stat", path);
@@ -192,7 +217,10 @@ export class LocalBackend implements FileBackend {
 
   async readFile(path: string): Promise<Uint8Array> {
     try {
-      return await hosted(path, (p) => Deno.readFile(p));
+      return await hosted(path, async (p) => {
+        refuseSpecial(path, await Deno.stat(p));
+        return await Deno.readFile(p);
+      });
     } catch (e) {
       throw mapFsError(e, "read", path);
     }
@@ -201,7 +229,10 @@ export class LocalBackend implements FileBackend {
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
     let file: Deno.FsFile | undefined;
     try {
-      file = await hosted(path, (p) => Deno.open(p, { read: true }));
+      file = await hosted(path, async (p) => {
+        refuseSpecial(path, await Deno.stat(p));
+        return await Deno.open(p, { read: true });
+      });
       await file.seek(offset, Deno.SeekMode.Start);
       const buf = new Uint8Array(length);
       let filled = 0;
@@ -308,16 +339,20 @@ export class LocalBackend implements FileBackend {
    */
   async *readFiles(
     paths: readonly string[],
-  ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }> {
+    options: ReadFilesOptions = {},
+  ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
+    const max = options.maxBytes;
     for (const path of paths) {
-      let item: { path: string; data?: Uint8Array; error?: Error };
+      let item: { path: string; data?: Uint8Array; size?: number; error?: Error };
       try {
-        item = {
-          path,
-          data: hasRawBytes(path)
-            ? raw(path).withAliasSync(path, Deno.readFileSync)
-            : Deno.readFileSync(path),
+        const read = (p: string) => {
+          const s = Deno.statSync(p);
+          refuseSpecial(path, s);
+          return max === undefined || (s.size > 0 && s.size <= max)
+            ? { path, data: Deno.readFileSync(p), size: s.size }
+            : { path, data: readHeadSync(p, max), size: s.size };
         };
+        item = hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
       } catch (e) {
         item = { path, error: mapFsError(e, "read", path) };
       }
@@ -431,5 +466,22 @@ export class LocalBackend implements FileBackend {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+}
+
+/** At most `max` bytes from the start of a file (the rest of a 3 GB file is never touched). */
+function readHeadSync(path: string, max: number): Uint8Array {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    const buf = new Uint8Array(max);
+    let filled = 0;
+    while (filled < max) {
+      const n = file.readSync(buf.subarray(filled));
+      if (n === null || n === 0) break;
+      filled += n;
+    }
+    return buf.subarray(0, filled);
+  } finally {
+    file.close();
   }
 }

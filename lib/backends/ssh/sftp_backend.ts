@@ -12,6 +12,7 @@ import type {
   FileBackend,
   FileInfo,
   ListTreeOptions,
+  SpecialKind,
   TreeEntry,
   WriteOptions,
 } from "../../ops/file_backend.ts";
@@ -19,6 +20,7 @@ import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors
 import { concatBytes } from "./concat_bytes.ts";
 import { isWriteTempName, TEMP_MAX_AGE_MS, writeTempName } from "../../core/write_temp_name.ts";
 import { RemoteWriteLocks } from "./remote_write_lock.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
 import type { SshLink } from "./ssh_link.ts";
 
 const SFTP_NO_SUCH_FILE = 2;
@@ -26,6 +28,21 @@ const SFTP_PERMISSION_DENIED = 3;
 /** Parallel SFTP requests in the fallback paths (pipelining hides latency). */
 const SFTP_PARALLEL = 32;
 const TAR_MIN_FILES = 16;
+
+function specialOfMode(mode: number): SpecialKind | undefined {
+  switch (mode & 0o170000) {
+    case 0o010000:
+      return "fifo";
+    case 0o020000:
+      return "character device";
+    case 0o060000:
+      return "block device";
+    case 0o140000:
+      return "socket";
+    default:
+      return undefined;
+  }
+}
 
 function typeOfMode(mode: number): EntryType {
   switch (mode & 0o170000) {
@@ -131,6 +148,10 @@ export class SftpBackend implements FileBackend {
           const st = await call<Stats>((cb) => sftp.fstat(handle as never, cb));
           if (typeOfMode(st.mode) === "dir") {
             throw mapFsError({ code: "EISDIR" }, "read", path);
+          }
+          // A device never ends: refused. (A FIFO blocks the open already: ops stat first.)
+          if (typeOfMode(st.mode) === "other") {
+            assertRegularFile(this.shown(path), toInfo(st), "anchorfs");
           }
           return await readAll(sftp, handle, st.size);
         } finally {
@@ -488,12 +509,15 @@ export class SftpBackend implements FileBackend {
 }
 
 function toInfo(s: Stats): FileInfo {
-  return {
+  const info: FileInfo = {
     type: typeOfMode(s.mode),
     size: s.size,
     mode: s.mode & 0o7777,
     mtimeMs: typeof s.mtime === "number" ? s.mtime * 1000 : null,
   };
+  const special = specialOfMode(s.mode);
+  if (special) info.special = special;
+  return info;
 }
 
 function parseFindOutput(text: string): TreeEntry[] {

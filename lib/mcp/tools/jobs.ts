@@ -91,8 +91,11 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             }`;
           }
           case "read": {
-            const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
-            return formatJobReport(record, tail, Date.now(), tailBytes);
+            // Within the process-wide read budget: pipelined 1 MiB reads queue, not pile up.
+            return await env.services.reads.budget.use(tailBytes, async () => {
+              const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
+              return formatJobReport(record, tail, Date.now(), tailBytes);
+            });
           }
           case "wait": {
             const jobId = needId(action, id);

@@ -97,6 +97,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         "view",
         () =>
           runView(env.services.locations, env.session, args, {
+            reads: env.services.reads,
             scanner: env.services.scanner,
           }),
       ),

@@ -11,6 +11,7 @@ import type { Location, Locations } from "../location.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
+import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path_quote.ts";
@@ -22,6 +23,8 @@ export interface EditServices {
   locations: Locations;
   undo: UndoStore;
   editLocks: FileLocks;
+  /** Size limit and read budget (lib/ops/read_limits.ts); defaults when left out (tests). */
+  reads?: ReadLimits;
 }
 
 export interface EditOptions {
@@ -143,6 +146,7 @@ export function shownMemory(session: Session, location: Location): ShownMemory {
   const key = fileKey(location);
   return {
     known: session.shown.hasFile(key),
+    evicted: session.shown.evictedFrom(key),
     hashAt: (line) => session.shown.shownHash(key, line),
     printAt: (line) => session.shown.shownFingerprint(key, line),
   };

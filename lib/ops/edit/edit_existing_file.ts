@@ -19,7 +19,7 @@ export async function editExistingFile<T>(
     location,
     () =>
       withShownFailures(session, location, async () => {
-        const file = await readTextFile(services.locations, location);
+        const file = await readTextFile(services.locations, location, services.reads, "an edit");
         return await edit(file, location);
       }),
   );

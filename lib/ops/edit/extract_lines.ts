@@ -66,7 +66,7 @@ export async function runExtractLines(
 
   return await underLock(services, to, async () => {
     const { source, start, end } = await withShownFailures(session, from, async () => {
-      const file = await readTextFile(services.locations, from);
+      const file = await readTextFile(services.locations, from, services.reads, "extract_lines");
       const range = resolveSource(file, startArg, endArg, displayPathOf(session, from), args);
       return { source: file, ...range };
     });
@@ -76,7 +76,9 @@ export async function runExtractLines(
     if (sameFile) target = source;
     else {
       isNew = (await to.backend.stat(to.path)) === null;
-      target = isNew ? emptyTarget(to) : await readTextFile(services.locations, to);
+      target = isNew
+        ? emptyTarget(to)
+        : await readTextFile(services.locations, to, services.reads, "extract_lines");
     }
     if (isNew && anchor.kind === "after") {
       throw new AnchorError({

@@ -26,6 +26,12 @@ import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path_quote.ts";
+import {
+  assertRegularFile,
+  assertWithinLimit,
+  createReadLimits,
+  shellQuote,
+} from "../read_limits.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
@@ -200,11 +206,38 @@ async function deleteFile(
   rawPath: string,
 ): Promise<string> {
   const location = await resolvePath(services, session, rawPath);
+  const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
     // readTextFile gives the missing-path and directory errors; binary files may be deleted too.
     const info = await location.backend.stat(location.path);
     if (!info || info.type === "dir") await readTextFile(services.locations, location);
-    const bytes = await location.backend.readFile(location.path);
+    const name = displayPathOf(session, location);
+    // The bytes are kept for undo: a FIFO would block that read and a device never end, so only
+    // regular files are deleted here, and only below the size limit (the shell deletes the rest).
+    const rm = `shell ${JSON.stringify({ command: `rm -- ${shellQuote(name)}` })}`;
+    try {
+      assertRegularFile(location.url, info!, "delete");
+      assertWithinLimit(
+        location.url,
+        info!.size,
+        limits,
+        "delete (which keeps the bytes for undo_edit)",
+        `Delete it with the shell (no undo): ${rm}.`,
+      );
+    } catch (e) {
+      if (e instanceof AnchorError && e.code === "NOT_A_REGULAR_FILE") {
+        throw new AnchorError({
+          code: e.code,
+          message: e.message,
+          hint: `Remove it with the shell: ${rm}.`,
+        });
+      }
+      throw e;
+    }
+    const bytes = await limits.budget.use(
+      info!.size,
+      () => location.backend.readFile(location.path),
+    );
     await location.backend.removeFile(location.path);
     services.undo.push(fileKey(location), {
       action: "delete",
@@ -229,6 +262,7 @@ async function undoEdit(
 ): Promise<string> {
   const location = await resolveWritePath(services, session, rawPath);
   const key = fileKey(location);
+  const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
     const entry = services.undo.peek(key);
     if (!entry) {
@@ -242,9 +276,19 @@ async function undoEdit(
       });
     }
     const info = await location.backend.stat(location.path);
-    const current = info?.type === "file" ? await location.backend.readFile(location.path) : null;
+    if (info && info.type !== "file" && info.type !== "dir") {
+      assertRegularFile(location.url, info, "undo_edit");
+    }
+    // A size other than what the edit left means the file changed: no need to read it whole.
+    const sizeChanged = info?.type === "file" && entry.after !== null &&
+      info.size !== entry.after.size;
+    const current = info?.type === "file" && !sizeChanged
+      ? await limits.budget.use(info.size, () => location.backend.readFile(location.path))
+      : null;
     const now = current === null ? null : fingerprintBytes(current);
-    const matches = entry.after === null
+    const matches = sizeChanged
+      ? false
+      : entry.after === null
       ? now === null
       : now !== null && now.size === entry.after.size &&
         now.fingerprint === entry.after.fingerprint;

@@ -1,0 +1,202 @@
+// Bounds on what one call may read: only regular files are opened (a FIFO or a device would
+// block or never end), whole-file reads stop at `maxFileBytes`, and a process-wide byte budget
+// makes big reads queue instead of piling up in memory. The errors say the size, the limit and
+// what to use instead. No I/O of its own: callers pass the backend.
+
+import { AnchorError } from "../core/errors.ts";
+import { plural } from "../core/plural.ts";
+import type { FileBackend, FileInfo } from "./file_backend.ts";
+
+/**
+ * Default limit for operations that hold a whole file in memory (view of a file, edits, the
+ * extract_lines source, undo). An edit holds the file several times over (bytes, decoded lines,
+ * the new text, the undo copy, the diff): about 6x its size at peak, so 16 MiB keeps one edit
+ * near 100 MB, well under the 300 MB the server is held to, while every source file, lock
+ * file and generated bundle worth editing by line fits. Change it with --max-file-bytes.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Bytes of file or log content that may be in flight in memory at once across all calls of the
+ * process (the budget): twice the default file limit, so two biggest files can be worked on
+ * together and smaller reads share the rest.
+ */
+export const DEFAULT_READ_BUDGET_BYTES = 32 * 1024 * 1024;
+
+/** Bytes read from the start of a file to tell text from binary (as git and grep do). */
+export const SNIFF_BYTES = 8192;
+
+export interface ReadLimits {
+  /** Whole-file operations refuse files larger than this (FILE_TOO_LARGE). */
+  maxFileBytes: number;
+  /** Shared by every call of the process: big reads wait for their turn. */
+  budget: ByteBudget;
+}
+
+export function createReadLimits(
+  options: { maxFileBytes?: number; budgetBytes?: number } = {},
+): ReadLimits {
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  return {
+    maxFileBytes,
+    budget: new ByteBudget(
+      options.budgetBytes ?? Math.max(DEFAULT_READ_BUDGET_BYTES, 2 * maxFileBytes),
+    ),
+  };
+}
+
+/**
+ * A counting semaphore over bytes. A call takes what it will hold (clamped to the capacity, so
+ * one read larger than the budget still runs, alone) and gives it back when done; waiters are
+ * served first come, first served so a big read is not starved by a stream of small ones.
+ */
+export class ByteBudget {
+  private used = 0;
+  private readonly waiters: { bytes: number; wake: () => void }[] = [];
+
+  constructor(readonly capacity: number) {}
+
+  /** Bytes taken right now (for tests and benchmarks). */
+  get inUse(): number {
+    return this.used;
+  }
+
+  async use<T>(bytes: number, body: () => Promise<T>): Promise<T> {
+    const take = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
+    if (this.waiters.length > 0 || this.used + take > this.capacity) {
+      await new Promise<void>((wake) => this.waiters.push({ bytes: take, wake }));
+    } else {
+      this.used += take;
+    }
+    try {
+      return await body();
+    } finally {
+      this.used -= take;
+      this.wakeWaiters();
+    }
+  }
+
+  private wakeWaiters(): void {
+    while (this.waiters.length > 0) {
+      const next = this.waiters[0]!;
+      if (this.used + next.bytes > this.capacity && this.used > 0) return;
+      this.waiters.shift();
+      this.used += next.bytes;
+      next.wake();
+    }
+  }
+}
+
+/** What a non-regular file is, in words ("a FIFO (named pipe)", "a character device"). */
+export function describeSpecial(info: FileInfo): string {
+  switch (info.special) {
+    case "fifo":
+      return "a FIFO (named pipe)";
+    case "character device":
+      return "a character device";
+    case "block device":
+      return "a block device";
+    case "socket":
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+/**
+ * Refuses anything but a regular file before it is opened: opening a FIFO blocks until a writer
+ * comes, and a device such as /dev/zero never ends.
+ */
+export function assertRegularFile(url: string, info: FileInfo, action: string): void {
+  if (info.type === "file" || info.type === "dir") return;
+  throw new AnchorError({
+    code: "NOT_A_REGULAR_FILE",
+    message:
+      `${JSON.stringify(url)} is ${
+        describeSpecial(info)
+      }, not a regular file; ${action} opens only regular files (reading it could block or never ` +
+      "end), so nothing was read or changed.",
+    hint: `Use the shell for it, e.g. shell ${
+      JSON.stringify({ command: `ls -l ${shellQuote(url)}` })
+    }, or name a regular file.`,
+  });
+}
+
+/** Refuses a whole-file operation on a file above the limit, saying what to use instead. */
+export function assertWithinLimit(
+  url: string,
+  size: number,
+  limits: ReadLimits,
+  action: string,
+  alternatives: string,
+): void {
+  if (size <= limits.maxFileBytes) return;
+  throw new AnchorError({
+    code: "FILE_TOO_LARGE",
+    message: `${JSON.stringify(url)} is ${formatSize(size)} (${
+      plural(size, "byte")
+    }); ${action} holds the whole file in memory and is limited to ${
+      formatSize(limits.maxFileBytes)
+    } (${plural(limits.maxFileBytes, "byte")}), so nothing was read or changed.`,
+    hint: `${alternatives} The limit is set by the server's --max-file-bytes flag.`,
+  });
+}
+
+/** The alternatives for reading part of a big file: search it, or a range from the shell. */
+export function bigFileAlternatives(url: string): string {
+  return `Search it: view ${
+    JSON.stringify({ path: url, content: "TEXT" })
+  }; or read a range with the shell: shell ${
+    JSON.stringify({ command: `sed -n '1,200p' ${shellQuote(url)}` })
+  } (head, tail and grep -n work too).`;
+}
+
+/**
+ * At most `maxBytes` from the start of a regular file, with its full size. Non-regular files are
+ * refused before any open; a file that grows past its stat size is cut at `maxBytes`.
+ */
+export async function readHead(
+  backend: FileBackend,
+  path: string,
+  maxBytes: number,
+  info?: FileInfo,
+): Promise<{ data: Uint8Array; size: number }> {
+  const st = info ?? await backend.stat(path);
+  if (st && st.type !== "file" && st.type !== "dir") assertRegularFile(path, st, "reading");
+  const size = st?.size ?? 0;
+  // A size of 0 may be a /proc-style file that has content: read up to the bound anyway.
+  const data = size > 0 && size <= maxBytes
+    ? await backend.readFile(path)
+    : await backend.readRange(path, 0, maxBytes);
+  return { data: data.length > maxBytes ? data.subarray(0, maxBytes) : data, size };
+}
+
+export function formatSize(n: number): string {
+  if (n < 1024) return plural(n, "byte");
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
+  return `${(n / 1024 ** 3).toFixed(1)} GB`;
+}
+
+/** A path as typed in a shell: quoted when it has anything but plain path characters. */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Parses a byte count given to --max-file-bytes: a whole number, optionally with a K, M or G
+ * suffix (powers of 1024; "64M", "1G"). Throws INVALID_FLAG naming the flag otherwise.
+ */
+export function parseByteCount(flag: string, raw: string): number {
+  const m = /^\s*([0-9]+)\s*([kmg]?)(?:i?b)?\s*$/i.exec(raw);
+  const unit = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m?.[2] ?? "").toLowerCase()];
+  const value = m && unit ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: `${flag} takes a positive number of bytes, got ${JSON.stringify(raw)}.`,
+      hint: `e.g. ${flag} 67108864, or with a suffix: ${flag} 64M (K, M, G are powers of 1024).`,
+    });
+  }
+  return value;
+}
