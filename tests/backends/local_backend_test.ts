@@ -1,7 +1,7 @@
 import { AnchorError } from "../../lib/core/errors.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { LocalWriteLocks } from "../../lib/backends/local/write_lock.ts";
-import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { backendContract } from "./contract.ts";
 
@@ -116,6 +116,35 @@ Deno.test("lock files left by killed holders are swept when a process first lock
   release();
   await held;
   assertEquals([...Deno.readDirSync(locks.path)].length, 0);
+Deno.test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/pipe`;
+  assert((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  const backend = new LocalBackend();
+  assertEquals((await backend.stat(fifo))?.special, "fifo");
+  assertEquals((await backend.stat("/dev/null"))?.special, "character device");
+  for (const read of [() => backend.readFile(fifo), () => backend.readRange("/dev/zero", 0, 10)]) {
+    const e = await read().then(() => null, (e) => e);
+    assert(e instanceof AnchorError && e.code === "NOT_A_REGULAR_FILE", String(e));
+  }
+  const got = [];
+  for await (const item of backend.readFiles([fifo])) got.push(item);
+  assert(got[0]?.error instanceof AnchorError);
+});
+
+Deno.test("local readFiles with maxBytes reads a head and reports the full size", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/big.txt`, "y".repeat(10_000));
+  await Deno.writeTextFile(`${dir.path}/small.txt`, "abc");
+  const out = new Map<string, { length: number; size: number | undefined }>();
+  for await (
+    const item of new LocalBackend().readFiles(
+      [`${dir.path}/big.txt`, `${dir.path}/small.txt`],
+      { maxBytes: 1000 },
+    )
+  ) out.set(item.path.slice(dir.path.length + 1), { length: item.data!.length, size: item.size });
+  assertEquals(out.get("big.txt"), { length: 1000, size: 10_000 });
+  assertEquals(out.get("small.txt"), { length: 3, size: 3 });
 });
 
 Deno.test("the local backend reaches names that are not UTF-8 (Linux)", async (t) => {
