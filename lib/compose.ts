@@ -12,6 +12,7 @@ import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { localProcessRunner } from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
+import { collectGarbage } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
 export interface ServiceOptions {
@@ -35,9 +36,10 @@ export function createServices(options: ServiceOptions = {}): Services {
     jobs,
     undo: new UndoStore(),
     editLocks: new FileLocks(),
-    reads: createReadLimits(
-      options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes },
-    ),
+    reads: createReadLimits({
+      ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
+      reclaim: collectGarbage,
+    }),
     scanner: new ParallelScanner(),
   };
   sshPools.set(services, sshPool);

@@ -213,14 +213,16 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       );
     }
     const session = createSession(root);
+    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
+    const outbound = new OutboundQueue(wire);
     const factory = createServerFactory(services, session, {
       foregroundWindowSeconds,
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
+      replySent: (id) => outbound.whenReplySent(id),
     });
-    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
-    const transport = new ObservedTransport(new OutboundQueue(wire));
+    const transport = new ObservedTransport(outbound);
     installListenReplay(transport, jobs);
     const closed = new Promise<void>((resolve) => transport.onClosed(resolve));
     const stop = () => transport.close().catch(() => {});

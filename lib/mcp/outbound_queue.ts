@@ -73,12 +73,44 @@ export class OutboundQueue implements Transport {
   }
 
   close(): Promise<void> {
+    this.releaseAllWaiters();
     return this.inner.close();
   }
 
   /** Bytes waiting to be written. */
   get pendingBytes(): number {
     return this.queuedBytes;
+  }
+
+  private readonly sentWaiters = new Map<string | number, (() => void)[]>();
+
+  /**
+   * Resolves once the reply (result or error) to request `id` has been written, or the transport
+   * closed: a big reply's memory can be counted until it has left the process.
+   */
+  whenReplySent(id: string | number): Promise<void> {
+    return new Promise((resolve) => {
+      const list = this.sentWaiters.get(id) ?? [];
+      list.push(resolve);
+      this.sentWaiters.set(id, list);
+    });
+  }
+
+  private replySent(message: JSONRPCMessage): void {
+    if (this.sentWaiters.size === 0) return;
+    const m = message as { id?: string | number; result?: unknown; error?: unknown };
+    if (m.id === undefined || (m.result === undefined && m.error === undefined)) return;
+    const list = this.sentWaiters.get(m.id);
+    if (!list) return;
+    this.sentWaiters.delete(m.id);
+    for (const resolve of list) resolve();
+  }
+
+  /** Wakes every reply waiter (the transport closed: nothing more will be written). */
+  private releaseAllWaiters(): void {
+    const lists = [...this.sentWaiters.values()];
+    this.sentWaiters.clear();
+    for (const list of lists) for (const resolve of list) resolve();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -134,6 +166,7 @@ export class OutboundQueue implements Transport {
         } finally {
           this.items.shift();
           this.queuedBytes -= item.bytes;
+          this.replySent(item.message);
         }
       }
     } finally {

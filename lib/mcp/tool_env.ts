@@ -13,6 +13,11 @@ export interface ServerOptions {
   confined: boolean;
   /** For the instructions: where the file tools may go, e.g. `"/srv/app" (--allow)`. */
   confinedTo?: string;
+  /**
+   * Resolves once the reply to request `id` has been written (the outbound queue): big replies
+   * hold their share of the read budget until then. Absent: released when the handler returns.
+   */
+  replySent?: (id: string | number) => Promise<void>;
 }
 
 export interface ToolEnv {

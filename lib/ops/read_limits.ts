@@ -34,16 +34,20 @@ export interface ReadLimits {
 }
 
 export function createReadLimits(
-  options: { maxFileBytes?: number; budgetBytes?: number } = {},
+  options: { maxFileBytes?: number; budgetBytes?: number; reclaim?: () => void } = {},
 ): ReadLimits {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return {
     maxFileBytes,
     budget: new ByteBudget(
       options.budgetBytes ?? Math.max(DEFAULT_READ_BUDGET_BYTES, 2 * maxFileBytes),
+      options.reclaim ? { reclaim: options.reclaim } : {},
     ),
   };
 }
+
+/** After this many bytes of reads were given back, the budget asks for a full collection. */
+export const RECLAIM_EVERY_BYTES = 8 * 1024 * 1024;
 
 /**
  * A counting semaphore over bytes. A call takes what it will hold (clamped to the capacity, so
@@ -53,8 +57,18 @@ export function createReadLimits(
 export class ByteBudget {
   private used = 0;
   private readonly waiters: { bytes: number; wake: () => void }[] = [];
+  private released = 0;
+  private reclaiming = false;
 
-  constructor(readonly capacity: number) {}
+  /**
+   * `reclaim` (a full garbage collection, from the composition root) runs after every
+   * `reclaimEveryBytes` given back: what big reads leave behind is garbage V8 would otherwise
+   * let pile up for a long while.
+   */
+  constructor(
+    readonly capacity: number,
+    private readonly options: { reclaim?: () => void; reclaimEveryBytes?: number } = {},
+  ) {}
 
   /** Bytes taken right now (for tests and benchmarks). */
   get inUse(): number {
@@ -62,18 +76,48 @@ export class ByteBudget {
   }
 
   async use<T>(bytes: number, body: () => Promise<T>): Promise<T> {
+    const release = await this.take(bytes);
+    try {
+      return await body();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Takes `bytes` (waiting for room) and returns the function that gives them back, for a hold
+   * that outlives one call (a reply held until it is written). Calling it twice is harmless.
+   */
+  async take(bytes: number): Promise<() => void> {
     const take = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
     if (this.waiters.length > 0 || this.used + take > this.capacity) {
       await new Promise<void>((wake) => this.waiters.push({ bytes: take, wake }));
     } else {
       this.used += take;
     }
-    try {
-      return await body();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       this.used -= take;
       this.wakeWaiters();
-    }
+      this.noteReleased(take);
+    };
+  }
+
+  private noteReleased(bytes: number): void {
+    const reclaim = this.options.reclaim;
+    if (!reclaim) return;
+    this.released += bytes;
+    if (this.released < (this.options.reclaimEveryBytes ?? RECLAIM_EVERY_BYTES)) return;
+    this.released = 0;
+    if (this.reclaiming) return;
+    this.reclaiming = true;
+    // After the current call has let go of its buffers.
+    setTimeout(() => {
+      this.reclaiming = false;
+      reclaim();
+    }, 0);
   }
 
   private wakeWaiters(): void {

@@ -91,3 +91,22 @@ Deno.test("OutboundQueue keeps one queued copy of a repeated list_changed notifi
   await Promise.all(sends);
   assertEquals(inner.sent.length, 2);
 });
+
+Deno.test("OutboundQueue.whenReplySent resolves once that reply is written, or on close", async () => {
+  const inner = new StalledTransport();
+  const queue = new OutboundQueue(inner);
+  let sent = false;
+  queue.whenReplySent(7).then(() => sent = true);
+  const write = queue.send(result(7));
+  await new Promise((r) => setTimeout(r, 0));
+  assert(!sent, "still in the pipe");
+  inner.drain();
+  await write;
+  await new Promise((r) => setTimeout(r, 0));
+  assert(sent);
+  let closed = false;
+  queue.whenReplySent(8).then(() => closed = true);
+  await queue.close();
+  await new Promise((r) => setTimeout(r, 0));
+  assert(closed);
+});

@@ -54,3 +54,17 @@ Deno.test("readHead returns at most the bound and the full size", async () => {
   const small = await readHead(disk, "/small.txt", 100);
   assertEquals([new TextDecoder().decode(small.data), small.size], ["abc", 3]);
 });
+
+Deno.test("ByteBudget asks for a collection after enough bytes were given back", async () => {
+  let reclaims = 0;
+  const budget = new ByteBudget(100, { reclaim: () => reclaims++, reclaimEveryBytes: 50 });
+  for (let i = 0; i < 4; i++) {
+    await budget.use(30, () => Promise.resolve());
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assertEquals(reclaims, 2); // after 60 and 120 bytes
+  const release = await budget.take(10);
+  release();
+  release(); // twice is harmless
+  assertEquals(budget.inUse, 0);
+});

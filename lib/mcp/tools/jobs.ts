@@ -22,6 +22,25 @@ import type { ToolRegistrar } from "../tool_env.ts";
 
 export const DEFAULT_WAIT_SECONDS = 50;
 const MAX_READ_BYTES = 1024 * 1024;
+const REPLY_COPIES = 4;
+/** A reply never written (cancelled, dropped) gives its budget back after this long. */
+const REPLY_HOLD_MAX_MS = 30_000;
+
+/** Calls `release` once the reply is written, the call is cancelled, or at the latest later. */
+function holdUntilSent(
+  sent: Promise<void> | undefined,
+  signal: AbortSignal,
+  release: () => void,
+): void {
+  if (!sent) return release();
+  const timer = setTimeout(release, REPLY_HOLD_MAX_MS);
+  const done = () => {
+    clearTimeout(timer);
+    release();
+  };
+  sent.then(done);
+  signal.addEventListener("abort", done, { once: true });
+}
 
 function needId(action: string, id: string | undefined): string {
   if (id !== undefined && id.trim() !== "") return id.trim();
@@ -91,11 +110,19 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             }`;
           }
           case "read": {
-            // Within the process-wide read budget: pipelined 1 MiB reads queue, not pile up.
-            return await env.services.reads.budget.use(tailBytes, async () => {
+            // Within the process-wide read budget, held until the reply is written: pipelined
+            // 1 MiB reads wait their turn instead of piling up as queued replies. A reply holds
+            // its bytes about four times (buffer, text, JSON, the written frame).
+            const release = await env.services.reads.budget.take(tailBytes * REPLY_COPIES);
+            try {
               const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
-              return formatJobReport(record, tail, Date.now(), tailBytes);
-            });
+              const text = formatJobReport(record, tail, Date.now(), tailBytes);
+              holdUntilSent(env.options.replySent?.(ctx.mcpReq.id), ctx.mcpReq.signal, release);
+              return text;
+            } catch (e) {
+              release();
+              throw e;
+            }
           }
           case "wait": {
             const jobId = needId(action, id);
