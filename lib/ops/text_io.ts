@@ -18,6 +18,12 @@ import {
   SNIFF_BYTES,
 } from "./read_limits.ts";
 
+/**
+ * A decoded file is held about this many times over while it is worked on (bytes, text, lines,
+ * what is rendered from them): what it takes from the read budget.
+ */
+const DOC_COPIES = 4;
+
 export interface TextFile {
   location: Location;
   doc: TextDoc;
@@ -53,7 +59,7 @@ export async function readTextFile(
     if (looksBinary(head)) throw binaryFile(location, "contains NUL bytes", info.size);
   }
   assertWithinLimit(location.url, info.size, limits, action, bigFileAlternatives(location.url));
-  return await limits.budget.use(info.size, async () => {
+  return await limits.budget.use(info.size * DOC_COPIES, async () => {
     const bytes = await location.backend.readFile(location.path);
     // The file grew past the limit between the stat and the read (a log being written).
     assertWithinLimit(
