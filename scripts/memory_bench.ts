@@ -21,7 +21,7 @@ interface Outcome {
 
 /** Settles within `ms` or reports a hang (the call is left to the server's own fate). */
 function within<T>(ms: number, p: Promise<T>): Promise<T | "hang"> {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const t = new Promise<"hang">((r) => timer = setTimeout(() => r("hang"), ms));
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }

@@ -116,6 +116,8 @@ Deno.test("lock files left by killed holders are swept when a process first lock
   release();
   await held;
   assertEquals([...Deno.readDirSync(locks.path)].length, 0);
+});
+
 Deno.test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
   await using dir = await tempDir();
   const fifo = `${dir.path}/pipe`;
