@@ -90,6 +90,17 @@ const cases: Record<string, (server: TestServer, dir: string) => Promise<Outcome
     );
     return { note: r === "hang" ? "no answer in 60 s" : firstLine(r.text) };
   },
+  async "str_replace on a 50 MB file of 100-byte lines (--max-file-bytes 64M)"(server, dir) {
+    const line = "x".repeat(99);
+    await Deno.writeTextFile(`${dir}/big.txt`, `head\n${`${line}\n`.repeat(500_000)}`);
+    const r = await server.call("text_editor", {
+      command: "str_replace",
+      path: "big.txt",
+      old_text: "head",
+      new_text: "HEAD",
+    });
+    return { note: firstLine(r.text) };
+  },
   async "view of a dir holding a 3 GB sparse file"(server, dir) {
     await Deno.mkdir(`${dir}/sparse`);
     await Deno.writeTextFile(`${dir}/sparse/small.txt`, "hello\n");
@@ -132,7 +143,11 @@ for (const name of wanted) {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-mem-bench-" }));
   const server = await startServer({
     client: "v2",
-    args: ["--path", dir],
+    args: [
+      "--path",
+      dir,
+      ...(name.includes("--max-file-bytes 64M") ? ["--max-file-bytes", "64M"] : []),
+    ],
     env: { ANCHORFS_STATE_DIR: `${dir}/.state` },
   });
   const pid = server.pid!;

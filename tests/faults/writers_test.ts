@@ -30,7 +30,12 @@ Deno.test("kill -9 mid-write leaves the old or the new file; its temp file is hi
   let leftover: string[] = [];
   for (let attempt = 0; attempt < 6 && leftover.length === 0; attempt++) {
     await Deno.writeTextFile(`${dir.path}/big.txt`, old);
-    const server = await startServer({ client: "v1", cwd: dir.path });
+    // 30 MB is above the default --max-file-bytes (16 MiB): raise it for this slow write.
+    const server = await startServer({
+      client: "v1",
+      cwd: dir.path,
+      args: ["--max-file-bytes", "64M"],
+    });
     try {
       const call = server.call("text_editor", {
         command: "str_replace",
