@@ -12,7 +12,7 @@ import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { localProcessRunner } from "./backends/local/process_runner.ts";
 import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
-import { collectGarbage } from "./backends/local/heap.ts";
+import { requestCollection } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
 export interface ServiceOptions {
@@ -38,7 +38,7 @@ export function createServices(options: ServiceOptions = {}): Services {
     editLocks: new FileLocks(),
     reads: createReadLimits({
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
-      reclaim: collectGarbage,
+      reclaim: requestCollection,
     }),
     scanner: new ParallelScanner(),
   };

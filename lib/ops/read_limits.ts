@@ -58,12 +58,11 @@ export class ByteBudget {
   private used = 0;
   private readonly waiters: { bytes: number; wake: () => void }[] = [];
   private released = 0;
-  private reclaiming = false;
 
   /**
-   * `reclaim` (a full garbage collection, from the composition root) runs after every
-   * `reclaimEveryBytes` given back: what big reads leave behind is garbage V8 would otherwise
-   * let pile up for a long while.
+   * `reclaim` (a request for a full garbage collection, from the composition root; it decides
+   * when) is called after every `reclaimEveryBytes` given back: what big reads leave behind is
+   * garbage V8 would otherwise let pile up for a long while.
    */
   constructor(
     readonly capacity: number,
@@ -111,13 +110,7 @@ export class ByteBudget {
     this.released += bytes;
     if (this.released < (this.options.reclaimEveryBytes ?? RECLAIM_EVERY_BYTES)) return;
     this.released = 0;
-    if (this.reclaiming) return;
-    this.reclaiming = true;
-    // After the current call has let go of its buffers.
-    setTimeout(() => {
-      this.reclaiming = false;
-      reclaim();
-    }, 0);
+    reclaim();
   }
 
   private wakeWaiters(): void {
