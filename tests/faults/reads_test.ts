@@ -3,7 +3,7 @@
 // --max-file-bytes gets an error with its size, the limit and the alternatives.
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
-import { startServer, tempDir, type TestServer } from "../_harness.ts";
+import { runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
 
 /** The server's peak resident memory (VmHWM) in MB. */
 function peakMb(server: TestServer): number {
@@ -136,4 +136,19 @@ Deno.test("--max-file-bytes refuses a value that is not a byte count", async () 
   }).output();
   assertEquals(out.code, 1);
   assertStringIncludes(new TextDecoder().decode(out.stderr), "--max-file-bytes takes a positive");
+});
+
+Deno.test("the CLI takes --max-file-bytes before the command", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/big.txt`, "line\n".repeat(1000));
+  const refused = await runCliProcess(["--max-file-bytes", "1K", "view", "big.txt"], {
+    cwd: dir.path,
+  });
+  assertEquals(refused.code === 0, false);
+  assertStringIncludes(refused.stderr, "limited to 1.0 KB (1,024 bytes)");
+  const shown = await runCliProcess(["--max-file-bytes=64K", "view", "big.txt", "--end", "1"], {
+    cwd: dir.path,
+  });
+  assertEquals(shown.code, 0, shown.stderr);
+  assertStringIncludes(shown.stdout, "|line");
 });
