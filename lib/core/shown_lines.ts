@@ -46,8 +46,8 @@ export class ShownLines {
   private totalLines = 0;
 
   constructor(
-    private readonly maxBytes = DEFAULT_SHOWN_BYTES,
-    private readonly maxLinesPerFile = 20_000,
+    private readonly maxBytes: number = DEFAULT_SHOWN_BYTES,
+    private readonly maxLinesPerFile: number = 20_000,
   ) {}
 
   /** Estimated bytes held now (what `maxBytes` bounds). */

@@ -134,7 +134,7 @@ Deno.test("--max-file-bytes refuses a value that is not a byte count", async () 
     stdout: "piped",
     stderr: "piped",
   }).output();
-  assertEquals(out.code, 1);
+  assertEquals(out.code, 2); // a bad argument, like every other of anchorfs mcp
   assertStringIncludes(new TextDecoder().decode(out.stderr), "--max-file-bytes takes a positive");
 });
 
