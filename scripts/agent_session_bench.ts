@@ -1,0 +1,306 @@
+// Agent-session benchmark, no language model: a fixed script of the tasks a coding agent does on
+// a real project (minimist 1.2.8 with its tests, vendored in scripts/fixtures/agent_project/),
+// played through the real MCP server over stdio. The script reads each result the way an agent
+// would (ids parsed from the text, a retry built from an error), checks every task's outcome on
+// disk, and reports calls and output bytes (the JSON of each tool result) per task and in total.
+//
+//   deno run -A scripts/agent_session_bench.ts [--main path/to/main.ts] [--json]
+// --main runs another checkout's server (e.g. main's) for a before/after comparison.
+
+import { parseArgs } from "node:util";
+import { REPO_ROOT, startServer, type TestServer } from "../tests/_harness.ts";
+
+const FIXTURE = `${REPO_ROOT}/scripts/fixtures/agent_project`;
+const enc = new TextEncoder();
+
+interface TaskReport {
+  name: string;
+  calls: number;
+  bytes: number;
+  ok: boolean;
+  note: string;
+}
+
+class Agent {
+  calls = 0;
+  bytes = 0;
+  constructor(readonly server: TestServer) {}
+
+  async call(tool: string, args: Record<string, unknown>) {
+    const r = await this.server.call(tool, args);
+    this.calls += 1;
+    this.bytes += enc.encode(JSON.stringify(r.raw.content ?? [])).length;
+    return r;
+  }
+}
+
+/** The id ("N:hh") of the first line in `text` shown as `N:hh|...` whose content includes `needle`. */
+function idOf(text: string, needle: string): string {
+  for (const line of text.split("\n")) {
+    const m = /^[ +\-]?\s*(\d+:[0-9a-f]{2,})\|(.*)$/.exec(line);
+    if (m && m[2]!.includes(needle)) return m[1]!;
+  }
+  throw new Error(`no line with ${JSON.stringify(needle)} in:\n${text.slice(0, 2000)}`);
+}
+
+async function sh(cwd: string, command: string): Promise<{ code: number; out: string }> {
+  const out = await new Deno.Command("bash", {
+    args: ["-c", command],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  return {
+    code: out.code,
+    out: new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr),
+  };
+}
+
+async function testsPass(dir: string): Promise<boolean> {
+  return (await sh(dir, "npm test --silent")).code === 0;
+}
+
+type Task = (a: Agent, dir: string) => Promise<string | true>;
+
+const TASKS: [string, Task][] = [
+  ["explore the project", async (a, dir) => {
+    const r = await a.call("view", { path: "." });
+    return r.text.includes("index.js") && r.text.includes("test/") || `listing: ${dir}`;
+  }],
+  ["find where numbers are recognised", async (a) => {
+    const r = await a.call("view", { path: ".", content: "isNumber(", pattern: "*.js" });
+    return r.text.includes("index.js") || "search did not find index.js";
+  }],
+  ["move isNumber into lib/is_number.js", async (a, dir) => {
+    const v = await a.call("view", { path: "index.js", start: 1, end: 25 });
+    const start = idOf(v.text, "function isNumber(x)");
+    const body = v.text.split("\n").filter((l) => /^\s*\d+:/.test(l));
+    const endLine = body.find((l) => /^\s*17:/.test(l))!;
+    const end = /(\d+:[0-9a-f]+)\|/.exec(endLine)![1]!;
+    const x = await a.call("extract_lines", {
+      from_path: "index.js",
+      start,
+      end,
+      to_path: "lib/is_number.js",
+      position: -1,
+    });
+    if (x.isError) return `extract failed: ${x.text}`;
+    const e1 = await a.call("batch_edit", {
+      path: "lib/is_number.js",
+      operations: [
+        { op: "insert", anchor: 0, content: "'use strict';\n" },
+        { op: "insert", anchor: -1, content: "\nmodule.exports = isNumber;" },
+      ],
+    });
+    if (e1.isError) return `export failed: ${e1.text}`;
+    const e2 = await a.call("batch_edit", {
+      path: "index.js",
+      operations: [{
+        op: "replace",
+        start,
+        end,
+        content: "var isNumber = require('./lib/is_number');",
+      }],
+    });
+    if (e2.isError) return `source edit failed: ${e2.text}`;
+    const t = await a.call("shell", { command: "npm test" });
+    return (!t.isError && /# ok/.test(t.text) && await testsPass(dir)) ||
+      `tests: ${t.text.slice(-500)}`;
+  }],
+  ["rename isNumber to isNumeric across files", async (a, dir) => {
+    const s = await a.call("view", { path: ".", content: "isNumber", pattern: "*.js" });
+    const files = [...new Set([...s.text.matchAll(/^(\S+\.js)/gm)].map((m) => m[1]!))];
+    for (const file of ["index.js", "lib/is_number.js"]) {
+      if (!files.some((f) => f.endsWith(file))) return `search missed ${file}: ${s.text}`;
+      const r = await a.call("text_editor", {
+        command: "str_replace",
+        path: file,
+        old_text: "isNumber",
+        new_text: "isNumeric",
+        replace_all: true,
+      });
+      if (r.isError) return `${file}: ${r.text}`;
+    }
+    const left = await sh(dir, "grep -rn isNumber index.js lib || true");
+    return (left.out.trim() === "" && await testsPass(dir)) || `left: ${left.out}`;
+  }],
+  ["add a parameter (allowHex) to isNumeric", async (a, dir) => {
+    const v = await a.call("view", { path: "lib/is_number.js" });
+    const sig = idOf(v.text, "function isNumeric(x)");
+    const hex = idOf(v.text, "0x[0-9a-f]");
+    // Two edits planned from one view, sent as two calls (as agents often do).
+    const e1 = await a.call("batch_edit", {
+      path: "lib/is_number.js",
+      operations: [{ op: "insert", anchor: 0, content: "// allowHex: false rejects 0x numbers." }],
+    });
+    if (e1.isError) return `comment: ${e1.text}`;
+    let e2 = await a.call("batch_edit", {
+      path: "lib/is_number.js",
+      operations: [
+        { op: "replace", start: sig, content: "function isNumeric(x, allowHex) {" },
+        {
+          op: "replace",
+          start: hex,
+          content: "\tif (allowHex !== false && (/^0x[0-9a-f]+$/i).test(x)) { return true; }",
+        },
+      ],
+    });
+    if (e2.isError) {
+      // Retry built only from the error text: its fresh ids.
+      e2 = await a.call("batch_edit", {
+        path: "lib/is_number.js",
+        operations: [
+          {
+            op: "replace",
+            start: idOf(e2.text, "function isNumeric(x)"),
+            content: "function isNumeric(x, allowHex) {",
+          },
+          {
+            op: "replace",
+            start: idOf(e2.text, "0x[0-9a-f]"),
+            content: "\tif (allowHex !== false && (/^0x[0-9a-f]+$/i).test(x)) { return true; }",
+          },
+        ],
+      });
+      if (e2.isError) return `retry: ${e2.text}`;
+    }
+    const text = await Deno.readTextFile(`${dir}/lib/is_number.js`);
+    return (text.includes("function isNumeric(x, allowHex) {") &&
+      text.includes("allowHex !== false") && text.startsWith("// allowHex") &&
+      await testsPass(dir)) || `file: ${text}`;
+  }],
+  ["fix a failing test", async (a, dir) => {
+    // Someone else broke an expectation.
+    const path = `${dir}/test/num.js`;
+    await Deno.writeTextFile(path, (await Deno.readTextFile(path)).replace("y: 5.67,", "y: 5.76,"));
+    const t1 = await a.call("shell", { command: "npm test" });
+    if (!/not ok/.test(t1.text)) return `failure not visible: ${t1.text.slice(-300)}`;
+    const at = /at: (.+)/.exec(t1.text)?.[1] ?? "nums";
+    const s = await a.call("view", { path: "test", content: `test('${at}'` });
+    const file = /^(\S+\.js)/m.exec(s.text)?.[1] ?? "test/num.js";
+    const v = await a.call("view", { path: file.startsWith("test") ? file : `test/${file}` });
+    const bad = idOf(v.text, "y: 5.76,");
+    const e = await a.call("batch_edit", {
+      path: "test/num.js",
+      operations: [{ op: "replace", start: bad, content: "\t\ty: 5.67," }],
+    });
+    if (e.isError) return e.text;
+    const t2 = await a.call("shell", { command: "npm test" });
+    return (!/not ok/.test(t2.text) && await testsPass(dir)) || t2.text.slice(-300);
+  }],
+  ["edit after an outside change", async (a, dir) => {
+    const v = await a.call("view", { path: "README.md", start: 1, end: 12 });
+    const title = idOf(v.text, "# minimist");
+    const path = `${dir}/README.md`;
+    await Deno.writeTextFile(
+      path,
+      `<!-- generated badge block -->\n${await Deno.readTextFile(path)}`,
+    );
+    let e = await a.call("batch_edit", {
+      path: "README.md",
+      operations: [{ op: "insert", anchor: title, content: "\nA vendored copy for benchmarks." }],
+    });
+    if (!e.isError) return "an outside change went unnoticed";
+    e = await a.call("batch_edit", {
+      path: "README.md",
+      operations: [{
+        op: "insert",
+        anchor: idOf(e.text, "# minimist"),
+        content: "\nA vendored copy for benchmarks.",
+      }],
+    });
+    const text = await Deno.readTextFile(path);
+    return (!e.isError && /# minimist.*\n\nA vendored copy/.test(text)) || e.text;
+  }],
+  ["a slow test run", async (a, dir) => {
+    const r = await a.call("shell", { command: "npm run test:slow" });
+    const id = /anchorfs:\/\/jobs\/([\w-]+)/.exec(JSON.stringify(r.raw))?.[1];
+    if (!id) return `not a job: ${r.text.slice(0, 300)}`;
+    let w = await a.call("jobs", { action: "wait", id });
+    while (/still running/.test(w.text)) w = await a.call("jobs", { action: "wait", id });
+    return (/# ok/.test(w.text) && await testsPass(dir)) || w.text.slice(-300);
+  }],
+  ["refused commands", async (a) => {
+    const c = await a.call("shell", { command: "cat index.js" });
+    const s = await a.call("shell", { command: "sleep 3" });
+    const g = await a.call("shell", { command: "grep -rn isNumeric lib" });
+    const refused = [c, s, g].filter((r) => /Refused/.test(r.text)).length;
+    if (refused < 2) return `only ${refused} refused`;
+    const v = await a.call("view", { path: "lib", content: "isNumeric" });
+    return v.text.includes("is_number.js") || v.text;
+  }],
+  ["delete a file and undo it", async (a, dir) => {
+    const before = await Deno.readTextFile(`${dir}/CHANGELOG.md`);
+    const d = await a.call("text_editor", { command: "delete", path: "CHANGELOG.md" });
+    if (d.isError) return d.text;
+    const u = await a.call("text_editor", { command: "undo_edit", path: "CHANGELOG.md" });
+    if (u.isError) return u.text;
+    return (await Deno.readTextFile(`${dir}/CHANGELOG.md`)) === before || "not restored";
+  }],
+];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { main: { type: "string" }, json: { type: "boolean" } },
+  });
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-agent-bench-" }));
+  const state = await Deno.makeTempDir({ prefix: "anchorfs-agent-bench-state-" });
+  try {
+    await sh(REPO_ROOT, `cp -r '${FIXTURE}/.' '${dir}/'`);
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", dir, "--foreground-window", "2", "--state-dir", state],
+      ...(values.main && { main: values.main }),
+    });
+    const { tools } = await server.client.listTools();
+    const toolsBytes = enc.encode(JSON.stringify(tools)).length;
+    const reports: TaskReport[] = [];
+    for (const [name, task] of TASKS) {
+      const agent = new Agent(server);
+      let verdict: string | true;
+      try {
+        verdict = await task(agent, dir);
+      } catch (e) {
+        verdict = `threw: ${(e as Error).message}`;
+      }
+      reports.push({
+        name,
+        calls: agent.calls,
+        bytes: agent.bytes,
+        ok: verdict === true,
+        note: verdict === true ? "" : verdict.slice(0, 400),
+      });
+    }
+    const calls = reports.reduce((n, r) => n + r.calls, 0);
+    const bytes = reports.reduce((n, r) => n + r.bytes, 0);
+    if (values.json) {
+      // deno-lint-ignore no-console
+      console.log(JSON.stringify({ toolsBytes, calls, bytes, reports }, null, 2));
+    } else {
+      const rows = reports.map((r) =>
+        `| ${r.name} | ${r.calls} | ${r.bytes} | ${r.ok ? "done" : `FAILED: ${r.note}`} |`
+      );
+      // deno-lint-ignore no-console
+      console.log(
+        [
+          `tools/list: ${toolsBytes} bytes`,
+          "",
+          "| task | calls | output bytes | result |",
+          "| --- | ---: | ---: | --- |",
+          ...rows,
+          `| total (${
+            reports.filter((r) => r.ok).length
+          }/${reports.length} done) | ${calls} | ${bytes} | |`,
+        ].join("\n"),
+      );
+    }
+    if (reports.some((r) => !r.ok)) Deno.exitCode = 1;
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await Deno.remove(state, { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) await main();
