@@ -66,11 +66,12 @@ export function parseEditOps(raw: unknown): EditOp[] {
       `e.g. "operations": ${EXAMPLE_OPS}`,
     );
   }
-  return raw.map((item: RawEditOp, i): EditOp => {
+  return raw.map((given: RawEditOp, i): EditOp => {
     const at = `operations[${i}]`;
-    if (typeof item !== "object" || item === null) {
+    if (typeof given !== "object" || given === null) {
       throw invalidOp(`${at} is not an object.`, `e.g. "operations": ${EXAMPLE_OPS}`);
     }
+    const item = withOctofsNames(given);
     if (item.op !== "insert" && item.op !== "replace") throw unknownOp(item, at);
     if (typeof item.content !== "string") {
       throw invalidOp(
@@ -125,6 +126,27 @@ export function parseEditOps(raw: unknown): EditOp[] {
     }
     throw unknownOp(item, at); // unreachable: checked above
   });
+}
+
+/**
+ * Octofs's spelling of an operation, read as ours: "operation" for "op", an insert's "start" as
+ * its anchor, and content given as a list of lines.
+ */
+function withOctofsNames(item: RawEditOp): RawEditOp {
+  const out: RawEditOp & { operation?: unknown } = { ...item };
+  if (out.op === undefined && out.operation !== undefined) out.op = out.operation;
+  delete out.operation;
+  if (
+    out.op === "insert" && out.anchor === undefined && out.start !== undefined &&
+    out.end === undefined
+  ) {
+    out.anchor = out.start;
+    delete out.start;
+  }
+  if (Array.isArray(out.content) && out.content.every((l) => typeof l === "string")) {
+    out.content = out.content.join("\n");
+  }
+  return out;
 }
 
 /**

@@ -26,13 +26,28 @@ export function errorResult(error: AnchorError): ToolResult {
 export async function runTool(
   tool: string,
   body: () => Promise<ToolResult | string>,
+  notes: readonly string[] = [],
 ): Promise<ToolResult> {
   try {
     const out = await body();
-    return typeof out === "string" ? textResult(out) : out;
+    return withNotes(typeof out === "string" ? textResult(out) : out, notes);
   } catch (e) {
     const error = toAnchorError(e);
     if (error.fault === "internal") logError(`tool ${tool} failed`, e);
-    return errorResult(error);
+    return withNotes(errorResult(error), notes);
   }
+}
+
+/** `result` with one line of notes (e.g. on ignored arguments) after its first text. */
+function withNotes(result: ToolResult, notes: readonly string[]): ToolResult {
+  if (notes.length === 0) return result;
+  const content = [...result.content];
+  const i = content.findIndex((c) => c.type === "text");
+  const line = notes.join(" ");
+  if (i < 0) content.unshift({ type: "text", text: line });
+  else {
+    const first = content[i] as { type: "text"; text: string };
+    content[i] = { type: "text", text: `${first.text}\n${line}` };
+  }
+  return { ...result, content };
 }

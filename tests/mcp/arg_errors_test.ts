@@ -34,9 +34,9 @@ for (const kind of CLIENT_KINDS) {
           path: "a.txt",
           old_text: "alpha",
           new_text: "b",
-          replace_all: "true",
+          replace_all: "yes",
         },
-        'replace_all must be true or false (a JSON boolean); got string "true"',
+        'replace_all must be true or false; got string "yes"',
       ],
       ["jobs", { action: "read", id: null }, "leave id out"],
       [

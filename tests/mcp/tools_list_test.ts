@@ -4,6 +4,10 @@
 
 import { assert, assertEquals } from "../_assert.ts";
 import { CLIENT_KINDS, REPO_ROOT, startServer } from "../_harness.ts";
+import { typeArrays } from "../../lib/core/tool_args.ts";
+
+/** tools/list rides on every model request: its JSON stays within this many bytes (issue 12). */
+const MAX_TOOLS_LIST_BYTES = 10 * 1024;
 
 const SNAPSHOT = `${REPO_ROOT}/tests/mcp/tools_list.snapshot.json`;
 const EXPECTED_TOOLS = [
@@ -47,7 +51,8 @@ for (const kind of CLIENT_KINDS) {
   Deno.test(`tools/list (${kind} client) matches the reviewed snapshot and has no null types`, async () => {
     await using server = await startServer({ client: kind });
     const { tools } = await server.client.listTools();
-    const actual = normalize(tools);
+    // deno-lint-ignore no-explicit-any
+    const actual = normalize(tools) as any[];
     // deno-lint-ignore no-explicit-any
     assertEquals((actual as any[]).map((t) => t.name), EXPECTED_TOOLS);
 
@@ -65,6 +70,13 @@ for (const kind of CLIENT_KINDS) {
       );
     }
     assertEquals(nulls, []);
+    // Some serving stacks read `type` as one string (Inspector --strict warns on arrays).
+    assertEquals(actual.flatMap((t) => typeArrays(t.inputSchema, t.name)), []);
+
+    const bytes = new TextEncoder().encode(JSON.stringify(tools)).length;
+    // deno-lint-ignore no-console
+    console.log(`tools/list (${kind}): ${bytes} bytes (limit ${MAX_TOOLS_LIST_BYTES})`);
+    assert(bytes <= MAX_TOOLS_LIST_BYTES, `tools/list is ${bytes} bytes`);
 
     if (Deno.env.get("UPDATE_SNAPSHOTS") === "1" && kind === "v1") {
       await Deno.writeTextFile(SNAPSHOT, `${JSON.stringify(actual, null, 2)}\n`);

@@ -5,19 +5,20 @@ import * as z from "zod";
 import { AnchorError } from "../../core/errors.ts";
 import { runBatchEdit } from "../../ops/edit/batch_edit.ts";
 import { runTool } from "../render.ts";
+import { argNotes, toolInput } from "../tool_input.ts";
+import { joinLines } from "../../core/tool_args.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 export const BATCH_EDIT_DESCRIPTION =
-  "Edit one file by line ids (N:hh from view or from an earlier edit result). Operations:\n" +
-  '- {"op":"replace","start":"12:a3","end":"14:0f","content":"..."}: replace lines 12-14 ' +
-  '(end optional: one line); content "" deletes them.\n' +
-  '- {"op":"insert","anchor":"12:a3","content":"..."}: insert after line 12; anchor 0 = file ' +
-  "start, -1 = end of file.\n" +
-  "All operations refer to the file as you viewed it (do not adjust numbers for earlier " +
-  "operations) and are applied together or not at all. Every id is verified, and every line of " +
-  "a replaced range must still be what you were shown: if anything changed, nothing is written " +
-  "and the error shows the current lines with fresh ids. Content is whole lines; a trailing " +
-  "newline is optional. The result is a diff with fresh ids for the next call.\n" +
+  "Edit one file by line ids (N:hh from view or an earlier edit result). Operations:\n" +
+  '- {"op":"replace","start":"12:a3","end":"14:0f","content":"..."}: lines 12-14 (end optional); ' +
+  '"" deletes.\n' +
+  '- {"op":"insert","anchor":"12:a3","content":"..."}: after line 12; anchor 0 = file start, ' +
+  "-1 = end.\n" +
+  "All ids refer to the file as you viewed it (do not shift numbers for earlier operations); " +
+  "all apply or none. Ids are verified: if a line changed, nothing is written and the error " +
+  "shows current lines with fresh ids. Content is whole lines, without N:hh| prefixes. The " +
+  "result is a diff with fresh ids.\n" +
   'Example: {"path":"src/app.ts","operations":[{"op":"replace","start":"3:5e","content":' +
   '"const port = 8080;"},{"op":"insert","anchor":-1,"content":"export { port };"}]}';
 
@@ -26,17 +27,11 @@ const idOrNumber = z.union([z.string(), z.number()]);
 // Loose field types on purpose: the op layer checks each operation and names the field, the
 // operation and the fix; zod would only say "Invalid input" for a union member.
 const operation = z.object({
-  op: z.string().describe('"insert" (anchor, content) or "replace" (start, end?, content).'),
-  anchor: idOrNumber.optional().describe(
-    'insert: line id to insert after ("12:a3"), 0 for the file start, -1 for the end.',
-  ),
-  start: idOrNumber.optional().describe('replace: id of the first line ("12:a3").'),
-  end: idOrNumber.optional().describe(
-    "replace: id of the last line (inclusive); omit for one line.",
-  ),
-  content: z.string().optional().describe(
-    'The new lines, required ("" with replace deletes the range).',
-  ),
+  op: z.string().describe('"insert" or "replace".'),
+  anchor: idOrNumber.optional().describe("insert: id to insert after, 0 or -1."),
+  start: idOrNumber.optional().describe("replace: first line id."),
+  end: idOrNumber.optional().describe("replace: last line id (inclusive)."),
+  content: z.string().optional().describe("The new lines."),
 });
 
 const OPERATIONS_SHAPE =
@@ -50,15 +45,11 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
     {
       title: "Edit a file by line ids",
       description: BATCH_EDIT_DESCRIPTION,
-      inputSchema: z.object({
-        path: z.string().describe(
-          'The file: relative to the working directory, absolute, "~/x" or "ssh://host/abs/path".',
-        ),
+      inputSchema: toolInput({
+        path: z.string().describe('The file (relative, absolute, "~/x" or ssh://host/path).'),
         // A JSON string is accepted too: models sometimes send the list encoded once more.
-        operations: z.union([z.array(operation), z.string()], { error: OPERATIONS_SHAPE }).describe(
-          "The operations, applied together to the file as viewed.",
-        ),
-      }),
+        operations: z.union([z.array(operation), z.string()], { error: OPERATIONS_SHAPE }),
+      }, { rewrite: octofsOperations }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -66,12 +57,18 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    ({ path, operations }) =>
-      runTool("batch_edit", () =>
-        runBatchEdit(env.services, env.session, {
-          path,
-          operations: typeof operations === "string" ? parseOperations(operations) : operations,
-        })),
+    (args) =>
+      runTool(
+        "batch_edit",
+        () =>
+          runBatchEdit(env.services, env.session, {
+            path: args.path,
+            operations: typeof args.operations === "string"
+              ? parseOperations(args.operations)
+              : args.operations,
+          }),
+        argNotes(args),
+      ),
   );
 };
 
@@ -94,4 +91,18 @@ function parseOperations(text: string): unknown {
     if (Array.isArray(object.operations)) return object.operations;
   }
   return parsed;
+}
+
+/** Octofs's names inside operations ("operation" for "op", content as a list of lines), before
+ * zod validates; an insert's "start" is read as its anchor by parseEditOps. */
+function octofsOperations(args: Record<string, unknown>): void {
+  if (!Array.isArray(args.operations)) return;
+  args.operations = args.operations.map((item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    const op: Record<string, unknown> = { ...item as Record<string, unknown> };
+    if (op.op === undefined && op.operation !== undefined) op.op = op.operation;
+    delete op.operation;
+    if (op.content !== undefined) op.content = joinLines(op.content);
+    return op;
+  });
 }

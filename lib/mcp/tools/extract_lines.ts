@@ -5,15 +5,14 @@ import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { runExtractLines } from "../../ops/edit/extract_lines.ts";
 import { runTool } from "../render.ts";
+import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 export const EXTRACT_LINES_DESCRIPTION =
-  "Copy lines start..end of from_path into to_path after `position` (0 = file start, -1 = end, " +
-  "or a line id of to_path). start/end are ids (verified) or line numbers (negative counts from " +
-  "the end: -1 is the last line; a number outside the file is refused). to_path may be " +
-  "another machine (ssh://host/path); it is created when missing (position 0 or -1). The " +
-  "source is not changed; to move code, follow with batch_edit replacing the source range with " +
-  '"". The result is a diff of to_path with fresh ids.\n' +
+  "Copy lines start..end of from_path into to_path after position (0 = start, -1 = end, or a " +
+  "line id of to_path). start/end: ids (verified) or line numbers (-1 = last). to_path may be " +
+  "ssh://host/path and is created when missing. The source is unchanged: to move code, then " +
+  'replace the source range with "" (batch_edit). The result is a diff with fresh ids.\n' +
   'Example: {"from_path":"src/big.ts","start":"120:4c","end":"164:07","to_path":' +
   '"src/helpers.ts","position":-1}';
 
@@ -29,22 +28,19 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
     {
       title: "Copy lines between files",
       description: EXTRACT_LINES_DESCRIPTION,
-      inputSchema: z.object({
-        from_path: z.string(argError("from_path", "a file path string", true)).describe(
-          "The file to copy from.",
-        ),
-        start: idOrNumber("start").describe(
-          'First line to copy: an id ("120:4c") or a line number (negative counts from the end).',
-        ),
-        end: idOrNumber("end", false).optional().describe(
-          "Last line to copy (inclusive); omit for one line.",
-        ),
-        to_path: z.string(argError("to_path", "a file path string", true)).describe(
-          "The file to copy into (created when missing).",
-        ),
-        position: idOrNumber("position").describe(
-          'Where in to_path: 0 = start, -1 = end, or the id of the line to insert after ("8:1d").',
-        ),
+      inputSchema: toolInput({
+        from_path: z.string(argError("from_path", "a file path string", true)),
+        start: idOrNumber("start").describe("First line: id or number."),
+        end: idOrNumber("end", false).optional().describe("Last line (inclusive)."),
+        to_path: z.string(argError("to_path", "a file path string", true)),
+        position: idOrNumber("position").describe("0, -1, or the id to insert after."),
+      }, {
+        aliases: {
+          from_start: "start",
+          from_end: "end",
+          append_path: "to_path",
+          append_line: "position",
+        },
       }),
       annotations: {
         readOnlyHint: false,
@@ -53,6 +49,11 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    (args) => runTool("extract_lines", () => runExtractLines(env.services, env.session, args)),
+    (args) =>
+      runTool(
+        "extract_lines",
+        () => runExtractLines(env.services, env.session, args),
+        argNotes(args),
+      ),
   );
 };

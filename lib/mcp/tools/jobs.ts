@@ -18,6 +18,7 @@ import {
 } from "../../ops/jobs/job_text.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { runTool } from "../render.ts";
+import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 export const DEFAULT_WAIT_SECONDS = 50;
@@ -66,7 +67,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
         'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
         '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
-      inputSchema: z.object({
+      inputSchema: toolInput({
         action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
           '"list", "read", "wait" or "kill".',
         ),
@@ -88,7 +89,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         ).optional().describe(
           `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}), counted as sent: JSON escapes count, control bytes are shown as symbols like ␀.`,
         ),
-      }),
+      }, { aliases: { timeout: "timeout_seconds", job_id: "id" } }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -96,8 +97,9 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    ({ action, id, timeout_seconds, bytes }, ctx) =>
+    (args, ctx) =>
       runTool("jobs", async () => {
+        const { action, id, timeout_seconds, bytes } = args;
         const jobs = env.services.jobs;
         const tailBytes = bytes ?? DEFAULT_TAIL_BYTES;
         switch (action) {
@@ -177,6 +179,6 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             return `${head}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
           }
         }
-      }),
+      }, argNotes(args)),
   );
 };

@@ -9,6 +9,7 @@ import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
+import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
 /** The local directory a command runs in; a remote session needs a local `cwd` (see docs). */
@@ -53,39 +54,47 @@ async function resolveShellCwd(env: ToolEnv, given: string | undefined): Promise
   return location.path;
 }
 
+/** What the arguments agents send to other shells' tools meant, and how it is done here. */
+function shellMeant(windowSeconds: number): Record<string, string> {
+  const job = `a command still running after ${windowSeconds} s becomes a job by itself; follow ` +
+    'it with jobs {"action":"wait","id":"ID"}.';
+  return {
+    background: `there is no background flag: ${job}`,
+    run_in_background: `there is no background flag: ${job}`,
+    timeout: `the shell has no timeout and never kills a command: ${job} Stop one with jobs ` +
+      '{"action":"kill","id":"ID"}.',
+    timeout_seconds: `the shell has no timeout and never kills a command: ${job}`,
+    workdir: 'use "cwd".',
+    dir: 'use "cwd".',
+    directory: 'use "cwd".',
+    description: "not needed; only command and cwd are read.",
+  };
+}
+
 export const registerShellTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
     "shell",
     {
       title: "Run a shell command",
       description:
-        "Run a command line with bash in the working directory (stdin closed, pagers off) and get " +
-        "its exit code and the TAIL of its output (last 30 KB; errors and test summaries are at " +
-        `the end). There is no background flag: if the command is still running after ${env.options.foregroundWindowSeconds} s ` +
-        "it keeps running as a job and the call returns at once with a resource link " +
-        "anchorfs://jobs/ID; you get a notification when it ends. Every process it starts ends " +
-        "with it: what it leaves behind with & is stopped when it exits, so start a server as a " +
-        "call of its own. Do NOT run it again and do not " +
-        'sleep: use jobs {"action":"wait","id":"ID"} or just continue with other work. The same ' +
-        "command in the same directory is refused while it runs; different commands run side by " +
-        "side. Use view/text_editor instead of cat/grep/sed for files.\n" +
+        "Run a command line with bash in the working directory (stdin closed, pagers off); get " +
+        "its exit code and output tail. No background flag: a command still running after " +
+        `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
+        "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
+        'while a subscriptions/listen stream is open). Do NOT rerun it or sleep: jobs {"action":"wait","id":"ID"}, or do ' +
+        "other work. Processes left behind with & are stopped when it exits; start a server as " +
+        "its own call. Use view/text_editor instead of cat/grep/sed.\n" +
         (env.options.confined
-          ? "NOT CONFINED: the directories this server allows (--allow/--roots) limit only the " +
-            "file tools; a command runs as the user and can reach any path.\n"
+          ? "NOT CONFINED: --allow/--roots limit only the file tools; a command can reach any " +
+            "path.\n"
           : "") +
-        'Examples: {"command":"make test"} · {"command":"git status --short"} · ' +
-        '{"command":"npm run build","cwd":"packages/web"}',
-      inputSchema: z.object({
+        'Examples: {"command":"make test"} · {"command":"npm run build","cwd":"packages/web"}',
+      inputSchema: toolInput({
         command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
-          .describe(
-            'The command line, run as bash -c "<command>". Pipes, &&, redirections work.',
-          ),
+          .describe("Run as bash -c; pipes, && and redirections work."),
         cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
-          .describe(
-            "Directory to run in, relative to the working directory or absolute. Default: the " +
-              "working directory (see workdir). Must be on this machine.",
-          ),
-      }),
+          .describe("Local directory to run in (default: the working directory)."),
+      }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -93,8 +102,9 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: true,
       },
     },
-    ({ command, cwd }, ctx) =>
+    (args, ctx) =>
       runTool("shell", async (): Promise<ToolResult | string> => {
+        const { command, cwd } = args;
         const dir = await resolveShellCwd(env, cwd);
         const token = ctx.mcpReq._meta?.progressToken;
         let progress = 0;
@@ -129,6 +139,6 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
             },
           ],
         };
-      }),
+      }, argNotes(args)),
   );
 };

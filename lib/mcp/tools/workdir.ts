@@ -4,6 +4,7 @@ import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { runWorkdir } from "../../ops/workdir.ts";
 import { runTool } from "../render.ts";
+import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
@@ -12,22 +13,17 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
     {
       title: "Working directory",
       description:
-        "Get, set or reset the session's working directory. Relative paths in every tool (view, " +
-        "text_editor, batch_edit, extract_lines, shell) resolve against it. It may be remote: " +
-        'after {"action":"set","path":"ssh://box/srv/app"} relative paths, absolute paths and ~ ' +
-        'resolve on that host (local files need {"action":"reset"} first).\n' +
-        'Examples: {"action":"get"} · {"action":"set","path":"packages/api"} · {"action":"reset"} ' +
-        "(back to the directory the server started in).",
-      inputSchema: z.object({
+        "Get, set or reset the working directory that relative paths of every tool resolve " +
+        'against. It may be remote (ssh://host/abs/path); {"action":"reset"} returns to the start ' +
+        "directory.\n" +
+        'Examples: {"action":"get"} · {"action":"set","path":"packages/api"} · {"action":"reset"}',
+      inputSchema: toolInput({
         action: z.enum(["get", "set", "reset"]).optional().describe(
-          '"get" shows the current directory, "set" changes it (needs path), "reset" returns to ' +
-            'the start directory. Omitted: "set" when path is given, else "get".',
+          'Omitted: "set" when path is given, else "get".',
         ),
         path: z.string(argError("path", 'a directory path string, e.g. "packages/api"')).optional()
-          .describe(
-            'For "set": a directory, relative to the current one, absolute, "~/x", or "ssh://host/abs/path".',
-          ),
-      }),
+          .describe('For "set": the directory.'),
+      }, { rewrite: resetFlag }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -35,9 +31,27 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    ({ action, path }) =>
-      runTool("workdir", () =>
-        // A path without an action can only mean "go there"; ignoring it would look like success.
-        runWorkdir(env.session, env.services.locations, action ?? (path ? "set" : "get"), path)),
+    (args) =>
+      runTool(
+        "workdir",
+        () =>
+          // A path without an action can only mean "go there"; ignoring it would look like success.
+          runWorkdir(
+            env.session,
+            env.services.locations,
+            args.action ?? (args.path ? "set" : "get"),
+            args.path,
+          ),
+        argNotes(args),
+      ),
   );
 };
+
+/** Octofs's {"reset": true}: the action "reset". */
+function resetFlag(args: Record<string, unknown>): void {
+  if (!("reset" in args)) return;
+  if ((args.reset === true || args.reset === "true") && args.action === undefined) {
+    args.action = "reset";
+  }
+  if (args.reset !== true && args.reset !== "true" || args.action === "reset") delete args.reset;
+}
