@@ -92,7 +92,12 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
       const operations = Array.isArray(parsed)
         ? parsed
         : (parsed as { operations?: unknown } | null)?.operations;
-      text = await runBatchEdit(all, session, { path, operations }, { dryRun });
+      const allowRepeat = (parsed as { allow_repeat?: unknown } | null)?.allow_repeat === true;
+      text = await runBatchEdit(all, session, {
+        path,
+        operations,
+        ...(allowRepeat && { allow_repeat: true }),
+      }, { dryRun });
     } else {
       const oldText = values.old ??
         (values["old-file"] !== undefined

@@ -49,6 +49,9 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
         path: z.string().describe('The file (relative, absolute, "~/x" or ssh://host/path).'),
         // A JSON string is accepted too: models sometimes send the list encoded once more.
         operations: z.union([z.array(operation), z.string()], { error: OPERATIONS_SHAPE }),
+        allow_repeat: z.boolean().optional().describe(
+          "Apply content whose first/last line repeats the line next to it (refused as a slip).",
+        ),
       }, { rewrite: octofsOperations }),
       annotations: {
         readOnlyHint: false,
@@ -66,6 +69,7 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
             operations: typeof args.operations === "string"
               ? parseOperations(args.operations)
               : args.operations,
+            ...(args.allow_repeat === true && { allow_repeat: true }),
           }),
         argNotes(args),
       ),
