@@ -1,6 +1,7 @@
 // Per-session state: the working directory and what the agent was shown. One Session per MCP
 // connection (or per HTTP session later); process-wide services live in services.ts.
 
+import type { LoggedEdit } from "../core/edit_log.ts";
 import { ShownLines } from "../core/shown_lines.ts";
 import type { Location } from "./location.ts";
 
@@ -13,13 +14,39 @@ export interface Session {
   cwd: Location;
   /** Line hashes handed out in views and edit results, for batch_edit's range check. */
   readonly shown: ShownLines;
+  /** This session's own edits per file (fileKey), newest last: ids survive them. */
+  readonly edits: Map<string, LoggedEdit[]>;
 }
 
 export function createSession(root: Location): Session {
-  return { root, cwd: root, shown: new ShownLines() };
+  return { root, cwd: root, shown: new ShownLines(), edits: new Map() };
 }
 
 /** The key under which a file's shown lines are remembered: backend plus absolute path. */
 export function fileKey(location: Location): string {
   return `${location.backend.id}\u0000${location.path}`;
+}
+
+const EDITS_PER_FILE = 20;
+const FILES_LOGGED = 200;
+
+/** Logs an edit this session wrote: `after` is the fingerprint of the bytes written. */
+export function logOwnEdit(session: Session, key: string, edit: LoggedEdit): void {
+  const log = session.edits.get(key) ?? [];
+  session.edits.delete(key); // re-inserted last: the Map's order is least recently edited first
+  log.push(edit);
+  if (log.length > EDITS_PER_FILE) log.shift();
+  session.edits.set(key, log);
+  if (session.edits.size > FILES_LOGGED) {
+    session.edits.delete(session.edits.keys().next().value!);
+  }
+}
+
+/**
+ * The session's own edits of a file, usable only while the file is exactly what the last of them
+ * wrote (`current` is the fingerprint of its bytes now); else none: something else changed it.
+ */
+export function ownEditLog(session: Session, key: string, current: string): LoggedEdit[] {
+  const log = session.edits.get(key) ?? [];
+  return log.length > 0 && log[log.length - 1]!.after === current ? log : [];
 }

@@ -4,10 +4,17 @@
 
 import { type EditOp, parseEditOps } from "../../core/edit_ops.ts";
 import { planLineEdits } from "../../core/edit_plan.ts";
+import { editSlipError, findEditSlips } from "../../core/edit_slip.ts";
+import { describeShifts, remapThroughLog, splicesBetween } from "../../core/edit_log.ts";
+import { hashLine } from "../../core/line_id.ts";
+import { linePrint } from "../../core/shown_lines.ts";
+import type { ShownMemory } from "../../core/edit_plan.ts";
+import { fileKey, ownEditLog } from "../session.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { sameDoc } from "../../core/splice_lines.ts";
 import type { Session } from "../session.ts";
 import {
+  bytesPrint,
   commitEdit,
   displayPathOf,
   type EditOptions,
@@ -20,6 +27,8 @@ import { plural } from "../../core/plural.ts";
 export interface BatchEditArgs {
   path: string;
   operations: unknown;
+  /** Apply content that repeats the line next to its range (refused by default as a slip). */
+  allow_repeat?: boolean;
 }
 
 export async function runBatchEdit(
@@ -30,10 +39,23 @@ export async function runBatchEdit(
 ): Promise<string> {
   const ops: EditOp[] = parseEditOps(args.operations);
   return await editExistingFile(services, session, args.path, async (file, location) => {
-    const doc = planLineEdits(file.doc, ops, {
-      path: displayPathOf(session, location),
-      shown: shownMemory(session, location),
+    const path = displayPathOf(session, location);
+    // Ids issued before this session's own edits of the file are mapped to where they are now.
+    const log = ownEditLog(session, fileKey(location), bytesPrint(file.bytes));
+    const remapped = remapThroughLog(file.doc.lines, ops, log);
+    const doc = planLineEdits(file.doc, remapped.ops, {
+      path,
+      shown: trustRanges(shownMemory(session, location), remapped.ranges, file.doc.lines),
     });
+    if (args.allow_repeat !== true) {
+      const slips = findEditSlips(file.doc.lines, remapped.ops);
+      if (slips.length > 0) throw editSlipError(path, file.doc.lines, slips);
+    }
+    const shifts = describeShifts(splicesBetween(file.doc.lines, doc.lines));
+    const notes = [
+      ...(remapped.moves.length > 0 ? [`Ids mapped: ${remapped.moves.join("; ")}.`] : []),
+      ...(shifts !== undefined && doc.lines.length !== file.doc.lines.length ? [shifts] : []),
+    ];
     if (sameDoc(doc, file.doc)) {
       throw new AnchorError({
         code: "NO_CHANGE",
@@ -47,8 +69,27 @@ export async function runBatchEdit(
       file,
       doc,
       action: `batch_edit, ${plural(ops.length, "operation")}`,
+      notes,
       session,
       options,
     });
   });
+}
+
+/**
+ * The shown memory, plus the ranges the edit log mapped: their lines were only moved by this
+ * session's own edits since they were shown, so they are still what the agent saw.
+ */
+function trustRanges(
+  shown: ShownMemory,
+  ranges: readonly { from: number; to: number }[],
+  lines: readonly string[],
+): ShownMemory {
+  if (ranges.length === 0) return shown;
+  const inRange = (n: number) => ranges.some((r) => n >= r.from && n <= r.to);
+  return {
+    known: shown.known,
+    hashAt: (n) => inRange(n) ? hashLine(lines[n - 1] ?? "") : shown.hashAt(n),
+    printAt: (n) => inRange(n) ? linePrint(lines[n - 1] ?? "") : shown.printAt?.(n),
+  };
 }

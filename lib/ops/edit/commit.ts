@@ -8,7 +8,8 @@ import { renderEditDiff, type ShownLine } from "../../core/edit_diff.ts";
 import { renderLine } from "../../core/line_id.ts";
 import { decodeText, describeEncoding, encodeDoc, type TextDoc } from "../../core/text_file.ts";
 import type { Location, Locations } from "../location.ts";
-import { fileKey, type Session } from "../session.ts";
+import { fileKey, logOwnEdit, type Session } from "../session.ts";
+import { splicesBetween } from "../../core/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import type { ReadLimits } from "../read_limits.ts";
@@ -208,6 +209,11 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
       url: location.url,
     });
     rememberAfterWrite(session, location, file.doc.lines, doc.lines, diff.shown);
+    logOwnEdit(session, fileKey(location), {
+      splices: splicesBetween(file.doc.lines, doc.lines),
+      after: bytesPrint(bytes),
+      at: diff.shown[0]?.line ?? 1,
+    });
   }
   const counts = `${plural(diff.removed, "line")} removed, ${plural(diff.added, "line")} added`;
   const lines = [
@@ -346,6 +352,12 @@ export function recordShown(
     if (print === undefined) session.shown.record(key, line, [hash]);
     else session.shown.recordWithPrints(key, line, [hash], [print]);
   }
+}
+
+/** The fingerprint the edit log compares: size and FNV-1a of the bytes. */
+export function bytesPrint(bytes: Uint8Array): string {
+  const { size, fingerprint } = fingerprintBytes(bytes);
+  return `${size}:${fingerprint}`;
 }
 
 /** Decodes bytes for an undo diff; null when they are not text. */

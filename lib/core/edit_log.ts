@@ -1,0 +1,138 @@
+// The session's own edits of a file, as line splices, so ids issued before one of them can be
+// mapped to where their line is now. Only the agent's own edits are trusted: the log is void as
+// soon as the file is not byte-for-byte what the last logged edit wrote (anything else changed
+// it). Kept apart from the shown-lines memory on purpose. Pure.
+
+import { diffArrays } from "diff";
+import type { EditOp } from "./edit_ops.ts";
+import { checkLineId, formatLineId, type LineId } from "./line_id.ts";
+
+/** Old lines start..start+removed-1 (1-based) became `added` new lines. */
+export interface Splice {
+  start: number;
+  removed: number;
+  added: number;
+}
+
+export interface LoggedEdit {
+  splices: Splice[];
+  /** The fingerprint of the bytes this edit wrote. */
+  after: string;
+  /** The first changed line, for messages ("moved by your edit at 3"). */
+  at: number;
+}
+
+/** The splices that turn `before` into `after`, top to bottom. */
+export function splicesBetween(before: readonly string[], after: readonly string[]): Splice[] {
+  const splices: Splice[] = [];
+  let line = 1;
+  let current: Splice | undefined;
+  for (const part of diffArrays(before as string[], after as string[])) {
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      current = undefined;
+      line += n;
+      continue;
+    }
+    if (!current) {
+      current = { start: line, removed: 0, added: 0 };
+      splices.push(current);
+    }
+    if (part.removed) {
+      current.removed += n;
+      line += n;
+    } else current.added += n;
+  }
+  return splices;
+}
+
+/** Where old line `line` is after `splices`; undefined when the edit replaced or removed it. */
+export function mapLine(line: number, splices: readonly Splice[]): number | undefined {
+  let shift = 0;
+  for (const s of splices) {
+    if (line < s.start) break;
+    if (line < s.start + s.removed) return undefined;
+    shift += s.added - s.removed;
+  }
+  return line + shift;
+}
+
+/** How the numbers of later lines moved, e.g. "lines after 12 moved +2, after 40 +3 in all". */
+export function describeShifts(splices: readonly Splice[]): string | undefined {
+  const parts: string[] = [];
+  let total = 0;
+  for (const s of splices) {
+    const delta = s.added - s.removed;
+    if (delta === 0) continue;
+    total += delta;
+    const last = s.start + Math.max(s.removed, 1) - 1;
+    parts.push(`after old line ${s.removed === 0 ? s.start - 1 : last} by ${signed(total)}`);
+  }
+  if (parts.length === 0) return undefined;
+  return `Later line numbers moved: ${parts.join(", ")}; ids from your earlier views still work.`;
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : `${n}`;
+}
+
+export interface Remapped {
+  ops: EditOp[];
+  /** One line per moved id: `12:a3 → 15:a3 (moved by your edit at 3)`. */
+  moves: string[];
+  /** Ranges (new numbering) whose lines only our own edits moved: verified by the mapping. */
+  ranges: { from: number; to: number }[];
+}
+
+/**
+ * Maps the ids of `ops` that are stale in `lines` through the logged edits (newest last): when
+ * the mapped line has the id's hash, the op uses the mapped line. `log` must be void-checked by
+ * the caller (the file is what the last logged edit wrote).
+ */
+export function remapThroughLog(
+  lines: readonly string[],
+  ops: readonly EditOp[],
+  log: readonly LoggedEdit[],
+): Remapped {
+  const moves: string[] = [];
+  const ranges: { from: number; to: number }[] = [];
+  const out = ops.map((op) => {
+    const ids: LineId[] = op.op === "insert"
+      ? (op.anchor.kind === "after" ? [op.anchor.id] : [])
+      : [op.start, op.end];
+    if (ids.length === 0 || ids.every((id) => checkLineId(lines, id) === null)) return op;
+    // Ids of one op come from one view: map them all through the same edits, newest first.
+    for (let k = 1; k <= log.length; k++) {
+      const edits = log.slice(log.length - k);
+      const mapped = ids.map((id) => {
+        let n: number | undefined = id.line;
+        for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
+        return n;
+      });
+      if (mapped.some((n) => n === undefined)) continue;
+      const fresh = ids.map((id, i) => ({ line: mapped[i]!, hash: id.hash }));
+      if (fresh.some((id) => checkLineId(lines, id) !== null)) continue;
+      if (op.op === "replace" && fresh[1]!.line - fresh[0]!.line !== op.end.line - op.start.line) {
+        continue; // our edit changed lines inside the range: the agent never saw them
+      }
+      const at = edits[0]!.at;
+      ids.forEach((id, i) => {
+        if (id.line !== fresh[i]!.line && !(i === 1 && ids[0]!.line === id.line)) {
+          const content = lines[fresh[i]!.line - 1]!;
+          moves.push(
+            `${formatLineId(id.line, content)} → ${
+              formatLineId(fresh[i]!.line, content)
+            } (moved by your edit at ${at})`,
+          );
+        }
+      });
+      if (op.op === "insert") {
+        return { ...op, anchor: { kind: "after" as const, id: fresh[0]! } };
+      }
+      ranges.push({ from: fresh[0]!.line, to: fresh[1]!.line });
+      return { ...op, start: fresh[0]!, end: fresh[1]! };
+    }
+    return op;
+  });
+  return { ops: out, moves, ranges };
+}
