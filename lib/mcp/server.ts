@@ -9,6 +9,7 @@ import { VERSION } from "../version.ts";
 import { FILE_TOOL_REGISTRARS, SHELL_TOOL_REGISTRARS } from "./tools/mod.ts";
 import { installRootsListener } from "./roots.ts";
 import { registerJobResources } from "./job_resources.ts";
+import { CHANNEL_CAPABILITY, registerJobChannel } from "./job_channel.ts";
 import type { ServerOptions, ToolEnv } from "./tool_env.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -41,7 +42,11 @@ export function createServerFactory(
       { name: "anchorfs", version: VERSION },
       {
         capabilities: options.shell
-          ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+          ? {
+            tools: {},
+            resources: { subscribe: true, listChanged: true },
+            experimental: { [CHANNEL_CAPABILITY]: {} },
+          }
           : { tools: {} },
         instructions: (options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL) +
           (options.confinedTo === undefined
@@ -54,6 +59,7 @@ export function createServerFactory(
       // Jobs exist only through the shell: without it there are no job tools or resources.
       for (const register of SHELL_TOOL_REGISTRARS) register(mcp, env);
       registerJobResources(mcp, env);
+      registerJobChannel(mcp, env);
     }
     installRootsListener(mcp, env);
     return mcp;

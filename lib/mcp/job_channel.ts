@@ -1,0 +1,36 @@
+// Job endings pushed to the model: Claude Code does not wake the model on resources/updated, but
+// it does on its experimental `claude/channel` notification. On connections older than
+// 2026-07-28 a finished job is announced there too, with the text that reading its resource
+// (anchorfs://jobs/ID) returns; resources/updated is sent as before (job_resources.ts).
+
+import type { McpServer } from "@modelcontextprotocol/server";
+import { DEFAULT_TAIL_BYTES, formatJobReport } from "../ops/jobs/job_text.ts";
+import type { ToolEnv } from "./tool_env.ts";
+
+export const CHANNEL_CAPABILITY = "claude/channel";
+export const CHANNEL_METHOD = "notifications/claude/channel";
+/** The first revision without it: those clients get notifications over subscriptions/listen. */
+const LISTEN_ERA = "2026-07-28";
+
+export function registerJobChannel(mcp: McpServer, env: ToolEnv): void {
+  const jobs = env.services.jobs;
+  const unsubscribe = jobs.subscribe((event) => {
+    if (event.kind !== "end" || !mcp.isConnected()) return;
+    const version = mcp.server.getNegotiatedProtocolVersion();
+    if (version === undefined || version >= LISTEN_ERA) return;
+    const id = event.record.id;
+    (async () => {
+      // The same text as reading the job resource (registerJobResources' read callback).
+      const { record, tail } = await jobs.readTail(id, DEFAULT_TAIL_BYTES);
+      await mcp.server.notification({
+        method: CHANNEL_METHOD,
+        params: { content: formatJobReport(record, tail, Date.now()), meta: { job: id } },
+      });
+    })().catch(() => {});
+  });
+  const previous = mcp.server.onclose;
+  mcp.server.onclose = () => {
+    unsubscribe();
+    previous?.();
+  };
+}
