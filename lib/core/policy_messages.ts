@@ -104,7 +104,7 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
     examples: [
       `shell {"command": "until curl -sf http://localhost:8080/health; do sleep 2; done"}   ` +
       `(wait for a condition: sleep inside a loop is fine)`,
-      `shell {"command": "until [ -f build/done.marker ]; do sleep 2; done && cat build/summary"}`,
+      `shell {"command": "until [ -f build/done.marker ]; do sleep 2; done && make report"}`,
       `jobs {"action": "wait", "id": "1234-1"}   (wait for a background job to finish)`,
     ],
     note: "Long commands move to the background by themselves and you are notified when they " +

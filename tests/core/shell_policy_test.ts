@@ -557,3 +557,15 @@ Deno.test("metamorphic: any line single-quoted as echo's argument is allowed", (
     assert(v.allowed, `${quoted} was refused: ${v.allowed ? "" : v.rule}`);
   }
 });
+
+Deno.test("every shell example in a refusal's own text is allowed (bare_sleep's taught a refused cat)", () => {
+  for (const [rule, texts] of Object.entries(RULE_TEXTS)) {
+    for (const example of texts.examples ?? []) {
+      const m = /^shell (\{.*?\})(\s|$)/.exec(example);
+      if (!m) continue;
+      const command = JSON.parse(m[1]!).command as string;
+      const verdict = judgeCommand(command);
+      assert(verdict.allowed, `${rule}: its example ${JSON.stringify(command)} is refused`);
+    }
+  }
+});

@@ -168,7 +168,7 @@ Deno.test("whitespace-normalized match re-indents new_text from spaces to tabs",
   );
   assertEquals(r.tier, "fuzzy");
   assertEquals(r.text, "func main() {\n\tif ok {\n\t\trun()\n\t\tdone()\n\t}\n}\n");
-  assertStringIncludes(r.notes.join(" "), "re-indented");
+  assertStringIncludes(r.notes.join(" "), "re-indented to the matched lines' indentation");
 });
 
 Deno.test("whitespace-normalized match adjusts a drifted indentation depth", () => {
@@ -253,4 +253,14 @@ Deno.test("an exact match with a double-escaped new_text is written as is, with 
   assertStringIncludes(r.notes.join(" "), "literal \\n outside any string literal");
   // A \n inside a string literal is the program's own: no note.
   assertEquals(replace("a();\n", "a();", 'log("x\\n");').notes, []);
+});
+
+Deno.test("a whitespace-ambiguous old_text does not suggest replace_all, which would fail the same way", () => {
+  const file = "a() {\n  x = 1;\n}\nb() {\n    x = 1;\n}\n";
+  const e = failure(file, "x = 1;  ", "x = 2;");
+  assertEquals(e.code, "AMBIGUOUS_MATCH");
+  assertStringIncludes(e.hint!, "replace_all does not help: it replaces exact matches only");
+  const again = failure(file, "x = 1;  ", "x = 2;", true);
+  assertEquals(again.code, "AMBIGUOUS_MATCH");
+  assertStringIncludes(again.hint!, "batch_edit");
 });

@@ -2,7 +2,7 @@
 // resources/updated: a pre-2026-07-28 connection gets one when a job ends, carrying what reading
 // the job resource returns, and still gets resources/updated.
 
-import { assert, assertEquals } from "../_assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -40,4 +40,15 @@ Deno.test("a job's end reaches a 2025-era client as notifications/claude/channel
   assertEquals(note.params.meta, { job: id });
   const read = await server.client.readResource({ uri: `anchorfs://jobs/${id}` });
   assertEquals(note.params.content, read.contents[0].text);
+});
+
+Deno.test("the shell description states the condition of the end-of-job notification", async () => {
+  await using server = await startServer({ client: "v2" });
+  const { tools } = await server.client.listTools();
+  // deno-lint-ignore no-explicit-any
+  const shell = tools.find((t: any) => t.name === "shell");
+  assertStringIncludes(
+    shell.description,
+    "on a 2026-07-28 connection only while a subscriptions/listen stream is open",
+  );
 });

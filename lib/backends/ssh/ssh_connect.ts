@@ -56,7 +56,7 @@ export function describeHost(host: ResolvedHost): string {
   return host.jump ? `${alias} via ProxyJump ${describeHost(host.jump)}` : alias;
 }
 
-interface AuthPlan {
+export interface AuthPlan {
   methods: AnyAuthMethod[];
   /** What each method is, for error messages ("agent at /tmp/…", "key ~/.ssh/id_ed25519"). */
   labels: string[];
@@ -274,7 +274,7 @@ function connectOne(
   })();
 }
 
-function connectError(
+export function connectError(
   host: ResolvedHost,
   e: Error & { level?: string; code?: string },
   plan: AuthPlan,
@@ -293,6 +293,14 @@ function connectError(
     let hint = `Check that one of these public keys is in ~${host.user}/.ssh/authorized_keys on ` +
       `${host.hostName}, or set the right "User"/"IdentityFile" for Host ${host.alias} in ` +
       "~/.ssh/config; `ssh -v " + host.alias + "` shows what OpenSSH offers.";
+    if (tried.length === 0 && plan.encrypted.length === 0) {
+      // Nothing was offered: "check that one of these keys" would name no key at all.
+      parts[0] = `Authentication as ${JSON.stringify(host.user)} on ${who} failed: there was ` +
+        "no key to offer (no ssh-agent, no readable default key in ~/.ssh, no usable IdentityFile).";
+      hint = `Make a key available to anchorfs: create one (ssh-keygen -t ed25519) and install it ` +
+        `on the host (ssh-copy-id ${host.alias}), or set "IdentityFile" for Host ${host.alias} in ` +
+        "~/.ssh/config, or start anchorfs with SSH_AUTH_SOCK pointing at an agent that holds it.";
+    }
     if (plan.encrypted.length > 0) {
       parts.push(`Passphrase-protected key(s) not used: ${plan.encrypted.join(", ")}.`);
       hint = `anchorfs cannot ask for a passphrase: load the key into an agent (ssh-add ${

@@ -33,6 +33,15 @@ export function ambiguous(
     };
   });
   const f = listed[0]!;
+  const batch = JSON.stringify({
+    path,
+    operations: [{
+      op: "replace",
+      start: f.range.split("..")[0],
+      ...(f.first === f.last ? {} : { end: f.range.split("..")[1] }),
+      content: "...",
+    }],
+  });
   return new AnchorError({
     code: "AMBIGUOUS_MATCH",
     message: `old_text matches ${offsets.length}${offsets.length >= 10_000 ? "+" : ""} places in ${
@@ -40,19 +49,13 @@ export function ambiguous(
     } ${how}; nothing was written.`,
     detail: renderMatches(doc, listed) +
       (offsets.length > listed.length ? `\n... ${offsets.length - listed.length} more` : ""),
-    hint: "Either (1) add surrounding lines to old_text so it matches one place, (2) pass " +
-      '"replace_all": true to replace every match, or (3) use batch_edit with the ids above, ' +
-      `e.g. ${
-        JSON.stringify({
-          path,
-          operations: [{
-            op: "replace",
-            start: f.range.split("..")[0],
-            ...(f.first === f.last ? {} : { end: f.range.split("..")[1] }),
-            content: "...",
-          }],
-        })
-      }.`,
+    // replace_all takes exact matches only: suggesting it for other matches would loop.
+    hint: how === "exactly"
+      ? "Either (1) add surrounding lines to old_text so it matches one place, (2) pass " +
+        `"replace_all": true to replace every match, or (3) use batch_edit with the ids above, e.g. ${batch}.`
+      : "Either (1) add surrounding lines to old_text so it matches one place, or (2) use " +
+        `batch_edit with the ids above, e.g. ${batch}. replace_all does not help: it replaces ` +
+        `exact matches only, and these matched ${how}.`,
   });
 }
 

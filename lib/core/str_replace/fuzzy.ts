@@ -33,7 +33,7 @@ export function matchFuzzy(
         `old_text matched lines ${m + 1}-${lastIdx + 1} only after normalizing whitespace ` +
         `(indentation, spacing, trailing blanks); the match is unique.` +
         (reindented.changed
-          ? ` new_text was re-indented to the file's indentation (${
+          ? ` new_text was re-indented to the matched lines' indentation (${
             describeIndent(reindented.unit)
           }).`
           : ""),
