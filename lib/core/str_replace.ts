@@ -36,8 +36,12 @@ export function planStrReplace(
   request: StrReplaceRequest,
   path: string,
 ): StrReplaceResult {
-  const oldText = request.oldText.replace(/\r\n/g, "\n");
-  const newText = request.newText.replace(/\r\n/g, "\n");
+  const given = request.oldText.replace(/\r\n/g, "\n");
+  // Lines pasted from a view or a diff keep their "N:hh|" prefixes; no file line starts so.
+  const pasted = stripIdPrefixes(given);
+  const oldText = pasted ?? given;
+  const newText = (pasted !== undefined ? stripIdPrefixes(request.newText) : undefined) ??
+    request.newText.replace(/\r\n/g, "\n");
   if (oldText === "") {
     throw new AnchorError({
       code: "INVALID_ARGUMENT",
@@ -67,7 +71,12 @@ export function planStrReplace(
     matchEscapedFuzzy(input);
   if (!match) throw noMatch(path, doc, oldText);
 
-  const { tier, edits, notes } = match;
+  const { tier, edits } = match;
+  const notes = pasted === undefined ? match.notes : [
+    'old_text carried the "N:hh|" prefixes of a view; they were removed before matching (copy ' +
+    "the text after the | next time).",
+    ...match.notes,
+  ];
   const out = applyCharEdits(doc, lf, edits);
   if (sameDoc(out, doc)) {
     throw new AnchorError({
@@ -91,4 +100,14 @@ export function planStrReplace(
     );
   }
   return { doc: out, tier, matches, notes };
+}
+
+const ID_PREFIX = /^[ +-]?\s*\d+:[0-9a-f]{2,}\|/;
+
+/** `text` without "N:hh|" prefixes when every non-empty line has one; else undefined. */
+export function stripIdPrefixes(text: string): string | undefined {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const full = lines.filter((l) => l !== "");
+  if (full.length === 0 || !full.every((l) => ID_PREFIX.test(l))) return undefined;
+  return lines.map((l) => l.replace(ID_PREFIX, "")).join("\n");
 }

@@ -264,3 +264,10 @@ Deno.test("a whitespace-ambiguous old_text does not suggest replace_all, which w
   assertEquals(again.code, "AMBIGUOUS_MATCH");
   assertStringIncludes(again.hint!, "batch_edit");
 });
+
+Deno.test("old_text pasted with its N:hh| view prefixes is recognised, and the note says so", () => {
+  const file = "const a = 1;\nconst b = 2;\nconst c = 3;\n";
+  const r = replace(file, "2:5d|const b = 2;\n3:0e|const c = 3;", "const b = 20;\nconst c = 30;");
+  assertEquals(r.text, "const a = 1;\nconst b = 20;\nconst c = 30;\n");
+  assertStringIncludes(r.notes.join(" "), 'old_text carried the "N:hh|" prefixes');
+});

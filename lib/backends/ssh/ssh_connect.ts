@@ -297,7 +297,8 @@ export function connectError(
       // Nothing was offered: "check that one of these keys" would name no key at all.
       parts[0] = `Authentication as ${JSON.stringify(host.user)} on ${who} failed: there was ` +
         "no key to offer (no ssh-agent, no readable default key in ~/.ssh, no usable IdentityFile).";
-      hint = `Make a key available to anchorfs: create one (ssh-keygen -t ed25519) and install it ` +
+      hint =
+        `Make a key available to anchorfs: create one (ssh-keygen -t ed25519) and install it ` +
         `on the host (ssh-copy-id ${host.alias}), or set "IdentityFile" for Host ${host.alias} in ` +
         "~/.ssh/config, or start anchorfs with SSH_AUTH_SOCK pointing at an agent that holds it.";
     }
