@@ -3,6 +3,7 @@
 // walking and every error says what to change. Pure: strings in, a matcher out.
 
 import { AnchorError } from "./errors.ts";
+import { compileGeneratedRegex, type LinearMatcher } from "./linear_regex.ts";
 
 export const GLOB_LIMITS = { bytes: 4096, rules: 64, braceDepth: 16 } as const;
 
@@ -14,7 +15,8 @@ export interface GlobRule {
   dirOnly: boolean;
   /** No `/` in the glob: it is matched against the entry's name at any depth. */
   matchName: boolean;
-  regex: RegExp;
+  /** Linear-time: a glob like `*a*a*a*a*b` must not backtrack for minutes on a long name. */
+  regex: LinearMatcher;
 }
 
 /** A compiled `pattern`: decides which files to keep and which directories to skip. */
@@ -157,9 +159,9 @@ function compileRule(pattern: string, piece: string): GlobRule {
   }
   const matchName = !anchored && !hasUnescapedSlash(glob);
   const body = translate(pattern, glob);
-  let regex: RegExp;
+  let regex: LinearMatcher;
   try {
-    regex = new RegExp(`^${body}$`, "s");
+    regex = compileGeneratedRegex(`^${body}$`);
   } catch (e) {
     throw globError(
       pattern,
@@ -175,9 +177,9 @@ function compileRule(pattern: string, piece: string): GlobRule {
  * handling), or null when it is invalid. Used by the gitignore rules, which share `*`, `**`, `?`,
  * classes and escapes (the caller escapes what gitignore treats literally: braces and `#`).
  */
-export function globRegex(glob: string): RegExp | null {
+export function globRegex(glob: string): LinearMatcher | null {
   try {
-    return new RegExp(`^${translate(glob, glob)}$`, "s");
+    return compileGeneratedRegex(`^${translate(glob, glob)}$`);
   } catch {
     return null;
   }

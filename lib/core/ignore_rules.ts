@@ -6,13 +6,14 @@
 // on large trees; tests/core/ignore_rules_test.ts checks it against the `ignore` package.
 
 import { globRegex, hasUnescapedSlash } from "./glob.ts";
+import type { LinearMatcher } from "./linear_regex.ts";
 
 interface IgnoreRule {
   negate: boolean;
   dirOnly: boolean;
   /** No slash in the pattern: it matches the entry's name at any depth below the base. */
   byName: boolean;
-  regex: RegExp;
+  regex: LinearMatcher;
 }
 
 interface IgnoreLevel {

@@ -1,9 +1,10 @@
-// What `view` searches for: a literal string by default, or a JavaScript regular expression with
-// `regex: true` (a leading `(?i)`, `(?s)` or `(?is)` is turned into flags, since agents write
-// PCRE-style). Each pattern offers a whole-buffer prefilter so files without a match are skipped
-// before any decoding or per-line work. Pure.
+// What `view` searches for: a literal string by default, or an RE2-syntax regular expression with
+// `regex: true`, matched in linear time (lib/core/linear_regex.ts; a leading `(?i)`, `(?s)` or
+// `(?is)` is turned into flags). Each pattern offers a whole-buffer prefilter so files without a
+// match are skipped before any decoding or per-line work. Pure.
 
 import { AnchorError } from "./errors.ts";
+import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
 
 export interface SearchPattern {
   /** As the agent wrote it. */
@@ -11,6 +12,8 @@ export interface SearchPattern {
   readonly regex: boolean;
   /** `literal "x"` or `regex /x/i`: for result headers and the zero-match sentence. */
   readonly description: string;
+  /** Which engine matches lines: "v8" (provably linear here) or "re2" (re2js); absent for literals. */
+  readonly engine?: "v8" | "re2";
   /**
    * Bytes every match must contain (the whole literal, or a literal run required by a regex),
    * for byte-level prefilters such as the parallel scanner. Absent when none can be derived.
@@ -190,48 +193,116 @@ function runCost(run: string, ignoreCase: boolean): number {
 
 function compileRegex(source: string, call: CallFormatter): SearchPattern {
   let body = source;
-  let flags = "";
+  let ignoreCase = false;
+  let dotAll = false;
   const inline = /^\(\?([imsx]+)\)/.exec(body);
   if (inline) {
     body = body.slice(inline[0].length);
-    if (inline[1]!.includes("i")) flags += "i";
-    if (inline[1]!.includes("s")) flags += "s";
-    // m is how lines are matched anyway; x (extended) has no JavaScript equivalent.
+    ignoreCase = inline[1]!.includes("i");
+    dotAll = inline[1]!.includes("s");
+    // m is how lines are matched anyway; x (extended) exists in neither RE2 nor JavaScript.
     if (inline[1]!.includes("x")) {
       throw new AnchorError({
         code: "INVALID_REGEX",
-        message: `regex ${JSON.stringify(source)} uses (?x), which JavaScript regular ` +
-          "expressions do not support.",
+        message: `regex ${JSON.stringify(source)} uses (?x), which the search dialect (RE2) ` +
+          "does not support.",
         hint: "Remove (?x) and the whitespace it allowed, then retry the same view call.",
       });
     }
   }
-  let line: RegExp;
+  refuseBacktrackingOnly(source, body, call);
+  const translated = translateJsEscapes(body);
+  let line: LinearMatcher;
+  let whole: LinearMatcher;
   try {
-    line = new RegExp(body, flags + "u");
-  } catch (unicodeError) {
-    try {
-      // Without the u flag JavaScript accepts more PCRE-isms (e.g. `\-` outside classes).
-      line = new RegExp(body, flags);
-    } catch {
-      throw invalidRegex(source, (unicodeError as Error).message, call);
-    }
+    line = compileUserRegex(translated, { ignoreCase, dotAll });
+    whole = compileUserRegex(translated, { ignoreCase, dotAll, multiline: true });
+  } catch (error) {
+    throw invalidRegex(source, (error as Error).message, call);
   }
-  const whole = new RegExp(line.source, line.flags + "m");
-  const ignoreCase = flags.includes("i");
+  const flags = (ignoreCase ? "i" : "") + (dotAll ? "s" : "");
   const required = requiredLiteral(body, ignoreCase);
   const literal: ByteLiteral | undefined = required === null
     ? undefined
     : byteLiteral(ignoreCase ? required.toLowerCase() : required, ignoreCase);
+  // RE2's multi-line `$` matches before `\n` only, so over a CRLF buffer the whole-text
+  // prefilter would miss `foo$` on `foo\r\n`: such buffers go straight to the per-line match.
+  const endAnchor = /\$/.test(body);
+  // \A and \z mean the start and end of a line here, but of the buffer in the prefilter.
+  const textAnchor = /\\[Az]/.test(body);
   return {
     source,
     regex: true,
     description: `regex /${body}/${flags}`,
+    engine: line.engine,
     ...(literal ? { literal } : {}),
     mayMatchBytes: literal ? (bytes) => containsLiteral(bytes, literal) : () => null,
-    mayMatchText: (text) => whole.test(text),
+    mayMatchText: (text) =>
+      textAnchor || (endAnchor && whole.engine === "re2" && text.includes("\r")) ||
+      whole.test(text),
     matchesLine: (text) => line.test(text),
   };
+}
+
+/**
+ * Backreferences and lookahead need a backtracking engine (their worst case is exponential), so
+ * the search dialect leaves them out; say which construct it was and what to do instead.
+ */
+function refuseBacktrackingOnly(source: string, body: string, call: CallFormatter): void {
+  const found = findBacktrackingConstruct(body);
+  if (found === null) return;
+  throw new AnchorError({
+    code: "UNSUPPORTED_REGEX",
+    message: `regex ${JSON.stringify(source)} uses ${found}, which the search dialect (RE2, ` +
+      "linear time: no backreferences, no lookahead) does not support.",
+    hint: found.startsWith("a backreference")
+      ? "Spell the repeated text out (e.g. (\\w+) \\1 → search for the word itself), or search " +
+        `a literal part: ${call({ content: longestPlainRun(body) || source, regex: false })}.`
+      : "Drop the lookahead and filter the matches yourself (lookbehind (?<=…) and (?<!…) work), " +
+        `e.g. ${call({ content: body.replace(/\(\?[=!][^)]*\)/g, ""), regex: true })}.`,
+  });
+}
+
+/** "a backreference (\1)" or "a lookahead ((?=…))", or null. Skips escapes and classes. */
+export function findBacktrackingConstruct(body: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === "\\") {
+      const next = body[i + 1] ?? "";
+      if (!inClass && /[1-9]/.test(next)) return `a backreference (\\${next})`;
+      if (!inClass && next === "k" && body[i + 2] === "<") return "a backreference (\\k<name>)";
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      if (body[i + 1] === "^") i++;
+      if (body[i + 1] === "]") i++; // RE2: a leading ] is a member, not the end
+      continue;
+    }
+    if (c === "(" && body[i + 1] === "?" && (body[i + 2] === "=" || body[i + 2] === "!")) {
+      return `a lookahead (${body.slice(i, i + 3)}…)`;
+    }
+  }
+  return null;
+}
+
+function longestPlainRun(body: string): string {
+  return body.split(/[\\^$.|?*+()[\]{}]+/).reduce((a, b) => (b.length > a.length ? b : a), "");
+}
+
+/** JavaScript escapes agents write that RE2 spells differently: \uXXXX, \u{X} → \x{X}. */
+function translateJsEscapes(body: string): string {
+  return body.replace(
+    /(\\+)u(\{[0-9A-Fa-f]+\}|[0-9A-Fa-f]{4})/g,
+    (all, slashes: string, hex) =>
+      slashes.length % 2 === 1 ? `${slashes}x{${hex.replace(/[{}]/g, "")}}` : all,
+  );
 }
 
 /**
@@ -252,6 +323,8 @@ export function requiredLiteral(body: string, ignoreCase: boolean): string | nul
     run = "";
   };
   const breaks = (c: string) => ignoreCase && (c.charCodeAt(0) > 0x7f || "ksKS".includes(c));
+  // RE2 takes flags anywhere ((?i) makes the rest case-insensitive) and quotes with \Q…\E.
+  if (/\(\?[a-zA-Z-]+[):]/.test(body) || body.includes("\\Q")) return null;
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
     if (c === "\\") {
@@ -297,7 +370,10 @@ export function requiredLiteral(body: string, ignoreCase: boolean): string | nul
   return best.length >= 2 ? best : null;
 }
 
-/** The index of the `)` or `]` closing the group or class opened at `start`, or -1. */
+/**
+ * The index of the `)` or `]` closing the group or class opened at `start`, or -1. RE2 classes: a
+ * leading `]` (after an optional `^`) is a member, and `[:alpha:]` sits inside a class.
+ */
 function skipGroup(body: string, start: number): number {
   let depth = 0;
   let inClass = false;
@@ -308,14 +384,22 @@ function skipGroup(body: string, start: number): number {
       continue;
     }
     if (inClass) {
+      if (c === "[" && body[i + 1] === ":") {
+        const close = body.indexOf(":]", i + 2);
+        if (close !== -1) i = close + 1;
+        continue;
+      }
       if (c === "]") {
         inClass = false;
         if (depth === 0) return i;
       }
       continue;
     }
-    if (c === "[") inClass = true;
-    else if (c === "(") depth++;
+    if (c === "[") {
+      inClass = true;
+      if (body[i + 1] === "^") i++;
+      if (body[i + 1] === "]") i++;
+    } else if (c === "(") depth++;
     else if (c === ")") {
       depth--;
       if (depth === 0) return i;
@@ -325,13 +409,11 @@ function skipGroup(body: string, start: number): number {
 }
 
 function invalidRegex(source: string, parserMessage: string, call: CallFormatter): AnchorError {
-  const inlineLater = /\(\?[a-z]+\)/.test(source);
   return new AnchorError({
     code: "INVALID_REGEX",
-    message: `regex ${JSON.stringify(source)} does not compile: ${parserMessage}`,
-    hint: (inlineLater
-      ? "Only a leading (?i)/(?s) is supported; remove inline flags elsewhere"
-      : "Escape special characters (\\( \\[ \\. \\*)") +
+    message: `regex ${JSON.stringify(source)} does not compile as RE2 syntax (the search ` +
+      `dialect): ${parserMessage.replace(/^error parsing regexp: /, "")}`,
+    hint: "Escape special characters (\\( \\[ \\. \\*)" +
       `, or search the text literally: ${call({ content: source, regex: false })}.`,
   });
 }

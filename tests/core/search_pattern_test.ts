@@ -38,7 +38,10 @@ Deno.test("a regex pattern supports a leading (?i) and defers the prefilter to d
 Deno.test("an invalid regex quotes the parser's message and offers the literal search", () => {
   const error = assertThrows(() => compileSearchPattern("foo(", true)) as AnchorError;
   assertEquals(error.code, "INVALID_REGEX");
-  assertStringIncludes(error.message, 'regex "foo(" does not compile: Invalid regular expression');
+  assertStringIncludes(
+    error.message,
+    'regex "foo(" does not compile as RE2 syntax (the search dialect): missing closing )',
+  );
   assertStringIncludes(error.hint!, '"regex":false');
 });
 
@@ -85,7 +88,10 @@ Deno.test("requiredLiteral finds a run every match must contain, or gives up", (
     ["task", true, "ta"], // k and s fold from non-ASCII characters under /iu
     ["\\bclass\\s+Foo", false, "Foo"], // the rarer run
     ["x{2,3}yz", false, "yz"],
-    ["[]]abc", false, "]abc"], // JavaScript: [] is an empty class, ] a literal
+    ["[]]abc", false, "abc"], // RE2: a leading ] is a member of the class
+    ["[[:alpha:]]xy", false, "xy"],
+    ["ab(?i)cd", false, null], // flags anywhere: cd is case-insensitive
+    ["\\Qa.b\\E", false, null],
   ];
   for (const [body, ignoreCase, expected] of cases) {
     assertEquals(requiredLiteral(body, ignoreCase), expected, body);
@@ -115,4 +121,51 @@ Deno.test("a non-ASCII literal prefilters both its UTF-8 and its Latin-1 bytes",
   assertEquals(compileSearchPattern("cafè", false).mayMatchBytes(latin1), false);
   // Characters Latin-1 cannot store have only the UTF-8 needle.
   assertEquals(compileSearchPattern("€", false).literal?.latin1, undefined);
+});
+
+Deno.test("the regex dialect is RE2: (?i) anywhere, classes, \\pL; no backreferences or lookahead", () => {
+  const matches = (source: string, line: string) =>
+    compileSearchPattern(source, true).matchesLine(line);
+  assert(matches("(?i)todo", "a ToDo"));
+  assert(matches("a(?i)bc", "aBC"));
+  assert(!matches("a(?i)bc", "ABC"));
+  assert(matches("[[:digit:]]+x", "12x"));
+  assert(matches("\\pL+\\d", "é5"));
+  assert(matches("(?P<word>ab)c", "abc"));
+  assert(matches("(?<=foo)bar", "foobar"), "captureless lookbehind works");
+  assert(!matches("(?<=foo)bar", "bazbar"));
+  assert(matches("\\u0041", "A"), "JavaScript's \\uXXXX is accepted");
+  assert(matches("^\\s*import", "\timport x"));
+  assert(!matches("^\\s+$", "\u00a0"), "\\s is ASCII whitespace, as in RE2");
+  for (
+    const [source, construct] of [
+      ["(a)\\1", "a backreference (\\1)"],
+      ["(?<w>a)\\k<w>", "a backreference (\\k<name>)"],
+      ["foo(?=bar)", "a lookahead ((?=…)"],
+      ["foo(?!bar)", "a lookahead ((?!…)"],
+    ]
+  ) {
+    const error = assertThrows(() =>
+      compileSearchPattern(source!, true, (a) => `view ${JSON.stringify(a)}`)
+    ) as AnchorError;
+    assertEquals(error.code, "UNSUPPORTED_REGEX", source);
+    assertStringIncludes(error.message, `uses ${construct}`);
+    assertStringIncludes(error.message, "RE2, linear time");
+    assertStringIncludes(error.hint!, "view {");
+  }
+});
+
+Deno.test("a catastrophic regex answers at once on a long line, on every engine path", () => {
+  const line = "a".repeat(50_000) + "b";
+  for (const source of ["^(a|aa)+$", "(?i)^(a|aa)+$", "^(a+)+$", "(x+x+)+y", "(?s)^(.*a){20}$"]) {
+    const p = compileSearchPattern(source, true);
+    assertEquals(p.matchesLine(line), false, source);
+    assertEquals(p.mayMatchText(`${line}\n${line}`), false, source);
+  }
+});
+
+Deno.test("the prefilter keeps \\A, \\z and $ lines that the whole-buffer test cannot see", () => {
+  assert(compileSearchPattern("x\\z", true).mayMatchText("x\r\ny\r\n"));
+  assert(compileSearchPattern("^end$", true).mayMatchText("start\r\nend\r\n"));
+  assert(compileSearchPattern("(?i)^END$", true).mayMatchText("start\r\nend\r\n"));
 });
