@@ -32,8 +32,8 @@ ${rows.map(([n, s]) => `  ${n.padEnd(width)}  ${s}`).join("\n")}
 Options:
   -h, --help            Show help (also: anchorfs <command> --help)
   -V, --version         Show the version
-  --max-file-bytes N    Before the command: largest file read whole by view and the edits
-                        (default 16M; K, M, G suffixes allowed)
+  --max-file-bytes N    Before the command: largest file read whole by view and the edits,
+                        and searched (default 16M; K, M, G suffixes allowed)
 
 Lines are shown as N:hh|content: the line number and a 2-hex hash of the line's content.
 

@@ -21,7 +21,7 @@ import { logError, logLine } from "./log.ts";
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
-                    [--max-message-bytes N] [--max-file-bytes N]
+                    [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -44,7 +44,10 @@ Options:
                                dropped; the session goes on.
   --max-file-bytes N           Largest file that view, the edits and extract_lines read whole
                                (default 16M; K, M, G suffixes allowed). Bigger files get an error
-                               naming the alternatives (search, the shell).
+                               naming the alternatives (the shell); searches skip them, saying so.
+  --deadline SECONDS           Longest a search or listing runs before it returns what it found
+                               so far, saying so (default 50, under the 60 s request timeout of
+                               common clients; fractions allowed).
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -163,6 +166,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         "no-shell": { type: "boolean" },
         "max-message-bytes": { type: "string" },
         "max-file-bytes": { type: "string" },
+        deadline: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -190,6 +194,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     );
     const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
     const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
+    const deadlineSeconds = parsePositiveSeconds("--deadline", values.deadline, 60);
     services = createServices({
       sshTimeoutSeconds,
       ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
@@ -221,6 +226,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
       replySent: (id) => outbound.whenReplySent(id),
+      deadlineSeconds,
     });
     const transport = new ObservedTransport(outbound);
     installListenReplay(transport, jobs);

@@ -18,6 +18,8 @@ export interface ServerOptions {
    * hold their share of the read budget until then. Absent: released when the handler returns.
    */
   replySent?: (id: string | number) => Promise<void>;
+  /** Seconds a search or listing runs before it stops and returns a partial result. */
+  deadlineSeconds?: number;
 }
 
 export interface ToolEnv {

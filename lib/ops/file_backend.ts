@@ -55,7 +55,13 @@ export interface ReadFilesOptions {
    * listing needs a head to tell binary from text, not a 3 GB file. Backends that cannot cut a
    * read (a tar stream) may return more; callers cut.
    */
-  maxBytes?: number;
+  headBytes?: number;
+  /**
+   * Do not read files larger than this: they come back with a FILE_TOO_LARGE error, unread (a
+   * search skips and counts them). Backends that cannot tell sizes first may read them anyway;
+   * callers that know sizes (a bulk listing) skip such files before asking.
+   */
+  skipLargerThan?: number;
 }
 
 export interface FileBackend {
@@ -108,7 +114,9 @@ export interface FileBackend {
   ): Promise<TreeEntry[]>;
   /**
    * Optional bulk read for high-latency backends: many files in few requests, yielded as they
-   * arrive (any order). A file that cannot be read comes back with `error` set.
+   * arrive (any order). A file that cannot be read comes back with `error` set; local disk
+   * refuses anything but a regular file before opening it (NOT_A_REGULAR_FILE). See
+   * ReadFilesOptions for heads (`headBytes`, with the full `size`) and `skipLargerThan`.
    */
   readFiles?(
     paths: readonly string[],

@@ -135,6 +135,14 @@ export async function listDirectory(
       }.`,
     );
   }
+  if (stats.stopped && options.budget) {
+    notices.push(
+      `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. ` +
+        `Narrow it: view ${
+          JSON.stringify({ path: quotePath(shown), max_depth: 2 })
+        } or a subdirectory.`,
+    );
+  }
   const unreadable = unreadableNotice(stats);
   if (unreadable) notices.push(unreadable);
   return [header, ...rows].join("\n") +

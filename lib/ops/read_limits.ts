@@ -179,13 +179,30 @@ export function assertWithinLimit(
   });
 }
 
-/** The alternatives for reading part of a big file: search it, or a range from the shell. */
+/**
+ * A file a bounded bulk read (a search) did not read because it is larger than `limit`. Callers
+ * count these and say which were left out; the hint is for a caller that shows it alone.
+ */
+export function fileTooLargeToRead(url: string, size: number, limit: number): AnchorError {
+  return new AnchorError({
+    code: "FILE_TOO_LARGE",
+    message: `${JSON.stringify(url)} is ${formatSize(size)} (${plural(size, "byte")}), over the ${
+      formatSize(limit)
+    } limit of this read, so it was not read.`,
+    hint: `${bigFileAlternatives(url)} The limit is set by the server's --max-file-bytes flag.`,
+  });
+}
+
+/**
+ * The alternatives for reading part of a big file: the shell, since a search (view with
+ * content) skips files above the same --max-file-bytes limit.
+ */
 export function bigFileAlternatives(url: string): string {
-  return `Search it: view ${
-    JSON.stringify({ path: url, content: "TEXT" })
-  }; or read a range with the shell: shell ${
+  return `Search it with the shell: shell ${
+    JSON.stringify({ command: `grep -n -m 100 -e TEXT ${shellQuote(url)}` })
+  }; or read a range: shell ${
     JSON.stringify({ command: `sed -n '1,200p' ${shellQuote(url)}` })
-  } (head, tail and grep -n work too).`;
+  } (head and tail work too).`;
 }
 
 /**

@@ -16,6 +16,8 @@ import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path_quote.ts";
+import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
+import { DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -23,7 +25,6 @@ export const SEARCH_MAX_LINES = 400;
 export const SEARCH_MAX_PER_FILE = 40;
 /** Characters of one line printed in search output. */
 export const SEARCH_MAX_LINE_CHARS = 400;
-
 /**
  * Optional accelerator for literal searches on one backend: checks many files in parallel and
  * returns the indices of those that may match or could not be checked (`hits`), and of those that
@@ -34,7 +35,12 @@ export const SEARCH_MAX_LINE_CHARS = 400;
 export interface ContentScanner {
   /** Only locations on the backend with this id are scanned. */
   readonly backendId: string;
-  candidates(paths: readonly string[], literal: ByteLiteral): Promise<ScanResult>;
+  /** Files over `maxBytes` (and anything but regular files) are hits: the consumer reports them. */
+  candidates(
+    paths: readonly string[],
+    literal: ByteLiteral,
+    maxBytes: number,
+  ): Promise<ScanResult>;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,17 @@ export interface SearchRoot {
 export interface SearchOptions extends WalkOptions {
   context: number;
   pattern?: string;
+  /**
+   * Files larger than this are not read (named in the result instead): one call's memory stays
+   * bounded, and a multi-gigabyte log or sparse file cannot stall the server. The server's
+   * --max-file-bytes; DEFAULT_MAX_FILE_BYTES when absent.
+   */
+  maxFileBytes?: number;
+}
+
+/** A byte limit as the notices say it: "16 MiB" for whole MiB, else "1.5 MB"-style. */
+function describeLimit(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : formatSize(bytes);
 }
 
 const fallbackDecoder = new TextDecoder();
@@ -101,21 +118,27 @@ export async function searchRoots(
   options: SearchOptions,
   scanner?: ContentScanner,
 ): Promise<string> {
+  const budget = options.budget ?? UNLIMITED;
+  const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const stats = newWalkStats();
   let searched = 0;
   let binaries = 0;
   let unreadable = 0;
+  const tooLarge: string[] = [];
   let matchedFiles = 0;
   let matchedLines = 0;
   let printed = 0;
   let capped = false;
+  let stopped: StopReason | null = null;
   const blocks: string[] = [];
 
   /** Handles one file's bytes; returns true once the output cap is reached. */
-  const consider = (root: SearchRoot, path: string, data: Uint8Array | undefined): boolean => {
+  const consider: Consider = (root, path, data, error) => {
     searched++;
     if (!data) {
-      unreadable++;
+      if ((error as { code?: string } | undefined)?.code === "FILE_TOO_LARGE") {
+        tooLarge.push(displayPath(session, locations.sibling(root.location, path)));
+      } else unreadable++;
       return false;
     }
     const found = matchFile(data, search);
@@ -141,21 +164,40 @@ export async function searchRoots(
   };
 
   for (const root of roots) {
-    if (capped) break;
+    if (capped || stopped) break;
     const backend: FileBackend = root.location.backend;
     const files: AsyncIterable<WalkItem> = root.kind === "file"
       ? singleFile(root.location.path)
-      : walkFiles(backend, root.location.path, options, stats);
+      : walkFiles(backend, root.location.path, { ...options, budget }, stats);
     if (scanner && root.kind === "dir" && search.literal && backend.id === scanner.backendId) {
-      capped = await scanRoot(root, fileItems(files), scanner, search.literal, consider);
-      continue;
-    }
-    for await (const { item, data } of readInOrder(backend, fileItems(files))) {
-      if (consider(root, item.path, data)) {
-        capped = true;
-        break;
+      const outcome = await scanRoot(
+        root,
+        fileItems(files),
+        scanner,
+        search.literal,
+        consider,
+        budget,
+        limit,
+      );
+      capped = outcome === "capped";
+      if (outcome !== "capped" && outcome !== "done") stopped = outcome;
+    } else {
+      const reads = readInOrder(backend, fileItems(files), {
+        skipLargerThan: limit,
+        // A size from a bulk listing (remote hosts) rules a file out before any transfer.
+        skip: (item) => item.kind === "file" && (item.size ?? 0) > limit,
+      });
+      for await (const { item, data, error } of reads) {
+        const skipped = !data && !error;
+        if (consider(root, item.path, data, skipped ? tooLargeMarker : error)) {
+          capped = true;
+          break;
+        }
+        stopped = await budget.breathe();
+        if (stopped) break;
       }
     }
+    stopped ??= stats.stopped ?? null;
   }
 
   const where = roots.map((r) => quotePathAlways(displayPath(session, r.location))).join(", ");
@@ -165,11 +207,40 @@ export async function searchRoots(
   const skipped = [
     binaries > 0 ? `${plural(binaries, "binary file")} skipped` : "",
     unreadable > 0 ? `${plural(unreadable, "unreadable file")} skipped` : "",
+    tooLarge.length > 0
+      ? `${plural(tooLarge.length, "file")} over ${describeLimit(limit)} skipped`
+      : "",
   ].filter(Boolean).join(", ");
+  const notices: string[] = [];
+  if (tooLarge.length > 0) {
+    notices.push(
+      `Not searched, over the ${describeLimit(limit)} search limit: ${
+        tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
+      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
+        `shell, e.g. shell ${
+          JSON.stringify({
+            command: `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${
+              shellQuote(tooLarge[0]!)
+            }`,
+          })
+        }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
+        "server's --max-file-bytes.",
+    );
+  }
+  if (stopped) {
+    notices.push(
+      `${budget.describe(stopped)}: the search stopped after ${
+        plural(searched, "file")
+      }, so the results are partial. Narrow it: a deeper path, a pattern such as view ${
+        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+      }, or more specific content.`,
+    );
+  }
+  if (unreadableDirs) notices.push(unreadableDirs);
+  const tail = notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "";
   if (matchedFiles === 0) {
-    const tail = unreadableDirs ? `\n\n[${unreadableDirs}]` : "";
-    return `No matches for ${search.description} in ${where}: searched ${
-      plural(searched, "file")
+    return `No matches for ${search.description} in ${where}: searched ${plural(searched, "file")}${
+      stopped ? " before it stopped" : ""
     } (${rules}${skipped ? `; ${skipped}` : ""}).` +
       emptyHint(stats, options, {
         path: rootsArg,
@@ -188,23 +259,38 @@ export async function searchRoots(
         }.`) +
       tail;
   }
-  const header = `${capped ? "At least " : ""}${plural(matchedLines, "matching line")} in ${
+  const partial = capped || stopped;
+  const header = `${partial ? "At least " : ""}${plural(matchedLines, "matching line")} in ${
     plural(matchedFiles, "file")
   } for ${search.description} in ${where} (searched ${plural(searched, "file")}${
-    capped ? " before the output cap" : ""
+    capped ? " before the output cap" : stopped ? " before it stopped" : ""
   }${skipped ? `; ${skipped}` : ""}). Lines are N:hh|content; the ids work in edit tools as is.`;
-  const notices: string[] = [];
-  if (capped) {
-    notices.push(
+  const all = capped
+    ? [
       `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
-        `deeper path, a pattern such as view ${
-          JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
-        }, or more specific content.`,
-    );
-  }
-  if (unreadableDirs) notices.push(unreadableDirs);
-  const notice = notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "";
+      `deeper path, a pattern such as view ${
+        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+      }, or more specific content.`,
+      ...notices,
+    ]
+    : notices;
+  const notice = all.length > 0 ? `\n\n${all.map((n) => `[${n}]`).join("\n")}` : "";
   return `${header}\n\n${blocks.join("\n\n")}${notice}`;
+}
+
+type Consider = (
+  root: SearchRoot,
+  path: string,
+  data: Uint8Array | undefined,
+  error?: unknown,
+) => boolean;
+
+/** Stands in for the error of a file ruled out by its listed size, before any read. */
+const tooLargeMarker = { code: "FILE_TOO_LARGE" };
+
+/** A word for a POSIX shell command line. */
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -216,47 +302,79 @@ async function scanRoot(
   files: AsyncIterable<{ path: string }>,
   scanner: ContentScanner,
   literal: ByteLiteral,
-  consider: (root: SearchRoot, path: string, data: Uint8Array | undefined) => boolean,
-): Promise<boolean> {
+  consider: Consider,
+  budget: Budget,
+  limit: number,
+): Promise<"capped" | "done" | StopReason> {
   const backend = root.location.backend;
   const inFlight: { paths: string[]; hits: Promise<ScanResult> }[] = [];
   let batch: string[] = [];
   const send = () => {
-    inFlight.push({ paths: batch, hits: scanner.candidates(batch, literal) });
+    inFlight.push({
+      paths: batch,
+      hits: scanner.candidates(batch, literal, limit),
+    });
     batch = [];
   };
   /** Settles the oldest batch: non-candidates count as searched (binaries as binary), candidates are matched. */
-  const settle = async (): Promise<boolean> => {
+  const settle = async (): Promise<"capped" | StopReason | null> => {
     const { paths, hits } = inFlight.shift()!;
     const result = await hits;
     const candidates = new Set(result.hits);
     const binaries = new Set(result.binaries);
     for (let i = 0; i < paths.length; i++) {
       if (binaries.has(i)) {
-        if (consider(root, paths[i]!, BINARY)) return true;
+        if (consider(root, paths[i]!, BINARY)) return "capped";
         continue;
       }
       if (!candidates.has(i)) {
-        if (consider(root, paths[i]!, EMPTY)) return true;
+        if (consider(root, paths[i]!, EMPTY)) return "capped";
         continue;
       }
-      const data = await backend.readFile(paths[i]!).catch(() => undefined);
-      if (consider(root, paths[i]!, data)) return true;
+      const { data, error } = await readBounded(backend, paths[i]!, limit);
+      if (consider(root, paths[i]!, data, error)) return "capped";
+      const stop = await budget.breathe();
+      if (stop) return stop;
     }
-    return false;
+    return null;
   };
   try {
     for await (const item of files) {
       batch.push(item.path);
       if (batch.length >= SCAN_BATCH) send();
-      if (inFlight.length > SCAN_AHEAD && await settle()) return true;
+      if (inFlight.length > SCAN_AHEAD) {
+        const end = await settle();
+        if (end) return end;
+      }
     }
     if (batch.length > 0) send();
-    while (inFlight.length > 0) if (await settle()) return true;
-    return false;
+    while (inFlight.length > 0) {
+      const end = await settle();
+      if (end) return end;
+    }
+    return "done";
   } finally {
     // Let requests still running finish before returning (no dangling work after a cap).
     await Promise.all(inFlight.map((f) => f.hits));
+  }
+}
+
+/** One file, read only if it is a regular file within the search limit. */
+async function readBounded(
+  backend: FileBackend,
+  path: string,
+  limit: number,
+): Promise<{ data?: Uint8Array; error?: unknown }> {
+  try {
+    if (backend.readFiles) {
+      for await (const r of backend.readFiles([path], { skipLargerThan: limit })) {
+        return r.data ? { data: r.data } : { error: r.error };
+      }
+      return { error: new Error("not returned by readFiles") };
+    }
+    return { data: await backend.readFile(path) };
+  } catch (error) {
+    return { error };
   }
 }
 

@@ -15,6 +15,7 @@ import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
 import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
+import type { Budget } from "./budget.ts";
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -35,8 +36,16 @@ export async function runView(
   locations: Locations,
   session: Session,
   args: ViewArgs,
-  /** Optional accelerators (the local parallel scanner); results are the same without them. */
-  accel: { scanner?: ContentScanner | undefined; reads?: ReadLimits | undefined } = {},
+  /**
+   * Optional accelerators (the local parallel scanner; results are the same without them), the
+   * read limits (--max-file-bytes, the read budget) and the call's budget (cancellation,
+   * deadline) for searches and listings.
+   */
+  accel: {
+    scanner?: ContentScanner | undefined;
+    reads?: ReadLimits | undefined;
+    budget?: Budget;
+  } = {},
 ): Promise<string> {
   if (typeof args.path !== "string" || args.path.trim() === "") {
     throw new AnchorError({
@@ -72,6 +81,7 @@ export async function runView(
     includeHidden: parseFlag("include_hidden", args.include_hidden),
     ...(maxDepth === undefined ? {} : { maxDepth }),
     ...(filter ? { filter } : {}),
+    ...(accel.budget ? { budget: accel.budget } : {}),
   };
 
   const raws = searching ? splitRoots(args.path) : [args.path];
@@ -93,7 +103,12 @@ export async function runView(
       session,
       roots,
       search,
-      { ...walk, context, pattern },
+      {
+        ...walk,
+        context,
+        pattern,
+        ...(accel.reads ? { maxFileBytes: accel.reads.maxFileBytes } : {}),
+      },
       accel.scanner,
     );
   } else {

@@ -7,14 +7,17 @@ import { GlobFilter } from "../core/glob.ts";
 import { IgnoreChain } from "../core/ignore_rules.ts";
 import { parentPath } from "../core/path_text.ts";
 import { isWriteTempName } from "../core/write_temp_name.ts";
-import type { DirEntry, FileBackend, TreeEntry } from "./file_backend.ts";
-import { readHead } from "./read_limits.ts";
+import type { Budget, StopReason } from "./budget.ts";
+import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
+import { fileTooLargeToRead, readHead } from "./read_limits.ts";
 
 export interface WalkOptions {
   includeHidden: boolean;
   /** Levels below the root to enter: 1 lists only the root's own entries. Undefined: no limit. */
   maxDepth?: number;
   filter?: GlobFilter;
+  /** Cancellation and deadline: the walk gives the event loop turns and stops when told. */
+  budget?: Budget;
 }
 
 export type WalkItem =
@@ -34,6 +37,8 @@ export interface WalkStats {
   hidden: number;
   /** Directories that could not be read (permissions, races); the walk goes on. */
   unreadable: string[];
+  /** Set when the budget stopped the walk early (cancelled, or past the deadline). */
+  stopped?: StopReason;
 }
 
 export function newWalkStats(): WalkStats {
@@ -182,7 +187,17 @@ export async function* walkFiles(
     stack.push({ dir, relDir, depth, chain, entries, next: 0 });
   };
   await enter(root, "", 1, chain);
+  let sinceBreath = 0;
   while (stack.length > 0) {
+    // Local directories are listed synchronously: give the event loop turns between them.
+    if (options.budget && ++sinceBreath >= 256) {
+      sinceBreath = 0;
+      const stop = await options.budget.breathe();
+      if (stop) {
+        stats.stopped = stop;
+        return;
+      }
+    }
     const frame = stack[stack.length - 1]!;
     const entry = frame.entries[frame.next++];
     if (!entry) {
@@ -243,6 +258,11 @@ export interface ReadInOrderOptions<T> {
    * `size` then gives the full size.
    */
   headBytes?: number;
+  /**
+   * Files larger than this are not read: they come back with a FILE_TOO_LARGE error (a search
+   * skips and counts them rather than hold a 3 GB file).
+   */
+  skipLargerThan?: number;
 }
 
 /** Reads files in the order given: bulk `readFiles` batches when available, else a small window. */
@@ -253,6 +273,7 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
 ): AsyncGenerator<FileContent<T>> {
   const skip = options.skip ?? (() => false);
   const head = options.headBytes;
+  const limit = options.skipLargerThan;
   const cut = (r: { data?: Uint8Array; size?: number }) =>
     head !== undefined && r.data && r.data.length > head
       ? { data: r.data.subarray(0, head), size: r.size ?? r.data.length }
@@ -265,28 +286,53 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
     // A file known to be bigger than the head is read alone, by range: a bulk stream (tar over
     // ssh) would carry all of it.
     const alone = (item: T) => head !== undefined && (item.size ?? 0) > head;
+    const bulk: ReadFilesOptions = {
+      ...(head !== undefined && { headBytes: head }),
+      ...(limit !== undefined && { skipLargerThan: limit }),
+    };
     const flush = async function* () {
       const got = new Map<string, { data?: Uint8Array; size?: number; error?: Error }>();
       const paths = batch.filter((b) => !skip(b) && !alone(b)).map((b) => b.path);
-      for await (const r of readMany(backend, paths, head)) got.set(r.path, r);
-      for (const item of batch) {
-        if (skip(item)) {
-          yield { item };
-          continue;
+      // Items go out as soon as every earlier one has arrived: a backend that reads in order
+      // (local disk) then holds one file at a time, and the consumer can stop mid-batch.
+      let next = 0;
+      const ready = async function* (): AsyncGenerator<FileContent<T>> {
+        while (next < batch.length) {
+          const item = batch[next]!;
+          if (skip(item)) {
+            next++;
+            yield { item };
+            continue;
+          }
+          if (alone(item)) {
+            next++;
+            yield await readHead(backend, item.path, head!).then(
+              ({ data, size }) => ({ item, data, size }),
+              (error) => ({ item, error: error as Error }),
+            );
+            continue;
+          }
+          const r = got.get(item.path);
+          if (!r) return;
+          got.delete(item.path);
+          next++;
+          yield r.data
+            ? { item, ...cut(r) }
+            : { item, error: r.error ?? new Error("not returned by readFiles") };
         }
-        if (alone(item)) {
-          yield await readHead(backend, item.path, head!).then(
-            ({ data, size }) => ({ item, data, size }),
-            (error) => ({ item, error: error as Error }),
-          );
-          continue;
+      };
+      try {
+        for await (const r of readMany(backend, paths, bulk)) {
+          got.set(r.path, r);
+          yield* ready();
         }
-        const r = got.get(item.path);
-        yield r?.data
-          ? { item, ...cut(r) }
-          : { item, error: r?.error ?? new Error("not returned by readFiles") };
+        yield* ready();
+        for (; next < batch.length; next++) {
+          yield { item: batch[next]!, error: new Error("not returned by readFiles") };
+        }
+      } finally {
+        batch = [];
       }
-      batch = [];
     };
     for await (const item of items) {
       batch.push(item);
@@ -305,7 +351,7 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
         ({ data, size }) => ({ item, data, size }),
         (error) => ({ item, error: error as Error }),
       )
-      : backend.readFile(item.path).then(
+      : readWhole(backend, item.path, limit).then(
         (data) => ({ item, data }),
         (error) => ({ item, error: error as Error }),
       );
@@ -324,18 +370,27 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
 async function* readMany(
   backend: FileBackend,
   paths: readonly string[],
-  headBytes?: number,
+  options: ReadFilesOptions = {},
 ): AsyncGenerator<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
   if (paths.length === 0) return;
   if (backend.readFiles) {
-    yield* backend.readFiles(paths, headBytes === undefined ? {} : { maxBytes: headBytes });
+    yield* backend.readFiles(paths, options);
     return;
   }
   for (const path of paths) {
     try {
-      yield { path, data: await backend.readFile(path) };
+      yield { path, data: await readWhole(backend, path, options.skipLargerThan) };
     } catch (error) {
       yield { path, error: error as Error };
     }
   }
+}
+
+/** The whole file; with `limit`, a stat first refuses a bigger one (FILE_TOO_LARGE) unread. */
+async function readWhole(backend: FileBackend, path: string, limit?: number): Promise<Uint8Array> {
+  if (limit !== undefined) {
+    const info = await backend.stat(path);
+    if (info && info.size > limit) throw fileTooLargeToRead(path, info.size, limit);
+  }
+  return await backend.readFile(path);
 }

@@ -134,7 +134,7 @@ Deno.test("local reads refuse a FIFO and a device before opening them, naming wh
   assert(got[0]?.error instanceof AnchorError);
 });
 
-Deno.test("local readFiles with maxBytes reads a head and reports the full size", async () => {
+Deno.test("local readFiles with headBytes reads a head and reports the full size", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/big.txt`, "y".repeat(10_000));
   await Deno.writeTextFile(`${dir.path}/small.txt`, "abc");
@@ -142,11 +142,33 @@ Deno.test("local readFiles with maxBytes reads a head and reports the full size"
   for await (
     const item of new LocalBackend().readFiles(
       [`${dir.path}/big.txt`, `${dir.path}/small.txt`],
-      { maxBytes: 1000 },
+      { headBytes: 1000 },
     )
   ) out.set(item.path.slice(dir.path.length + 1), { length: item.data!.length, size: item.size });
   assertEquals(out.get("big.txt"), { length: 1000, size: 10_000 });
   assertEquals(out.get("small.txt"), { length: 3, size: 3 });
+});
+
+Deno.test("local readFiles with skipLargerThan refuses bigger files unread and reads the rest whole", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/big.txt`, "y".repeat(10_000));
+  await Deno.writeTextFile(`${dir.path}/small.txt`, "abc");
+  const out = new Map<string, { data?: Uint8Array; error?: Error }>();
+  for await (
+    const item of new LocalBackend().readFiles(
+      [`${dir.path}/big.txt`, `${dir.path}/small.txt`],
+      { skipLargerThan: 1000 },
+    )
+  ) out.set(item.path.slice(dir.path.length + 1), item);
+  const big = out.get("big.txt")!;
+  assertEquals(big.data, undefined);
+  assert(
+    big.error instanceof AnchorError && big.error.code === "FILE_TOO_LARGE",
+    String(big.error),
+  );
+  assertStringIncludes(big.error.message, "10,000 bytes");
+  assertStringIncludes(big.error.hint ?? "", "--max-file-bytes");
+  assertEquals(new TextDecoder().decode(out.get("small.txt")!.data), "abc");
 });
 
 Deno.test("the local backend reaches names that are not UTF-8 (Linux)", async (t) => {

@@ -91,7 +91,7 @@ for (const kind of CLIENT_KINDS) {
 
     const badRegex = await server.call("view", { path: ".", content: "(", regex: true });
     assert(badRegex.isError);
-    assertStringIncludes(badRegex.text, 'regex "(" does not compile:');
+    assertStringIncludes(badRegex.text, 'regex "(" does not compile as RE2 syntax');
 
     const missing = await server.call("view", { path: "src/gone.ts" });
     assert(missing.isError);

@@ -134,12 +134,12 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
     const scanner = new ParallelScanner(2);
     try {
       assertEquals(
-        await scanner.candidates(paths, literal),
+        await scanner.candidates(paths, literal, 1 << 30),
         { hits: expected, binaries: [] },
         mode,
       );
       assertEquals(
-        await scanner.candidates(paths, literal),
+        await scanner.candidates(paths, literal, 1 << 30),
         { hits: expected, binaries: [] },
         `${mode}, again`,
       );
@@ -204,7 +204,10 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
     const paths = ["bin_match.dat", "bin_hay.dat", "late_nul.txt", "utf16.txt", "plain.txt"]
       .map((f) => `${dir.path}/${f}`);
     const literal = compileSearchPattern("needle", false).literal!;
-    assertEquals(await scanner.candidates(paths, literal), { hits: [2, 3], binaries: [0, 1] });
+    assertEquals(await scanner.candidates(paths, literal, 1 << 30), {
+      hits: [2, 3],
+      binaries: [0, 1],
+    });
   } finally {
     await scanner.close();
   }

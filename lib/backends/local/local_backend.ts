@@ -12,7 +12,7 @@ import type {
   WriteOptions,
 } from "../../ops/file_backend.ts";
 import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
-import { assertRegularFile } from "../../ops/read_limits.ts";
+import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
@@ -341,16 +341,18 @@ export class LocalBackend implements FileBackend {
     paths: readonly string[],
     options: ReadFilesOptions = {},
   ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
-    const max = options.maxBytes;
+    const head = options.headBytes;
+    const limit = options.skipLargerThan;
     for (const path of paths) {
       let item: { path: string; data?: Uint8Array; size?: number; error?: Error };
       try {
         const read = (p: string) => {
           const s = Deno.statSync(p);
-          refuseSpecial(path, s);
-          return max === undefined || (s.size > 0 && s.size <= max)
+          refuseSpecial(path, s); // a FIFO would block the thread, a device never end
+          if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
+          return head === undefined || (s.size > 0 && s.size <= head)
             ? { path, data: Deno.readFileSync(p), size: s.size }
-            : { path, data: readHeadSync(p, max), size: s.size };
+            : { path, data: readHeadSync(p, head), size: s.size };
         };
         item = hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
       } catch (e) {

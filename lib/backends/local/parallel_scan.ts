@@ -13,11 +13,11 @@ const WORKER_SOURCE = `
 const containsLiteral = ${containsLiteral.toString()};
 const scanFile = ${scanFile.toString()};
 self.onmessage = (e) => {
-  const { id, paths, literal } = e.data;
+  const { id, paths, literal, maxBytes } = e.data;
   const hits = [];
   const binaries = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i], literal, containsLiteral);
+    const verdict = scanFile(paths[i], literal, containsLiteral, maxBytes);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }
@@ -30,6 +30,8 @@ self.onmessage = (e) => {
  * the rest is read (looksBinary in core/text_file.ts applies the same rule, so the plain engine
  * agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
  * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them.
+ * Anything but a regular file, and files over `maxBytes`, are hits without being opened or
+ * read: the main thread's bounded read reports them (a FIFO would block this worker forever).
  * Self-contained (its source text also runs inside the workers, where a bundler's renamed
  * imports would not exist), so the literal matcher is passed in.
  */
@@ -37,6 +39,7 @@ function scanFile(
   path: string,
   literal: ByteLiteral,
   contains: typeof containsLiteral,
+  maxBytes: number,
 ): "hit" | "miss" | "binary" {
   const SNIFF_BYTES = 8192;
   // A name that is not UTF-8 (lone surrogates, see core/path_quote.ts) is opened only by the
@@ -44,6 +47,8 @@ function scanFile(
   if (!path.isWellFormed()) return "hit";
   let file;
   try {
+    const info = Deno.statSync(path);
+    if (!info.isFile || info.size > maxBytes) return "hit";
     file = Deno.openSync(path);
     const head = new Uint8Array(SNIFF_BYTES);
     let n = 0;
@@ -70,6 +75,7 @@ interface Job {
   resolve(result: ScanResult): void;
   paths: readonly string[];
   literal: ByteLiteral;
+  maxBytes: number;
 }
 
 /** Idle workers are stopped after this long, so a quiet server holds no threads. */
@@ -89,13 +95,22 @@ export class ParallelScanner implements ContentScanner {
     this.parallelism = parallelism;
   }
 
-  candidates(paths: readonly string[], literal: ByteLiteral): Promise<ScanResult> {
+  candidates(
+    paths: readonly string[],
+    literal: ByteLiteral,
+    maxBytes: number,
+  ): Promise<ScanResult> {
     this.touch();
-    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, literal));
+    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, literal, maxBytes));
     return new Promise((resolve) => {
       const id = this.nextId++;
-      this.jobs.set(id, { resolve, paths, literal });
-      this.workers[this.turn++ % this.workers.length]!.postMessage({ id, paths, literal });
+      this.jobs.set(id, { resolve, paths, literal, maxBytes });
+      this.workers[this.turn++ % this.workers.length]!.postMessage({
+        id,
+        paths,
+        literal,
+        maxBytes,
+      });
     });
   }
 
@@ -131,7 +146,7 @@ export class ParallelScanner implements ContentScanner {
     this.broken = true;
     this.stopWorkers();
     for (const job of this.jobs.values()) {
-      job.resolve(scanInline(job.paths, job.literal));
+      job.resolve(scanInline(job.paths, job.literal, job.maxBytes));
     }
     this.jobs.clear();
   }
@@ -164,11 +179,11 @@ export class ParallelScanner implements ContentScanner {
   }
 }
 
-function scanInline(paths: readonly string[], literal: ByteLiteral): ScanResult {
+function scanInline(paths: readonly string[], literal: ByteLiteral, maxBytes: number): ScanResult {
   const hits: number[] = [];
   const binaries: number[] = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i]!, literal, containsLiteral);
+    const verdict = scanFile(paths[i]!, literal, containsLiteral, maxBytes);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }

@@ -3,6 +3,7 @@
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
+import { Budget } from "../../ops/budget.ts";
 import { runView } from "../../ops/view.ts";
 import { runTool } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
@@ -73,13 +74,15 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    (args) =>
+    (args, ctx) =>
       runTool(
         "view",
         () =>
           runView(env.services.locations, env.session, args, {
             reads: env.services.reads,
             scanner: env.services.scanner,
+            // notifications/cancelled aborts this signal; the deadline bounds every call.
+            budget: new Budget(ctx.mcpReq.signal, env.options.deadlineSeconds ?? 60),
           }),
         argNotes(args),
       ),
