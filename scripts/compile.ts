@@ -23,6 +23,15 @@ export type Target = typeof TARGETS[number];
 
 const RELEASE_HOST = "https://dl.deno.land";
 
+/**
+ * V8 flags baked into the binaries: V8's linear-time regexp engine, and the switch to it when a
+ * match backtracks too much. Regex search is linear without them (re2js); with them, more
+ * patterns run on V8's faster engine (lib/core/linear_regex.ts). deno.json's tasks and the npm
+ * launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
+ */
+export const V8_FLAGS =
+  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
+
 /** The env var that names a target's denort, e.g. DENORT_BIN_X86_64_UNKNOWN_LINUX_GNU. */
 export function targetEnvVar(target: Target): string {
   return `DENORT_BIN_${target.toUpperCase().replaceAll("-", "_")}`;
@@ -117,10 +126,7 @@ export async function findRuntime(target: Target, targetsInBuild: number): Promi
 }
 
 /** The flags the server needs at run time; `deno compile` bakes them into the binary. */
-export const RUNTIME_FLAGS = [
-  "-A",
-  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
-];
+export const RUNTIME_FLAGS = ["-A", `--v8-flags=${V8_FLAGS}`];
 
 /**
  * Compiles the bundle (not main.ts: the bundle holds only what `main.ts` imports, so no test-only

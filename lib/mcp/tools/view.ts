@@ -54,7 +54,9 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         content: z.string(argError("content", 'a string, e.g. "parseConfig"')).optional().describe(
           "Text to search for (one line; literal, case-sensitive unless regex).",
         ),
-        regex: flag("regex").describe("content is a JavaScript regex; leading (?i) ignores case."),
+        regex: flag("regex").describe(
+          "content is an RE2 regex (as in ripgrep: no backreferences, lookaround); (?i) ignores case.",
+        ),
         context: whole("context", "2").describe("Context lines around matches (0-50)."),
         pattern: z.string(argError("pattern", 'a string of globs, e.g. "*.ts|!*_test.ts"'))
           .optional().describe(
