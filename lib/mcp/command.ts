@@ -12,6 +12,7 @@ import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
 import { createServerFactory } from "./server.ts";
+import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { installListenReplay } from "./job_resources.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
@@ -194,7 +195,11 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     );
     const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
     const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
-    const deadlineSeconds = parsePositiveSeconds("--deadline", values.deadline, 60);
+    const deadlineSeconds = parsePositiveSeconds(
+      "--deadline",
+      values.deadline,
+      DEFAULT_DEADLINE_SECONDS,
+    );
     services = createServices({
       sshTimeoutSeconds,
       ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),

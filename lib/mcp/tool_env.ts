@@ -4,6 +4,12 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import type { Services } from "../ops/services.ts";
 import type { Session } from "../ops/session.ts";
 
+/**
+ * Seconds a search or listing may run. Under the 60 s request timeout of the SDK clients, so the
+ * partial result arrives before the client gives up.
+ */
+export const DEFAULT_DEADLINE_SECONDS = 50;
+
 export interface ServerOptions {
   /** Seconds a shell command runs in the foreground before it becomes a background job. */
   foregroundWindowSeconds: number;

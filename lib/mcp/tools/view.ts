@@ -7,7 +7,7 @@ import { Budget } from "../../ops/budget.ts";
 import { runView } from "../../ops/view.ts";
 import { runTool } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
-import type { ToolRegistrar } from "../tool_env.ts";
+import { DEFAULT_DEADLINE_SECONDS, type ToolRegistrar } from "../tool_env.ts";
 
 const position = (name: string, what: string) =>
   z.union(
@@ -84,7 +84,10 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
             reads: env.services.reads,
             scanner: env.services.scanner,
             // notifications/cancelled aborts this signal; the deadline bounds every call.
-            budget: new Budget(ctx.mcpReq.signal, env.options.deadlineSeconds ?? 60),
+            budget: new Budget(
+              ctx.mcpReq.signal,
+              env.options.deadlineSeconds ?? DEFAULT_DEADLINE_SECONDS,
+            ),
           }),
         argNotes(args),
       ),
