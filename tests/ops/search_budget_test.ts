@@ -1,0 +1,45 @@
+import { assertStringIncludes } from "../_assert.ts";
+import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
+import { Budget } from "../../lib/ops/budget.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { createSession } from "../../lib/ops/session.ts";
+import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+
+function setup(budget: Budget) {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) files[`/repo/f${i}.txt`] = `needle ${i}\n`;
+  const locations = new Locations(new MemoryBackend(files));
+  const session = createSession(locations.localAt("/repo"));
+  return (args: ViewArgs) => runView(locations, session, args, { budget });
+}
+
+Deno.test("a cancelled search returns what it found with a sentence saying it was cancelled", async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const text = await setup(new Budget(controller.signal))({ path: ".", content: "needle" });
+  assertStringIncludes(text, "At least 1 matching line in 1 file");
+  assertStringIncludes(text, "searched 1 file before it stopped");
+  assertStringIncludes(text, "[The call was cancelled: the search stopped after 1 file, so the");
+});
+
+Deno.test("a search past its deadline says which deadline and how to narrow", async () => {
+  const view = setup(new Budget(undefined, 0));
+  const text = await view({ path: ".", content: "nowhere", regex: true });
+  assertStringIncludes(text, 'No matches for regex /nowhere/ in ".": searched 1 file before it');
+  assertStringIncludes(text, "[The call reached the server's 0 s deadline: the search stopped");
+  assertStringIncludes(text, 'Narrow it: a deeper path, a pattern such as view {"path":"."');
+});
+
+Deno.test("a listing past its deadline says it is partial", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 600; i++) files[`/repo/d${i}/f.txt`] = "x\n";
+  const locations = new Locations(new MemoryBackend(files));
+  const session = createSession(locations.localAt("/repo"));
+  const text = await runView(locations, session, { path: "." }, {
+    budget: new Budget(undefined, 0),
+  });
+  assertStringIncludes(
+    text,
+    "The call reached the server's 0 s deadline: the listing stopped early",
+  );
+});
