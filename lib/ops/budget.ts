@@ -2,6 +2,8 @@
 // server-side deadline. Long loops call `breathe()` between items: it lets the event loop run
 // (so `ping` and other calls are answered meanwhile) and tells the loop when to stop.
 
+import { setImmediate } from "node:timers";
+
 /** Why a call stopped early: the client cancelled it, or it ran past the server's deadline. */
 export type StopReason = "cancelled" | "deadline";
 
@@ -33,11 +35,12 @@ export class Budget {
 
   /**
    * Gives the event loop a turn when this thread has worked for a while, then says whether to
-   * stop. Promise continuations alone never let I/O (incoming messages) through.
+   * stop. Promise continuations alone never let I/O (incoming messages) through. setImmediate,
+   * not setTimeout(0): timers are clamped to ~4 ms, which cost a third of a long search here.
    */
   async breathe(): Promise<StopReason | null> {
     if (performance.now() - lastYield >= SLICE_MS) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await new Promise<void>((resolve) => setImmediate(resolve));
       lastYield = performance.now();
     }
     return this.stopped();
