@@ -60,13 +60,17 @@ export function compileUserRegex(body: string, flags: RegexFlags = {}): LinearMa
 /**
  * Compiles a regex we generated ourselves (glob translations: `[^/]*`, `(?:…|…)`, escaped
  * punctuation; the same meaning in JavaScript and RE2). V8 takes it when its worst case is
- * small — at most two stars and four alternations — or when the linear fallback covers it;
- * otherwise re2js (a glob like `*a*a*a*a*b` is polynomial of high degree under backtracking).
+ * small (at most two stars, two globstars and four alternations) or when the linear fallback
+ * covers it; otherwise re2js (`*a*a*a*a*b` is polynomial of high degree under backtracking).
  */
 export function compileGeneratedRegex(source: string): LinearMatcher {
-  const stars = countUnescaped(source, "*") + countUnescaped(source, "+");
-  const alternations = countUnescaped(source, "|");
-  const cheap = stars <= 2 && alternations <= 4;
+  // `**/` becomes `(?:[^/]*/)*`: each turn must end at a `/` that `[^/]*` cannot cross, so one
+  // of them is unambiguous; several in a row are not.
+  const globstars = source.split(GLOBSTAR).length - 1;
+  const rest = source.replaceAll(GLOBSTAR, "");
+  const stars = countUnescaped(rest, "*") + countUnescaped(rest, "+");
+  const alternations = countUnescaped(rest, "|");
+  const cheap = stars <= 2 && globstars <= 2 && alternations <= 4;
   if (cheap || (v8LinearFallback && tryRegExp(source, "sl"))) {
     const v8 = tryRegExp(source, "s");
     if (v8) return v8Matcher(v8);
@@ -74,6 +78,8 @@ export function compileGeneratedRegex(source: string): LinearMatcher {
   const re2 = compileRe2(source, { dotAll: true });
   return { engine: "re2", test: (text) => re2.test(text) };
 }
+
+const GLOBSTAR = "(?:[^/]*/)*";
 
 function v8Matcher(regex: RegExp): LinearMatcher {
   return { engine: "v8", test: (text) => regex.test(text) };

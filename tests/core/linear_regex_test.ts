@@ -84,4 +84,11 @@ Deno.test("a pathological glob answers at once", () => {
   const alternations = compileGeneratedRegex(`^${"(?:a|a)".repeat(60)}b$`);
   assert(!alternations.test("a".repeat(200)));
   assertEquals(compileGeneratedRegex("^[^/]*\\.ts$").engine, "v8", "ordinary globs stay on V8");
+  assertEquals(
+    compileGeneratedRegex("^(?:[^/]*/)*[^/]*\\.(?:ts|tsx)$").engine,
+    "v8",
+    "**/*.{ts,tsx}",
+  );
+  const globstars = compileGeneratedRegex(`^${"(?:[^/]*/)*".repeat(8)}x$`);
+  assert(!globstars.test("a/".repeat(300)));
 });
