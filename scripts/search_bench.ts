@@ -67,7 +67,11 @@ for (const q of queries) {
   const rg1: number[] = [];
   let summary = "";
   if (q.content === "^(a|aa)+$" && engineOf(q) === "v8 backtracking") {
-    rows.push(`| ${q.name} \`${q.content.replaceAll("|", "\\|")}\` | v8 backtracking | never finishes | | | | | |`);
+    rows.push(
+      `| ${q.name} \`${
+        q.content.replaceAll("|", "\\|")
+      }\` | v8 backtracking | never finishes | | | | | |`,
+    );
     continue;
   }
   for (let i = 0; i < runs; i++) {
@@ -85,11 +89,11 @@ for (const q of queries) {
     rg1.push((await rg(["-j1", ...rgArgs])).ms);
   }
   rows.push(
-    `| ${q.name} \`${q.content.replaceAll("|", "\\|")}\` | ${engineOf(q)} | ${median(ours).toFixed(0)} | ${median(plain).toFixed(0)} | ${
-      median(rgT).toFixed(0)
-    } | ${(median(ours) / median(rgT)).toFixed(2)}× | ${
-      (median(plain) / median(rgT)).toFixed(2)
-    }× | ${median(rg1).toFixed(0)} |`,
+    `| ${q.name} \`${q.content.replaceAll("|", "\\|")}\` | ${engineOf(q)} | ${
+      median(ours).toFixed(0)
+    } | ${median(plain).toFixed(0)} | ${median(rgT).toFixed(0)} | ${
+      (median(ours) / median(rgT)).toFixed(2)
+    }× | ${(median(plain) / median(rgT)).toFixed(2)}× | ${median(rg1).toFixed(0)} |`,
   );
   note(`${q.name}: ${summary}`);
 }
