@@ -57,8 +57,6 @@ Deno.test({
 
 Deno.test({
   name: "a catastrophic regex search answers within seconds and ping is answered meanwhile",
-  // Needs issue 9 item 4 (linear-time regex search, calls answered while a search runs).
-  ignore: true,
   async fn() {
     await using dir = await tempDir("anchorfs-faults-regex-");
     await Deno.writeTextFile(`${dir.path}/long.txt`, `${"a".repeat(50_000)}b\n`);
