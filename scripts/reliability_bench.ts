@@ -371,8 +371,10 @@ export async function runKill(
     // Calibrate: how long one edit of the largest file takes here, start to reply.
     await Deno.writeFile(path, full);
     let editMs = 1000;
+    // The files are 5-50 MB: above the default whole-file limit (16 MiB), so raise it.
+    const killArgs = [...serverArgs(dir, state), "--max-file-bytes", "64M"];
     {
-      const server = await RawServer.start({ cwd: dir, args: serverArgs(dir, state) });
+      const server = await RawServer.start({ cwd: dir, args: killArgs });
       const t = performance.now();
       await server.call("text_editor", edit, 120_000);
       editMs = performance.now() - t;
@@ -391,7 +393,7 @@ export async function runKill(
         oldBytes.subarray(markerAt + "MARKER_OLD_LINE".length),
       ]);
       await Deno.writeFile(path, oldBytes);
-      const server = await RawServer.start({ cwd: dir, args: serverArgs(dir, state) });
+      const server = await RawServer.start({ cwd: dir, args: killArgs });
       const delay = random() * editMs * (oldBytes.length / full.length) * 1.1;
       const tempsBefore = new Set(await tempFilesIn(dir));
       const from = server.messages.length;
