@@ -6,7 +6,7 @@ import { describeOp, type EditOp } from "./edit_ops.ts";
 import { AnchorError } from "./errors.ts";
 import { checkLineId, hashLine, type LineId, type StaleId, staleIdError } from "./line_id.ts";
 import { linePrint } from "./shown_lines.ts";
-import { settleFinalNewline, spliceLines } from "./splice_lines.ts";
+import { applySplices, settleFinalNewline } from "./splice_lines.ts";
 import { type StaleInterior, staleOpDetail } from "./stale_op_detail.ts";
 import { dominantEol, type TextDoc } from "./text_file.ts";
 
@@ -56,6 +56,11 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
   const shown = options.shown ?? NO_MEMORY;
   const stale: StaleId[] = [];
   const interior: StaleInterior[] = [];
+  // Checking interiors costs the lines of every range: at most the file plus one line per insert
+  // when ranges are disjoint. Overlapping ranges fail anyway (after the stale ids, reported first),
+  // so there the checks stop at that budget instead of costing operations × lines.
+  const overlap = findOverlap(ops);
+  let budget = overlap ? lines.length + ops.length : Infinity;
   for (const op of ops) {
     const ids: { id: LineId; what: string }[] = op.op === "insert"
       ? (op.anchor.kind === "after" ? [{ id: op.anchor.id, what: `${op.what}.anchor` }] : [])
@@ -73,11 +78,12 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
         endsOk = false;
       }
     }
-    if (!endsOk || !shown.known) continue;
+    if (!endsOk || !shown.known || budget <= 0) continue;
     // Every line the operation depends on must still be what the agent was shown.
     const from = op.op === "insert" ? (op.anchor.kind === "after" ? op.anchor.id.line : 0) : op
       .start.line;
     const to = op.op === "insert" ? from : op.end.line;
+    budget -= to - Math.max(1, from) + 1;
     const changed: number[] = [];
     const unshown: number[] = [];
     for (let n = Math.max(1, from); n <= to; n++) {
@@ -109,7 +115,7 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
     }
     throw error;
   }
-  rejectOverlaps(ops);
+  if (overlap) throw overlapError(ops, overlap);
   return applyLineEdits(doc, ops);
 }
 
@@ -125,26 +131,51 @@ function spanOf(op: EditOp, index: number, lineCount: number): Span {
   return { from: after, to: after, insert: true, index };
 }
 
-function rejectOverlaps(ops: readonly EditOp[]): void {
+/**
+ * Two operations that touch the same line, or undefined. Small batches keep the pairwise scan
+ * (it names the first pair in the order given); past that a sort and sweep finds one pair in
+ * O(n log n) where the scan cost n² (10^10 checks for 100,000 operations).
+ */
+function findOverlap(ops: readonly EditOp[]): [number, number] | undefined {
   const spans = ops.map((op, i) => spanOf(op, i, Number.MAX_SAFE_INTEGER));
-  for (let i = 0; i < spans.length; i++) {
-    for (let j = i + 1; j < spans.length; j++) {
-      const a = spans[i]!;
-      const b = spans[j]!;
-      if (overlaps(a, b)) {
-        throw new AnchorError({
-          code: "OVERLAPPING_OPERATIONS",
-          message:
-            `${describeOp(ops[a.index]!)} overlaps ${
-              describeOp(ops[b.index]!)
-            }; nothing was written. All operations refer to the file as you viewed it, so ` +
-            "each line may be touched by one operation only.",
-          hint: "Merge the two into one replace covering both ranges, or split them so they " +
-            "touch different lines (an insert may sit right after a replaced range's end).",
-        });
+  if (spans.length <= PAIRWISE_LIMIT) {
+    for (let i = 0; i < spans.length; i++) {
+      for (let j = i + 1; j < spans.length; j++) {
+        if (overlaps(spans[i]!, spans[j]!)) return [i, j];
       }
     }
+    return undefined;
   }
+  // On a doubled axis line L is the point 2L and the gap after line g the point 2g + 1: a replace
+  // covers [2·from, 2·to], an insert is one odd point, and overlaps are intersections.
+  const items = spans.map((s) => ({
+    index: s.index,
+    start: s.insert ? 2 * s.from + 1 : 2 * s.from,
+    end: s.insert ? 2 * s.from + 1 : 2 * s.to,
+    insert: s.insert,
+  }));
+  items.sort((a, b) => a.start - b.start || Number(a.insert) - Number(b.insert));
+  let reach = -Infinity;
+  let owner = -1;
+  for (const it of items) {
+    if (it.start <= reach) return it.index < owner ? [it.index, owner] : [owner, it.index];
+    if (!it.insert && it.end > reach) [reach, owner] = [it.end, it.index];
+  }
+  return undefined;
+}
+
+/** Operations compared pairwise, as before, below this count. */
+const PAIRWISE_LIMIT = 1_000;
+
+function overlapError(ops: readonly EditOp[], [a, b]: [number, number]): AnchorError {
+  return new AnchorError({
+    code: "OVERLAPPING_OPERATIONS",
+    message: `${describeOp(ops[a]!)} overlaps ${describeOp(ops[b]!)}; nothing was written. All ` +
+      "operations refer to the file as you viewed it, so each line may be touched by one " +
+      "operation only.",
+    hint: "Merge the two into one replace covering both ranges, or split them so they " +
+      "touch different lines (an insert may sit right after a replaced range's end).",
+  });
 }
 
 function overlaps(a: Span, b: Span): boolean {
@@ -159,7 +190,7 @@ function overlaps(a: Span, b: Span): boolean {
 /**
  * Applies verified, non-overlapping operations to a copy of `doc`. Line endings: unchanged lines
  * keep theirs; new lines take the replaced lines' endings in order, then their neighbourhood's
- * (see spliceLines); the presence or absence of a final newline is kept.
+ * (see applySplices); the presence or absence of a final newline is kept.
  */
 export function applyLineEdits(doc: TextDoc, ops: readonly EditOp[]): TextDoc {
   const n = doc.lines.length;
@@ -172,11 +203,12 @@ export function applyLineEdits(doc: TextDoc, ops: readonly EditOp[]): TextDoc {
   // insert there sits before it), then inserts in reverse so they end up in the order given.
   order.sort((a, b) => b.pos - a.pos || Number(a.span.insert) - Number(b.span.insert) || b.i - a.i);
   const eol = dominantEol(doc);
-  const out: TextDoc = { ...doc, lines: doc.lines.slice(), eols: doc.eols.slice() };
-  for (const { op, span } of order) {
-    if (op.op === "insert") spliceLines(out, span.from, 0, op.lines, eol);
-    else spliceLines(out, op.start.line - 1, op.end.line - op.start.line + 1, op.lines, eol);
-  }
+  const splices = order.map(({ op, span }) =>
+    op.op === "insert"
+      ? { at: span.from, count: 0, lines: op.lines }
+      : { at: op.start.line - 1, count: op.end.line - op.start.line + 1, lines: op.lines }
+  );
+  const out: TextDoc = { ...doc, ...applySplices(doc, splices, eol) };
   settleFinalNewline(out, doc);
   return out;
 }

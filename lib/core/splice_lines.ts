@@ -3,6 +3,13 @@
 
 import { dominantEol, type TextDoc } from "./text_file.ts";
 
+/** One replacement of `count` lines at 0-based `at` by `lines`. */
+export interface Splice {
+  at: number;
+  count: number;
+  lines: readonly string[];
+}
+
 /**
  * Replaces `count` lines at 0-based `at` with `newLines`. New lines take the replaced lines'
  * endings in order, then their neighbourhood's; an unterminated last line stays unterminated.
@@ -14,20 +21,66 @@ export function spliceLines(
   newLines: readonly string[],
   eol: string,
 ): void {
-  const oldEols = doc.eols.slice(at, at + count);
-  // Lines beyond the replaced ones follow their neighbourhood: the last replaced line's ending,
-  // or for an insert the line above (below at the file start); the dominant one otherwise.
-  const near = [oldEols[count - 1], doc.eols[at - 1], doc.eols[at]].find((e) => e) ?? eol;
-  const newEols = newLines.map((_, i) => {
-    const e = oldEols[i];
-    return e === undefined || e === "" ? near : e;
-  });
-  // A replaced last line without a terminator keeps having none at the end of the new block.
-  if (count > 0 && at + count === doc.lines.length && oldEols[count - 1] === "") {
-    if (newEols.length > 0) newEols[newEols.length - 1] = "";
+  const out = applySplices(doc, [{ at, count, lines: newLines }], eol);
+  doc.lines = out.lines;
+  doc.eols = out.eols;
+}
+
+/**
+ * The lines and endings after spliceLines for each of `splices` in turn, which must come
+ * bottom-up (descending `at`, each ending at or above the previous one's start). One pass:
+ * O(lines + new lines), where splicing each into the array moved the rest of the file every time
+ * (quadratic for 100,000 one-line operations) and spreading new lines as arguments overflowed the
+ * stack past ~100,000 lines.
+ */
+export function applySplices(
+  doc: Pick<TextDoc, "lines" | "eols">,
+  splices: readonly Splice[],
+  eol: string,
+): { lines: string[]; eols: string[] } {
+  // The result is built from the bottom: chunks of lines (and endings), last chunk first.
+  const chunks: { lines: readonly string[]; eols: readonly string[] }[] = [];
+  // Lines [0, cut) are still the original; below them sit `below` lines whose first ending is
+  // `firstBelow` (what spliceLines would see as doc.eols[at] after the edits under it).
+  let cut = doc.lines.length;
+  let below = 0;
+  let firstBelow: string | undefined;
+  for (const { at, count, lines: newLines } of splices) {
+    const end = at + count;
+    if (end < cut) {
+      chunks.push({ lines: doc.lines.slice(end, cut), eols: doc.eols.slice(end, cut) });
+      below += cut - end;
+      firstBelow = doc.eols[end];
+    }
+    const oldEols = doc.eols.slice(at, end);
+    const atEol = count > 0 ? oldEols[0] : firstBelow;
+    // Lines beyond the replaced ones follow their neighbourhood: the last replaced line's ending,
+    // or for an insert the line above (below at the file start); the dominant one otherwise.
+    const near = [oldEols[count - 1], doc.eols[at - 1], atEol].find((e) => e) ?? eol;
+    const newEols = newLines.map((_, i) => {
+      const e = oldEols[i];
+      return e === undefined || e === "" ? near : e;
+    });
+    // A replaced last line without a terminator keeps having none at the end of the new block.
+    if (count > 0 && below === 0 && oldEols[count - 1] === "") {
+      if (newEols.length > 0) newEols[newEols.length - 1] = "";
+    }
+    chunks.push({ lines: newLines, eols: newEols });
+    if (newLines.length > 0) firstBelow = newEols[0];
+    below += newLines.length;
+    cut = at;
   }
-  doc.lines.splice(at, count, ...newLines);
-  doc.eols.splice(at, count, ...newEols);
+  if (cut > 0) chunks.push({ lines: doc.lines.slice(0, cut), eols: doc.eols.slice(0, cut) });
+  const lines: string[] = [];
+  const eols: string[] = [];
+  for (let c = chunks.length - 1; c >= 0; c--) {
+    const chunk = chunks[c]!;
+    for (let i = 0; i < chunk.lines.length; i++) {
+      lines.push(chunk.lines[i]!);
+      eols.push(chunk.eols[i]!);
+    }
+  }
+  return { lines, eols };
 }
 
 /** Keeps the original's final-newline presence; every line but the last gets a terminator. */

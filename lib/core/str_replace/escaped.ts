@@ -14,7 +14,7 @@ export function matchEscaped(input: RungInput): RungMatch | undefined {
   for (const mode of ["code", "full"] as const) {
     const candidate = unescapeLiteral(oldText, mode);
     if (candidate === oldText) continue;
-    const found = findAll(lf.text, candidate);
+    const found = findAll(lf.text, candidate, input.replaceAll ? Infinity : undefined);
     if (found.length === 0) continue;
     if (found.length > 1 && !input.replaceAll) {
       throw ambiguous(path, lf, doc, found, candidate.length, "after reading its \\n escapes");

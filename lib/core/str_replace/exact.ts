@@ -7,7 +7,8 @@ import type { RungInput, RungMatch } from "./rung.ts";
 
 export function matchExact(input: RungInput): RungMatch | undefined {
   const { doc, lf, path, oldText, newText } = input;
-  const exact = findAll(lf.text, oldText);
+  // replace_all replaces every match; counting stops at 10,000 only to report an ambiguity.
+  const exact = findAll(lf.text, oldText, input.replaceAll ? Infinity : undefined);
   if (exact.length === 1 || (exact.length > 1 && input.replaceAll)) {
     return {
       tier: "exact",

@@ -2,7 +2,7 @@
 // spacing and blank edges ignored), applied only when unique, with new_text re-indented.
 
 import { ambiguous, MAX_LISTED } from "./ambiguous.ts";
-import { normalizedLines, normalizeLine, trimBlankEdges } from "./normalize.ts";
+import { isBlank, normalizedLines, normalizeLine, trimBlankEdges } from "./normalize.ts";
 import { describeIndent, reindent } from "./reindent.ts";
 import type { RungInput, RungMatch } from "./rung.ts";
 
@@ -58,17 +58,17 @@ export function matchFuzzy(
 function trimBlankEdgesLike(newText: string, oldText: string): string[] {
   const oldLines = oldText.split("\n");
   let lead = 0;
-  while (lead < oldLines.length && oldLines[lead]!.trim() === "") lead++;
+  while (lead < oldLines.length && isBlank(oldLines[lead]!)) lead++;
   let trail = 0;
-  while (trail < oldLines.length - lead && oldLines[oldLines.length - 1 - trail]!.trim() === "") {
+  while (trail < oldLines.length - lead && isBlank(oldLines[oldLines.length - 1 - trail]!)) {
     trail++;
   }
   const lines = newText.split("\n");
-  for (let i = 0; i < lead && lines.length > 0 && lines[0]!.trim() === ""; i++) lines.shift();
-  for (let i = 0; i < trail && lines.length > 0 && lines[lines.length - 1]!.trim() === ""; i++) {
-    lines.pop();
-  }
-  return lines;
+  let start = 0;
+  let end = lines.length;
+  while (start < lead && start < end && isBlank(lines[start]!)) start++;
+  for (let i = 0; i < trail && end > start && isBlank(lines[end - 1]!); i++) end--;
+  return lines.slice(start, end);
 }
 
 function fuzzyLineCount(oldText: string): number {
@@ -80,19 +80,37 @@ function fuzzyMatches(lines: readonly string[], oldText: string): number[] {
   const want = trimBlankEdges(oldText).map(normalizeLine);
   const norm = normalizedLines(lines);
   if (want.length === 0 || want.every((l) => l === "")) return [];
+  return findLineRuns(norm, want, MAX_LISTED + 1);
+}
+
+/**
+ * Starts of every run of `have` equal to `want` (overlapping runs included), up to `limit`.
+ * Knuth-Morris-Pratt over lines: O(have + want) line comparisons where trying each start was
+ * O(have × want) (100,000 equal lines against 50,000 of them and one different took minutes).
+ */
+export function findLineRuns(
+  have: readonly string[],
+  want: readonly string[],
+  limit: number,
+): number[] {
   const out: number[] = [];
-  const first = want[0]!;
-  for (let i = 0; i + want.length <= lines.length; i++) {
-    if (norm[i] !== first) continue;
-    let ok = true;
-    for (let k = 1; k < want.length; k++) {
-      if (norm[i + k] !== want[k]) {
-        ok = false;
-        break;
-      }
+  const m = want.length;
+  if (m === 0) return out;
+  // fail[k]: length of the longest proper border of want[0..k].
+  const fail = new Int32Array(m);
+  for (let k = 1, b = 0; k < m; k++) {
+    while (b > 0 && want[k] !== want[b]) b = fail[b - 1]!;
+    if (want[k] === want[b]) b++;
+    fail[k] = b;
+  }
+  for (let i = 0, k = 0; i < have.length; i++) {
+    while (k > 0 && have[i] !== want[k]) k = fail[k - 1]!;
+    if (have[i] === want[k]) k++;
+    if (k === m) {
+      out.push(i - m + 1);
+      if (out.length >= limit) break;
+      k = fail[k - 1]!;
     }
-    if (ok) out.push(i);
-    if (out.length > MAX_LISTED) break;
   }
   return out;
 }

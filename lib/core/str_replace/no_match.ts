@@ -16,6 +16,10 @@ interface Candidate {
 
 const MAX_CANDIDATES = 3;
 const MAX_REGION_LINES = 30;
+/** Votes counted when locating the closest regions (see closestRegions). */
+const VOTE_BUDGET = 2_000_000;
+/** An old_text line repeated more often than this casts no votes. */
+const MAX_VOTES_PER_LINE = 64;
 
 /**
  * Scores normalized lines by similarity to `probe` in [0, 1]: the Dice coefficient over
@@ -64,9 +68,14 @@ function closestRegions(lines: readonly string[], want: readonly string[]): Cand
     index.set(l, list);
   });
   if (index.size > 0) {
-    for (let i = 0; i < lines.length; i++) {
+    // Each file line votes once per old_text line equal to it: file lines × old_text lines when
+    // both repeat one line. A line repeated many times in old_text says little about where the
+    // region is, and past a budget the votes counted so far rank the regions.
+    let budget = VOTE_BUDGET;
+    for (let i = 0; i < lines.length && budget > 0; i++) {
       const ks = index.get(norm[i]!);
-      if (!ks) continue;
+      if (!ks || ks.length > MAX_VOTES_PER_LINE) continue;
+      budget -= ks.length;
       for (const k of ks) {
         const start = i - k;
         if (start >= 0) votes.set(start, (votes.get(start) ?? 0) + 1);
@@ -76,8 +85,13 @@ function closestRegions(lines: readonly string[], want: readonly string[]): Cand
   let ranked: Candidate[] = [...votes].map(([start, v]) => ({ start, score: v }));
   if (ranked.length === 0) {
     // Nothing matched whole: rank single lines by similarity to old_text's most telling line.
-    const probe = [...want].sort((a, b) => normalizeLine(b).length - normalizeLine(a).length)[0];
-    const k = want.indexOf(probe ?? "");
+    // The first of the longest lines (a linear scan; sorting normalized every line log n times).
+    let k = 0;
+    let longest = -1;
+    normWant.forEach((l, i) => {
+      if (l.length > longest) [k, longest] = [i, l.length];
+    });
+    const probe = want[k];
     if (probe === undefined || normalizeLine(probe).length < 3) return [];
     const scored: Candidate[] = [];
     const limit = Math.min(lines.length, 200_000);

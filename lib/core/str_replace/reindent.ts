@@ -73,7 +73,7 @@ export function reindent(
     const cols = columns(ws);
     let indent = map.get(cols);
     if (indent === undefined && known.length > 0) {
-      const below = known.filter((c) => c < cols).pop();
+      const below = largestBelow(known, cols);
       const ref = below ?? known[0]!;
       const levels = (cols - ref) / oldStep;
       const refCols = columns(map.get(ref)!);
@@ -88,4 +88,16 @@ export function reindent(
     return indent + body;
   });
   return { text: out.join("\n"), changed, unit: fileUnit };
+}
+
+/** The largest of the ascending `sorted` below `limit` (a binary search: once per new line). */
+function largestBelow(sorted: readonly number[], limit: number): number | undefined {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? sorted[lo - 1] : undefined;
 }
