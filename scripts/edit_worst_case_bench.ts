@@ -13,6 +13,7 @@ import { planLineEdits } from "../lib/core/edit_plan.ts";
 import { parseEditOps } from "../lib/core/edit_ops.ts";
 import { hashHex, hashLine } from "../lib/core/line_id.ts";
 import { AnchorError } from "../lib/core/errors.ts";
+import { linePrint } from "../lib/core/shown_lines.ts";
 import { splitLines, type TextDoc } from "../lib/core/text_file.ts";
 
 const enc = new TextEncoder();
@@ -131,6 +132,42 @@ export const CASES: Record<string, { what: string; build: (n: number) => () => s
       }));
       const ops = parseEditOps(raw);
       const shown = { known: true, hashAt: (l: number) => hashLine(lines[l - 1] ?? "") };
+      return () => answer(() => planLineEdits(doc, ops, { path: "f.txt", shown }));
+    },
+  },
+  batch_stale: {
+    what: "batch_edit: n/2 one-line replaces whose ids all went stale (STALE_LINE_ID report)",
+    build: (n) => {
+      const lines = Array.from({ length: n }, (_, i) => `line ${i}`);
+      const doc = docOf(lines.map((l) => `${l}!`).join("\n") + "\n");
+      const raw = Array.from({ length: n / 2 }, (_, i) => ({
+        op: "replace",
+        start: id(lines, 2 * i + 1),
+        content: "x\n",
+      }));
+      const ops = parseEditOps(raw);
+      return () => answer(() => planLineEdits(doc, ops, { path: "f.txt" }));
+    },
+  },
+  batch_interior: {
+    what: "batch_edit: n/3 three-line replaces of equal lines, middles changed since shown",
+    build: (n) => {
+      const m = Math.floor(n / 3) * 3;
+      const was = Array.from({ length: m }, () => "x");
+      const now = was.map((l, i) => (i % 3 === 1 ? "y" : l));
+      const doc = docOf(now.join("\n") + "\n");
+      const raw = Array.from({ length: m / 3 }, (_, k) => ({
+        op: "replace",
+        start: id(was, 3 * k + 1),
+        end: id(was, 3 * k + 3),
+        content: "z\n",
+      }));
+      const ops = parseEditOps(raw);
+      const shown = {
+        known: true,
+        hashAt: (l: number) => hashLine(was[l - 1] ?? ""),
+        printAt: (l: number) => linePrint(was[l - 1] ?? ""),
+      };
       return () => answer(() => planLineEdits(doc, ops, { path: "f.txt", shown }));
     },
   },

@@ -3,7 +3,15 @@
 
 import { describeOp, type EditOp } from "./edit_ops.ts";
 import type { ShownMemory } from "./edit_plan.ts";
-import { findMovedLines, hashLine, type LineId, renderLine, type StaleId } from "./line_id.ts";
+import {
+  findMovedLines,
+  hashLine,
+  type LineHashIndex,
+  lineHashIndex,
+  type LineId,
+  renderLine,
+  type StaleId,
+} from "./line_id.ts";
 import { linePrint } from "./shown_lines.ts";
 
 /** An operation whose ends verified but whose interior did not match what was shown. */
@@ -23,19 +31,45 @@ export function staleOpDetail(
   shown: ShownMemory,
   stale: readonly StaleId[],
 ): string[] {
-  return [
-    ...interior.map((x) => describeInterior(x, lines, shown)),
-    ...ops.flatMap((op) => describeMovedRange(op, lines, stale)),
-  ];
+  // Built once for the whole report: per operation they made it operations × lines.
+  const scan: Scan = { lines, budget: 4 * lines.length + 100_000 };
+  const staleOps = new Set<string>();
+  for (const s of stale) {
+    if (s.reason === "interior_changed") continue;
+    for (let i = s.what.indexOf("."); i !== -1; i = s.what.indexOf(".", i + 1)) {
+      staleOps.add(s.what.slice(0, i));
+    }
+  }
+  // Like the stale-id report, details stop after a bound: the size of one error is bounded.
+  const out = interior.slice(0, MAX_DETAILED).map((x) => describeInterior(x, scan, shown));
+  for (const op of ops) {
+    if (out.length >= 2 * MAX_DETAILED) break;
+    out.push(...describeMovedRange(op, scan, staleOps));
+  }
+  return out;
+}
+
+/**
+ * The file's lines with what the report computes from them once (hash index, fingerprints), and a
+ * budget of line comparisons for the fingerprint search, past which it reports nothing more.
+ */
+interface Scan {
+  lines: readonly string[];
+  hashes?: LineHashIndex;
+  prints?: Map<number, number[]>;
+  budget: number;
 }
 
 const MAX_RANGE_SHOWN = 40;
+/** Operations given their own interior block (and as many moved-range blocks). */
+const MAX_DETAILED = 50;
 
 function describeInterior(
   x: StaleInterior,
-  lines: readonly string[],
+  scan: Scan,
   shown: ShownMemory,
 ): string {
+  const lines = scan.lines;
   const op = x.op;
   const from = op.op === "insert" ? (op.anchor.kind === "after" ? op.anchor.id.line : 1) : op
     .start.line;
@@ -64,7 +98,7 @@ function describeInterior(
   for (let n = from; n <= Math.min(to, from + MAX_RANGE_SHOWN - 1); n++) {
     out.push(renderLine(n, lines[n - 1]!));
   }
-  const moved = findByFingerprint(from, to, lines, shown);
+  const moved = findByFingerprint(from, to, scan, shown);
   if (moved !== null) {
     out.push(
       `The content you were shown at lines ${from}-${to} is now at lines ${moved}-${
@@ -83,9 +117,10 @@ function describeInterior(
 function findByFingerprint(
   from: number,
   to: number,
-  lines: readonly string[],
+  scan: Scan,
   shown: ShownMemory,
 ): number | null {
+  const lines = scan.lines;
   const span = to - from;
   if (span + 1 > MAX_RANGE_SHOWN || !shown.printAt) return null;
   const want: number[] = [];
@@ -94,9 +129,20 @@ function findByFingerprint(
     if (p === undefined) return null;
     want.push(p);
   }
+  if (!scan.prints) {
+    scan.prints = new Map();
+    for (let m = 1; m <= lines.length; m++) {
+      const p = linePrint(lines[m - 1]!);
+      const list = scan.prints.get(p);
+      if (list) list.push(m);
+      else scan.prints.set(p, [m]);
+    }
+  }
   let best: number | null = null;
-  for (let m = 1; m + span <= lines.length; m++) {
-    if (m === from || linePrint(lines[m - 1]!) !== want[0]) continue;
+  for (const m of scan.prints.get(want[0]!) ?? []) {
+    if (m + span > lines.length) break;
+    if (--scan.budget < 0) return null;
+    if (m === from) continue;
     let all = true;
     for (let k = 1; k <= span && all; k++) all = linePrint(lines[m + k - 1]!) === want[k];
     if (all && (best === null || Math.abs(m - from) < Math.abs(best - from))) best = m;
@@ -111,18 +157,23 @@ function findByFingerprint(
  */
 function describeMovedRange(
   op: EditOp,
-  lines: readonly string[],
-  stale: readonly StaleId[],
+  scan: Scan,
+  staleOps: ReadonlySet<string>,
 ): string[] {
+  const lines = scan.lines;
   if (op.op === "insert" && op.anchor.kind !== "after") return [];
-  if (!stale.some((s) => s.what.startsWith(`${op.what}.`) && s.reason !== "interior_changed")) {
-    return [];
-  }
+  if (!staleOps.has(op.what)) return [];
   const first = op.op === "replace" ? op.start : (op.anchor as { id: LineId }).id;
   const last = op.op === "replace" ? op.end : first;
   const span = last.line - first.line;
   if (span + 1 > MAX_RANGE_SHOWN) return [];
-  const starts = findMovedLines(lines, first.hash, first.line, 6).filter((n) =>
+  const starts = findMovedLines(
+    lines,
+    first.hash,
+    first.line,
+    6,
+    scan.hashes ??= lineHashIndex(lines),
+  ).filter((n) =>
     n !== first.line && n + span <= lines.length &&
     hashLine(lines[n + span - 1]!) === last.hash
   ).slice(0, op.op === "replace" ? 2 : 3);
