@@ -7,6 +7,7 @@
 // A case stops growing once one size took longer than the budget (the row says so).
 
 import { parseArgs } from "node:util";
+import { startServer, tempDir } from "../tests/_harness.ts";
 import { planStrReplace } from "../lib/core/str_replace.ts";
 import { renderEditDiff } from "../lib/core/edit_diff.ts";
 import { planLineEdits } from "../lib/core/edit_plan.ts";
@@ -33,6 +34,7 @@ function answer(call: () => unknown): string {
     return "ok";
   } catch (e) {
     if (e instanceof AnchorError) return e.code;
+    if (e instanceof RangeError) return "crash";
     throw e;
   }
 }
@@ -189,6 +191,48 @@ export const CASES: Record<string, { what: string; build: (n: number) => () => s
   },
 };
 
+/**
+ * Through the real server (this checkout's main.ts, or --main another's): str_replace with n
+ * newlines as old_text on a 20-line file, and a ping sent 100 ms into it: both answer times.
+ */
+async function serverTable(max: number, main: string | undefined): Promise<void> {
+  await using dir = await tempDir("anchorfs-worst-case-bench-");
+  const file = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join("");
+  await Deno.writeTextFile(`${dir.path}/f.txt`, file);
+  await using server = await startServer({
+    client: "v1",
+    args: ["--path", dir.path],
+    ...(main ? { main } : {}),
+  });
+  print(
+    "| newlines in old_text | str_replace answered (ms) | ping sent 100 ms later answered after (ms) |",
+  );
+  print("|---:|---:|---:|");
+  for (let n = 12_500; n <= max; n *= 2) {
+    const t = performance.now();
+    // The v1 client takes request options third (the harness's call passes them second).
+    const edit = server.client.callTool(
+      {
+        name: "text_editor",
+        arguments: {
+          command: "str_replace",
+          path: "f.txt",
+          old_text: "\n".repeat(n),
+          new_text: "x",
+        },
+      },
+      undefined,
+      { timeout: 600_000 },
+    ).then(() => performance.now() - t);
+    // The ping leaves 100 ms later, once the server is inside the edit.
+    await new Promise((r) => setTimeout(r, 100));
+    const sent = performance.now();
+    const ping = server.client.ping({ timeout: 600_000 }).then(() => performance.now() - sent);
+    const [e, p] = await Promise.all([edit, ping]);
+    print(`| ${n} | ${e.toFixed(0)} | ${p.toFixed(0)} |`);
+  }
+}
+
 export function sizes(max: number): number[] {
   const out: number[] = [];
   for (let n = 3200; n <= max; n *= 2) out.push(n);
@@ -202,8 +246,14 @@ if (import.meta.main) {
       max: { type: "string", default: "204800" },
       "budget-ms": { type: "string", default: "8000" },
       only: { type: "string" },
+      server: { type: "boolean", default: false },
+      main: { type: "string" },
     },
   });
+  if (values.server) {
+    await serverTable(Number(values.max), values.main);
+    Deno.exit(0);
+  }
   const budget = Number(values["budget-ms"]);
   const names = values.only ? values.only.split(",") : Object.keys(CASES);
   const ns = sizes(Number(values.max));
@@ -221,8 +271,13 @@ if (import.meta.main) {
       }
       const call = c.build(n);
       const t = performance.now();
-      call();
+      const said = call();
       const ms = performance.now() - t;
+      if (said === "crash") {
+        cells.push("crash (stack overflow)");
+        over = true;
+        continue;
+      }
       cells.push(ms < 10 ? ms.toFixed(1) : ms.toFixed(0));
       if (ms > budget) over = true;
     }

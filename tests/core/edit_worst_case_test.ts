@@ -13,6 +13,7 @@ import { applySplices, type Splice } from "../../lib/core/splice_lines.ts";
 import { planStrReplace } from "../../lib/core/str_replace.ts";
 import { findLineRuns } from "../../lib/core/str_replace/fuzzy.ts";
 import { splitLines, type TextDoc } from "../../lib/core/text_file.ts";
+import { findMovedLines } from "../../lib/core/line_id.ts";
 
 /** An array whose element reads are counted. */
 function counted<T>(items: T[]): { array: T[]; reads: () => number } {
@@ -228,4 +229,43 @@ Deno.test("batch_edit: the sweep and the pairwise scan agree on whether operatio
     }),
     { numRuns: 200 },
   );
+});
+
+Deno.test("findMovedLines picks the nearest lines with the hash, as sorting every match did", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("v23", "v26", "a", "b"), { maxLength: 40 }),
+      fc.integer({ min: -2, max: 45 }),
+      fc.integer({ min: 1, max: 7 }),
+      (lines, near, limit) => {
+        const hash = hashLine("v23");
+        const all: number[] = [];
+        lines.forEach((l, i) => hashLine(l) === hash && all.push(i + 1));
+        all.sort((a, b) => Math.abs(a - near) - Math.abs(b - near) || a - b);
+        assertEquals(findMovedLines(lines, hash, near, limit), all.slice(0, limit));
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("a batch of 20,000 stale operations gets a report of bounded size", () => {
+  const n = 40_000;
+  const lines = Array.from({ length: n }, (_, i) => `line ${i}`);
+  const doc = docOf(lines.map((l) => `${l}!`).join("\n") + "\n");
+  const raw = Array.from({ length: n / 2 }, (_, i) => ({
+    op: "replace",
+    start: idOf(lines, 2 * i + 1),
+    content: "x\n",
+  }));
+  let detail = "";
+  try {
+    planLineEdits(doc, parseEditOps(raw), { path: "f" });
+  } catch (e) {
+    assert(e instanceof AnchorError && e.code === "STALE_LINE_ID");
+    detail = e.detail ?? "";
+  }
+  // About 1 in 256 of the changed lines kept its 8-bit hash: those ids are not stale.
+  assert(/\.\.\. 19,[0-9]{3} more stale ids not detailed\./.test(detail), detail.slice(0, 300));
+  assert(detail.length < 100_000, `${detail.length} characters`);
 });

@@ -15,6 +15,8 @@ Deno.test("str_replace with 200,000 newlines answers NO_MATCH and ping is answer
     old_text: "\n".repeat(200_000),
     new_text: "x",
   });
+  // Sent once the server is inside the edit: before, it waited the edit's 25 s out.
+  await new Promise((r) => setTimeout(r, 100));
   const ping = server.client.ping();
   const [reply] = await Promise.all([edit, ping]);
   assertEquals(reply.isError, true, reply.text);
@@ -37,4 +39,16 @@ Deno.test("replace_all over 30,000 lines replaces every one of them through the 
   assertEquals(reply.isError, false, reply.text);
   assertStringIncludes(reply.text, "30000 exact matches");
   assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "b\n".repeat(30_000));
+});
+
+Deno.test("create with a path of 100,000 slashes answers at once (no backtracking regex)", async () => {
+  await using dir = await tempDir("anchorfs-faults-ladder-");
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const reply = await server.call("text_editor", {
+    command: "create",
+    path: `${"/".repeat(100_000)}x/`,
+    file_text: "a\n",
+  });
+  assertEquals(reply.isError, true, reply.text.slice(0, 200));
+  assertStringIncludes(reply.text, "create makes a file and needs its name");
 });

@@ -91,7 +91,11 @@ export async function createFile(
   }
   if (/[/\\]\s*$/.test(rawPath)) {
     // Without this, "newdir/" resolves to "newdir" and becomes a file of that name.
-    const dir = rawPath.trim().replace(/[/\\]+$/, "");
+    // A loop, not /[/\\]+$/: that regex retries every start in a run of slashes (quadratic).
+    const trimmed = rawPath.trim();
+    let end = trimmed.length;
+    while (end > 0 && (trimmed[end - 1] === "/" || trimmed[end - 1] === "\\")) end--;
+    const dir = trimmed.slice(0, end);
     throw new AnchorError({
       code: "INVALID_ARGUMENT",
       message: `path ${
