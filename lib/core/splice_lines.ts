@@ -39,7 +39,9 @@ export function applySplices(
   eol: string,
 ): { lines: string[]; eols: string[] } {
   // The result is built from the bottom: chunks of lines (and endings), last chunk first.
-  const chunks: { lines: readonly string[]; eols: readonly string[] }[] = [];
+  // A chunk is a range [from, to) of the original arrays or of one splice's new lines.
+  const chunks: { lines: readonly string[]; eols: readonly string[]; from: number; to: number }[] =
+    [];
   // Lines [0, cut) are still the original; below them sit `below` lines whose first ending is
   // `firstBelow` (what spliceLines would see as doc.eols[at] after the edits under it).
   let cut = doc.lines.length;
@@ -48,7 +50,7 @@ export function applySplices(
   for (const { at, count, lines: newLines } of splices) {
     const end = at + count;
     if (end < cut) {
-      chunks.push({ lines: doc.lines.slice(end, cut), eols: doc.eols.slice(end, cut) });
+      chunks.push({ lines: doc.lines, eols: doc.eols, from: end, to: cut });
       below += cut - end;
       firstBelow = doc.eols[end];
     }
@@ -65,17 +67,17 @@ export function applySplices(
     if (count > 0 && below === 0 && oldEols[count - 1] === "") {
       if (newEols.length > 0) newEols[newEols.length - 1] = "";
     }
-    chunks.push({ lines: newLines, eols: newEols });
+    chunks.push({ lines: newLines, eols: newEols, from: 0, to: newLines.length });
     if (newLines.length > 0) firstBelow = newEols[0];
     below += newLines.length;
     cut = at;
   }
-  if (cut > 0) chunks.push({ lines: doc.lines.slice(0, cut), eols: doc.eols.slice(0, cut) });
+  if (cut > 0) chunks.push({ lines: doc.lines, eols: doc.eols, from: 0, to: cut });
   const lines: string[] = [];
   const eols: string[] = [];
   for (let c = chunks.length - 1; c >= 0; c--) {
     const chunk = chunks[c]!;
-    for (let i = 0; i < chunk.lines.length; i++) {
+    for (let i = chunk.from; i < chunk.to; i++) {
       lines.push(chunk.lines[i]!);
       eols.push(chunk.eols[i]!);
     }
