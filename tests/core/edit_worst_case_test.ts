@@ -14,6 +14,7 @@ import { planStrReplace } from "../../lib/core/str_replace.ts";
 import { findLineRuns } from "../../lib/core/str_replace/fuzzy.ts";
 import { splitLines, type TextDoc } from "../../lib/core/text_file.ts";
 import { findMovedLines } from "../../lib/core/line_id.ts";
+import { isRepeatableLine } from "../../lib/core/edit_slip.ts";
 
 /** An array whose element reads are counted. */
 function counted<T>(items: T[]): { array: T[]; reads: () => number } {
@@ -268,4 +269,22 @@ Deno.test("a batch of 20,000 stale operations gets a report of bounded size", ()
   // About 1 in 256 of the changed lines kept its 8-bit hash: those ids are not stale.
   assert(/\.\.\. 19,[0-9]{3} more stale ids not detailed\./.test(detail), detail.slice(0, 300));
   assert(detail.length < 100_000, `${detail.length} characters`);
+});
+
+Deno.test("isRepeatableLine agrees with its regex form and is linear on runs of closers", () => {
+  const regexForm = (text: string) => {
+    const t = text.trim();
+    return t === "" || /^[\])}]+[;,)]*$/.test(t) || /^(end|fi|done|esac|\*\/|-->)$/.test(t) ||
+      /^[\])}]+[;,]?\s*(\/\/.*)?$/.test(t);
+  };
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(")", "]", "}", ";", ",", " ", "/", "x", "e"), { maxLength: 12 }),
+      (chars) => assertEquals(isRepeatableLine(chars.join("")), regexForm(chars.join(""))),
+    ),
+    { numRuns: 2_000 },
+  );
+  // 200,000 ")" and an "x": the regex tried every split of the run (about 50 s at this size).
+  assertEquals(isRepeatableLine(")".repeat(200_000) + "x"), false);
+  assertEquals(isRepeatableLine(")".repeat(200_000) + ";"), true);
 });
