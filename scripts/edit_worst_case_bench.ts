@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { startServer, tempDir } from "../tests/_harness.ts";
 import { planStrReplace } from "../lib/core/str_replace.ts";
 import { renderEditDiff } from "../lib/core/edit_diff.ts";
+import { splicesBetween } from "../lib/core/edit_log.ts";
 import { planLineEdits } from "../lib/core/edit_plan.ts";
 import { parseEditOps } from "../lib/core/edit_ops.ts";
 import { hashHex, hashLine } from "../lib/core/line_id.ts";
@@ -171,6 +172,14 @@ export const CASES: Record<string, { what: string; build: (n: number) => () => s
         printAt: (l: number) => linePrint(was[l - 1] ?? ""),
       };
       return () => answer(() => planLineEdits(doc, ops, { path: "f.txt", shown }));
+    },
+  },
+  edit_log_rewrite: {
+    what: "own-edit log (every edit's line splices): every one of n lines changed",
+    build: (n) => {
+      const a = Array.from({ length: n }, (_, i) => `old ${i}`);
+      const b = Array.from({ length: n }, (_, i) => `new ${i}`);
+      return () => String(splicesBetween(a, b).length);
     },
   },
   diff_rewrite: {

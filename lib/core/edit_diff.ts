@@ -85,11 +85,14 @@ export function renderEditDiff(
   let n = head;
   // Myers diff is O((N+M)·D): past a few thousand differing lines (a rewritten file) show the
   // window as removed-then-added instead of spending seconds on a minimal diff.
-  const changes = diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) ??
-    [
-      { value: oldMid, removed: true, added: false, count: oldMid.length },
-      { value: newMid, removed: false, added: true, count: newMid.length },
-    ];
+  // At least |N - M| lines differ: past the budget, Myers would give up after its full cost.
+  const tooFar = Math.abs(oldMid.length - newMid.length) > MAX_EDIT_LENGTH;
+  const changes =
+    (tooFar ? undefined : diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH })) ??
+      [
+        { value: oldMid, removed: true, added: false, count: oldMid.length },
+        { value: newMid, removed: false, added: true, count: newMid.length },
+      ];
   for (const change of changes) {
     for (const text of change.value) {
       if (change.added) rows.push({ kind: "+", text, oldNo: o, newNo: ++n });

@@ -22,13 +22,40 @@ export interface LoggedEdit {
   at: number;
 }
 
-/** The splices that turn `before` into `after`, top to bottom. */
+/** Differing lines past which the window between the common head and tail is one splice. */
+const MAX_EDIT_LENGTH = 1000;
+
+/**
+ * The splices that turn `before` into `after`, top to bottom. Myers' diff is O((N+M)·D): on a
+ * rewritten file (D = N + M) it took 22 s for 4,000 lines, so the common head and tail are
+ * skipped and past MAX_EDIT_LENGTH differing lines the window between them is one splice (its
+ * old lines then map nowhere: ids into it are refused, never mapped wrongly).
+ */
 export function splicesBetween(before: readonly string[], after: readonly string[]): Splice[] {
+  const shortest = Math.min(before.length, after.length);
+  let head = 0;
+  while (head < shortest && before[head] === after[head]) head++;
+  let tail = 0;
+  while (
+    tail < shortest - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  ) tail++;
+  const oldMid = before.slice(head, before.length - tail);
+  const newMid = after.slice(head, after.length - tail);
+  if (oldMid.length === 0 && newMid.length === 0) return [];
+  // At least |N - M| lines differ: past the budget, Myers would give up after its full cost.
+  const tooFar = Math.abs(oldMid.length - newMid.length) > MAX_EDIT_LENGTH;
+  const parts =
+    (tooFar ? undefined : diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH })) ??
+      [
+        { value: oldMid, removed: true, added: false, count: oldMid.length },
+        { value: newMid, removed: false, added: true, count: newMid.length },
+      ];
   const splices: Splice[] = [];
-  let line = 1;
+  let line = head + 1;
   let current: Splice | undefined;
-  for (const part of diffArrays(before as string[], after as string[])) {
+  for (const part of parts) {
     const n = part.count ?? part.value.length;
+    if (n === 0) continue;
     if (!part.added && !part.removed) {
       current = undefined;
       line += n;

@@ -14,6 +14,7 @@ import { planStrReplace } from "../../lib/core/str_replace.ts";
 import { findLineRuns } from "../../lib/core/str_replace/fuzzy.ts";
 import { splitLines, type TextDoc } from "../../lib/core/text_file.ts";
 import { findMovedLines } from "../../lib/core/line_id.ts";
+import { mapLine, splicesBetween } from "../../lib/core/edit_log.ts";
 import { isRepeatableLine } from "../../lib/core/edit_slip.ts";
 
 /** An array whose element reads are counted. */
@@ -287,4 +288,29 @@ Deno.test("isRepeatableLine agrees with its regex form and is linear on runs of 
   // 200,000 ")" and an "x": the regex tried every split of the run (about 50 s at this size).
   assertEquals(isRepeatableLine(")".repeat(200_000) + "x"), false);
   assertEquals(isRepeatableLine(")".repeat(200_000) + ";"), true);
+});
+
+Deno.test("splicesBetween: a rewrite of 20,000 lines is one splice; mapped lines keep their text", () => {
+  const n = 20_000;
+  const a = Array.from({ length: n }, (_, i) => `old ${i}`);
+  const b = Array.from({ length: n + 5 }, (_, i) => `new ${i}`);
+  assertEquals(splicesBetween(["k", ...a, "k"], ["k", ...b, "k"]), [
+    { start: 2, removed: n, added: n + 5 },
+  ]);
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 30 }),
+      fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 30 }),
+      (before, after) => {
+        const splices = splicesBetween(before, after);
+        const moved = splices.reduce((d, s) => d + s.added - s.removed, 0);
+        assertEquals(moved, after.length - before.length);
+        for (let line = 1; line <= before.length; line++) {
+          const to = mapLine(line, splices);
+          if (to !== undefined) assertEquals(after[to - 1], before[line - 1]);
+        }
+      },
+    ),
+    { numRuns: 1_000 },
+  );
 });
