@@ -8,8 +8,11 @@ import { Locations } from "./ops/location.ts";
 import { FileLocks } from "./ops/edit/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
+import { describePlatform } from "./core/platform.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
-import { localProcessRunner } from "./backends/local/process_runner.ts";
+import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
+import type { ShellKind } from "./core/platform.ts";
+import { currentPlatform } from "./backends/platform/current_platform.ts";
 import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
@@ -24,6 +27,8 @@ export interface ServiceOptions {
   jobLogCapBytes?: number;
   /** Largest file a whole-file operation reads (--max-file-bytes; default 16 MiB). */
   maxFileBytes?: number;
+  /** `--shell`: the shell local commands run with (default: bash; cmd.exe on Windows). */
+  shell?: ShellKind;
 }
 
 export function createServices(options: ServiceOptions = {}): Services {
@@ -41,6 +46,7 @@ export function createServices(options: ServiceOptions = {}): Services {
       reclaim: requestCollection,
     }),
     scanner: new ParallelScanner(),
+    shell: options.shell ?? currentPlatform().defaultShell,
   };
   sshPools.set(services, sshPool);
   return services;
@@ -54,9 +60,10 @@ function createJobManager(options: ServiceOptions): JobManager {
   const logCapBytes = options.jobLogCapBytes ??
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
   return new JobManager(
-    localProcessRunner,
+    createLocalProcessRunner(options.shell ? { shell: { kind: options.shell } } : {}),
     {
-      stateDir: options.stateDir ?? defaultStateDir((key) => Deno.env.get(key)),
+      stateDir: options.stateDir ??
+        defaultStateDir((key) => Deno.env.get(key), describePlatform(Deno.build.os)),
       ...(logCapBytes !== undefined && { logCapBytes }),
     },
   );

@@ -4,6 +4,7 @@
 import { cliExitCodeFor, durationMs, isTerminal } from "../core/job_state.ts";
 import { formatDuration } from "../core/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
+import { describePlatform } from "../core/platform.ts";
 import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
   DEFAULT_TAIL_BYTES,
@@ -138,7 +139,7 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
 
 /** The state dir this command reads (the same rule createServices applies). */
 function stateDirShown(): string {
-  return defaultStateDir((key) => Deno.env.get(key));
+  return defaultStateDir((key) => Deno.env.get(key), describePlatform(Deno.build.os));
 }
 
 async function printTail(

@@ -5,6 +5,8 @@
 import { formatRefusal } from "./policy_messages.ts";
 import type { Refusal } from "./shell_policy/invocation.ts";
 import { judgeScript } from "./shell_policy/script.ts";
+import { judgeWindowsScript } from "./shell_policy/windows.ts";
+import type { ShellKind } from "./platform.ts";
 
 export type { PolicyRule } from "./policy_messages.ts";
 
@@ -20,11 +22,19 @@ export type PolicyVerdict =
     offending: string;
   };
 
-/** Judges a whole command line; refuses with the first offending simple command in it. */
-export function judgeCommand(command: string): PolicyVerdict {
+/**
+ * Judges a whole command line as the given shell reads it (default bash; cmd.exe and
+ * PowerShell lines get the Windows equivalents of each rule); refuses with the first
+ * offending simple command in it.
+ */
+export function judgeCommand(command: string, shell: ShellKind = "bash"): PolicyVerdict {
   let refusal: Refusal | undefined;
   try {
-    refusal = judgeScript(command, { depth: 0 });
+    refusal = shell === "cmd"
+      ? judgeWindowsScript(command, "cmd")
+      : shell === "powershell" || shell === "pwsh"
+      ? judgeWindowsScript(command, "powershell")
+      : judgeScript(command, { depth: 0 });
   } catch (e) {
     // Only a pathological line (thousands of nested find -exec) gets here: refuse, never crash.
     if (!(e instanceof RangeError)) throw e;

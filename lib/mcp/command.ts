@@ -8,6 +8,7 @@ import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path_text.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location } from "../ops/location.ts";
+import { SHELL_KINDS, type ShellKind } from "../core/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
@@ -23,6 +24,7 @@ export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
+                    [--shell bash|sh|cmd|powershell|pwsh]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -33,7 +35,9 @@ Options:
                                to a background job (default 10; fractions allowed).
   --ssh-timeout SECONDS        How long to wait for an SSH connection (default 30).
   --state-dir DIR              Where job records and logs live (default: $ANCHORFS_STATE_DIR,
-                               else $XDG_STATE_HOME/anchorfs, else ~/.local/state/anchorfs).
+                               else $XDG_STATE_HOME/anchorfs or ~/.local/state/anchorfs;
+                               macOS ~/Library/Application Support/anchorfs; Windows
+                               %LOCALAPPDATA%\\anchorfs).
   --allow DIR                  Confine the file tools (view, text_editor, batch_edit,
                                extract_lines, workdir) to DIR, symlinks resolved; repeatable;
                                ssh://host/dir for a remote tree. Does not confine the shell.
@@ -49,6 +53,9 @@ Options:
   --deadline SECONDS           Longest a search or listing runs before it returns what it found
                                so far, saying so (default 50, under the 60 s request timeout of
                                common clients; fractions allowed).
+  --shell NAME                 The shell commands run with: bash (default; sh when bash is
+                               missing), cmd (default on Windows: cmd.exe /d /s /c),
+                               powershell, pwsh, or sh. Commands on ssh:// hosts use bash there.
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -151,6 +158,17 @@ function describeConfinement(confinement: Confinement): string {
     : `the client's roots within ${allowed} (${allowed} if it offers none)`;
 }
 
+function parseShell(raw: string | undefined): ShellKind | undefined {
+  if (raw === undefined) return undefined;
+  const kind = SHELL_KINDS.find((k) => k === raw.toLowerCase().replace(/\.exe$/, ""));
+  if (kind) return kind;
+  throw new AnchorError({
+    code: "INVALID_FLAG",
+    message: `--shell takes one of ${SHELL_KINDS.join(", ")}, got ${JSON.stringify(raw)}.`,
+    hint: "e.g. --shell pwsh (PowerShell 7) or --shell bash (Git Bash, WSL) on Windows.",
+  });
+}
+
 /** Runs the server; resolves with the exit code when the connection ends. */
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let values;
@@ -168,6 +186,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         "max-message-bytes": { type: "string" },
         "max-file-bytes": { type: "string" },
         deadline: { type: "string" },
+        shell: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -200,8 +219,10 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       values.deadline,
       DEFAULT_DEADLINE_SECONDS,
     );
+    const shellKind = parseShell(values.shell);
     services = createServices({
       sshTimeoutSeconds,
+      ...(shellKind !== undefined && { shell: shellKind }),
       ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
       ...(values["max-file-bytes"] !== undefined &&
         { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),

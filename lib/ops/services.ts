@@ -8,6 +8,7 @@ import type { FileLocks } from "./edit/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./search.ts";
 import type { ReadLimits } from "./read_limits.ts";
+import type { ShellKind } from "../core/platform.ts";
 
 export interface Services {
   locations: Locations;
@@ -23,4 +24,6 @@ export interface Services {
   scanner?: ContentScanner;
   /** Set by --allow / --roots (anchorfs mcp): the directories the file tools may use. */
   confinement?: Confinement;
+  /** The shell local commands run with (`--shell`; the platform's default when absent). */
+  shell?: ShellKind;
 }

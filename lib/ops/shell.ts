@@ -6,6 +6,7 @@ import { AnchorError } from "../core/errors.ts";
 import type { JobRecord } from "../core/job_state.ts";
 import { maskedStatusNote } from "../core/pipeline_note.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
+import type { ShellKind } from "../core/platform.ts";
 import { type JobManager, jobUri } from "./jobs/job_manager.ts";
 import {
   DEFAULT_TAIL_BYTES,
@@ -25,6 +26,8 @@ export interface ShellDeps {
   heartbeatMs?: number;
   tailBytes?: number;
   signal?: AbortSignal;
+  /** The shell the command runs with; the policy reads the line as that shell does. */
+  shell?: ShellKind;
 }
 
 export type ShellOutcome =
@@ -45,7 +48,7 @@ export async function runShell(
   }
   // The policy tables load on the first shell call, not at server start (start-up time).
   const { judgeCommand } = await import("../core/shell_policy.ts");
-  const verdict = judgeCommand(command);
+  const verdict = judgeCommand(command, deps.shell);
   if (!verdict.allowed) {
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });
   }

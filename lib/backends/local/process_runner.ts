@@ -1,16 +1,29 @@
-// Runs job commands on this machine: `bash -c` (else `sh -c`) detached in its own process group,
+// Runs job commands on this machine with the shell the platform layer chooses (lib/core/platform.ts:
+// `bash -c` in its own process group on Linux/macOS, `cmd.exe /d /s /c` on Windows, `--shell`),
 // stdin closed, stdout+stderr written by the child straight into the log file (no bytes pass
-// through this process), and kills whole trees. Also the /proc probes that prove a pid is ours:
-// the process table with each process's job cookie (lib/core/job_processes.ts judges it).
+// through this process), and kills whole trees. Also the probes that prove a pid is ours: the
+// process table with each process's job cookie (/proc here; `ps` on macOS, Win32_Process on
+// Windows, see ../platform/foreign_process_table.ts), judged by lib/core/job_processes.ts.
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import process from "node:process";
 import type { ProcessRunner } from "../../ops/jobs/job_manager.ts";
 import { cookieValue, JOB_COOKIE_VAR, type ProcessInfo } from "../../core/job_processes.ts";
-
-/** Above this a command line is run from a script file: Linux caps one argv string at 128 KiB. */
-const MAX_INLINE_COMMAND_BYTES = 64 * 1024;
+import {
+  killPlan,
+  maxInlineCommandBytes,
+  type PlatformDescription,
+  scriptExtension,
+  type ShellChoice,
+  shellInvocation,
+} from "../../core/platform.ts";
+import { currentPlatform } from "../platform/current_platform.ts";
+import {
+  killWindowsTree,
+  readPsTable,
+  readWindowsTable,
+} from "../platform/foreign_process_table.ts";
 
 /** Non-interactive defaults: nothing may wait for a keypress or a terminal. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -53,18 +66,27 @@ export interface RunningProcess {
   exited: Promise<ProcessExit>;
 }
 
-let shellPath: string | undefined;
+let bashPath: string | undefined;
 
-function platformShell(): string {
-  if (shellPath) return shellPath;
-  for (const candidate of ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"]) {
+/** bash where it usually lives, else `/bin/sh` (POSIX); on Windows `bash` from PATH. */
+function findBash(platform: PlatformDescription): ShellChoice {
+  if (platform.os === "windows") return { kind: "bash", program: "bash" };
+  if (bashPath) return { kind: "bash", program: bashPath };
+  for (
+    const candidate of [
+      "/bin/bash",
+      "/usr/bin/bash",
+      "/usr/local/bin/bash",
+      "/opt/homebrew/bin/bash",
+    ]
+  ) {
     try {
-      if (Deno.statSync(candidate).isFile) return (shellPath = candidate);
+      if (Deno.statSync(candidate).isFile) return { kind: "bash", program: bashPath = candidate };
     } catch {
       // try the next one
     }
   }
-  return (shellPath = "/bin/sh");
+  return { kind: "sh", program: "/bin/sh" };
 }
 
 function childEnv(cookie: string | undefined): Record<string, string> {
@@ -74,30 +96,36 @@ function childEnv(cookie: string | undefined): Record<string, string> {
 }
 
 /** Starts the command; resolves once it has a pid (or throws if it could not start). */
-export async function spawnShell(request: SpawnRequest): Promise<RunningProcess> {
-  const shell = platformShell();
-  let args: string[];
-  if (new TextEncoder().encode(request.command).length > MAX_INLINE_COMMAND_BYTES) {
-    await Deno.writeTextFile(request.scriptPath, request.command, { mode: 0o600 });
-    args = [request.scriptPath];
-  } else {
-    args = ["-c", request.command];
+export async function spawnShell(
+  request: SpawnRequest,
+  platform: PlatformDescription = currentPlatform(),
+  choice?: ShellChoice,
+): Promise<RunningProcess> {
+  const shell = choice ??
+    (platform.defaultShell === "bash" ? findBash(platform) : { kind: platform.defaultShell });
+  let scriptPath: string | undefined;
+  if (new TextEncoder().encode(request.command).length > maxInlineCommandBytes(shell.kind)) {
+    scriptPath = request.scriptPath.replace(/\.sh$/, "") + scriptExtension(shell.kind);
+    await Deno.writeTextFile(scriptPath, request.command, { mode: 0o600 });
   }
+  const how = shellInvocation(platform, shell, request.command, scriptPath);
   const fd = fs.openSync(request.logPath, "a");
   let child;
   try {
-    child = spawn(shell, args, {
+    child = spawn(how.program, how.args, {
       cwd: request.cwd,
-      detached: true,
+      detached: how.detached,
       stdio: ["ignore", fd, fd],
       env: childEnv(request.cookie),
+      windowsVerbatimArguments: how.verbatimArguments,
+      windowsHide: true,
     });
   } finally {
     fs.closeSync(fd);
   }
   // Read the start time now: the child cannot have been reaped yet (reaping needs the event
   // loop), so its /proc entry exists even if it already exited (a zombie keeps its start time).
-  const startTicks = child.pid === undefined ? undefined : readProcStat(child.pid)?.startTicks;
+  const startTicks = child.pid === undefined ? undefined : startTimeOf(platform, child.pid, true);
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ exitCode: code, signal: signal ?? null }));
     child.once("error", () => resolve({ exitCode: 127, signal: null }));
@@ -108,8 +136,22 @@ export async function spawnShell(request: SpawnRequest): Promise<RunningProcess>
     if (child.pid !== undefined) resolve(child.pid);
     else child.once("error", () => resolve(undefined));
   });
-  if (pid === undefined) throw new Error(`could not start ${shell}`);
+  if (pid === undefined) throw new Error(`could not start ${how.program}`);
   return { pid, startTicks, exited };
+}
+
+/** What proves this pid on the platform (see ProcessProof); zombies only when asked. */
+function startTimeOf(
+  platform: PlatformDescription,
+  pid: number,
+  zombieToo = false,
+): number | undefined {
+  let row: { startTicks: number; state: string } | undefined;
+  if (platform.processTable === "proc") row = readProcStat(pid);
+  else if (platform.processTable === "ps") row = readPsTable([pid]).find((p) => p.pid === pid);
+  else row = readWindowsTable(pid).find((p) => p.pid === pid);
+  if (!row || (!zombieToo && row.state === "Z")) return undefined;
+  return row.startTicks;
 }
 
 interface ProcStat {
@@ -187,13 +229,33 @@ export function listProcesses(sinceTicks = 0): ProcessInfo[] {
   return table;
 }
 
+/** The process table on any platform (see ProcessTableSource). */
+function listProcessesOn(platform: PlatformDescription, sinceTicks = 0): ProcessInfo[] {
+  if (platform.processTable === "proc") return listProcesses(sinceTicks);
+  const rows = platform.processTable === "ps" ? readPsTable() : readWindowsTable();
+  return rows.filter((p) => p.startTicks >= sinceTicks);
+}
+
 /**
  * Signals one process if it is still the one seen (same start time): a pid freed and reused
  * since the table was read is left alone. False if it is gone or changed.
  */
 export function signalProcess(pid: number, startTicks: number, signal: Deno.Signal): boolean {
-  const now = readProcStat(pid);
-  if (!now || now.startTicks !== startTicks || now.state === "Z") return false;
+  return signalProcessOn(currentPlatform(), pid, startTicks, signal);
+}
+
+function signalProcessOn(
+  platform: PlatformDescription,
+  pid: number,
+  startTicks: number,
+  signal: Deno.Signal,
+): boolean {
+  if (startTimeOf(platform, pid) !== startTicks) return false;
+  const plan = killPlan(platform, pid);
+  if (plan.method === "command") {
+    // Windows has no TERM/CONT to send: the first signal ends the tree (taskkill /T /F).
+    return signal === "SIGCONT" ? true : killWindowsTree(pid);
+  }
   try {
     Deno.kill(pid, signal);
     return true;
@@ -204,8 +266,7 @@ export function signalProcess(pid: number, startTicks: number, signal: Deno.Sign
 
 /** Start time of a live process in clock ticks since boot, or undefined (gone, or not Linux). */
 export function processStartTicks(pid: number): number | undefined {
-  const stat = readProcStat(pid);
-  return stat && stat.state !== "Z" ? stat.startTicks : undefined;
+  return startTimeOf(currentPlatform(), pid);
 }
 
 /** Whether the process with this pid is alive and is the same process (same start time). */
@@ -252,15 +313,33 @@ export function ownStartTicks(): number | undefined {
   return processStartTicks(Deno.pid);
 }
 
+export interface LocalRunnerOptions {
+  /** Default: this machine's. */
+  platform?: PlatformDescription;
+  /** `--shell`; default: the platform's (bash, else sh; cmd.exe on Windows). */
+  shell?: ShellChoice;
+}
+
+/** The JobManager's process runner for a platform and shell (compose.ts wires it). */
+export function createLocalProcessRunner(options: LocalRunnerOptions = {}): ProcessRunner {
+  const platform = options.platform ?? currentPlatform();
+  const same = (pid: number, startTicks: number | undefined) => {
+    const now = startTimeOf(platform, pid);
+    if (now === undefined) return false;
+    return startTicks === undefined || now === startTicks;
+  };
+  return {
+    spawn: (request) => spawnShell(request, platform, options.shell),
+    listProcesses: (since) => listProcessesOn(platform, since),
+    signalProcess: (pid, startTicks, signal) => signalProcessOn(platform, pid, startTicks, signal),
+    processIsSame: same,
+    ownStartTicks: () => startTimeOf(platform, Deno.pid),
+    realDirectory: (path) => Deno.realPath(path),
+    // Default file systems of macOS and Windows ignore case; Linux ones respect it.
+    caseInsensitivePaths: platform.caseInsensitive,
+  };
+}
+
 /** This module as the JobManager's process runner: the one wiring that services, tests and
  * benchmarks share. */
-export const localProcessRunner: ProcessRunner = {
-  spawn: spawnShell,
-  listProcesses,
-  signalProcess,
-  processIsSame,
-  ownStartTicks,
-  realDirectory: (path) => Deno.realPath(path),
-  // Default file systems of macOS and Windows ignore case; Linux ones respect it.
-  caseInsensitivePaths: Deno.build.os === "darwin" || Deno.build.os === "windows",
-};
+export const localProcessRunner: ProcessRunner = createLocalProcessRunner();

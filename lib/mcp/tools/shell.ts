@@ -10,6 +10,7 @@ import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
+import type { ShellKind } from "../../core/platform.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
 /** The local directory a command runs in; a remote session needs a local `cwd` (see docs). */
@@ -71,13 +72,34 @@ function shellMeant(windowSeconds: number): Record<string, string> {
   };
 }
 
+/** How the configured shell is named in the description (bash unless --shell says otherwise). */
+function shellLabel(shell: ShellKind | undefined): string {
+  return shell === "cmd"
+    ? "cmd.exe"
+    : shell === "pwsh" || shell === "powershell"
+    ? "PowerShell"
+    : shell ?? "bash";
+}
+
+/** What a command line is run as, and what its syntax allows (Windows PowerShell 5.1 has no &&). */
+function shellForm(shell: ShellKind | undefined): string {
+  return shell === "cmd"
+    ? "cmd.exe /d /s /c; pipes, && and redirections work."
+    : shell === "powershell"
+    ? "powershell -Command; pipes and redirections work (no &&: a; if ($?) { b })."
+    : shell === "pwsh"
+    ? "pwsh -Command; pipes, && and redirections work."
+    : `${shell ?? "bash"} -c; pipes, && and redirections work.`;
+}
+
 export const registerShellTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
     "shell",
     {
       title: "Run a shell command",
       description:
-        "Run a command line with bash in the working directory (stdin closed, pagers off); get " +
+        `Run a command line with ${shellLabel(env.services.shell)} in the working directory ` +
+        "(stdin closed, pagers off); get " +
         "its exit code and output tail. No background flag: a command still running after " +
         `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
         "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
@@ -91,7 +113,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         'Examples: {"command":"make test"} · {"command":"npm run build","cwd":"packages/web"}',
       inputSchema: toolInput({
         command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
-          .describe("Run as bash -c; pipes, && and redirections work."),
+          .describe(`Run as ${shellForm(env.services.shell)}`),
         cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
           .describe("Local directory to run in (default: the working directory)."),
       }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
@@ -110,6 +132,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         let progress = 0;
         const outcome = await runShell(command, dir, {
           jobs: env.services.jobs,
+          ...(env.services.shell !== undefined && { shell: env.services.shell }),
           foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
           signal: ctx.mcpReq.signal,
           ...(token !== undefined && {

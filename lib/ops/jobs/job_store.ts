@@ -5,6 +5,11 @@
 import { join } from "node:path";
 import { AnchorError } from "../../core/errors.ts";
 import type { JobRecord } from "../../core/job_state.ts";
+import {
+  defaultStateDir as platformStateDir,
+  describePlatform,
+  type PlatformDescription,
+} from "../../core/platform.ts";
 
 export interface JobPaths {
   dir: string;
@@ -23,13 +28,16 @@ export interface TailRead {
   logBytes: number;
 }
 
-/** `$ANCHORFS_STATE_DIR`, else `$XDG_STATE_HOME/anchorfs`, else `~/.local/state/anchorfs`. */
-export function defaultStateDir(env: (key: string) => string | undefined): string {
-  const explicit = env("ANCHORFS_STATE_DIR");
-  if (explicit) return explicit;
-  const xdg = env("XDG_STATE_HOME");
-  if (xdg) return join(xdg, "anchorfs");
-  return join(env("HOME") ?? env("USERPROFILE") ?? ".", ".local", "state", "anchorfs");
+/**
+ * `$ANCHORFS_STATE_DIR`, else the platform's place (lib/core/platform.ts): Linux
+ * `$XDG_STATE_HOME/anchorfs` or `~/.local/state/anchorfs`, macOS
+ * `~/Library/Application Support/anchorfs`, Windows `%LOCALAPPDATA%\anchorfs`.
+ */
+export function defaultStateDir(
+  env: (key: string) => string | undefined,
+  platform: PlatformDescription = describePlatform("linux"),
+): string {
+  return platformStateDir(platform, env);
 }
 
 const ID_PATTERN = /^[0-9]+-[0-9]+$/;
