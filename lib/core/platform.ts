@@ -73,7 +73,7 @@ const PLATFORMS: Record<OsName, PlatformDescription> = {
 };
 
 /**
- * The description of an OS as `Deno.build.os` names it; other Unixes (freebsd, ...) are treated
+ * The description of an OS as the runtime names it (`linux`, `darwin`, `windows`); other Unixes (freebsd, ...) are treated
  * like macOS (a `ps` table), which is the closest match.
  */
 export function describePlatform(os: string): PlatformDescription {
@@ -196,7 +196,7 @@ export function killPlan(platform: PlatformDescription, pid: number): KillPlan {
   return { method: "signals", table: platform.processTable };
 }
 
-/** Environment lookup, e.g. `(k) => Deno.env.get(k)`. */
+/** Environment lookup: the value of a variable, or undefined. */
 export type EnvLookup = (key: string) => string | undefined;
 
 /**

@@ -20,8 +20,8 @@ interface Stage {
   toFile: boolean;
   /** `< file` (cmd). */
   stdinFile?: string;
-  /** The whole line is this one command. */
-  alone: boolean;
+  /** The line has a loop (`for … do`, `while`, `foreach`, `do … until`): a sleep paces a poll. */
+  inLoop: boolean;
 }
 
 /** Splits a line into pipeline stages, outside quotes (`"` for cmd, `"` and `'` for PowerShell). */
@@ -65,7 +65,7 @@ function stages(line: string, shell: WindowsShell): Stage[] | undefined {
   if (quote) return undefined;
   pieces.push({ text: current, sep: "" });
   const out: Stage[] = [];
-  const lone = pieces.filter((p) => p.text.trim() !== "").length === 1;
+  const inLoop = /(^|[\s;(){}&|])(for|foreach|while|do|until)([\s({]|$)/i.test(line);
   for (const [i, piece] of pieces.entries()) {
     const text = piece.text.trim();
     if (text === "") continue;
@@ -77,7 +77,7 @@ function stages(line: string, shell: WindowsShell): Stage[] | undefined {
       words,
       fed,
       toFile: toFile || /^(out-file|set-content|add-content|tee-object)\b/.test(next),
-      alone: lone,
+      inLoop,
     };
     if (stdinFile !== undefined) stage.stdinFile = stdinFile;
     out.push(stage);
@@ -198,7 +198,7 @@ function judgeCmd(stage: Stage): Refusal | undefined {
       return refuse("list_files", { calls: [listCall(operands[0] ?? ".", true)] });
     case "timeout": {
       // `timeout /t 30` is cmd's sleep.
-      if (!switches.includes("/t") || !stage.alone) return undefined;
+      if (!switches.includes("/t") || stage.inLoop) return undefined;
       return refuse("bare_sleep");
     }
     case "ping":
@@ -357,7 +357,7 @@ function judgePowerShell(stage: Stage): Refusal | undefined {
       ],
     });
   }
-  if (PS_SLEEP.has(name) && stage.alone) return refuse("bare_sleep");
+  if (PS_SLEEP.has(name) && !stage.inLoop) return refuse("bare_sleep");
   if (name === "more" && !stage.fed && args.length > 0 && !stage.toFile) {
     return refuse("read_file", {
       reason: NEVER_ENDS_REASONS.pager!,
