@@ -42,6 +42,11 @@ export interface JobRecord {
   cookie?: string;
   /** Pid of the shell, which leads the job's own process group (pgid = pid). */
   pid: number;
+  /**
+   * For a job on an ssh host (`cwd` is then an ssh:// URL): `user@host:port`. `pid` is the
+   * remote group's leader.
+   */
+  host?: string;
   /** The shell's start time in clock ticks since boot (Linux), to prove a pid is still ours. */
   pidStartTicks?: number;
   serverPid: number;
@@ -69,6 +74,7 @@ export type JobStart = Pick<
   | "cwd"
   | "cookie"
   | "pid"
+  | "host"
   | "pidStartTicks"
   | "serverPid"
   | "serverStartTicks"

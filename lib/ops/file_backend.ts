@@ -1,6 +1,8 @@
 // The one file-backend interface. Ops talk only to this; lib/backends/{local,memory,ssh}
 // implement it. Paths given to a backend are absolute POSIX paths on that backend's machine.
 
+import type { RemoteJobHost } from "./jobs/remote_job.ts";
+
 export type EntryType = "file" | "dir" | "symlink" | "other";
 
 /** What an "other" entry is, where the backend can tell: none of them is opened for reading. */
@@ -67,6 +69,8 @@ export interface ReadFilesOptions {
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
+  /** Set when shell commands can run where these files are (an ssh host): runs jobs there. */
+  readonly jobHost?: RemoteJobHost;
   /** Follows symlinks. Returns null when nothing exists at the path. */
   stat(path: string): Promise<FileInfo | null>;
   /**

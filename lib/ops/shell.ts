@@ -7,7 +7,7 @@ import type { JobRecord } from "../core/job_state.ts";
 import { maskedStatusNote } from "../core/pipeline_note.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
 import type { ShellKind } from "../core/platform.ts";
-import { type JobManager, jobUri } from "./jobs/job_manager.ts";
+import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import {
   DEFAULT_TAIL_BYTES,
   formatTail,
@@ -28,6 +28,8 @@ export interface ShellDeps {
   signal?: AbortSignal;
   /** The shell the command runs with; the policy reads the line as that shell does. */
   shell?: ShellKind;
+  /** Run on this host (`cwd` is then the directory's ssh:// URL). */
+  remote?: RemotePlace;
 }
 
 export type ShellOutcome =
@@ -53,7 +55,7 @@ export async function runShell(
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });
   }
   const { jobs } = deps;
-  const started = await jobs.start(command, cwd);
+  const started = await jobs.start(command, cwd, deps.remote);
   const t0 = Date.now();
   const heartbeatMs = deps.heartbeatMs ?? 2000;
   let record = started;

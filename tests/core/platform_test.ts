@@ -89,13 +89,25 @@ Deno.test("defaultStateDir: XDG on Linux, Application Support on macOS, LOCALAPP
     [linux, { HOME: "/home/me" }, "/home/me/.local/state/anchorfs"],
     [linux, { HOME: "/home/me", XDG_STATE_HOME: "/x/state/" }, "/x/state/anchorfs"],
     [linux, { HOME: "/home/me", ANCHORFS_STATE_DIR: "/s" }, "/s"],
-    [mac, { HOME: "/Users/me", XDG_STATE_HOME: "/ignored" }, "/Users/me/Library/Application Support/anchorfs"],
-    [windows, { LOCALAPPDATA: "C:\\Users\\me\\AppData\\Local" }, "C:\\Users\\me\\AppData\\Local\\anchorfs"],
+    [
+      mac,
+      { HOME: "/Users/me", XDG_STATE_HOME: "/ignored" },
+      "/Users/me/Library/Application Support/anchorfs",
+    ],
+    [
+      windows,
+      { LOCALAPPDATA: "C:\\Users\\me\\AppData\\Local" },
+      "C:\\Users\\me\\AppData\\Local\\anchorfs",
+    ],
     [windows, { USERPROFILE: "C:\\Users\\me" }, "C:\\Users\\me\\AppData\\Local\\anchorfs"],
     [windows, { ANCHORFS_STATE_DIR: "D:\\state" }, "D:\\state"],
   ];
   for (const [platform, env, expected] of cases) {
-    assertEquals(defaultStateDir(platform, envOf(env)), expected, `${platform.os} ${JSON.stringify(env)}`);
+    assertEquals(
+      defaultStateDir(platform, envOf(env)),
+      expected,
+      `${platform.os} ${JSON.stringify(env)}`,
+    );
   }
 });
 
@@ -107,7 +119,10 @@ Deno.test("sshLocations: ~\\.ssh\\config and the OpenSSH agent pipe on Windows, 
     agent: WINDOWS_SSH_AGENT_PIPE,
   });
   assertEquals(WINDOWS_SSH_AGENT_PIPE, "\\\\.\\pipe\\openssh-ssh-agent");
-  assertEquals(sshLocations(windows, envOf({ USERPROFILE: "C:\\u", SSH_AUTH_SOCK: "" })).agent, undefined);
+  assertEquals(
+    sshLocations(windows, envOf({ USERPROFILE: "C:\\u", SSH_AUTH_SOCK: "" })).agent,
+    undefined,
+  );
   assertEquals(
     sshLocations(windows, envOf({ HOMEDRIVE: "C:", HOMEPATH: "\\Users\\me" })).config,
     "C:\\Users\\me\\.ssh\\config",

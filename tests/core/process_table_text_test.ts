@@ -30,7 +30,10 @@ const PS_ENV = [
 ].join("\n");
 
 Deno.test("parseLstart reads ps's five-word start time as whole seconds", () => {
-  assertEquals(parseLstart(["Mon", "Nov", "30", "14:52:27", "2026"]), Date.UTC(2026, 10, 30, 14, 52, 27) / 1000);
+  assertEquals(
+    parseLstart(["Mon", "Nov", "30", "14:52:27", "2026"]),
+    Date.UTC(2026, 10, 30, 14, 52, 27) / 1000,
+  );
   assertEquals(parseLstart(["Mon", "Foo", "30", "14:52:27", "2026"]), undefined);
 });
 
@@ -38,7 +41,13 @@ Deno.test("parsePsTable: pid, parent, group, zombie state and short name per row
   const rows = parsePsTable(PS);
   assertEquals(rows.length, 7);
   const make = rows.find((r) => r.pid === 611)!;
-  assertEquals([make.ppid, make.pgrp, make.sid, make.state, make.name], [610, 610, 610, "S", "make"]);
+  assertEquals([make.ppid, make.pgrp, make.sid, make.state, make.name], [
+    610,
+    610,
+    610,
+    "S",
+    "make",
+  ]);
   assertEquals(rows.find((r) => r.pid === 701)!.state, "Z");
   assertEquals(rows.find((r) => r.pid === 610)!.name, "bash");
 });

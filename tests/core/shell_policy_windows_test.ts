@@ -20,7 +20,7 @@ const CASES: [ShellKind, string, Expected][] = [
   // --- cmd.exe: search_text ---
   ["cmd", "findstr /s /i TODO *.ts", "search_text"],
   ["cmd", "findstr /n parseConfig src\\app.ts", "search_text"],
-  ['cmd', 'findstr /c:"hello world" notes.txt', "search_text"],
+  ["cmd", 'findstr /c:"hello world" notes.txt', "search_text"],
   ["cmd", "git status | findstr modified", "allowed"],
   ["cmd", "findstr TODO src\\app.ts > todo.txt", "allowed"],
   ["cmd", "findstr x < input.txt", "search_text"],
@@ -71,13 +71,17 @@ const CASES: [ShellKind, string, Expected][] = [
   ["pwsh", "sleep 5", "bare_sleep"],
   ["pwsh", "dotnet test; if ($LASTEXITCODE) { exit 1 }", "allowed"],
   ["pwsh", "Write-Output 'Get-Content x'", "allowed"],
-  ["pwsh", "Write-Output \"a; gc x\"", "allowed"],
+  ["pwsh", 'Write-Output "a; gc x"', "allowed"],
 ];
 
 for (const [shell, command, expected] of CASES) {
   Deno.test(`judgeCommand(${shell}): ${JSON.stringify(command)} is ${expected}`, () => {
     const verdict = judgeCommand(command, shell);
-    assertEquals(verdict.allowed ? "allowed" : verdict.rule, expected, verdict.allowed ? "" : verdict.message);
+    assertEquals(
+      verdict.allowed ? "allowed" : verdict.rule,
+      expected,
+      verdict.allowed ? "" : verdict.message,
+    );
   });
 }
 
@@ -93,7 +97,10 @@ Deno.test("Windows refusals use the same headline, replacement call and allowed 
 Deno.test("findstr and Select-String hand over view with content, regex and a glob pattern", () => {
   const cmd = judgeCommand("findstr /s /i TODO *.ts", "cmd");
   assert(!cmd.allowed);
-  assertStringIncludes(cmd.message, 'view {"path": ".", "content": "(?i)TODO", "regex": true, "pattern": "**/*.ts"}');
+  assertStringIncludes(
+    cmd.message,
+    'view {"path": ".", "content": "(?i)TODO", "regex": true, "pattern": "**/*.ts"}',
+  );
   const ps = judgeCommand("sls -SimpleMatch 'a.b' -Path config.ini", "pwsh");
   assert(!ps.allowed);
   assertStringIncludes(ps.message, 'view {"path": "config.ini", "content": "a.b", "regex": false}');

@@ -226,6 +226,32 @@ export class SshLink {
       }));
   }
 
+  /**
+   * Opens an exec channel for a long-running command and hands it over as is: no retry (a job
+   * is never started twice). `dropped()` says whether the connection under it has died.
+   */
+  async openExec(
+    action: string,
+    command: string,
+  ): Promise<{ channel: ClientChannel; dropped: () => boolean }> {
+    const live = await this.connect();
+    this.requests++;
+    const channel = await new Promise<ClientChannel>((resolve, reject) => {
+      live.client.exec(command, (err, ch) => (err ? reject(err) : resolve(ch)));
+    }).catch((error) => {
+      throw new AnchorError({
+        code: "SSH_EXEC_FAILED",
+        message: `Could not ${action} on ${this.description}: ${
+          (error as Error)?.message ?? error
+        }`,
+        hint: "The host refused to run a command (an SFTP-only account?); nothing was started.",
+        fault: "environment",
+        cause: error,
+      });
+    });
+    return { channel, dropped: () => live.dead };
+  }
+
   private shutdown(live: Live): void {
     try {
       live.client.end();

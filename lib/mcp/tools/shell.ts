@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { jobUri } from "../../ops/jobs/job_manager.ts";
+import { jobUri, type RemotePlace } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
@@ -13,46 +13,42 @@ import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
-/** The local directory a command runs in; a remote session needs a local `cwd` (see docs). */
-async function resolveShellCwd(env: ToolEnv, given: string | undefined): Promise<string> {
+/**
+ * Where a command runs: a local directory, or a directory on an ssh host (then the command runs
+ * there, over the pooled connection, as a job like any other).
+ */
+async function resolveShellCwd(
+  env: ToolEnv,
+  given: string | undefined,
+): Promise<{ dir: string; remote?: RemotePlace }> {
   // Models send "" for "not set": that is the working directory, not an empty path.
   const raw = given?.trim() === "" ? undefined : given;
   const { locations } = env.services;
   const base = env.session.cwd;
-  if (base.remote && (raw === undefined || !raw.startsWith("/"))) {
-    throw new AnchorError({
-      code: "SHELL_REMOTE_CWD",
-      message: `shell runs commands on the machine running anchorfs, but the working directory ` +
-        `is remote (${JSON.stringify(base.url)}).`,
-      hint:
-        `Pass a local absolute directory, e.g. shell {"command":"...","cwd":"/path/on/this/machine"}, ` +
-        `or return to the start directory with workdir {"action":"reset"}; to run a command on ` +
-        `the remote host, use ssh in the command itself: shell {"command":"ssh host 'cd /srv && make'"}.`,
-    });
-  }
-  const location = raw === undefined
-    ? base
-    : await locations.locate(raw, base.remote ? locations.localAt("/") : base);
-  if (location.remote) {
-    throw new AnchorError({
-      code: "SHELL_REMOTE_CWD",
-      message: `shell cannot run in a remote directory (${JSON.stringify(location.url)}).`,
-      hint: 'Pass a local directory as cwd, or run ssh inside the command: shell {"command":"ssh ' +
-        "host 'cd /srv && make'\"}.",
-    });
-  }
+  const location = raw === undefined ? base : await locations.locate(raw, base);
   const info = await location.backend.stat(location.path);
   if (info?.type !== "dir") {
     throw new AnchorError({
       code: "NOT_A_DIRECTORY",
-      message: `shell cannot run in ${JSON.stringify(location.path)}: ${
+      message: `shell cannot run in ${JSON.stringify(location.url)}: ${
         info ? "it is not a directory" : "no such directory"
       }.`,
       hint: `Pass an existing directory as cwd, or leave cwd out to use the working directory ` +
         `(${JSON.stringify(base.url)}).`,
     });
   }
-  return location.path;
+  if (!location.remote) return { dir: location.path };
+  const host = location.backend.jobHost;
+  if (!host) {
+    throw new AnchorError({
+      code: "SHELL_REMOTE_CWD",
+      message: `shell cannot run commands in ${JSON.stringify(location.url)}: that host only ` +
+        "serves files.",
+      hint:
+        'Pass a local directory as cwd, e.g. shell {"command":"...","cwd":"/path/on/this/machine"}.',
+    });
+  }
+  return { dir: location.url, remote: { host, dir: location.path } };
 }
 
 /** What the arguments agents send to other shells' tools meant, and how it is done here. */
@@ -115,7 +111,10 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
           .describe(`Run as ${shellForm(env.services.shell)}`),
         cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
-          .describe("Local directory to run in (default: the working directory)."),
+          .describe(
+            "Directory to run in (default: the working directory); an ssh://host/dir runs the " +
+              "command on that host with bash.",
+          ),
       }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
       annotations: {
         readOnlyHint: false,
@@ -127,12 +126,15 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
     (args, ctx) =>
       runTool("shell", async (): Promise<ToolResult | string> => {
         const { command, cwd } = args;
-        const dir = await resolveShellCwd(env, cwd);
+        const { dir, remote } = await resolveShellCwd(env, cwd);
         const token = ctx.mcpReq._meta?.progressToken;
         let progress = 0;
         const outcome = await runShell(command, dir, {
           jobs: env.services.jobs,
-          ...(env.services.shell !== undefined && { shell: env.services.shell }),
+          // Remote hosts run bash; the policy reads the line as the shell that runs it.
+          ...(remote
+            ? { shell: "bash" as const, remote }
+            : env.services.shell !== undefined && { shell: env.services.shell }),
           foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
           signal: ctx.mcpReq.signal,
           ...(token !== undefined && {

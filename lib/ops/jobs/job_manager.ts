@@ -26,6 +26,13 @@ import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import { LogCap } from "./log_cap.ts";
 import { isJobId, JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
+import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "./remote_job.ts";
+
+/** Where a job on another host runs: the host, and the directory there. */
+export interface RemotePlace {
+  host: RemoteJobHost;
+  dir: string;
+}
 
 /** What the manager needs from the machine; lib/backends/local/process_runner.ts supplies it. */
 export interface ProcessRunner extends ProcessControl {
@@ -82,6 +89,8 @@ interface RunningJob {
   writes: Promise<void>;
   /** What the end's own sweep terminated (a kill running meanwhile reports these too). */
   endKilled: ProcessInfo[];
+  /** Set for a job on an ssh host. */
+  remote?: RemoteJob;
 }
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
@@ -232,7 +241,11 @@ export class JobManager {
   }
 
   /** Starts a command as a job. Refuses duplicates of a running command and past the cap. */
-  async start(command: string, cwd: string): Promise<JobRecord> {
+  /**
+   * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
+   * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
+   */
+  async start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
     if (this.closing) {
       throw new AnchorError({
         code: "SERVER_SHUTTING_DOWN",
@@ -243,11 +256,9 @@ export class JobManager {
         fault: "environment",
       });
     }
-    const key = commandKey(
-      command,
-      await this.realDirectory(cwd),
-      this.runner.caseInsensitivePaths,
-    );
+    const key = remote
+      ? commandKey(command, cwd, false)
+      : commandKey(command, await this.realDirectory(cwd), this.runner.caseInsensitivePaths);
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw duplicateError(duplicate.record, this.now());
@@ -270,7 +281,7 @@ export class JobManager {
     try {
       const elsewhere = await this.runningElsewhere(key);
       if (elsewhere) throw duplicateError(elsewhere, this.now());
-      return await this.launch(command, cwd, key);
+      return await this.launch(command, cwd, key, remote);
     } catch (e) {
       if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
       throw e;
@@ -311,6 +322,7 @@ export class JobManager {
    * duplicate guard; as given when it cannot be resolved (the spawn then reports why).
    */
   private async realDirectory(cwd: string): Promise<string> {
+    if (/^(ssh|sftp):\/\//.test(cwd)) return cwd;
     try {
       return await this.runner.realDirectory(cwd);
     } catch {
@@ -318,7 +330,12 @@ export class JobManager {
     }
   }
 
-  private async launch(command: string, cwd: string, key: string): Promise<JobRecord> {
+  private async launch(
+    command: string,
+    cwd: string,
+    key: string,
+    remote?: RemotePlace,
+  ): Promise<JobRecord> {
     let id: string;
     do {
       id = `${Deno.pid}-${++this.counter}`;
@@ -326,14 +343,26 @@ export class JobManager {
     const paths = this.store.paths(id);
     const cookie = jobCookie(this.instance, id);
     let spawned;
+    let remoteJob: RemoteJob | undefined;
     try {
-      spawned = await this.runner.spawn({
-        command,
-        cwd,
-        logPath: paths.log,
-        scriptPath: paths.script,
-        cookie,
-      });
+      if (remote) {
+        remoteJob = await remote.host.startJob({
+          command,
+          dir: remote.dir,
+          logPath: paths.log,
+          cookie,
+          id,
+        });
+        spawned = { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited };
+      } else {
+        spawned = await this.runner.spawn({
+          command,
+          cwd,
+          logPath: paths.log,
+          scriptPath: paths.script,
+          cookie,
+        });
+      }
     } catch (e) {
       await this.store.remove(id);
       throw new AnchorError({
@@ -352,6 +381,7 @@ export class JobManager {
       cwd,
       cookie,
       pid: spawned.pid,
+      ...(remote && { host: remote.host.description }),
       ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
       serverPid: Deno.pid,
       ...(this.runner.ownStartTicks() !== undefined &&
@@ -363,7 +393,8 @@ export class JobManager {
       await this.store.write(record);
     } catch (e) {
       // An untracked job must not run: stop it before reporting.
-      await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      if (remoteJob) await remoteJob.kill(this.killGraceMs).catch(() => []);
+      else await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
       throw new AnchorError({
         code: "STATE_DIR_UNWRITABLE",
         message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
@@ -385,6 +416,7 @@ export class JobManager {
       timer: undefined,
       writes: Promise.resolve(),
       endKilled: [],
+      ...(remoteJob && { remote: remoteJob }),
     };
     job.timer = setInterval(() => this.watch(job), this.pollMs);
     job.done = spawned.exited.then((exit) => this.finish(job, exit));
@@ -428,18 +460,17 @@ export class JobManager {
 
   private async finish(
     job: RunningJob,
-    exit: { exitCode: number | null; signal: string | null },
+    exit: { exitCode: number | null; signal: string | null; lost?: string },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
+    if (exit.lost !== undefined) return await this.finishLost(job, exit.lost);
     let cause = job.cause;
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
     // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
     // nohup) is terminated before the end is recorded, so nothing grows the log after that.
-    const leftovers = await killJobProcesses(
-      this.runner,
-      this.targetOf(job.record),
-      this.killGraceMs,
-    );
+    const leftovers = job.remote
+      ? await this.killRemote(job.remote)
+      : await killJobProcesses(this.runner, this.targetOf(job.record), this.killGraceMs);
     job.endKilled = leftovers;
     const note = cause === "exit" && leftovers.length > 0
       ? `[anchorfs: the command exited and left ${
@@ -465,6 +496,42 @@ export class JobManager {
     if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
     if (result.changed) this.emit({ kind: "end", record: result.record });
     this.prune().catch(() => {});
+    return result.record;
+  }
+
+  /** Ends the processes of a remote job; none when the host cannot be reached. */
+  private async killRemote(remote: RemoteJob): Promise<ProcessInfo[]> {
+    try {
+      return (await remote.kill(this.killGraceMs)).map(remoteRow(remote.pid));
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * A remote job whose end could not be observed (the connection dropped): recorded `lost` with
+   * the reason, never started again. Whatever of it still runs there is stopped if the host can
+   * be reached again.
+   */
+  private async finishLost(job: RunningJob, why: string): Promise<JobRecord> {
+    const killed = job.remote ? await this.killRemote(job.remote) : [];
+    const reason = `${why}; its end was not observed, so its exit code is unknown and it was ` +
+      "not started again" +
+      (killed.length > 0
+        ? ` (${describeProcesses(killed)} of it were still running there and have been terminated)`
+        : "");
+    job.cap.enforce();
+    const size = await this.store.logSize(job.record.id);
+    const result = loseRecord(
+      { ...job.record, droppedBytes: job.cap.droppedBytes, outputBytes: job.cap.outputBytes(size) },
+      this.now(),
+      reason,
+    );
+    job.record = result.record;
+    if (result.changed) await this.persist(job, result.record);
+    this.running.delete(job.record.id);
+    if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
+    if (result.changed) this.emit({ kind: "end", record: result.record });
     return result.record;
   }
 
@@ -573,7 +640,9 @@ export class JobManager {
     const here = this.running.get(id);
     if (here) {
       here.cause = "killed";
-      const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+      const killed = here.remote
+        ? await this.killRemote(here.remote)
+        : await killJobProcesses(this.runner, target, this.killGraceMs);
       const ended = await here.done;
       // The shell's end sweeps concurrently and may have terminated some of them first.
       return { record: ended, wasRunning: true, killed: mergeProcesses(killed, here.endKilled) };
@@ -607,7 +676,10 @@ export class JobManager {
     this.closing = true;
     const jobs = [...this.running.values()];
     for (const job of jobs) job.cause = "shutdown";
-    await killJobProcesses(this.runner, this.ownTarget(), this.killGraceMs);
+    await Promise.all([
+      killJobProcesses(this.runner, this.ownTarget(), this.killGraceMs),
+      ...jobs.filter((j) => j.remote).map((j) => this.killRemote(j.remote!)),
+    ]);
     await Promise.all(
       jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
     );
@@ -620,6 +692,19 @@ export class JobManager {
   killAllNow(): void {
     killJobProcessesNow(this.runner, this.ownTarget());
   }
+}
+
+/** A remote process as a table row (its group is the job's; no start time is known here). */
+function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {
+  return (p) => ({
+    pid: p.pid,
+    name: p.name,
+    ppid: 0,
+    pgrp: pgid,
+    sid: pgid,
+    startTicks: 0,
+    state: "?",
+  });
 }
 
 /** Both lists without repeats, in start order. */

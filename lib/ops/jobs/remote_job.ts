@@ -1,0 +1,46 @@
+// What the job manager needs to run a job on another host (an ssh:// working directory): start
+// it with the job's cookie, stream its output into the local log, learn its end, kill its tree.
+// lib/backends/ssh implements it over the pooled connection; a FileBackend that can run jobs
+// offers it as `jobHost`.
+
+/** One processes signalled on the remote host (for "terminated N processes (…)"). */
+export interface RemoteProcessInfo {
+  pid: number;
+  name: string;
+}
+
+export interface RemoteJobExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the end was not observed: the connection dropped (the reason, for the record). */
+  lost?: string;
+}
+
+export interface RemoteJobRequest {
+  command: string;
+  /** The directory on the remote host. */
+  dir: string;
+  /** Local log file; output is appended to it as it arrives (the cap cuts it like any log). */
+  logPath: string;
+  /** The job's cookie, exported as ANCHORFS_JOB on the remote side. */
+  cookie: string;
+  /** Job id, for the remote pid file's name. */
+  id: string;
+}
+
+export interface RemoteJob {
+  /** The remote process group (the job's shell leads its own session there). */
+  pid: number;
+  exited: Promise<RemoteJobExit>;
+  /**
+   * TERM to the remote group and every process with the cookie, KILL after `graceMs`; resolves
+   * with what was signalled. Throws when the host cannot be reached.
+   */
+  kill(graceMs: number): Promise<RemoteProcessInfo[]>;
+}
+
+export interface RemoteJobHost {
+  /** `user@host:port`, for messages. */
+  readonly description: string;
+  startJob(request: RemoteJobRequest): Promise<RemoteJob>;
+}
