@@ -11,6 +11,8 @@ import type {
 } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { defaultIdentityFiles, type ResolvedHost } from "../../core/ssh_config.ts";
+import { sshLocations, WINDOWS_SSH_AGENT_PIPE } from "../../core/platform.ts";
+import { currentPlatform } from "../platform/current_platform.ts";
 import {
   checkHostKey,
   fingerprintSha256,
@@ -81,12 +83,14 @@ async function exists(path: string): Promise<boolean> {
 
 async function planAuth(host: ResolvedHost, options: ConnectOptions): Promise<AuthPlan> {
   const plan: AuthPlan = { methods: [], labels: [], encrypted: [], unreadable: [] };
+  // SSH_AUTH_SOCK, or on Windows the OpenSSH agent's named pipe (lib/core/platform.ts).
   const agentPath = host.agent.kind === "socket"
     ? host.agent.path
     : host.agent.kind === "env"
-    ? options.env("SSH_AUTH_SOCK")
+    ? sshLocations(currentPlatform(), options.env).agent
     : undefined;
-  if (agentPath && await exists(agentPath)) {
+  // A named pipe cannot be stat'ed; ssh2 reports a missing agent and moves on to keys.
+  if (agentPath && (agentPath === WINDOWS_SSH_AGENT_PIPE || await exists(agentPath))) {
     plan.methods.push({ type: "agent", username: host.user, agent: agentPath });
     plan.labels.push(`the agent at ${agentPath}`);
   }
