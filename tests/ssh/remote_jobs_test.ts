@@ -13,6 +13,9 @@ import {
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
+import { testNeeding } from "../_requires.ts";
+
+const sshTest = testNeeding("sshd", "bash");
 
 async function remoteJobsWorld(extraEnv: Record<string, string> = {}) {
   const world = await createSshWorld({
@@ -72,126 +75,145 @@ function alive(pid: number): boolean {
   }
 }
 
-Deno.test("remote shell: a short command runs in the ssh:// directory and returns its tail", async () => {
-  const { world, env } = await remoteJobsWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-rjob-");
-  await using s = await startJobsServer("v2", { window: 10, env });
-  const r = await s.server.call("shell", {
-    command: 'echo "hello from $(pwd)"; echo "job=$ANCHORFS_JOB" >&2; exit 3',
-    cwd: `ssh://box${remote.path}`,
-  });
-  assertEquals(r.isError, false, r.text);
-  assertStringIncludes(r.text, `hello from ${remote.path}`);
-  assertStringIncludes(r.text, "exit 3");
-  // stderr is in the same log, and the job's cookie reached the remote side.
-  const id = r.text.match(/job (\d+-\d+)/)![1]!;
-  assertStringIncludes(r.text, `/${id}`);
-  const record = await readRecord(s.stateDir, id);
-  assertEquals(record.cwd, `ssh://box${remote.path}`);
-  assertEquals(record.status, "failed");
-  assertEquals(record.exitCode, 3);
-  assert(record.host.includes("127.0.0.1"), record.host);
-});
+sshTest(
+  "remote shell: a short command runs in the ssh:// directory and returns its tail",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 10, env });
+    const r = await s.server.call("shell", {
+      command: 'echo "hello from $(pwd)"; echo "job=$ANCHORFS_JOB" >&2; exit 3',
+      cwd: `ssh://box${remote.path}`,
+    });
+    assertEquals(r.isError, false, r.text);
+    assertStringIncludes(r.text, `hello from ${remote.path}`);
+    assertStringIncludes(r.text, "exit 3");
+    // stderr is in the same log, and the job's cookie reached the remote side.
+    const id = r.text.match(/job (\d+-\d+)/)![1]!;
+    assertStringIncludes(r.text, `/${id}`);
+    const record = await readRecord(s.stateDir, id);
+    assertEquals(record.cwd, `ssh://box${remote.path}`);
+    assertEquals(record.status, "failed");
+    assertEquals(record.exitCode, 3);
+    assert(record.host.includes("127.0.0.1"), record.host);
+  },
+);
 
-Deno.test("remote shell: a long command is promoted, notifies on its end, and jobs read/wait follow it", async () => {
-  const { world, env } = await remoteJobsWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-rjob-");
-  await using s = await startJobsServer("v1", { window: 0.3, env });
-  const r = await s.server.call("shell", {
-    command: "echo begun; until [ -f go ]; do sleep 0.05; done; echo finished",
-    cwd: `ssh://box${remote.path}`,
-  });
-  const id = jobIdOf(r.raw);
-  assertStringIncludes(r.text, "still running as job");
-  const read = await s.server.call("jobs", { action: "read", id });
-  assertStringIncludes(read.text, "begun");
-  await Deno.writeTextFile(`${remote.path}/go`, "");
-  await s.updated(`anchorfs://jobs/${id}`);
-  const done = await s.server.call("jobs", { action: "wait", id });
-  assertStringIncludes(done.text, "succeeded (exit 0)");
-  assertStringIncludes(done.text, "begun\nfinished");
-});
+sshTest(
+  "remote shell: a long command is promoted, notifies on its end, and jobs read/wait follow it",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v1", { window: 0.3, env });
+    const r = await s.server.call("shell", {
+      command: "echo begun; until [ -f go ]; do sleep 0.05; done; echo finished",
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assertStringIncludes(r.text, "still running as job");
+    const read = await s.server.call("jobs", { action: "read", id });
+    assertStringIncludes(read.text, "begun");
+    await Deno.writeTextFile(`${remote.path}/go`, "");
+    await s.updated(`anchorfs://jobs/${id}`);
+    const done = await s.server.call("jobs", { action: "wait", id });
+    assertStringIncludes(done.text, "succeeded (exit 0)");
+    assertStringIncludes(done.text, "begun\nfinished");
+  },
+);
 
-Deno.test("remote shell: kill takes the remote tree (group and escaped processes); duplicates are refused", async () => {
-  const { world, env } = await remoteJobsWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-rjob-");
-  await using s = await startJobsServer("v2", { window: 0.3, env });
-  const marker = uniqueMarker();
-  const command = `sleep ${marker} & echo $! > a.pid; setsid sleep ${marker} & echo $! > b.pid; ` +
-    "until false; do sleep 0.2; done";
-  const cwd = `ssh://box${remote.path}`;
-  const r = await s.server.call("shell", { command, cwd });
-  const id = jobIdOf(r.raw);
-  const started = () => {
-    try {
-      return Deno.readTextFileSync(`${remote.path}/b.pid`).trim() !== "";
-    } catch {
-      return false;
-    }
-  };
-  assert(await eventually(started), "children did not start");
-  const again = await s.server.call("shell", { command, cwd });
-  assert(again.isError);
-  assertStringIncludes(again.text, `as job ${id}`);
-  const pids = [
-    Number(await Deno.readTextFile(`${remote.path}/a.pid`)),
-    Number(await Deno.readTextFile(`${remote.path}/b.pid`)),
-  ];
-  const killed = await s.server.call("jobs", { action: "kill", id });
-  assertEquals(killed.isError, false, killed.text);
-  assertStringIncludes(killed.text, `Killed job ${id}`);
-  assertStringIncludes(killed.text, "sleep");
-  assert(await eventually(() => pids.every((p) => !alive(p))), "a remote process survived kill");
-  assertEquals((await readRecord(s.stateDir, id)).status, "killed");
-});
+sshTest(
+  "remote shell: kill takes the remote tree (group and escaped processes); duplicates are refused",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 0.3, env });
+    const marker = uniqueMarker();
+    const command =
+      `sleep ${marker} & echo $! > a.pid; setsid sleep ${marker} & echo $! > b.pid; ` +
+      "until false; do sleep 0.2; done";
+    const cwd = `ssh://box${remote.path}`;
+    const r = await s.server.call("shell", { command, cwd });
+    const id = jobIdOf(r.raw);
+    const started = () => {
+      try {
+        return Deno.readTextFileSync(`${remote.path}/b.pid`).trim() !== "";
+      } catch {
+        return false;
+      }
+    };
+    assert(await eventually(started), "children did not start");
+    const again = await s.server.call("shell", { command, cwd });
+    assert(again.isError);
+    assertStringIncludes(again.text, `as job ${id}`);
+    const pids = [
+      Number(await Deno.readTextFile(`${remote.path}/a.pid`)),
+      Number(await Deno.readTextFile(`${remote.path}/b.pid`)),
+    ];
+    const killed = await s.server.call("jobs", { action: "kill", id });
+    assertEquals(killed.isError, false, killed.text);
+    assertStringIncludes(killed.text, `Killed job ${id}`);
+    assertStringIncludes(killed.text, "sleep");
+    assert(await eventually(() => pids.every((p) => !alive(p))), "a remote process survived kill");
+    assertEquals((await readRecord(s.stateDir, id)).status, "killed");
+  },
+);
 
-Deno.test("remote shell: output past the log cap is dropped, the tail kept, the job output_capped", async () => {
-  const { world, env } = await remoteJobsWorld({ ANCHORFS_JOB_LOG_CAP: "200000" });
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-rjob-");
-  await using s = await startJobsServer("v2", { window: 20, env });
-  const r = await s.server.call("shell", {
-    command: "for i in $(seq 1 40000); do echo line-$i; done; echo the-end",
-    cwd: `ssh://box${remote.path}`,
-  });
-  assertEquals(r.isError, false, r.text);
-  assertStringIncludes(r.text, "the-end");
-  const id = r.text.match(/job (\d+-\d+)/)![1]!;
-  const record = await readRecord(s.stateDir, id);
-  assertEquals(record.status, "output_capped");
-  assert(record.droppedBytes > 0);
-  const size = (await Deno.stat(`${s.stateDir}/jobs/${id}/output.log`)).size;
-  assert(size <= 200_000 + 1024, `log is ${size} bytes`);
-});
+sshTest(
+  "remote shell: output past the log cap is dropped, the tail kept, the job output_capped",
+  async () => {
+    const { world, env } = await remoteJobsWorld({ ANCHORFS_JOB_LOG_CAP: "200000" });
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 20, env });
+    const r = await s.server.call("shell", {
+      command: "for i in $(seq 1 40000); do echo line-$i; done; echo the-end",
+      cwd: `ssh://box${remote.path}`,
+    });
+    assertEquals(r.isError, false, r.text);
+    assertStringIncludes(r.text, "the-end");
+    const id = r.text.match(/job (\d+-\d+)/)![1]!;
+    const record = await readRecord(s.stateDir, id);
+    assertEquals(record.status, "output_capped");
+    assert(record.droppedBytes > 0);
+    const size = (await Deno.stat(`${s.stateDir}/jobs/${id}/output.log`)).size;
+    assert(size <= 200_000 + 1024, `log is ${size} bytes`);
+  },
+);
 
-Deno.test("remote shell: a dropped connection makes the job lost with the reason; it is not rerun", async () => {
-  const { world, env } = await remoteJobsWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-rjob-");
-  await using s = await startJobsServer("v2", { window: 0.3, env });
-  const marker = uniqueMarker();
-  const r = await s.server.call("shell", {
-    command: `echo started >> runs.txt; sleep ${marker} & until false; do sleep 0.2; done`,
-    cwd: `ssh://box${remote.path}`,
-  });
-  const id = jobIdOf(r.raw);
-  assert(await eventually(() => livePidsMatching(marker).length >= 1), "job did not start");
-  assert(killSshdConnections(world.sshd.dir) > 0, "no ssh connection to drop");
-  const ended = await eventually(() => {
-    const text = Deno.readTextFileSync(`${s.stateDir}/jobs/${id}/record.json`);
-    return JSON.parse(text).status !== "running";
-  }, 30_000);
-  const record = await readRecord(s.stateDir, id);
-  assert(ended, JSON.stringify(record));
-  assertEquals(record.status, "lost");
-  assertStringIncludes(record.endReason, "dropped");
-  assertStringIncludes(record.endReason, "not started again");
-  const read = await s.server.call("jobs", { action: "read", id });
-  assertStringIncludes(read.text.toLowerCase(), "lost");
-  // What still ran there is stopped once the host is reachable again; it never ran twice.
-  assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job left running");
-  assertEquals(await Deno.readTextFile(`${remote.path}/runs.txt`), "started\n");
-});
+sshTest(
+  "remote shell: a dropped connection makes the job lost with the reason; it is not rerun",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 0.3, env });
+    const marker = uniqueMarker();
+    const r = await s.server.call("shell", {
+      command: `echo started >> runs.txt; sleep ${marker} & until false; do sleep 0.2; done`,
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => livePidsMatching(marker).length >= 1), "job did not start");
+    assert(killSshdConnections(world.sshd.dir) > 0, "no ssh connection to drop");
+    const ended = await eventually(() => {
+      const text = Deno.readTextFileSync(`${s.stateDir}/jobs/${id}/record.json`);
+      return JSON.parse(text).status !== "running";
+    }, 30_000);
+    const record = await readRecord(s.stateDir, id);
+    assert(ended, JSON.stringify(record));
+    assertEquals(record.status, "lost");
+    assertStringIncludes(record.endReason, "dropped");
+    assertStringIncludes(record.endReason, "not started again");
+    const read = await s.server.call("jobs", { action: "read", id });
+    assertStringIncludes(read.text.toLowerCase(), "lost");
+    // What still ran there is stopped once the host is reachable again; it never ran twice.
+    assert(
+      await eventually(() => livePidsMatching(marker).length === 0),
+      "remote job left running",
+    );
+    assertEquals(await Deno.readTextFile(`${remote.path}/runs.txt`), "started\n");
+  },
+);

@@ -12,6 +12,9 @@ import {
   assertStringIncludes,
 } from "../_assert.ts";
 import { createSshWorld, generateKey, startAgent, startSshd } from "./_sshd.ts";
+import { testNeeding } from "../_requires.ts";
+
+const sshTest = testNeeding("sshd");
 
 const dec = new TextDecoder();
 
@@ -20,7 +23,7 @@ function anchorError(e: unknown): AnchorError {
   return e;
 }
 
-Deno.test("an alias resolves HostName, User, Port and IdentityFile from ~/.ssh/config", async () => {
+sshTest("an alias resolves HostName, User, Port and IdentityFile from ~/.ssh/config", async () => {
   await using world = await createSshWorld({ keyName: "work_key" });
   await world.writeConfig(
     `Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n  User ${world.user}\n` +
@@ -41,7 +44,7 @@ Deno.test("an alias resolves HostName, User, Port and IdentityFile from ~/.ssh/c
   }
 });
 
-Deno.test("the agent authenticates when no key file is usable", async () => {
+sshTest("the agent authenticates when no key file is usable", async () => {
   await using world = await createSshWorld({ keyName: "agent_only" });
   // Move the key out of ~/.ssh so only the agent has it.
   await using keys = await tempDir();
@@ -63,7 +66,7 @@ Deno.test("the agent authenticates when no key file is usable", async () => {
   }
 });
 
-Deno.test("IdentityAgent in the config names the agent socket", async () => {
+sshTest("IdentityAgent in the config names the agent socket", async () => {
   await using world = await createSshWorld({ keyName: "agent_cfg" });
   await using keys = await tempDir();
   await Deno.rename(world.keyPath, `${keys.path}/k`);
@@ -80,24 +83,27 @@ Deno.test("IdentityAgent in the config names the agent socket", async () => {
   }
 });
 
-Deno.test("a passphrase-protected key without an agent fails saying to load it into an agent", async () => {
-  await using world = await createSshWorld({ keyName: "unused" });
-  const locked = `${world.home}/.ssh/id_ecdsa`;
-  const pub = await generateKey(locked, "ecdsa", "secret phrase");
-  await Deno.writeTextFile(`${world.sshd.dir}/authorized_keys`, pub + "\n");
-  await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
-  const pool = world.pool();
-  try {
-    const e = anchorError(await assertRejects(() => pool.openSftp({ host: "box" })));
-    assertEquals(e.code, "SSH_AUTH_FAILED");
-    assertStringIncludes(e.message, "~/.ssh/id_ecdsa");
-    assertStringIncludes(e.hint ?? "", "load the key into an agent (ssh-add ~/.ssh/id_ecdsa)");
-  } finally {
-    await pool.close();
-  }
-});
+sshTest(
+  "a passphrase-protected key without an agent fails saying to load it into an agent",
+  async () => {
+    await using world = await createSshWorld({ keyName: "unused" });
+    const locked = `${world.home}/.ssh/id_ecdsa`;
+    const pub = await generateKey(locked, "ecdsa", "secret phrase");
+    await Deno.writeTextFile(`${world.sshd.dir}/authorized_keys`, pub + "\n");
+    await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
+    const pool = world.pool();
+    try {
+      const e = anchorError(await assertRejects(() => pool.openSftp({ host: "box" })));
+      assertEquals(e.code, "SSH_AUTH_FAILED");
+      assertStringIncludes(e.message, "~/.ssh/id_ecdsa");
+      assertStringIncludes(e.hint ?? "", "load the key into an agent (ssh-add ~/.ssh/id_ecdsa)");
+    } finally {
+      await pool.close();
+    }
+  },
+);
 
-Deno.test("a wrong key fails naming the host, user, port and keys tried", async () => {
+sshTest("a wrong key fails naming the host, user, port and keys tried", async () => {
   await using world = await createSshWorld({ keyName: "wrong" });
   await Deno.writeTextFile(`${world.sshd.dir}/authorized_keys`, "\n");
   await world.writeConfig(
@@ -116,7 +122,7 @@ Deno.test("a wrong key fails naming the host, user, port and keys tried", async 
   }
 });
 
-Deno.test("an unreachable port fails with the connection refused and the next step", async () => {
+sshTest("an unreachable port fails with the connection refused and the next step", async () => {
   await using world = await createSshWorld();
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const closedPort = (l.addr as Deno.NetAddr).port;
@@ -134,7 +140,7 @@ Deno.test("an unreachable port fails with the connection refused and the next st
   }
 });
 
-Deno.test("an unknown host key is recorded (accept-new); a changed key is then refused", async () => {
+sshTest("an unknown host key is recorded (accept-new); a changed key is then refused", async () => {
   await using world = await createSshWorld();
   await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
   const known = `${world.home}/.ssh/known_hosts`;
@@ -166,7 +172,7 @@ Deno.test("an unknown host key is recorded (accept-new); a changed key is then r
   assert(impostor.port === port);
 });
 
-Deno.test("a ProxyJump bastion (a second sshd) reaches the target", async () => {
+sshTest("a ProxyJump bastion (a second sshd) reaches the target", async () => {
   await using world = await createSshWorld();
   await using bastion = await startSshd({ authorizedKeys: [world.publicKey] });
   await world.writeConfig(
@@ -190,7 +196,7 @@ Deno.test("a ProxyJump bastion (a second sshd) reaches the target", async () => 
   }
 });
 
-Deno.test("two-hop ProxyJump chains and ProxyCommand are refused before connecting", async () => {
+sshTest("two-hop ProxyJump chains and ProxyCommand are refused before connecting", async () => {
   await using world = await createSshWorld();
   await world.writeConfig(
     `Host chain\n  ProxyJump a,b\nHost nested\n  ProxyJump mid\nHost mid\n  ProxyJump outer\n` +
@@ -208,7 +214,7 @@ Deno.test("two-hop ProxyJump chains and ProxyCommand are refused before connecti
   }
 });
 
-Deno.test("a connection killed mid-session is re-established and reads are retried", async () => {
+sshTest("a connection killed mid-session is re-established and reads are retried", async () => {
   await using world = await createSshWorld();
   await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
   await using dir = await tempDir();
@@ -241,7 +247,7 @@ Deno.test("a connection killed mid-session is re-established and reads are retri
   }
 });
 
-Deno.test("Include files under ~/.ssh are read from disk, with globs", async () => {
+sshTest("Include files under ~/.ssh are read from disk, with globs", async () => {
   await using world = await createSshWorld();
   await Deno.mkdir(`${world.home}/.ssh/conf.d`);
   await Deno.writeTextFile(
@@ -259,31 +265,34 @@ Deno.test("Include files under ~/.ssh are read from disk, with globs", async () 
   }
 });
 
-Deno.test("a host that accepts TCP but never speaks SSH times out with the timeout named", async () => {
-  await using world = await createSshWorld();
-  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const accepted: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of silent) accepted.push(conn);
-  })();
-  await world.writeConfig(
-    `Host mute\n  HostName 127.0.0.1\n  Port ${(silent.addr as Deno.NetAddr).port}\n`,
-  );
-  const pool = world.pool({ timeoutSeconds: 0.5 });
-  try {
-    const e = anchorError(await assertRejects(() => pool.openSftp({ host: "mute" })));
-    assertEquals(e.code, "SSH_TIMEOUT");
-    assertStringIncludes(e.message, "timed out after 0.5 s");
-    assertStringIncludes(e.hint ?? "", "--ssh-timeout");
-  } finally {
-    await pool.close();
-    silent.close();
-    for (const c of accepted) c.close();
-    await accepting.catch(() => {});
-  }
-});
+sshTest(
+  "a host that accepts TCP but never speaks SSH times out with the timeout named",
+  async () => {
+    await using world = await createSshWorld();
+    const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const accepted: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const conn of silent) accepted.push(conn);
+    })();
+    await world.writeConfig(
+      `Host mute\n  HostName 127.0.0.1\n  Port ${(silent.addr as Deno.NetAddr).port}\n`,
+    );
+    const pool = world.pool({ timeoutSeconds: 0.5 });
+    try {
+      const e = anchorError(await assertRejects(() => pool.openSftp({ host: "mute" })));
+      assertEquals(e.code, "SSH_TIMEOUT");
+      assertStringIncludes(e.message, "timed out after 0.5 s");
+      assertStringIncludes(e.hint ?? "", "--ssh-timeout");
+    } finally {
+      await pool.close();
+      silent.close();
+      for (const c of accepted) c.close();
+      await accepting.catch(() => {});
+    }
+  },
+);
 
-Deno.test("a drop during the final rename repeats it only when it provably did not run", async () => {
+sshTest("a drop during the final rename repeats it only when it provably did not run", async () => {
   await using world = await createSshWorld();
   await world.writeConfig(`Host box\n  HostName 127.0.0.1\n  Port ${world.sshd.port}\n`);
   await using dir = await tempDir();
