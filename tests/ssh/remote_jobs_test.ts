@@ -217,3 +217,23 @@ sshTest(
     assertEquals(await Deno.readTextFile(`${remote.path}/runs.txt`), "started\n");
   },
 );
+
+sshTest(
+  "remote shell: what the command leaves running ends with it, and the result says so",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 20, env });
+    const marker = uniqueMarker();
+    const r = await s.server.call("shell", {
+      command: `sleep ${marker} & echo $! > left.pid; echo done`,
+      cwd: `ssh://box${remote.path}`,
+    });
+    assertEquals(r.isError, false, r.text);
+    assertStringIncludes(r.text, "done");
+    assertStringIncludes(r.text, "left 1 process (sleep");
+    const pid = Number(await Deno.readTextFile(`${remote.path}/left.pid`));
+    assert(await eventually(() => !alive(pid)), "the left-behind process survived");
+  },
+);

@@ -21,6 +21,10 @@ export function shQuote(text: string): string {
 }
 
 const PID_MARK = "anchorfs-job-pid ";
+/** Stderr of the wrapper: a process the command left running (then terminated). */
+const LEFT_MARK = "anchorfs-job-left ";
+/** Stderr of the wrapper: the leftovers were reaped. */
+const REAPED_MARK = "anchorfs-job-reaped";
 
 /** Where the remote side keeps pid files (private to the user). */
 const PID_DIR = '"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/anchorfs-jobs-$(id -u)"';
@@ -46,39 +50,51 @@ export function remoteJobScript(request: RemoteJobRequest): string {
     `echo "${PID_MARK}$pid" >&2`,
     'wait "$pid"; code=$?',
     'rm -f "$pidfile"',
+    // What the command left running ends with it, reported on stderr (no second exec needed).
+    "pg=$pid",
+    ...reapFunctions(request.graceMs ?? 2000),
+    `reap "${LEFT_MARK}" >&2; echo "${REAPED_MARK}" >&2`,
     'exit "$code"',
   ];
   return `sh -c ${shQuote(lines.join("\n"))}`;
 }
 
 /**
- * Terminates the job's processes on the remote host: its group (the setsid'd shell's pid) and
- * every process whose ANCHORFS_JOB names the cookie; TERM (+CONT), then KILL after the grace.
- * Prints `pid (name)` for each process found in the first round.
+ * sh functions that end the job's processes on the remote host: its group (`$pg`, the
+ * setsid'd shell's pid) and every process whose ANCHORFS_JOB names `$cookie`; `reap PREFIX`
+ * prints `PREFIX pid (name)` for each one found, sends TERM (+CONT), then KILL after the grace.
  */
-export function remoteKillScript(pgid: number, cookie: string, graceMs: number): string {
+function reapFunctions(graceMs: number): string[] {
   const tenths = Math.max(1, Math.ceil(graceMs / 100));
-  const lines = [
-    `pg=${Math.trunc(pgid)}; cookie=${shQuote(cookie)}`,
+  return [
     "members() {",
     '  { cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
-    "    for e in /proc/[0-9]*/environ; do",
-    `      if tr '\\0' '\\n' < "$e" 2>/dev/null | grep -q "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)"; then`,
-    '        p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
-    "        s=$(cat /proc/$p/stat 2>/dev/null) || continue",
-    '        case "$s" in *") Z "*) continue;; esac',
-    '        echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
-    "      fi",
+    // One grep over every environment (-z: NUL-separated entries), not a process per entry.
+    `    for e in $(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ); do`,
+    '      p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
+    "      s=$(cat /proc/$p/stat 2>/dev/null) || continue",
+    '      case "$s" in *") Z "*) continue;; esac',
+    '      echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
     "    done; } | sort -un -k1,1",
     "}",
-    "list=$(members)",
-    '[ -n "$list" ] || { kill -TERM -- -"$pg" 2>/dev/null; exit 0; }',
-    'printf "%s\\n" "$list"',
     'signal() { echo "$1" | while read -r p n; do kill -"$2" "$p" 2>/dev/null; done; kill -"$2" -- -"$pg" 2>/dev/null; }',
-    'signal "$list" TERM; signal "$list" CONT',
-    `i=0; while [ $i -lt ${tenths} ]; do l=$(members); [ -z "$l" ] && exit 0; signal "$l" TERM; sleep 0.1; i=$((i+1)); done`,
-    'for r in 1 2 3 4 5 6 7 8 9 10; do l=$(members); [ -z "$l" ] && exit 0; signal "$l" KILL; sleep 0.1; done',
-    "exit 0",
+    "reap() {",
+    "  list=$(members)",
+    '  [ -n "$list" ] || { kill -TERM -- -"$pg" 2>/dev/null; return 0; }',
+    '  printf "%s\\n" "$list" | sed "s/^/$1/"',
+    '  signal "$list" TERM; signal "$list" CONT',
+    `  i=0; while [ $i -lt ${tenths} ]; do l=$(members); [ -z "$l" ] && return 0; signal "$l" TERM; sleep 0.1; i=$((i+1)); done`,
+    '  for r in 1 2 3 4 5 6 7 8 9 10; do l=$(members); [ -z "$l" ] && return 0; signal "$l" KILL; sleep 0.1; done',
+    "}",
+  ];
+}
+
+/** Terminates the job's processes on the remote host (see reapFunctions); prints them. */
+export function remoteKillScript(pgid: number, cookie: string, graceMs: number): string {
+  const lines = [
+    `pg=${Math.trunc(pgid)}; cookie=${shQuote(cookie)}`,
+    ...reapFunctions(graceMs),
+    'reap ""',
   ];
   return `sh -c ${shQuote(lines.join("\n"))}`;
 }
@@ -139,7 +155,15 @@ export class SshJobHost implements RemoteJobHost {
           fs.closeSync(fd);
         } catch { /* closed */ }
         pidResolve(0);
-        if (sawExit) return resolve({ exitCode: code, signal });
+        if (sawExit) {
+          const reaped = stderr.includes(REAPED_MARK);
+          const left = parseKilled(
+            stderr.split("\n").filter((l) => l.startsWith(LEFT_MARK)).map((l) =>
+              l.slice(LEFT_MARK.length)
+            ).join("\n"),
+          );
+          return resolve({ exitCode: code, signal, ...(reaped && { leftovers: left }) });
+        }
         const why = dropped()
           ? `the connection to ${this.description} dropped while the job ran`
           : `the channel to ${this.description} closed without an exit status`;

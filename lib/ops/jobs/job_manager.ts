@@ -352,6 +352,7 @@ export class JobManager {
           logPath: paths.log,
           cookie,
           id,
+          graceMs: this.killGraceMs,
         });
         spawned = { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited };
       } else {
@@ -460,7 +461,12 @@ export class JobManager {
 
   private async finish(
     job: RunningJob,
-    exit: { exitCode: number | null; signal: string | null; lost?: string },
+    exit: {
+      exitCode: number | null;
+      signal: string | null;
+      lost?: string;
+      leftovers?: RemoteProcessInfo[];
+    },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
     if (exit.lost !== undefined) return await this.finishLost(job, exit.lost);
@@ -469,7 +475,7 @@ export class JobManager {
     // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
     // nohup) is terminated before the end is recorded, so nothing grows the log after that.
     const leftovers = job.remote
-      ? await this.killRemote(job.remote)
+      ? exit.leftovers?.map(remoteRow(job.remote.pid)) ?? await this.killRemote(job.remote)
       : await killJobProcesses(this.runner, this.targetOf(job.record), this.killGraceMs);
     job.endKilled = leftovers;
     const note = cause === "exit" && leftovers.length > 0
@@ -482,7 +488,8 @@ export class JobManager {
     if (note !== undefined) job.cap.appendNote(note);
     const size = await this.store.logSize(job.record.id);
     const result = finishRecord(job.record, {
-      ...exit,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
       cause,
       ...(cause === "exit" && leftovers.length > 0 &&
         { leftovers: describeProcesses(leftovers) }),

@@ -3,7 +3,7 @@
 // lib/backends/ssh implements it over the pooled connection; a FileBackend that can run jobs
 // offers it as `jobHost`.
 
-/** One processes signalled on the remote host (for "terminated N processes (…)"). */
+/** One process signalled on the remote host (for "terminated N processes (…)"). */
 export interface RemoteProcessInfo {
   pid: number;
   name: string;
@@ -14,6 +14,11 @@ export interface RemoteJobExit {
   signal: string | null;
   /** Set when the end was not observed: the connection dropped (the reason, for the record). */
   lost?: string;
+  /**
+   * What the command left running, already terminated on the host when it ended (undefined
+   * when that could not be done there: the manager then kills them itself).
+   */
+  leftovers?: RemoteProcessInfo[];
 }
 
 export interface RemoteJobRequest {
@@ -26,6 +31,8 @@ export interface RemoteJobRequest {
   cookie: string;
   /** Job id, for the remote pid file's name. */
   id: string;
+  /** Grace between TERM and KILL for what the command leaves running (default 2 s). */
+  graceMs?: number;
 }
 
 export interface RemoteJob {
