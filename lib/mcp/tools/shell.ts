@@ -112,8 +112,8 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
           .describe(`Run as ${shellForm(env.services.shell)}`),
         cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
           .describe(
-            "Directory to run in (default: the working directory); an ssh://host/dir runs the " +
-              "command on that host with bash.",
+            "Directory to run in (default: the working directory); ssh://host/dir runs it there " +
+              "with bash.",
           ),
       }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
       annotations: {
