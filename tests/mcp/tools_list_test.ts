@@ -89,3 +89,31 @@ for (const kind of CLIENT_KINDS) {
     );
   });
 }
+
+Deno.test("tools/list names the --shell in the shell tool and stays within the limit (PowerShell, confined: the longest texts)", async () => {
+  const cases = [
+    { args: ["--shell", "powershell", "--allow", REPO_ROOT], label: "with PowerShell in" },
+    { args: ["--shell", "cmd"], label: "with cmd.exe in" },
+  ];
+  for (const { args, label } of cases) {
+    await using server = await startServer({ client: "v2", args });
+    const { tools } = await server.client.listTools();
+    // deno-lint-ignore no-explicit-any
+    const shell = tools.find((t: any) => t.name === "shell");
+    assert(shell.description.includes(label), shell.description);
+    const command = shell.inputSchema.properties.command.description;
+    if (args[1] === "powershell") {
+      assertEquals(
+        command,
+        "Run as powershell -Command; pipes and redirections work, && does not.",
+      );
+      assert(shell.description.includes("NOT CONFINED"), shell.description);
+    } else {
+      assertEquals(command, "Run as cmd.exe /d /s /c; pipes, && and redirections work.");
+    }
+    const bytes = new TextEncoder().encode(JSON.stringify(tools)).length;
+    // deno-lint-ignore no-console
+    console.log(`tools/list (${args.join(" ")}): ${bytes} bytes`);
+    assert(bytes <= MAX_TOOLS_LIST_BYTES, `tools/list with ${args.join(" ")} is ${bytes} bytes`);
+  }
+});

@@ -82,7 +82,7 @@ function shellForm(shell: ShellKind | undefined): string {
   return shell === "cmd"
     ? "cmd.exe /d /s /c; pipes, && and redirections work."
     : shell === "powershell"
-    ? "powershell -Command; pipes and redirections work (no &&: a; if ($?) { b })."
+    ? "powershell -Command; pipes and redirections work, && does not."
     : shell === "pwsh"
     ? "pwsh -Command; pipes, && and redirections work."
     : `${shell ?? "bash"} -c; pipes, && and redirections work.`;
