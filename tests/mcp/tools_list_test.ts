@@ -103,14 +103,16 @@ Deno.test("tools/list names the --shell in the shell tool and stays within the l
     assert(shell.description.includes(label), shell.description);
     const command = shell.inputSchema.properties.command.description;
     if (args[1] === "powershell") {
-      assertEquals(
-        command,
-        "Run as powershell -Command; pipes and redirections work, && does not.",
-      );
+      assertEquals(command, "Run as powershell -Command (no &&).");
       assert(shell.description.includes("NOT CONFINED"), shell.description);
     } else {
       assertEquals(command, "Run as cmd.exe /d /s /c; pipes, && and redirections work.");
     }
+    assertEquals(
+      shell.inputSchema.properties.cwd.description,
+      "Directory to run in (default: the working directory); ssh://host/dir runs it there with " +
+        "bash.",
+    );
     const bytes = new TextEncoder().encode(JSON.stringify(tools)).length;
     // deno-lint-ignore no-console
     console.log(`tools/list (${args.join(" ")}): ${bytes} bytes`);

@@ -82,7 +82,7 @@ function shellForm(shell: ShellKind | undefined): string {
   return shell === "cmd"
     ? "cmd.exe /d /s /c; pipes, && and redirections work."
     : shell === "powershell"
-    ? "powershell -Command; pipes and redirections work, && does not."
+    ? "powershell -Command (no &&)."
     : shell === "pwsh"
     ? "pwsh -Command; pipes, && and redirections work."
     : `${shell ?? "bash"} -c; pipes, && and redirections work.`;
@@ -112,8 +112,11 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
           .describe(`Run as ${shellForm(env.services.shell)}`),
         cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
           .describe(
-            "Directory to run in (default: the working directory); ssh://host/dir runs it there " +
-              "with bash.",
+            "Directory to run in (default: the working directory); ssh://host/dir runs it there" +
+              // Remote hosts always run bash: worth saying only when the local shell is another.
+              (env.services.shell === undefined || env.services.shell === "bash"
+                ? "."
+                : " with bash."),
           ),
       }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
       annotations: {
