@@ -7,6 +7,7 @@
 
 import { globRegex, hasUnescapedSlash } from "./glob.ts";
 import type { LinearMatcher } from "./linear_regex.ts";
+import { stripTrailing } from "./path_text.ts";
 
 interface IgnoreRule {
   negate: boolean;
@@ -26,7 +27,7 @@ interface IgnoreLevel {
 export function parseIgnoreFile(text: string): IgnoreRule[] {
   const rules: IgnoreRule[] = [];
   for (const raw of text.split(/\r?\n/)) {
-    let line = raw.replace(/(?<!\\)\s+$/, ""); // trailing spaces, unless escaped
+    let line = trimUnescapedTrailingSpace(raw);
     if (line === "" || line.startsWith("#")) continue;
     let negate = false;
     if (line.startsWith("!")) {
@@ -36,7 +37,7 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
     let dirOnly = false;
     if (line.endsWith("/") && !line.endsWith("\\/")) {
       dirOnly = true;
-      line = line.replace(/\/+$/, "");
+      line = stripTrailing(line, "/");
     }
     if (line === "") continue;
     // A slash at the start or in the middle anchors the pattern to the file's directory.
@@ -88,4 +89,15 @@ export class IgnoreChain {
     }
     return ignored;
   }
+}
+
+/**
+ * Drops trailing whitespace unless escaped (`a\\ ` keeps one space), as git does. A loop, not
+ * /(?<!\\)\s+$/: that regex is quadratic on a long run of spaces followed by other text.
+ */
+function trimUnescapedTrailingSpace(line: string): string {
+  let end = line.length;
+  while (end > 0 && /\s/.test(line[end - 1]!)) end--;
+  if (end === line.length) return line;
+  return end > 0 && line[end - 1] === "\\" ? line.slice(0, end + 1) : line.slice(0, end);
 }

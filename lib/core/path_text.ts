@@ -23,3 +23,13 @@ export function relativeTo(root: string, path: string): string {
 export function isAbsolutePath(path: string): boolean {
   return path.startsWith("/");
 }
+
+/**
+ * `text` without its trailing run of `char` (one character). A loop, not /x+$/: V8 retries that
+ * regex at every start inside a long run, which is quadratic on hostile input.
+ */
+export function stripTrailing(text: string, char: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === char) end--;
+  return text.slice(0, end);
+}

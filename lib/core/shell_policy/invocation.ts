@@ -4,6 +4,7 @@
 import { NEVER_ENDS_REASONS, type PolicyRule, type RefusalText } from "../policy_messages.ts";
 import type { SimpleCommand, Word } from "../shell_parse.ts";
 import { isPseudoFile, stdinFile, stdinIsData, stdoutToFile } from "./redirects.ts";
+import { stripTrailing } from "../path_text.ts";
 
 /** A refusal before it is rendered: exactly what policy_messages.ts formats. */
 export type Refusal = RefusalText;
@@ -80,6 +81,6 @@ export function readsProjectFiles(
 
 /** The program name as the rules know it: `/usr/bin/grep` → `grep`. */
 export function baseName(path: string): string {
-  const trimmed = path.replace(/\/+$/, "");
+  const trimmed = stripTrailing(path, "/");
   return trimmed.slice(trimmed.lastIndexOf("/") + 1) || path;
 }

@@ -3,11 +3,12 @@
 
 import { formatCall } from "../policy_messages.ts";
 import type { Invocation } from "./invocation.ts";
+import { stripTrailing } from "../path_text.ts";
 
 export function joinPath(base: string | undefined, path: string): string {
   if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
   if (path === ".") return base;
-  return `${base.replace(/\/+$/, "")}/${path.replace(/^\.\//, "")}`;
+  return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
 }
 
 /** A path as the replacement tool should get it: relative to a `cd`, remote as ssh://. */
