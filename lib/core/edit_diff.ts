@@ -34,18 +34,52 @@ export interface DiffOptions {
 
 const MAX_EDIT_LENGTH = 1000;
 /**
- * Longer lines are cut in the diff text (their id still covers the whole line), as in view: a
- * file holding one huge line must not come back whole in every edit result.
+ * Longer lines are cut in the diff text to a window around what changed (their id still covers
+ * the whole line): a minified file must not come back whole in every edit result.
  */
-export const DIFF_MAX_LINE_CHARS = 4000;
+export const DIFF_MAX_LINE_CHARS = 400;
+/** Characters kept before the first changed character of a cut line. */
+const WINDOW_BEFORE = 120;
+/** Runs of removed or added lines longer than this show only their ends and a count. */
+export const DIFF_COLLAPSE_RUN = 20;
+/** Lines kept at each end of a collapsed run. */
+const COLLAPSE_ENDS = 3;
 
-function cutLine(text: string): string {
-  return text.length <= DIFF_MAX_LINE_CHARS
-    ? text
-    : `${text.slice(0, DIFF_MAX_LINE_CHARS)} … [line cut: ${plural(text.length, "character")}]`;
+/**
+ * `text` cut to at most DIFF_MAX_LINE_CHARS characters around the changed span `[from, to)`
+ * (its first differing character against the line it replaces, or the start for a context line).
+ */
+export function cutLine(text: string, from = 0, to = from): string {
+  if (text.length <= DIFF_MAX_LINE_CHARS) return text;
+  let start = Math.max(0, Math.min(from - WINDOW_BEFORE, text.length - DIFF_MAX_LINE_CHARS));
+  let end = Math.min(text.length, start + DIFF_MAX_LINE_CHARS);
+  // Never split a surrogate pair.
+  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start--;
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end++;
+  const shownTo = to > end ? ` (the change runs to character ${to.toLocaleString("en-US")})` : "";
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}` +
+    ` [line cut: ${plural(text.length, "character")}; shown ${
+      (start + 1).toLocaleString("en-US")
+    }-${end.toLocaleString("en-US")}${shownTo}]`;
 }
-/** In a diff too long to show whole, removed runs keep this many lines before a count. */
-const COMPACT_REMOVED = 3;
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** The span `[from, to)` of `text` that differs from `other` (common prefix and suffix skipped). */
+function changedSpan(text: string, other: string | undefined): [number, number] {
+  if (other === undefined) return [0, text.length];
+  const shortest = Math.min(text.length, other.length);
+  let pre = 0;
+  while (pre < shortest && text.charCodeAt(pre) === other.charCodeAt(pre)) pre++;
+  let suf = 0;
+  while (
+    suf < shortest - pre &&
+    text.charCodeAt(text.length - 1 - suf) === other.charCodeAt(other.length - 1 - suf)
+  ) suf++;
+  return [pre, Math.max(pre, text.length - suf)];
+}
 
 interface Row {
   kind: " " | "-" | "+";
@@ -54,6 +88,8 @@ interface Row {
   oldNo: number;
   /** 1-based new line (for " " and "+"). */
   newNo: number;
+  /** For a changed line: the line it pairs with on the other side (for the cut window). */
+  partner?: string;
 }
 
 export function renderEditDiff(
@@ -93,10 +129,20 @@ export function renderEditDiff(
         { value: oldMid, removed: true, added: false, count: oldMid.length },
         { value: newMid, removed: false, added: true, count: newMid.length },
       ];
-  for (const change of changes) {
-    for (const text of change.value) {
-      if (change.added) rows.push({ kind: "+", text, oldNo: o, newNo: ++n });
-      else if (change.removed) rows.push({ kind: "-", text, oldNo: ++o, newNo: n });
+  for (let c = 0; c < changes.length; c++) {
+    const change = changes[c]!;
+    // A removed block followed by an added one: pair them line by line, so a long line is cut
+    // around what changed in it.
+    const other = change.removed && changes[c + 1]?.added
+      ? changes[c + 1]!.value
+      : change.added && changes[c - 1]?.removed
+      ? changes[c - 1]!.value
+      : undefined;
+    for (let k = 0; k < change.value.length; k++) {
+      const text = change.value[k]!;
+      const partner = other?.[k];
+      if (change.added) rows.push({ kind: "+", text, oldNo: o, newNo: ++n, partner });
+      else if (change.removed) rows.push({ kind: "-", text, oldNo: ++o, newNo: n, partner });
       else rows.push({ kind: " ", text, oldNo: ++o, newNo: ++n });
     }
   }
@@ -120,15 +166,11 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
       keep[k] = true;
     }
   });
-  // When everything would not fit, runs of removed lines shrink to their first lines and a
-  // count: the new lines (with their ids) are what the next edit needs.
-  const compact = keep.filter(Boolean).length > maxLines;
   const out: string[] = [];
   const shown: ShownLine[] = [];
   let added = 0;
   let removed = 0;
   let truncated = false;
-  let removedRun = 0;
   let i = 0;
   while (i < rows.length) {
     if (!keep[i]) {
@@ -145,35 +187,78 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
     if (!truncated) {
       out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
     }
-    for (let k = 0; k < hunk.length; k++) {
+    let k = 0;
+    while (k < hunk.length) {
       const r = hunk[k]!;
-      if (r.kind === "+") added++;
-      if (r.kind === "-") removed++;
-      removedRun = r.kind === "-" ? removedRun + 1 : 0;
-      if (out.length >= maxLines) {
-        truncated = true;
-        continue;
-      }
-      if (r.kind === "-") {
-        if (compact && removedRun > COMPACT_REMOVED) {
-          if (removedRun === COMPACT_REMOVED + 1) {
-            let rest = 0;
-            while (hunk[k + rest]?.kind === "-") rest++;
-            out.push(`-… ${plural(rest, "more removed line")}`);
-          }
+      // A run of removed or added lines longer than DIFF_COLLAPSE_RUN: its ends and a count.
+      // The hidden lines are not recorded as shown (an edit of them needs a view, or a range
+      // from the ids shown at the run's ends).
+      let run = 0;
+      if (r.kind !== " ") while (hunk[k + run]?.kind === r.kind) run++;
+      const collapse = run > DIFF_COLLAPSE_RUN;
+      const count = collapse ? run : 1;
+      for (let m = 0; m < count; m++) {
+        const row = hunk[k + m]!;
+        if (row.kind === "+") added++;
+        if (row.kind === "-") removed++;
+        if (out.length >= maxLines) {
+          truncated = true;
           continue;
         }
-        out.push(`-${cutLine(r.text)}`);
-      } else {
-        out.push(
-          r.text.length <= DIFF_MAX_LINE_CHARS
-            ? `${r.kind}${renderLine(r.newNo, r.text)}`
-            : `${r.kind}${formatLineId(r.newNo, r.text)}|${cutLine(r.text)}`,
-        );
-        shown.push({ line: r.newNo, hash: hashLine(r.text), print: linePrint(r.text) });
+        if (collapse && m === COLLAPSE_ENDS) {
+          const hidden = run - 2 * COLLAPSE_ENDS;
+          const first = row.kind === "+" ? row.newNo : row.oldNo;
+          const range = `${first.toLocaleString("en-US")}-${
+            (first + hidden - 1).toLocaleString("en-US")
+          }`;
+          out.push(
+            row.kind === "+"
+              ? `+… ${plural(hidden, "more added line")} (new lines ${range}, not shown)`
+              : `-… ${plural(hidden, "more removed line")} (old lines ${range})`,
+          );
+        }
+        if (collapse && m >= COLLAPSE_ENDS && m < run - COLLAPSE_ENDS) continue;
+        pushRow(row);
       }
+      k += count;
     }
     i = j;
   }
   return { text: out.join("\n"), shown, added, removed, truncated };
+
+  function pushRow(r: Row): void {
+    const [from, to] = r.kind === " " ? [0, 0] : changedSpan(r.text, r.partner);
+    if (r.kind === "-") {
+      out.push(`-${cutLine(r.text, from, to)}`);
+      return;
+    }
+    out.push(
+      r.text.length <= DIFF_MAX_LINE_CHARS
+        ? `${r.kind}${renderLine(r.newNo, r.text)}`
+        : `${r.kind}${formatLineId(r.newNo, r.text)}|${cutLine(r.text, from, to)}`,
+    );
+    shown.push({ line: r.newNo, hash: hashLine(r.text), print: linePrint(r.text) });
+  }
+}
+
+/** Lines of a whole file written or restored at once (create, undo of a delete) shown as its head. */
+export const FILE_HEAD_LINES = 5;
+
+/**
+ * The head of a file written whole (created, or restored by undo): its first lines with ids (long
+ * lines cut), and a count of the rest. Only the lines shown are recorded as shown.
+ */
+export function renderFileHead(
+  lines: readonly string[],
+  max = FILE_HEAD_LINES,
+): { text: string; shown: ShownLine[]; rest: number } {
+  const head = lines.slice(0, max);
+  const shown: ShownLine[] = [];
+  const out = head.map((text, i) => {
+    shown.push({ line: i + 1, hash: hashLine(text), print: linePrint(text) });
+    return text.length <= DIFF_MAX_LINE_CHARS
+      ? renderLine(i + 1, text)
+      : `${formatLineId(i + 1, text)}|${cutLine(text)}`;
+  });
+  return { text: out.join("\n"), shown, rest: lines.length - head.length };
 }

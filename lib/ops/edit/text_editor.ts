@@ -3,7 +3,7 @@
 // backend, so the same code edits local and ssh:// files.
 
 import { AnchorError } from "../../core/errors.ts";
-import { renderEditDiff } from "../../core/edit_diff.ts";
+import { renderEditDiff, renderFileHead } from "../../core/edit_diff.ts";
 import { planStrReplace } from "../../core/str_replace.ts";
 import { parentPath } from "../../core/path_text.ts";
 import { splitLines, type TextDoc } from "../../core/text_file.ts";
@@ -145,15 +145,16 @@ export async function createFile(
       after: fingerprintBytes(bytes),
       url: location.url,
     });
-    const diff = renderEditDiff([], lines);
+    // Counts and a short head: the agent wrote the content; the ids of the first lines are
+    // enough to edit on, the rest is one view away.
+    const head = renderFileHead(lines);
     session.shown.replaceFile(fileKey(location), []);
-    recordShown(session, fileKey(location), diff.shown);
+    recordShown(session, fileKey(location), head.shown);
+    const shownPath = quotePath(displayPathOf(session, location));
     return [
-      `Created ${quotePath(displayPathOf(session, location))} (${plural(lines.length, "line")}, ${
-        plural(bytes.length, "byte")
-      }).`,
-      diff.text,
-      diff.truncated ? `... cut at 400 lines; view the file for the rest.` : "",
+      `Created ${shownPath} (${plural(lines.length, "line")}, ${plural(bytes.length, "byte")}).`,
+      head.text,
+      restNote(shownPath, head.rest, lines.length),
     ].filter((l) => l !== "").join("\n");
   });
 }
@@ -333,9 +334,30 @@ async function undoEdit(
     const before = decodeForDiff(current);
     const after = entry.before === null ? null : decodeForDiff(entry.before);
     if (!before || !after || entry.before === null) return head;
-    const diff = renderEditDiff(before.lines, after.lines);
     session.shown.replaceFile(key, []);
+    if (current === null) {
+      // A deleted file restored whole: counts and a short head, not the file.
+      const top = renderFileHead(after.lines);
+      recordShown(session, key, top.shown);
+      const shownPath = quotePath(displayPathOf(session, location));
+      return [
+        `${head} Restored ${plural(after.lines.length, "line")} (${
+          plural(entry.before.length, "byte")
+        }):`,
+        top.text,
+        restNote(shownPath, top.rest, after.lines.length),
+      ].filter((l) => l !== "").join("\n");
+    }
+    const diff = renderEditDiff(before.lines, after.lines);
     recordShown(session, key, diff.shown);
     return [head, diff.text].filter((l) => l !== "").join("\n");
   });
+}
+
+/** After a file head: how many lines are not shown and the view that shows them. */
+function restNote(shownPath: string, rest: number, total: number): string {
+  if (rest <= 0) return "";
+  return `[… ${plural(rest, "more line")} not shown: view ${
+    JSON.stringify({ path: shownPath, start: total - rest + 1 })
+  }]`;
 }
