@@ -3,6 +3,7 @@
 
 import type { LoggedEdit } from "../core/edit_log.ts";
 import { ShownLines } from "../core/shown_lines.ts";
+import { ViewMemory } from "../core/view_memory.ts";
 import type { Location } from "./location.ts";
 
 export interface Session {
@@ -16,10 +17,12 @@ export interface Session {
   readonly shown: ShownLines;
   /** This session's own edits per file (fileKey), newest last: ids survive them. */
   readonly edits: Map<string, LoggedEdit[]>;
+  /** Files this session viewed whole, so a re-view sends only what changed. */
+  readonly views: ViewMemory;
 }
 
 export function createSession(root: Location): Session {
-  return { root, cwd: root, shown: new ShownLines(), edits: new Map() };
+  return { root, cwd: root, shown: new ShownLines(), edits: new Map(), views: new ViewMemory() };
 }
 
 /** The key under which a file's shown lines are remembered: backend plus absolute path. */

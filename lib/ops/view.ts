@@ -28,6 +28,7 @@ export interface ViewArgs {
   pattern?: string;
   include_hidden?: boolean | string;
   max_depth?: number | string;
+  full?: boolean | string;
 }
 
 export const CONTEXT_MAX = 50;
@@ -117,7 +118,8 @@ export async function runView(
       if (pattern || maxDepth !== undefined || context > 0) {
         notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
       }
-      text = await viewFile(locations, session, root.location, { start, end }, accel.reads);
+      const full = parseFlag("full", args.full);
+      text = await viewFile(locations, session, root.location, { start, end, full }, accel.reads);
     } else {
       if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
       if (args.content === "") {

@@ -3,7 +3,15 @@
 // shown is recorded in the session so batch_edit can check replaced ranges against it.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import { assertFresh, formatLineId, hashLine, type LineId, renderLine } from "../core/line_id.ts";
+import {
+  assertFresh,
+  fnv1a32,
+  formatLineId,
+  hashLine,
+  type LineId,
+  renderLine,
+} from "../core/line_id.ts";
+import { renderEditDiff } from "../core/edit_diff.ts";
 import { describeEncoding, type TextDoc } from "../core/text_file.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
@@ -24,6 +32,8 @@ export const VIEW_MAX_LINE_CHARS = 4000;
 export interface ViewFileOptions {
   start?: LinePosition;
   end?: LinePosition;
+  /** Show the whole file even when this session viewed it whole before (no re-view delta). */
+  full?: boolean;
 }
 
 export async function viewFile(
@@ -53,6 +63,13 @@ export async function viewFile(
         operations: [{ op: "insert", anchor: 0, content: "first line" }],
       })
     }`;
+  }
+
+  const whole = options.start === undefined && options.end === undefined;
+  const print = `${bytes.length}:${fnv1a32(bytes)}`;
+  if (whole && options.full !== true) {
+    const delta = reViewDelta(session, location, shownPath, print, lines);
+    if (delta !== null) return delta;
   }
 
   const ids: { id: LineId; what: string }[] = [];
@@ -133,6 +150,9 @@ export async function viewFile(
     last = n;
   }
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
+  if (whole && start === 1 && last === total) {
+    session.views.remember(fileKey(location), print, lines);
+  }
 
   if (last < end) {
     const size = last - start + 1;
@@ -159,6 +179,51 @@ export async function viewFile(
   return notices.length > 0
     ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
     : out.join("\n");
+}
+
+/** Lines a re-view's diff may take before the whole file is cheaper to send. */
+const DELTA_MAX_SHARE = 0.6;
+
+/**
+ * A whole-file view of a file this session already viewed whole: one line when it is unchanged,
+ * else only the hunks changed since (fresh ids). Null when the whole file should be sent: never
+ * viewed whole, its lines forgotten to bound memory, or the changes nearly the whole file.
+ * Either way the agent now knows every line, so all of them count as shown.
+ */
+function reViewDelta(
+  session: Session,
+  location: Location,
+  shownPath: string,
+  print: string,
+  lines: readonly string[],
+): string | null {
+  const key = fileKey(location);
+  const before = session.views.get(key);
+  if (!before) return null;
+  const full = `view ${JSON.stringify({ path: quotePath(shownPath), full: true })}`;
+  let text: string;
+  if (before.print === print) {
+    text = `${quotePath(shownPath)} is unchanged since you last viewed it (${
+      plural(lines.length, "line")
+    }; ids as shown then). ${full} shows it again.`;
+  } else {
+    if (!before.lines) return null;
+    const diff = renderEditDiff(before.lines, lines);
+    let size = 0;
+    for (const line of lines) size += Math.min(line.length, VIEW_MAX_LINE_CHARS) + 8;
+    if (diff.truncated || diff.text.length > size * DELTA_MAX_SHARE) return null;
+    text =
+      `${quotePath(shownPath)} changed since you last viewed it (${
+        plural(diff.removed, "line")
+      } removed, ${plural(diff.added, "line")} added; ${
+        plural(lines.length, "line")
+      } now). Only the changes, with fresh ids (other lines are as you saw them, renumbered by ` +
+      `the hunks above them; ${full} shows it whole):\n${diff.text}`;
+  }
+  session.shown.forget(key);
+  session.shown.recordWithPrints(key, 1, lines.map(hashLine), lines.map(linePrint));
+  session.views.remember(key, print, lines);
+  return text;
 }
 
 /** What is unusual about the file's bytes, said once: what the view leaves out, what edits keep. */

@@ -33,7 +33,6 @@ const whole = (name: string, example: string) =>
   z.union([z.number(), z.string()], argError(name, `a whole number, e.g. ${example}`)).optional();
 
 const VIEW_MEANT = {
-  full: "view always shows the whole file up to its size limit; use start/end for a range.",
   glob: 'use "pattern", e.g. "*.ts".',
   case_sensitive:
     'search is case-sensitive; for case-insensitive set "regex": true and start content with (?i).',
@@ -67,6 +66,9 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         ),
         max_depth: whole("max_depth", "2").describe(
           "Directory levels to descend (1 = own entries).",
+        ),
+        full: flag("full").describe(
+          "Whole file; else a re-view of a file seen whole sends only the changes.",
         ),
       }, { meant: VIEW_MEANT }),
       annotations: {
