@@ -569,3 +569,14 @@ Deno.test("every shell example in a refusal's own text is allowed (bare_sleep's 
     }
   }
 });
+
+Deno.test("a find test view cannot express is named in the refusal, not silently dropped", () => {
+  const v = judgeCommand("find . -newer X -name '*.js'");
+  assert(!v.allowed);
+  assertStringIncludes(v.message, "view has no equivalent of `-newer X`");
+  assertStringIncludes(v.message, "`find . -newer X -name '*.js' > found.txt`");
+  assertStringIncludes(v.message, 'view {"path": ".", "pattern": "*.js"}');
+  const plain = judgeCommand("find src -type f -maxdepth 2");
+  assert(!plain.allowed);
+  assert(!plain.message.includes("no equivalent"), plain.message);
+});

@@ -271,3 +271,15 @@ Deno.test("old_text pasted with its N:hh| view prefixes is recognised, and the n
   assertEquals(r.text, "const a = 1;\nconst b = 20;\nconst c = 30;\n");
   assertStringIncludes(r.notes.join(" "), 'old_text carried the "N:hh|" prefixes');
 });
+
+Deno.test("the no-match diagnosis points at the first differing column past the indentation", () => {
+  const line = "    const total = items.reduce((sum, item) => sum + item.price, 0);";
+  const file = `function f(items) {\n${line}\n  return total;\n}\n`;
+  // Copied from mid-line (no indentation) with a change 45 characters into the text.
+  const typed = line.trim().replace("item.price", "item.cost");
+  const e = failure(file, `function f(items) {\n${typed}\n  return total;`, "x");
+  assertEquals(e.code, "NO_MATCH");
+  const col = line.indexOf("item.price") + 6; // 1-based column of "price" in the file's line
+  assertStringIncludes(e.detail!, `differs from column ${col}:`);
+  assertStringIncludes(e.detail!, "the indentation differs too: old_text has none");
+});

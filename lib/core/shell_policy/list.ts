@@ -69,6 +69,8 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
   let acts = false;
   const names: string[] = [];
   let maxDepth: number | undefined;
+  /** Tests of this find that the view call cannot express (said in the refusal). */
+  const unmatched: string[] = [];
   for (let j = 0; j < expr.length; j++) {
     const v = expr[j]!.value;
     if (v === "-delete") acts = true;
@@ -92,6 +94,11 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
     if (v === "-maxdepth" && expr[j + 1] && /^\d+$/.test(expr[j + 1]!.value)) {
       maxDepth = Number(expr[j + 1]!.value);
     }
+    const dropped = findTestWithoutView(v, expr[j + 1]?.value);
+    if (dropped) {
+      unmatched.push(dropped.text);
+      j += dropped.skip;
+    }
   }
   if (acts) return undefined; // an action over files (delete, chmod, rm), not a listing
   const reading = readsProjectFiles(inv, paths.map(literalWord), "list_files", {
@@ -103,7 +110,62 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
   const args2: Record<string, unknown> = { ...roots };
   if (names.length > 0) args2.pattern = names.join("|");
   if (maxDepth !== undefined) args2.max_depth = maxDepth;
-  return refuse(inv, "list_files", { calls: [formatCall("view", args2)] });
+  const reason = unmatched.length === 0
+    ? undefined
+    : `view has no equivalent of ${
+      unmatched.map((t) => `\`${t}\``).join(", ")
+    }: the call below lists by name and depth only. To keep ${
+      unmatched.length === 1 ? "that test" : "those tests"
+    }, write the list to a file and view it: \`${inv.cmd.text} > found.txt\`.`;
+  return refuse(inv, "list_files", {
+    calls: [formatCall("view", args2)],
+    ...(reason && { reason }),
+  });
+}
+
+/** find tests a view call expresses: names, depth, file type, printing and grouping. */
+const FIND_MAPPED = new Set([
+  "-name",
+  "-iname",
+  "-maxdepth",
+  "-type",
+  "-print",
+  "-print0",
+  "-o",
+  "-or",
+  "-a",
+  "-and",
+  "!",
+  "-not",
+  "(",
+  ")",
+]);
+/** find tests with no argument (everything else named here takes one). */
+const FIND_NULLARY = new Set([
+  "-empty",
+  "-executable",
+  "-readable",
+  "-writable",
+  "-nouser",
+  "-nogroup",
+  "-prune",
+  "-quit",
+  "-ls",
+  "-xdev",
+  "-mount",
+  "-depth",
+  "-follow",
+  "-daystart",
+]);
+
+/** A find test (with its argument) that view cannot express, or undefined. */
+function findTestWithoutView(
+  v: string,
+  next: string | undefined,
+): { text: string; skip: number } | undefined {
+  if (!v.startsWith("-") || v.length < 2 || FIND_MAPPED.has(v)) return undefined;
+  if (FIND_NULLARY.has(v) || next === undefined) return { text: v, skip: 0 };
+  return { text: `${v} ${next}`, skip: 1 };
 }
 
 function judgeFd(inv: Invocation): Refusal | undefined {

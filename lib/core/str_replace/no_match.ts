@@ -124,12 +124,24 @@ function describeDifference(want: string, have: string): string {
     return "trailing whitespace differs";
   }
   if (normalizeLine(want) === normalizeLine(have)) return "spacing inside the line differs";
+  // Compare past the indentation (old_text is often copied at another depth, or from mid-line):
+  // the column is where the text itself first differs, counted in the file's line.
+  const w = leadingWs(want);
+  const h = leadingWs(have);
+  const wantText = want.slice(w.length);
+  const haveText = have.slice(h.length);
   let i = 0;
-  while (i < want.length && i < have.length && want[i] === have[i]) i++;
-  const snippet = (s: string) => JSON.stringify(s.slice(Math.max(0, i - 10), i + 20));
-  return `differs from column ${i + 1}: old_text has ${snippet(want)}, the file has ${
-    snippet(have)
-  }`;
+  while (i < wantText.length && i < haveText.length && wantText[i] === haveText[i]) i++;
+  const snippet = (s: string) =>
+    `${i > 10 ? "…" : ""}${JSON.stringify(s.slice(Math.max(0, i - 10), i + 20))}`;
+  const indent = w === h
+    ? ""
+    : ` (the indentation differs too: old_text has ${describeWs(w)}, the file has ${
+      describeWs(h)
+    })`;
+  return `differs from column ${h.length + i + 1}: old_text has ${
+    snippet(wantText)
+  }, the file has ${snippet(haveText)}${indent}`;
 }
 
 function describeWs(ws: string): string {
