@@ -194,7 +194,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
       // The hidden lines are not recorded as shown (an edit of them needs a view, or a range
       // from the ids shown at the run's ends).
       let run = 0;
-      if (r.kind !== " ") while (hunk[k + run]?.kind === r.kind) run++;
+      if (r.kind !== " ") { while (hunk[k + run]?.kind === r.kind) run++; }
       const collapse = run > DIFF_COLLAPSE_RUN;
       const count = collapse ? run : 1;
       for (let m = 0; m < count; m++) {

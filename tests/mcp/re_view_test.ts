@@ -14,7 +14,7 @@ Deno.test("a re-view of a file seen whole sends one line when unchanged, else on
 
   const same = await server.call("view", { path: "a.js" });
   assert(!same.isError, same.text);
-  assertStringIncludes(same.text, 'a.js is unchanged since you last viewed it (60 lines');
+  assertStringIncludes(same.text, "a.js is unchanged since you last viewed it (60 lines");
   assertEquals(same.text.split("\n").length, 1);
 
   // Changed by something else: only the hunk comes back, with fresh ids.
