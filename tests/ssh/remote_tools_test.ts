@@ -155,7 +155,8 @@ for (const kind of CLIENT_KINDS) {
       assertStringIncludes(relative.text, "export const u = 2;");
       await server.call("workdir", { action: "reset" });
       assertStringIncludes(
-        (await server.call("view", { path: "snippet.ts" })).text,
+        // full: this session viewed snippet.ts whole before (a plain re-view says "unchanged").
+        (await server.call("view", { path: "snippet.ts", full: true })).text,
         "function shared",
       );
 

@@ -17,7 +17,7 @@ Deno.test("create makes parent folders, shows ids, and refuses to overwrite", as
   const env = editEnv();
   const out = await te(env, { command: "create", path: "/a/b/new.ts", file_text: "x\ny\n" });
   assertStringIncludes(out, "Created a/b/new.ts (2 lines");
-  assertStringIncludes(out, "+1:");
+  assertStringIncludes(out, "\n1:26|x\n2:4a|y");
   assertEquals(await env.text("/a/b/new.ts"), "x\ny\n");
   const e = await rejected(te(env, { command: "create", path: "/a/b/new.ts", file_text: "z" }));
   assertEquals(e.code, "FILE_EXISTS");
@@ -180,4 +180,19 @@ Deno.test("missing arguments name the argument and give the full call", async ()
     te(env, { command: "str_replace", path: "/nope", old_text: "a", new_text: "b" }),
   );
   assertEquals(e2.code, "NOT_FOUND");
+});
+
+Deno.test("create and the undo of a delete answer with counts and a short head, not the file", async () => {
+  const env = editEnv();
+  const text = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const out = await te(env, { command: "create", path: "/big.md", file_text: text });
+  assertStringIncludes(out, "Created big.md (300 lines");
+  assertStringIncludes(out, '[… 295 more lines not shown: view {"path":"big.md","start":6}]');
+  assert(!out.includes("line 6"), out);
+  await te(env, { command: "delete", path: "/big.md" });
+  const undo = await te(env, { command: "undo_edit", path: "/big.md" });
+  assertStringIncludes(undo, "Restored 300 lines (");
+  assertStringIncludes(undo, "line 5\n[… 295 more lines not shown");
+  assert(undo.length < 600, `${undo.length} characters`);
+  assertEquals(await env.text("/big.md"), text);
 });
