@@ -68,7 +68,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
           "Directory levels to descend (1 = own entries).",
         ),
         full: flag("full").describe(
-          "Whole file; else a re-view of a file seen whole sends only the changes.",
+          "Send all (re-views send only changes).",
         ),
       }, { meant: VIEW_MEANT }),
       annotations: {
