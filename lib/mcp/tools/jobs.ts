@@ -79,7 +79,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           "a number of seconds above 0 and at most 3600, e.g. 50",
         ))
           .positive().max(3600).optional().describe(
-            `For "wait": longest time to block, in seconds (default ${DEFAULT_WAIT_SECONDS}, below common 60 s client timeouts).`,
+            `For "wait": seconds to block at most (default ${DEFAULT_WAIT_SECONDS}).`,
           ),
         bytes: z.number(argError(
           "bytes",
@@ -87,7 +87,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         )).int().positive().max(
           MAX_READ_BYTES,
         ).optional().describe(
-          `For "read"/"wait": how many bytes of the output tail to show (default ${DEFAULT_TAIL_BYTES}), counted as sent: JSON escapes count, control bytes are shown as symbols like ␀.`,
+          `For "read"/"wait": bytes of output tail to show, as sent (default ${DEFAULT_TAIL_BYTES}).`,
         ),
       }, { aliases: { timeout: "timeout_seconds", job_id: "id" } }),
       annotations: {
