@@ -7,7 +7,7 @@ import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { describePlatform } from "../core/platform.ts";
 import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
-  DEFAULT_TAIL_BYTES,
+  PERSON_TAIL_BYTES,
   formatJobList,
   shortCommand,
   statusPhrase,
@@ -34,7 +34,7 @@ dir, so this works from another terminal while the server runs.
 Options:
   --state-dir DIR   State dir (default: $ANCHORFS_STATE_DIR, else $XDG_STATE_HOME/anchorfs,
                     else ~/.local/state/anchorfs)
-  --bytes N         How much of the output tail to print (default ${DEFAULT_TAIL_BYTES})
+  --bytes N         How much of the output tail to print (default ${PERSON_TAIL_BYTES})
   --timeout S       For wait: give up after S seconds (default: wait until it ends)
   -f, --follow      For tail: keep printing new output until the job ends
 
@@ -86,7 +86,7 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
   }
   const [action = "list", id, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-  const bytes = parsePositive("--bytes", values.bytes) ?? DEFAULT_TAIL_BYTES;
+  const bytes = parsePositive("--bytes", values.bytes) ?? PERSON_TAIL_BYTES;
   const jobs = services().jobs;
   const needId = () => {
     if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);

@@ -19,12 +19,13 @@ import { installListenReplay } from "./job_resources.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
+import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
 
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
-                    [--shell bash|sh|cmd|powershell|pwsh]
+                    [--shell bash|sh|cmd|powershell|pwsh] [--tail-bytes N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -56,6 +57,9 @@ Options:
   --shell NAME                 The shell commands run with: bash (default; sh when bash is
                                missing), cmd (default on Windows: cmd.exe /d /s /c),
                                powershell, pwsh, or sh. Commands on ssh:// hosts use bash there.
+  --tail-bytes N               Output tail a shell or jobs result shows, in bytes as sent
+                               (default 4096; 256 to 1048576). The whole log stays readable
+                               with view {"path":"anchorfs://jobs/ID"}.
   -h, --help                   Show this help.`;
 
 export interface McpCommandIo {
@@ -71,6 +75,21 @@ function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: n
       code: "INVALID_FLAG",
       message: `${flag} takes a positive number of seconds, got ${JSON.stringify(raw)}.`,
       hint: `e.g. ${flag} 10 (fractions like 0.5 are allowed).`,
+    });
+  }
+  return value;
+}
+
+function parseTailBytes(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TAIL_BYTES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 256 || value > 1024 * 1024) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: `--tail-bytes takes a whole number of bytes from 256 to 1048576, got ${
+        JSON.stringify(raw)
+      }.`,
+      hint: `e.g. --tail-bytes 8192 (the default is ${DEFAULT_TAIL_BYTES}).`,
     });
   }
   return value;
@@ -187,6 +206,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         "max-file-bytes": { type: "string" },
         deadline: { type: "string" },
         shell: { type: "string" },
+        "tail-bytes": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -220,6 +240,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       DEFAULT_DEADLINE_SECONDS,
     );
     const shellKind = parseShell(values.shell);
+    const tailBytes = parseTailBytes(values["tail-bytes"]);
     services = createServices({
       sshTimeoutSeconds,
       ...(shellKind !== undefined && { shell: shellKind }),
@@ -248,6 +269,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     const outbound = new OutboundQueue(wire);
     const factory = createServerFactory(services, session, {
       foregroundWindowSeconds,
+      tailBytes,
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),

@@ -14,7 +14,8 @@ import { isAnchorError } from "../core/errors.ts";
 import { isTerminal } from "../core/job_state.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { jobUri } from "../ops/jobs/job_manager.ts";
-import { DEFAULT_TAIL_BYTES, formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
+import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
+import { readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ObservedTransport } from "./stdio_transport.ts";
 import type { ToolEnv } from "./tool_env.ts";
 
@@ -42,14 +43,14 @@ export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
     {
       title: "Shell job",
       description: "A command started by the shell tool: status, exit code or signal, duration, " +
-        "and the last 30 KB of its output.",
+        "the cleaned end of its output and, if it failed, the failure-looking lines before it.",
       mimeType: "text/plain",
     },
     async (uri, variables) => {
       const id = String(variables.id ?? "");
       let read;
       try {
-        read = await jobs.readTail(id, DEFAULT_TAIL_BYTES);
+        read = await readJobOutput(jobs, id, env.options.tailBytes);
       } catch (e) {
         // An unknown job is the client's mistake (resource not found), not an internal error.
         if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
@@ -57,12 +58,11 @@ export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
         }
         throw e;
       }
-      const { record, tail } = read;
       return {
         contents: [{
           uri: uri.href,
           mimeType: "text/plain",
-          text: formatJobReport(record, tail, Date.now()),
+          text: formatJobReport(read, Date.now(), env.options.tailBytes),
         }],
       };
     },

@@ -13,6 +13,8 @@ export const DEFAULT_DEADLINE_SECONDS = 50;
 export interface ServerOptions {
   /** Seconds a shell command runs in the foreground before it becomes a background job. */
   foregroundWindowSeconds: number;
+  /** Wire bytes of output tail shell and jobs results show (--tail-bytes). */
+  tailBytes: number;
   /** False with --no-shell: no shell and jobs tools, no job resources. */
   shell: boolean;
   /** --allow or --roots given: the shell's description says it is not confined. */

@@ -8,6 +8,7 @@ import { maskedStatusNote } from "../core/pipeline_note.ts";
 import { formatDuration, formatProgress } from "../core/progress_text.ts";
 import type { ShellKind } from "../core/platform.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
+import { endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import {
   DEFAULT_TAIL_BYTES,
   formatTail,
@@ -33,7 +34,8 @@ export interface ShellDeps {
 }
 
 export type ShellOutcome =
-  | { kind: "finished"; record: JobRecord; text: string }
+  /** `failed`: it ended with anything but exit 0 (the result is an error the model reads). */
+  | { kind: "finished"; record: JobRecord; text: string; failed: boolean }
   | { kind: "promoted"; record: JobRecord; text: string };
 
 export async function runShell(
@@ -72,7 +74,8 @@ export async function runShell(
   }
   const tailBytes = deps.tailBytes ?? DEFAULT_TAIL_BYTES;
   if (done) {
-    const { record: final, tail } = await jobs.readTail(started.id, tailBytes);
+    const output = await readJobOutput(jobs, started.id, tailBytes);
+    const final = output.record;
     const head = `\`${shortCommand(command)}\` ${statusPhrase(final)} in ${
       formatDuration((final.endedAt ?? Date.now()) - final.startedAt)
     } · job ${final.id}`;
@@ -80,7 +83,8 @@ export async function runShell(
     return {
       kind: "finished",
       record: final,
-      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(final, tail, tailBytes)}`,
+      failed: endedBadly(final),
+      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(output, tailBytes)}`,
     };
   }
   const { tail } = await jobs.readTail(started.id, 1024);

@@ -9,7 +9,6 @@ import { durationMs } from "../../core/job_state.ts";
 import { describeProcesses } from "../../core/job_processes.ts";
 import { formatDuration, formatProgress } from "../../core/progress_text.ts";
 import {
-  DEFAULT_TAIL_BYTES,
   formatJobList,
   formatJobReport,
   latestLines,
@@ -17,7 +16,8 @@ import {
   statusPhrase,
 } from "../../ops/jobs/job_text.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
-import { runTool } from "../render.ts";
+import { endedBadly, readJobOutput } from "../../ops/jobs/job_output.ts";
+import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
@@ -87,7 +87,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         )).int().positive().max(
           MAX_READ_BYTES,
         ).optional().describe(
-          `For "read"/"wait": bytes of output tail to show, as sent (default ${DEFAULT_TAIL_BYTES}).`,
+          `For "read"/"wait": bytes of output tail to show, as sent (default ${env.options.tailBytes}).`,
         ),
       }, { aliases: { timeout: "timeout_seconds", job_id: "id" } }),
       annotations: {
@@ -101,7 +101,15 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
       runTool("jobs", async () => {
         const { action, id, timeout_seconds, bytes } = args;
         const jobs = env.services.jobs;
-        const tailBytes = bytes ?? DEFAULT_TAIL_BYTES;
+        const tailBytes = bytes ?? env.options.tailBytes;
+        /** A job that ended badly reads as an error result, as its shell call did. */
+        const report = async (jobId: string): Promise<ToolResult> => {
+          const output = await readJobOutput(jobs, jobId, tailBytes);
+          return {
+            content: [{ type: "text", text: formatJobReport(output, Date.now(), tailBytes) }],
+            isError: endedBadly(output.record),
+          };
+        };
         switch (action) {
           case "list": {
             const records = await jobs.list(30);
@@ -117,10 +125,9 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             // its bytes about four times (buffer, text, JSON, the written frame).
             const release = await env.services.reads.budget.take(tailBytes * REPLY_COPIES);
             try {
-              const { record, tail } = await jobs.readTail(needId(action, id), tailBytes);
-              const text = formatJobReport(record, tail, Date.now(), tailBytes);
+              const result = await report(needId(action, id));
               holdUntilSent(env.options.replySent?.(ctx.mcpReq.id), ctx.mcpReq.signal, release);
-              return text;
+              return result;
             } catch (e) {
               release();
               throw e;
@@ -149,8 +156,8 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
               }
             }
             if (progress > 0) await new Promise((r) => setTimeout(r, 0));
-            const { record, tail } = await jobs.readTail(jobId, result.done ? tailBytes : 2048);
-            if (result.done) return formatJobReport(record, tail, Date.now(), tailBytes);
+            if (result.done) return await report(jobId);
+            const { record, tail } = await jobs.readTail(jobId, 2048);
             return `Job ${record.id} (\`${
               shortCommand(record.command)
             }\`) is still running after ` +

@@ -96,7 +96,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
       description:
         `Run a command line with ${shellLabel(env.services.shell)} in the working directory ` +
         "(stdin closed, pagers off); get " +
-        "its exit code and output tail. No background flag: a command still running after " +
+        "its exit code and cleaned output tail. No background flag: a command still running after " +
         `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
         "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
         'while a subscriptions/listen stream is open). Do NOT rerun it or sleep: jobs {"action":"wait","id":"ID"}, or do ' +
@@ -139,6 +139,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
             ? { shell: "bash" as const, remote }
             : env.services.shell !== undefined && { shell: env.services.shell }),
           foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
+          tailBytes: env.options.tailBytes,
           signal: ctx.mcpReq.signal,
           ...(token !== undefined && {
             onProgress: (message: string) => {
@@ -151,7 +152,11 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         });
         // Clients may drop a progress notification that shares a chunk with the result.
         if (progress > 0) await new Promise((r) => setTimeout(r, 0));
-        if (outcome.kind === "finished") return outcome.text;
+        if (outcome.kind === "finished") {
+          // A non-zero exit, signal, kill or capped output is an error result: clients and
+          // models that look only at isError do not read a failed build as done.
+          return { content: [{ type: "text", text: outcome.text }], isError: outcome.failed };
+        }
         const id = outcome.record.id;
         return {
           content: [

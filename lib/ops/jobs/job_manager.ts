@@ -595,6 +595,12 @@ export class JobManager {
     return { record, tail };
   }
 
+  /** Raw bytes of the job's log from `offset` (the log keeps what the command wrote). */
+  async readLog(id: string, offset: number, length: number): Promise<Uint8Array> {
+    await this.require(id);
+    return await this.store.readRange(id, offset, length);
+  }
+
   /**
    * Waits until the job ends or `timeoutMs` passes; never kills. `done` says which. Jobs of
    * another server (shared state dir) are followed through their record on disk.

@@ -203,6 +203,29 @@ export class JobStore {
     }
   }
 
+  /** At most `length` bytes of the log from `offset` (fewer at its end; none if it is missing). */
+  async readRange(id: string, offset: number, length: number): Promise<Uint8Array> {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.paths(id).log, { read: true });
+    } catch {
+      return new Uint8Array();
+    }
+    try {
+      await file.seek(offset, Deno.SeekMode.Start);
+      const buffer = new Uint8Array(Math.max(0, length));
+      let filled = 0;
+      while (filled < buffer.length) {
+        const n = await file.read(buffer.subarray(filled));
+        if (n === null) break;
+        filled += n;
+      }
+      return buffer.subarray(0, filled);
+    } finally {
+      file.close();
+    }
+  }
+
   async requestKill(id: string): Promise<void> {
     await Deno.writeTextFile(this.paths(id).killRequest, `${Date.now()}\n`, { mode: 0o600 })
       .catch(() => {});

@@ -9,9 +9,14 @@ import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
 import { plural } from "../../core/plural.ts";
-import { CONTROL_PICTURES_NOTE, tailForWire, utf8Bytes } from "../../core/wire_text.ts";
+import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/wire_text.ts";
+import { cleanTerminalText, describeCleaning, renderCleanLines } from "../../core/terminal_text.ts";
+import type { JobOutput } from "./job_output.ts";
 
-export const DEFAULT_TAIL_BYTES = 30 * 1024;
+/** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
+export const DEFAULT_TAIL_BYTES = 4 * 1024;
+/** What `anchorfs jobs tail` prints by default (a person's terminal, raw bytes). */
+export const PERSON_TAIL_BYTES = 30 * 1024;
 
 /** "succeeded (exit 0)", "failed (exit 2)", "killed (SIGTERM)", "running", ... */
 export function statusPhrase(record: JobRecord): string {
@@ -61,21 +66,23 @@ export function formatJobList(records: JobRecord[], now: number): string {
   return records.map((r) => formatJobRow(r, now)).join("\n");
 }
 
-export function readMoreHint(id: string, bytes: number): string {
-  return `read more with jobs {"action":"read","id":"${id}","bytes":${bytes}} or ` +
-    `\`anchorfs jobs tail ${id} --bytes ${bytes}\``;
+/** The view calls that read a job's log (cleaned) like a file. */
+export function viewLogCall(id: string, args: Record<string, unknown> = {}): string {
+  return `view ${JSON.stringify({ path: jobUri(id), ...args })}`;
 }
 
 /** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */
 export const LATEST_LINES_BYTES = 2048;
 
 /**
- * The last lines of a short tail for "latest output" snippets, at most `maxWireBytes` on the
- * wire. A tail that starts mid-log usually starts mid-line ("9" of "19739"), which reads as
- * output of its own: drop that partial first line. Empty when there is nothing to show.
+ * The last lines of a short tail for "latest output" snippets, cleaned (ANSI, redraws, repeats)
+ * and at most `maxWireBytes` on the wire. A tail that starts mid-log usually starts mid-line
+ * ("9" of "19739"), which reads as output of its own: drop that partial first line. Empty when
+ * there is nothing to show.
  */
 export function latestLines(tail: TailRead, maxWireBytes = LATEST_LINES_BYTES): string {
-  const fit = tailForWire(tail.text.trimEnd(), maxWireBytes);
+  const cleaned = renderCleanLines(cleanTerminalText(tail.text).lines);
+  const fit = tailForWire(cleaned.trimEnd(), maxWireBytes);
   let text = fit.text;
   if (tail.omittedBytes > 0 || fit.droppedBytes > 0) {
     const nl = text.indexOf("\n");
@@ -84,34 +91,64 @@ export function latestLines(tail: TailRead, maxWireBytes = LATEST_LINES_BYTES): 
   return fit.pictured > 0 && text !== "" ? `${text}\n[${CONTROL_PICTURES_NOTE}]` : text;
 }
 
+/** The failure-looking lines of the omitted part, each excerpt headed by its log line. */
+export function formatFailures(output: JobOutput): string {
+  const f = output.failures;
+  if (!f || f.matched === 0) return "";
+  const id = output.record.id;
+  const scope = f.scannedBytes < f.omittedLogBytes
+    ? `the first ${plural(f.scannedBytes, "byte")} of the ${
+      plural(f.omittedLogBytes, "byte")
+    } before the tail`
+    : `the ${plural(f.omittedLogBytes, "byte")} before the tail`;
+  const lines = [
+    `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, with context; ` +
+    `line numbers as in ${viewLogCall(id, { start: f.excerpts[0]?.firstLine ?? 1 })}) ---`,
+  ];
+  for (const e of f.excerpts) {
+    lines.push(`[line ${e.firstLine}${e.lastLine > e.firstLine ? `-${e.lastLine}` : ""}]`);
+    lines.push(showControls(renderCleanLines(e.lines)).text);
+  }
+  if (f.shown < f.matched) {
+    lines.push(
+      `[${plural(f.matched - f.shown, "more failure-looking line")}: ${
+        viewLogCall(id, { content: FAILURE_SEARCH, regex: true })
+      }]`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** A regex for the log search that finds what failure excerpts show. */
+export const FAILURE_SEARCH = "not ok|FAIL|Error|error:|Traceback|panicked|assert";
+
 /**
- * The output section: omitted-bytes note first (verdicts are at the end), then the tail, at
- * most `maxWireBytes` of it as sent (JSON escapes and control pictures counted).
+ * The output section: failure lines of the omitted part (for a job that ended badly), the
+ * omitted-bytes note with the calls that read more, then the cleaned tail, at most
+ * `maxWireBytes` of it as sent (JSON escapes and control pictures counted).
  */
-export function formatTail(
-  record: JobRecord,
-  tail: TailRead,
-  maxWireBytes = DEFAULT_TAIL_BYTES,
-): string {
+export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES): string {
+  const { record } = output;
   const lines: string[] = [];
-  const fit = tailForWire(tail.text, maxWireBytes);
-  const omitted = tail.omittedBytes + fit.droppedBytes;
-  const shownBytes = utf8Bytes(tail.text) - fit.droppedBytes;
-  if (omitted > 0) {
-    const more = Math.min(omitted + shownBytes, 1024 * 1024);
-    const capped = fit.droppedBytes > 0
+  const failures = formatFailures(output);
+  if (failures) lines.push(failures, "--- output (tail) ---");
+  if (output.omittedBytes > 0) {
+    const capped = output.cutLine
       ? ` (the tail is capped at ${plural(maxWireBytes, "byte")} as sent: escapes and control ` +
         "pictures count)"
       : "";
     lines.push(
-      `[${plural(omitted, "earlier byte")} omitted; showing the last ${
-        plural(shownBytes, "byte")
-      }${capped}; ${readMoreHint(record.id, more)}]`,
+      `[${plural(output.omittedBytes, "earlier byte")} omitted; showing the last ${
+        plural(output.shownRawBytes, "byte")
+      }${capped}; more: ${viewLogCall(record.id, { start: -200 })} (the last 200 lines of the ` +
+        `log), or search it: ${viewLogCall(record.id, { content: "TEXT" })}]`,
     );
   }
-  if (fit.pictured > 0) {
+  const cleaning = describeCleaning(output.stats);
+  if (cleaning) lines.push(`[cleaned for reading: ${cleaning}; the log keeps the raw bytes]`);
+  if (output.pictured > 0) {
     lines.push(
-      `[${plural(fit.pictured, "control byte")} in this output: ${CONTROL_PICTURES_NOTE}]`,
+      `[${plural(output.pictured, "control byte")} in this output: ${CONTROL_PICTURES_NOTE}]`,
     );
   }
   if (record.droppedBytes > 0) {
@@ -121,17 +158,17 @@ export function formatTail(
       } of output dropped]`,
     );
   }
-  lines.push(fit.text === "" ? "(no output)" : fit.text.replace(/\n$/, ""));
+  lines.push(output.text === "" ? "(no output)" : output.text.replace(/\n$/, ""));
   return lines.join("\n");
 }
 
 /** The full report of resources/read and jobs read; the tail as in formatTail. */
 export function formatJobReport(
-  record: JobRecord,
-  tail: TailRead,
+  output: JobOutput,
   now: number,
   maxWireBytes = DEFAULT_TAIL_BYTES,
 ): string {
+  const { record } = output;
   const header = [
     `job ${record.id}: ${shortCommand(record.command, 200)}`,
     `uri: ${jobUri(record.id)}`,
@@ -146,5 +183,7 @@ export function formatJobReport(
     ? maskedStatusNote(record.command, record.exitCode ?? undefined)
     : undefined;
   if (note) header.push(note);
-  return `${header.join("\n")}\n--- output (tail) ---\n${formatTail(record, tail, maxWireBytes)}`;
+  const body = formatTail(output, maxWireBytes);
+  const sep = output.failures?.matched ? "" : "--- output (tail) ---\n";
+  return `${header.join("\n")}\n${sep}${body}`;
 }

@@ -5,6 +5,7 @@ import {
   latestLines,
   statusPhrase,
 } from "../../../lib/ops/jobs/job_text.ts";
+import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
 import type { JobRecord } from "../../../lib/core/job_state.ts";
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
@@ -36,7 +37,7 @@ Deno.test("a finished job's report carries the note when tail's exit 0 hides the
     endedAt: 1000,
     droppedBytes: 0,
   } as unknown as JobRecord;
-  const report = formatJobReport(record, { text: "ok\n", omittedBytes: 0, logBytes: 3 }, 2000);
+  const report = formatJobReport(outputOf(record, "ok", 0), 2000);
   assertStringIncludes(report, "Exit 0 is tail's");
 });
 
@@ -57,7 +58,21 @@ Deno.test("job texts count a single byte as 1 byte", () => {
     statusPhrase(record),
     "OUTPUT CAPPED: 1 byte of output dropped at the log cap",
   );
-  const tail = formatTail(record, { text: "x", omittedBytes: 1, logBytes: 2 });
+  const tail = formatTail(outputOf(record, "x", 1));
   assertStringIncludes(tail, "[1 earlier byte omitted; showing the last 1 byte;");
   assertStringIncludes(tail, "[the log passed its cap of 1 byte: 1 byte of output dropped]");
 });
+
+/** A JobOutput as readJobOutput returns it, for the text functions alone. */
+function outputOf(record: JobRecord, text: string, omittedBytes: number): JobOutput {
+  return {
+    record,
+    logBytes: omittedBytes + text.length,
+    text,
+    pictured: 0,
+    omittedBytes,
+    shownRawBytes: text.length,
+    cutLine: false,
+    stats: { ansi: 0, redraws: 0, collapsed: 0 },
+  };
+}

@@ -1,0 +1,142 @@
+// What of a job's output a result shows: the cleaned tail (ANSI, `\r` redraws and repeated lines
+// reduced; lib/core/terminal_text.ts), fitted to a budget of bytes on the wire, and for a job that
+// did not succeed, the failure-looking lines of the part the tail leaves out. Reads the raw log
+// through the JobManager; formatting is in job_text.ts.
+
+import { type FailureDigest, pickFailureExcerpts } from "../../core/failure_lines.ts";
+import { isTerminal, type JobRecord } from "../../core/job_state.ts";
+import {
+  addStats,
+  type CleanLine,
+  cleanTerminalText,
+  type CleanStats,
+  renderCleanLines,
+} from "../../core/terminal_text.ts";
+import { jsonStringBytes, showControls, tailForWire } from "../../core/wire_text.ts";
+import type { JobManager } from "./job_manager.ts";
+
+export interface JobOutput {
+  record: JobRecord;
+  /** Size of the log on disk. */
+  logBytes: number;
+  /** The shown tail: cleaned, control bytes as pictures, at most the budget on the wire. */
+  text: string;
+  /** Control bytes shown as pictures in `text`. */
+  pictured: number;
+  /** Raw bytes of output before the shown tail (dropped at the log cap included). */
+  omittedBytes: number;
+  /** Raw bytes the shown tail stands for. */
+  shownRawBytes: number;
+  /** The tail was cut inside its first line (one line longer than the budget). */
+  cutLine: boolean;
+  stats: CleanStats;
+  /** For a job that ended without success: failure-looking lines from the omitted part. */
+  failures?: FailureDigest & {
+    /** Raw bytes of the omitted part that were scanned (from the start of the log). */
+    scannedBytes: number;
+    /** Raw bytes of the omitted part (what a whole scan would cover). */
+    omittedLogBytes: number;
+  };
+}
+
+/** Raw bytes read for the tail per byte shown: cleaning often shrinks progress output a lot. */
+const TAIL_READ_FACTOR = 16;
+const TAIL_READ_MIN = 64 * 1024;
+const TAIL_READ_MAX = 2 * 1024 * 1024;
+/** Failure lines are looked for in at most this much of the omitted part, from its start. */
+export const FAILURE_SCAN_BYTES = 8 * 1024 * 1024;
+
+/** Whether a job's end is one whose result should say why (anything but running or exit 0). */
+export function endedBadly(record: JobRecord): boolean {
+  return isTerminal(record.status) && record.status !== "succeeded";
+}
+
+/** The wire bytes of a line as shown (control pictures), plus its newline. */
+function shownCost(text: string): number {
+  return jsonStringBytes(showControls(text).text) + 2;
+}
+
+/**
+ * Reads the job's output as a result shows it. `failures` (default: when the job ended badly)
+ * adds the failure-looking lines of the omitted part.
+ */
+export async function readJobOutput(
+  jobs: JobManager,
+  id: string,
+  maxWireBytes: number,
+  options: { failures?: boolean } = {},
+): Promise<JobOutput> {
+  const want = Math.min(TAIL_READ_MAX, Math.max(TAIL_READ_MIN, maxWireBytes * TAIL_READ_FACTOR));
+  const { record, tail } = await jobs.readTail(id, want);
+  let raw = tail.text;
+  let skipped = 0;
+  if (tail.omittedBytes - record.droppedBytes > 0) {
+    // The window starts mid-log, probably mid-line: that partial line counts as omitted.
+    const nl = raw.indexOf("\n");
+    if (nl !== -1 && nl < raw.length - 1) {
+      skipped = new TextEncoder().encode(raw.slice(0, nl + 1)).length;
+      raw = raw.slice(nl + 1);
+    }
+  }
+  const { lines, stats } = cleanTerminalText(raw);
+  // Whole lines from the end while they fit; the notes for collapsed runs count too.
+  let budget = maxWireBytes;
+  let first = lines.length;
+  while (first > 0) {
+    const l = lines[first - 1]!;
+    const cost = shownCost(l.text) + (l.count > 1 ? 40 : 0);
+    if (cost > budget) break;
+    budget -= cost;
+    first--;
+  }
+  let text: string;
+  let pictured: number;
+  let cutLine = false;
+  let shown: CleanLine[] = lines.slice(first);
+  let shownRawBytes = shown.reduce((n, l) => n + l.rawBytes, 0);
+  if (shown.length === 0 && lines.length > 0) {
+    // One line longer than the whole budget: show its end.
+    const last = lines[lines.length - 1]!;
+    const fit = tailForWire(last.text, maxWireBytes);
+    text = fit.text;
+    pictured = fit.pictured;
+    cutLine = true;
+    shown = [last];
+    shownRawBytes = Math.max(0, last.rawBytes - fit.droppedBytes);
+  } else {
+    const rendered = showControls(renderCleanLines(shown));
+    text = rendered.text;
+    pictured = rendered.replaced;
+  }
+  const omittedBytes = tail.omittedBytes + skipped +
+    lines.slice(0, cutLine ? lines.length - 1 : first).reduce((n, l) => n + l.rawBytes, 0) +
+    (cutLine ? lines[lines.length - 1]!.rawBytes - shownRawBytes : 0);
+  const output: JobOutput = {
+    record,
+    logBytes: tail.logBytes,
+    text,
+    pictured,
+    omittedBytes,
+    shownRawBytes,
+    cutLine,
+    stats: { ...stats, collapsed: shown.reduce((n, l) => n + l.count - 1, 0) },
+  };
+  const omittedLogBytes = Math.max(0, tail.logBytes - shownRawBytes);
+  if ((options.failures ?? endedBadly(record)) && omittedLogBytes > 0) {
+    const scanned = Math.min(omittedLogBytes, FAILURE_SCAN_BYTES);
+    const bytes = await jobs.readLog(id, 0, scanned);
+    let omittedText = new TextDecoder().decode(bytes);
+    if (scanned < omittedLogBytes) {
+      // Stop at the last whole line scanned.
+      omittedText = omittedText.slice(0, omittedText.lastIndexOf("\n") + 1);
+    }
+    const cleaned = cleanTerminalText(omittedText);
+    output.stats = addStats(output.stats, { ...cleaned.stats, collapsed: 0 });
+    output.failures = {
+      ...pickFailureExcerpts(cleaned.lines),
+      scannedBytes: scanned,
+      omittedLogBytes,
+    };
+  }
+  return output;
+}
