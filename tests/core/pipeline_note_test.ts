@@ -27,3 +27,34 @@ Deno.test("no note where the status is the program's own", () => {
     assertEquals(maskedStatusNote(command, code), undefined, command);
   }
 });
+
+Deno.test("head and grep at the end of a pipeline hide the status too", () => {
+  const table: [string, number, string][] = [
+    ["npm test 2>&1 | head -100", 0, "Exit 0 is head's"],
+    ["make 2>&1 | grep -i error", 0, "Exit 0 is grep's"],
+    ["npm test | grep FAIL", 1, "Exit 1 is grep's (no line matched)"],
+    ["cargo build 2>&1 | /bin/grep -E 'error|warning'", 0, "`| /bin/grep -E 'error|warning'`"],
+    ["set -o pipefail; npm test | tail -3; set +o pipefail; make | tail -1", 0, "tail's"],
+  ];
+  for (const [command, code, expected] of table) {
+    const note = maskedStatusNote(command, code);
+    assertStringIncludes(note ?? "(none)", expected, command);
+  }
+  assertStringIncludes(maskedStatusNote("make | grep x", 0)!, "search its log instead");
+});
+
+Deno.test("no pipeline note when set -o pipefail is in effect", () => {
+  for (
+    const command of [
+      "set -o pipefail; npm test 2>&1 | tail -50",
+      "set -euo pipefail\nnpm test | head -20",
+      "set -e -o pipefail && make 2>&1 | grep error",
+      "cd app && set -o pipefail && npm test | tail -5",
+    ]
+  ) {
+    assertEquals(maskedStatusNote(command, 0), undefined, command);
+  }
+  // Exit codes that are not the filter's own say nothing.
+  assertEquals(maskedStatusNote("npm test | head -5", 1), undefined);
+  assertEquals(maskedStatusNote("npm test | grep ok", 2), undefined);
+});
