@@ -13,6 +13,7 @@ import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import type { ShellKind } from "./core/platform.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
+import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
 import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
@@ -36,6 +37,7 @@ export function createServices(options: ServiceOptions = {}): Services {
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(options);
+  locations.setJobLogs(new JobLogFiles(jobs));
   const services = {
     locations,
     jobs,

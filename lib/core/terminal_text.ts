@@ -4,7 +4,7 @@
 // size in the raw log. Pure; the log on disk keeps the raw bytes.
 
 import { plural } from "./plural.ts";
-import { utf8Bytes } from "./wire_text.ts";
+import { showControls, utf8Bytes } from "./wire_text.ts";
 
 /** CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ST`), DCS/SOS/PM/APC strings and 2-byte escapes. */
 const ANSI =
@@ -144,4 +144,16 @@ export function addStats(a: CleanStats, b: CleanStats): CleanStats {
     redraws: a.redraws + b.redraws,
     collapsed: a.collapsed + b.collapsed,
   };
+}
+
+/**
+ * A whole log as a file to view and search: every line cleaned (ANSI, redraws) and control
+ * bytes shown as pictures, with nothing collapsed, so line N is line N of the raw log.
+ */
+export function cleanLogForViewing(raw: string): string {
+  const pieces = raw.split("\n");
+  for (let i = 0; i < pieces.length; i++) {
+    pieces[i] = showControls(cleanTerminalLine(pieces[i]!).text).text;
+  }
+  return pieces.join("\n");
 }

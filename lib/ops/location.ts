@@ -13,6 +13,9 @@ import {
 } from "../core/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
 
+/** Paths that name a job's output log rather than a file. */
+const JOB_LOG_PREFIX = "anchorfs://jobs/";
+
 export interface Location {
   backend: FileBackend;
   /** Absolute POSIX path on the backend's machine. */
@@ -50,12 +53,18 @@ export interface PathGuard {
 
 export class Locations {
   private guard: PathGuard | undefined;
+  private jobLogs: FileBackend | undefined;
 
   constructor(readonly local: FileBackend, private remote?: RemoteOpener) {}
 
   /** Confines every later `resolve` (anchorfs mcp --allow / --roots). */
   setGuard(guard: PathGuard | undefined): void {
     this.guard = guard;
+  }
+
+  /** Serves `anchorfs://jobs/ID` paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */
+  setJobLogs(backend: FileBackend): void {
+    this.jobLogs = backend;
   }
 
   setRemoteOpener(opener: RemoteOpener): void {
@@ -83,6 +92,12 @@ export class Locations {
    * whether the file tools may use it: the one check every file tool goes through.
    */
   async resolve(raw: string, cwd: Location): Promise<Location> {
+    // A job's log is the server's own record of a command's output, not a path in the tree:
+    // confinement does not apply to it (the shell is not confined either).
+    if (this.jobLogs && raw.trim().startsWith(JOB_LOG_PREFIX)) {
+      const url = raw.trim();
+      return { backend: this.jobLogs, path: url, url };
+    }
     const location = await this.locate(raw, cwd, this.guard);
     const real = await this.guard?.check(location);
     return real === undefined ? location : { ...location, real };

@@ -595,6 +595,12 @@ export class JobManager {
     return { record, tail };
   }
 
+  /** Size of the job's log and where it is on disk (for a shell command that reads it). */
+  async logInfo(id: string): Promise<{ record: JobRecord; bytes: number; path: string }> {
+    const record = await this.require(id);
+    return { record, bytes: await this.store.logSize(id), path: this.store.paths(id).log };
+  }
+
   /** Raw bytes of the job's log from `offset` (the log keeps what the command wrote). */
   async readLog(id: string, offset: number, length: number): Promise<Uint8Array> {
     await this.require(id);

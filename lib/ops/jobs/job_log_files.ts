@@ -1,0 +1,96 @@
+// A job's log as a read-only file at `anchorfs://jobs/ID`, so view reads ranges of it and
+// searches it like any file (line ids included). What it serves is the log cleaned line by line
+// (ANSI, `\r` redraws, control pictures; nothing collapsed, so line numbers are the raw log's);
+// the log on disk keeps the raw bytes. Every write is refused.
+
+import { AnchorError } from "../../core/errors.ts";
+import { plural } from "../../core/plural.ts";
+import { cleanLogForViewing } from "../../core/terminal_text.ts";
+import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
+import type { JobManager } from "./job_manager.ts";
+
+export const JOB_URI_PREFIX = "anchorfs://jobs/";
+
+/** Logs larger than this are not read whole by view; the error names a shell command instead. */
+export const VIEWABLE_LOG_BYTES = 64 * 1024 * 1024;
+
+
+export class JobLogFiles implements FileBackend {
+  readonly id = "jobs";
+
+  constructor(private readonly jobs: JobManager) {}
+
+  /** `anchorfs://jobs/ID` (a trailing slash or `/log` tolerated) → the job id. */
+  private jobId(path: string): string {
+    return path.trim().slice(JOB_URI_PREFIX.length).replace(/\/(?:log|output)?$/, "");
+  }
+
+  async stat(path: string): Promise<FileInfo | null> {
+    // An unknown id throws JOB_NOT_FOUND with the recent ids: better than "no such file".
+    const { bytes } = await this.jobs.logInfo(this.jobId(path));
+    return { type: "file", size: bytes, mode: 0o444, mtimeMs: null };
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const id = this.jobId(path);
+    const { bytes, path: onDisk } = await this.jobs.logInfo(id);
+    if (bytes > VIEWABLE_LOG_BYTES) {
+      throw new AnchorError({
+        code: "LOG_TOO_LARGE",
+        message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
+          plural(VIEWABLE_LOG_BYTES, "byte")
+        }).`,
+        hint: `Read its end with jobs {"action":"read","id":"${id}","bytes":100000}, or search ` +
+          `the raw log with the shell: shell {"command":"grep -n -m 50 FAIL ${onDisk}"}.`,
+      });
+    }
+    const raw = new TextDecoder().decode(await this.jobs.readLog(id, 0, bytes));
+    return new TextEncoder().encode(cleanLogForViewing(raw));
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    return (await this.readFile(path)).subarray(offset, offset + length);
+  }
+
+  private readOnly(path: string, what: string): AnchorError {
+    return new AnchorError({
+      code: "READ_ONLY",
+      message: `${JSON.stringify(path.trim())} is a job's output log: it can be viewed and ` +
+        `searched, not ${what}.`,
+      hint: `Read it with view {"path":${JSON.stringify(path.trim())},"start":1,"end":200}; ` +
+        "edit files of the project instead.",
+    });
+  }
+
+  writeFileAtomic(path: string): Promise<void> {
+    return Promise.reject(this.readOnly(path, "written"));
+  }
+
+  withWriteLock<T>(path: string): Promise<T> {
+    return Promise.reject(this.readOnly(path, "edited"));
+  }
+
+  mkdirp(path: string): Promise<void> {
+    return Promise.reject(this.readOnly(path, "made a directory"));
+  }
+
+  removeFile(path: string): Promise<void> {
+    return Promise.reject(this.readOnly(path, "removed"));
+  }
+
+  readDir(path: string): Promise<DirEntry[]> {
+    return Promise.reject(this.readOnly(path, "listed as a directory"));
+  }
+
+  realPath(path: string): Promise<string> {
+    return Promise.resolve(path.trim());
+  }
+
+  homeDir(): Promise<string> {
+    return Promise.resolve("/");
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

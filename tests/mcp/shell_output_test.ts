@@ -1,0 +1,137 @@
+// What shell and jobs results show of a command's output, through the real server: a failing
+// test run's early failures are in the first result, terminal noise is cleaned (the log keeps
+// it raw), isError follows the outcome, and a job's log is viewed and searched like a file.
+
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { startJobsServer } from "./_jobs_helpers.ts";
+
+/** An `npm test`-like run: two failures early, then ~60 KB of passing cases and a summary. */
+const FAILING_SUITE = `
+echo '> mylib@1.4.2 test'
+echo '> node --test'
+echo 'TAP version 13'
+for i in 1 2 3; do echo "ok $i - parses case $i"; done
+echo 'not ok 4 - parses ISO dates'
+echo '  ---'
+echo "  error: 'Expected 2024-01-01, got 2023-12-31'"
+echo '  location: test/date.test.js:14:7'
+echo '  ...'
+for i in $(seq 5 40); do echo "ok $i - formats case $i"; done
+echo 'not ok 41 - rounds money'
+echo '  AssertionError [ERR_ASSERTION]: 0.30000000000000004 == 0.3'
+echo '      at test/money.test.js:9:10'
+for i in $(seq 42 1000); do echo "ok $i - the long suite keeps passing, case number $i of it"; done
+echo '1..1000'
+echo '# tests 1000'
+echo '# pass 998'
+echo '# fail 2'
+exit 1
+`;
+
+const uriOf = (text: string) => /job (\d+-\d+)/.exec(text)![1]!;
+
+Deno.test("a failing test run shows its early failures, the summary and isError in the first result", async () => {
+  await using s = await startJobsServer("v2", { window: 20 });
+  const r = await s.server.call("shell", { command: FAILING_SUITE });
+  assertEquals(r.isError, true, r.text.slice(0, 300));
+  assert(r.text.split("\n")[0]!.includes("FAILED (exit 1)"), r.text.slice(0, 200));
+  assertStringIncludes(r.text, "not ok 4 - parses ISO dates");
+  assertStringIncludes(r.text, "Expected 2024-01-01, got 2023-12-31");
+  assertStringIncludes(r.text, "not ok 41 - rounds money");
+  assertStringIncludes(r.text, "AssertionError [ERR_ASSERTION]");
+  assertStringIncludes(r.text, "# fail 2");
+  assertStringIncludes(r.text, "[line 6-12]");
+  const id = uriOf(r.text);
+  assertStringIncludes(r.text, `view {"path":"anchorfs://jobs/${id}","start":-200}`);
+  const bytes = new TextEncoder().encode(JSON.stringify(r.raw)).length;
+  assert(bytes < 12_000, `the result is ${bytes} bytes on the wire`);
+
+  // The same digest from jobs read and the job resource.
+  const read = await s.server.call("jobs", { action: "read", id });
+  assertEquals(read.isError, true);
+  assertStringIncludes(read.text, "not ok 4 - parses ISO dates");
+  const resource = await s.server.client.readResource({ uri: `anchorfs://jobs/${id}` });
+  assertStringIncludes(resource.contents[0].text, "not ok 41 - rounds money");
+
+  // The log reads and searches like a file, with line numbers of the raw log.
+  const range = await s.server.call("view", {
+    path: `anchorfs://jobs/${id}`,
+    start: 7,
+    end: 8,
+  });
+  assertEquals(range.isError, false, range.text);
+  assertStringIncludes(range.text, "|not ok 4 - parses ISO dates");
+  assert(range.text.startsWith("7:"), range.text);
+  const found = await s.server.call("view", { path: `anchorfs://jobs/${id}`, content: "not ok" });
+  assertEquals(found.isError, false, found.text);
+  assertStringIncludes(found.text, "2 matching lines in 1 file");
+  assertStringIncludes(found.text, "|not ok 41 - rounds money");
+  const edit = await s.server.call("text_editor", {
+    command: "str_replace",
+    path: `anchorfs://jobs/${id}`,
+    old_str: "not ok 4",
+    new_str: "ok 4",
+  });
+  assertEquals(edit.isError, true);
+  assertStringIncludes(edit.text, "job's output log");
+  const unknown = await s.server.call("view", { path: "anchorfs://jobs/999999-1" });
+  assertEquals(unknown.isError, true);
+  assertStringIncludes(unknown.text, "No job with id");
+});
+
+Deno.test("a passing run shows a short tail, the omitted count and the call to read more", async () => {
+  await using s = await startJobsServer("v1", { window: 20 });
+  const r = await s.server.call("shell", {
+    command: "for i in $(seq 1 3000); do echo \"ok $i - case $i\"; done; echo '# pass 3000'",
+  });
+  assertEquals(r.isError, false);
+  assertStringIncludes(r.text, "succeeded (exit 0)");
+  assertStringIncludes(r.text, "# pass 3000");
+  assert(!r.text.includes("ok 2000 - "), "the tail is short");
+  assert(/\[[\d,]+ earlier bytes omitted/.test(r.text), r.text.slice(0, 400));
+  const bytes = new TextEncoder().encode(r.text).length;
+  assert(bytes < 5_000, `the text is ${bytes} bytes`);
+});
+
+Deno.test("ANSI colours, progress redraws and repeated lines are cleaned; the log stays raw", async () => {
+  await using s = await startJobsServer("v2", { window: 20 });
+  const command = [
+    "printf '\\033[32mPASS\\033[0m src/a.test.js\\n'",
+    "for i in $(seq 1 100); do printf '\\rDownloading %3d%%' $i; done; printf '\\n'",
+    "for i in $(seq 1 50); do echo 'waiting for server'; done",
+    "echo done",
+  ].join("; ");
+  const r = await s.server.call("shell", { command });
+  assertEquals(r.isError, false, r.text);
+  assertStringIncludes(r.text, "PASS src/a.test.js");
+  assertStringIncludes(r.text, "Downloading 100%");
+  assert(!r.text.includes("Downloading  50%"), r.text);
+  assert(!r.text.includes("\u001b") && !r.text.includes("␛"), r.text);
+  assertStringIncludes(r.text, "waiting for server\n[previous line repeated 49 more times]\ndone");
+  assertStringIncludes(r.text, "2 ANSI escape sequences removed");
+  const id = uriOf(r.text);
+  const raw = await Deno.readTextFile(`${s.stateDir}/jobs/${id}/output.log`);
+  assertStringIncludes(raw, "\u001b[32mPASS");
+  assertStringIncludes(raw, "\rDownloading  50%");
+  const view = await s.server.call("view", { path: `anchorfs://jobs/${id}`, start: 1, end: 2 });
+  assertStringIncludes(view.text, "|PASS src/a.test.js");
+  assertStringIncludes(view.text, "|Downloading 100%");
+});
+
+Deno.test("isError follows the outcome: exit 0, non-zero, signal, capped output, kill", async () => {
+  await using s = await startJobsServer("v1", {
+    window: 20,
+    env: { ANCHORFS_JOB_LOG_CAP: "2000" },
+  });
+  const cases: [string, boolean, string][] = [
+    ["echo fine", false, "succeeded (exit 0)"],
+    ["echo broken >&2; exit 3", true, "FAILED (exit 3)"],
+    ["kill -TERM $$", true, "FAILED (SIGTERM)"],
+    ["head -c 5000 /dev/zero | tr '\\0' a; echo", true, "OUTPUT CAPPED"],
+  ];
+  for (const [command, isError, first] of cases) {
+    const r = await s.server.call("shell", { command });
+    assertEquals(r.isError, isError, `${command}: ${r.text.slice(0, 300)}`);
+    assertStringIncludes(r.text.split("\n")[0]!, first, command);
+  }
+});
