@@ -7,8 +7,8 @@ import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { describePlatform } from "../core/platform.ts";
 import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
-  PERSON_TAIL_BYTES,
   formatJobList,
+  PERSON_TAIL_BYTES,
   shortCommand,
   statusPhrase,
 } from "../ops/jobs/job_text.ts";

@@ -68,27 +68,31 @@ export function pickFailureExcerpts(
   let shown = 0;
   let from = -1;
   let to = -1;
-  let inRange = 0;
+  /** Adds lines[from..to], cut at its end to what still fits; false once nothing more fits. */
   const close = (): boolean => {
     if (from < 0) return true;
-    const slice = lines.slice(from, to + 1);
-    const cost = jsonStringBytes(renderCleanLines(slice)) + 24;
-    if (excerpts.length >= maxExcerpts || bytes + cost > maxWireBytes) return false;
+    if (excerpts.length >= maxExcerpts) return false;
+    let slice = lines.slice(from, to + 1);
+    let cost = jsonStringBytes(renderCleanLines(slice)) + 24;
+    while (bytes + cost > maxWireBytes && slice.length > 1) {
+      slice = slice.slice(0, -1);
+      cost = jsonStringBytes(renderCleanLines(slice)) + 24;
+    }
+    if (bytes + cost > maxWireBytes || !slice.some((l) => isFailureLine(l.text))) return false;
     bytes += cost;
-    shown += inRange;
+    shown += slice.filter((l) => isFailureLine(l.text)).length;
     excerpts.push({
       firstLine: slice[0]!.line,
       lastLine: slice[slice.length - 1]!.line + slice[slice.length - 1]!.count - 1,
       lines: slice,
     });
-    return true;
+    return slice.length === to - from + 1;
   };
   for (const hit of hits) {
     const a = Math.max(0, hit - before);
     const b = Math.min(lines.length - 1, hit + after);
     if (from >= 0 && a <= to + 1) {
       to = Math.max(to, b);
-      inRange++;
       continue;
     }
     if (!close()) {
@@ -97,8 +101,7 @@ export function pickFailureExcerpts(
     }
     from = a;
     to = b;
-    inRange = 1;
   }
-  if (from >= 0) close();
+  close();
   return { excerpts, matched: hits.length, shown };
 }

@@ -32,12 +32,12 @@ Deno.test("NUL- and ESC-flooded job output stays within its byte cap on the wire
       arguments: { command: flood.command },
     });
     assert(
-      shell.bytes <= 30 * 1024 + OVERHEAD,
+      shell.bytes <= 4 * 1024 + OVERHEAD,
       `${flood.name}: shell result is ${shell.bytes} bytes on the wire`,
     );
     assertStringIncludes(shell.text, flood.picture.repeat(100));
     assertStringIncludes(shell.text, "control pictures");
-    assertStringIncludes(shell.text, "capped at 30,720 bytes as sent");
+    assertStringIncludes(shell.text, "capped at 4,096 bytes as sent");
     const jobId = /job (\d+-\d+)/.exec(shell.text)?.[1];
     assert(jobId, shell.text.slice(0, 500));
 
@@ -58,7 +58,7 @@ Deno.test("NUL- and ESC-flooded job output stays within its byte cap on the wire
       uri: `anchorfs://jobs/${jobId}`,
     });
     assert(
-      resource.bytes <= 30 * 1024 + OVERHEAD,
+      resource.bytes <= 4 * 1024 + OVERHEAD,
       `${flood.name}: job resource is ${resource.bytes} bytes on the wire`,
     );
     assertStringIncludes(resource.text, flood.picture.repeat(100));

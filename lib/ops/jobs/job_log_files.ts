@@ -14,7 +14,6 @@ export const JOB_URI_PREFIX = "anchorfs://jobs/";
 /** Logs larger than this are not read whole by view; the error names a shell command instead. */
 export const VIEWABLE_LOG_BYTES = 64 * 1024 * 1024;
 
-
 export class JobLogFiles implements FileBackend {
   readonly id = "jobs";
 

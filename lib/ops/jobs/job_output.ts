@@ -8,8 +8,8 @@ import { isTerminal, type JobRecord } from "../../core/job_state.ts";
 import {
   addStats,
   type CleanLine,
-  cleanTerminalText,
   type CleanStats,
+  cleanTerminalText,
   renderCleanLines,
 } from "../../core/terminal_text.ts";
 import { jsonStringBytes, showControls, tailForWire } from "../../core/wire_text.ts";
