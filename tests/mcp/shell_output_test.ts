@@ -69,8 +69,8 @@ Deno.test("a failing test run shows its early failures, the summary and isError 
   const edit = await s.server.call("text_editor", {
     command: "str_replace",
     path: `anchorfs://jobs/${id}`,
-    old_str: "not ok 4",
-    new_str: "ok 4",
+    old_text: "not ok 4",
+    new_text: "ok 4",
   });
   assertEquals(edit.isError, true);
   assertStringIncludes(edit.text, "job's output log");
