@@ -16,7 +16,7 @@ export interface JobsServer extends AsyncDisposable {
 
 export async function startJobsServer(
   kind: ClientKind,
-  options: { window?: number; env?: Record<string, string> } = {},
+  options: { window?: number; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<JobsServer> {
   const dir = await tempDir("anchorfs-jobs-");
   const state = await tempDir("anchorfs-state-");
@@ -29,6 +29,7 @@ export async function startJobsServer(
       String(options.window ?? 0.5),
       "--state-dir",
       state.path,
+      ...(options.args ?? []),
     ],
     ...(options.env && { env: options.env }),
   });

@@ -3,7 +3,7 @@
 // it raw), isError follows the outcome, and a job's log is viewed and searched like a file.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
-import { startJobsServer } from "./_jobs_helpers.ts";
+import { jobIdOf, pause, startJobsServer } from "./_jobs_helpers.ts";
 
 /** An `npm test`-like run: two failures early, then ~60 KB of passing cases and a summary. */
 const FAILING_SUITE = `
@@ -134,4 +134,23 @@ Deno.test("isError follows the outcome: exit 0, non-zero, signal, capped output,
     assertEquals(r.isError, isError, `${command}: ${r.text.slice(0, 300)}`);
     assertStringIncludes(r.text.split("\n")[0]!, first, command);
   }
+});
+
+Deno.test("a killed job reads as an error; --tail-bytes sets the tail size", async () => {
+  await using s = await startJobsServer("v1", { window: 0.3 });
+  const started = await s.server.call("shell", { command: `echo begun; ${pause(30)}` });
+  assertEquals(started.isError, false, started.text);
+  const id = jobIdOf(started.raw);
+  await s.server.call("jobs", { action: "kill", id });
+  const read = await s.server.call("jobs", { action: "read", id });
+  assertEquals(read.isError, true, read.text);
+  assertStringIncludes(read.text, "KILLED on request");
+  const wait = await s.server.call("jobs", { action: "wait", id });
+  assertEquals(wait.isError, true, wait.text);
+
+  await using small = await startJobsServer("v2", { window: 20, args: ["--tail-bytes", "512"] });
+  const r = await small.server.call("shell", { command: "seq 1 5000" });
+  assertEquals(r.isError, false);
+  assertStringIncludes(r.text, "\n5000");
+  assert(!r.text.includes("\n4800\n"), "more than 512 bytes of tail");
 });
