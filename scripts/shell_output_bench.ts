@@ -11,6 +11,9 @@ const { values } = parseArgs({
   options: { before: { type: "string" }, show: { type: "boolean" } },
 });
 
+const enc = new TextEncoder();
+const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
+
 interface Scenario {
   name: string;
   script: string;
@@ -83,7 +86,7 @@ async function measure(main: string | undefined, label: string) {
     for (const s of SCENARIOS) {
       const r = await server.call("shell", { command: s.script });
       const bytes = new TextEncoder().encode(JSON.stringify(r.raw)).length;
-      if (values.show) console.log(`--- ${label}: ${s.name}\n${r.text}\n`);
+      if (values.show) print(`--- ${label}: ${s.name}\n${r.text}\n`);
       const found = s.why.filter((w) => r.text.includes(w)).length;
       rows.push({
         name: s.name,
@@ -102,7 +105,6 @@ async function measure(main: string | undefined, label: string) {
 
 const runs = [await measure(undefined, "this checkout")];
 if (values.before) runs.unshift(await measure(`${values.before}/main.ts`, "before"));
-const print = (t: string) => console.log(t);
 print(`| scenario | ${runs.map((r) => `${r.label}: bytes · why shown · isError`).join(" | ")} |`);
 print(`|---|${runs.map(() => "---").join("|")}|`);
 for (let i = 0; i < SCENARIOS.length; i++) {
