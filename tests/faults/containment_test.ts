@@ -218,10 +218,11 @@ Deno.test("once a job has ended, leftovers writing into its log are stopped and 
         `i=$((i+1)); [ $i = 8 ] && touch wrote; sleep 0.05; done; : ${marker}' & ` +
         "until [ -f wrote ]; do sleep 0.05; done; echo parent-done",
     });
-    assertEquals(r.isError, false, r.text);
+    // Exit 0, but the child's output passed the cap: incomplete, never a plain success (an
+    // error result).
+    assertEquals(r.isError, true, r.text);
     const id = /job (\d+-\d+)/.exec(r.text)?.[1];
     assert(id, r.text);
-    // Exit 0, but the child's output passed the cap: incomplete, never a plain success.
     assertEquals(readRecord(s.stateDir, id).status, "output_capped");
     await assertAllGone([marker], "the job's end");
     const log = `${s.stateDir}/jobs/${id}/output.log`;
