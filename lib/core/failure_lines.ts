@@ -22,8 +22,12 @@ const FAILURE_PATTERNS: readonly RegExp[] = [
   /^\s*[^\s:()]+\.[A-Za-z0-9]+:\d+:\d+(?::\s|\s-\s)/, // `src/a.c:10:5: …`, `a.ts:3:7 - error …`
 ];
 
+/** Only a line's start is tested: failure lines are short, and a 1 MB minified line is not one. */
+const TESTED_CHARS = 2000;
+
 export function isFailureLine(text: string): boolean {
-  return FAILURE_PATTERNS.some((p) => p.test(text));
+  const start = text.length > TESTED_CHARS ? text.slice(0, TESTED_CHARS) : text;
+  return FAILURE_PATTERNS.some((p) => p.test(start));
 }
 
 export interface FailureExcerpt {

@@ -77,3 +77,8 @@ Deno.test("excerpts stop at their byte cap and count what they left out", () => 
   );
   assert(bytes <= 1000, String(bytes));
 });
+
+Deno.test("only a line's first 2,000 characters are tested (minified lines, floods)", () => {
+  assert(isFailureLine(`Error: at the start ${"x".repeat(5000)}`));
+  assert(!isFailureLine(`${"x".repeat(3000)} Error: far in`));
+});
