@@ -49,6 +49,9 @@ export interface CleanLine {
   rawBytes: number;
   /** How many identical consecutive lines this stands for (1: not collapsed). */
   count: number;
+  /** ANSI sequences and `\r` redraws removed from the raw lines this stands for. */
+  ansi: number;
+  redraws: number;
 }
 
 export interface CleanStats {
@@ -86,9 +89,18 @@ export function cleanTerminalText(
     if (prev && prev.text === cleaned.text) {
       prev.count++;
       prev.rawBytes += rawBytes;
+      prev.ansi += cleaned.ansi;
+      prev.redraws += cleaned.frames;
       continue;
     }
-    lines.push({ text: cleaned.text, line: firstLine + i, rawBytes, count: 1 });
+    lines.push({
+      text: cleaned.text,
+      line: firstLine + i,
+      rawBytes,
+      count: 1,
+      ansi: cleaned.ansi,
+      redraws: cleaned.frames,
+    });
   }
   // Runs below the threshold go back to single lines.
   const out: CleanLine[] = [];
@@ -98,13 +110,20 @@ export function cleanTerminalText(
       out.push(l);
       continue;
     }
-    const each = Math.floor(l.rawBytes / l.count);
+    // The pieces of a short run: sizes and removals are split evenly (they are identical
+    // once cleaned; the raw bytes may differ a little, the total stays exact).
+    const share = (total: number, k: number) => {
+      const each = Math.floor(total / l.count);
+      return k === l.count - 1 ? total - each * (l.count - 1) : each;
+    };
     for (let k = 0; k < l.count; k++) {
       out.push({
         text: l.text,
         line: l.line + k,
-        rawBytes: k === l.count - 1 ? l.rawBytes - each * (l.count - 1) : each,
+        rawBytes: share(l.rawBytes, k),
         count: 1,
+        ansi: share(l.ansi, k),
+        redraws: share(l.redraws, k),
       });
     }
   }
@@ -135,6 +154,17 @@ export function describeCleaning(stats: CleanStats): string {
   }
   if (stats.collapsed > 0) parts.push(`${plural(stats.collapsed, "repeated line")} collapsed`);
   return parts.join(", ");
+}
+
+/** What cleaning removed from these lines (those a result shows). */
+export function statsOf(lines: readonly CleanLine[]): CleanStats {
+  const stats: CleanStats = { ansi: 0, redraws: 0, collapsed: 0 };
+  for (const l of lines) {
+    stats.ansi += l.ansi;
+    stats.redraws += l.redraws;
+    stats.collapsed += l.count - 1;
+  }
+  return stats;
 }
 
 /** Adds two stats (a job's output is cleaned in pieces). */

@@ -11,6 +11,7 @@ import {
   type CleanStats,
   cleanTerminalText,
   renderCleanLines,
+  statsOf,
 } from "../../core/terminal_text.ts";
 import { jsonStringBytes, showControls, tailForWire } from "../../core/wire_text.ts";
 import type { JobManager } from "./job_manager.ts";
@@ -78,7 +79,7 @@ export async function readJobOutput(
       raw = raw.slice(nl + 1);
     }
   }
-  const { lines, stats } = cleanTerminalText(raw);
+  const { lines } = cleanTerminalText(raw);
   // Whole lines from the end while they fit; the notes for collapsed runs count too.
   let budget = maxWireBytes;
   let first = lines.length;
@@ -119,7 +120,7 @@ export async function readJobOutput(
     omittedBytes,
     shownRawBytes,
     cutLine,
-    stats: { ...stats, collapsed: shown.reduce((n, l) => n + l.count - 1, 0) },
+    stats: statsOf(shown),
   };
   const omittedLogBytes = Math.max(0, tail.logBytes - shownRawBytes);
   if ((options.failures ?? endedBadly(record)) && omittedLogBytes > 0) {
@@ -131,9 +132,10 @@ export async function readJobOutput(
       omittedText = omittedText.slice(0, omittedText.lastIndexOf("\n") + 1);
     }
     const cleaned = cleanTerminalText(omittedText);
-    output.stats = addStats(output.stats, { ...cleaned.stats, collapsed: 0 });
+    const digest = pickFailureExcerpts(cleaned.lines);
+    for (const e of digest.excerpts) output.stats = addStats(output.stats, statsOf(e.lines));
     output.failures = {
-      ...pickFailureExcerpts(cleaned.lines),
+      ...digest,
       scannedBytes: scanned,
       omittedLogBytes,
     };
