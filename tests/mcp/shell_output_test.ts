@@ -91,6 +91,12 @@ Deno.test("a passing run shows a short tail, the omitted count and the call to r
   assert(/\[[\d,]+ earlier bytes omitted/.test(r.text), r.text.slice(0, 400));
   const bytes = new TextEncoder().encode(r.text).length;
   assert(bytes < 5_000, `the text is ${bytes} bytes`);
+  // The call the result names reads the end of the log.
+  const call = /view (\{"path":"anchorfs:\/\/jobs\/[^}]*"start":-200\})/.exec(r.text)![1]!;
+  const more = await s.server.call("view", JSON.parse(call));
+  assertEquals(more.isError, false, more.text);
+  assertStringIncludes(more.text, "|ok 2802 - case 2802\n");
+  assertStringIncludes(more.text, "|# pass 3000");
 });
 
 Deno.test("ANSI colours, progress redraws and repeated lines are cleaned; the log stays raw", async () => {
