@@ -198,6 +198,12 @@ export function fileTooLargeToRead(url: string, size: number, limit: number): An
  * content) skips files above the same --max-file-bytes limit.
  */
 export function bigFileAlternatives(url: string): string {
+  const job = /^anchorfs:\/\/jobs\/([0-9]+-[0-9]+)$/.exec(url)?.[1];
+  if (job !== undefined) {
+    // A job's log is not a path the shell can read, and a search skips it like any big file:
+    // name the call that reads it.
+    return `Read its end: jobs ${JSON.stringify({ action: "read", id: job, bytes: 1000000 })}.`;
+  }
   return `Search it with the shell: shell ${
     JSON.stringify({ command: `grep -n -m 100 -e TEXT ${shellQuote(url)}` })
   }; or read a range: shell ${

@@ -160,3 +160,13 @@ Deno.test("a killed job reads as an error; --tail-bytes sets the tail size", asy
   assertStringIncludes(r.text, "\n5000");
   assert(!r.text.includes("\n4800\n"), "more than 512 bytes of tail");
 });
+
+Deno.test("a job log over the file size limit names the call that reads it, not a shell path", async () => {
+  await using s = await startJobsServer("v1", { window: 20, args: ["--max-file-bytes", "64K"] });
+  const r = await s.server.call("shell", { command: "seq 1 30000" });
+  const id = /job (\d+-\d+)/.exec(r.text)![1]!;
+  const view = await s.server.call("view", { path: `anchorfs://jobs/${id}` });
+  assertEquals(view.isError, true, view.text);
+  assertStringIncludes(view.text, `jobs {"action":"read","id":"${id}","bytes":1000000}`);
+  assert(!view.text.includes("sed -n") && !view.text.includes("grep -n"), view.text);
+});

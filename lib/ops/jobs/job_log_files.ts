@@ -48,6 +48,12 @@ export class JobLogFiles implements FileBackend {
   }
 
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    if (offset === 0) {
+      // The start of the log (binary sniffing): cleaning a raw prefix gives the cleaned prefix.
+      const raw = await this.jobs.readLog(this.jobId(path), 0, length);
+      const text = cleanLogForViewing(new TextDecoder().decode(raw));
+      return new TextEncoder().encode(text).subarray(0, length);
+    }
     return (await this.readFile(path)).subarray(offset, offset + length);
   }
 
