@@ -4,7 +4,8 @@
 // (anchorfs://jobs/ID) returns; resources/updated is sent as before (job_resources.ts).
 
 import type { McpServer } from "@modelcontextprotocol/server";
-import { DEFAULT_TAIL_BYTES, formatJobReport } from "../ops/jobs/job_text.ts";
+import { formatJobReport } from "../ops/jobs/job_text.ts";
+import { readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ToolEnv } from "./tool_env.ts";
 
 export const CHANNEL_CAPABILITY = "claude/channel";
@@ -21,10 +22,11 @@ export function registerJobChannel(mcp: McpServer, env: ToolEnv): void {
     const id = event.record.id;
     (async () => {
       // The same text as reading the job resource (registerJobResources' read callback).
-      const { record, tail } = await jobs.readTail(id, DEFAULT_TAIL_BYTES);
+      const output = await readJobOutput(jobs, id, env.options.tailBytes);
+      const content = formatJobReport(output, Date.now(), env.options.tailBytes);
       await mcp.server.notification({
         method: CHANNEL_METHOD,
-        params: { content: formatJobReport(record, tail, Date.now()), meta: { job: id } },
+        params: { content, meta: { job: id } },
       });
     })().catch(() => {});
   });
