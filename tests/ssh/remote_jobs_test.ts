@@ -86,7 +86,8 @@ sshTest(
       command: 'echo "hello from $(pwd)"; echo "job=$ANCHORFS_JOB" >&2; exit 3',
       cwd: `ssh://box${remote.path}`,
     });
-    assertEquals(r.isError, false, r.text);
+    // A non-zero exit is an error result, remote or not.
+    assertEquals(r.isError, true, r.text);
     assertStringIncludes(r.text, `hello from ${remote.path}`);
     assertStringIncludes(r.text, "exit 3");
     // stderr is in the same log, and the job's cookie reached the remote side.
@@ -172,7 +173,8 @@ sshTest(
       command: "for i in $(seq 1 40000); do echo line-$i; done; echo the-end",
       cwd: `ssh://box${remote.path}`,
     });
-    assertEquals(r.isError, false, r.text);
+    // Capped output is incomplete: an error result.
+    assertEquals(r.isError, true, r.text);
     assertStringIncludes(r.text, "the-end");
     const id = r.text.match(/job (\d+-\d+)/)![1]!;
     const record = await readRecord(s.stateDir, id);
