@@ -12,6 +12,7 @@ import { plural } from "../../core/plural.ts";
 import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/wire_text.ts";
 import { cleanTerminalText, describeCleaning, renderCleanLines } from "../../core/terminal_text.ts";
 import type { JobOutput } from "./job_output.ts";
+import { displayCommand } from "../../core/command_display.ts";
 
 /** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
 export const DEFAULT_TAIL_BYTES = 4 * 1024;
@@ -48,7 +49,8 @@ export function statusPhrase(record: JobRecord): string {
 }
 
 export function shortCommand(command: string, max = 80): string {
-  return truncateText(command.replace(/\s+/g, " ").trim(), max);
+  // Quoted whitespace is kept visible: `grep "a  b"` and `grep "a b"` must not look the same.
+  return displayCommand(command, max);
 }
 
 /** One line of `jobs list`. */

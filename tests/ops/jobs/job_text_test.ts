@@ -3,6 +3,7 @@ import {
   formatJobReport,
   formatTail,
   latestLines,
+  shortCommand,
   statusPhrase,
 } from "../../../lib/ops/jobs/job_text.ts";
 import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
@@ -76,3 +77,10 @@ function outputOf(record: JobRecord, text: string, omittedBytes: number): JobOut
     stats: { ansi: 0, redraws: 0, collapsed: 0 },
   };
 }
+
+Deno.test("shortCommand() keeps commands whose quoted whitespace differs apart in job lists", () => {
+  const a = shortCommand('grep "a  b" notes.txt');
+  const b = shortCommand('grep "a b" notes.txt');
+  assertEquals(a === b, false, `${a} / ${b}`);
+  assertEquals(shortCommand("make   test"), "make test");
+});
