@@ -5,6 +5,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { plural } from "../core/plural.ts";
+import { shellQuote } from "../core/shell_quote.ts";
 import type { FileBackend, FileInfo } from "./file_backend.ts";
 
 /**
@@ -236,11 +237,6 @@ export function formatSize(n: number): string {
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
   if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
   return `${(n / 1024 ** 3).toFixed(1)} GB`;
-}
-
-/** A path as typed in a shell: quoted when it has anything but plain path characters. */
-export function shellQuote(text: string): string {
-  return /^[\w@%+=:,./~-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

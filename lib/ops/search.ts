@@ -18,6 +18,7 @@ import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
 import { DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
+import { shellQuote } from "../core/shell_quote.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -287,11 +288,6 @@ type Consider = (
 
 /** Stands in for the error of a file ruled out by its listed size, before any read. */
 const tooLargeMarker = { code: "FILE_TOO_LARGE" };
-
-/** A word for a POSIX shell command line. */
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The accelerated path: batches of walked files go to the scanner; only its candidates are read

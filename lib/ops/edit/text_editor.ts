@@ -30,8 +30,8 @@ import {
   assertRegularFile,
   assertWithinLimit,
   createReadLimits,
-  shellQuote,
 } from "../read_limits.ts";
+import { shellQuote } from "../../core/shell_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
