@@ -96,8 +96,17 @@ export async function listDirectory(
         }`,
       );
     }
+    // Between reads too, not only in the walk: 1,000 head reads over ssh take a while.
+    if (options.budget) {
+      const stop = await options.budget.breathe();
+      if (stop) {
+        stats.stopped = stop;
+        more = false;
+        break;
+      }
+    }
   }
-  if (more) {
+  if (more && !stats.stopped) {
     for await (const item of walk) {
       if (item.kind === "file") extra++;
       if (extra >= COUNT_LIMIT) {

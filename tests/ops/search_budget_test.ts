@@ -43,3 +43,12 @@ Deno.test("a listing past its deadline says it is partial", async () => {
     "The call reached the server's 0 s deadline: the listing stopped early",
   );
 });
+
+Deno.test("a cancelled listing stops between file reads, not only in the walk", async () => {
+  // 50 files: the walk alone (which checks every 256 entries) would list them all.
+  const controller = new AbortController();
+  controller.abort();
+  const text = await setup(new Budget(controller.signal))({ path: "." });
+  assertStringIncludes(text, ".: 1 file (");
+  assertStringIncludes(text, "The call was cancelled: the listing stopped early and is partial.");
+});

@@ -26,11 +26,7 @@ import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path_quote.ts";
-import {
-  assertRegularFile,
-  assertWithinLimit,
-  createReadLimits,
-} from "../read_limits.ts";
+import { assertRegularFile, assertWithinLimit, createReadLimits } from "../read_limits.ts";
 import { shellQuote } from "../../core/shell_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
