@@ -1,6 +1,6 @@
 import { AnchorError } from "../../lib/core/errors.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
-import { LocalWriteLocks } from "../../lib/backends/local/write_lock.ts";
+import { LocalWriteLocks, lockDirCandidates } from "../../lib/backends/local/write_lock.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { backendContract } from "./contract.ts";
@@ -250,4 +250,45 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("lock folders: the user's own state folder comes before a shared temp folder", () => {
+  const env = (vars: Record<string, string>) => ({ get: (name: string) => vars[name] });
+  assertEquals(lockDirCandidates(env({ HOME: "/home/ann", TMPDIR: "/tmp/" }), 1000), [
+    "/home/ann/.local/state/anchorfs/locks",
+    "/tmp/anchorfs-locks-1000",
+  ]);
+  assertEquals(
+    lockDirCandidates(env({ XDG_RUNTIME_DIR: "/run/user/1000", XDG_STATE_HOME: "/s" }), 1000),
+    ["/run/user/1000/anchorfs-locks", "/s/anchorfs/locks", "/tmp/anchorfs-locks-1000"],
+  );
+});
+
+Deno.test("a lock folder planted by someone else is passed over: writes still lock and land", async () => {
+  await using dir = await tempDir();
+  await using shared = await tempDir("anchorfs-locks-test-");
+  // Another local user got the /tmp name first: here a symlink to a folder that is not ours to
+  // trust (as root a chown would do the same; a symlink works for every test user).
+  const planted = `${shared.path}/anchorfs-locks-planted`;
+  await Deno.mkdir(`${shared.path}/elsewhere`);
+  await Deno.symlink(`${shared.path}/elsewhere`, planted);
+  const own = `${shared.path}/state/anchorfs/locks`;
+  const locks = new LocalWriteLocks({ candidates: [planted, own] });
+  const got = await locks.run(`${dir.path}/a.txt`, () => Promise.resolve("ran"));
+  assertEquals(got, "ran");
+  assertEquals(locks.dir, own);
+  assertEquals((await Deno.lstat(own)).mode! & 0o777, 0o700);
+});
+
+Deno.test("with no usable lock folder the error names each one and what the user can do", async () => {
+  await using dir = await tempDir();
+  await using shared = await tempDir("anchorfs-locks-test-");
+  const planted = `${shared.path}/planted`;
+  await Deno.writeTextFile(planted, "not a folder");
+  const locks = new LocalWriteLocks({ candidates: [planted] });
+  const e = await assertRejects(() => locks.run(`${dir.path}/a.txt`, () => Promise.resolve(1)));
+  assertEquals((e as AnchorError).code, "IO_ERROR");
+  assertEquals((e as AnchorError).fault, "environment");
+  assertStringIncludes((e as AnchorError).message, JSON.stringify(planted));
+  assertStringIncludes((e as AnchorError).hint!, "XDG_RUNTIME_DIR");
 });

@@ -7,7 +7,7 @@ import { lockTimeout } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 
 export interface WriteLockOptions {
-  /** The folder holding the lock files (default: a per-user folder in the runtime/temp dir). */
+  /** The folder holding the lock files (default: the first usable of lockDirCandidates()). */
   dir?: string;
   /** How long to wait for a lock another process holds before LOCK_TIMEOUT (default 30 s). */
   waitMs?: number;
@@ -15,26 +15,54 @@ export interface WriteLockOptions {
 
 const DEFAULT_WAIT_MS = 30_000;
 
-/** The default lock folder: `$XDG_RUNTIME_DIR/anchorfs-locks` or `$TMPDIR/anchorfs-locks-UID`. */
+/**
+ * Where lock folders may live, best first; every process of the user must pick the same one, so
+ * the order depends only on the environment: `$XDG_RUNTIME_DIR/anchorfs-locks` (per user,
+ * private by design), then the user's own state folder (`$XDG_STATE_HOME/anchorfs/locks`, else
+ * `~/.local/state/anchorfs/locks`), then `$TMPDIR/anchorfs-locks-UID` as a last resort. A shared
+ * temp folder comes last because another local user can create that name first (the folder is
+ * then theirs, and every write would fail).
+ */
+export function lockDirCandidates(
+  env: { get(name: string): string | undefined } = Deno.env,
+  uid: number | null = Deno.uid(),
+): string[] {
+  const out: string[] = [];
+  const trim = (dir: string) => dir.replace(/\/+$/, "") || "/";
+  const runtime = env.get("XDG_RUNTIME_DIR");
+  if (runtime) out.push(`${trim(runtime)}/anchorfs-locks`);
+  const state = env.get("XDG_STATE_HOME");
+  const home = env.get("HOME");
+  if (state) out.push(`${trim(state)}/anchorfs/locks`);
+  else if (home) out.push(`${trim(home)}/.local/state/anchorfs/locks`);
+  out.push(`${trim(env.get("TMPDIR") ?? "/tmp")}/anchorfs-locks-${uid ?? "user"}`);
+  return out;
+}
+
+/** The first lock folder candidate (where locks go when every folder is usable). */
 export function defaultLockDir(): string {
-  const runtime = Deno.env.get("XDG_RUNTIME_DIR");
-  if (runtime) return `${runtime}/anchorfs-locks`;
-  const tmp = (Deno.env.get("TMPDIR") ?? "/tmp").replace(/\/+$/, "") || "/tmp";
-  return `${tmp}/anchorfs-locks-${Deno.uid() ?? "user"}`;
+  return lockDirCandidates()[0]!;
 }
 
 export class LocalWriteLocks {
-  readonly dir: string;
   readonly waitMs: number;
-  private dirChecked = false;
+  private readonly candidates: readonly string[];
+  private chosen: string | undefined;
 
-  constructor(options: WriteLockOptions = {}) {
-    this.dir = options.dir ?? defaultLockDir();
+  constructor(options: WriteLockOptions & { candidates?: readonly string[] } = {}) {
+    this.candidates = options.dir !== undefined
+      ? [options.dir]
+      : options.candidates ?? lockDirCandidates();
     this.waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   }
 
+  /** The lock folder in use (the first usable candidate, found on the first lock). */
+  get dir(): string {
+    return this.ensureDir();
+  }
+
   async run<T>(path: string, body: () => Promise<T>): Promise<T> {
-    const lockFile = `${this.dir}/${await this.keyOf(path)}.lock`;
+    const lockFile = `${this.ensureDir()}/${await this.keyOf(path)}.lock`;
     const held = await this.acquire(path, lockFile);
     try {
       return await body();
@@ -49,7 +77,6 @@ export class LocalWriteLocks {
   }
 
   private async acquire(path: string, lockFile: string): Promise<Deno.FsFile> {
-    this.ensureDir();
     const started = Date.now();
     let pause = 2;
     for (;;) {
@@ -78,31 +105,38 @@ export class LocalWriteLocks {
     }
   }
 
-  /** Creates the lock folder (0700) once and refuses one that another user owns or a symlink. */
-  private ensureDir(): void {
-    if (this.dirChecked) return;
-    try {
-      Deno.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const info = Deno.lstatSync(this.dir);
-      const uid = Deno.uid();
-      if (!info.isDirectory || (uid !== null && info.uid !== null && info.uid !== uid)) {
-        throw new Error("not a folder of this user");
+  /**
+   * Picks the lock folder once: the first candidate that is (or can be made) a folder of this
+   * user (0700), not a symlink. A candidate someone else created first is passed over, so a
+   * folder planted in /tmp cannot make every write fail.
+   */
+  private ensureDir(): string {
+    if (this.chosen !== undefined) return this.chosen;
+    const refused: string[] = [];
+    for (const dir of this.candidates) {
+      try {
+        Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const info = Deno.lstatSync(dir);
+        const uid = Deno.uid();
+        if (!info.isDirectory) throw new Error("not a folder (a symlink or a file)");
+        if (uid !== null && info.uid !== null && info.uid !== uid) {
+          throw new Error(`owned by user ${info.uid}, not by this user (${uid})`);
+        }
+        this.chosen = dir;
+        this.sweep(dir);
+        return dir;
+      } catch (e) {
+        refused.push(`${JSON.stringify(dir)} (${e instanceof Error ? e.message : String(e)})`);
       }
-    } catch (e) {
-      throw new AnchorError({
-        code: "IO_ERROR",
-        message: `Cannot use ${JSON.stringify(this.dir)} for write locks: ${
-          e instanceof Error ? e.message : String(e)
-        }. Nothing was written.`,
-        hint:
-          "The arguments are fine: ask the user to fix or remove that folder (it must be a folder " +
-          "owned by this user), or to set XDG_RUNTIME_DIR or TMPDIR to a writable folder.",
-        fault: "environment",
-        cause: e,
-      });
     }
-    this.dirChecked = true;
-    this.sweep();
+    throw new AnchorError({
+      code: "IO_ERROR",
+      message: `No usable folder for write locks: ${refused.join("; ")}. Nothing was written.`,
+      hint: "The arguments are fine: ask the user to set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to " +
+        "a folder they own and can write, or to remove the folders above that are not theirs, " +
+        "then retry the same call.",
+      fault: "environment",
+    });
   }
 
   /**
@@ -110,11 +144,11 @@ export class LocalWriteLocks {
    * released their flock), once per process. Safe against a process just taking one: it sees the
    * inode gone from the path after locking and starts over.
    */
-  private sweep(): void {
+  private sweep(dir: string): void {
     try {
-      for (const entry of Deno.readDirSync(this.dir)) {
+      for (const entry of Deno.readDirSync(dir)) {
         if (!entry.isFile || !entry.name.endsWith(".lock")) continue;
-        const path = `${this.dir}/${entry.name}`;
+        const path = `${dir}/${entry.name}`;
         let file: Deno.FsFile | undefined;
         try {
           file = Deno.openSync(path, { read: true, write: true });
