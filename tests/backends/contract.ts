@@ -246,4 +246,42 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
       });
     },
   );
+
+  await t.step(
+    "readFiles honours headBytes and skipLargerThan, in bulk and one by one",
+    async () => {
+      if (!b.readFiles) return;
+      // 20 files: enough for a bulk path (ssh's tar stream starts at 16).
+      await b.mkdirp(`${root}/bounded`);
+      const paths: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const path = `${root}/bounded/f${i}.txt`;
+        await b.writeFileAtomic(path, enc.encode(`${i}`.padEnd(i < 3 ? 5000 : 50, "x")));
+        paths.push(path);
+      }
+      const read = async (
+        list: string[],
+        options: { headBytes?: number; skipLargerThan?: number },
+      ) => {
+        const got = new Map<string, string>();
+        for await (const r of b.readFiles!(list, options)) {
+          assert(!got.has(r.path), `${r.path} came twice`);
+          got.set(r.path, r.data ? `${r.data.length}/${r.size}` : `error:${code(r.error)}`);
+        }
+        return got;
+      };
+      for (const list of [paths, [paths[0]!, paths[5]!]]) {
+        const heads = await read(list, { headBytes: 100 });
+        assertEquals(heads.get(paths[0]!), "100/5000");
+        assertEquals(heads.get(paths[5]!), "50/50");
+        assertEquals(heads.size, list.length);
+        const small = await read(list, { skipLargerThan: 1000 });
+        assertEquals(small.get(paths[0]!), "error:FILE_TOO_LARGE");
+        assertEquals(small.get(paths[5]!), "50/50");
+        const both = await read(list, { headBytes: 10, skipLargerThan: 1000 });
+        assertEquals(both.get(paths[0]!), "error:FILE_TOO_LARGE");
+        assertEquals(both.get(paths[5]!), "10/50");
+      }
+    },
+  );
 }

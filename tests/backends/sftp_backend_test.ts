@@ -149,3 +149,67 @@ Deno.test("SFTP write locks: a crashed holder's lock is broken, a live one times
     await pool.close();
   }
 });
+
+Deno.test("bulk reads over ssh skip a huge file remotely, stream with a slow consumer, and survive an early stop", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using dir = await tempDir();
+  // A 4 GiB sparse file: the remote size filter keeps it out of the tar stream (reading it
+  // whole would take minutes and gigabytes); it comes back refused or as a head, unread.
+  const huge = `${dir.path}/huge.log`;
+  const file = await Deno.open(huge, { write: true, create: true });
+  await file.truncate(4 * 1024 ** 3);
+  file.close();
+  const paths = [huge];
+  const chunk = "y".repeat(1023) + "\n";
+  // 24 files of 512 KiB: 12 MiB, more than the read-ahead, so the stream has to pause.
+  for (let i = 0; i < 24; i++) {
+    await Deno.writeTextFile(`${dir.path}/m${i}.txt`, `${i}\n` + chunk.repeat(512));
+    paths.push(`${dir.path}/m${i}.txt`);
+  }
+  const pool = world.pool();
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    backend.tarMinFiles = 1;
+    const limit = 16 * 1024 * 1024;
+    const before = backend.stats.requests;
+    const got = new Map<string, string>();
+    for await (const r of backend.readFiles(paths, { skipLargerThan: limit })) {
+      assert(!got.has(r.path), `${r.path} came twice`);
+      got.set(
+        r.path,
+        r.data
+          ? new TextDecoder().decode(r.data.subarray(0, 3))
+          : `error:${(r.error as AnchorError).code}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5)); // a consumer slower than the wire
+    }
+    assertEquals(got.size, paths.length);
+    assertEquals(got.get(huge), "error:FILE_TOO_LARGE");
+    // One helper start, one tar request, one SFTP stat for the huge file: the 24 files came in
+    // the stream, not one by one.
+    const used = backend.stats.requests - before;
+    assert(used <= 4, `expected a few requests, used ${used}`);
+    assertEquals(got.get(`${dir.path}/m23.txt`), "23\n");
+
+    const heads = new Map<string, number>();
+    for await (const r of backend.readFiles(paths.slice(0, 3), { headBytes: 4096 })) {
+      heads.set(r.path, r.size ?? -1);
+      assertEquals(r.data?.length, 4096);
+    }
+    assertEquals(heads.get(huge), 4 * 1024 ** 3);
+
+    // A consumer that stops after two files; the next bulk read still gets the right bytes.
+    let taken = 0;
+    for await (const _ of backend.readFiles(paths.slice(1))) if (++taken === 2) break;
+    const again = new Map<string, string>();
+    for await (const r of backend.readFiles(paths.slice(1, 20))) {
+      again.set(r.path, r.data ? new TextDecoder().decode(r.data.subarray(0, 3)) : "error");
+    }
+    assertEquals(again.size, 19);
+    assertEquals(again.get(`${dir.path}/m18.txt`), "18\n");
+  } finally {
+    await pool.close();
+  }
+});

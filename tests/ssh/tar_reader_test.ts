@@ -73,3 +73,20 @@ Deno.test("the tar reader yields every file of a GNU tar archive whatever the ch
     { numRuns: 60 },
   );
 });
+
+Deno.test("an entry over maxDataBytes is skipped unbuffered; the entries around it still arrive", async () => {
+  await using dir = await tempDir();
+  const archive = await makeArchive(dir.path, {
+    "a.txt": new TextEncoder().encode("small a"),
+    "big.bin": new Uint8Array(5000).fill(7),
+    [`${"n".repeat(150)}.txt`]: new TextEncoder().encode("long name"),
+  });
+  const entries: TarEntry[] = [];
+  const reader = new TarReader((e) => entries.push(e), 1000);
+  for (let at = 0; at < archive.length; at += 333) reader.push(archive.subarray(at, at + 333));
+  assert(reader.ended);
+  assertEquals(
+    entries.map((e) => [e.name.slice(dir.path.length + 1), new TextDecoder().decode(e.data)]),
+    [["a.txt", "small a"], [`${"n".repeat(150)}.txt`, "long name"]],
+  );
+});

@@ -11,12 +11,17 @@ import { type TarEntry, TarReader } from "./tar_reader.ts";
 // `head -c N` (GNU) reads exactly N bytes from the pipe, so the loop stays in step.
 const HELPER_SCRIPT = [
   "if tar --version 2>/dev/null | grep -q 'GNU tar' && find --version 2>/dev/null | grep -q GNU" +
-  " && head --version 2>/dev/null | grep -q GNU; then echo 'anchorfs-helper-v1 ok';" +
-  " else echo 'anchorfs-helper-v1 no'; exit 0; fi",
+  " && head --version 2>/dev/null | grep -q GNU && xargs --version 2>/dev/null | grep -q GNU;" +
+  " then echo 'anchorfs-helper-v2 ok'; else echo 'anchorfs-helper-v2 no'; exit 0; fi",
   "while IFS= read -r op; do",
   '  case "$op" in',
-  "  T) IFS= read -r n;",
-  '     head -c "$n" | tar -c -f - -b 1 -P -h --hard-dereference --no-recursion --null -T - 2>/dev/null;',
+  // "T": tar the listed files. With a bound, find first keeps only regular files under that
+  // many bytes (-H: a listed symlink counts as its target, as tar -h reads it), so a 3 GB file
+  // or a FIFO never enters the stream; the caller reads or refuses what did not come.
+  "  T) IFS= read -r below; IFS= read -r n;",
+  '     if [ "$below" = "-" ]; then head -c "$n"; else head -c "$n" |',
+  '       xargs -0 -r sh -c \'find -H "$@" -maxdepth 0 -type f -size "-${0}c" -print0\' "$below" 2>/dev/null; fi |',
+  "     tar -c -f - -b 1 -P -h --hard-dereference --no-recursion --null -T - 2>/dev/null;",
   "     printf '\\nanchorfs-done %s\\n' \"$?\";;",
   "  L) IFS= read -r root; IFS= read -r depth; IFS= read -r hidden;",
   '     set -- -mindepth 1; [ "$depth" = "-" ] || set -- "$@" -maxdepth "$depth";',
@@ -52,6 +57,8 @@ export class RemoteHelper {
   private failWith: ((e: Error) => void) | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private dead: Error | null = null;
+  /** The silence timer of the request in progress (stopped while the caller has paused it). */
+  private silence: { arm: () => void; disarm: () => void } | null = null;
 
   private constructor(private channel: ClientChannel) {
     channel.on("data", (chunk: Uint8Array) => {
@@ -81,9 +88,9 @@ export class RemoteHelper {
       helper.consumer = (chunk) => {
         head += decoder.decode(chunk);
         // rc files may print a banner first; our line is the one that counts.
-        const at = head.indexOf("anchorfs-helper-v1 ");
+        const at = head.indexOf("anchorfs-helper-v2 ");
         if (at === -1 || !head.slice(at).includes("\n")) return false;
-        resolve(head.startsWith("anchorfs-helper-v1 ok\n", at));
+        resolve(head.startsWith("anchorfs-helper-v2 ok\n", at));
         return true;
       };
     });
@@ -119,12 +126,15 @@ export class RemoteHelper {
             reject(this.dead);
           }, SILENCE_MS);
         };
+        this.silence = { arm, disarm: () => clearTimeout(timer) };
         this.failWith = (e) => {
           clearTimeout(timer);
+          this.silence = null;
           reject(e);
         };
         const consumer = consume((v) => {
           clearTimeout(timer);
+          this.silence = null;
           resolve(v);
         });
         this.consumer = (chunk) => {
@@ -164,13 +174,23 @@ export class RemoteHelper {
     });
   }
 
-  /** Streams the files through tar; `onEntry` sees each as it arrives. Resolves with tar's status. */
-  readFiles(paths: readonly string[], onEntry: (entry: TarEntry) => void): Promise<number> {
+  /**
+   * Streams the files through tar; `onEntry` sees each as it arrives. Resolves with tar's status.
+   * With `maxBytes`, only regular files of at most that size are sent (paths must be absolute:
+   * find reads them as its starting points). The caller may pause() the stream while it catches
+   * up, then resume() it.
+   */
+  readFiles(
+    paths: readonly string[],
+    onEntry: (entry: TarEntry) => void,
+    maxBytes?: number,
+  ): Promise<number> {
     const list = encoder.encode(paths.join("\0") + "\0");
-    const head = encoder.encode(`T\n${list.length}\n`);
+    const below = maxBytes === undefined ? "-" : String(Math.floor(maxBytes) + 1);
+    const head = encoder.encode(`T\n${below}\n${list.length}\n`);
     const payload = concatBytes([head, list]);
     return this.request(payload, (resolve) => {
-      const reader = new TarReader(onEntry);
+      const reader = new TarReader(onEntry, maxBytes);
       let rest = "";
       return (chunk) => {
         let at = 0;
@@ -183,6 +203,17 @@ export class RemoteHelper {
         return true;
       };
     });
+  }
+
+  /** Stops reading the response (ssh flow control then stops the sender); no silence timeout. */
+  pause(): void {
+    this.silence?.disarm();
+    this.channel.pause();
+  }
+
+  resume(): void {
+    this.channel.resume();
+    this.silence?.arm();
   }
 
   close(): void {

@@ -12,6 +12,7 @@ import type {
   FileBackend,
   FileInfo,
   ListTreeOptions,
+  ReadFilesOptions,
   SpecialKind,
   TreeEntry,
   WriteOptions,
@@ -20,7 +21,8 @@ import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors
 import { concatBytes } from "./concat_bytes.ts";
 import { isWriteTempName, TEMP_MAX_AGE_MS, writeTempName } from "../../core/write_temp_name.ts";
 import { RemoteWriteLocks } from "./remote_write_lock.ts";
-import { assertRegularFile } from "../../ops/read_limits.ts";
+import { assertRegularFile, ByteBudget, fileTooLargeToRead } from "../../ops/read_limits.ts";
+import type { RemoteHelper } from "./remote_helper.ts";
 import type { SshLink } from "./ssh_link.ts";
 import { SshJobHost } from "./remote_job_runner.ts";
 
@@ -29,6 +31,10 @@ const SFTP_PERMISSION_DENIED = 3;
 /** Parallel SFTP requests in the fallback paths (pipelining hides latency). */
 const SFTP_PARALLEL = 32;
 const TAR_MIN_FILES = 16;
+/** Bytes of a bulk read waiting for the consumer before the stream or reads pause. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+/** First read of a file that reports size 0 (it may be empty, or generated like /proc). */
+const SMALL_READ = 64 * 1024;
 
 function specialOfMode(mode: number): SpecialKind | undefined {
   switch (mode & 0o170000) {
@@ -448,59 +454,166 @@ export class SftpBackend implements FileBackend {
     return out;
   }
 
+  /**
+   * Bulk read: one tar stream on the remote helper for many files, SFTP one by one for the rest.
+   * Honours `headBytes` and `skipLargerThan`: the remote side sends only regular files within
+   * both (find's -size), so a huge file never enters the stream; those left out are read here by
+   * range (a head) or refused unread (FILE_TOO_LARGE). Files are handed out as they arrive, and
+   * the stream is paused while more than READ_AHEAD_BYTES wait for the consumer, so memory stays
+   * bounded by that plus one file.
+   */
   async *readFiles(
     paths: readonly string[],
-  ): AsyncIterable<{ path: string; data?: Uint8Array; error?: Error }> {
+    options: ReadFilesOptions = {},
+  ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
+    const head = options.headBytes;
+    const limit = options.skipLargerThan;
+    const bound = head === undefined ? limit : limit === undefined ? head : Math.min(head, limit);
     const pending = new Set(paths);
-    if (this.useExec && paths.length >= this.tarMinFiles && !paths.some((p) => p.includes("\0"))) {
-      const got: { path: string; data: Uint8Array }[] = [];
+    let stopped = false; // the consumer left early: drop the rest, let the stream run out
+    const bulk = this.useExec && paths.length >= this.tarMinFiles &&
+      paths.every((p) => p.startsWith("/") && !p.includes("\0"));
+    if (bulk) {
+      const queue: { path: string; data: Uint8Array; size: number }[] = [];
+      let queued = 0;
+      let helper: RemoteHelper | undefined;
+      let paused = false;
+      let finished = false;
       let failure: unknown;
+      let wake: (() => void) | undefined;
       const run = this.link.withHelper("read files", (h) => {
-        got.length = 0; // a retry after a reconnect starts over
+        helper = h; // a retry after a reconnect gets a new helper, not paused
+        paused = false;
         return h.readFiles(paths, (entry) => {
-          if (entry.type !== "0" && entry.type !== "7") return;
+          if (stopped || (entry.type !== "0" && entry.type !== "7")) return;
           const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
-          if (!pending.has(path)) return;
-          got.push({ path, data: entry.data });
-        });
+          // Each file once: a stream retried after a reconnect repeats what already came.
+          if (!pending.delete(path)) return;
+          queue.push({ path, data: entry.data, size: entry.data.length });
+          queued += entry.data.length;
+          if (queued > READ_AHEAD_BYTES && !paused) {
+            paused = true;
+            h.pause();
+          }
+          wake?.();
+        }, bound);
       }).catch((e) => {
         failure = e;
+      }).finally(() => {
+        finished = true;
+        wake?.();
       });
-      // Files are handed out only once the whole stream is in: a retried stream must not
-      // deliver a file twice, and batches are small (the walker asks ~256 at a time).
-      await run;
-      if (failure instanceof AnchorError) throw failure;
-      if (!failure) {
-        for (const item of got) {
-          if (!pending.delete(item.path)) continue;
-          yield item;
+      try {
+        while (true) {
+          while (queue.length > 0) {
+            const item = queue.shift()!;
+            queued -= item.data.length;
+            if (paused && queued <= READ_AHEAD_BYTES / 2) {
+              paused = false;
+              helper?.resume();
+            }
+            yield item;
+          }
+          if (finished) break;
+          await new Promise<void>((r) => wake = r);
+          wake = undefined;
+        }
+      } finally {
+        if (!finished) {
+          // The consumer stopped (an output cap, a cancelled call): the rest of the stream is
+          // read and dropped in the background so the helper is ready for the next request.
+          stopped = true;
+          queue.length = 0;
+          if (paused) helper?.resume();
         }
       }
+      await run;
+      if (failure instanceof AnchorError) throw failure;
     }
-    // Whatever tar did not deliver (missing, unreadable, exec refused): read one by one so each
-    // failure carries its own precise error.
+    // Whatever tar did not deliver (missing, unreadable, over a bound, exec refused): read one by
+    // one so each failure carries its own precise error. Reads wait for room in a small byte
+    // budget that the consumer frees as it takes files, so a slow consumer holds few of them.
     const rest = [...pending];
-    const queue: { path: string; data?: Uint8Array; error?: Error }[] = [];
+    const room = new ByteBudget(READ_AHEAD_BYTES);
+    const queue: {
+      item: { path: string; data?: Uint8Array; size?: number; error?: Error };
+      release: () => void;
+    }[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
     const all = forEachParallel(rest, async (path) => {
+      if (stopped) return;
+      let release = () => {};
+      let item: { path: string; data?: Uint8Array; size?: number; error?: Error };
       try {
-        queue.push({ path, data: await this.readFile(path) });
+        item = await this.readOne(path, head, limit, async (bytes) => {
+          release = await room.take(bytes);
+        });
       } catch (e) {
-        queue.push({ path, error: e as Error });
+        item = { path, error: e as Error };
       }
+      if (stopped) release();
+      else queue.push({ item, release });
       wake?.();
     }).finally(() => {
       finished = true;
       wake?.();
     });
-    while (true) {
-      while (queue.length > 0) yield queue.shift()!;
-      if (finished) break;
-      await new Promise<void>((r) => wake = r);
-      wake = undefined;
+    try {
+      while (true) {
+        while (queue.length > 0) {
+          const { item, release } = queue.shift()!;
+          release();
+          yield item;
+        }
+        if (finished) break;
+        await new Promise<void>((r) => wake = r);
+        wake = undefined;
+      }
+    } finally {
+      stopped = true;
+      for (const { release } of queue.splice(0)) release();
     }
     await all;
+  }
+
+  /**
+   * One file for readFiles: stat first (opening a FIFO would block the remote sftp-server), then
+   * a head, or the whole file when within `limit`. `reserve` is called with the bytes about to be
+   * read, before reading them.
+   */
+  private async readOne(
+    path: string,
+    head: number | undefined,
+    limit: number | undefined,
+    reserve: (bytes: number) => Promise<void>,
+  ): Promise<{ path: string; data: Uint8Array; size: number }> {
+    const info = await this.stat(path);
+    if (!info || info.type === "dir") {
+      const data = await this.readFile(path); // throws the precise error (NOT_FOUND, a folder)
+      return { path, data, size: data.length };
+    }
+    if (info.type !== "file" || info.special) assertRegularFile(this.shown(path), info, "anchorfs");
+    if (limit !== undefined && info.size > limit) {
+      throw fileTooLargeToRead(this.shown(path), info.size, limit);
+    }
+    // A file that reports size 0 may still have content (/proc): read up to the bound.
+    const cap = head ?? (limit === undefined ? undefined : limit + 1);
+    if (cap === undefined) {
+      await reserve(info.size);
+      const data = await this.readFile(path);
+      return { path, data, size: data.length };
+    }
+    const want = info.size > 0 ? Math.min(info.size, cap) : Math.min(cap, SMALL_READ);
+    await reserve(want);
+    let data = await this.readRange(path, 0, want);
+    if (info.size === 0 && data.length === want && want < cap) {
+      data = await this.readRange(path, 0, cap);
+    }
+    if (head === undefined && limit !== undefined && data.length > limit) {
+      throw fileTooLargeToRead(this.shown(path), data.length, limit);
+    }
+    return { path, data, size: Math.max(info.size, data.length) };
   }
 
   /** Request counters of the underlying connection, for benchmarks and tests. */

@@ -59,6 +59,8 @@ export interface ClientChannel extends Readable {
   on(event: "close", listener: () => void): this;
   end(data?: Uint8Array | string): void;
   write(data: Uint8Array | string): boolean;
+  pause(): this;
+  resume(): this;
 }
 
 export interface SFTPWrapper {

@@ -61,7 +61,14 @@ export class TarReader {
   /** True once the two zero blocks that end an archive were read. */
   ended = false;
 
-  constructor(private onEntry: (entry: TarEntry) => void) {}
+  /**
+   * `maxDataBytes`: a file entry larger than this is skipped unread (a file that grew after the
+   * remote size filter chose it); its caller reads or refuses it on its own.
+   */
+  constructor(
+    private onEntry: (entry: TarEntry) => void,
+    private maxDataBytes = Infinity,
+  ) {}
 
   /** Consumes `chunk`; returns how many bytes belonged to the archive (all until it ends). */
   push(chunk: Uint8Array): number {
@@ -115,6 +122,10 @@ export class TarReader {
       this.paxPath = null;
     }
     this.current = { name, type };
+    if (size > this.maxDataBytes && type !== "L" && type !== "x" && type !== "g" && type !== "K") {
+      this.skip = size + (BLOCK - (size % BLOCK)) % BLOCK;
+      return;
+    }
     this.data = new Uint8Array(size);
     this.dataFill = 0;
     if (size === 0) this.finishData();
