@@ -17,7 +17,7 @@ import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions }
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
-import { DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
+import { type ByteBudget, DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
@@ -68,6 +68,13 @@ export interface SearchOptions extends WalkOptions {
    * --max-file-bytes; DEFAULT_MAX_FILE_BYTES when absent.
    */
   maxFileBytes?: number;
+  /**
+   * The process-wide read budget (shared with views, edits and job reads). The main thread takes
+   * each file's bytes before matching it and gives them back once matched; it pulls the next
+   * file only then, so a search holds at most one file outside the budget (the one it waits
+   * with). Each batch at the parallel scanner holds a share too (see scanRoot).
+   */
+  readBudget?: ByteBudget;
 }
 
 /** A byte limit as the notices say it: "16 MiB" for whole MiB, else "1.5 MB"-style. */
@@ -179,6 +186,7 @@ export async function searchRoots(
         consider,
         budget,
         limit,
+        options.readBudget,
       );
       capped = outcome === "capped";
       if (outcome !== "capped" && outcome !== "done") stopped = outcome;
@@ -190,9 +198,16 @@ export async function searchRoots(
       });
       for await (const { item, data, error } of reads) {
         const skipped = !data && !error;
-        if (consider(root, item.path, data, skipped ? tooLargeMarker : error)) {
-          capped = true;
-          break;
+        const release = data && options.readBudget
+          ? await options.readBudget.take(data.length)
+          : undefined;
+        try {
+          if (consider(root, item.path, data, skipped ? tooLargeMarker : error)) {
+            capped = true;
+            break;
+          }
+        } finally {
+          release?.();
         }
         stopped = await budget.breathe();
         if (stopped) break;
@@ -301,14 +316,20 @@ async function scanRoot(
   consider: Consider,
   budget: Budget,
   limit: number,
+  readBudget: ByteBudget | undefined,
 ): Promise<"capped" | "done" | StopReason> {
   const backend = root.location.backend;
   const inFlight: { paths: string[]; hits: Promise<ScanResult> }[] = [];
   let batch: string[] = [];
-  const send = () => {
+  // A worker reads one file of a batch at a time (at most `limit` bytes): each batch in flight
+  // holds that from the shared budget, capped at a quarter of it so the scanner's four workers
+  // (its most) can all be busy. More batches wait for room instead of piling up reads.
+  const hold = readBudget ? Math.min(limit, readBudget.capacity / 4) : 0;
+  const send = async () => {
+    const release = readBudget ? await readBudget.take(hold) : () => {};
     inFlight.push({
       paths: batch,
-      hits: scanner.candidates(batch, literal, limit),
+      hits: scanner.candidates(batch, literal, limit).finally(release),
     });
     batch = [];
   };
@@ -328,7 +349,12 @@ async function scanRoot(
         continue;
       }
       const { data, error } = await readBounded(backend, paths[i]!, limit);
-      if (consider(root, paths[i]!, data, error)) return "capped";
+      const release = data && readBudget ? await readBudget.take(data.length) : undefined;
+      try {
+        if (consider(root, paths[i]!, data, error)) return "capped";
+      } finally {
+        release?.();
+      }
       const stop = await budget.breathe();
       if (stop) return stop;
     }
@@ -337,13 +363,13 @@ async function scanRoot(
   try {
     for await (const item of files) {
       batch.push(item.path);
-      if (batch.length >= SCAN_BATCH) send();
+      if (batch.length >= SCAN_BATCH) await send();
       if (inFlight.length > SCAN_AHEAD) {
         const end = await settle();
         if (end) return end;
       }
     }
-    if (batch.length > 0) send();
+    if (batch.length > 0) await send();
     while (inFlight.length > 0) {
       const end = await settle();
       if (end) return end;

@@ -108,7 +108,9 @@ export async function runView(
         ...walk,
         context,
         pattern,
-        ...(accel.reads ? { maxFileBytes: accel.reads.maxFileBytes } : {}),
+        ...(accel.reads
+          ? { maxFileBytes: accel.reads.maxFileBytes, readBudget: accel.reads.budget }
+          : {}),
       },
       accel.scanner,
     );

@@ -1,4 +1,5 @@
-import { assertStringIncludes } from "../_assert.ts";
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
@@ -51,4 +52,21 @@ Deno.test("a cancelled listing stops between file reads, not only in the walk", 
   const text = await setup(new Budget(controller.signal))({ path: "." });
   assertStringIncludes(text, ".: 1 file (");
   assertStringIncludes(text, "The call was cancelled: the listing stopped early and is partial.");
+});
+
+Deno.test("a search takes its file bytes from the process-wide read budget: it waits while others hold it all", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 5; i++) files[`/repo/f${i}.txt`] = `needle ${i}\n`;
+  const locations = new Locations(new MemoryBackend(files));
+  const session = createSession(locations.localAt("/repo"));
+  const reads = createReadLimits({ budgetBytes: 1024 });
+  const releaseAll = await reads.budget.take(1024); // a big view or edit holds every byte
+  let settled = false;
+  const search = runView(locations, session, { path: ".", content: "needle" }, { reads })
+    .finally(() => settled = true);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assertEquals(settled, false);
+  releaseAll();
+  assertStringIncludes(await search, "5 matching lines in 5 files");
+  assertEquals(reads.budget.inUse, 0);
 });

@@ -7,6 +7,7 @@ import { createSession } from "../../lib/ops/session.ts";
 import { runView, type ViewArgs } from "../../lib/ops/view.ts";
 import { compileSearchPattern } from "../../lib/core/search_pattern.ts";
 import { matchFile } from "../../lib/ops/search.ts";
+import { createReadLimits } from "../../lib/ops/read_limits.ts";
 
 /** The same view in fresh sessions, with the plain engine and with the parallel scanner. */
 async function viewBothWays(
@@ -208,6 +209,33 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
       hits: [2, 3],
       binaries: [0, 1],
     });
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("scanner batches and candidate reads take from the process-wide read budget and give it all back", async () => {
+  await using dir = await tempDir();
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 600; i++) tree[`d${i % 7}/f${i}.txt`] = i % 50 === 0 ? "needle\n" : "hay\n";
+  await writeTree(dir.path, tree);
+  const locations = new Locations(new LocalBackend());
+  const scanner = new ParallelScanner(2);
+  try {
+    const reads = createReadLimits({ budgetBytes: 4096 });
+    const releaseAll = await reads.budget.take(4096);
+    let settled = false;
+    const search = runView(
+      locations,
+      createSession(locations.localAt(dir.path)),
+      { path: ".", content: "needle" },
+      { scanner, reads },
+    ).finally(() => settled = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assertEquals(settled, false);
+    releaseAll();
+    assertStringIncludes(await search, "12 matching lines in 12 files");
+    assertEquals(reads.budget.inUse, 0);
   } finally {
     await scanner.close();
   }
