@@ -88,10 +88,30 @@ export class ByteBudget {
    * Takes `bytes` (waiting for room) and returns the function that gives them back, for a hold
    * that outlives one call (a reply held until it is written). Calling it twice is harmless.
    */
-  async take(bytes: number): Promise<() => void> {
+  async take(bytes: number, signal?: AbortSignal): Promise<() => void> {
     const take = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
     if (this.waiters.length > 0 || this.used + take > this.capacity) {
-      await new Promise<void>((wake) => this.waiters.push({ bytes: take, wake }));
+      // A cancelled call leaves the queue (it rejects with the signal's reason) instead of
+      // waiting for bytes it no longer needs.
+      signal?.throwIfAborted();
+      await new Promise<void>((wake, reject) => {
+        const waiter = {
+          bytes: take,
+          wake: () => {
+            signal?.removeEventListener("abort", onAbort);
+            wake();
+          },
+        };
+        const onAbort = () => {
+          const at = this.waiters.indexOf(waiter);
+          if (at === -1) return; // already woken: the bytes are ours, the caller gives them back
+          this.waiters.splice(at, 1);
+          this.wakeWaiters(); // a smaller waiter behind this one may fit now
+          reject(signal!.reason);
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.waiters.push(waiter);
+      });
     } else {
       this.used += take;
     }

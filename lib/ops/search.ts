@@ -199,8 +199,12 @@ export async function searchRoots(
       for await (const { item, data, error } of reads) {
         const skipped = !data && !error;
         const release = data && options.readBudget
-          ? await options.readBudget.take(data.length)
+          ? await takeOrStop(options.readBudget, data.length, budget)
           : undefined;
+        if (release === null) {
+          stopped = "cancelled";
+          break;
+        }
         try {
           if (consider(root, item.path, data, skipped ? tooLargeMarker : error)) {
             capped = true;
@@ -326,12 +330,14 @@ async function scanRoot(
   // (its most) can all be busy. More batches wait for room instead of piling up reads.
   const hold = readBudget ? Math.min(limit, readBudget.capacity / 4) : 0;
   const send = async () => {
-    const release = readBudget ? await readBudget.take(hold) : () => {};
+    const release = readBudget ? await takeOrStop(readBudget, hold, budget) : () => {};
+    if (release === null) return false;
     inFlight.push({
       paths: batch,
       hits: scanner.candidates(batch, literal, limit).finally(release),
     });
     batch = [];
+    return true;
   };
   /** Settles the oldest batch: non-candidates count as searched (binaries as binary), candidates are matched. */
   const settle = async (): Promise<"capped" | StopReason | null> => {
@@ -349,7 +355,10 @@ async function scanRoot(
         continue;
       }
       const { data, error } = await readBounded(backend, paths[i]!, limit);
-      const release = data && readBudget ? await readBudget.take(data.length) : undefined;
+      const release = data && readBudget
+        ? await takeOrStop(readBudget, data.length, budget)
+        : undefined;
+      if (release === null) return "cancelled";
       try {
         if (consider(root, paths[i]!, data, error)) return "capped";
       } finally {
@@ -363,13 +372,13 @@ async function scanRoot(
   try {
     for await (const item of files) {
       batch.push(item.path);
-      if (batch.length >= SCAN_BATCH) await send();
+      if (batch.length >= SCAN_BATCH && !await send()) return "cancelled";
       if (inFlight.length > SCAN_AHEAD) {
         const end = await settle();
         if (end) return end;
       }
     }
-    if (batch.length > 0) await send();
+    if (batch.length > 0 && !await send()) return "cancelled";
     while (inFlight.length > 0) {
       const end = await settle();
       if (end) return end;
@@ -378,6 +387,20 @@ async function scanRoot(
   } finally {
     // Let requests still running finish before returning (no dangling work after a cap).
     await Promise.all(inFlight.map((f) => f.hits));
+  }
+}
+
+/** Bytes from the read budget, or null when the call was cancelled while it waited for them. */
+async function takeOrStop(
+  readBudget: ByteBudget,
+  bytes: number,
+  budget: Budget,
+): Promise<(() => void) | null> {
+  try {
+    return await readBudget.take(bytes, budget.signal);
+  } catch (e) {
+    if (budget.signal?.aborted) return null;
+    throw e;
   }
 }
 

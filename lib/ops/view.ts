@@ -15,7 +15,7 @@ import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
 import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
-import type { Budget } from "./budget.ts";
+import type { Budget, StopReason } from "./budget.ts";
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -121,6 +121,10 @@ export async function runView(
         notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
       }
       const full = parseFlag("full", args.full);
+      // One read of at most --max-file-bytes (about a second for 16 MiB here), not cut short
+      // once started; a call cancelled or past its deadline before then reads nothing.
+      const stop = accel.budget?.stopped();
+      if (stop) throw stoppedBeforeRead(accel.budget!, stop, root.location.url);
       text = await viewFile(locations, session, root.location, { start, end, full }, accel.reads);
     } else {
       if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
@@ -139,6 +143,18 @@ export async function runView(
   // notice is never read as one more line of the file or listing.
   const sep = /(^|\n)\[[^\n]*\]$/.test(text) ? "\n" : "\n\n";
   return `${text}${sep}${notices.map((n) => `[${n}]`).join("\n")}`;
+}
+
+function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): AnchorError {
+  return new AnchorError({
+    code: stop === "cancelled" ? "CANCELLED" : "DEADLINE_EXCEEDED",
+    message: `${budget.describe(stop)} before ${JSON.stringify(url)} was read; nothing was read.`,
+    hint: stop === "cancelled"
+      ? "Nothing to do unless the file is still wanted: then repeat the same view call."
+      : "The arguments are fine: retry the same call; if the server stays this busy, view a " +
+        `range of the file, e.g. view ${JSON.stringify({ path: url, start: 1, end: 200 })}.`,
+    fault: "environment",
+  });
 }
 
 /**

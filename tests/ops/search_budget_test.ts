@@ -1,5 +1,6 @@
-import { assertEquals, assertStringIncludes } from "../_assert.ts";
-import { createReadLimits } from "../../lib/ops/read_limits.ts";
+import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
+import { AnchorError } from "../../lib/core/errors.ts";
+import { ByteBudget, createReadLimits } from "../../lib/ops/read_limits.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
@@ -68,5 +69,51 @@ Deno.test("a search takes its file bytes from the process-wide read budget: it w
   assertEquals(settled, false);
   releaseAll();
   assertStringIncludes(await search, "5 matching lines in 5 files");
+  assertEquals(reads.budget.inUse, 0);
+});
+
+Deno.test("a file view cancelled before its read reads nothing and says so", async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const e = await assertRejects(() => setup(new Budget(controller.signal))({ path: "f1.txt" }));
+  assertEquals((e as AnchorError).code, "CANCELLED");
+  assertStringIncludes(
+    (e as AnchorError).message,
+    'The call was cancelled before "/repo/f1.txt" was read',
+  );
+});
+
+Deno.test("a read budget waiter that is cancelled leaves the queue; the next waiter gets the bytes", async () => {
+  const budget = new ByteBudget(100);
+  const holder = await budget.take(100);
+  const controller = new AbortController();
+  const cancelled = budget.take(80, controller.signal);
+  const next = budget.take(10);
+  controller.abort();
+  await assertRejects(() => cancelled);
+  holder();
+  const release = await next;
+  assertEquals(budget.inUse, 10);
+  release();
+  assertEquals(budget.inUse, 0);
+});
+
+Deno.test("a search waiting for read budget stops when cancelled and says it is partial", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 5; i++) files[`/repo/f${i}.txt`] = `needle ${i}\n`;
+  const locations = new Locations(new MemoryBackend(files));
+  const session = createSession(locations.localAt("/repo"));
+  const reads = createReadLimits({ budgetBytes: 1024 });
+  const releaseAll = await reads.budget.take(1024);
+  const controller = new AbortController();
+  const search = runView(locations, session, { path: ".", content: "needle" }, {
+    reads,
+    budget: new Budget(controller.signal),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  controller.abort();
+  const text = await search;
+  assertStringIncludes(text, "The call was cancelled: the search stopped after");
+  releaseAll();
   assertEquals(reads.budget.inUse, 0);
 });
