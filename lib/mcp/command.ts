@@ -20,6 +20,7 @@ import { OutboundQueue } from "./outbound_queue.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
+import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.ts";
 
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
@@ -60,7 +61,8 @@ Options:
   --tail-bytes N               Output tail a shell or jobs result shows, in bytes as sent
                                (default 4096; 256 to 1048576). The whole log stays readable
                                with view {"path":"anchorfs://jobs/ID"}.
-  -h, --help                   Show this help.`;
+  -h, --help                   Show this help.
+${HTTP_USAGE}`;
 
 export interface McpCommandIo {
   out(text: string): void;
@@ -207,6 +209,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         deadline: { type: "string" },
         shell: { type: "string" },
         "tail-bytes": { type: "string" },
+        ...HTTP_FLAG_SPEC,
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -241,6 +244,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     );
     const shellKind = parseShell(values.shell);
     const tailBytes = parseTailBytes(values["tail-bytes"]);
+    const http = parseHttpFlags(values);
     services = createServices({
       sshTimeoutSeconds,
       ...(shellKind !== undefined && { shell: shellKind }),
@@ -264,17 +268,26 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
           "commands as this user with no path checks (add --no-shell to remove it).",
       );
     }
-    const session = createSession(root);
-    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
-    const outbound = new OutboundQueue(wire);
-    const factory = createServerFactory(services, session, {
+    const serverOptions = {
       foregroundWindowSeconds,
       tailBytes,
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
-      replySent: (id) => outbound.whenReplySent(id),
       deadlineSeconds,
+    };
+    if (http) {
+      // Over HTTP a reply's read budget is released when its handler returns (no replySent).
+      const { serveHttpCommand } = await import("./http/http_command.ts");
+      await serveHttpCommand(services, root, serverOptions, http, values);
+      return 0;
+    }
+    const session = createSession(root);
+    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
+    const outbound = new OutboundQueue(wire);
+    const factory = createServerFactory(services, session, {
+      ...serverOptions,
+      replySent: (id) => outbound.whenReplySent(id),
     });
     const transport = new ObservedTransport(outbound);
     installListenReplay(transport, jobs);

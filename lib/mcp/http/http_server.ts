@@ -1,0 +1,390 @@
+// `anchorfs mcp --http`: MCP over Streamable HTTP at /mcp with Deno.serve. In front: Host/Origin
+// checks (403) and bearer tokens (401). Then by era: 2025-era traffic is sessionful (one SDK
+// transport and one agent per Mcp-Session-Id; GET stream, DELETE, idle expiry); 2026-07-28
+// traffic goes to a per-request handler per token, whose agent state is keyed on the token.
+
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type McpServer,
+  validateHostHeader,
+  validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { type Agent, createAgent } from "../../ops/agent.ts";
+import { jobUri } from "../../ops/jobs/job_manager.ts";
+import type { Location } from "../../ops/location.ts";
+import type { Services } from "../../ops/services.ts";
+import { logError, logLine } from "../log.ts";
+import { createServerFactory } from "../server.ts";
+import type { ServerOptions } from "../tool_env.ts";
+import { SessionEventStore } from "./event_store.ts";
+import type { HttpOptions } from "./http_options.ts";
+import { TokenChecker } from "./tokens.ts";
+
+export const MCP_PATH = "/mcp";
+
+interface LegacySession {
+  id: string;
+  tokenIndex: number;
+  agent: Agent;
+  mcp: McpServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+  /** JSON-RPC requests received and not yet answered: a session busy with a call is not idle. */
+  inflight: number;
+}
+
+interface TokenAgent {
+  agent: Agent;
+  handler: McpHttpHandler;
+  unsubscribe: () => void;
+}
+
+export interface HttpServeParams {
+  services: Services;
+  root: Location;
+  serverOptions: ServerOptions;
+  http: HttpOptions;
+  tokens: string[];
+}
+
+/** A JSON-RPC error body with an HTTP status; what every refusal here looks like. */
+function refuse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+): Response {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code, message }, id: null },
+    { status, headers: { "Content-Type": "application/json", ...headers } },
+  );
+}
+
+export class HttpMcpServer {
+  private readonly sessions = new Map<string, LegacySession>();
+  private readonly tokenAgents = new Map<number, TokenAgent>();
+  private readonly checker: TokenChecker;
+  /** Sessions being opened (initialize in flight), counted against --max-sessions. */
+  private opening = 0;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private closing = false;
+
+  constructor(private readonly params: HttpServeParams) {
+    this.checker = new TokenChecker(params.tokens);
+    const idle = params.http.idleTimeoutMs;
+    this.sweeper = setInterval(
+      () => this.sweepIdle(),
+      Math.max(50, Math.min(idle / 4, 30_000)),
+    );
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  readonly fetch = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (url.pathname !== MCP_PATH) {
+      return refuse(404, `Not found: ${url.pathname}. anchorfs serves MCP at ${MCP_PATH}.`);
+    }
+    const rejected = this.checkHostAndOrigin(request);
+    if (rejected) return rejected;
+    const tokenIndex = await this.checker.match(request.headers.get("authorization"));
+    if (tokenIndex === undefined) {
+      const given = request.headers.has("authorization");
+      return refuse(
+        401,
+        given
+          ? "Unauthorized: the bearer token is not one of this server's tokens."
+          : "Unauthorized: send Authorization: Bearer <token> (the token file's path is " +
+            "printed when the server starts).",
+        {
+          "WWW-Authenticate": given
+            ? 'Bearer realm="anchorfs", error="invalid_token"'
+            : 'Bearer realm="anchorfs"',
+        },
+      );
+    }
+    if (this.closing) return refuse(503, "The server is shutting down.");
+    const declared = Number(request.headers.get("content-length") ?? "0");
+    if (declared > this.params.http.maxBodyBytes) return this.tooLarge(declared);
+    const authInfo = {
+      token: this.params.tokens[tokenIndex]!,
+      clientId: `agent-${tokenIndex + 1}`,
+      scopes: [],
+    };
+    const legacy = await isLegacyRequest(request, undefined, {
+      maxRequestBodySize: this.params.http.maxBodyBytes,
+    }).catch(() => true);
+    if (legacy) return await this.serveLegacy(request, tokenIndex, authInfo);
+    return await this.tokenAgent(tokenIndex).handler.fetch(request, { authInfo });
+  };
+
+  private tooLarge(bytes: number): Response {
+    return refuse(
+      413,
+      `Payload Too Large: the request body has ${bytes} bytes; this server takes at most ` +
+        `${this.params.http.maxBodyBytes} (anchorfs mcp --max-body-bytes).`,
+    );
+  }
+
+  private checkHostAndOrigin(request: Request): Response | undefined {
+    const allowed = this.params.http.allowedHosts;
+    const host = validateHostHeader(request.headers.get("host"), allowed);
+    if (!host.ok) {
+      return refuse(
+        403,
+        `Forbidden: Host ${
+          JSON.stringify(request.headers.get("host") ?? "")
+        } is not this server's (allowed: ${allowed.join(", ")}); restart with ` +
+          "--allow-origin NAME to accept another name (e.g. a reverse proxy's).",
+      );
+    }
+    const origin = validateOriginHeader(request.headers.get("origin"), allowed);
+    if (!origin.ok) {
+      return refuse(
+        403,
+        `Forbidden: Origin ${
+          JSON.stringify(request.headers.get("origin") ?? "")
+        } is not allowed (allowed host names: ${allowed.join(", ")}); restart with ` +
+          "--allow-origin NAME to accept it.",
+      );
+    }
+    return undefined;
+  }
+
+  // ---- 2025 era: one transport, one McpServer and one agent per Mcp-Session-Id ----
+
+  private async serveLegacy(
+    request: Request,
+    tokenIndex: number,
+    authInfo: { token: string; clientId: string; scopes: string[] },
+  ): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const session = this.sessions.get(id);
+      // Another token's session is as unknown to this caller as one that never existed.
+      if (!session || session.tokenIndex !== tokenIndex) {
+        return refuse(
+          404,
+          `Session not found: ${JSON.stringify(id)} ended (DELETE, idle timeout or restart) ` +
+            "or never existed; start a new one with initialize.",
+          {},
+          -32001,
+        );
+      }
+      session.lastSeen = Date.now();
+      return await session.transport.handleRequest(request, { authInfo });
+    }
+    if (request.method !== "POST") {
+      return refuse(400, "Bad Request: Mcp-Session-Id header is required (initialize first).");
+    }
+    let body: unknown;
+    try {
+      body = await request.clone().json();
+    } catch {
+      return refuse(400, "Parse error: the request body is not JSON.", {}, -32700);
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (!messages.some((m) => isInitializeRequest(m))) {
+      return refuse(
+        400,
+        "Bad Request: Mcp-Session-Id header is required; a session starts with initialize.",
+      );
+    }
+    const cap = this.params.http.maxSessions;
+    if (this.sessions.size + this.opening >= cap) {
+      return refuse(
+        503,
+        `Too many sessions: ${this.sessions.size} are open and the limit is ${cap}. End unused ` +
+          "ones (DELETE /mcp with their Mcp-Session-Id), wait for idle ones to expire, or " +
+          "restart with a larger --max-sessions.",
+        { "Retry-After": "5" },
+      );
+    }
+    this.opening++;
+    try {
+      return await this.openSession(request, body, tokenIndex, authInfo);
+    } finally {
+      this.opening--;
+    }
+  }
+
+  private async openSession(
+    request: Request,
+    body: unknown,
+    tokenIndex: number,
+    authInfo: { token: string; clientId: string; scopes: string[] },
+  ): Promise<Response> {
+    const { services, root, serverOptions, http } = this.params;
+    const agent = createAgent(services, root);
+    const mcp = createServerFactory(agent.services, agent.session, serverOptions)();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      eventStore: new SessionEventStore(),
+      maxRequestBodySize: http.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        const session: LegacySession = {
+          id,
+          tokenIndex,
+          agent,
+          mcp,
+          transport,
+          lastSeen: Date.now(),
+          inflight: 0,
+        };
+        this.sessions.set(id, session);
+        trackInflight(session);
+      },
+      // The DELETE is answered first; ending the session closes the transport under it.
+      onsessionclosed: (id) => void setTimeout(() => this.endSession(id, "deleted"), 0),
+    });
+    transport.onerror = (e) => logError("http session", e);
+    await mcp.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: body, authInfo });
+    if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
+      await mcp.close().catch(() => {});
+    }
+    return response;
+  }
+
+  /** Ends a session: its streams close, its jobs end as on a stdio disconnect. */
+  async endSession(id: string, why: "deleted" | "idle" | "shutdown"): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    if (why === "idle") logLine(`anchorfs: session ${id} ended after idle timeout`);
+    await session.mcp.close().catch(() => {});
+    await session.transport.close().catch(() => {});
+    await session.agent.jobs.endAll().catch((e) => logError("ending session jobs", e));
+  }
+
+  private sweepIdle(): void {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (session.inflight === 0 && now - session.lastSeen > this.params.http.idleTimeoutMs) {
+        this.endSession(session.id, "idle").catch(() => {});
+      }
+    }
+  }
+
+  // ---- 2026-07-28: per-request serving; one agent (and one listen bus) per token ----
+
+  private tokenAgent(index: number): TokenAgent {
+    const known = this.tokenAgents.get(index);
+    if (known) return known;
+    const { services, root, serverOptions, http } = this.params;
+    const agent = createAgent(services, root);
+    const factory = createServerFactory(agent.services, agent.session, serverOptions);
+    const handler = createMcpHandler(() => factory(), {
+      legacy: "reject",
+      maxRequestBodySize: http.maxBodyBytes,
+      onerror: (e) => logError("http", e),
+    });
+    // Per-request instances are gone when a job ends: its notifications go through the bus to
+    // this token's open subscriptions/listen streams.
+    const unsubscribe = agent.jobs.view.subscribe((event) => {
+      if (event.kind === "end") handler.notify.resourceUpdated(jobUri(event.record.id));
+      handler.notify.resourcesChanged();
+    });
+    const created = { agent, handler, unsubscribe };
+    this.tokenAgents.set(index, created);
+    return created;
+  }
+
+  /** Ends every session and token agent (their jobs end too); refuses requests from now on. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.keys()].map((id) => this.endSession(id, "shutdown")));
+    await Promise.all(
+      [...this.tokenAgents.values()].map(async ({ agent, handler, unsubscribe }) => {
+        unsubscribe();
+        await handler.close().catch(() => {});
+        await agent.jobs.endAll().catch(() => {});
+      }),
+    );
+    this.tokenAgents.clear();
+  }
+}
+
+/**
+ * Counts a session's unanswered requests by watching what its transport delivers and sends
+ * (after connect, which installed the server's own onmessage).
+ */
+function trackInflight(session: LegacySession): void {
+  const transport = session.transport;
+  const pending = new Set<string | number>();
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ("method" in message && "id" in message && message.id !== undefined) {
+      pending.add(message.id);
+      session.inflight = pending.size;
+    }
+    deliver?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      await send(message, options);
+    } finally {
+      if (!("method" in message) && "id" in message && message.id !== undefined) {
+        pending.delete(message.id);
+        session.inflight = pending.size;
+        session.lastSeen = Date.now();
+      }
+    }
+  };
+}
+
+/**
+ * Serves until SIGTERM/SIGINT (or `signal`): then stops accepting, ends every session and its
+ * jobs, and resolves. The caller releases the services.
+ */
+export async function serveHttp(
+  params: HttpServeParams,
+  notice: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const mcp = new HttpMcpServer(params);
+  const { hostname, port, isPublic, allowedHosts } = params.http;
+  const stop = new AbortController();
+  const server = Deno.serve({
+    hostname,
+    port,
+    signal: stop.signal,
+    onListen: (addr) => {
+      const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+      logLine(`anchorfs: serving MCP over HTTP at http://${host}:${addr.port}${MCP_PATH}`);
+      logLine(`anchorfs: auth: ${notice}`);
+      if (isPublic) {
+        logLine(
+          `anchorfs: warning: --http-public: listening on ${host}, reachable from the ` +
+            `network; accepted host names: ${allowedHosts.join(", ") || "(none)"}.`,
+        );
+      }
+    },
+    onError: (e) => {
+      logError("http", e);
+      return refuse(500, "Internal error in anchorfs; see its stderr.", {}, -32603);
+    },
+  }, mcp.fetch);
+  let finish = () => {};
+  const ended = new Promise<void>((resolve) => (finish = () => resolve()));
+  Deno.addSignalListener("SIGTERM", finish);
+  Deno.addSignalListener("SIGINT", finish);
+  signal?.addEventListener("abort", finish, { once: true });
+  server.finished.then(finish);
+  await ended;
+  Deno.removeSignalListener("SIGTERM", finish);
+  Deno.removeSignalListener("SIGINT", finish);
+  logLine("anchorfs: shutting down: ending sessions and their jobs");
+  // Sessions first: their open GET streams would otherwise hold the server's shutdown forever.
+  await mcp.close();
+  stop.abort();
+  await Promise.race([server.finished, new Promise((r) => setTimeout(r, 5000))]);
+}

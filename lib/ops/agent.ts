@@ -1,0 +1,24 @@
+// The state of one agent served by a multi-agent server (HTTP): its session (working directory,
+// shown lines), its own undo history and its own job list, over the process-wide services.
+// Locations, edit locks, the search scanner and the job limits stay process-wide.
+
+import { UndoStore } from "./edit/undo_store.ts";
+import { type AgentJobs, scopeJobs } from "./jobs/agent_jobs.ts";
+import type { Location } from "./location.ts";
+import type { Services } from "./services.ts";
+import { createSession, type Session } from "./session.ts";
+
+export interface Agent {
+  readonly services: Services;
+  readonly session: Session;
+  readonly jobs: AgentJobs;
+}
+
+export function createAgent(shared: Services, root: Location): Agent {
+  const jobs = scopeJobs(shared.jobs);
+  return {
+    services: { ...shared, undo: new UndoStore(), jobs: jobs.view },
+    session: createSession(root),
+    jobs,
+  };
+}
