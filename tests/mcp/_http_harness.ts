@@ -141,7 +141,10 @@ export async function connectClient(
     client,
     transport,
     async call(name, args = {}, callOptions) {
-      const raw = await client.callTool({ name, arguments: args }, callOptions);
+      // v1's callTool takes a result schema before the options; v2's takes the options.
+      const raw = kind === "v1"
+        ? await client.callTool({ name, arguments: args }, undefined, callOptions)
+        : await client.callTool({ name, arguments: args }, callOptions);
       // deno-lint-ignore no-explicit-any
       const text = (raw.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text)
         .join("\n");

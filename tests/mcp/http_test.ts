@@ -127,6 +127,27 @@ Deno.test("http (v2 client, 2026-07-28): a promoted job notifies its subscriptio
 });
 
 for (const kind of CLIENT_KINDS) {
+  Deno.test(`http (${kind} client): shell heartbeats arrive as progress notifications`, async () => {
+    await using dir = await tempDir();
+    await using server = await startHttpServer({
+      args: ["--path", dir.path, "--foreground-window", "3.5"],
+    });
+    const c = await server.connect(kind);
+    const messages: string[] = [];
+    const r = await c.call(
+      "shell",
+      { command: "echo tick; until [ -f never-created ]; do sleep 0.05; done" },
+      // deno-lint-ignore no-explicit-any
+      { onprogress: (p: any) => messages.push(p.message ?? ""), resetTimeoutOnProgress: true },
+    );
+    assertStringIncludes(r.text, "still running as job");
+    assert(messages.length >= 1, "no progress notification arrived");
+    assertStringIncludes(messages[0]!, "tick");
+    await c.call("jobs", { action: "kill", id: jobIdOf(r.raw) });
+  });
+}
+
+for (const kind of CLIENT_KINDS) {
   Deno.test(`http (${kind} clients): two agents keep their own cwd, undo and jobs`, async () => {
     await using dir = await tempDir();
     await Deno.mkdir(`${dir.path}/one`);
