@@ -45,9 +45,10 @@ export function createServerFactory(
           ? {
             tools: {},
             resources: { subscribe: true, listChanged: true },
+            logging: {},
             experimental: { [CHANNEL_CAPABILITY]: {} },
           }
-          : { tools: {} },
+          : { tools: {}, logging: {} },
         instructions: (options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL) +
           (options.confinedTo === undefined
             ? ""
