@@ -126,6 +126,26 @@ Deno.test("http (v2 client, 2026-07-28): a promoted job notifies its subscriptio
   await listAll.close();
 });
 
+Deno.test("http (v2 client, 2026-07-28): a listen opened after the job ended gets its update replayed", async () => {
+  await using dir = await tempDir();
+  await using server = await startHttpServer({
+    args: ["--path", dir.path, "--foreground-window", "0.2"],
+  });
+  const c = await server.connect("v2");
+  const updates: string[] = [];
+  // deno-lint-ignore no-explicit-any
+  c.client.setNotificationHandler("notifications/resources/updated", (n: any) => {
+    updates.push(n.params.uri);
+  });
+  const r = await c.call("shell", { command: `${pause(0.5)}; echo done-job` });
+  const id = jobIdOf(r.raw);
+  await c.call("jobs", { action: "wait", id });
+  const uri = `anchorfs://jobs/${id}`;
+  const listen = await c.client.listen({ resourceSubscriptions: [uri] });
+  assert(await eventually(() => updates.includes(uri), 10_000), `${updates}`);
+  await listen.close();
+});
+
 for (const kind of CLIENT_KINDS) {
   Deno.test(`http (${kind} client): shell heartbeats arrive as progress notifications`, async () => {
     await using dir = await tempDir();

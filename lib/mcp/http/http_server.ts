@@ -21,6 +21,7 @@ import { logError, logLine } from "../log.ts";
 import { createServerFactory } from "../server.ts";
 import type { ServerOptions } from "../tool_env.ts";
 import { SessionEventStore } from "./event_store.ts";
+import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
 import { TokenChecker } from "./tokens.ts";
 
@@ -121,7 +122,8 @@ export class HttpMcpServer {
       maxRequestBodySize: this.params.http.maxBodyBytes,
     }).catch(() => true);
     if (legacy) return await this.serveLegacy(request, tokenIndex, authInfo);
-    return await this.tokenAgent(tokenIndex).handler.fetch(request, { authInfo });
+    const { agent, handler } = this.tokenAgent(tokenIndex);
+    return withListenReplay(await handler.fetch(request, { authInfo }), agent.jobs.view);
   };
 
   private tooLarge(bytes: number): Response {
