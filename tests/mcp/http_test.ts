@@ -212,6 +212,88 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
+/** Reads SSE frames until one's data satisfies `until` (at most 20 s); returns ids and data. */
+async function readSse(
+  response: Response,
+  until: (data: string) => boolean,
+): Promise<{ id: string | undefined; data: string }[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const frames: { id: string | undefined; data: string }[] = [];
+  let text = "";
+  // A frame that never comes ends the read (and fails the assertion after it), not the run.
+  const timer = setTimeout(() => reader.cancel().catch(() => {}), 20_000);
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return frames;
+      text += value;
+      const parts = text.split("\n\n");
+      text = parts.pop()!;
+      for (const part of parts) {
+        const lines = part.split("\n");
+        const id = lines.find((l) => l.startsWith("id:"))?.slice(3).trim();
+        const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim())
+          .join("\n");
+        frames.push({ id, data });
+        if (until(data)) return frames;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => {});
+  }
+}
+
+Deno.test("http: a GET stream resumed with Last-Event-ID gets the notifications it missed", async () => {
+  await using dir = await tempDir();
+  await using server = await startHttpServer({
+    args: ["--path", dir.path, "--foreground-window", "0.2"],
+  });
+  const auth = { Authorization: `Bearer ${TOKEN_A}` };
+  const init = await post(server.url, auth);
+  const session = init.headers.get("mcp-session-id")!;
+  await readSse(init, (d) => d.includes('"result"'));
+  const headers = { ...auth, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25" };
+  const initialized = await post(server.url, headers, {
+    jsonrpc: "2.0",
+    method: "notifications/initialized",
+  });
+  await initialized.body?.cancel();
+  const jobEnds = async (n: number): Promise<string> => {
+    const call = await post(server.url, headers, {
+      jsonrpc: "2.0",
+      id: 10 + n,
+      method: "tools/call",
+      params: { name: "shell", arguments: { command: `${pause(0.5)}; echo job-${n}` } },
+    });
+    const result = (await readSse(call, (d) => d.includes(`"id":${10 + n}`))).at(-1)!.data;
+    const uri = /anchorfs:\/\/jobs\/[\w-]+/.exec(result)![0];
+    const wait = await post(server.url, headers, {
+      jsonrpc: "2.0",
+      id: 20 + n,
+      method: "tools/call",
+      params: { name: "jobs", arguments: { action: "wait", id: uri.split("/").pop() } },
+    });
+    await readSse(wait, (d) => d.includes(`"id":${20 + n}`));
+    return uri;
+  };
+  // The GET stream sees the first job's end, with an event id; then the client drops it.
+  const get = await fetch(server.url, { headers: { ...headers, Accept: "text/event-stream" } });
+  const seen = readSse(get, (d) => d.includes("resources/updated"));
+  const first = await jobEnds(1);
+  const last = (await seen).at(-1)!;
+  assertStringIncludes(last.data, first);
+  assert(last.id, "the GET stream's event has no id");
+  // The second job ends while the stream is gone; resuming from the last id delivers it.
+  const second = await jobEnds(2);
+  const resumed = await fetch(server.url, {
+    headers: { ...headers, Accept: "text/event-stream", "Last-Event-ID": last.id },
+  });
+  assertEquals(resumed.status, 200);
+  const frames = await readSse(resumed, (d) => d.includes(second));
+  assert(frames.some((f) => f.data.includes(second)), JSON.stringify(frames));
+});
+
 Deno.test("http: requests without the right bearer token get 401 with WWW-Authenticate", async () => {
   await using server = await startHttpServer();
   const none = await post(server.url, {});
