@@ -83,7 +83,7 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("http (v1 client): a promoted job notifies resources/updated on the session stream", async () => {
+Deno.test("http (v1 client): a promoted job notifies resources/updated and the channel on the session stream", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.3"],
@@ -94,9 +94,17 @@ Deno.test("http (v1 client): a promoted job notifies resources/updated on the se
   c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n: any) => {
     updates.push(n.params.uri);
   });
+  // The channel push (Claude Code wakes the model on it) rides the same session stream.
+  const channel: string[] = [];
+  // deno-lint-ignore no-explicit-any
+  c.client.fallbackNotificationHandler = (n: any) => {
+    if (n.method === "notifications/claude/channel") channel.push(n.params.meta.job);
+    return Promise.resolve();
+  };
   const r = await c.call("shell", { command: `${pause(1)}; echo done-job` });
   const id = jobIdOf(r.raw);
   assert(await eventually(() => updates.includes(`anchorfs://jobs/${id}`), 20_000), `${updates}`);
+  assert(await eventually(() => channel.includes(id), 10_000), `${channel}`);
   const read = await c.call("jobs", { action: "read", id });
   assertStringIncludes(read.text, "done-job");
 });
