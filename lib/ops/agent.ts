@@ -1,9 +1,11 @@
 // The state of one agent served by a multi-agent server (HTTP): its session (working directory,
-// shown lines), its own undo history and its own job list, over the process-wide services.
-// Locations, edit locks, the search scanner and the job limits stay process-wide.
+// shown lines), its own undo history, its own job list and the logs of its own jobs, over the
+// process-wide services. Locations (but for job logs), edit locks, the search scanner and the job
+// limits stay process-wide.
 
 import { UndoStore } from "./edit/undo_store.ts";
 import { type AgentJobs, scopeJobs } from "./jobs/agent_jobs.ts";
+import { JobLogFiles } from "./jobs/job_log_files.ts";
 import type { Location } from "./location.ts";
 import type { Services } from "./services.ts";
 import { createSession, type Session } from "./session.ts";
@@ -17,7 +19,13 @@ export interface Agent {
 export function createAgent(shared: Services, root: Location): Agent {
   const jobs = scopeJobs(shared.jobs);
   return {
-    services: { ...shared, undo: new UndoStore(), jobs: jobs.view },
+    services: {
+      ...shared,
+      // anchorfs://jobs/ID reads this agent's jobs only, as the jobs tool does.
+      locations: shared.locations.withJobLogs(new JobLogFiles(jobs.view)),
+      undo: new UndoStore(),
+      jobs: jobs.view,
+    },
     session: createSession(root),
     jobs,
   };

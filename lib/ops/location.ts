@@ -67,6 +67,16 @@ export class Locations {
     this.jobLogs = backend;
   }
 
+  /**
+   * These locations with `anchorfs://jobs/ID` served by `backend` (one agent's own jobs, on a
+   * multi-agent server); the backends, the remote opener and the guard stay these, shared.
+   */
+  withJobLogs(backend: FileBackend): Locations {
+    const scoped = Object.create(this) as Locations;
+    scoped.jobLogs = backend;
+    return scoped;
+  }
+
   setRemoteOpener(opener: RemoteOpener): void {
     this.remote = opener;
   }

@@ -2,9 +2,16 @@
 // jobs this agent started, and hears only their events. Served over HTTP, several agents share
 // one server; none of them may see (or end) another's jobs.
 
-import { AnchorError } from "../../core/errors.ts";
+import { AnchorError, isAnchorError } from "../../core/errors.ts";
+import { formatDuration, truncateText } from "../../core/progress_text.ts";
 import { isTerminal } from "../../core/job_state.ts";
-import type { JobEvent, JobListener, JobManager } from "./job_manager.ts";
+import type { JobRecord } from "../../core/job_state.ts";
+import {
+  DuplicateJobError,
+  type JobEvent,
+  type JobListener,
+  type JobManager,
+} from "./job_manager.ts";
 
 /** How long events of a job not (yet) known as ours are kept for start() to claim. */
 const CLAIM_WINDOW_MS = 10_000;
@@ -51,9 +58,22 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
           'List them with jobs {"action":"list"}.'
         : 'This session has started no jobs yet. List them with jobs {"action":"list"}.',
     });
+  // The duplicate guard and the job cap stay process-wide, but their refusals must not name
+  // another agent's job (nor offer a wait or kill this agent cannot do).
+  const othersNotNamed = (e: AnchorError): AnchorError => {
+    if (
+      e instanceof DuplicateJobError && !owned.has(e.record.id) && jobs.isRunningHere(e.record.id)
+    ) {
+      return othersDuplicate(e.record);
+    }
+    if (e.code === "TOO_MANY_JOBS") return tooManyJobs(jobs, [...owned]);
+    return e;
+  };
   const overrides: Partial<JobManager> = {
     async start(command, cwd) {
-      const record = await jobs.start(command, cwd);
+      const record = await jobs.start(command, cwd).catch((e) => {
+        throw isAnchorError(e) ? othersNotNamed(e) : e;
+      });
       if (!owned.has(record.id)) {
         owned.add(record.id);
         const mine = unclaimed.filter((u) => u.event.record.id === record.id);
@@ -76,6 +96,14 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
     async readTail(id, maxBytes) {
       if (!owned.has(id)) throw notMine(id);
       return await jobs.readTail(id, maxBytes);
+    },
+    async logInfo(id) {
+      if (!owned.has(id)) throw notMine(id);
+      return await jobs.logInfo(id);
+    },
+    async readLog(id, offset, length) {
+      if (!owned.has(id)) throw notMine(id);
+      return await jobs.readLog(id, offset, length);
     },
     async wait(id, timeoutMs, signal) {
       if (!owned.has(id)) throw notMine(id);
@@ -124,4 +152,40 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
       }));
     },
   };
+}
+
+/** DUPLICATE_JOB when another agent of this server runs the command: no id, no wait offered. */
+function othersDuplicate(record: JobRecord): AnchorError {
+  return new AnchorError({
+    code: "DUPLICATE_JOB",
+    message:
+      `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
+        JSON.stringify(record.cwd)
+      }, started ${formatDuration(Date.now() - record.startedAt)} ago by another agent of this ` +
+      "server. Starting it again would run the same work twice (two runs fighting over the " +
+      "same files give wrong results).",
+    hint: "Run it again once that run has ended (its output goes to the agent that started it). " +
+      "Independent (different) commands may run concurrently.",
+  });
+}
+
+/** TOO_MANY_JOBS naming only this agent's running jobs (the cap counts every agent's). */
+function tooManyJobs(jobs: JobManager, owned: string[]): AnchorError {
+  const running = jobs.runningIds();
+  const mine = running.filter((id) => owned.includes(id));
+  const others = running.length - mine.length;
+  return new AnchorError({
+    code: "TOO_MANY_JOBS",
+    message:
+      `${running.length} jobs are already running on this server and the limit is ${jobs.maxRunning}: ${
+        mine.length > 0 ? `yours are ${mine.join(", ")}` : "none of them is yours"
+      }${others > 0 ? `, ${others} belong to other agents` : ""}.`,
+    hint: mine.length > 0
+      ? `Wait for one to end (you get a notification), e.g. jobs {"action":"wait","id":"${
+        mine[0]
+      }"}, or stop one you no longer need with jobs {"action":"kill","id":"${mine[0]}"}.`
+      : "Retry in a while: the limit counts the jobs of every agent of this server, and " +
+        "theirs end without you being notified.",
+    fault: "environment",
+  });
 }

@@ -5,7 +5,7 @@
 // Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs; the
 // process runner is passed in.
 
-import { AnchorError } from "../../core/errors.ts";
+import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
 import { commandKey } from "../../core/command_key.ts";
 import {
   cookiesInTable,
@@ -261,7 +261,7 @@ export class JobManager {
       : commandKey(command, await this.realDirectory(cwd), this.runner.caseInsensitivePaths);
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
-    if (duplicate) throw duplicateError(duplicate.record, this.now());
+    if (duplicate) throw new DuplicateJobError(duplicate.record, this.now());
     if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
     if (this.running.size + this.starting >= this.maxRunning) {
       const ids = [...this.running.keys()];
@@ -280,7 +280,7 @@ export class JobManager {
     this.starting++;
     try {
       const elsewhere = await this.runningElsewhere(key);
-      if (elsewhere) throw duplicateError(elsewhere, this.now());
+      if (elsewhere) throw new DuplicateJobError(elsewhere, this.now());
       return await this.launch(command, cwd, key, remote);
     } catch (e) {
       if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
@@ -748,8 +748,15 @@ function duplicateStartingError(command: string, cwd: string): AnchorError {
   });
 }
 
-function duplicateError(record: JobRecord, now: number): AnchorError {
-  return new AnchorError({
+/** DUPLICATE_JOB for a command already running: carries that job, so a caller may reword it. */
+export class DuplicateJobError extends AnchorError {
+  constructor(readonly record: JobRecord, now: number) {
+    super(duplicateErrorText(record, now));
+  }
+}
+
+function duplicateErrorText(record: JobRecord, now: number): AnchorErrorInit {
+  return {
     code: "DUPLICATE_JOB",
     message:
       `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
@@ -758,12 +765,13 @@ function duplicateError(record: JobRecord, now: number): AnchorError {
         formatDuration(now - record.startedAt)
       } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
       "files give wrong results).",
-    hint: (record.serverPid === Deno.pid
-      ? "Wait for its notification instead of starting a duplicate, or call jobs "
-      : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
-        "agent session), so no notification comes here: call jobs ") +
+    hint:
+      (record.serverPid === Deno.pid
+        ? "Wait for its notification instead of starting a duplicate, or call jobs "
+        : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
+          "agent session), so no notification comes here: call jobs ") +
       `{"action":"wait","id":"${record.id}"}; read its output so far with jobs ` +
       `{"action":"read","id":"${record.id}"}. Independent (different) commands may run ` +
       "concurrently.",
-  });
+  };
 }

@@ -1,0 +1,38 @@
+// One agent's view of the shared job manager (lib/ops/jobs/agent_jobs.ts): the process-wide
+// refusals (job cap, duplicate guard) still apply to every agent, but never name another
+// agent's job, and a job's log is read only by the agent that started it.
+
+import { assert, assertRejects, assertStringIncludes } from "../../_assert.ts";
+import { tempDir } from "../../_harness.ts";
+import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
+import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
+
+const loop = "for _ in $(seq 100); do sleep 0.1; done";
+
+Deno.test("agent jobs: the shared cap refuses b without naming a's jobs; a's refusal names a's", async () => {
+  await using state = await tempDir();
+  await using cwd = await tempDir();
+  const shared = new JobManager(localProcessRunner, {
+    stateDir: state.path,
+    killGraceMs: 500,
+    maxRunning: 1,
+  });
+  try {
+    const a = scopeJobs(shared);
+    const b = scopeJobs(shared);
+    const job = await a.view.start(`${loop}; echo a`, cwd.path);
+    const refusedB = await assertRejects(() => b.view.start("echo b", cwd.path));
+    assertStringIncludes(String(refusedB), "the limit is 1");
+    assertStringIncludes(String(refusedB), "none of them is yours");
+    assert(!`${refusedB} ${(refusedB as { hint?: string }).hint}`.includes(job.id));
+    const refusedA = await assertRejects(() => a.view.start("echo a2", cwd.path));
+    assertStringIncludes(`${(refusedA as { hint?: string }).hint}`, job.id);
+    // b cannot read a's log through the view either (anchorfs://jobs/ID goes through these).
+    await assertRejects(() => b.view.logInfo(job.id));
+    await assertRejects(() => b.view.readLog(job.id, 0, 10));
+    assert((await a.view.logInfo(job.id)).bytes >= 0);
+  } finally {
+    await shared.shutdown();
+  }
+});
