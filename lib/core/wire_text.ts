@@ -10,23 +10,56 @@ export const CONTROL_PICTURES_NOTE =
   "control bytes are shown as Unicode control pictures (␀ = NUL, ␛ = ESC, ␍ = CR, ␡ = DEL, " +
   "U+2400 + the byte for the others)";
 
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
-
 /** Whether the character code is a control byte that gets a picture (C0 but tab/LF, and DEL). */
 function isPictured(c: number): boolean {
   return (c < 0x20 && c !== 0x09 && c !== 0x0a) || c === 0x7f;
 }
 
-/** The text with every control byte but tab and newline replaced by its control picture. */
+// deno-lint-ignore no-control-regex
+const HAS_CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
+
+/** The picture of each pictured code (indexed by code; "" for the others). */
+const PICTURES: readonly string[] = Array.from(
+  { length: 0x80 },
+  (_, c) => isPictured(c) ? String.fromCharCode(c === 0x7f ? 0x2421 : 0x2400 + c) : "",
+);
+
+/**
+ * The text with every control byte but tab and newline replaced by its control picture.
+ * Without a callback per byte: a run of one control byte becomes one repeated picture, so a
+ * megabyte of NUL costs one string, not a million.
+ */
 export function showControls(text: string): { text: string; replaced: number } {
+  if (!HAS_CONTROL.test(text)) return { text, replaced: 0 };
+  const parts: string[] = [];
   let replaced = 0;
-  const shown = text.replace(CONTROL, (ch) => {
-    replaced++;
-    const c = ch.charCodeAt(0);
-    return String.fromCharCode(c === 0x7f ? 0x2421 : 0x2400 + c);
-  });
-  return { text: shown, replaced };
+  let from = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80 || !isPictured(c)) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && text.charCodeAt(end) === c) end++;
+    if (from < i) parts.push(text.slice(from, i));
+    parts.push(end - i === 1 ? PICTURES[c]! : PICTURES[c]!.repeat(end - i));
+    replaced += end - i;
+    from = i = end;
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  return { text: parts.join(""), replaced };
+}
+
+/**
+ * Wire bytes of the text as showControls would show it, without building that string:
+ * `jsonStringBytes(showControls(text).text)`. Stops counting once past `limit`.
+ */
+export function shownWireBytes(text: string, limit = Infinity): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= limit; i++) bytes += unitWireBytes(text, i, true);
+  return bytes;
 }
 
 /** Wire bytes of one UTF-16 code unit at `i` as JSON.stringify writes it (pairs: 2 + 2). */

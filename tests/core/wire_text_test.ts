@@ -3,7 +3,13 @@
 
 import fc from "fast-check";
 import { assert, assertEquals } from "../_assert.ts";
-import { jsonStringBytes, showControls, tailForWire, utf8Bytes } from "../../lib/core/wire_text.ts";
+import {
+  jsonStringBytes,
+  showControls,
+  shownWireBytes,
+  tailForWire,
+  utf8Bytes,
+} from "../../lib/core/wire_text.ts";
 
 const enc = new TextEncoder();
 const wire = (text: string) => enc.encode(JSON.stringify(text)).length - 2;
@@ -73,4 +79,46 @@ Deno.test("tailForWire fits a NUL flood into its budget at 3 bytes per NUL", () 
   assertEquals(fit.pictured, fit.text.length);
   assertEquals(fit.droppedBytes, 100_000 - fit.text.length);
   assertEquals(enc.encode(JSON.stringify(fit.text)).length - 2, fit.text.length * 3);
+});
+
+// The definition showControls must keep: one picture per control byte but tab and newline.
+const pictured = (text: string) =>
+  // deno-lint-ignore no-control-regex
+  text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (ch) => {
+    const c = ch.charCodeAt(0);
+    return String.fromCharCode(c === 0x7f ? 0x2421 : 0x2400 + c);
+  });
+// deno-lint-ignore no-control-regex
+const controlCount = (text: string) => (text.match(/[\x00-\x08\x0b-\x1f\x7f]/g) ?? []).length;
+
+Deno.test("showControls pictures every control byte but tab and newline, runs included", () => {
+  const runs = fc.array(
+    fc.oneof(tricky, fc.constantFrom("\u0000", "\u001b", "\u007f").map((c) => c.repeat(50))),
+    { maxLength: 6 },
+  ).map((parts) => parts.join(""));
+  fc.assert(
+    fc.property(runs, (text) => {
+      const shown = showControls(text);
+      assertEquals(shown.text, pictured(text));
+      assertEquals(shown.replaced, controlCount(text));
+    }),
+    { numRuns: 500 },
+  );
+  assertEquals(showControls("a\u0000\u0000b\tc\n\u007f"), { text: "a␀␀b\tc\n␡", replaced: 3 });
+  const plain = "no controls here";
+  assertEquals(showControls(plain), { text: plain, replaced: 0 });
+});
+
+Deno.test("shownWireBytes is the wire size of the pictured text, counted only up to a limit", () => {
+  fc.assert(
+    fc.property(tricky, (text) => {
+      assertEquals(shownWireBytes(text), wire(showControls(text).text));
+    }),
+    { numRuns: 500 },
+  );
+  const nul = "\u0000".repeat(1000);
+  assertEquals(shownWireBytes(nul), 3000);
+  // Past the limit it stops: more than the limit, far less than the whole.
+  const cut = shownWireBytes(nul, 10);
+  assert(cut > 10 && cut <= 13, `${cut}`);
 });

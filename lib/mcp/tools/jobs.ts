@@ -16,7 +16,7 @@ import {
   statusPhrase,
 } from "../../ops/jobs/job_text.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
-import { endedBadly, readJobOutput } from "../../ops/jobs/job_output.ts";
+import { endedBadly, readJobOutput, tailReadBytes } from "../../ops/jobs/job_output.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -122,8 +122,11 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           case "read": {
             // Within the process-wide read budget, held until the reply is written: pipelined
             // 1 MiB reads wait their turn instead of piling up as queued replies. A reply holds
-            // its bytes about four times (buffer, text, JSON, the written frame).
-            const release = await env.services.reads.budget.take(tailBytes * REPLY_COPIES);
+            // its bytes about four times (buffer, text, JSON, the written frame); before that
+            // the raw log window is held twice (its bytes, then the decoded text) while cleaned.
+            const release = await env.services.reads.budget.take(
+              tailBytes * REPLY_COPIES + 2 * tailReadBytes(tailBytes),
+            );
             try {
               const result = await report(needId(action, id));
               holdUntilSent(env.options.replySent?.(ctx.mcpReq.id), ctx.mcpReq.signal, release);

@@ -13,7 +13,7 @@ import {
   renderCleanLines,
   statsOf,
 } from "../../core/terminal_text.ts";
-import { jsonStringBytes, showControls, tailForWire } from "../../core/wire_text.ts";
+import { showControls, shownWireBytes, tailForWire, utf8Bytes } from "../../core/wire_text.ts";
 import type { JobManager } from "./job_manager.ts";
 
 export interface JobOutput {
@@ -52,9 +52,17 @@ export function endedBadly(record: JobRecord): boolean {
   return isTerminal(record.status) && record.status !== "succeeded";
 }
 
-/** The wire bytes of a line as shown (control pictures), plus its newline. */
-function shownCost(text: string): number {
-  return jsonStringBytes(showControls(text).text) + 2;
+/**
+ * The wire bytes of a line as shown (control pictures), plus its newline; counted without
+ * building the shown string, and only until past `limit`.
+ */
+function shownCost(text: string, limit: number): number {
+  return shownWireBytes(text, limit) + 2;
+}
+
+/** Raw bytes of log read for a tail of `maxWireBytes` on the wire. */
+export function tailReadBytes(maxWireBytes: number): number {
+  return Math.min(TAIL_READ_MAX, Math.max(TAIL_READ_MIN, maxWireBytes * TAIL_READ_FACTOR));
 }
 
 /**
@@ -67,7 +75,7 @@ export async function readJobOutput(
   maxWireBytes: number,
   options: { failures?: boolean } = {},
 ): Promise<JobOutput> {
-  const want = Math.min(TAIL_READ_MAX, Math.max(TAIL_READ_MIN, maxWireBytes * TAIL_READ_FACTOR));
+  const want = tailReadBytes(maxWireBytes);
   const { record, tail } = await jobs.readTail(id, want);
   let raw = tail.text;
   let skipped = 0;
@@ -75,7 +83,7 @@ export async function readJobOutput(
     // The window starts mid-log, probably mid-line: that partial line counts as omitted.
     const nl = raw.indexOf("\n");
     if (nl !== -1 && nl < raw.length - 1) {
-      skipped = new TextEncoder().encode(raw.slice(0, nl + 1)).length;
+      skipped = utf8Bytes(raw.slice(0, nl + 1));
       raw = raw.slice(nl + 1);
     }
   }
@@ -85,7 +93,7 @@ export async function readJobOutput(
   let first = lines.length;
   while (first > 0) {
     const l = lines[first - 1]!;
-    const cost = shownCost(l.text) + (l.count > 1 ? 40 : 0);
+    const cost = shownCost(l.text, budget) + (l.count > 1 ? 40 : 0);
     if (cost > budget) break;
     budget -= cost;
     first--;
