@@ -5,7 +5,7 @@
 
 import { durationMs, isTerminal, type JobRecord } from "../../core/job_state.ts";
 import { maskedStatusNote } from "../../core/pipeline_note.ts";
-import { formatDuration, truncateText } from "../../core/progress_text.ts";
+import { formatDuration } from "../../core/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
 import { plural } from "../../core/plural.ts";
