@@ -1,18 +1,21 @@
 // Full garbage collections under memory pressure. Big reads (files, job logs) leave large strings
 // and buffers that V8 collects lazily: under load the heap grew to several times what was live
-// (10,000 views: 250+ MB resident for ~20 MB live). A forced collection is expensive (~150 ms
-// here, and the next calls run slower while code is optimized again), so it runs only when the
-// process is above PRESSURE_BYTES resident, at most every COLLECT_INTERVAL_MS, after the current
-// call, on a timer that never keeps the process alive. Needs no launch flag; a no-op where the
-// runtime refuses to expose gc.
+// (10,000 views: ~295 MB resident with no forced collection, ~27 MB live after one). What grows is
+// V8's heap and the buffers it holds, so the trigger is their size (heapTotal + external), not the
+// resident size: that stays ~100 MB above the heap after a collection (code, malloc arenas), so a
+// resident mark fired late. A forced collection costs ~20-30 ms, so it runs only above
+// PRESSURE_BYTES, at most every COLLECT_INTERVAL_MS, after the current call, on a timer that never
+// keeps the process alive. A lower mark (48 MB) kept 10,000 views under 150 MB but doubled the
+// latency of views of a 3.8 MB file (each crossed it); see BENCHMARKS.md. Needs no launch flag; a
+// no-op where the runtime refuses to expose gc.
 
 import v8 from "node:v8";
 import vm from "node:vm";
 
-/** Resident size above which big reads ask for a collection. */
-export const PRESSURE_BYTES = 128 * 1024 * 1024;
+/** V8 heap plus the buffers it holds (heapTotal + external) above which reads ask for a collection. */
+export const PRESSURE_BYTES = 56 * 1024 * 1024;
 /** At most one forced collection per this many milliseconds. */
-export const COLLECT_INTERVAL_MS = 500;
+export const COLLECT_INTERVAL_MS = 100;
 
 type Gc = () => unknown;
 let gc: Gc | null | undefined;
@@ -29,9 +32,11 @@ function findGc(): Gc | null {
   }
 }
 
-/** Asks for a full collection soon if the process is above the pressure mark (coalesced). */
+/** Asks for a full collection soon if the heap is above the pressure mark (coalesced). */
 export function requestCollection(): void {
-  if (pending || Deno.memoryUsage().rss < PRESSURE_BYTES) return;
+  if (pending) return;
+  const { heapTotal, external } = Deno.memoryUsage();
+  if (heapTotal + external < PRESSURE_BYTES) return;
   if (gc === undefined) gc = findGc();
   if (gc === null) return;
   pending = true;
