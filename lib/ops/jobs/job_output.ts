@@ -10,6 +10,7 @@ import {
   type CleanLine,
   type CleanStats,
   cleanTerminalText,
+  COLLAPSE_MIN_RUN,
   renderCleanLines,
   statsOf,
 } from "../../core/terminal_text.ts";
@@ -87,6 +88,53 @@ export async function readJobOutput(
       raw = raw.slice(nl + 1);
     }
   }
+  const shownTail = plainTail(raw, maxWireBytes) ?? cleanedTail(raw, maxWireBytes);
+  const { text, pictured, cutLine, shownRawBytes } = shownTail;
+  const omittedBytes = tail.omittedBytes + skipped + shownTail.omittedInWindow;
+  const output: JobOutput = {
+    record,
+    logBytes: tail.logBytes,
+    text,
+    pictured,
+    omittedBytes,
+    shownRawBytes,
+    cutLine,
+    stats: shownTail.stats,
+  };
+  const omittedLogBytes = Math.max(0, tail.logBytes - shownRawBytes);
+  if ((options.failures ?? endedBadly(record)) && omittedLogBytes > 0) {
+    const scanned = Math.min(omittedLogBytes, FAILURE_SCAN_BYTES);
+    const bytes = await jobs.readLog(id, 0, scanned);
+    let omittedText = new TextDecoder().decode(bytes);
+    if (scanned < omittedLogBytes) {
+      // Stop at the last whole line scanned.
+      omittedText = omittedText.slice(0, omittedText.lastIndexOf("\n") + 1);
+    }
+    const cleaned = cleanTerminalText(omittedText);
+    const digest = pickFailureExcerpts(cleaned.lines);
+    for (const e of digest.excerpts) output.stats = addStats(output.stats, statsOf(e.lines));
+    output.failures = {
+      ...digest,
+      scannedBytes: scanned,
+      omittedLogBytes,
+    };
+  }
+  return output;
+}
+
+/** The shown end of a raw window and what it stands for. */
+export interface ShownTail {
+  text: string;
+  pictured: number;
+  cutLine: boolean;
+  shownRawBytes: number;
+  /** Raw bytes of the window before the shown part. */
+  omittedInWindow: number;
+  stats: CleanStats;
+}
+
+/** The tail through the cleaner: one CleanLine per line of the window. */
+export function cleanedTail(raw: string, maxWireBytes: number): ShownTail {
   const { lines } = cleanTerminalText(raw);
   // Whole lines from the end while they fit; the notes for collapsed runs count too.
   let budget = maxWireBytes;
@@ -117,36 +165,71 @@ export async function readJobOutput(
     text = rendered.text;
     pictured = rendered.replaced;
   }
-  const omittedBytes = tail.omittedBytes + skipped +
+  const omittedInWindow =
     lines.slice(0, cutLine ? lines.length - 1 : first).reduce((n, l) => n + l.rawBytes, 0) +
     (cutLine ? lines[lines.length - 1]!.rawBytes - shownRawBytes : 0);
-  const output: JobOutput = {
-    record,
-    logBytes: tail.logBytes,
-    text,
-    pictured,
-    omittedBytes,
-    shownRawBytes,
-    cutLine,
-    stats: statsOf(shown),
-  };
-  const omittedLogBytes = Math.max(0, tail.logBytes - shownRawBytes);
-  if ((options.failures ?? endedBadly(record)) && omittedLogBytes > 0) {
-    const scanned = Math.min(omittedLogBytes, FAILURE_SCAN_BYTES);
-    const bytes = await jobs.readLog(id, 0, scanned);
-    let omittedText = new TextDecoder().decode(bytes);
-    if (scanned < omittedLogBytes) {
-      // Stop at the last whole line scanned.
-      omittedText = omittedText.slice(0, omittedText.lastIndexOf("\n") + 1);
-    }
-    const cleaned = cleanTerminalText(omittedText);
-    const digest = pickFailureExcerpts(cleaned.lines);
-    for (const e of digest.excerpts) output.stats = addStats(output.stats, statsOf(e.lines));
-    output.failures = {
-      ...digest,
-      scannedBytes: scanned,
-      omittedLogBytes,
-    };
+  return { text, pictured, cutLine, shownRawBytes, omittedInWindow, stats: statsOf(shown) };
+}
+
+/**
+ * The same tail for plain output (no ESC, no `\r`, no run of COLLAPSE_MIN_RUN identical lines),
+ * which cleans to itself: cut from the raw text with no object per line (a 1 MiB tail of `seq`
+ * output is 150,000 lines, and one object each cost ~90 MB of transient memory per call). Null
+ * when the output is not plain or no whole line fits (the cleaner handles those).
+ */
+export function plainTail(raw: string, maxWireBytes: number): ShownTail | null {
+  if (raw === "" || /[\x1b\x9b\r]/.test(raw) || hasRepeatRun(raw)) return null;
+  const body = raw.endsWith("\n") ? raw.length - 1 : raw.length;
+  // Whole lines from the end while they fit, each costing what cleanedTail charges it.
+  let budget = maxWireBytes;
+  let from = body + 1; // start of the shown part; past the body while nothing fits
+  let end = body;
+  while (true) {
+    const lineStart = end === 0 ? 0 : raw.lastIndexOf("\n", end - 1) + 1;
+    const cost = shownCost(raw.slice(lineStart, end), budget);
+    if (cost > budget) break;
+    budget -= cost;
+    from = lineStart;
+    if (lineStart === 0) break;
+    end = lineStart - 1;
   }
-  return output;
+  if (from > body) return null;
+  const shown = showControls(raw.slice(from, body));
+  const shownRawBytes = utf8Bytes(raw.slice(from));
+  return {
+    text: shown.text,
+    pictured: shown.replaced,
+    cutLine: false,
+    shownRawBytes,
+    omittedInWindow: utf8Bytes(raw) - shownRawBytes,
+    stats: { ansi: 0, redraws: 0, collapsed: 0 },
+  };
+}
+
+/** Whether some COLLAPSE_MIN_RUN consecutive lines are identical (compared without copying). */
+function hasRepeatRun(raw: string): boolean {
+  let prevStart = -1;
+  let prevEnd = -1;
+  let run = 1;
+  let lineStart = 0;
+  while (lineStart <= raw.length) {
+    let lineEnd = raw.indexOf("\n", lineStart);
+    if (lineEnd === -1) lineEnd = raw.length;
+    if (lineStart === raw.length) break;
+    const same = prevStart !== -1 && lineEnd - lineStart === prevEnd - prevStart &&
+      sameRange(raw, prevStart, lineStart, lineEnd - lineStart);
+    run = same ? run + 1 : 1;
+    if (run >= COLLAPSE_MIN_RUN) return true;
+    prevStart = lineStart;
+    prevEnd = lineEnd;
+    lineStart = lineEnd + 1;
+  }
+  return false;
+}
+
+function sameRange(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  }
+  return true;
 }

@@ -1,0 +1,43 @@
+// The plain-output fast path cuts a tail from the raw text with no object per line; it must show
+// exactly what the cleaner would, for any output it accepts.
+
+import fc from "fast-check";
+import { assertEquals } from "../../_assert.ts";
+import { cleanedTail, plainTail } from "../../../lib/ops/jobs/job_output.ts";
+
+const lineArb = fc.stringMatching(/^[a-c0-9 \t\x00é€]{0,12}$/);
+
+Deno.test("plainTail() shows what cleanedTail() shows, for plain output of any shape and budget", () => {
+  fc.assert(
+    fc.property(
+      fc.array(lineArb, { minLength: 1, maxLength: 40 }),
+      fc.boolean(),
+      fc.integer({ min: 1, max: 400 }),
+      (lines, finalNewline, budget) => {
+        const raw = lines.join("\n") + (finalNewline ? "\n" : "");
+        const fast = plainTail(raw, budget);
+        if (fast === null) return;
+        assertEquals(fast, cleanedTail(raw, budget));
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("plainTail() leaves ANSI, \\r redraws and repeated runs to the cleaner", () => {
+  assertEquals(plainTail("a\n\x1b[31mred\x1b[0m\n", 1000), null);
+  assertEquals(plainTail("10%\r50%\r100%\n", 1000), null);
+  assertEquals(plainTail("x\nsame\nsame\nsame\n", 1000), null);
+  // Two identical lines stay as they are (below the collapse threshold): still plain.
+  assertEquals(plainTail("same\nsame\nend\n", 1000)?.text, "same\nsame\nend");
+});
+
+Deno.test("plainTail() cuts a 200,000-line log to the budget with whole lines", () => {
+  let raw = "";
+  for (let i = 1; i <= 200_000; i++) raw += `${i}\n`;
+  const t = plainTail(raw, 1024)!;
+  assertEquals(t.text.endsWith("200000"), true);
+  assertEquals(t.text.split("\n")[0]!.length > 0, true);
+  assertEquals(t.omittedInWindow + t.shownRawBytes, raw.length);
+  assertEquals(t, cleanedTail(raw, 1024));
+});
