@@ -178,7 +178,8 @@ export function cleanedTail(raw: string, maxWireBytes: number): ShownTail {
  * when the output is not plain or no whole line fits (the cleaner handles those).
  */
 export function plainTail(raw: string, maxWireBytes: number): ShownTail | null {
-  if (raw === "" || /[\x1b\x9b\r]/.test(raw) || hasRepeatRun(raw)) return null;
+  if (raw === "" || hasRepeatRun(raw)) return null;
+  if (raw.includes("\x1b") || raw.includes("\x9b") || raw.includes("\r")) return null;
   const body = raw.endsWith("\n") ? raw.length - 1 : raw.length;
   // Whole lines from the end while they fit, each costing what cleanedTail charges it.
   let budget = maxWireBytes;
