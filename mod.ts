@@ -22,9 +22,14 @@ export {
   parseLineId,
   renderLine,
   staleIdError,
-} from "./lib/core/line_id.ts";
-export { decodeText, encodeDoc, type TextDoc, type TextEncoding } from "./lib/core/text_file.ts";
-export { judgeCommand, type PolicyVerdict } from "./lib/core/shell_policy.ts";
+} from "./lib/core/edit/line_id.ts";
+export {
+  decodeText,
+  encodeDoc,
+  type TextDoc,
+  type TextEncoding,
+} from "./lib/core/text/text_file.ts";
+export { judgeCommand, type PolicyVerdict } from "./lib/core/shell/policy/mod.ts";
 export type {
   DirEntry,
   EntryType,
@@ -34,7 +39,7 @@ export type {
 } from "./lib/ops/file_backend.ts";
 export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
 export { Confinement, type ConfinementOptions } from "./lib/ops/confinement.ts";
-export { type AllowedDir, isPathInside } from "./lib/core/confinement.ts";
+export { type AllowedDir, isPathInside } from "./lib/core/path/confinement.ts";
 export { createSession, type Session } from "./lib/ops/session.ts";
 export type { Services } from "./lib/ops/services.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
@@ -53,12 +58,12 @@ export { runShell } from "./lib/ops/shell.ts";
 export { JobManager, jobUri } from "./lib/ops/jobs/job_manager.ts";
 
 // Pure building blocks.
-export { planStrReplace } from "./lib/core/str_replace.ts";
-export { planLineEdits } from "./lib/core/edit_plan.ts";
-export { compileGlobs, GlobFilter } from "./lib/core/glob.ts";
-export { resolveSshHost } from "./lib/core/ssh_config.ts";
-export { checkHostKey, parseKnownHosts } from "./lib/core/known_hosts.ts";
-export { parseRemoteUrl, type RemoteTarget } from "./lib/core/remote_url.ts";
+export { planStrReplace } from "./lib/core/edit/str_replace/mod.ts";
+export { planLineEdits } from "./lib/core/edit/edit_plan.ts";
+export { compileGlobs, GlobFilter } from "./lib/core/search/glob.ts";
+export { resolveSshHost } from "./lib/core/ssh/ssh_config.ts";
+export { checkHostKey, parseKnownHosts } from "./lib/core/ssh/known_hosts.ts";
+export { parseRemoteUrl, type RemoteTarget } from "./lib/core/ssh/remote_url.ts";
 
 // Remote files.
 export { SshPool } from "./lib/backends/ssh/ssh_pool.ts";

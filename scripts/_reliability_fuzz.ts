@@ -4,7 +4,7 @@
 // scratch directory; shell only gets a fixed policy-safe command set.
 
 import fc from "fast-check";
-import { formatLineId } from "../lib/core/line_id.ts";
+import { formatLineId } from "../lib/core/edit/line_id.ts";
 
 export interface FuzzCall {
   tool: string;

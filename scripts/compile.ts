@@ -26,7 +26,7 @@ const RELEASE_HOST = "https://dl.deno.land";
 /**
  * V8 flags baked into the binaries: V8's linear-time regexp engine, and the switch to it when a
  * match backtracks too much. Regex search is linear without them (re2js); with them, more
- * patterns run on V8's faster engine (lib/core/linear_regex.ts). deno.json's tasks and the npm
+ * patterns run on V8's faster engine (lib/core/search/linear_regex.ts). deno.json's tasks and the npm
  * launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
  */
 export const V8_FLAGS =

@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { MemoryBackend } from "../lib/backends/memory/memory_backend.ts";
 import { AnchorError, formatError } from "../lib/core/errors.ts";
-import { formatLineId, hashLine } from "../lib/core/line_id.ts";
+import { formatLineId, hashLine } from "../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../lib/ops/edit/batch_edit.ts";
 import type { EditServices } from "../lib/ops/edit/commit.ts";
 import { FileLocks } from "../lib/ops/edit/file_locks.ts";

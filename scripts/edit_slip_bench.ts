@@ -1,4 +1,4 @@
-// False refusals of the repeated-context guard (lib/core/edit_slip.ts) on real edits: replays a
+// False refusals of the repeated-context guard (lib/core/edit/edit_slip.ts) on real edits: replays a
 // git repository's history as batch_edit operations (each -U0 hunk one replace or insert against
 // the file before the commit) and counts the hunks the guard would refuse. Every hunk in a
 // history was intended, so every refusal is a false one. Reports the chosen rule and, for
@@ -7,9 +7,9 @@
 //   deno run -A scripts/edit_slip_bench.ts [--repo DIR] [--max-commits 400] [--show 10]
 
 import { parseArgs } from "node:util";
-import type { EditOp } from "../lib/core/edit_ops.ts";
-import { findEditSlips } from "../lib/core/edit_slip.ts";
-import { hashLine } from "../lib/core/line_id.ts";
+import type { EditOp } from "../lib/core/edit/edit_ops.ts";
+import { findEditSlips } from "../lib/core/edit/edit_slip.ts";
+import { hashLine } from "../lib/core/edit/line_id.ts";
 
 const dec = new TextDecoder();
 

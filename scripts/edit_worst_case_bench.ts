@@ -8,15 +8,15 @@
 
 import { parseArgs } from "node:util";
 import { startServer, tempDir } from "../tests/_harness.ts";
-import { planStrReplace } from "../lib/core/str_replace.ts";
-import { renderEditDiff } from "../lib/core/edit_diff.ts";
-import { splicesBetween } from "../lib/core/edit_log.ts";
-import { planLineEdits } from "../lib/core/edit_plan.ts";
-import { parseEditOps } from "../lib/core/edit_ops.ts";
-import { hashHex, hashLine } from "../lib/core/line_id.ts";
+import { planStrReplace } from "../lib/core/edit/str_replace/mod.ts";
+import { renderEditDiff } from "../lib/core/edit/edit_diff.ts";
+import { splicesBetween } from "../lib/core/edit/edit_log.ts";
+import { planLineEdits } from "../lib/core/edit/edit_plan.ts";
+import { parseEditOps } from "../lib/core/edit/edit_ops.ts";
+import { hashHex, hashLine } from "../lib/core/edit/line_id.ts";
 import { AnchorError } from "../lib/core/errors.ts";
-import { linePrint } from "../lib/core/shown_lines.ts";
-import { splitLines, type TextDoc } from "../lib/core/text_file.ts";
+import { linePrint } from "../lib/core/edit/shown_lines.ts";
+import { splitLines, type TextDoc } from "../lib/core/text/text_file.ts";
 
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));

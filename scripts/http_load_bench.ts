@@ -7,7 +7,7 @@
 
 // deno-lint-ignore-file no-console
 
-import { startHttpServer } from "../tests/mcp/_http_harness.ts";
+import { startHttpServer } from "../tests/mcp/http/_http_harness.ts";
 
 const sessions = Number(Deno.args[0] ?? 32);
 const calls = Number(Deno.args[1] ?? 50);

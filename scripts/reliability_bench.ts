@@ -12,7 +12,7 @@
 
 import { parseArgs } from "node:util";
 import { Buffer } from "node:buffer";
-import { formatLineId } from "../lib/core/line_id.ts";
+import { formatLineId } from "../lib/core/edit/line_id.ts";
 import { startServer, type TestServer } from "../tests/_harness.ts";
 import {
   type Message,

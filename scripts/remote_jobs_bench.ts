@@ -8,7 +8,7 @@
 import { createLocalProcessRunner } from "../lib/backends/local/process_runner.ts";
 import { readPsTable } from "../lib/backends/platform/foreign_process_table.ts";
 import { JobManager, type RemotePlace } from "../lib/ops/jobs/job_manager.ts";
-import { createSshWorld } from "../tests/ssh/_sshd.ts";
+import { createSshWorld } from "../tests/backends/ssh/_sshd.ts";
 
 const runs = Number(Deno.args[0] ?? 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

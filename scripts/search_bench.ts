@@ -8,7 +8,7 @@
 import { createServices } from "../lib/compose.ts";
 import { createSession } from "../lib/ops/session.ts";
 import { runView } from "../lib/ops/view.ts";
-import * as searchPattern from "../lib/core/search_pattern.ts";
+import * as searchPattern from "../lib/core/search/search_pattern.ts";
 
 const tree = Deno.args[0] ?? "/tmp/anchorfs-bench-tree";
 const runs = Number(Deno.args[1] ?? 5);

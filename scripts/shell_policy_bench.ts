@@ -2,7 +2,7 @@
 // `bash -n` (bash only parsing the same line, spawned per line) measured in the same run.
 // Usage: deno run -A scripts/shell_policy_bench.ts [RUNS]. Not a test: prints a Markdown table.
 
-import { judgeCommand } from "../lib/core/shell_policy.ts";
+import { judgeCommand } from "../lib/core/shell/policy/mod.ts";
 
 const runs = Number(Deno.args[0] ?? 200);
 const enc = new TextEncoder();

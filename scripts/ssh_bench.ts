@@ -9,7 +9,7 @@ import type { SftpBackend } from "../lib/backends/ssh/sftp_backend.ts";
 import { Locations } from "../lib/ops/location.ts";
 import { createSession } from "../lib/ops/session.ts";
 import { runView } from "../lib/ops/view.ts";
-import { createSshWorld } from "../tests/ssh/_sshd.ts";
+import { createSshWorld } from "../tests/backends/ssh/_sshd.ts";
 
 const fileCount = Number(Deno.args[0] ?? 10_000);
 const runs = Number(Deno.args[1] ?? 5);

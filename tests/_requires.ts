@@ -28,7 +28,7 @@ export function missingReason(what: Requirement): string | undefined {
         : undefined;
     case "proc":
       return `needs Linux /proc (this is ${Deno.build.os}; the ps and Win32_Process tables are ` +
-        "tested in tests/core/process_table_text_test.ts)";
+        "tested in tests/core/jobs/process_table_text_test.ts)";
   }
 }
 

@@ -1,10 +1,10 @@
 // `anchorfs jobs`: list, tail, wait for and kill the shell jobs an MCP server started. Reads the
 // durable state dir, so it works from another terminal while the server runs.
 
-import { cliExitCodeFor, durationMs, isTerminal } from "../core/job_state.ts";
-import { formatDuration } from "../core/progress_text.ts";
+import { cliExitCodeFor, durationMs, isTerminal } from "../core/jobs/job_state.ts";
+import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
-import { describePlatform } from "../core/platform.ts";
+import { describePlatform } from "../core/platform/platform.ts";
 import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
   formatJobList,
@@ -16,7 +16,7 @@ import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { EXIT, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
-import { describeProcesses } from "../core/job_processes.ts";
+import { describeProcesses } from "../core/jobs/job_processes.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;

@@ -11,7 +11,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "@modelcontextprotocol/server";
 import { isAnchorError } from "../core/errors.ts";
-import { isTerminal } from "../core/job_state.ts";
+import { isTerminal } from "../core/jobs/job_state.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { jobUri } from "../ops/jobs/job_manager.ts";
 import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";

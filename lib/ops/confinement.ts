@@ -10,11 +10,11 @@ import {
   describeAllowed,
   fileUriPath,
   intersectAllowed,
-} from "../core/confinement.ts";
-import { baseName, joinPath, parentPath } from "../core/path_text.ts";
-import { hasRawBytes } from "../core/path_quote.ts";
+} from "../core/path/confinement.ts";
+import { baseName, joinPath, parentPath } from "../core/path/path_text.ts";
+import { hasRawBytes } from "../core/path/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
-import { formatRemoteUrl, type RemoteTarget } from "../core/remote_url.ts";
+import { formatRemoteUrl, type RemoteTarget } from "../core/ssh/remote_url.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
 export const ROOTS_WAIT_MS = 5_000;

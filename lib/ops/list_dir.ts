@@ -4,14 +4,14 @@
 // A path with a tab, newline, control character or bytes that are not UTF-8 is quoted
 // (core/path_quote.ts), so every row is one file and its path works in any tool.
 
-import { looksBinary } from "../core/text_file.ts";
-import { countLines, estimateTokens, textBytes } from "../core/token_estimate.ts";
+import { looksBinary } from "../core/text/text_file.ts";
+import { countLines, estimateTokens, textBytes } from "../core/text/token_estimate.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
-import { quotePath, quotePathAlways } from "../core/path_quote.ts";
+import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 export const LIST_MAX_ROWS = 1000;

@@ -3,14 +3,14 @@
 // vs remote; they get a Location and call its backend.
 
 import { AnchorError } from "../core/errors.ts";
-import { isAbsolutePath, joinPath } from "../core/path_text.ts";
-import { unquotePath } from "../core/path_quote.ts";
+import { isAbsolutePath, joinPath } from "../core/path/path_text.ts";
+import { unquotePath } from "../core/path/path_quote.ts";
 import {
   formatRemoteUrl,
   isRemoteUrl,
   parseRemoteUrl,
   type RemoteTarget,
-} from "../core/remote_url.ts";
+} from "../core/ssh/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
 
 /** Paths that name a job's output log rather than a file. */

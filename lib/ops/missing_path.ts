@@ -2,7 +2,7 @@
 // existing parent so the next call can list what is there.
 
 import { AnchorError } from "../core/errors.ts";
-import { parentPath } from "../core/path_text.ts";
+import { parentPath } from "../core/path/path_text.ts";
 import type { Location, Locations } from "./location.ts";
 
 export async function nearestExistingParent(location: Location): Promise<string | null> {

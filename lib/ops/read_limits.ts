@@ -5,7 +5,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { plural } from "../core/plural.ts";
-import { shellQuote } from "../core/shell_quote.ts";
+import { shellQuote } from "../core/shell/shell_quote.ts";
 import type { FileBackend, FileInfo } from "./file_backend.ts";
 
 /**

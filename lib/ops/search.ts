@@ -4,10 +4,10 @@
 // streamed in path order; output is capped with a notice saying how to narrow. File headers quote
 // odd names as listings do (core/path_quote.ts); directories the walk could not read are reported.
 
-import { formatLineId, hashLine, renderLine } from "../core/line_id.ts";
-import { linePrint } from "../core/shown_lines.ts";
-import type { ByteLiteral, SearchPattern } from "../core/search_pattern.ts";
-import { decodeLatin1, decodeText, looksBinary } from "../core/text_file.ts";
+import { formatLineId, hashLine, renderLine } from "../core/edit/line_id.ts";
+import { linePrint } from "../core/edit/shown_lines.ts";
+import type { ByteLiteral, SearchPattern } from "../core/search/search_pattern.ts";
+import { decodeLatin1, decodeText, looksBinary } from "../core/text/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
@@ -15,10 +15,10 @@ import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
-import { quotePath, quotePathAlways } from "../core/path_quote.ts";
+import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
 import { type ByteBudget, DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
-import { shellQuote } from "../core/shell_quote.ts";
+import { shellQuote } from "../core/shell/shell_quote.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;

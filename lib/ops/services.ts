@@ -8,7 +8,7 @@ import type { FileLocks } from "./edit/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./search.ts";
 import type { ReadLimits } from "./read_limits.ts";
-import type { ShellKind } from "../core/platform.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
 
 export interface Services {
   locations: Locations;

@@ -1,9 +1,9 @@
 // Per-session state: the working directory and what the agent was shown. One Session per MCP
 // connection (or per HTTP session later); process-wide services live in services.ts.
 
-import type { LoggedEdit } from "../core/edit_log.ts";
-import { ShownLines } from "../core/shown_lines.ts";
-import { ViewMemory } from "../core/view_memory.ts";
+import type { LoggedEdit } from "../core/edit/edit_log.ts";
+import { ShownLines } from "../core/edit/shown_lines.ts";
+import { ViewMemory } from "../core/edit/view_memory.ts";
 import type { Location } from "./location.ts";
 
 export interface Session {

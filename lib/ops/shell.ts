@@ -3,10 +3,10 @@
 // or hand back the still-running job. Never kills on a timeout, never starts a command twice.
 
 import { AnchorError } from "../core/errors.ts";
-import type { JobRecord } from "../core/job_state.ts";
-import { maskedStatusNote } from "../core/pipeline_note.ts";
-import { formatDuration, formatProgress } from "../core/progress_text.ts";
-import type { ShellKind } from "../core/platform.ts";
+import type { JobRecord } from "../core/jobs/job_state.ts";
+import { maskedStatusNote } from "../core/shell/pipeline_note.ts";
+import { formatDuration, formatProgress } from "../core/jobs/progress_text.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import { endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import {
@@ -51,7 +51,7 @@ export async function runShell(
     });
   }
   // The policy tables load on the first shell call, not at server start (start-up time).
-  const { judgeCommand } = await import("../core/shell_policy.ts");
+  const { judgeCommand } = await import("../core/shell/policy/mod.ts");
   const verdict = judgeCommand(command, deps.shell);
   if (!verdict.allowed) {
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });

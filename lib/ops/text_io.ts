@@ -1,9 +1,9 @@
 // Reading a file as text for view and every edit: resolve, stat, refuse directories, FIFOs and
 // devices, binary files (from their first bytes) and files above the size limit with a reason,
-// then decode with lib/core/text_file.ts inside the process-wide read budget.
+// then decode with lib/core/text/text_file.ts inside the process-wide read budget.
 
 import { AnchorError } from "../core/errors.ts";
-import { decodeText, looksBinary, type TextDoc } from "../core/text_file.ts";
+import { decodeText, looksBinary, type TextDoc } from "../core/text/text_file.ts";
 import type { FileInfo } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";

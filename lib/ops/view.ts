@@ -3,9 +3,9 @@
 // exactly the text returned here.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import { compileGlobs, type GlobFilter } from "../core/glob.ts";
-import { compileSearchPattern } from "../core/search_pattern.ts";
-import { splitPathList } from "../core/path_quote.ts";
+import { compileGlobs, type GlobFilter } from "../core/search/glob.ts";
+import { compileSearchPattern } from "../core/search/search_pattern.ts";
+import { splitPathList } from "../core/path/path_quote.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";

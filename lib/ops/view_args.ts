@@ -2,8 +2,8 @@
 // and booleans as "true"; each bad value gets an error naming the argument and a corrected call.
 
 import { AnchorError } from "../core/errors.ts";
-import { isLineIdLike, type LineId, parseLineId } from "../core/line_id.ts";
-import { relativeTo } from "../core/path_text.ts";
+import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";
+import { relativeTo } from "../core/path/path_text.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
 

@@ -10,17 +10,17 @@ import {
   hashLine,
   type LineId,
   renderLine,
-} from "../core/line_id.ts";
-import { renderEditDiff } from "../core/edit_diff.ts";
-import { describeEncoding, type TextDoc } from "../core/text_file.ts";
+} from "../core/edit/line_id.ts";
+import { renderEditDiff } from "../core/edit/edit_diff.ts";
+import { describeEncoding, type TextDoc } from "../core/text/text_file.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
-import { linePrint } from "../core/shown_lines.ts";
+import { linePrint } from "../core/edit/shown_lines.ts";
 import { readTextFile } from "./text_io.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
-import { quotePath } from "../core/path_quote.ts";
+import { quotePath } from "../core/path/path_quote.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;

@@ -3,10 +3,10 @@
 // path order and never holds file contents. High-latency backends with `listTree` are listed in
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
 
-import { GlobFilter } from "../core/glob.ts";
-import { IgnoreChain } from "../core/ignore_rules.ts";
-import { parentPath } from "../core/path_text.ts";
-import { isWriteTempName } from "../core/write_temp_name.ts";
+import { GlobFilter } from "../core/search/glob.ts";
+import { IgnoreChain } from "../core/search/ignore_rules.ts";
+import { parentPath } from "../core/path/path_text.ts";
+import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
 import { fileTooLargeToRead, readHead } from "./read_limits.ts";

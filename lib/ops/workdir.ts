@@ -2,7 +2,7 @@
 // against it, on whichever machine it is (a remote cwd makes relative paths remote).
 
 import { AnchorError } from "../core/errors.ts";
-import { quotePath } from "../core/path_quote.ts";
+import { quotePath } from "../core/path/path_quote.ts";
 import type { Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import type { Session } from "./session.ts";

@@ -5,7 +5,7 @@ import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
 
 interface SourceFile {
-  path: string; // relative to the repo, e.g. lib/core/line_id.ts
+  path: string; // relative to the repo, e.g. lib/core/edit/line_id.ts
   imports: string[]; // resolved repo-relative paths for relative imports, bare specifiers as written
   text: string;
 }

@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
-import { formatLineId } from "../../lib/core/line_id.ts";
+import { formatLineId } from "../../lib/core/edit/line_id.ts";
 import { matchFinalNewlines } from "../../lib/cli/edit.ts";
 
 Deno.test("anchorfs edit --old/--new replaces text and prints the diff with fresh ids", async () => {

@@ -5,8 +5,8 @@
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
-import { startAuthProxy } from "../mcp/_auth_proxy.ts";
-import { startHttpServer, TOKEN_A } from "../mcp/_http_harness.ts";
+import { startAuthProxy } from "../mcp/http/_auth_proxy.ts";
+import { startHttpServer, TOKEN_A } from "../mcp/http/_http_harness.ts";
 
 const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const BASELINE = `${REPO_ROOT}/tests/conformance/expected_failures.yml`;

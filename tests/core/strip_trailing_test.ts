@@ -3,9 +3,9 @@
 
 import fc from "fast-check";
 import { assertEquals } from "../_assert.ts";
-import { stripTrailing } from "../../lib/core/path_text.ts";
-import { baseName } from "../../lib/core/shell_policy/invocation.ts";
-import { parseIgnoreFile } from "../../lib/core/ignore_rules.ts";
+import { stripTrailing } from "../../lib/core/path/path_text.ts";
+import { baseName } from "../../lib/core/shell/policy/invocation.ts";
+import { parseIgnoreFile } from "../../lib/core/search/ignore_rules.ts";
 
 Deno.test("stripTrailing() answers what /\\/+$/ answered, for any text of slashes and letters", () => {
   fc.assert(

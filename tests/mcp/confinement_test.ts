@@ -10,7 +10,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { formatLineId } from "../../lib/core/line_id.ts";
+import { formatLineId } from "../../lib/core/edit/line_id.ts";
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio";
@@ -25,7 +25,7 @@ import {
   tempDir,
   writeTree,
 } from "../_harness.ts";
-import { createSshWorld } from "../ssh/_sshd.ts";
+import { createSshWorld } from "../backends/ssh/_sshd.ts";
 
 const REFUSED = "is outside the directories this server may use";
 

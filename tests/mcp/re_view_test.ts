@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
-import { renderLine } from "../../lib/core/line_id.ts";
+import { renderLine } from "../../lib/core/edit/line_id.ts";
 
 const lines = Array.from({ length: 60 }, (_, i) => `const v${i} = ${i};`);
 

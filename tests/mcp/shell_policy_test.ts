@@ -4,7 +4,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
-import { judgeCommand } from "../../lib/core/shell_policy.ts";
+import { judgeCommand } from "../../lib/core/shell/policy/mod.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir, writeTree } from "../_harness.ts";
-import { hashLine, renderLine } from "../../lib/core/line_id.ts";
+import { hashLine, renderLine } from "../../lib/core/edit/line_id.ts";
 
 const id = (n: number, content: string) =>
   `${n}:${hashLine(content).toString(16).padStart(2, "0")}`;

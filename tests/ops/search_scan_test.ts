@@ -5,7 +5,7 @@ import { ParallelScanner } from "../../lib/backends/local/parallel_scan.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { runView, type ViewArgs } from "../../lib/ops/view.ts";
-import { compileSearchPattern } from "../../lib/core/search_pattern.ts";
+import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { matchFile } from "../../lib/ops/search.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 

@@ -2,7 +2,7 @@
 // leaves no litter beyond the next write in that folder. Never touches a live writer's file.
 
 import process from "node:process";
-import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/write_temp_name.ts";
+import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/path/write_temp_name.ts";
 
 /** Whether process `pid` runs on this machine (a zombie counts as dead). */
 export function isProcessAlive(pid: number): boolean {

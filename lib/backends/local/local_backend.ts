@@ -11,10 +11,10 @@ import type {
   SpecialKind,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
+import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
 import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
-import { writeTempName } from "../../core/write_temp_name.ts";
-import { hasRawBytes } from "../../core/path_quote.ts";
+import { writeTempName } from "../../core/path/write_temp_name.ts";
+import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";

@@ -4,7 +4,7 @@
 // results are identical to the in-process engine. Workers start on first use from inline code
 // (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
 
-import { type ByteLiteral, containsLiteral } from "../../core/search_pattern.ts";
+import { type ByteLiteral, containsLiteral } from "../../core/search/search_pattern.ts";
 import type { ContentScanner, ScanResult } from "../../ops/search.ts";
 
 // Runs inside each worker: the same containsLiteral and scanFile the main thread uses (their

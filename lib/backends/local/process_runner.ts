@@ -1,15 +1,15 @@
-// Runs job commands on this machine with the shell the platform layer chooses (lib/core/platform.ts:
+// Runs job commands on this machine with the shell the platform layer chooses (lib/core/platform/platform.ts:
 // `bash -c` in its own process group on Linux/macOS, `cmd.exe /d /s /c` on Windows, `--shell`),
 // stdin closed, stdout+stderr written by the child straight into the log file (no bytes pass
 // through this process), and kills whole trees. Also the probes that prove a pid is ours: the
 // process table with each process's job cookie (/proc here; `ps` on macOS, Win32_Process on
-// Windows, see ../platform/foreign_process_table.ts), judged by lib/core/job_processes.ts.
+// Windows, see ../platform/foreign_process_table.ts), judged by lib/core/jobs/job_processes.ts.
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import process from "node:process";
 import type { ProcessRunner } from "../../ops/jobs/job_manager.ts";
-import { cookieValue, JOB_COOKIE_VAR, type ProcessInfo } from "../../core/job_processes.ts";
+import { cookieValue, JOB_COOKIE_VAR, type ProcessInfo } from "../../core/jobs/job_processes.ts";
 import {
   killPlan,
   maxInlineCommandBytes,
@@ -17,7 +17,7 @@ import {
   scriptExtension,
   type ShellChoice,
   shellInvocation,
-} from "../../core/platform.ts";
+} from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 import {
   killWindowsTree,

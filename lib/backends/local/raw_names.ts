@@ -4,7 +4,7 @@
 // name is a string whose odd bytes are U+DC80..U+DCFF (core/path_quote.ts), and Deno reaches an
 // opened file through its /proc/self/fd/N alias. Used only for those names; null elsewhere.
 
-import { decodeNameBytes, encodeNameBytes } from "../../core/path_quote.ts";
+import { decodeNameBytes, encodeNameBytes } from "../../core/path/path_quote.ts";
 import type { DirEntry, EntryType } from "../../ops/file_backend.ts";
 
 const SYMBOLS = {

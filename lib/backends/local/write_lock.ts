@@ -2,7 +2,7 @@
 // per-user lock folder (never next to the target: no litter in the user's project). The target
 // itself cannot carry the lock: every write renames a new inode over it.
 
-import { baseName, parentPath } from "../../core/path_text.ts";
+import { baseName, parentPath } from "../../core/path/path_text.ts";
 import { lockTimeout } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 

@@ -4,7 +4,7 @@
 import { fileChanged, matchesExpected, notFound } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { DirEntry, FileBackend, FileInfo, WriteOptions } from "../../ops/file_backend.ts";
-import { joinPath, parentPath } from "../../core/path_text.ts";
+import { joinPath, parentPath } from "../../core/path/path_text.ts";
 
 interface MemFile {
   data: Uint8Array;

@@ -1,8 +1,8 @@
 // Process tables where there is no /proc: macOS (`ps`) and Windows (Win32_Process through
-// PowerShell, else wmic), parsed by lib/core/process_table_text.ts. Also the Windows tree kill
+// PowerShell, else wmic), parsed by lib/core/jobs/process_table_text.ts. Also the Windows tree kill
 // (`taskkill /T /F`). Synchronous, like the /proc reader: the reaper reads tables in tight rounds.
 
-import type { ProcessInfo } from "../../core/job_processes.ts";
+import type { ProcessInfo } from "../../core/jobs/job_processes.ts";
 import {
   parsePsEnvironment,
   parsePsTable,
@@ -12,7 +12,7 @@ import {
   PS_TABLE_ARGS,
   WINDOWS_TABLE_SCRIPT,
   WMIC_TABLE_ARGS,
-} from "../../core/process_table_text.ts";
+} from "../../core/jobs/process_table_text.ts";
 
 function runSync(program: string, args: string[]): string | undefined {
   try {

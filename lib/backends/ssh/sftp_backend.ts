@@ -5,7 +5,7 @@
 import { Buffer } from "node:buffer";
 import type { Attributes, SFTPWrapper, Stats } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { baseName, joinPath, parentPath } from "../../core/path_text.ts";
+import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
 import type {
   DirEntry,
   EntryType,
@@ -19,7 +19,11 @@ import type {
 } from "../../ops/file_backend.ts";
 import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import { concatBytes } from "./concat_bytes.ts";
-import { isWriteTempName, TEMP_MAX_AGE_MS, writeTempName } from "../../core/write_temp_name.ts";
+import {
+  isWriteTempName,
+  TEMP_MAX_AGE_MS,
+  writeTempName,
+} from "../../core/path/write_temp_name.ts";
 import { RemoteWriteLocks } from "./remote_write_lock.ts";
 import { assertRegularFile, ByteBudget, fileTooLargeToRead } from "../../ops/read_limits.ts";
 import type { RemoteHelper } from "./remote_helper.ts";

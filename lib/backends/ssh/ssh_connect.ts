@@ -10,8 +10,8 @@ import type {
   ParsedKey,
 } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { defaultIdentityFiles, type ResolvedHost } from "../../core/ssh_config.ts";
-import { sshLocations, WINDOWS_SSH_AGENT_PIPE } from "../../core/platform.ts";
+import { defaultIdentityFiles, type ResolvedHost } from "../../core/ssh/ssh_config.ts";
+import { sshLocations, WINDOWS_SSH_AGENT_PIPE } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 import {
   checkHostKey,
@@ -22,8 +22,8 @@ import {
   knownHostName,
   knownKeyTypes,
   parseKnownHosts,
-} from "../../core/known_hosts.ts";
-import { parentPath } from "../../core/path_text.ts";
+} from "../../core/ssh/known_hosts.ts";
+import { parentPath } from "../../core/path/path_text.ts";
 
 type Ssh2 = typeof import("./ssh2_types.d.ts");
 let ssh2Loaded: Promise<Ssh2> | undefined;
@@ -83,7 +83,7 @@ async function exists(path: string): Promise<boolean> {
 
 async function planAuth(host: ResolvedHost, options: ConnectOptions): Promise<AuthPlan> {
   const plan: AuthPlan = { methods: [], labels: [], encrypted: [], unreadable: [] };
-  // SSH_AUTH_SOCK, or on Windows the OpenSSH agent's named pipe (lib/core/platform.ts).
+  // SSH_AUTH_SOCK, or on Windows the OpenSSH agent's named pipe (lib/core/platform/platform.ts).
   const agentPath = host.agent.kind === "socket"
     ? host.agent.path
     : host.agent.kind === "env"

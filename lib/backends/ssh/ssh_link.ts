@@ -4,7 +4,7 @@
 
 import type { Client as SshClient, ClientChannel, SFTPWrapper } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
-import type { ResolvedHost } from "../../core/ssh_config.ts";
+import type { ResolvedHost } from "../../core/ssh/ssh_config.ts";
 import { type ConnectOptions, describeHost, openConnection } from "./ssh_connect.ts";
 import { helperCommand, RemoteHelper } from "./remote_helper.ts";
 import { concatBytes } from "./concat_bytes.ts";

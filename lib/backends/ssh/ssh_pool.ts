@@ -3,8 +3,8 @@
 // shared by every session of the process. closeServices closes the pool.
 
 import { userInfo } from "node:os";
-import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/remote_url.ts";
-import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh_config.ts";
+import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
+import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
 import type { FileBackend } from "../../ops/file_backend.ts";
 import type { RemoteOpener } from "../../ops/location.ts";
 import { SftpBackend } from "./sftp_backend.ts";

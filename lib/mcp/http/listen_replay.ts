@@ -3,7 +3,7 @@
 // wait forever. This watches a listen response's SSE stream for the acknowledgement and appends a
 // stamped `resources/updated` for each named job that has ended (as the stdio transport does).
 
-import { isTerminal } from "../../core/job_state.ts";
+import { isTerminal } from "../../core/jobs/job_state.ts";
 import type { JobManager } from "../../ops/jobs/job_manager.ts";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 

@@ -5,9 +5,9 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { durationMs } from "../../core/job_state.ts";
-import { describeProcesses } from "../../core/job_processes.ts";
-import { formatDuration, formatProgress } from "../../core/progress_text.ts";
+import { durationMs } from "../../core/jobs/job_state.ts";
+import { describeProcesses } from "../../core/jobs/job_processes.ts";
+import { formatDuration, formatProgress } from "../../core/jobs/progress_text.ts";
 import {
   formatJobList,
   formatJobReport,

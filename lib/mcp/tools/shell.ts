@@ -10,7 +10,7 @@ import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
-import type { ShellKind } from "../../core/platform.ts";
+import type { ShellKind } from "../../core/platform/platform.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
 /**

@@ -2,16 +2,16 @@
 // viewed, verified first (every id, and every line of a replaced range against what was shown),
 // then written at once: all or nothing.
 
-import { type EditOp, parseEditOps } from "../../core/edit_ops.ts";
-import { planLineEdits } from "../../core/edit_plan.ts";
-import { editSlipError, findEditSlips } from "../../core/edit_slip.ts";
-import { describeShifts, remapThroughLog, splicesBetween } from "../../core/edit_log.ts";
-import { hashLine } from "../../core/line_id.ts";
-import { linePrint } from "../../core/shown_lines.ts";
-import type { ShownMemory } from "../../core/edit_plan.ts";
+import { type EditOp, parseEditOps } from "../../core/edit/edit_ops.ts";
+import { planLineEdits } from "../../core/edit/edit_plan.ts";
+import { editSlipError, findEditSlips } from "../../core/edit/edit_slip.ts";
+import { describeShifts, remapThroughLog, splicesBetween } from "../../core/edit/edit_log.ts";
+import { hashLine } from "../../core/edit/line_id.ts";
+import { linePrint } from "../../core/edit/shown_lines.ts";
+import type { ShownMemory } from "../../core/edit/edit_plan.ts";
 import { fileKey, ownEditLog } from "../session.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { sameDoc } from "../../core/splice_lines.ts";
+import { sameDoc } from "../../core/edit/splice_lines.ts";
 import type { Session } from "../session.ts";
 import {
   bytesPrint,

@@ -3,20 +3,25 @@
 // record, the result diff with fresh ids, and updating what the agent was shown.
 
 import { AnchorError } from "../../core/errors.ts";
-import type { ShownMemory } from "../../core/edit_plan.ts";
-import { renderEditDiff, type ShownLine } from "../../core/edit_diff.ts";
-import { renderLine } from "../../core/line_id.ts";
-import { decodeText, describeEncoding, encodeDoc, type TextDoc } from "../../core/text_file.ts";
+import type { ShownMemory } from "../../core/edit/edit_plan.ts";
+import { renderEditDiff, type ShownLine } from "../../core/edit/edit_diff.ts";
+import { renderLine } from "../../core/edit/line_id.ts";
+import {
+  decodeText,
+  describeEncoding,
+  encodeDoc,
+  type TextDoc,
+} from "../../core/text/text_file.ts";
 import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
-import { splicesBetween } from "../../core/edit_log.ts";
+import { splicesBetween } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
-import { needsQuoting, quotePath, quotePathAlways } from "../../core/path_quote.ts";
-import { isAbsolutePath, joinPath, parentPath } from "../../core/path_text.ts";
+import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
+import { isAbsolutePath, joinPath, parentPath } from "../../core/path/path_text.ts";
 import { resolveReal } from "../confinement.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */

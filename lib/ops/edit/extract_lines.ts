@@ -2,12 +2,12 @@
 // position. The two files may live on different backends (local and ssh://): each Location
 // carries its own backend, so nothing here knows where a file is.
 
-import { type Anchor, parseAnchor } from "../../core/edit_ops.ts";
-import { planLineEdits } from "../../core/edit_plan.ts";
+import { type Anchor, parseAnchor } from "../../core/edit/edit_ops.ts";
+import { planLineEdits } from "../../core/edit/edit_plan.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { checkLineId, type LineId, parseLineId, staleIdError } from "../../core/line_id.ts";
-import { parentPath } from "../../core/path_text.ts";
-import type { TextDoc } from "../../core/text_file.ts";
+import { checkLineId, type LineId, parseLineId, staleIdError } from "../../core/edit/line_id.ts";
+import { parentPath } from "../../core/path/path_text.ts";
+import type { TextDoc } from "../../core/text/text_file.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import {

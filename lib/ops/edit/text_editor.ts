@@ -1,13 +1,13 @@
 // The text_editor commands: create (never overwrites), str_replace (the matching ladder of
-// lib/core/str_replace.ts), delete (recoverable) and undo_edit. All I/O goes through the file's
+// lib/core/edit/str_replace/mod.ts), delete (recoverable) and undo_edit. All I/O goes through the file's
 // backend, so the same code edits local and ssh:// files.
 
 import { AnchorError } from "../../core/errors.ts";
-import { renderEditDiff, renderFileHead } from "../../core/edit_diff.ts";
-import { planStrReplace } from "../../core/str_replace.ts";
-import { parentPath } from "../../core/path_text.ts";
-import { splitLines, type TextDoc } from "../../core/text_file.ts";
-import { encodeDoc } from "../../core/text_file.ts";
+import { renderEditDiff, renderFileHead } from "../../core/edit/edit_diff.ts";
+import { planStrReplace } from "../../core/edit/str_replace/mod.ts";
+import { parentPath } from "../../core/path/path_text.ts";
+import { splitLines, type TextDoc } from "../../core/text/text_file.ts";
+import { encodeDoc } from "../../core/text/text_file.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile } from "../text_io.ts";
 import {
@@ -25,9 +25,9 @@ import {
 import { editExistingFile } from "./edit_existing_file.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
-import { quotePath } from "../../core/path_quote.ts";
+import { quotePath } from "../../core/path/path_quote.ts";
 import { assertRegularFile, assertWithinLimit, createReadLimits } from "../read_limits.ts";
-import { shellQuote } from "../../core/shell_quote.ts";
+import { shellQuote } from "../../core/shell/shell_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 

@@ -2,7 +2,7 @@
 // for the life of the process. Bounded: `levels` entries per file (at least 10) and a total byte
 // budget; when over budget the oldest entries beyond the first 10 levels of each file go first.
 
-import { fnv1a32 } from "../../core/line_id.ts";
+import { fnv1a32 } from "../../core/edit/line_id.ts";
 
 export interface UndoEntry {
   /** What the edit was ("str_replace", "batch_edit", "create", "delete", ...), for messages. */

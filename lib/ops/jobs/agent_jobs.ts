@@ -3,9 +3,9 @@
 // one server; none of them may see (or end) another's jobs.
 
 import { AnchorError, isAnchorError } from "../../core/errors.ts";
-import { formatDuration, truncateText } from "../../core/progress_text.ts";
-import { isTerminal } from "../../core/job_state.ts";
-import type { JobRecord } from "../../core/job_state.ts";
+import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
+import { isTerminal } from "../../core/jobs/job_state.ts";
+import type { JobRecord } from "../../core/jobs/job_state.ts";
 import {
   DuplicateJobError,
   type JobEvent,

@@ -5,7 +5,7 @@
 
 import { AnchorError } from "../../core/errors.ts";
 import { plural } from "../../core/plural.ts";
-import { cleanLogForViewing } from "../../core/terminal_text.ts";
+import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
 import type { JobManager } from "./job_manager.ts";
 

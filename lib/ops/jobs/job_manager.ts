@@ -6,14 +6,14 @@
 // process runner is passed in.
 
 import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
-import { commandKey } from "../../core/command_key.ts";
+import { commandKey } from "../../core/jobs/command_key.ts";
 import {
   cookiesInTable,
   describeProcesses,
   jobCookie,
   type JobProcessTarget,
   type ProcessInfo,
-} from "../../core/job_processes.ts";
+} from "../../core/jobs/job_processes.ts";
 import {
   finishRecord,
   isTerminal,
@@ -21,8 +21,8 @@ import {
   type JobRecord,
   loseRecord,
   startRecord,
-} from "../../core/job_state.ts";
-import { formatDuration, truncateText } from "../../core/progress_text.ts";
+} from "../../core/jobs/job_state.ts";
+import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { LogCap } from "./log_cap.ts";
 import { isJobId, JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";

@@ -1,10 +1,10 @@
 // What of a job's output a result shows: the cleaned tail (ANSI, `\r` redraws and repeated lines
-// reduced; lib/core/terminal_text.ts), fitted to a budget of bytes on the wire, and for a job that
+// reduced; lib/core/text/terminal_text.ts), fitted to a budget of bytes on the wire, and for a job that
 // did not succeed, the failure-looking lines of the part the tail leaves out. Reads the raw log
 // through the JobManager; formatting is in job_text.ts.
 
-import { type FailureDigest, pickFailureExcerpts } from "../../core/failure_lines.ts";
-import { isTerminal, type JobRecord } from "../../core/job_state.ts";
+import { type FailureDigest, pickFailureExcerpts } from "../../core/jobs/failure_lines.ts";
+import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   addStats,
   type CleanLine,
@@ -13,8 +13,8 @@ import {
   COLLAPSE_MIN_RUN,
   renderCleanLines,
   statsOf,
-} from "../../core/terminal_text.ts";
-import { showControls, shownWireBytes, tailForWire, utf8Bytes } from "../../core/wire_text.ts";
+} from "../../core/text/terminal_text.ts";
+import { showControls, shownWireBytes, tailForWire, utf8Bytes } from "../../core/text/wire_text.ts";
 import type { JobManager } from "./job_manager.ts";
 
 export interface JobOutput {

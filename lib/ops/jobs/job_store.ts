@@ -4,12 +4,12 @@
 
 import { join } from "node:path";
 import { AnchorError } from "../../core/errors.ts";
-import type { JobRecord } from "../../core/job_state.ts";
+import type { JobRecord } from "../../core/jobs/job_state.ts";
 import {
   defaultStateDir as platformStateDir,
   describePlatform,
   type PlatformDescription,
-} from "../../core/platform.ts";
+} from "../../core/platform/platform.ts";
 
 export interface JobPaths {
   dir: string;
@@ -29,7 +29,7 @@ export interface TailRead {
 }
 
 /**
- * `$ANCHORFS_STATE_DIR`, else the platform's place (lib/core/platform.ts): Linux
+ * `$ANCHORFS_STATE_DIR`, else the platform's place (lib/core/platform/platform.ts): Linux
  * `$XDG_STATE_HOME/anchorfs` or `~/.local/state/anchorfs`, macOS
  * `~/Library/Application Support/anchorfs`, Windows `%LOCALAPPDATA%\anchorfs`.
  */

@@ -3,16 +3,20 @@
 // resources and `anchorfs jobs`. Tails are capped by their size on the wire (JSON-escaped UTF-8)
 // and show control bytes as visible symbols, so NUL- or ESC-flooded output stays within its cap.
 
-import { durationMs, isTerminal, type JobRecord } from "../../core/job_state.ts";
-import { maskedStatusNote } from "../../core/pipeline_note.ts";
-import { formatDuration } from "../../core/progress_text.ts";
+import { durationMs, isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
+import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
+import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri } from "./job_manager.ts";
 import { plural } from "../../core/plural.ts";
-import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/wire_text.ts";
-import { cleanTerminalText, describeCleaning, renderCleanLines } from "../../core/terminal_text.ts";
+import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/text/wire_text.ts";
+import {
+  cleanTerminalText,
+  describeCleaning,
+  renderCleanLines,
+} from "../../core/text/terminal_text.ts";
 import type { JobOutput } from "./job_output.ts";
-import { displayCommand } from "../../core/command_display.ts";
+import { displayCommand } from "../../core/jobs/command_display.ts";
 
 /** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
 export const DEFAULT_TAIL_BYTES = 4 * 1024;

@@ -1,12 +1,12 @@
 // Ends every process of a job, found by its cookie, its session/group and its descendants
-// (lib/core/job_processes.ts decides), including the ones that fork while being killed. Needs
+// (lib/core/jobs/job_processes.ts decides), including the ones that fork while being killed. Needs
 // only a process table and a signal sender; it never signals a process it cannot prove is ours.
 
 import {
   type JobProcessTarget,
   type ProcessInfo,
   selectJobProcesses,
-} from "../../core/job_processes.ts";
+} from "../../core/jobs/job_processes.ts";
 
 /** What the reaper needs from the machine (the local process runner supplies it). */
 export interface ProcessControl {

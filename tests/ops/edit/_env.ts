@@ -8,8 +8,8 @@ import { createSession, fileKey, type Session } from "../../../lib/ops/session.t
 import type { EditServices } from "../../../lib/ops/edit/commit.ts";
 import { FileLocks } from "../../../lib/ops/edit/file_locks.ts";
 import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
-import { hashLine } from "../../../lib/core/line_id.ts";
-import { linePrint } from "../../../lib/core/shown_lines.ts";
+import { hashLine } from "../../../lib/core/edit/line_id.ts";
+import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
 
 /** A MemoryBackend answering for an ssh:// host (its own id keeps file keys apart). */
 function asRemote(mem: MemoryBackend): FileBackend {

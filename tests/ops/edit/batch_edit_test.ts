@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
-import { formatLineId, hashLine } from "../../../lib/core/line_id.ts";
+import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
 import { editEnv, idIn } from "./_env.ts";

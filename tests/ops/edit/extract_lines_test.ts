@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
-import { formatLineId } from "../../../lib/core/line_id.ts";
+import { formatLineId } from "../../../lib/core/edit/line_id.ts";
 import { runExtractLines } from "../../../lib/ops/edit/extract_lines.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
 import { editEnv } from "./_env.ts";

@@ -4,7 +4,7 @@
 
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
-import { formatLineId, hashLine } from "../../../lib/core/line_id.ts";
+import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
 import { runView } from "../../../lib/ops/view.ts";
 import { editEnv } from "./_env.ts";

@@ -7,7 +7,7 @@ import * as runner from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { JobStore } from "../../../lib/ops/jobs/job_store.ts";
 import { LogCap } from "../../../lib/ops/jobs/log_cap.ts";
-import type { JobRecord } from "../../../lib/core/job_state.ts";
+import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 
 const localRunner = runner.localProcessRunner;
 

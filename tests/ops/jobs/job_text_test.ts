@@ -7,7 +7,7 @@ import {
   statusPhrase,
 } from "../../../lib/ops/jobs/job_text.ts";
 import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
-import type { JobRecord } from "../../../lib/core/job_state.ts";
+import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
   // "…19739\n19740\n" read from the middle: "9" is the end of "19739", not output of its own.

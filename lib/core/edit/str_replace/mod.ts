@@ -1,0 +1,113 @@
+// The str_replace matching ladder, in LF space: exact, escaped-literal recovery, whitespace-
+// normalized with re-indentation, both of the last two together, then diagnostics (one file per rung in str_replace/). Only a
+// unique match is applied (or every exact one with replace_all); else it fails, writing nothing.
+
+import { AnchorError } from "../../errors.ts";
+import { sameDoc } from "../splice_lines.ts";
+import type { TextDoc } from "../../text/text_file.ts";
+import { looksDoubleEscaped, matchEscaped, matchEscapedFuzzy } from "./escaped.ts";
+import { matchExact } from "./exact.ts";
+import { matchFuzzy } from "./fuzzy.ts";
+import { applyCharEdits, lfText, lineAt } from "./lf_text.ts";
+import { noMatch } from "./no_match.ts";
+import type { MatchTier, RungInput } from "./rung.ts";
+
+export type { MatchTier } from "./rung.ts";
+export { unescapeLiteral } from "./escaped.ts";
+
+export interface StrReplaceRequest {
+  oldText: string;
+  newText: string;
+  replaceAll?: boolean;
+}
+
+export interface StrReplaceResult {
+  doc: TextDoc;
+  tier: MatchTier;
+  /** Matches applied, as 1-based line ranges of the old file. */
+  matches: { startLine: number; endLine: number }[];
+  /** What the ladder did beyond an exact match, for the result text; empty for exact. */
+  notes: string[];
+}
+
+/** Runs the ladder. Throws NO_MATCH / AMBIGUOUS_MATCH / NO_CHANGE / INVALID_ARGUMENT. */
+export function planStrReplace(
+  doc: TextDoc,
+  request: StrReplaceRequest,
+  path: string,
+): StrReplaceResult {
+  const given = request.oldText.replace(/\r\n/g, "\n");
+  // Lines pasted from a view or a diff keep their "N:hh|" prefixes; no file line starts so.
+  const pasted = stripIdPrefixes(given);
+  const oldText = pasted ?? given;
+  const newText = (pasted !== undefined ? stripIdPrefixes(request.newText) : undefined) ??
+    request.newText.replace(/\r\n/g, "\n");
+  if (oldText === "") {
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: "old_text is empty; str_replace needs the exact text to replace.",
+      hint: `To add lines, use batch_edit ${
+        JSON.stringify({ path, operations: [{ op: "insert", anchor: -1, content: "..." }] })
+      } (anchor: a line id, 0 for the start, -1 for the end).`,
+    });
+  }
+  if (oldText === newText) {
+    throw new AnchorError({
+      code: "NO_CHANGE",
+      message: "old_text and new_text are identical; nothing was written.",
+      hint: "Pass the changed text as new_text.",
+    });
+  }
+  const lf = lfText(doc);
+  const input: RungInput = {
+    doc,
+    lf,
+    path,
+    oldText,
+    newText,
+    replaceAll: request.replaceAll === true,
+  };
+  const match = matchExact(input) ?? matchEscaped(input) ?? matchFuzzy(input) ??
+    matchEscapedFuzzy(input);
+  if (!match) throw noMatch(path, doc, oldText);
+
+  const { tier, edits } = match;
+  const notes = pasted === undefined ? match.notes : [
+    'old_text carried the "N:hh|" prefixes of a view; they were removed before matching (copy ' +
+    "the text after the | next time).",
+    ...match.notes,
+  ];
+  const out = applyCharEdits(doc, lf, edits);
+  if (sameDoc(out, doc)) {
+    throw new AnchorError({
+      code: "NO_CHANGE",
+      message: `The replacement leaves ${JSON.stringify(path)} unchanged; nothing was written.`,
+      hint: "Check new_text: it produces the text that is already there.",
+    });
+  }
+  const matches = edits.map((e) => ({
+    startLine: lineAt(lf, e.from) + 1,
+    endLine: lineAt(lf, Math.max(e.from, e.to - 1)) + 1,
+  }));
+  if (
+    tier !== "escaped" && tier !== "escaped_fuzzy" && looksDoubleEscaped(newText) &&
+    !looksDoubleEscaped(oldText)
+  ) {
+    notes.push(
+      "Note: new_text has a literal \\n outside any string literal and no real line break; " +
+        "it was written as is. If you meant a line break, undo_edit and send a real newline " +
+        "in the JSON string.",
+    );
+  }
+  return { doc: out, tier, matches, notes };
+}
+
+const ID_PREFIX = /^[ +-]?\s*\d+:[0-9a-f]{2,}\|/;
+
+/** `text` without "N:hh|" prefixes when every non-empty line has one; else undefined. */
+export function stripIdPrefixes(text: string): string | undefined {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const full = lines.filter((l) => l !== "");
+  if (full.length === 0 || !full.every((l) => ID_PREFIX.test(l))) return undefined;
+  return lines.map((l) => l.replace(ID_PREFIX, "")).join("\n");
+}

@@ -1,0 +1,86 @@
+// The shared vocabulary of the policy: what a simple command runs once wrappers are peeled off
+// (Invocation), where it runs (Scope), and the Refusal a rule returns, built by refuse().
+
+import { NEVER_ENDS_REASONS, type PolicyRule, type RefusalText } from "./policy_messages.ts";
+import type { SimpleCommand, Word } from "../parse/mod.ts";
+import { isPseudoFile, stdinFile, stdinIsData, stdoutToFile } from "./redirects.ts";
+import { stripTrailing } from "../../path/path_text.ts";
+
+/** A refusal before it is rendered: exactly what policy_messages.ts formats. */
+export type Refusal = RefusalText;
+
+/** Where a script runs: locally, or on an ssh host (paths in suggestions become ssh:// URLs). */
+export interface Scope {
+  host?: string;
+  depth: number;
+}
+
+/** What a simple command runs once wrappers are peeled off. */
+export interface Invocation {
+  name: string;
+  args: Word[];
+  cmd: SimpleCommand;
+  scope: Scope;
+  cwd: string | undefined;
+  /** Run by `timeout`: a follower (tail -f) ends when the timeout fires. */
+  bounded: boolean;
+  /** Run by xargs or find -exec: its file operands arrive from outside the words we see. */
+  implicitFiles: boolean;
+  /**
+   * Judges a command this one runs on files it finds (find -exec, fd -x), with those files as
+   * its operands. Passed in so the rules need not import the script walker that calls them.
+   */
+  judgeInner(words: Word[]): Refusal | undefined;
+}
+
+export function refuse(
+  inv: Invocation,
+  rule: PolicyRule,
+  extra: { reason?: string; calls?: string[] } = {},
+): Refusal {
+  const r: Refusal = { rule, offending: inv.cmd.text };
+  if (inv.scope.host) r.host = inv.scope.host;
+  if (extra.reason) r.reason = extra.reason;
+  if (extra.calls && extra.calls.length > 0) r.calls = extra.calls;
+  return r;
+}
+
+export function neverEnds(inv: Invocation, why: keyof typeof NEVER_ENDS_REASONS): Refusal {
+  return refuse(inv, "never_ends", { reason: NEVER_ENDS_REASONS[why] });
+}
+
+/**
+ * The common shape of read/search/edit rules: a program that reads `files` (or its stdin when
+ * there are none). Returns undefined when the reading is allowed:
+ * - a later pipeline stage, or stdin from a heredoc/here-string: a stream filter;
+ * - every file under /proc, /sys or /dev: kernel pseudo-files, not project text;
+ * - (read/search/list only) stdout redirected into a file: nothing reaches the model.
+ */
+export function readsProjectFiles(
+  inv: Invocation,
+  files: Word[],
+  rule: PolicyRule,
+  options: { readsStdin?: boolean } = {},
+): { files: string[]; nothingToRead: boolean } | undefined {
+  const cmd = inv.cmd;
+  let paths = files.map((w) => w.value).filter((p) => p !== "-");
+  let nothingToRead = false;
+  if (paths.length === 0 && !inv.implicitFiles) {
+    if (options.readsStdin === false) paths = ["."];
+    else {
+      if (cmd.fed || stdinIsData(cmd)) return undefined;
+      const input = stdinFile(cmd);
+      if (input !== undefined) paths = [input];
+      else nothingToRead = true;
+    }
+  }
+  if (paths.length > 0 && paths.every(isPseudoFile)) return undefined;
+  if (rule !== "edit_in_place" && stdoutToFile(cmd)) return undefined;
+  return { files: paths, nothingToRead };
+}
+
+/** The program name as the rules know it: `/usr/bin/grep` → `grep`. */
+export function baseName(path: string): string {
+  const trimmed = stripTrailing(path, "/");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1) || path;
+}

@@ -1,0 +1,54 @@
+// Shell policy: judges a command line before anything runs and refuses shell misuse (cat, grep,
+// find, sed, bare sleep, never-ending commands) with the exact replacement call. Pure. This entry
+// renders the verdict; shell_policy/ judges (script.ts walks, rules.ts decides).
+
+import { formatRefusal } from "./policy_messages.ts";
+import type { Refusal } from "./invocation.ts";
+import { judgeScript } from "./script.ts";
+import { judgeWindowsScript } from "./windows.ts";
+import type { ShellKind } from "../../platform/platform.ts";
+
+export type { PolicyRule } from "./policy_messages.ts";
+
+export type PolicyVerdict =
+  | { allowed: true }
+  | {
+    allowed: false;
+    /** Stable rule id, e.g. "read_file", "search_text", "parse_error". */
+    rule: string;
+    /** The whole message for the model: rule + replacement tool, worked examples, what is allowed. */
+    message: string;
+    /** The simple command that triggered the rule, as written. */
+    offending: string;
+  };
+
+/**
+ * Judges a whole command line as the given shell reads it (default bash; cmd.exe and
+ * PowerShell lines get the Windows equivalents of each rule); refuses with the first
+ * offending simple command in it.
+ */
+export function judgeCommand(command: string, shell: ShellKind = "bash"): PolicyVerdict {
+  let refusal: Refusal | undefined;
+  try {
+    refusal = shell === "cmd"
+      ? judgeWindowsScript(command, "cmd")
+      : shell === "powershell" || shell === "pwsh"
+      ? judgeWindowsScript(command, "powershell")
+      : judgeScript(command, { depth: 0 });
+  } catch (e) {
+    // Only a pathological line (thousands of nested find -exec) gets here: refuse, never crash.
+    if (!(e instanceof RangeError)) throw e;
+    refusal = {
+      rule: "parse_error",
+      offending: command,
+      parseError: "the command line nests too deeply to be judged",
+    };
+  }
+  if (!refusal) return { allowed: true };
+  return {
+    allowed: false,
+    rule: refusal.rule,
+    message: formatRefusal(refusal),
+    offending: refusal.offending,
+  };
+}

@@ -1,0 +1,198 @@
+// Decoding and encoding of text files as they are: encoding (UTF-8 with or without BOM, UTF-16
+// LE/BE with BOM, a single-byte Latin-1 fallback), line endings kept line by line, and the
+// presence of a final newline. Pure: bytes in, bytes out. `view` and every edit use this one
+// module so that what a model is shown is exactly what an edit will verify against.
+
+import { AnchorError } from "../errors.ts";
+
+export type TextEncoding = "utf-8" | "utf-16le" | "utf-16be" | "latin1";
+
+/** A text file split into lines; joining `lines[i] + eols[i]` gives back the decoded text. */
+export interface TextDoc {
+  encoding: TextEncoding;
+  /** Whether the file started with a byte order mark (never part of line 1's content). */
+  bom: boolean;
+  /** Line contents without terminators. An empty file has no lines. */
+  lines: string[];
+  /** The terminator after each line: "\n", "\r\n", or "" for a last line without one. */
+  eols: string[];
+}
+
+export type Decoded =
+  | { kind: "text"; doc: TextDoc }
+  | { kind: "binary"; reason: string };
+
+const SNIFF_BYTES = 8192;
+
+/** True when the bytes look binary: a NUL byte in the first 8 KiB (no UTF-16 BOM). */
+export function looksBinary(bytes: Uint8Array): boolean {
+  if (hasUtf16Bom(bytes)) return false;
+  const end = Math.min(bytes.length, SNIFF_BYTES);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+function hasUtf16Bom(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+}
+
+export function decodeText(bytes: Uint8Array): Decoded {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
+    if (bytes.length % 2 !== 0) {
+      return { kind: "binary", reason: "UTF-16 LE byte order mark with an odd byte count" };
+    }
+    return text(
+      "utf-16le",
+      true,
+      new TextDecoder("utf-16le", { ignoreBOM: true }).decode(bytes.subarray(2)),
+    );
+  }
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    if (bytes.length % 2 !== 0) {
+      return { kind: "binary", reason: "UTF-16 BE byte order mark with an odd byte count" };
+    }
+    return text(
+      "utf-16be",
+      true,
+      new TextDecoder("utf-16be", { ignoreBOM: true }).decode(bytes.subarray(2)),
+    );
+  }
+  if (looksBinary(bytes)) return { kind: "binary", reason: "contains NUL bytes" };
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const body = bom ? bytes.subarray(3) : bytes;
+  try {
+    return text(
+      "utf-8",
+      bom,
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body),
+    );
+  } catch {
+    if (bom) return { kind: "binary", reason: "UTF-8 byte order mark followed by invalid UTF-8" };
+    if (looksLikeOtherBinary(body)) {
+      return { kind: "binary", reason: "invalid UTF-8 with many control bytes" };
+    }
+    return text("latin1", false, decodeLatin1(body));
+  }
+}
+
+/** Control bytes (other than tab, LF, CR, FF, ESC) in more than 10% of the sniffed bytes. */
+function looksLikeOtherBinary(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, SNIFF_BYTES);
+  let control = 0;
+  for (let i = 0; i < end; i++) {
+    const b = bytes[i]!;
+    if (b < 0x20 && b !== 9 && b !== 10 && b !== 13 && b !== 12 && b !== 27) control++;
+  }
+  return end > 0 && control * 10 > end;
+}
+
+function text(encoding: TextEncoding, bom: boolean, decoded: string): Decoded {
+  const { lines, eols } = splitLines(decoded);
+  return { kind: "text", doc: { encoding, bom, lines, eols } };
+}
+
+/** Splits on LF and CRLF; a lone CR stays part of the line's content. */
+export function splitLines(decoded: string): { lines: string[]; eols: string[] } {
+  const lines: string[] = [];
+  const eols: string[] = [];
+  let start = 0;
+  while (start < decoded.length) {
+    const nl = decoded.indexOf("\n", start);
+    if (nl === -1) {
+      lines.push(decoded.slice(start));
+      eols.push("");
+      break;
+    }
+    const crlf = nl > start && decoded.charCodeAt(nl - 1) === 13;
+    lines.push(decoded.slice(start, crlf ? nl - 1 : nl));
+    eols.push(crlf ? "\r\n" : "\n");
+    start = nl + 1;
+  }
+  return { lines, eols };
+}
+
+/** Latin-1: each byte is the code point of the same value, so every byte sequence round-trips. */
+export function decodeLatin1(bytes: Uint8Array): string {
+  let out = "";
+  const CHUNK = 8192;
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    out += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  }
+  return out;
+}
+
+/** The decoded text of a document, terminators included, without the BOM. */
+export function joinDoc(doc: Pick<TextDoc, "lines" | "eols">): string {
+  let out = "";
+  for (let i = 0; i < doc.lines.length; i++) out += doc.lines[i]! + (doc.eols[i] ?? "\n");
+  return out;
+}
+
+/** Encodes a document back to bytes in its own encoding, BOM included. */
+export function encodeDoc(doc: TextDoc): Uint8Array {
+  const body = joinDoc(doc);
+  switch (doc.encoding) {
+    case "utf-8": {
+      const encoded = new TextEncoder().encode(body);
+      if (!doc.bom) return encoded;
+      const out = new Uint8Array(encoded.length + 3);
+      out.set([0xef, 0xbb, 0xbf]);
+      out.set(encoded, 3);
+      return out;
+    }
+    case "utf-16le":
+    case "utf-16be": {
+      const le = doc.encoding === "utf-16le";
+      const out = new Uint8Array(2 + body.length * 2);
+      out[0] = le ? 0xff : 0xfe;
+      out[1] = le ? 0xfe : 0xff;
+      for (let i = 0; i < body.length; i++) {
+        const c = body.charCodeAt(i);
+        out[2 + i * 2] = le ? c & 0xff : c >>> 8;
+        out[3 + i * 2] = le ? c >>> 8 : c & 0xff;
+      }
+      return out;
+    }
+    case "latin1": {
+      const out = new Uint8Array(body.length);
+      for (let i = 0; i < body.length; i++) {
+        const c = body.charCodeAt(i);
+        if (c > 0xff) {
+          const line = body.slice(0, i).split("\n").length;
+          throw new AnchorError({
+            code: "UNENCODABLE_TEXT",
+            message: `The file is Latin-1 (single-byte) and the new text has ${
+              JSON.stringify(body[i])
+            } (U+${
+              c.toString(16).toUpperCase().padStart(4, "0")
+            }) on line ${line}, which Latin-1 cannot store; nothing was written.`,
+            hint:
+              "Use only characters U+0000-U+00FF in this file, or convert the file to UTF-8 first.",
+          });
+        }
+        out[i] = c;
+      }
+      return out;
+    }
+  }
+}
+
+/** The line terminator new lines should get: the file's most common one, LF for a new file. */
+export function dominantEol(doc: Pick<TextDoc, "eols">): "\n" | "\r\n" {
+  let crlf = 0;
+  let lf = 0;
+  for (const e of doc.eols) {
+    if (e === "\r\n") crlf++;
+    else if (e === "\n") lf++;
+  }
+  return crlf > lf ? "\r\n" : "\n";
+}
+
+export function describeEncoding(doc: TextDoc): string {
+  const name =
+    { "utf-8": "UTF-8", "utf-16le": "UTF-16 LE", "utf-16be": "UTF-16 BE", latin1: "Latin-1" }[
+      doc.encoding
+    ];
+  return doc.bom && doc.encoding === "utf-8" ? `${name} with BOM` : name;
+}

@@ -1,8 +1,0 @@
-import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
-import { backendContract } from "./contract.ts";
-
-Deno.test("the memory backend meets the FileBackend contract", async (t) => {
-  const backend = new MemoryBackend();
-  await backend.mkdirp("/work");
-  await backendContract(t, { backend, root: "/work", modes: true });
-});

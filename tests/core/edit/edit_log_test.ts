@@ -1,0 +1,63 @@
+import { assertEquals } from "../../_assert.ts";
+import { parseEditOps } from "../../../lib/core/edit/edit_ops.ts";
+import {
+  describeShifts,
+  mapLine,
+  remapThroughLog,
+  splicesBetween,
+} from "../../../lib/core/edit/edit_log.ts";
+import { formatLineId } from "../../../lib/core/edit/line_id.ts";
+
+Deno.test("splicesBetween and mapLine: untouched lines map, replaced ones do not", () => {
+  const before = ["a", "b", "c", "d", "e"];
+  const after = ["x", "a", "B", "c", "d", "e", "f"];
+  const splices = splicesBetween(before, after);
+  assertEquals(splices, [
+    { start: 1, removed: 0, added: 1 },
+    { start: 2, removed: 1, added: 1 },
+    { start: 6, removed: 0, added: 1 },
+  ]);
+  assertEquals([1, 2, 3, 4, 5].map((n) => mapLine(n, splices)), [2, undefined, 4, 5, 6]);
+  assertEquals(
+    describeShifts(splices),
+    "Later line numbers moved: after old line 0 by +1, after old line 5 by +2; ids from your " +
+      "earlier views still work.",
+  );
+});
+
+Deno.test("remapThroughLog maps ids from before two edits, and refuses a range the edits cut into", () => {
+  const v0 = ["a", "b", "c", "d", "e"];
+  const v1 = ["x", ...v0];
+  const v2 = ["x", "y", ...v0];
+  const log = [
+    { splices: splicesBetween(v0, v1), after: "1", at: 1 },
+    { splices: splicesBetween(v1, v2), after: "2", at: 2 },
+  ];
+  const ops = parseEditOps([
+    { op: "replace", start: formatLineId(3, "c"), end: formatLineId(4, "d"), content: "C" },
+    { op: "insert", anchor: formatLineId(2, "a"), content: "z" }, // an id from v1
+  ]);
+  const r = remapThroughLog(v2, ops, log);
+  assertEquals(
+    r.ops.map((o) =>
+      o.op === "replace"
+        ? [o.start.line, o.end.line]
+        : o.anchor.kind === "after" && o.anchor.id.line
+    ),
+    [[5, 6], 3],
+  );
+  assertEquals(r.moves.length, 3);
+  assertEquals(r.ranges, [{ from: 5, to: 6 }]);
+
+  // The range b..d, after our edit inserted a line inside it: not mapped (never seen whole).
+  const w1 = ["a", "b", "c", "new", "d", "e"];
+  const cut = remapThroughLog(
+    w1,
+    parseEditOps([
+      { op: "replace", start: formatLineId(2, "b"), end: formatLineId(4, "d"), content: "" },
+    ]),
+    [{ splices: splicesBetween(v0, w1), after: "1", at: 4 }],
+  );
+  assertEquals(cut.moves, []);
+  assertEquals(cut.ranges, []);
+});

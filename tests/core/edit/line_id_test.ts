@@ -1,0 +1,93 @@
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
+import { AnchorError } from "../../../lib/core/errors.ts";
+import {
+  assertFresh,
+  findMovedLines,
+  formatLineId,
+  hashHex,
+  hashLine,
+  parseLineId,
+  renderLine,
+} from "../../../lib/core/edit/line_id.ts";
+
+// Vectors computed independently (python, FNV-1a 32 folded to 8 bits as specified).
+const VECTORS: [string, string][] = [
+  ["", "c5"],
+  ["hello", "57"],
+  ["}", "14"],
+  ["  return x;", "a2"],
+  ["héllo wörld", "29"],
+  ["日本語", "64"],
+  ["\t\tif (a) {", "c2"],
+];
+
+for (const [content, hex] of VECTORS) {
+  Deno.test(`hashLine(${JSON.stringify(content)}) is ${hex}`, () => {
+    assertEquals(hashHex(hashLine(content)), hex);
+  });
+}
+
+Deno.test("formatLineId and renderLine use the line number and the content hash only", () => {
+  assertEquals(formatLineId(42, "hello"), "42:57");
+  assertEquals(renderLine(7, "hello"), "7:57|hello");
+  assertEquals(formatLineId(1, "hello").split(":")[1], formatLineId(999, "hello").split(":")[1]);
+});
+
+Deno.test("parseLineId accepts N:hh and a pasted N:hh|content", () => {
+  assertEquals(parseLineId("42:a3"), { line: 42, hash: 0xa3 });
+  assertEquals(parseLineId(" 7:57|hello "), { line: 7, hash: 0x57 });
+});
+
+const BAD: [unknown, string][] = [
+  ["42", "bare number is only a position"],
+  [42, "bare number is only a position"],
+  ["42:", "hash after the colon is missing"],
+  ["42:zz", "exactly two hex digits"],
+  ["42:A3", "lowercase hex"],
+  ["0:ab", "start at 1"],
+  ["42:abc", "exactly two hex digits"],
+  ["", "it is empty"],
+  ["line 4", 'the form is "N:hh"'],
+];
+for (const [raw, why] of BAD) {
+  Deno.test(`parseLineId rejects ${JSON.stringify(raw)} saying "${why}"`, () => {
+    assertThrows(() => parseLineId(raw, "start"), (e) => {
+      assert(e instanceof AnchorError);
+      assertEquals(e.code, "INVALID_LINE_ID");
+      assertStringIncludes(e.message, why);
+      assertStringIncludes(e.message, "start");
+      assertStringIncludes(e.hint ?? "", "view");
+    });
+  });
+}
+
+Deno.test("findMovedLines lists lines with the hash, nearest first, at most 3", () => {
+  const lines = ["x", "}", "a", "}", "b", "}", "c", "}"];
+  assertEquals(findMovedLines(lines, hashLine("}"), 5), [4, 6, 2]);
+});
+
+Deno.test("assertFresh reports the current content, where the content moved, and a view range", () => {
+  const before = ["alpha", "beta", "gamma", "delta", "epsilon"];
+  const id = parseLineId(formatLineId(3, before[2]!));
+  // A line was inserted above: gamma moved from 3 to 4.
+  const after = ["alpha", "NEW", "beta", "gamma", "delta", "epsilon"];
+  assertFresh("f.txt", before, [{ id, what: "start" }]); // fresh against the old text
+  const e = assertThrows(() => assertFresh("f.txt", after, [{ id, what: "start" }])) as AnchorError;
+  assertEquals(e.code, "STALE_LINE_ID");
+  assertStringIncludes(e.message, "nothing was written");
+  const detail = e.detail ?? "";
+  assertStringIncludes(detail, `start 3:${hashHex(hashLine("gamma"))}: line 3 no longer has hash`);
+  assertStringIncludes(detail, renderLine(3, "beta"));
+  assertStringIncludes(detail, renderLine(1, "alpha"));
+  assertStringIncludes(detail, renderLine(5, "delta"));
+  assertStringIncludes(detail, `is now at: ${renderLine(4, "gamma")}`);
+  assertStringIncludes(detail, 'view {"path":"f.txt","start":1,"end":5}');
+});
+
+Deno.test("assertFresh reports an id past the end of the file", () => {
+  const e = assertThrows(() =>
+    assertFresh("f.txt", ["a", "b"], [{ id: { line: 9, hash: hashLine("a") }, what: "end" }])
+  ) as AnchorError;
+  assertStringIncludes(e.detail ?? "", "line 9 does not exist; the file has 2 lines now");
+  assertStringIncludes(e.detail ?? "", `is now at: ${renderLine(1, "a")}`);
+});

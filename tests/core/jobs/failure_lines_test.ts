@@ -1,0 +1,84 @@
+// Which output lines look like failures, and the excerpts a failed command's result shows.
+
+import { assert, assertEquals } from "../../_assert.ts";
+import { isFailureLine, pickFailureExcerpts } from "../../../lib/core/jobs/failure_lines.ts";
+import { cleanTerminalText } from "../../../lib/core/text/terminal_text.ts";
+
+Deno.test("failure-looking lines from common runners and compilers", () => {
+  const failures = [
+    "not ok 4 - parses ISO dates",
+    "FAIL src/date.test.js",
+    "--- FAIL: TestParse (0.00s)",
+    "FAILED tests/test_money.py::test_round - assert 0.30000000000000004 == 0.3",
+    "TypeError: Cannot read properties of undefined (reading 'x')",
+    "Error: ENOENT: no such file or directory",
+    "  AssertionError [ERR_ASSERTION]: 1 == 2",
+    "src/main.c:10:5: error: expected ';' before '}' token",
+    "error[E0308]: mismatched types",
+    "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "src/a.ts:3:7 - error TS2322: Type 'string' is not assignable",
+    "./main.go:12:2: undefined: foo",
+    "Traceback (most recent call last):",
+    "thread 'main' panicked at src/main.rs:2:5:",
+    "E       assert 1 == 2",
+    "Assertion failed: (x > 0), function main, file a.c, line 3.",
+    "    Expected: 3",
+    "    Received: 4",
+    "  ✕ adds numbers (3 ms)",
+    "  × renders the header",
+  ];
+  for (const line of failures) assert(isFailureLine(line), line);
+  const fine = [
+    "ok 3 - parses case 3",
+    "# fail 0",
+    "Tests: 12 passed, 12 total",
+    "0 errors, 0 warnings",
+    "compiling error_handling.rs",
+    "      at Object.<anonymous> (test/a.test.js:5:3)",
+    "PASS src/a.test.js",
+    "test result: ok. 3 passed; 0 failed",
+    "handles errors gracefully",
+  ];
+  for (const line of fine) assert(!isFailureLine(line), line);
+});
+
+Deno.test("excerpts: context around each failure, overlaps merged, in log order", () => {
+  const raw = [
+    "ok 1", // 1
+    "not ok 2 - a", // 2
+    "  error: boom", // 3
+    "  at x", // 4
+    "ok 3", // 5
+    "ok 4", // 6
+    "ok 5", // 7
+    "ok 6", // 8
+    "ok 7", // 9
+    "not ok 8 - b", // 10
+    "ok 9", // 11
+  ].join("\n");
+  const { lines } = cleanTerminalText(raw);
+  const digest = pickFailureExcerpts(lines, { before: 1, after: 2 });
+  assertEquals(digest.matched, 3);
+  assertEquals(digest.shown, 3);
+  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 5], [9, 11]]);
+});
+
+Deno.test("excerpts stop at their byte cap and count what they left out", () => {
+  const raw = Array.from({ length: 500 }, (_, i) => `not ok ${i} - ${"x".repeat(80)}`).join(
+    "\n",
+  );
+  const { lines } = cleanTerminalText(raw);
+  const digest = pickFailureExcerpts(lines, { maxWireBytes: 1000 });
+  assertEquals(digest.matched, 500);
+  assert(digest.shown > 0 && digest.shown < 500, String(digest.shown));
+  const bytes = digest.excerpts.reduce(
+    (n, e) => n + e.lines.reduce((m, l) => m + l.text.length + 1, 0),
+    0,
+  );
+  assert(bytes <= 1000, String(bytes));
+});
+
+Deno.test("only a line's first 2,000 characters are tested (minified lines, floods)", () => {
+  assert(isFailureLine(`Error: at the start ${"x".repeat(5000)}`));
+  assert(!isFailureLine(`${"x".repeat(3000)} Error: far in`));
+});

@@ -1,0 +1,72 @@
+import { assertEquals } from "../../_assert.ts";
+import { IgnoreChain } from "../../../lib/core/search/ignore_rules.ts";
+
+Deno.test("deeper ignore files win over shallower ones, negations included", () => {
+  const chain = IgnoreChain.EMPTY.with("/r", "*.log\nbuild/\n!keep.log\n").with(
+    "/r/sub",
+    "!*.log\nsecret\n",
+  );
+  const cases: [string, boolean, boolean][] = [
+    ["/r/a.log", false, true],
+    ["/r/keep.log", false, false],
+    ["/r/build", true, true],
+    ["/r/build", false, false],
+    ["/r/sub/a.log", false, false],
+    ["/r/sub/secret", false, true],
+    ["/r/other/secret", false, false],
+  ];
+  for (const [path, isDir, ignored] of cases) {
+    assertEquals(chain.ignores(path, isDir), ignored, `${path} dir=${isDir}`);
+  }
+});
+
+Deno.test("an ignore file with only comments adds no level", () => {
+  assertEquals(IgnoreChain.EMPTY.with("/r", "# nothing\n\n").size, 0);
+});
+
+Deno.test("the rules agree with the ignore package (git semantics) on random trees", async () => {
+  const fc = (await import("fast-check")).default;
+  const ignore = (await import("ignore")).default;
+  const patterns = [
+    "*.log",
+    "build/",
+    "!keep.log",
+    "/root.txt",
+    "a/**/b",
+    "**/deep",
+    "docs/*.md",
+    "x?z",
+    "[ab]c",
+    "!b*",
+    "sub/",
+    "# a comment",
+    "\\#hash",
+    "{x,y}",
+    "spaced   ",
+    "foo/**",
+    "*.d.ts",
+    "!important/*.log",
+    "/docs",
+    "a/b/",
+  ];
+  const names = ["a", "b", "c", "bc", "build", "keep.log", "x.log", "root.txt", "deep", "docs"]
+    .concat(["r.md", "xyz", "sub", "#hash", "{x,y}", "foo", "t.d.ts", "important", "spaced"]);
+  fc.assert(
+    fc.property(
+      fc.subarray(patterns, { minLength: 1 }),
+      fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }),
+      (rules: string[], parts: string[]) => {
+        const text = rules.join("\n");
+        const chain = IgnoreChain.EMPTY.with("/r", text);
+        // As the walker sees it: a directory that is ignored is never entered.
+        let ours = false;
+        for (let i = 1; i <= parts.length && !ours; i++) {
+          ours = chain.ignores(`/r/${parts.slice(0, i).join("/")}`, i < parts.length);
+        }
+        const theirs = ignore().add(text).ignores(parts.join("/"));
+        assertEquals(ours, theirs, `${JSON.stringify(rules)} vs ${parts.join("/")}`);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
