@@ -5,24 +5,10 @@
 import { describeOp, type EditOp } from "./edit_ops.ts";
 import { AnchorError } from "../errors.ts";
 import { checkLineId, hashLine, type LineId, type StaleId, staleIdError } from "./line_id.ts";
-import { linePrint } from "./shown_lines.ts";
+import { linePrint, type ShownMemory } from "./shown_lines.ts";
 import { applySplices, settleFinalNewline } from "./splice_lines.ts";
 import { type StaleInterior, staleOpDetail } from "./stale_op_detail.ts";
 import { dominantEol, type TextDoc } from "../text/text_file.ts";
-
-/** What the agent was shown for this file: the line hashes handed out in views and results. */
-export interface ShownMemory {
-  /** False when nothing of this file was ever shown (fresh server, CLI): interiors unchecked. */
-  known: boolean;
-  hashAt(line: number): number | undefined;
-  /** The 32-bit content fingerprint shown for the line (linePrint), when the recorder had it. */
-  printAt?(line: number): number | undefined;
-  /**
-   * Lines of this file were forgotten to bound memory (ShownLines.evictedFrom): a line with no
-   * memory is then verified by its hash alone, never refused as "never shown".
-   */
-  evicted?: boolean;
-}
 
 export const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
 

@@ -20,6 +20,20 @@ export function linePrint(line: string): number {
 
 const encoder = new TextEncoder();
 
+/** What the agent was shown for this file: the line hashes handed out in views and results. */
+export interface ShownMemory {
+  /** False when nothing of this file was ever shown (fresh server, CLI): interiors unchecked. */
+  known: boolean;
+  hashAt(line: number): number | undefined;
+  /** The 32-bit content fingerprint shown for the line (linePrint), when the recorder had it. */
+  printAt?(line: number): number | undefined;
+  /**
+   * Lines of this file were forgotten to bound memory (ShownLines.evictedFrom): a line with no
+   * memory is then verified by its hash alone, never refused as "never shown".
+   */
+  evicted?: boolean;
+}
+
 /**
  * Estimated memory of one remembered line (a Map entry holding a packed number) and of one
  * remembered file: the byte bound counts these, not the lines' content, which is never kept.

@@ -2,7 +2,6 @@
 // changed or were never shown, and where a range that moved is now, with fresh ids to retry with.
 
 import { describeOp, type EditOp } from "./edit_ops.ts";
-import type { ShownMemory } from "./edit_plan.ts";
 import {
   findMovedLines,
   hashLine,
@@ -12,7 +11,7 @@ import {
   renderLine,
   type StaleId,
 } from "./line_id.ts";
-import { linePrint } from "./shown_lines.ts";
+import { linePrint, type ShownMemory } from "./shown_lines.ts";
 
 /** An operation whose ends verified but whose interior did not match what was shown. */
 export interface StaleInterior {

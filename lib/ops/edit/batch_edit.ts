@@ -8,7 +8,7 @@ import { editSlipError, findEditSlips } from "../../core/edit/edit_slip.ts";
 import { describeShifts, remapThroughLog, splicesBetween } from "../../core/edit/edit_log.ts";
 import { hashLine } from "../../core/edit/line_id.ts";
 import { linePrint } from "../../core/edit/shown_lines.ts";
-import type { ShownMemory } from "../../core/edit/edit_plan.ts";
+import type { ShownMemory } from "../../core/edit/shown_lines.ts";
 import { fileKey, ownEditLog } from "../session.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { sameDoc } from "../../core/edit/splice_lines.ts";

@@ -3,7 +3,7 @@
 // record, the result diff with fresh ids, and updating what the agent was shown.
 
 import { AnchorError } from "../../core/errors.ts";
-import type { ShownMemory } from "../../core/edit/edit_plan.ts";
+import type { ShownMemory } from "../../core/edit/shown_lines.ts";
 import { renderEditDiff, type ShownLine } from "../../core/edit/edit_diff.ts";
 import { renderLine } from "../../core/edit/line_id.ts";
 import {

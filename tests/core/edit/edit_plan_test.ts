@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { contentLines, parseEditOps } from "../../../lib/core/edit/edit_ops.ts";
-import { planLineEdits, type ShownMemory } from "../../../lib/core/edit/edit_plan.ts";
+import { planLineEdits } from "../../../lib/core/edit/edit_plan.ts";
+import type { ShownMemory } from "../../../lib/core/edit/shown_lines.ts";
 import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
 import { decodeText, encodeDoc, type TextDoc } from "../../../lib/core/text/text_file.ts";

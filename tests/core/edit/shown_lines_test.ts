@@ -4,8 +4,9 @@ import {
   SHOWN_FILE_BYTES,
   SHOWN_LINE_BYTES,
   ShownLines,
+  type ShownMemory,
 } from "../../../lib/core/edit/shown_lines.ts";
-import { planLineEdits, type ShownMemory } from "../../../lib/core/edit/edit_plan.ts";
+import { planLineEdits } from "../../../lib/core/edit/edit_plan.ts";
 import type { EditOp } from "../../../lib/core/edit/edit_ops.ts";
 import type { TextDoc } from "../../../lib/core/text/text_file.ts";
 import { hashLine, renderLine } from "../../../lib/core/edit/line_id.ts";
