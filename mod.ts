@@ -22,14 +22,9 @@ export {
   parseLineId,
   renderLine,
   staleIdError,
-} from "./lib/core/edit/line_id.ts";
-export {
-  decodeText,
-  encodeDoc,
-  type TextDoc,
-  type TextEncoding,
-} from "./lib/core/text/text_file.ts";
-export { judgeCommand, type PolicyVerdict } from "./lib/core/shell/policy/mod.ts";
+} from "./lib/core/edit/mod.ts";
+export { decodeText, encodeDoc, type TextDoc, type TextEncoding } from "./lib/core/text/mod.ts";
+export { judgeCommand, type PolicyVerdict } from "./lib/core/shell/mod.ts";
 export type {
   DirEntry,
   EntryType,
@@ -39,7 +34,7 @@ export type {
 } from "./lib/ops/file_backend.ts";
 export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
 export { Confinement, type ConfinementOptions } from "./lib/ops/confinement.ts";
-export { type AllowedDir, isPathInside } from "./lib/core/path/confinement.ts";
+export { type AllowedDir, isPathInside } from "./lib/core/path/mod.ts";
 export { createSession, type Session } from "./lib/ops/session.ts";
 export type { Services } from "./lib/ops/services.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
@@ -58,12 +53,15 @@ export { runShell } from "./lib/ops/shell.ts";
 export { JobManager, jobUri } from "./lib/ops/jobs/job_manager.ts";
 
 // Pure building blocks.
-export { planStrReplace } from "./lib/core/edit/str_replace/mod.ts";
-export { planLineEdits } from "./lib/core/edit/edit_plan.ts";
-export { compileGlobs, GlobFilter } from "./lib/core/search/glob.ts";
-export { resolveSshHost } from "./lib/core/ssh/ssh_config.ts";
-export { checkHostKey, parseKnownHosts } from "./lib/core/ssh/known_hosts.ts";
-export { parseRemoteUrl, type RemoteTarget } from "./lib/core/ssh/remote_url.ts";
+export { planLineEdits, planStrReplace } from "./lib/core/edit/mod.ts";
+export { compileGlobs, GlobFilter } from "./lib/core/search/mod.ts";
+export {
+  checkHostKey,
+  parseKnownHosts,
+  parseRemoteUrl,
+  type RemoteTarget,
+  resolveSshHost,
+} from "./lib/core/ssh/mod.ts";
 
 // Remote files.
 export { SshPool } from "./lib/backends/ssh/ssh_pool.ts";

@@ -111,3 +111,45 @@ Deno.test("the import scanner sees relative and bare imports (so the rules above
   const server = files.find((f) => f.path === "lib/mcp/server.ts");
   assertEquals(server?.imports.includes("@modelcontextprotocol/server"), true);
 });
+
+Deno.test("every lib/core folder has a mod.ts, and no entry file sits beside its folder", async () => {
+  const missing: string[] = [];
+  const beside: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const names = new Set<string>();
+    const dirs: string[] = [];
+    for await (const e of Deno.readDir(`${REPO_ROOT}/${dir}`)) {
+      names.add(e.name);
+      if (e.isDirectory) dirs.push(e.name);
+    }
+    for (const d of dirs) {
+      if (names.has(`${d}.ts`)) beside.push(`${dir}/${d}.ts`);
+      if (dir.startsWith("lib/core") && !files.some((f) => f.path === `${dir}/${d}/mod.ts`)) {
+        missing.push(`${dir}/${d}/mod.ts`);
+      }
+      await walk(`${dir}/${d}`);
+    }
+  };
+  await walk("lib");
+  assertEquals({ missing, beside }, { missing: [], beside: [] });
+});
+
+Deno.test("lib/core has no import cycles (type-only imports included)", () => {
+  const graph = new Map(
+    files.filter((f) => inDir(f.path, "lib/core")).map((f) => [f.path, f.imports]),
+  );
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (path: string, stack: string[]): void => {
+    state.set(path, "open");
+    for (const next of graph.get(path) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === "open") {
+        cycles.push([...stack.slice(stack.indexOf(next)), path, next].join(" → "));
+      } else if (!state.has(next)) visit(next, [...stack, path]);
+    }
+    state.set(path, "done");
+  };
+  for (const path of graph.keys()) if (!state.has(path)) visit(path, []);
+  assertEquals(cycles, []);
+});

@@ -1,0 +1,12 @@
+// lib/core/search: what view searches and filters by: globs, gitignore rules, literal and RE2
+// patterns matched in linear time. Pure.
+// This file is the folder's public surface: what code outside lib/core/search/ uses.
+
+export { compileGlobs, GlobFilter } from "./glob.ts";
+export { IgnoreChain } from "./ignore_rules.ts";
+export {
+  type ByteLiteral,
+  compileSearchPattern,
+  containsLiteral,
+  type SearchPattern,
+} from "./search_pattern.ts";

@@ -1,0 +1,7 @@
+// lib/core/shell: shell command lines before they run: parsing, the shell policy and its messages,
+// pipeline notes, quoting. Pure.
+// This file is the folder's public surface: what code outside lib/core/shell/ uses.
+
+export { maskedStatusNote } from "./pipeline_note.ts";
+export { shellQuote } from "./shell_quote.ts";
+export { judgeCommand, type PolicyVerdict } from "./policy/mod.ts";
