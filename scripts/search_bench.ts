@@ -1,9 +1,9 @@
 // Benchmark: view's content search over a large real tree vs `rg` with the same ignore rules,
 // measured in one run. Usage: deno run -A [--v8-flags=...] scripts/search_bench.ts [TREE] [RUNS]
 // TREE defaults to /tmp/anchorfs-bench-tree (create it with `npm install` of big packages, see
-// BENCHMARKS.md). Not a test: prints a Markdown table for BENCHMARKS.md, with the regex engine
-// each query ran on (re2js, or V8 when it is provably linear; run it with and without the V8
-// flags of deno.json's tasks to compare).
+// docs/benchmarks.md). Not a test: prints a Markdown table for docs/benchmarks.md, with the regex
+// engine each query ran on (re2js, or V8 when it is provably linear; run it with and without the
+// V8 flags of deno.json's tasks to compare).
 
 import { createServices } from "../lib/compose.ts";
 import { createSession } from "../lib/ops/session.ts";

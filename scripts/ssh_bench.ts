@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console
 // Benchmark: view's listing and content search over a ~10,000-file tree through ssh:// on
 // loopback (a private sshd) vs the same tree as a local path, in one run; also the bulk-read
-// strategies (one tar exec vs pipelined SFTP). Prints Markdown for BENCHMARKS.md.
+// strategies (one tar exec vs pipelined SFTP). Prints Markdown for docs/benchmarks.md.
 // Usage: deno run -A scripts/ssh_bench.ts [FILES] [RUNS]
 
 import { LocalBackend } from "../lib/backends/local/local_backend.ts";

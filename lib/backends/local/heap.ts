@@ -6,8 +6,8 @@
 // resident mark fired late. A forced collection costs ~20-30 ms, so it runs only above
 // PRESSURE_BYTES, at most every COLLECT_INTERVAL_MS, after the current call, on a timer that never
 // keeps the process alive. A lower mark (48 MB) kept 10,000 views under 150 MB but doubled the
-// latency of views of a 3.8 MB file (each crossed it); see BENCHMARKS.md. Needs no launch flag; a
-// no-op where the runtime refuses to expose gc.
+// latency of views of a 3.8 MB file (each crossed it); see docs/benchmarks.md. Needs no launch
+// flag; a no-op where the runtime refuses to expose gc.
 
 import v8 from "node:v8";
 import vm from "node:vm";

@@ -252,7 +252,7 @@ export class LocalBackend implements FileBackend {
   /**
    * The write: temp file written and fsynced, checked against `expect`, renamed over the target,
    * folder fsynced. Another program writing the target between the final check and the rename
-   * is not seen: that window is one stat and the rename (see README, "Concurrent writers").
+   * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const dir = parentPath(path);

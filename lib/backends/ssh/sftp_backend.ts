@@ -96,7 +96,7 @@ export class SftpBackend implements FileBackend {
   useExec = true;
   /**
    * Below this many files, pipelined SFTP reads beat a `tar` request on the remote helper
-   * (see BENCHMARKS.md for the measurement).
+   * (see docs/benchmarks.md for the measurement).
    */
   tarMinFiles = TAR_MIN_FILES;
   /** Cross-host write locks on the remote machine (see remote_write_lock.ts). */
