@@ -39,7 +39,7 @@ export function renderErrorForTerminal(error: AnchorError): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The CLI's exit codes (README "Exit codes"; `anchorfs --help` lists them too). */
+/** The CLI's exit codes (docs/errors.md "Exit codes"; `anchorfs --help` lists them too). */
 export const EXIT = {
   ok: 0,
   /** The operation failed (missing file, stale line ids, unreachable host, ...). */

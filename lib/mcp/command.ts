@@ -216,7 +216,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       allowPositionals: false,
     }));
   } catch (e) {
-    // The CLI's usage-error shape and exit code (README "Exit codes").
+    // The CLI's usage-error shape and exit code (docs/errors.md "Exit codes").
     io.err(
       `error: ${
         (e as Error).message.split("\n")[0]

@@ -431,7 +431,7 @@ Deno.test("--allow without --path starts in the first allowed dir; a --path outs
     stdout: "piped",
     stderr: "piped",
   }).output();
-  assertEquals(out.code, 2); // a bad --path is a usage error (README "Exit codes")
+  assertEquals(out.code, 2); // a bad --path is a usage error (docs/errors.md "Exit codes")
   assertStringIncludes(new TextDecoder().decode(out.stderr), "is outside every --allow directory");
 });
 
