@@ -17,6 +17,12 @@ export interface CliCommand {
   summary: string;
   /** The full `anchorfs NAME --help` text. */
   usage: string;
+  /**
+   * Checks the arguments without running anything (no services, no I/O): throws UsageError for
+   * what run() would refuse as usage. run() starts with it; the docs test feeds it every
+   * `anchorfs ...` example.
+   */
+  parse(args: string[]): unknown;
   run(args: string[], context: CliContext): Promise<number>;
 }
 

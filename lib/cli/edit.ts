@@ -15,6 +15,51 @@ import {
   UsageError,
 } from "./command.ts";
 
+const EDIT_OPTIONS = {
+  old: { type: "string" },
+  new: { type: "string" },
+  "old-file": { type: "string" },
+  "new-file": { type: "string" },
+  "replace-all": { type: "boolean" },
+  batch: { type: "string" },
+  "dry-run": { type: "boolean" },
+  ...ALLOW_OPTION,
+} as const;
+
+/** The options and their combinations; reading --batch/--old-file/--new-file is run()'s. */
+function parseEditArgs(args: string[]) {
+  const parsed = parseCommandArgs(args, EDIT_OPTIONS);
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0 ? "edit needs a PATH" : "edit takes exactly one PATH",
+    );
+  }
+  const textMode = values.old !== undefined || values["old-file"] !== undefined ||
+    values.new !== undefined || values["new-file"] !== undefined;
+  if (values.batch !== undefined && textMode) {
+    throw new UsageError("use either --batch or --old/--new, not both");
+  }
+  if (values.old !== undefined && values["old-file"] !== undefined) {
+    throw new UsageError("use either --old or --old-file");
+  }
+  if (values.new !== undefined && values["new-file"] !== undefined) {
+    throw new UsageError("use either --new or --new-file");
+  }
+  if (values["old-file"] === "-" && values["new-file"] === "-") {
+    throw new UsageError("only one of --old-file and --new-file can read stdin");
+  }
+  if (values.batch === undefined) {
+    if (values.old === undefined && values["old-file"] === undefined) {
+      throw new UsageError("edit needs --old (or --old-file) or --batch");
+    }
+    if (values.new === undefined && values["new-file"] === undefined) {
+      throw new UsageError("edit needs --new (or --new-file)");
+    }
+  }
+  return parsed;
+}
+
 export const editCommand: CliCommand = {
   name: "edit",
   summary: "Replace text in a file, or apply batch_edit operations by line id",
@@ -39,38 +84,11 @@ Options:
 ${ALLOW_HELP}
 
 Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for usage errors.`,
+  parse: parseEditArgs,
   async run(args, { terminal, services }) {
-    const { values, positionals } = parseCommandArgs(args, {
-      old: { type: "string" },
-      new: { type: "string" },
-      "old-file": { type: "string" },
-      "new-file": { type: "string" },
-      "replace-all": { type: "boolean" },
-      batch: { type: "string" },
-      "dry-run": { type: "boolean" },
-      ...ALLOW_OPTION,
-    });
-    if (positionals.length !== 1) {
-      throw new UsageError(
-        positionals.length === 0 ? "edit needs a PATH" : "edit takes exactly one PATH",
-      );
-    }
+    const { values, positionals } = parseEditArgs(args);
     const path = positionals[0]!;
     const dryRun = values["dry-run"] === true;
-    const textMode = values.old !== undefined || values["old-file"] !== undefined ||
-      values.new !== undefined || values["new-file"] !== undefined;
-    if (values.batch !== undefined && textMode) {
-      throw new UsageError("use either --batch or --old/--new, not both");
-    }
-    if (values.old !== undefined && values["old-file"] !== undefined) {
-      throw new UsageError("use either --old or --old-file");
-    }
-    if (values.new !== undefined && values["new-file"] !== undefined) {
-      throw new UsageError("use either --new or --new-file");
-    }
-    if (values["old-file"] === "-" && values["new-file"] === "-") {
-      throw new UsageError("only one of --old-file and --new-file can read stdin");
-    }
     const all = services();
     await applyAllow(all, values.allow);
     const session = createSession(all.locations.localAt(Deno.cwd()));

@@ -50,10 +50,34 @@ function parsePositive(flag: string, raw: string | undefined): number | undefine
   return value;
 }
 
+const JOB_ACTIONS = ["list", "ls", "tail", "wait", "kill"];
+
+/** Options, action, id and numbers checked; nothing read yet. */
+function parseJobsArgs(args: string[]) {
+  const { values, positionals } = parseCommandArgs(args, {
+    "state-dir": { type: "string" },
+    bytes: { type: "string" },
+    timeout: { type: "string" },
+    follow: { type: "boolean", short: "f" },
+  });
+  const [action = "list", id, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  if (!JOB_ACTIONS.includes(action)) {
+    throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
+  }
+  if (id === undefined && action !== "list" && action !== "ls") {
+    throw new UsageError(`jobs ${action} needs a job ID`);
+  }
+  const bytes = parsePositive("--bytes", values.bytes) ?? PERSON_TAIL_BYTES;
+  const timeout = action === "wait" ? parsePositive("--timeout", values.timeout) : undefined;
+  return { values, action, id, bytes, timeout };
+}
+
 export const jobsCommand: CliCommand = {
   name: "jobs",
   summary: "List, tail, wait for or kill the shell jobs started by the MCP server",
   usage: USAGE,
+  parse: parseJobsArgs,
   async run(args, context) {
     try {
       return await runJobs(args, context);
@@ -74,19 +98,11 @@ export const jobsCommand: CliCommand = {
 };
 
 async function runJobs(args: string[], { terminal, services }: CliContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    "state-dir": { type: "string" },
-    bytes: { type: "string" },
-    timeout: { type: "string" },
-    follow: { type: "boolean", short: "f" },
-  });
+  const { values, action, id, bytes, timeout } = parseJobsArgs(args);
   if (values["state-dir"] !== undefined) {
     // Read by createServices when it builds the job manager (built lazily, below).
     Deno.env.set("ANCHORFS_STATE_DIR", values["state-dir"]);
   }
-  const [action = "list", id, ...extra] = positionals;
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-  const bytes = parsePositive("--bytes", values.bytes) ?? PERSON_TAIL_BYTES;
   const jobs = services().jobs;
   const needId = () => {
     if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
@@ -110,13 +126,7 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
         ? await follow(jobs, needId(), bytes, terminal)
         : await printTail(jobs, needId(), bytes, terminal);
     case "wait":
-      return await wait(
-        jobs,
-        needId(),
-        parsePositive("--timeout", values.timeout),
-        bytes,
-        terminal,
-      );
+      return await wait(jobs, needId(), timeout, bytes, terminal);
     case "kill": {
       const { record, wasRunning, killed } = await jobs.kill(needId());
       terminal.out(

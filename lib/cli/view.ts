@@ -12,6 +12,27 @@ import {
   UsageError,
 } from "./command.ts";
 
+const VIEW_OPTIONS = {
+  start: { type: "string" },
+  end: { type: "string" },
+  content: { type: "string" },
+  regex: { type: "boolean" },
+  context: { type: "string" },
+  pattern: { type: "string" },
+  "include-hidden": { type: "boolean" },
+  "max-depth": { type: "string" },
+  ...ALLOW_OPTION,
+} as const;
+
+function parseViewArgs(args: string[]) {
+  const parsed = parseCommandArgs(args, VIEW_OPTIONS);
+  const count = parsed.positionals.length;
+  if (count !== 1) {
+    throw new UsageError(count === 0 ? "view needs a PATH" : "view takes exactly one PATH");
+  }
+  return parsed;
+}
+
 export const viewCommand: CliCommand = {
   name: "view",
   summary: "Show a file with line ids, list a directory, or search contents",
@@ -35,23 +56,9 @@ Examples:
   anchorfs view src/main.ts --start 10 --end 40
   anchorfs view . --pattern '*.ts' --max-depth 2
   anchorfs view 'src|tests' --content parseConfig --context 2`,
+  parse: parseViewArgs,
   async run(args, { terminal, services }) {
-    const { values, positionals } = parseCommandArgs(args, {
-      start: { type: "string" },
-      end: { type: "string" },
-      content: { type: "string" },
-      regex: { type: "boolean" },
-      context: { type: "string" },
-      pattern: { type: "string" },
-      "include-hidden": { type: "boolean" },
-      "max-depth": { type: "string" },
-      ...ALLOW_OPTION,
-    });
-    if (positionals.length !== 1) {
-      throw new UsageError(
-        positionals.length === 0 ? "view needs a PATH" : "view takes exactly one PATH",
-      );
-    }
+    const { values, positionals } = parseViewArgs(args);
     const viewArgs: ViewArgs = { path: positionals[0]! };
     if (values.start !== undefined) viewArgs.start = values.start;
     if (values.end !== undefined) viewArgs.end = values.end;

@@ -11,6 +11,12 @@ import {
   UsageError,
 } from "./command.ts";
 
+function parseWorkdirArgs(args: string[]) {
+  const parsed = parseCommandArgs(args, { ...ALLOW_OPTION });
+  if (parsed.positionals.length > 1) throw new UsageError("workdir takes at most one PATH");
+  return parsed;
+}
+
 export const workdirCommand: CliCommand = {
   name: "workdir",
   summary: "Show the working directory, or check that PATH is a directory anchorfs can use",
@@ -22,9 +28,9 @@ or an error saying what is wrong.
 
 Options:
 ${ALLOW_HELP}`,
+  parse: parseWorkdirArgs,
   async run(args, { terminal, services }) {
-    const { values, positionals } = parseCommandArgs(args, { ...ALLOW_OPTION });
-    if (positionals.length > 1) throw new UsageError("workdir takes at most one PATH");
+    const { values, positionals } = parseWorkdirArgs(args);
     const all = services();
     await applyAllow(all, values.allow);
     const { locations } = all;

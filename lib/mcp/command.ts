@@ -190,31 +190,40 @@ function parseShell(raw: string | undefined): ShellKind | undefined {
   });
 }
 
+/**
+ * The flags of `anchorfs mcp`, parsed without starting anything (node:util's errors on unknown
+ * options and missing values). Values are checked by runMcpCommand; the docs test feeds this
+ * every `anchorfs mcp ...` example.
+ */
+export function parseMcpArgs(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      path: { type: "string" },
+      "foreground-window": { type: "string" },
+      "ssh-timeout": { type: "string" },
+      "state-dir": { type: "string" },
+      allow: { type: "string", multiple: true },
+      roots: { type: "boolean" },
+      "no-shell": { type: "boolean" },
+      "max-message-bytes": { type: "string" },
+      "max-file-bytes": { type: "string" },
+      deadline: { type: "string" },
+      shell: { type: "string" },
+      "tail-bytes": { type: "string" },
+      ...HTTP_FLAG_SPEC,
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
 /** Runs the server; resolves with the exit code when the connection ends. */
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        path: { type: "string" },
-        "foreground-window": { type: "string" },
-        "ssh-timeout": { type: "string" },
-        "state-dir": { type: "string" },
-        allow: { type: "string", multiple: true },
-        roots: { type: "boolean" },
-        "no-shell": { type: "boolean" },
-        "max-message-bytes": { type: "string" },
-        "max-file-bytes": { type: "string" },
-        deadline: { type: "string" },
-        shell: { type: "string" },
-        "tail-bytes": { type: "string" },
-        ...HTTP_FLAG_SPEC,
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    values = parseMcpArgs(args);
   } catch (e) {
     // The CLI's usage-error shape and exit code (docs/errors.md "Exit codes").
     io.err(
