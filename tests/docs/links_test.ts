@@ -1,9 +1,10 @@
-// Every relative link in README.md and docs/ reaches a file of the repository, and every
-// `#anchor` (in the same file or another Markdown file) names a heading that exists.
+// Every relative link in README.md and docs/ reaches a file of the repository, every `#anchor`
+// (in the same file or another Markdown file) names a heading that exists, and every repository
+// path the prose names in inline code (`lib/core/errors.ts`) exists.
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
-import { anchors, links, readDocs, slug } from "./_markdown.ts";
+import { anchors, codeSamples, links, readDocs, slug } from "./_markdown.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -51,6 +52,28 @@ Deno.test("every relative link in README.md and docs/ resolves, anchors included
   }
   assertEquals(broken, []);
   assertEquals(checked > 30, true, `only ${checked} relative links found: is the scan broken?`);
+});
+
+/** An inline code span that is only a path inside the repository (placeholders left out). */
+const REPO_PATH = /^(?:\.\/)?((?:lib|tests|scripts|docs|packaging|\.ci|\.github)\/[\w./-]*)$/;
+
+Deno.test("every repository path named in inline code in README.md and docs/ exists", async () => {
+  const missing: string[] = [];
+  let checked = 0;
+  for (const doc of await readDocs()) {
+    // Benchmark sections are dated records: they name files as they were on that date.
+    if (doc.path === "docs/benchmarks.md") continue;
+    for (const sample of codeSamples(doc.text)) {
+      const path = REPO_PATH.exec(sample.text.trim())?.[1];
+      if (sample.fenced || path === undefined) continue;
+      checked++;
+      if (!(await exists(`${REPO_ROOT}/${path}`))) {
+        missing.push(`${doc.path}:${sample.line}: ${path}`);
+      }
+    }
+  }
+  assertEquals(missing, []);
+  assertEquals(checked > 20, true, `only ${checked} paths found: is the scan broken?`);
 });
 
 Deno.test("the link scan sees a broken link and a broken anchor (the check can fail)", () => {
