@@ -11,6 +11,7 @@ import { JobManager } from "./ops/jobs/job_manager.ts";
 import { describePlatform } from "./core/platform/platform.ts";
 import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
+import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
 import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   sshTimeoutSeconds?: number;
   /** anchorfs state dir (jobs live in <dir>/jobs); default from ANCHORFS_STATE_DIR/XDG. */
   stateDir?: string;
+  /** This server's pid (job ids start with it; default: this process's). */
+  pid?: number;
   /** On-disk log cap per job in bytes (default 1 GiB; env ANCHORFS_JOB_LOG_CAP). */
   jobLogCapBytes?: number;
   /** Largest file a whole-file operation reads (--max-file-bytes; default 16 MiB). */
@@ -61,14 +64,20 @@ function createJobManager(options: ServiceOptions): JobManager {
   const envCap = Number(Deno.env.get("ANCHORFS_JOB_LOG_CAP") ?? "");
   const logCapBytes = options.jobLogCapBytes ??
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
+  const pid = options.pid ?? Deno.pid;
   return new JobManager(
     createLocalProcessRunner(options.shell ? { shell: { kind: options.shell } } : {}),
     {
-      stateDir: options.stateDir ??
-        defaultStateDir((key) => Deno.env.get(key), describePlatform(Deno.build.os)),
+      store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
+      pid,
       ...(logCapBytes !== undefined && { logCapBytes }),
     },
   );
+}
+
+/** The state dir when none is given: ANCHORFS_STATE_DIR, else the platform's place. */
+function defaultJobStateDir(): string {
+  return defaultStateDir((key) => Deno.env.get(key), describePlatform(Deno.build.os));
 }
 
 /** Releases what the services hold (connections, jobs). Safe to call twice. */

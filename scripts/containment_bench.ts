@@ -6,6 +6,7 @@
 
 import * as runner from "../lib/backends/local/process_runner.ts";
 import { JobManager } from "../lib/ops/jobs/job_manager.ts";
+import { DiskJobStore } from "../lib/backends/local/disk_job_store.ts";
 import { livePidsMatching, uniqueMarker } from "../tests/mcp/_jobs_helpers.ts";
 
 const enc = new TextEncoder();
@@ -52,7 +53,10 @@ function escapes(ignoreTerm: boolean) {
 }
 
 try {
-  const jobs = new JobManager(runner.localProcessRunner, { stateDir: state });
+  const jobs = new JobManager(runner.localProcessRunner, {
+    store: new DiskJobStore(state, Deno.pid),
+    pid: Deno.pid,
+  });
   const scans: number[] = [];
   let count = 0;
   for (let i = 0; i < 50; i++) {

@@ -5,6 +5,7 @@
 
 import * as runner from "../lib/backends/local/process_runner.ts";
 import { JobManager } from "../lib/ops/jobs/job_manager.ts";
+import { DiskJobStore } from "../lib/backends/local/disk_job_store.ts";
 import { startServer } from "../tests/_harness.ts";
 
 const localRunner = runner.localProcessRunner;
@@ -27,7 +28,11 @@ function median(xs: number[]): number {
 }
 
 try {
-  const jobs = new JobManager(localRunner, { stateDir: state, logCapBytes: 2 * GiB });
+  const jobs = new JobManager(localRunner, {
+    store: new DiskJobStore(state, Deno.pid),
+    pid: Deno.pid,
+    logCapBytes: 2 * GiB,
+  });
   const flood = `yes 0123456789abcdef | head -c ${GiB}`;
   let peakRss = rssMb();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb())), 20);
@@ -62,7 +67,11 @@ try {
   await Deno.remove(`${state}/ref.log`);
   await jobs.shutdown();
 
-  const capped = new JobManager(localRunner, { stateDir: state, logCapBytes: 256 * 1024 ** 2 });
+  const capped = new JobManager(localRunner, {
+    store: new DiskJobStore(state, Deno.pid),
+    pid: Deno.pid,
+    logCapBytes: 256 * 1024 ** 2,
+  });
   const [cappedRecord, cappedMs] = await timed(async () => {
     const job = await capped.start(`yes 0123456789abcdef | head -c ${2 * GiB}; echo END`, state);
     return (await capped.wait(job.id, 300_000)).record;

@@ -8,6 +8,7 @@
 import { createLocalProcessRunner } from "../lib/backends/local/process_runner.ts";
 import { readPsTable } from "../lib/backends/platform/foreign_process_table.ts";
 import { JobManager, type RemotePlace } from "../lib/ops/jobs/job_manager.ts";
+import { DiskJobStore } from "../lib/backends/local/disk_job_store.ts";
 import { createSshWorld } from "../tests/backends/ssh/_sshd.ts";
 
 const runs = Number(Deno.args[0] ?? 5);
@@ -20,7 +21,11 @@ const pool = world.pool({ timeoutSeconds: 30 });
 const backend = await pool.openSftp({ host: "box" });
 const dir = await Deno.makeTempDir({ prefix: "anchorfs-rjob-bench-" });
 const state = await Deno.makeTempDir({ prefix: "anchorfs-rjob-state-" });
-const jobs = new JobManager(createLocalProcessRunner(), { stateDir: state, killGraceMs: 500 });
+const jobs = new JobManager(createLocalProcessRunner(), {
+  store: new DiskJobStore(state, Deno.pid),
+  pid: Deno.pid,
+  killGraceMs: 500,
+});
 const remote: RemotePlace = { host: backend.jobHost, dir };
 
 async function timeJob(command: string, where: "local" | "remote"): Promise<number> {

@@ -7,8 +7,17 @@ import type { Terminal } from "./output.ts";
 
 export interface CliContext {
   terminal: Terminal;
-  /** Built lazily: `--help` must not open anything. */
-  services: () => Services;
+  /**
+   * Built lazily (`--help` must not open anything), once: the first call's options count
+   * (`anchorfs jobs --state-dir DIR` names the state dir).
+   */
+  services: (options?: CliServiceOptions) => Services;
+}
+
+/** What a subcommand may choose about the services it uses. */
+export interface CliServiceOptions {
+  /** The state dir jobs are kept in (default: ANCHORFS_STATE_DIR, else the platform's). */
+  stateDir?: string;
 }
 
 export interface CliCommand {

@@ -4,15 +4,13 @@
 import { cliExitCodeFor, durationMs, isTerminal } from "../core/jobs/job_state.ts";
 import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
-import { describePlatform } from "../core/platform/platform.ts";
-import { defaultStateDir } from "../ops/jobs/job_store.ts";
 import {
   formatJobList,
   PERSON_TAIL_BYTES,
   shortCommand,
   statusPhrase,
 } from "../ops/jobs/job_text.ts";
-import { type CliCommand, type CliContext, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { EXIT, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
@@ -78,16 +76,19 @@ export const jobsCommand: CliCommand = {
   summary: "List, tail, wait for or kill the shell jobs started by the MCP server",
   usage: USAGE,
   parse: parseJobsArgs,
-  async run(args, context) {
+  async run(args, { terminal, services }) {
+    const parsed = parseJobsArgs(args);
+    const stateDir = parsed.values["state-dir"];
+    const jobs = services(stateDir !== undefined ? { stateDir } : {}).jobs;
     try {
-      return await runJobs(args, context);
+      return await runJobs(jobs, parsed, terminal);
     } catch (e) {
       // The shared message's hint is in tool syntax; from a terminal, name the CLI call and the
       // state dir (another terminal's server may use a different one).
       if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
         throw new AnchorError({
           code: e.code,
-          message: `${e.message.replace(/\.$/, "")} in the state dir ${stateDirShown()}.`,
+          message: `${e.message.replace(/\.$/, "")} in the state dir ${jobs.store.stateDir}.`,
           hint: "List the jobs with `anchorfs jobs`; pass the server's --state-dir if it uses " +
             "another one.",
         });
@@ -97,13 +98,11 @@ export const jobsCommand: CliCommand = {
   },
 };
 
-async function runJobs(args: string[], { terminal, services }: CliContext): Promise<number> {
-  const { values, action, id, bytes, timeout } = parseJobsArgs(args);
-  if (values["state-dir"] !== undefined) {
-    // Read by createServices when it builds the job manager (built lazily, below).
-    Deno.env.set("ANCHORFS_STATE_DIR", values["state-dir"]);
-  }
-  const jobs = services().jobs;
+async function runJobs(
+  jobs: JobManager,
+  { values, action, id, bytes, timeout }: ReturnType<typeof parseJobsArgs>,
+  terminal: Terminal,
+): Promise<number> {
   const needId = () => {
     if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
     return id;
@@ -116,7 +115,7 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
       terminal.out(
         records.length > 0
           ? `${formatJobList(records, Date.now())}\n`
-          : `No jobs recorded in ${stateDirShown()}. A server started with another ` +
+          : `No jobs recorded in ${jobs.store.stateDir}. A server started with another ` +
             "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
       );
       return 0;
@@ -145,11 +144,6 @@ async function runJobs(args: string[], { terminal, services }: CliContext): Prom
     default:
       throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
   }
-}
-
-/** The state dir this command reads (the same rule createServices applies). */
-function stateDirShown(): string {
-  return defaultStateDir((key) => Deno.env.get(key), describePlatform(Deno.build.os));
 }
 
 async function printTail(
@@ -181,7 +175,6 @@ async function follow(
   terminal.out(tail.text);
   let offset = tail.logBytes;
   let record = first;
-  const path = jobs.store.paths(id).log;
   const decoder = new TextDecoder();
   while (true) {
     const ended = isTerminal(record.status);
@@ -191,16 +184,9 @@ async function follow(
       offset = Math.max(0, size - 4096);
     }
     if (size > offset) {
-      const file = await Deno.open(path, { read: true });
-      try {
-        await file.seek(offset, Deno.SeekMode.Start);
-        const chunk = new Uint8Array(Math.min(size - offset, 1024 * 1024));
-        const n = (await file.read(chunk)) ?? 0;
-        offset += n;
-        terminal.out(decoder.decode(chunk.subarray(0, n), { stream: true }));
-      } finally {
-        file.close();
-      }
+      const chunk = await jobs.store.readRange(id, offset, Math.min(size - offset, 1024 * 1024));
+      offset += chunk.length;
+      terminal.out(decoder.decode(chunk, { stream: true }));
       continue;
     }
     if (ended) break;

@@ -93,8 +93,10 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
   try {
     return await command.run(rest, {
       terminal,
-      services:
-        () => (services ??= createServices(maxFileBytes === undefined ? {} : { maxFileBytes })),
+      services: (options = {}) => (services ??= createServices({
+        ...options,
+        ...(maxFileBytes !== undefined && { maxFileBytes }),
+      })),
     });
   } catch (e) {
     if (e instanceof UsageError) {

@@ -3,7 +3,6 @@
 // its output streams into the local job log, and a kill takes the remote group plus every
 // process carrying the cookie (found through the remote /proc). Never restarts a job.
 
-import fs from "node:fs";
 import type {
   RemoteJob,
   RemoteJobExit,
@@ -122,7 +121,6 @@ export class SshJobHost implements RemoteJobHost {
       `start ${JSON.stringify(request.command)}`,
       remoteJobScript(request),
     );
-    const fd = fs.openSync(request.logPath, "a");
     let pidResolve: (pid: number) => void = () => {};
     const pidKnown = new Promise<number>((resolve) => (pidResolve = resolve));
     let stderr = "";
@@ -131,7 +129,7 @@ export class SshJobHost implements RemoteJobHost {
     let sawExit = false;
     channel.on("data", (chunk: Uint8Array) => {
       try {
-        fs.writeSync(fd, chunk);
+        request.log.append(chunk);
       } catch {
         // the log is gone (job removed): drop the bytes, keep the job running
       }
@@ -151,9 +149,6 @@ export class SshJobHost implements RemoteJobHost {
       const end = (error?: Error) => {
         if (done) return;
         done = true;
-        try {
-          fs.closeSync(fd);
-        } catch { /* closed */ }
         pidResolve(0);
         if (sawExit) {
           const reaped = stderr.includes(REAPED_MARK);

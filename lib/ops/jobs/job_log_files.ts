@@ -39,8 +39,10 @@ export class JobLogFiles implements FileBackend {
         message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
           plural(VIEWABLE_LOG_BYTES, "byte")
         }).`,
-        hint: `Read its end with jobs {"action":"read","id":"${id}","bytes":100000}, or search ` +
-          `the raw log with the shell: shell {"command":"grep -n -m 50 FAIL ${onDisk}"}.`,
+        hint: `Read its end with jobs {"action":"read","id":"${id}","bytes":100000}` +
+          (onDisk === undefined
+            ? "."
+            : `, or search the raw log with the shell: shell {"command":"grep -n -m 50 FAIL ${onDisk}"}.`),
       });
     }
     const raw = new TextDecoder().decode(await this.jobs.readLog(id, 0, bytes));

@@ -3,7 +3,7 @@
 // shutdown terminates every job this server started. Every job process carries a cookie
 // (ANCHORFS_JOB) so all of a job's processes end with it, even those that left its session.
 // Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs; the
-// process runner is passed in.
+// store, the process runner and this server's pid are passed in.
 
 import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
 import { commandKey } from "../../core/jobs/command_key.ts";
@@ -23,8 +23,7 @@ import {
   startRecord,
 } from "../../core/jobs/job_state.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
-import { LogCap } from "./log_cap.ts";
-import { isJobId, JobStore, type TailRead } from "./job_store.ts";
+import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
 import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "./remote_job.ts";
 
@@ -57,7 +56,10 @@ export interface ProcessRunner extends ProcessControl {
 }
 
 export interface JobManagerOptions {
-  stateDir: string;
+  /** Where records and logs live (lib/backends/local/disk_job_store.ts on a real server). */
+  store: JobStore;
+  /** This server's pid: job ids start with it, and it is never signalled as a job's process. */
+  pid: number;
   /** On-disk log cap per job (default 1 GiB). */
   logCapBytes?: number;
   /** Jobs allowed to run at once (default 16). */
@@ -81,7 +83,7 @@ export type JobListener = (event: JobEvent) => void;
 interface RunningJob {
   record: JobRecord;
   key: string;
-  cap: LogCap;
+  cap: JobLog;
   cause: JobExit["cause"];
   done: Promise<JobRecord>;
   timer: ReturnType<typeof setInterval> | undefined;
@@ -121,8 +123,11 @@ export class JobManager {
   private readonly killGraceMs: number;
   private readonly pollMs: number;
 
+  private readonly pid: number;
+
   constructor(private readonly runner: ProcessRunner, readonly options: JobManagerOptions) {
-    this.store = new JobStore(options.stateDir);
+    this.store = options.store;
+    this.pid = options.pid;
     this.now = options.now ?? Date.now;
     this.logCapBytes = options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
@@ -166,7 +171,7 @@ export class JobManager {
     return {
       ...(record.cookie !== undefined && { cookie: record.cookie }),
       leader: { pid: record.pid, startTicks: record.pidStartTicks },
-      exclude: [Deno.pid],
+      exclude: [this.pid],
       ...(record.pidStartTicks !== undefined && { sinceTicks: record.pidStartTicks }),
     };
   }
@@ -240,7 +245,6 @@ export class JobManager {
     }
   }
 
-  /** Starts a command as a job. Refuses duplicates of a running command and past the cap. */
   /**
    * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
    * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
@@ -261,7 +265,7 @@ export class JobManager {
       : commandKey(command, await this.realDirectory(cwd), this.runner.caseInsensitivePaths);
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
-    if (duplicate) throw new DuplicateJobError(duplicate.record, this.now());
+    if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
     if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
     if (this.running.size + this.starting >= this.maxRunning) {
       const ids = [...this.running.keys()];
@@ -280,7 +284,7 @@ export class JobManager {
     this.starting++;
     try {
       const elsewhere = await this.runningElsewhere(key);
-      if (elsewhere) throw new DuplicateJobError(elsewhere, this.now());
+      if (elsewhere) throw new DuplicateJobError(elsewhere, this.now(), this.pid);
       return await this.launch(command, cwd, key, remote);
     } catch (e) {
       if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
@@ -303,7 +307,7 @@ export class JobManager {
     const alive = new Map<number, boolean>();
     for (const id of ids) {
       const serverPid = Number(id.slice(0, id.indexOf("-")));
-      if (serverPid === Deno.pid) continue;
+      if (serverPid === this.pid) continue;
       if (!alive.has(serverPid)) {
         alive.set(serverPid, this.runner.processIsSame(serverPid, undefined));
       }
@@ -338,10 +342,10 @@ export class JobManager {
   ): Promise<JobRecord> {
     let id: string;
     do {
-      id = `${Deno.pid}-${++this.counter}`;
+      id = `${this.pid}-${++this.counter}`;
     } while (!(await this.reserveId(id)));
-    const paths = this.store.paths(id);
     const cookie = jobCookie(this.instance, id);
+    const log = this.store.openLog(id, this.logCapBytes);
     let spawned;
     let remoteJob: RemoteJob | undefined;
     try {
@@ -349,22 +353,27 @@ export class JobManager {
         remoteJob = await remote.host.startJob({
           command,
           dir: remote.dir,
-          logPath: paths.log,
+          log,
           cookie,
           id,
           graceMs: this.killGraceMs,
         });
         spawned = { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited };
       } else {
+        const files = this.store.localFiles(id);
+        if (!files) {
+          throw new Error(`the job store (${this.store.root}) keeps no log file on this machine`);
+        }
         spawned = await this.runner.spawn({
           command,
           cwd,
-          logPath: paths.log,
-          scriptPath: paths.script,
+          logPath: files.log,
+          scriptPath: files.script,
           cookie,
         });
       }
     } catch (e) {
+      log.close();
       await this.store.remove(id);
       throw new AnchorError({
         code: "SPAWN_FAILED",
@@ -384,7 +393,7 @@ export class JobManager {
       pid: spawned.pid,
       ...(remote && { host: remote.host.description }),
       ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
-      serverPid: Deno.pid,
+      serverPid: this.pid,
       ...(this.runner.ownStartTicks() !== undefined &&
         { serverStartTicks: this.runner.ownStartTicks() }),
       startedAt: this.now(),
@@ -396,6 +405,7 @@ export class JobManager {
       // An untracked job must not run: stop it before reporting.
       if (remoteJob) await remoteJob.kill(this.killGraceMs).catch(() => []);
       else await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      log.close();
       throw new AnchorError({
         code: "STATE_DIR_UNWRITABLE",
         message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
@@ -407,11 +417,10 @@ export class JobManager {
         cause: e,
       });
     }
-    const cap = new LogCap(paths.log, this.logCapBytes);
     const job: RunningJob = {
       record,
       key,
-      cap,
+      cap: log,
       cause: "exit",
       done: Promise.resolve(record),
       timer: undefined,
@@ -497,6 +506,7 @@ export class JobManager {
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
     });
+    job.cap.close();
     job.record = result.record;
     if (result.changed) await this.persist(job, result.record);
     this.running.delete(job.record.id);
@@ -534,6 +544,7 @@ export class JobManager {
       this.now(),
       reason,
     );
+    job.cap.close();
     job.record = result.record;
     if (result.changed) await this.persist(job, result.record);
     this.running.delete(job.record.id);
@@ -595,10 +606,14 @@ export class JobManager {
     return { record, tail };
   }
 
-  /** Size of the job's log and where it is on disk (for a shell command that reads it). */
-  async logInfo(id: string): Promise<{ record: JobRecord; bytes: number; path: string }> {
+  /**
+   * Size of the job's log and where it is on disk (for a shell command that reads it; undefined
+   * when the store keeps no file).
+   */
+  async logInfo(id: string): Promise<{ record: JobRecord; bytes: number; path?: string }> {
     const record = await this.require(id);
-    return { record, bytes: await this.store.logSize(id), path: this.store.paths(id).log };
+    const path = this.store.localFiles(id)?.log;
+    return { record, bytes: await this.store.logSize(id), ...(path !== undefined && { path }) };
   }
 
   /** Raw bytes of the job's log from `offset` (the log keeps what the command wrote). */
@@ -682,7 +697,7 @@ export class JobManager {
     const since = this.runner.ownStartTicks();
     return {
       cookiePrefix: `${this.instance}/`,
-      exclude: [Deno.pid],
+      exclude: [this.pid],
       ...(since !== undefined && { sinceTicks: since }),
     };
   }
@@ -750,12 +765,13 @@ function duplicateStartingError(command: string, cwd: string): AnchorError {
 
 /** DUPLICATE_JOB for a command already running: carries that job, so a caller may reword it. */
 export class DuplicateJobError extends AnchorError {
-  constructor(readonly record: JobRecord, now: number) {
-    super(duplicateErrorText(record, now));
+  /** `serverPid`: the pid of the server refusing (its own jobs notify; another's do not). */
+  constructor(readonly record: JobRecord, now: number, serverPid: number) {
+    super(duplicateErrorText(record, now, serverPid));
   }
 }
 
-function duplicateErrorText(record: JobRecord, now: number): AnchorErrorInit {
+function duplicateErrorText(record: JobRecord, now: number, serverPid: number): AnchorErrorInit {
   return {
     code: "DUPLICATE_JOB",
     message:
@@ -766,7 +782,7 @@ function duplicateErrorText(record: JobRecord, now: number): AnchorErrorInit {
       } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
       "files give wrong results).",
     hint:
-      (record.serverPid === Deno.pid
+      (record.serverPid === serverPid
         ? "Wait for its notification instead of starting a duplicate, or call jobs "
         : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
           "agent session), so no notification comes here: call jobs ") +

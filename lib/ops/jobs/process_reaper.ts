@@ -8,12 +8,15 @@ import {
   selectJobProcesses,
 } from "../../core/jobs/job_processes.ts";
 
+/** The signals the reaper sends. */
+export type JobSignal = "SIGTERM" | "SIGKILL" | "SIGCONT";
+
 /** What the reaper needs from the machine (the local process runner supplies it). */
 export interface ProcessControl {
   /** The process table; with `sinceTicks`, only processes started no earlier. */
   listProcesses(sinceTicks?: number): ProcessInfo[];
   /** Signals the process if it is still the one with this start time; false otherwise. */
-  signalProcess(pid: number, startTicks: number, signal: Deno.Signal): boolean;
+  signalProcess(pid: number, startTicks: number, signal: JobSignal): boolean;
 }
 
 /** KILL rounds after the grace: each catches children forked since the previous round. */
@@ -31,7 +34,7 @@ export async function killJobProcesses(
 ): Promise<ProcessInfo[]> {
   const signalled = new Map<number, ProcessInfo>();
   const find = () => selectJobProcesses(control.listProcesses(target.sinceTicks), target);
-  const send = (processes: ProcessInfo[], signal: Deno.Signal) => {
+  const send = (processes: ProcessInfo[], signal: JobSignal) => {
     for (const p of processes) {
       if (control.signalProcess(p.pid, p.startTicks, signal) && !signalled.has(p.pid)) {
         signalled.set(p.pid, p);

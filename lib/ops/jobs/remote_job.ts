@@ -3,6 +3,8 @@
 // lib/backends/ssh implements it over the pooled connection; a FileBackend that can run jobs
 // offers it as `jobHost`.
 
+import type { JobLog } from "./job_store.ts";
+
 /** One process signalled on the remote host (for "terminated N processes (…)"). */
 export interface RemoteProcessInfo {
   pid: number;
@@ -25,8 +27,11 @@ export interface RemoteJobRequest {
   command: string;
   /** The directory on the remote host. */
   dir: string;
-  /** Local log file; output is appended to it as it arrives (the cap cuts it like any log). */
-  logPath: string;
+  /**
+   * The job's log in the store: output is appended as it arrives (the cap cuts it like any
+   * log); an append that throws means the job was removed (drop the bytes, keep running).
+   */
+  log: Pick<JobLog, "append">;
   /** The job's cookie, exported as ANCHORFS_JOB on the remote side. */
   cookie: string;
   /** Job id, for the remote pid file's name. */

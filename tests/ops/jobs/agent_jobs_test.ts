@@ -6,6 +6,7 @@ import { assert, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 
 const loop = "for _ in $(seq 100); do sleep 0.1; done";
@@ -14,7 +15,8 @@ Deno.test("agent jobs: the shared cap refuses b without naming a's jobs; a's ref
   await using state = await tempDir();
   await using cwd = await tempDir();
   const shared = new JobManager(localProcessRunner, {
-    stateDir: state.path,
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
     killGraceMs: 500,
     maxRunning: 1,
   });

@@ -1,12 +1,12 @@
 // The job manager with the real local process runner: limits, waits that never kill, kills and
-// shutdown that take the whole group, pruning, and the store's tail reads and log cap.
+// shutdown that take the whole group, pruning, and the log cap on a real child (the stores
+// themselves: tests/backends/_job_store_contract.ts).
 
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import * as runner from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
-import { JobStore } from "../../../lib/ops/jobs/job_store.ts";
-import { LogCap } from "../../../lib/ops/jobs/log_cap.ts";
+import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 
 const localRunner = runner.localProcessRunner;
@@ -17,7 +17,12 @@ async function withManager(
 ) {
   await using state = await tempDir();
   await using cwd = await tempDir();
-  const jobs = new JobManager(localRunner, { stateDir: state.path, killGraceMs: 500, ...options });
+  const jobs = new JobManager(localRunner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+    ...options,
+  });
   try {
     await body(jobs, cwd.path);
   } finally {
@@ -67,7 +72,11 @@ Deno.test("JobManager emits start and end once each, and the record on disk matc
 
 Deno.test("JobManager.shutdown terminates running jobs and records them interrupted", async () => {
   await using state = await tempDir();
-  const jobs = new JobManager(localRunner, { stateDir: state.path, killGraceMs: 500 });
+  const jobs = new JobManager(localRunner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
   const job = await jobs.start(`trap '' TERM; ${loop(100)}`, "/");
   await jobs.shutdown();
   const record = await jobs.store.read(job.id) as JobRecord;
@@ -88,46 +97,13 @@ Deno.test("JobManager.prune keeps the newest finished records within the count",
   }, { keepFinished: 2 });
 });
 
-Deno.test("JobStore.readTail starts on a character boundary and counts what it left out", async () => {
-  await using state = await tempDir();
-  const store = new JobStore(state.path);
-  assert(await store.reserve("1-1"));
-  assertEquals(await store.reserve("1-1"), false);
-  await Deno.writeTextFile(store.paths("1-1").log, `${"é".repeat(1000)}END`);
-  const tail = await store.readTail("1-1", 10, 7);
-  assertEquals(tail.text, "éééEND");
-  assertEquals(tail.logBytes, 2003);
-  assertEquals(tail.omittedBytes, 2003 - 9 + 7);
-});
-
-Deno.test("LogCap cuts an appended log to head + marker + newest output and counts the drop", async () => {
-  await using dir = await tempDir();
-  const path = `${dir.path}/out.log`;
-  const cap = new LogCap(path, 1024 * 1024);
-  const file = await Deno.open(path, { create: true, append: true });
-  const chunk = new TextEncoder().encode("z".repeat(99_999) + "\n");
-  let written = 0;
-  for (let i = 0; i < 30; i++) {
-    await file.write(chunk);
-    written += chunk.length;
-    cap.enforce();
-  }
-  await file.write(new TextEncoder().encode("LAST\n"));
-  written += 5;
-  file.close();
-  const { size } = cap.enforce();
-  assert(size <= 1024 * 1024);
-  assert(cap.droppedBytes > 0);
-  assertEquals(cap.outputBytes(size), written);
-  const text = await Deno.readTextFile(path);
-  assertStringIncludes(text, "[anchorfs: output passed the log cap");
-  assert(text.endsWith("LAST\n"));
-});
-
 Deno.test("JobManager refuses to start when the state dir cannot be written, and runs nothing", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/not-a-dir`, "");
-  const jobs = new JobManager(localRunner, { stateDir: `${dir.path}/not-a-dir` });
+  const jobs = new JobManager(localRunner, {
+    store: new DiskJobStore(`${dir.path}/not-a-dir`, Deno.pid),
+    pid: Deno.pid,
+  });
   const error = await assertRejects(() => jobs.start(`touch ${dir.path}/ran`, dir.path));
   assertStringIncludes(String(error), "Could not create the job record");
   assertEquals(await Deno.stat(`${dir.path}/ran`).then(() => true, () => false), false);
@@ -168,7 +144,7 @@ Deno.test("a job's end terminates the background children it left, and its log a
     assertEquals(ended.status, "succeeded");
     assertEquals(runner.groupAlive(job.pid), false);
     assertStringIncludes(ended.endReason ?? "", "which were terminated");
-    const log = await Deno.readTextFile(jobs.store.paths(job.id).log);
+    const log = await Deno.readTextFile(jobs.store.localFiles(job.id)!.log);
     assert(log.startsWith("left\n[anchorfs: the command exited and left "), log);
     assertEquals(ended.outputBytes, 5);
     const killed = await jobs.kill(job.id);

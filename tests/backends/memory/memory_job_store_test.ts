@@ -1,0 +1,6 @@
+import { MemoryJobStore } from "../../../lib/backends/memory/memory_job_store.ts";
+import { jobStoreContract } from "../_job_store_contract.ts";
+
+Deno.test("the memory job store meets the JobStore contract", async (t) => {
+  await jobStoreContract(t, () => new MemoryJobStore());
+});
