@@ -4,6 +4,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { runBatchEdit } from "../ops/edit/batch_edit.ts";
+import { readBatchOperations } from "../ops/edit/batch_operations.ts";
 import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
 import {
@@ -69,7 +70,7 @@ export const editCommand: CliCommand = {
 
 Replaces TEXT the way the text_editor tool's str_replace does (exact, then escape sequences,
 then whitespace-normalized with re-indentation; only a unique match is applied), or applies
-batch_edit operations: a JSON list (or {"operations": [...]}) of
+batch_edit operations: a JSON list (or {"operations": [...]}, or one operation) of
   {"op":"replace","start":"12:a3","end":"14:0f","content":"..."}
   {"op":"insert","anchor":"12:a3"|0|-1,"content":"..."}
 with ids from \`anchorfs view\`. Prints a diff whose lines carry the new ids. Encoding, line
@@ -95,22 +96,10 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
     let text: string;
     if (values.batch !== undefined) {
       const raw = await readInput(values.batch, "--batch");
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch (e) {
-        throw new AnchorError({
-          code: "INVALID_OPERATION",
-          message: `--batch ${JSON.stringify(values.batch)} is not valid JSON: ${
-            (e as Error).message
-          }`,
-          hint: 'Give a JSON list, e.g. [{"op":"replace","start":"3:5e","content":"new line"}].',
-        });
-      }
-      const operations = Array.isArray(parsed)
-        ? parsed
-        : (parsed as { operations?: unknown } | null)?.operations;
-      const allowRepeat = (parsed as { allow_repeat?: unknown } | null)?.allow_repeat === true;
+      const { operations, allowRepeat } = readBatchOperations(
+        raw,
+        `--batch ${JSON.stringify(values.batch)}`,
+      );
       text = await runBatchEdit(all, session, {
         path,
         operations,

@@ -65,6 +65,27 @@ Deno.test("anchorfs edit --batch reads operations from a file or stdin", async (
   assertStringIncludes(stale.stderr, "nothing was written");
 });
 
+Deno.test("anchorfs edit --batch takes one operation object, as the batch_edit tool does", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "f.txt": "x\ny\n" });
+  // echo '{"op":"insert","anchor":-1,"content":"z"}' | anchorfs edit f.txt --batch - --dry-run
+  const dry = await runCliProcess(["edit", "f.txt", "--batch", "-", "--dry-run"], {
+    cwd: dir.path,
+    stdin: '{"op":"insert","anchor":-1,"content":"z"}\n',
+  });
+  assertEquals(dry.code, 0, dry.stderr);
+  assertStringIncludes(dry.stdout, "Dry run, nothing written");
+  assertStringIncludes(dry.stdout, `+${formatLineId(3, "z")}|z`);
+  assertEquals(await Deno.readTextFile(`${dir.path}/f.txt`), "x\ny\n");
+  const bad = await runCliProcess(["edit", "f.txt", "--batch", "-"], {
+    cwd: dir.path,
+    stdin: "{op: insert}",
+  });
+  // A malformed argument, like a bad --start: exit 2.
+  assertEquals(bad.code, 2);
+  assertStringIncludes(bad.stderr, 'error: --batch "-" is not a JSON list of operations');
+});
+
 Deno.test("anchorfs edit --old-file - reads old text from stdin; usage errors exit 2", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, { "a.txt": "alpha\nbeta\n", "new.txt": "BETA\n" });

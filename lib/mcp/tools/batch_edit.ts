@@ -2,11 +2,10 @@
 // all at once. Schema, description and the call into lib/ops/edit.
 
 import * as z from "zod";
-import { AnchorError } from "../../core/errors.ts";
 import { runBatchEdit } from "../../ops/edit/batch_edit.ts";
+import { normalizeOperations, readBatchOperations } from "../../ops/edit/batch_operations.ts";
 import { runTool } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
-import { joinLines } from "../../core/tool_args.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
 export const BATCH_EDIT_DESCRIPTION =
@@ -52,7 +51,12 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
         allow_repeat: z.boolean().optional().describe(
           "Apply content whose first/last line repeats the line next to it (refused as a slip).",
         ),
-      }, { rewrite: octofsOperations }),
+      }, {
+        // Before zod: Octofs's names and content as a list of lines (lib/ops/edit).
+        rewrite: (raw) => {
+          if (Array.isArray(raw.operations)) raw.operations = normalizeOperations(raw.operations);
+        },
+      }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -63,50 +67,17 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "batch_edit",
-        () =>
-          runBatchEdit(env.services, env.session, {
+        () => {
+          // A JSON string is read as the CLI reads --batch: a list, one operation, or the
+          // whole arguments object.
+          const given = readBatchOperations(args.operations, "operations (a string)");
+          return runBatchEdit(env.services, env.session, {
             path: args.path,
-            operations: typeof args.operations === "string"
-              ? parseOperations(args.operations)
-              : args.operations,
-            ...(args.allow_repeat === true && { allow_repeat: true }),
-          }),
+            operations: given.operations,
+            ...((args.allow_repeat === true || given.allowRepeat) && { allow_repeat: true }),
+          });
+        },
         argNotes(args),
       ),
   );
 };
-
-function parseOperations(text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new AnchorError({
-      code: "INVALID_OPERATION",
-      message: "operations is a string that is not a JSON list of operations.",
-      hint: 'Pass a list, e.g. "operations": [{"op":"insert","anchor":-1,"content":"new line"}].',
-    });
-  }
-  // Encoded once more, models also send one operation without its list, or the whole arguments
-  // object: both are unambiguous.
-  if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
-    const object = parsed as { op?: unknown; operations?: unknown };
-    if (typeof object.op === "string") return [object];
-    if (Array.isArray(object.operations)) return object.operations;
-  }
-  return parsed;
-}
-
-/** Octofs's names inside operations ("operation" for "op", content as a list of lines), before
- * zod validates; an insert's "start" is read as its anchor by parseEditOps. */
-function octofsOperations(args: Record<string, unknown>): void {
-  if (!Array.isArray(args.operations)) return;
-  args.operations = args.operations.map((item: unknown) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    const op: Record<string, unknown> = { ...item as Record<string, unknown> };
-    if (op.op === undefined && op.operation !== undefined) op.op = op.operation;
-    delete op.operation;
-    if (op.content !== undefined) op.content = joinLines(op.content);
-    return op;
-  });
-}
