@@ -1,20 +1,22 @@
 // `anchorfs jobs`: list, tail, wait for and kill the shell jobs an MCP server started. Reads the
 // durable state dir, so it works from another terminal while the server runs.
 
-import { cliExitCodeFor, durationMs, isTerminal } from "../core/jobs/job_state.ts";
+import { cliExitCodeFor, durationMs, type JobRecord } from "../core/jobs/job_state.ts";
 import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import {
   formatJobList,
+  killText,
   PERSON_TAIL_BYTES,
   shortCommand,
   statusPhrase,
 } from "../ops/jobs/job_text.ts";
+import { waitForJob } from "../ops/jobs/wait_for_job.ts";
+import { followJob } from "../ops/jobs/follow_job.ts";
 import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { EXIT, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
-import { describeProcesses } from "../core/jobs/job_processes.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
@@ -126,21 +128,9 @@ async function runJobs(
         : await printTail(jobs, needId(), bytes, terminal);
     case "wait":
       return await wait(jobs, needId(), timeout, bytes, terminal);
-    case "kill": {
-      const { record, wasRunning, killed } = await jobs.kill(needId());
-      terminal.out(
-        wasRunning
-          ? `Killed job ${record.id} (${shortCommand(record.command)}): ${
-            killed.length > 0
-              ? `terminated ${describeProcesses(killed)}`
-              : "nothing left to terminate"
-          }; ${statusPhrase(record)}\n`
-          : `Job ${record.id} had already ended: ${statusPhrase(record)}${
-            killed.length > 0 ? `; terminated ${describeProcesses(killed)} it left running` : ""
-          }\n`,
-      );
+    case "kill":
+      terminal.out(`${killText(await jobs.kill(needId()))}\n`);
       return 0;
-    }
     default:
       throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
   }
@@ -171,28 +161,12 @@ async function follow(
   bytes: number,
   terminal: Terminal,
 ): Promise<number> {
-  const { record: first, tail } = await jobs.readTail(id, bytes);
-  terminal.out(tail.text);
-  let offset = tail.logBytes;
-  let record = first;
-  const decoder = new TextDecoder();
-  while (true) {
-    const ended = isTerminal(record.status);
-    const size = await jobs.store.logSize(id);
-    if (size < offset) {
-      terminal.err("[the log passed its cap and was cut; continuing with the newest output]\n");
-      offset = Math.max(0, size - 4096);
-    }
-    if (size > offset) {
-      const chunk = await jobs.store.readRange(id, offset, Math.min(size - offset, 1024 * 1024));
-      offset += chunk.length;
-      terminal.out(decoder.decode(chunk, { stream: true }));
-      continue;
-    }
-    if (ended) break;
-    await new Promise((r) => setTimeout(r, 200));
-    record = (await jobs.get(id)) ?? record;
-  }
+  const record = await followJob(jobs, id, {
+    tailBytes: bytes,
+    onText: (text) => terminal.out(text),
+    onCut: () =>
+      terminal.err("[the log passed its cap and was cut; continuing with the newest output]\n"),
+  });
   terminal.err(`\n[job ${record.id}: ${statusPhrase(record)}]\n`);
   // Like `wait`: the job's own result, so `anchorfs jobs tail -f ID && next` works.
   return cliExitCodeFor(record);
@@ -205,28 +179,26 @@ async function wait(
   bytes: number,
   terminal: Terminal,
 ): Promise<number> {
-  const t0 = Date.now();
-  const deadline = timeoutSeconds === undefined ? Infinity : t0 + timeoutSeconds * 1000;
   const frames = "|/-\\";
   let frame = 0;
-  let result = await jobs.wait(id, 0);
-  while (!result.done && Date.now() < deadline) {
-    if (terminal.stderrIsTty) {
-      terminal.err(
-        `\r${frames[frame++ % frames.length]} job ${id} running ${
-          formatDuration(durationMs(result.record, Date.now()))
-        } · ${shortCommand(result.record.command, 50)}   `,
-      );
-    }
-    result = await jobs.wait(
-      id,
-      Math.min(terminal.stderrIsTty ? 250 : 1000, deadline - Date.now()),
-    );
-  }
+  const result = await waitForJob(jobs, id, {
+    timeoutMs: timeoutSeconds === undefined ? Infinity : timeoutSeconds * 1000,
+    heartbeatMs: terminal.stderrIsTty ? 250 : 1000,
+    // A spinner on a terminal only: piped stderr gets no redraws.
+    ...(terminal.stderrIsTty && {
+      onHeartbeat: (record: JobRecord) => {
+        terminal.err(
+          `\r${frames[frame++ % frames.length]} job ${id} running ${
+            formatDuration(durationMs(record, Date.now()))
+          } · ${shortCommand(record.command, 50)}   `,
+        );
+      },
+    }),
+  });
   if (terminal.stderrIsTty) terminal.err("\r\x1b[K");
   if (!result.done) {
     terminal.err(
-      `job ${id} is still running after ${formatDuration(Date.now() - t0)} (waiting did not ` +
+      `job ${id} is still running after ${formatDuration(result.elapsedMs)} (waiting did not ` +
         `stop it); wait again with: anchorfs jobs wait ${id}\n`,
     );
     return WAIT_TIMEOUT_EXIT_CODE;

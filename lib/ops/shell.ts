@@ -5,10 +5,12 @@
 import { AnchorError } from "../core/errors.ts";
 import type { JobRecord } from "../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../core/shell/pipeline_note.ts";
-import { formatDuration, formatProgress } from "../core/jobs/progress_text.ts";
+import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
+import type { Location, Locations } from "./location.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import { endedBadly, readJobOutput } from "./jobs/job_output.ts";
+import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
 import {
   DEFAULT_TAIL_BYTES,
   formatTail,
@@ -38,6 +40,44 @@ export type ShellOutcome =
   | { kind: "finished"; record: JobRecord; text: string; failed: boolean }
   | { kind: "promoted"; record: JobRecord; text: string };
 
+/**
+ * Where a command runs: a local directory, or a directory on an ssh host (then the command runs
+ * there, over the pooled connection, as a job like any other). `base` is the session's working
+ * directory; `dir` is what runShell takes (the ssh:// URL for a remote directory).
+ */
+export async function resolveShellCwd(
+  locations: Locations,
+  base: Location,
+  given: string | undefined,
+): Promise<{ dir: string; remote?: RemotePlace }> {
+  // Models send "" for "not set": that is the working directory, not an empty path.
+  const raw = given?.trim() === "" ? undefined : given;
+  const location = raw === undefined ? base : await locations.locate(raw, base);
+  const info = await location.backend.stat(location.path);
+  if (info?.type !== "dir") {
+    throw new AnchorError({
+      code: "NOT_A_DIRECTORY",
+      message: `shell cannot run in ${JSON.stringify(location.url)}: ${
+        info ? "it is not a directory" : "no such directory"
+      }.`,
+      hint: `Pass an existing directory as cwd, or leave cwd out to use the working directory ` +
+        `(${JSON.stringify(base.url)}).`,
+    });
+  }
+  if (!location.remote) return { dir: location.path };
+  const host = location.backend.jobHost;
+  if (!host) {
+    throw new AnchorError({
+      code: "SHELL_REMOTE_CWD",
+      message: `shell cannot run commands in ${JSON.stringify(location.url)}: that host only ` +
+        "serves files.",
+      hint:
+        'Pass a local directory as cwd, e.g. shell {"command":"...","cwd":"/path/on/this/machine"}.',
+    });
+  }
+  return { dir: location.url, remote: { host, dir: location.path } };
+}
+
 export async function runShell(
   command: string,
   cwd: string,
@@ -58,20 +98,16 @@ export async function runShell(
   }
   const { jobs } = deps;
   const started = await jobs.start(command, cwd, deps.remote);
-  const t0 = Date.now();
-  const heartbeatMs = deps.heartbeatMs ?? 2000;
-  let record = started;
-  let done = false;
-  while (!done) {
-    const elapsed = Date.now() - t0;
-    const left = deps.foregroundWindowMs - elapsed;
-    if (left <= 0 || deps.signal?.aborted) break;
-    ({ record, done } = await jobs.wait(started.id, Math.min(left, heartbeatMs), deps.signal));
-    if (!done && deps.onProgress && Date.now() - t0 < deps.foregroundWindowMs) {
-      const { tail } = await jobs.readTail(started.id, 4096);
-      deps.onProgress(formatProgress(Date.now() - t0, tail.text), Date.now() - t0);
-    }
-  }
+  const { onProgress } = deps;
+  const { record, done, elapsedMs } = await waitForJob(jobs, started.id, {
+    timeoutMs: deps.foregroundWindowMs,
+    ...(deps.heartbeatMs !== undefined && { heartbeatMs: deps.heartbeatMs }),
+    ...(deps.signal && { signal: deps.signal }),
+    ...(onProgress && {
+      onHeartbeat: async (_record: JobRecord, elapsed: number) =>
+        onProgress(await heartbeatText(jobs, started.id, elapsed), elapsed),
+    }),
+  });
   const tailBytes = deps.tailBytes ?? DEFAULT_TAIL_BYTES;
   if (done) {
     const output = await readJobOutput(jobs, started.id, tailBytes);
@@ -91,7 +127,7 @@ export async function runShell(
   return {
     kind: "promoted",
     record,
-    text: promotedText(record, latestLines(tail), Date.now() - t0),
+    text: promotedText(record, latestLines(tail), elapsedMs),
   };
 }
 

@@ -5,17 +5,15 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { durationMs } from "../../core/jobs/job_state.ts";
-import { describeProcesses } from "../../core/jobs/job_processes.ts";
-import { formatDuration, formatProgress } from "../../core/jobs/progress_text.ts";
+import { durationMs, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   formatJobList,
   formatJobReport,
+  killText,
   latestLines,
-  shortCommand,
-  statusPhrase,
+  stillRunningText,
 } from "../../ops/jobs/job_text.ts";
-import { jobUri } from "../../ops/jobs/job_manager.ts";
+import { heartbeatText, waitForJob } from "../../ops/jobs/wait_for_job.ts";
 import { endedBadly, readJobOutput, tailReadBytes } from "../../ops/jobs/job_output.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
@@ -138,55 +136,36 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
           }
           case "wait": {
             const jobId = needId(action, id);
-            const timeoutMs = (timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
             const token = ctx.mcpReq._meta?.progressToken;
-            const t0 = Date.now();
             let progress = 0;
-            let result = await jobs.wait(jobId, 0);
-            while (!result.done && Date.now() - t0 < timeoutMs && !ctx.mcpReq.signal.aborted) {
-              const left = timeoutMs - (Date.now() - t0);
-              result = await jobs.wait(jobId, Math.min(left, 2000), ctx.mcpReq.signal);
-              if (!result.done && token !== undefined && Date.now() - t0 < timeoutMs) {
-                const { tail } = await jobs.readTail(jobId, 4096);
-                ctx.mcpReq.notify({
-                  method: "notifications/progress",
-                  params: {
-                    progressToken: token,
-                    progress: ++progress,
-                    message: formatProgress(durationMs(result.record, Date.now()), tail.text),
-                  },
-                }).catch(() => {});
-              }
-            }
+            const waited = await waitForJob(jobs, jobId, {
+              timeoutMs: (timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000,
+              signal: ctx.mcpReq.signal,
+              ...(token !== undefined && {
+                onHeartbeat: async (record: JobRecord) => {
+                  const message = await heartbeatText(
+                    jobs,
+                    jobId,
+                    durationMs(record, Date.now()),
+                  );
+                  ctx.mcpReq.notify({
+                    method: "notifications/progress",
+                    params: { progressToken: token, progress: ++progress, message },
+                  }).catch(() => {});
+                },
+              }),
+            });
+            // Clients may drop a progress notification that shares a chunk with the result.
             if (progress > 0) await new Promise((r) => setTimeout(r, 0));
-            if (result.done) return await report(jobId);
+            if (waited.done) return await report(jobId);
             const { record, tail } = await jobs.readTail(jobId, 2048);
-            return `Job ${record.id} (\`${
-              shortCommand(record.command)
-            }\`) is still running after ` +
-              `waiting ${formatDuration(Date.now() - t0)} (running for ${
-                formatDuration(durationMs(record, Date.now()))
-              }). Waiting did not stop it. Continue with jobs {"action":"wait","id":"${record.id}"} ` +
-              `or carry on with other work: a notification for ${
-                jobUri(record.id)
-              } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
+            return stillRunningText(record, waited.elapsedMs, tail, Date.now());
           }
           case "kill": {
             const jobId = needId(action, id);
-            const { record, wasRunning, killed } = await jobs.kill(jobId);
+            const result = await jobs.kill(jobId);
             const { tail } = await jobs.readTail(jobId, 2048);
-            const head = wasRunning
-              ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`): ${
-                killed.length > 0
-                  ? `terminated ${describeProcesses(killed)}`
-                  : "no process of it was left to terminate"
-              }; ${statusPhrase(record)}.`
-              : `Job ${record.id} had already ended: ${statusPhrase(record)}. ${
-                killed.length > 0
-                  ? `Terminated ${describeProcesses(killed)} it had left running.`
-                  : "No process of it is left; nothing to kill."
-              }`;
-            return `${head}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
+            return `${killText(result)}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
           }
         }
       }, argNotes(args)),

@@ -4,52 +4,13 @@
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
-import { AnchorError } from "../../core/errors.ts";
-import { jobUri, type RemotePlace } from "../../ops/jobs/job_manager.ts";
+import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
-import { runShell } from "../../ops/shell.ts";
+import { resolveShellCwd, runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
-import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
-
-/**
- * Where a command runs: a local directory, or a directory on an ssh host (then the command runs
- * there, over the pooled connection, as a job like any other).
- */
-async function resolveShellCwd(
-  env: ToolEnv,
-  given: string | undefined,
-): Promise<{ dir: string; remote?: RemotePlace }> {
-  // Models send "" for "not set": that is the working directory, not an empty path.
-  const raw = given?.trim() === "" ? undefined : given;
-  const { locations } = env.services;
-  const base = env.session.cwd;
-  const location = raw === undefined ? base : await locations.locate(raw, base);
-  const info = await location.backend.stat(location.path);
-  if (info?.type !== "dir") {
-    throw new AnchorError({
-      code: "NOT_A_DIRECTORY",
-      message: `shell cannot run in ${JSON.stringify(location.url)}: ${
-        info ? "it is not a directory" : "no such directory"
-      }.`,
-      hint: `Pass an existing directory as cwd, or leave cwd out to use the working directory ` +
-        `(${JSON.stringify(base.url)}).`,
-    });
-  }
-  if (!location.remote) return { dir: location.path };
-  const host = location.backend.jobHost;
-  if (!host) {
-    throw new AnchorError({
-      code: "SHELL_REMOTE_CWD",
-      message: `shell cannot run commands in ${JSON.stringify(location.url)}: that host only ` +
-        "serves files.",
-      hint:
-        'Pass a local directory as cwd, e.g. shell {"command":"...","cwd":"/path/on/this/machine"}.',
-    });
-  }
-  return { dir: location.url, remote: { host, dir: location.path } };
-}
+import type { ToolRegistrar } from "../tool_env.ts";
 
 /** What the arguments agents send to other shells' tools meant, and how it is done here. */
 function shellMeant(windowSeconds: number): Record<string, string> {
@@ -129,7 +90,11 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
     (args, ctx) =>
       runTool("shell", async (): Promise<ToolResult | string> => {
         const { command, cwd } = args;
-        const { dir, remote } = await resolveShellCwd(env, cwd);
+        const { dir, remote } = await resolveShellCwd(
+          env.services.locations,
+          env.session.cwd,
+          cwd,
+        );
         const token = ctx.mcpReq._meta?.progressToken;
         let progress = 0;
         const outcome = await runShell(command, dir, {

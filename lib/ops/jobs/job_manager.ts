@@ -77,6 +77,13 @@ export interface JobManagerOptions {
   now?: () => number;
 }
 
+/** What a kill did: the record now, whether the job was running, the processes signalled. */
+export interface KillResult {
+  record: JobRecord;
+  wasRunning: boolean;
+  killed: ProcessInfo[];
+}
+
 export type JobEvent = { kind: "start" | "end"; record: JobRecord };
 export type JobListener = (event: JobEvent) => void;
 
@@ -659,9 +666,7 @@ export class JobManager {
    * Kills every process of the job (TERM, then KILL after a grace; found by cookie, session and
    * parentage) and waits for its end. `killed` names the processes signalled.
    */
-  async kill(
-    id: string,
-  ): Promise<{ record: JobRecord; wasRunning: boolean; killed: ProcessInfo[] }> {
+  async kill(id: string): Promise<KillResult> {
     // Read without reconciling: a dead server's job is reconciled below, reporting its kills.
     const record = this.running.get(id)?.record ??
       (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);

@@ -7,7 +7,8 @@ import { durationMs, isTerminal, type JobRecord } from "../../core/jobs/job_stat
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
-import { jobUri } from "./job_manager.ts";
+import { jobUri, type KillResult } from "./job_manager.ts";
+import { describeProcesses } from "../../core/jobs/job_processes.ts";
 import { plural } from "../../core/plural.ts";
 import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/text/wire_text.ts";
 import {
@@ -192,4 +193,38 @@ export function formatJobReport(
   const body = formatTail(output, maxWireBytes);
   const sep = output.failures?.matched ? "" : "--- output (tail) ---\n";
   return `${header.join("\n")}\n${sep}${body}`;
+}
+
+/**
+ * What a kill did, in one line: the processes it terminated and the status now; for a job that
+ * had already ended, what it had left running. Said the same way to a model and to a person.
+ */
+export function killText({ record, wasRunning, killed }: KillResult): string {
+  return wasRunning
+    ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`): ${
+      killed.length > 0
+        ? `terminated ${describeProcesses(killed)}`
+        : "no process of it was left to terminate"
+    }; ${statusPhrase(record)}.`
+    : `Job ${record.id} had already ended: ${statusPhrase(record)}. ${
+      killed.length > 0
+        ? `Terminated ${describeProcesses(killed)} it had left running.`
+        : "No process of it is left; nothing to kill."
+    }`;
+}
+
+/** jobs wait's answer when the job outlived the wait: it runs on, and how to go on. */
+export function stillRunningText(
+  record: JobRecord,
+  waitedMs: number,
+  tail: TailRead,
+  now: number,
+): string {
+  return `Job ${record.id} (\`${shortCommand(record.command)}\`) is still running after ` +
+    `waiting ${formatDuration(waitedMs)} (running for ${
+      formatDuration(durationMs(record, now))
+    }). Waiting did not stop it. Continue with jobs {"action":"wait","id":"${record.id}"} ` +
+    `or carry on with other work: a notification for ${
+      jobUri(record.id)
+    } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
 }

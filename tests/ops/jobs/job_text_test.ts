@@ -1,10 +1,12 @@
-import { assertEquals, assertStringIncludes } from "../../_assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
   formatJobReport,
   formatTail,
+  killText,
   latestLines,
   shortCommand,
   statusPhrase,
+  stillRunningText,
 } from "../../../lib/ops/jobs/job_text.ts";
 import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
@@ -83,4 +85,74 @@ Deno.test("shortCommand() keeps commands whose quoted whitespace differs apart i
   const b = shortCommand('grep "a b" notes.txt');
   assertEquals(a === b, false, `${a} / ${b}`);
   assertEquals(shortCommand("make   test"), "make test");
+});
+
+const proc = (pid: number, name: string) => ({
+  pid,
+  name,
+  ppid: 1,
+  pgrp: pid,
+  sid: pid,
+  startTicks: pid,
+  state: "S",
+});
+
+Deno.test("killText says what a kill terminated, for a running and an ended job alike", () => {
+  const base = {
+    id: "4242-7",
+    command: "make test",
+    cwd: "/x",
+    startedAt: 0,
+    endedAt: 1000,
+    droppedBytes: 0,
+  };
+  const killed = { ...base, status: "killed", signal: "SIGTERM" } as unknown as JobRecord;
+  assertEquals(
+    killText({
+      record: killed,
+      wasRunning: true,
+      killed: [proc(1234, "bash"), proc(1240, "sleep")],
+    }),
+    "Killed job 4242-7 (`make test`): terminated 2 processes (bash 1234, sleep 1240); " +
+      "KILLED on request (SIGTERM): cut off, not a success.",
+  );
+  assertStringIncludes(
+    killText({ record: killed, wasRunning: true, killed: [] }),
+    "no process of it was left to terminate",
+  );
+  const ended = { ...base, status: "succeeded", exitCode: 0 } as unknown as JobRecord;
+  assertEquals(
+    killText({ record: ended, wasRunning: false, killed: [] }),
+    "Job 4242-7 had already ended: succeeded (exit 0). No process of it is left; nothing to kill.",
+  );
+  assertStringIncludes(
+    killText({ record: ended, wasRunning: false, killed: [proc(99, "sleep")] }),
+    "Terminated 1 process (sleep 99) it had left running.",
+  );
+});
+
+Deno.test("stillRunningText says the wait did not stop the job, and how to go on", () => {
+  const record = {
+    id: "4242-8",
+    command: "npm run build",
+    cwd: "/x",
+    status: "running",
+    startedAt: 0,
+    droppedBytes: 0,
+  } as unknown as JobRecord;
+  const text = stillRunningText(
+    record,
+    50_000,
+    { text: "step 1\nstep 2\n", omittedBytes: 0, logBytes: 14 },
+    90_000,
+  );
+  assertStringIncludes(text, "Job 4242-8 (`npm run build`) is still running after waiting 50.0s");
+  assertStringIncludes(text, "(running for 1m30s). Waiting did not stop it.");
+  assertStringIncludes(text, 'jobs {"action":"wait","id":"4242-8"}');
+  assert(text.endsWith("--- latest output ---\nstep 1\nstep 2"), text);
+  assert(
+    stillRunningText(record, 1000, { text: "", omittedBytes: 0, logBytes: 0 }, 1000).endsWith(
+      "(none yet)",
+    ),
+  );
 });
