@@ -5,7 +5,6 @@
 import { AnchorError } from "../../core/errors.ts";
 import type { Location } from "../../ops/location.ts";
 import type { Services } from "../../ops/services.ts";
-import { defaultStateDir } from "../../ops/jobs/job_store.ts";
 import type { ServerOptions } from "../tool_env.ts";
 import type { HttpOptions } from "./http_options.ts";
 import { serveHttp } from "./http_server.ts";
@@ -16,7 +15,7 @@ export async function serveHttpCommand(
   root: Location,
   serverOptions: ServerOptions,
   http: HttpOptions,
-  flags: { "state-dir"?: string | undefined; roots?: boolean | undefined },
+  flags: { roots?: boolean | undefined },
 ): Promise<void> {
   if (flags.roots) {
     // One confinement serves the whole process; one client's roots must not confine the others.
@@ -30,7 +29,9 @@ export async function serveHttpCommand(
   const { tokens, notice } = await loadTokens({
     tokenFile: http.tokenFile,
     envToken: Deno.env.get("ANCHORFS_TOKEN"),
-    stateDir: flags["state-dir"] ?? defaultStateDir((key) => Deno.env.get(key)),
+    // The same state dir the job store uses (--state-dir, else the platform's place), so the
+    // generated token sits beside the job records whatever platform this runs on.
+    stateDir: services.jobs.store.stateDir,
   });
   await serveHttp({ services, root, serverOptions, http, tokens }, notice);
 }
