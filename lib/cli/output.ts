@@ -1,7 +1,7 @@
 // The one place the human CLI writes to the terminal. Errors are rendered as `error:` and
 // `hint:` lines on stderr; results go to stdout.
 
-import type { AnchorError } from "../core/errors.ts";
+import type { AnchorError, ErrorCode } from "../core/errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -55,7 +55,7 @@ export const EXIT = {
 } as const;
 
 /** Error codes that mean the call itself was malformed (exit 2), whatever the files hold. */
-const USAGE_CODES = new Set([
+const USAGE_CODES = new Set<ErrorCode>([
   "INVALID_ARGUMENT",
   "MISSING_ARGUMENT",
   "INVALID_FLAG",

@@ -2,6 +2,10 @@
 // stable code, a message (what failed, values quoted), a hint (the exact next call) and whose
 // fault it is. Rendering happens at the edge (lib/mcp/render.ts, lib/cli/output.ts), never here.
 
+import type { ErrorCode } from "./error_code.ts";
+
+export type { ErrorCode } from "./error_code.ts";
+
 /** Whose fault a failure is decides what the reader should do next. */
 export type Fault =
   /** The arguments were wrong: the hint gives the corrected call. */
@@ -12,7 +16,7 @@ export type Fault =
   | "internal";
 
 export interface AnchorErrorInit {
-  code: string;
+  code: ErrorCode;
   message: string;
   hint?: string;
   fault?: Fault;
@@ -23,7 +27,7 @@ export interface AnchorErrorInit {
 
 /** A failure that carries everything its reader needs to decide the next step. */
 export class AnchorError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly fault: Fault;
   readonly detail: string | undefined;
