@@ -3,6 +3,7 @@
 
 import { Buffer } from "node:buffer";
 import { AnchorError } from "../core/errors.ts";
+import { guide, step } from "../core/next_step.ts";
 import type { WriteOptions } from "../ops/file_backend.ts";
 
 export function notFound(path: string, what = "file or directory"): AnchorError {
@@ -50,7 +51,7 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       message: `Cannot ${action} ${
         JSON.stringify(path)
       }: something already exists there (a file where a directory is needed?).`,
-      hint: `Check the path; view ${JSON.stringify({ path })} to see what is there.`,
+      hint: guide`Check the path; ${step("view", { path })} to see what is there.`,
     });
   }
   if (code === "ENOSPC") {
@@ -77,9 +78,7 @@ export function fileChanged(path: string): AnchorError {
     message: `${
       JSON.stringify(path)
     } changed on disk while the edit was being prepared; nothing was written.`,
-    hint: `view ${
-      JSON.stringify({ path })
-    } to see the current content and ids, then retry the edit.`,
+    hint: guide`${step("view", { path })} to see the current content and ids, then retry the edit.`,
     fault: "environment",
   });
 }

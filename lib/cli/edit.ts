@@ -1,12 +1,13 @@
 // `anchorfs edit PATH ...`: str_replace and batch_edit for people and scripts, through the same
 // ops as the MCP tools (lib/ops/edit). Prints the same result text; failures exit non-zero with
-// the same error text the model gets.
+// the same error text the model gets, its suggested calls written as `anchorfs …` commands.
 
 import { AnchorError } from "../core/errors.ts";
 import { runBatchEdit } from "../ops/edit/batch_edit.ts";
 import { readBatchOperations } from "../ops/edit/batch_operations.ts";
 import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
+import { cliStepSyntax } from "./step_command.ts";
 import {
   ALLOW_HELP,
   ALLOW_OPTION,
@@ -16,7 +17,8 @@ import {
   UsageError,
 } from "./command.ts";
 
-const EDIT_OPTIONS = {
+/** The options of `anchorfs edit` (next steps are rendered against them: step_command.ts). */
+export const EDIT_OPTIONS = {
   old: { type: "string" },
   new: { type: "string" },
   "old-file": { type: "string" },
@@ -92,7 +94,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
     const dryRun = values["dry-run"] === true;
     const all = services();
     await applyAllow(all, values.allow);
-    const session = createSession(all.locations.localAt(Deno.cwd()));
+    const session = createSession(all.locations.localAt(Deno.cwd()), cliStepSyntax);
     let text: string;
     if (values.batch !== undefined) {
       const raw = await readInput(values.batch, "--batch");

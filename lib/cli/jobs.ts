@@ -41,6 +41,14 @@ Options:
 Exit codes: wait and tail -f exit with the job's exit code (128+N when signal N ended it),
 ${WAIT_TIMEOUT_EXIT_CODE} when wait's --timeout passed, ${EXIT.noSuchJob} when no job has that id, 2 for bad usage.`;
 
+/** The options of `anchorfs jobs` (next steps are rendered against them: step_command.ts). */
+export const JOBS_OPTIONS = {
+  "state-dir": { type: "string" },
+  bytes: { type: "string" },
+  timeout: { type: "string" },
+  follow: { type: "boolean", short: "f" },
+} as const;
+
 function parsePositive(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
@@ -54,12 +62,7 @@ const JOB_ACTIONS = ["list", "ls", "tail", "wait", "kill"];
 
 /** Options, action, id and numbers checked; nothing read yet. */
 function parseJobsArgs(args: string[]) {
-  const { values, positionals } = parseCommandArgs(args, {
-    "state-dir": { type: "string" },
-    bytes: { type: "string" },
-    timeout: { type: "string" },
-    follow: { type: "boolean", short: "f" },
-  });
+  const { values, positionals } = parseCommandArgs(args, JOBS_OPTIONS);
   const [action = "list", id, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
   if (!JOB_ACTIONS.includes(action)) {

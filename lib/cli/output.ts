@@ -2,6 +2,8 @@
 // `hint:` lines on stderr; results go to stdout.
 
 import type { AnchorError, ErrorCode } from "../core/errors.ts";
+import { renderGuide } from "../core/next_step.ts";
+import { cliStepSyntax } from "./step_command.ts";
 
 const encoder = new TextEncoder();
 
@@ -31,11 +33,13 @@ export const realTerminal: Terminal = {
   stderrIsTty: Deno.stderr.isTerminal(),
 };
 
-/** Renders an error for a person: message and detail, then the next step. */
+/** Renders an error for a person: message and detail, then the next step as a command line. */
 export function renderErrorForTerminal(error: AnchorError): string {
   const lines = [`error: ${error.message}`];
-  if (error.detail) lines.push("", error.detail);
-  if (error.hint) lines.push("", `hint: ${error.hint}`);
+  const detail = error.detailText && renderGuide(error.detailText, cliStepSyntax);
+  const hint = error.hintText && renderGuide(error.hintText, cliStepSyntax);
+  if (detail) lines.push("", detail);
+  if (hint) lines.push("", `hint: ${hint}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,7 +1,8 @@
-// `anchorfs view PATH [options]`: the view tool for people. Prints exactly the text the MCP tool
-// returns, from the same core function (lib/ops/view.ts).
+// `anchorfs view PATH [options]`: the view tool for people. Prints the text the MCP tool returns,
+// from the same core function (lib/ops/view.ts), with suggested calls as `anchorfs …` commands.
 
 import { createSession } from "../ops/session.ts";
+import { cliStepSyntax } from "./step_command.ts";
 import { runView, type ViewArgs } from "../ops/view.ts";
 import {
   ALLOW_HELP,
@@ -12,7 +13,8 @@ import {
   UsageError,
 } from "./command.ts";
 
-const VIEW_OPTIONS = {
+/** The options of `anchorfs view` (next steps are rendered against them: step_command.ts). */
+export const VIEW_OPTIONS = {
   start: { type: "string" },
   end: { type: "string" },
   content: { type: "string" },
@@ -39,7 +41,8 @@ export const viewCommand: CliCommand = {
   usage: `Usage: anchorfs view PATH [options]
 
 Shows a file as N:hh|content lines, lists a directory (path, lines, ~tokens; .gitignore-aware),
-or searches contents when --content is given. Prints the same text as the MCP view tool.
+or searches contents when --content is given. Prints the same text as the MCP view tool, with
+suggested next calls written as commands (\`anchorfs view src --max-depth 2\`).
 
 Options:
   --start N|N:hh        First line (negative counts from the end; an id is verified)
@@ -71,7 +74,7 @@ Examples:
     const all = services();
     await applyAllow(all, values.allow);
     const { locations, scanner, reads } = all;
-    const session = createSession(locations.localAt(Deno.cwd()));
+    const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
     const text = await runView(locations, session, viewArgs, { scanner, reads });
     terminal.out(text.endsWith("\n") ? text : `${text}\n`);
     return 0;

@@ -1,6 +1,7 @@
 // `anchorfs workdir [PATH]`: shows how a path resolves (local or ssh://), as the workdir tool would.
 
 import { createSession } from "../ops/session.ts";
+import { cliStepSyntax } from "./step_command.ts";
 import { runWorkdir } from "../ops/workdir.ts";
 import {
   ALLOW_HELP,
@@ -34,7 +35,7 @@ ${ALLOW_HELP}`,
     const all = services();
     await applyAllow(all, values.allow);
     const { locations } = all;
-    const session = createSession(locations.localAt(Deno.cwd()));
+    const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
     if (positionals[0] === undefined) {
       terminal.out(`${await runWorkdir(session, locations, "get")}\n`);
       return 0;

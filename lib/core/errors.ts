@@ -1,8 +1,17 @@
 // Errors as values: every failure that can reach a model or a person is an AnchorError with a
-// stable code, a message (what failed, values quoted), a hint (the exact next call) and whose
-// fault it is. Rendering happens at the edge (lib/mcp/render.ts, lib/cli/output.ts), never here.
+// stable code, a message (what failed, values quoted), a hint (the exact next call, kept as a
+// step: lib/core/next_step.ts) and whose fault it is. Rendering happens at the edge
+// (lib/mcp/render.ts, lib/cli/output.ts), never here.
 
 import type { ErrorCode } from "./error_code.ts";
+import {
+  type Guide,
+  type NextStep,
+  renderGuide,
+  stepsOf,
+  type StepSyntax,
+  toolCallSyntax,
+} from "./next_step.ts";
 
 export type { ErrorCode } from "./error_code.ts";
 
@@ -18,27 +27,44 @@ export type Fault =
 export interface AnchorErrorInit {
   code: ErrorCode;
   message: string;
-  hint?: string;
+  /** The next step: prose, or a guide whose calls each interface writes in its own syntax. */
+  hint?: string | Guide;
   fault?: Fault;
-  /** Extra text shown after the message (reports, listings); already formatted for a reader. */
-  detail?: string;
+  /** Extra text shown after the message (reports, listings); may name calls like the hint. */
+  detail?: string | Guide;
   cause?: unknown;
 }
 
 /** A failure that carries everything its reader needs to decide the next step. */
 export class AnchorError extends Error {
   readonly code: ErrorCode;
-  readonly hint: string | undefined;
+  /** The hint as data: its calls are steps, written by each interface in its own syntax. */
+  readonly hintText: string | Guide | undefined;
   readonly fault: Fault;
-  readonly detail: string | undefined;
+  readonly detailText: string | Guide | undefined;
 
   constructor(init: AnchorErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "AnchorError";
     this.code = init.code;
-    this.hint = init.hint;
+    this.hintText = init.hint;
     this.fault = init.fault ?? "caller";
-    this.detail = init.detail;
+    this.detailText = init.detail;
+  }
+
+  /** The calls the hint and detail suggest, in the order they are shown. */
+  get next(): readonly NextStep[] {
+    return [...stepsOf(this.hintText), ...stepsOf(this.detailText)];
+  }
+
+  /** The hint as a model reads it (calls written as tool calls). */
+  get hint(): string | undefined {
+    return this.hintText === undefined ? undefined : renderGuide(this.hintText, toolCallSyntax);
+  }
+
+  /** The detail as a model reads it (calls written as tool calls). */
+  get detail(): string | undefined {
+    return this.detailText === undefined ? undefined : renderGuide(this.detailText, toolCallSyntax);
   }
 }
 
@@ -60,10 +86,15 @@ export function toAnchorError(value: unknown): AnchorError {
   });
 }
 
-/** The whole text a model or person reads for an error: message, detail, then the hint. */
-export function formatError(error: AnchorError): string {
+/**
+ * The whole text a model or person reads for an error: message, detail, then the hint, with
+ * suggested calls written in `syntax` (tool calls by default).
+ */
+export function formatError(error: AnchorError, syntax: StepSyntax = toolCallSyntax): string {
   const parts = [error.message];
-  if (error.detail) parts.push(error.detail);
-  if (error.hint) parts.push(`Next: ${error.hint}`);
+  const detail = error.detailText === undefined ? "" : renderGuide(error.detailText, syntax);
+  const hint = error.hintText === undefined ? "" : renderGuide(error.hintText, syntax);
+  if (detail) parts.push(detail);
+  if (hint) parts.push(`Next: ${hint}`);
   return parts.join("\n\n");
 }

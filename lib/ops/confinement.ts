@@ -4,6 +4,7 @@
 // and cannot confine the shell: a command line can reach anything the user can.
 
 import { AnchorError } from "../core/errors.ts";
+import { type Guide, guide, joinGuide, step } from "../core/next_step.ts";
 import {
   type AllowedDir,
   allowingDir,
@@ -247,13 +248,11 @@ export class Confinement implements PathGuard {
       message: `${JSON.stringify(url)} is on ${JSON.stringify(host.slice(0, -1))}, where this ` +
         `server may use no directory (${now.source}: ${describeAllowed(now.dirs)}); nothing was ` +
         "read or written, and no connection was made.",
-      hint: (first
-        ? `Use a path inside ${JSON.stringify(first.url)}, e.g. view ${
-          JSON.stringify({ path: first.url })
-        }. `
-        : "No directory is allowed at all. ") +
-        "If the user wants that host reachable, they must restart anchorfs with --allow " +
+      hint: joinGuide(
+        first ? usePathInside(first.url) : "No directory is allowed at all. ",
+        "If the user wants that host reachable, they must restart anchorfs with --allow ",
         `${JSON.stringify(`${host}DIR`)} (the host written the same way).`,
+      ),
     });
   }
 
@@ -287,14 +286,16 @@ export class Confinement implements PathGuard {
       code: "OUTSIDE_ALLOWED",
       message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
         `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.`,
-      hint: (first
-        ? `Use a path inside ${JSON.stringify(first.url)}, e.g. view ${
-          JSON.stringify({ path: first.url })
-        }. `
-        : "No directory is allowed at all. ") +
+      hint: joinGuide(
+        first ? usePathInside(first.url) : "No directory is allowed at all. ",
         `If the user wants this path reachable, they must ${restart}.`,
+      ),
     });
   }
+}
+
+function usePathInside(url: string): Guide {
+  return guide`Use a path inside ${JSON.stringify(url)}, e.g. ${step("view", { path: url })}. `;
 }
 
 /**
@@ -331,12 +332,11 @@ async function danglingRefusal(
     code: "DANGLING_SYMLINK",
     message: `${what}; with confinement on, a path through a dangling symlink is refused ` +
       "(where it would lead cannot be checked). Nothing was read or written.",
-    hint: meant === undefined
-      ? "Name the file by a path without that link."
-      : `If the link's target is what you mean, name it directly (it is checked like any path): ` +
-        `text_editor ${
-          JSON.stringify({ command: "create", path: meant, file_text: "line one\n" })
-        }.`,
+    hint: meant === undefined ? "Name the file by a path without that link." : joinGuide(
+      "If the link's target is what you mean, name it directly (it is checked like any path): ",
+      step("text_editor", { command: "create", path: meant, file_text: "line one\n" }),
+      ".",
+    ),
   });
 }
 

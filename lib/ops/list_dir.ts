@@ -12,6 +12,7 @@ import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
+import { step, type StepSyntax, type ToolArgs } from "../core/next_step.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 export const LIST_MAX_ROWS = 1000;
@@ -122,7 +123,7 @@ export async function listDirectory(
     return `No files to list in ${quotePathAlways(shown)}${
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
     }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` +
-      emptyHint(stats, options, {
+      emptyHint(session.steps, stats, options, {
         path: quotePath(shown),
         ...(pattern ? { pattern } : {}),
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
@@ -137,18 +138,18 @@ export async function listDirectory(
     notices.push(
       `Listed the first ${plural(listed + cuts, "entry", "entries")}; ${exact ? "" : "more than "}${
         plural(extra, "more file")
-      } not shown. Narrow it: view ${
-        JSON.stringify({ path: quotePath(shown), max_depth: 2 })
+      } not shown. Narrow it: ${
+        session.steps(step("view", { path: quotePath(shown), max_depth: 2 }))
       }, a subdirectory, or a pattern such as ${
-        JSON.stringify({ path: quotePath(shown), pattern: "*.ts" })
+        session.steps(step("view", { path: quotePath(shown), pattern: "*.ts" }))
       }.`,
     );
   }
   if (stats.stopped && options.budget) {
     notices.push(
       `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. ` +
-        `Narrow it: view ${
-          JSON.stringify({ path: quotePath(shown), max_depth: 2 })
+        `Narrow it: ${
+          session.steps(step("view", { path: quotePath(shown), max_depth: 2 }))
         } or a subdirectory.`,
     );
   }
@@ -179,22 +180,23 @@ export function describeRules(options: WalkOptions, pattern: string | undefined)
  * content, regex, pattern, ...), varied to include hidden files or drop the pattern.
  */
 export function emptyHint(
+  steps: StepSyntax,
   stats: { filesSeen: number; ignored: number; hidden: number },
   options: WalkOptions,
-  args: Record<string, unknown>,
+  args: ToolArgs["view"],
 ): string {
   const tips: string[] = [];
   if (stats.hidden > 0 && !options.includeHidden) {
     tips.push(
-      `${plural(stats.hidden, "hidden entry", "hidden entries")} skipped: view ${
-        JSON.stringify({ ...args, include_hidden: true })
+      `${plural(stats.hidden, "hidden entry", "hidden entries")} skipped: ${
+        steps(step("view", { ...args, include_hidden: true }))
       } includes ${stats.hidden === 1 ? "it" : "them"}`,
     );
   }
   if (stats.ignored > 0) tips.push(`${plural(stats.ignored, "entry", "entries")} gitignored`);
   if (stats.filesSeen > 0 && options.filter) {
     const { pattern: _pattern, ...rest } = args;
-    tips.push(`try a broader pattern or none: view ${JSON.stringify(rest)}`);
+    tips.push(`try a broader pattern or none: ${steps(step("view", rest))}`);
   }
   if (tips.length === 0) return "";
   const text = tips.join("; ");

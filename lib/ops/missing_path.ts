@@ -3,6 +3,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path/path_text.ts";
+import { joinGuide, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 
 export async function nearestExistingParent(location: Location): Promise<string | null> {
@@ -28,9 +29,10 @@ export async function missingPathError(
     message: `No ${what} at ${JSON.stringify(location.url)}.` +
       (parentUrl ? ` The nearest existing parent is ${JSON.stringify(parentUrl)}.` : ""),
     hint: parentUrl
-      ? `view ${
-        JSON.stringify({ path: parentUrl })
-      } to list what is there, then retry with the right path.`
+      ? joinGuide(
+        step("view", { path: parentUrl }),
+        " to list what is there, then retry with the right path.",
+      )
       : "Check the path; it does not exist on this machine.",
   });
 }

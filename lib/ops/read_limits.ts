@@ -4,6 +4,7 @@
 // what to use instead. No I/O of its own: callers pass the backend.
 
 import { AnchorError } from "../core/errors.ts";
+import { type Guide, guide, step } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
 import { shellQuote } from "../core/shell/shell_quote.ts";
 import type { FileBackend, FileInfo } from "./file_backend.ts";
@@ -174,8 +175,8 @@ export function assertRegularFile(url: string, info: FileInfo, action: string): 
         describeSpecial(info)
       }, not a regular file; ${action} opens only regular files (reading it could block or never ` +
       "end), so nothing was read or changed.",
-    hint: `Use the shell for it, e.g. shell ${
-      JSON.stringify({ command: `ls -l ${shellQuote(url)}` })
+    hint: guide`Use the shell for it, e.g. ${
+      step("shell", { command: `ls -l ${shellQuote(url)}` })
     }, or name a regular file.`,
   });
 }
@@ -186,7 +187,7 @@ export function assertWithinLimit(
   size: number,
   limits: ReadLimits,
   action: string,
-  alternatives: string,
+  alternatives: string | Guide,
 ): void {
   if (size <= limits.maxFileBytes) return;
   throw new AnchorError({
@@ -196,7 +197,7 @@ export function assertWithinLimit(
     }); ${action} holds the whole file in memory and is limited to ${
       formatSize(limits.maxFileBytes)
     } (${plural(limits.maxFileBytes, "byte")}), so nothing was read or changed.`,
-    hint: `${alternatives} The limit is set by the server's --max-file-bytes flag.`,
+    hint: guide`${alternatives} The limit is set by the server's --max-file-bytes flag.`,
   });
 }
 
@@ -210,7 +211,9 @@ export function fileTooLargeToRead(url: string, size: number, limit: number): An
     message: `${JSON.stringify(url)} is ${formatSize(size)} (${plural(size, "byte")}), over the ${
       formatSize(limit)
     } limit of this read, so it was not read.`,
-    hint: `${bigFileAlternatives(url)} The limit is set by the server's --max-file-bytes flag.`,
+    hint: guide`${
+      bigFileAlternatives(url)
+    } The limit is set by the server's --max-file-bytes flag.`,
   });
 }
 
@@ -218,17 +221,17 @@ export function fileTooLargeToRead(url: string, size: number, limit: number): An
  * The alternatives for reading part of a big file: the shell, since a search (view with
  * content) skips files above the same --max-file-bytes limit.
  */
-export function bigFileAlternatives(url: string): string {
+export function bigFileAlternatives(url: string): Guide {
   const job = /^anchorfs:\/\/jobs\/([0-9]+-[0-9]+)$/.exec(url)?.[1];
   if (job !== undefined) {
     // A job's log is not a path the shell can read, and a search skips it like any big file:
     // name the call that reads it.
-    return `Read its end: jobs ${JSON.stringify({ action: "read", id: job, bytes: 1000000 })}.`;
+    return guide`Read its end: ${step("jobs", { action: "read", id: job, bytes: 1000000 })}.`;
   }
-  return `Search it with the shell: shell ${
-    JSON.stringify({ command: `grep -n -m 100 -e TEXT ${shellQuote(url)}` })
-  }; or read a range: shell ${
-    JSON.stringify({ command: `sed -n '1,200p' ${shellQuote(url)}` })
+  return guide`Search it with the shell: ${
+    step("shell", { command: `grep -n -m 100 -e TEXT ${shellQuote(url)}` })
+  }; or read a range: ${
+    step("shell", { command: `sed -n '1,200p' ${shellQuote(url)}` })
   } (head and tail work too).`;
 }
 

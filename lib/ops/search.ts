@@ -11,6 +11,7 @@ import { decodeLatin1, decodeText, looksBinary } from "../core/text/text_file.ts
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
+import { step } from "../core/next_step.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
@@ -237,12 +238,12 @@ export async function searchRoots(
       `Not searched, over the ${describeLimit(limit)} search limit: ${
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
       }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
-        `shell, e.g. shell ${
-          JSON.stringify({
+        `shell, e.g. ${
+          session.steps(step("shell", {
             command: `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${
               shellQuote(tooLarge[0]!)
             }`,
-          })
+          }))
         }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
         "server's --max-file-bytes.",
     );
@@ -251,8 +252,10 @@ export async function searchRoots(
     notices.push(
       `${budget.describe(stopped)}: the search stopped after ${
         plural(searched, "file")
-      }, so the results are partial. Narrow it: a deeper path, a pattern such as view ${
-        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+      }, so the results are partial. Narrow it: a deeper path, a pattern such as ${
+        session.steps(
+          step("view", { path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" }),
+        )
       }, or more specific content.`,
     );
   }
@@ -262,7 +265,7 @@ export async function searchRoots(
     return `No matches for ${search.description} in ${where}: searched ${plural(searched, "file")}${
       stopped ? " before it stopped" : ""
     } (${rules}${skipped ? `; ${skipped}` : ""}).` +
-      emptyHint(stats, options, {
+      emptyHint(session.steps, stats, options, {
         path: rootsArg,
         content: search.source,
         ...(search.regex ? { regex: true } : {}),
@@ -270,12 +273,12 @@ export async function searchRoots(
       }) +
       (search.regex
         ? ""
-        : ` Literal search is case-sensitive; to ignore case: view ${
-          JSON.stringify({
+        : ` Literal search is case-sensitive; to ignore case: ${
+          session.steps(step("view", {
             path: rootsArg,
             content: `(?i)${escapeForRegex(search.source)}`,
             regex: true,
-          })
+          }))
         }.`) +
       tail;
   }
@@ -288,8 +291,10 @@ export async function searchRoots(
   const all = capped
     ? [
       `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
-      `deeper path, a pattern such as view ${
-        JSON.stringify({ path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" })
+      `deeper path, a pattern such as ${
+        session.steps(
+          step("view", { path: rootsArg, content: search.source, pattern: "*.ts|!*_test.ts" }),
+        )
       }, or more specific content.`,
       ...notices,
     ]
@@ -488,12 +493,12 @@ function renderFileMatches(
   if (rest > 0) {
     const next = matches[kept.length]!;
     notes.push(
-      `[${plural(rest, "more matching line")} in this file, from line ${next}: view ${
-        JSON.stringify({
+      `[${plural(rest, "more matching line")} in this file, from line ${next}: ${
+        session.steps(step("view", {
           path: quotePath(shown),
           start: next,
           end: Math.min(lines.length, next + 99),
-        })
+        }))
       }]`,
     );
   } else if (stoppedAt < (runs[runs.length - 1]?.[1] ?? 0)) {

@@ -4,6 +4,7 @@
 import type { LoggedEdit } from "../core/edit/edit_log.ts";
 import { ShownLines } from "../core/edit/shown_lines.ts";
 import { ViewMemory } from "../core/edit/view_memory.ts";
+import { type StepSyntax, toolCallSyntax } from "../core/next_step.ts";
 import type { Location } from "./location.ts";
 
 export interface Session {
@@ -19,10 +20,19 @@ export interface Session {
   readonly edits: Map<string, LoggedEdit[]>;
   /** Files this session viewed whole, so a re-view sends only what changed. */
   readonly views: ViewMemory;
+  /** How result texts write the calls they suggest: tool calls (MCP), command lines (CLI). */
+  readonly steps: StepSyntax;
 }
 
-export function createSession(root: Location): Session {
-  return { root, cwd: root, shown: new ShownLines(), edits: new Map(), views: new ViewMemory() };
+export function createSession(root: Location, steps: StepSyntax = toolCallSyntax): Session {
+  return {
+    root,
+    cwd: root,
+    shown: new ShownLines(),
+    edits: new Map(),
+    views: new ViewMemory(),
+    steps,
+  };
 }
 
 /** The key under which a file's shown lines are remembered: backend plus absolute path. */

@@ -7,6 +7,7 @@ import type { JobRecord } from "../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../core/shell/pipeline_note.ts";
 import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
+import { guide, joinGuide, renderGuide, step, toolCallSyntax } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import { endedBadly, readJobOutput } from "./jobs/job_output.ts";
@@ -87,7 +88,7 @@ export async function runShell(
     throw new AnchorError({
       code: "EMPTY_COMMAND",
       message: "The command is empty.",
-      hint: 'Pass a shell command line, e.g. shell {"command":"make test"}.',
+      hint: guide`Pass a shell command line, e.g. ${step("shell", { command: "make test" })}.`,
     });
   }
   // The policy tables load on the first shell call, not at server start (start-up time).
@@ -140,9 +141,19 @@ export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: n
     `(notifications/resources/updated for ${jobUri(id)}) when it ends, if your client listens ` +
     "for resource updates (otherwise jobs wait below tells you). It keeps running and its " +
     "output is captured in full; do not start it again.",
-    `Meanwhile: read its output with jobs {"action":"read","id":"${id}"}; block until it ends ` +
-    `with jobs {"action":"wait","id":"${id}"} (at most 50 s per call, never kills); stop it with ` +
-    `jobs {"action":"kill","id":"${id}"}. Other, independent commands can run now.`,
+    // Only the shell tool shows this (the CLI has no shell command): written as tool calls.
+    renderGuide(
+      joinGuide(
+        "Meanwhile: read its output with ",
+        step("jobs", { action: "read", id }),
+        "; block until it ends with ",
+        step("jobs", { action: "wait", id }),
+        " (at most 50 s per call, never kills); stop it with ",
+        step("jobs", { action: "kill", id }),
+        ". Other, independent commands can run now.",
+      ),
+      toolCallSyntax,
+    ),
   ];
   const last = lastOutput.trimEnd();
   if (last !== "") lines.push("--- latest output ---", last);

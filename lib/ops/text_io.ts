@@ -4,6 +4,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { decodeText, looksBinary, type TextDoc } from "../core/text/text_file.ts";
+import { guide, step } from "../core/next_step.ts";
 import type { FileInfo } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
@@ -49,7 +50,7 @@ export async function readTextFile(
     throw new AnchorError({
       code: "IS_A_DIRECTORY",
       message: `${JSON.stringify(location.url)} is a directory, not a file.`,
-      hint: `view ${JSON.stringify({ path: location.url })} lists its files; name one of them.`,
+      hint: guide`${step("view", { path: location.url })} lists its files; name one of them.`,
     });
   }
   assertRegularFile(location.url, info, action);

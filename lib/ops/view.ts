@@ -1,11 +1,12 @@
 // The one core function behind the view tool and `anchorfs view`: resolves the path(s) and
 // dispatches to a file view, a directory listing or a content search. Both adapters print
-// exactly the text returned here.
+// exactly the text returned here (its suggested calls in the session's step syntax).
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { compileGlobs, type GlobFilter } from "../core/search/glob.ts";
 import { compileSearchPattern } from "../core/search/search_pattern.ts";
 import { splitPathList } from "../core/path/path_quote.ts";
+import { type CallFormatter, guide, joinGuide, joinGuides, step } from "../core/next_step.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
@@ -52,15 +53,16 @@ export async function runView(
     throw new AnchorError({
       code: "MISSING_ARGUMENT",
       message: "view needs a path.",
-      hint: 'view {"path":"."} lists the working directory; {"path":"src/main.ts"} shows a file.',
+      hint: guide`${step("view", { path: "." })} lists the working directory; ${
+        step("view", { path: "src/main.ts" })
+      } shows a file.`,
     });
   }
   const notices: string[] = [];
   const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
   // Validate everything before touching the file system; hints name the corrected view call.
-  const call = (fix: Record<string, unknown>) =>
-    `view ${JSON.stringify({ path: args.path, ...fix })}`;
+  const call: CallFormatter = (fix) => step("view", { path: args.path, ...fix });
   const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern, call) : undefined;
   const search = searching
     ? compileSearchPattern(args.content!, parseFlag("regex", args.regex), call)
@@ -151,8 +153,12 @@ function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): Ancho
     message: `${budget.describe(stop)} before ${JSON.stringify(url)} was read; nothing was read.`,
     hint: stop === "cancelled"
       ? "Nothing to do unless the file is still wanted: then repeat the same view call."
-      : "The arguments are fine: retry the same call; if the server stays this busy, view a " +
-        `range of the file, e.g. view ${JSON.stringify({ path: url, start: 1, end: 200 })}.`,
+      : joinGuide(
+        "The arguments are fine: retry the same call; if the server stays this busy, view a ",
+        "range of the file, e.g. ",
+        step("view", { path: url, start: 1, end: 200 }),
+        ".",
+      ),
     fault: "environment",
   });
 }
@@ -168,10 +174,9 @@ function severalRootsError(error: unknown, path: string): unknown {
     code: "NOT_FOUND",
     message: `No file or directory at ${JSON.stringify(path)}: several roots joined with | work ` +
       "only for a search (with content).",
-    hint: `View each one: ${
-      pieces.map((p) => `view ${JSON.stringify({ path: p })}`).join(", ")
-    }; ` +
-      `or search them all: view ${JSON.stringify({ path, content: "TEXT" })}.`,
+    hint: guide`View each one: ${
+      joinGuides(pieces.map((p) => step("view", { path: p })), ", ")
+    }; or search them all: ${step("view", { path, content: "TEXT" })}.`,
   });
 }
 
@@ -185,7 +190,9 @@ function splitRoots(path: string): string[] {
     throw new AnchorError({
       code: "INVALID_ARGUMENT",
       message: `path ${JSON.stringify(path)} has an empty root between its | separators.`,
-      hint: `Join roots with single |, e.g. {"path":"src|tests","content":"..."}.`,
+      hint: guide`Join roots with single |, e.g. ${
+        step("view", { path: "src|tests", content: "..." })
+      }.`,
     });
   }
   return pieces;

@@ -3,6 +3,7 @@
 // shown is recorded in the session so batch_edit can check replaced ranges against it.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
+import { guide, renderGuide, step } from "../core/next_step.ts";
 import {
   assertFresh,
   fnv1a32,
@@ -48,7 +49,12 @@ export async function viewFile(
   try {
     file = await readTextFile(locations, location, limits, "view");
   } catch (e) {
-    if (isAnchorError(e) && e.code === "BINARY_FILE") return `${e.message}\n${e.hint ?? ""}`.trim();
+    if (isAnchorError(e) && e.code === "BINARY_FILE") {
+      return `${e.message}\n${
+        e.hintText === undefined ? "" : renderGuide(e.hintText, session.steps)
+      }`
+        .trim();
+    }
     throw e;
   }
   const { doc, bytes } = file;
@@ -57,11 +63,11 @@ export async function viewFile(
   if (total === 0) {
     return `${quotePath(shownPath)} is empty (0 lines${
       bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
-    }). To add lines: batch_edit ${
-      JSON.stringify({
+    }). To add lines: ${
+      session.steps(step("batch_edit", {
         path: quotePath(shownPath),
         operations: [{ op: "insert", anchor: 0, content: "first line" }],
-      })
+      }))
     }`;
   }
 
@@ -116,11 +122,9 @@ export async function viewFile(
       message: `start (line ${start}) is after end (line ${end}) in ${
         quotePath(shownPath)
       }, which has ${plural(total, "line")}.`,
-      hint:
-        `view ${
-          JSON.stringify({ path: quotePath(shownPath), start: end, end: start })
-        } to see that ` +
-        "range, or leave end out to read to the end.",
+      hint: guide`${
+        step("view", { path: quotePath(shownPath), start: end, end: start })
+      } to see that range, or leave end out to read to the end.`,
     });
   }
 
@@ -159,8 +163,8 @@ export async function viewFile(
     const nextEnd = Math.min(end, last + size);
     notices.push(
       `Showing lines ${start}-${last} of ${plural(total, "line")} (output is limited to ` +
-        `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: view ${
-          JSON.stringify({ path: quotePath(shownPath), start: last + 1, end: nextEnd })
+        `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: ${
+          session.steps(step("view", { path: quotePath(shownPath), start: last + 1, end: nextEnd }))
         }` + (explicitEnd || nextEnd === total ? "" : ` (the file ends at line ${total})`),
     );
   } else if (start > 1 || end < total) {
@@ -200,7 +204,7 @@ function reViewDelta(
   const key = fileKey(location);
   const before = session.views.get(key);
   if (!before) return null;
-  const full = `view ${JSON.stringify({ path: quotePath(shownPath), full: true })}`;
+  const full = session.steps(step("view", { path: quotePath(shownPath), full: true }));
   let text: string;
   if (before.print === print) {
     text = `${quotePath(shownPath)} is unchanged since you last viewed it (${

@@ -3,6 +3,7 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { quotePath } from "../core/path/path_quote.ts";
+import { guide, step } from "../core/next_step.ts";
 import type { Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import type { Session } from "./session.ts";
@@ -24,8 +25,9 @@ export async function runWorkdir(
     throw new AnchorError({
       code: "MISSING_ARGUMENT",
       message: 'workdir "set" needs a path.',
-      hint:
-        'workdir {"action":"set","path":"src"} (relative to the current directory) or an absolute path.',
+      hint: guide`${
+        step("workdir", { action: "set", path: "src" })
+      } (relative to the current directory) or an absolute path.`,
     });
   }
   const target = await locations.resolve(path, session.cwd);
@@ -37,9 +39,9 @@ export async function runWorkdir(
       message: `${
         JSON.stringify(target.url)
       } is a file, not a directory; the working directory is unchanged (${session.cwd.url}).`,
-      hint: `workdir {"action":"set","path":${
-        JSON.stringify(target.url.replace(/\/[^/]*$/, "") || "/")
-      }} to use its folder.`,
+      hint: guide`${
+        step("workdir", { action: "set", path: target.url.replace(/\/[^/]*$/, "") || "/" })
+      } to use its folder.`,
     });
   }
   const previous = session.cwd.url;

@@ -34,7 +34,8 @@ Deno.test("anchorfs view reports errors with a hint and exits non-zero", async (
   const missing = await runCliProcess(["view", "nope.ts"], { cwd: dir.path });
   assertEquals(missing.code, 1);
   assertStringIncludes(missing.stderr, `error: No file or directory at "${dir.path}/nope.ts"`);
-  assertStringIncludes(missing.stderr, "hint: view");
+  // The next step is the command a person runs, not the MCP tool call.
+  assertStringIncludes(missing.stderr, `hint: \`anchorfs view ${dir.path}\` to list what is there`);
   const usage = await runCliProcess(["view"], { cwd: dir.path });
   assertEquals(usage.code, 2);
   assertStringIncludes(usage.stderr, "view needs a PATH");

@@ -6,6 +6,7 @@ import { describeOp, type EditOp } from "./edit_ops.ts";
 import { AnchorError } from "../errors.ts";
 import { checkLineId, hashLine, type LineId, type StaleId, staleIdError } from "./line_id.ts";
 import { linePrint, type ShownMemory } from "./shown_lines.ts";
+import { guide } from "../next_step.ts";
 import { applySplices, settleFinalNewline } from "./splice_lines.ts";
 import { type StaleInterior, staleOpDetail } from "./stale_op_detail.ts";
 import { dominantEol, type TextDoc } from "../text/text_file.ts";
@@ -95,8 +96,8 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
       throw new AnchorError({
         code: error.code,
         message: error.message,
-        hint: error.hint,
-        detail: `${error.detail}\n\n${extra.join("\n\n")}`,
+        ...(error.hintText !== undefined && { hint: error.hintText }),
+        detail: guide`${error.detailText ?? ""}\n\n${extra.join("\n\n")}`,
       });
     }
     throw error;

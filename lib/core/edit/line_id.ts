@@ -4,6 +4,7 @@
 
 import { AnchorError } from "../errors.ts";
 import { plural } from "../plural.ts";
+import { type Guide, guide, type GuidePart, joinGuide, joinGuides, step } from "../next_step.ts";
 
 const encoder = new TextEncoder();
 
@@ -164,13 +165,13 @@ export function formatStaleReport(
   path: string,
   lines: readonly string[],
   stale: readonly StaleId[],
-): string {
-  const blocks: string[] = [];
+): Guide {
+  const blocks: Guide[] = [];
   let index: LineHashIndex | undefined;
   for (const s of stale.slice(0, MAX_STALE_DETAILED)) {
     const { line, hash } = s.id;
     const idText = `${line}:${hashHex(hash)}`;
-    const out: string[] = [];
+    const out: GuidePart[] = [];
     if (s.reason === "out_of_range") {
       out.push(
         `${s.what} ${idText}: line ${line} does not exist; the file has ${
@@ -208,13 +209,15 @@ export function formatStaleReport(
         );
       }
     }
-    out.push(`To see more: view ${JSON.stringify({ path, start: from, end: Math.max(from, to) })}`);
-    blocks.push(out.join("\n"));
+    out.push(guide`To see more: ${step("view", { path, start: from, end: Math.max(from, to) })}`);
+    blocks.push(joinGuides(out, "\n"));
   }
   if (stale.length > MAX_STALE_DETAILED) {
-    blocks.push(`... ${plural(stale.length - MAX_STALE_DETAILED, "more stale id")} not detailed.`);
+    blocks.push(
+      joinGuide(`... ${plural(stale.length - MAX_STALE_DETAILED, "more stale id")} not detailed.`),
+    );
   }
-  return blocks.join("\n\n");
+  return joinGuides(blocks, "\n\n");
 }
 
 /** Stale ids given a block each in a report; the count of the rest follows (bounds its size). */

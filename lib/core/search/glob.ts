@@ -3,6 +3,7 @@
 // walking and every error says what to change. Pure: strings in, a matcher out.
 
 import { AnchorError } from "../errors.ts";
+import { type CallFormatter, guide } from "../next_step.ts";
 import { compileGeneratedRegex, type LinearMatcher } from "./linear_regex.ts";
 
 export const GLOB_LIMITS = { bytes: 4096, rules: 64, braceDepth: 16 } as const;
@@ -66,7 +67,7 @@ function globError(pattern: string, problem: string, fix: string): AnchorError {
  */
 export function compileGlobs(
   pattern: string,
-  call: (args: Record<string, unknown>) => string = (args) => JSON.stringify(args),
+  call: CallFormatter = (args) => JSON.stringify(args),
 ): GlobFilter {
   try {
     return compileGlobsWith(pattern);
@@ -75,7 +76,7 @@ export function compileGlobs(
     throw new AnchorError({
       code: e.code,
       message: e.message,
-      hint: `${e.hint}, e.g. ${call({ pattern: "*.ts|!*_test.ts" })}.`,
+      hint: guide`${e.hintText ?? ""}, e.g. ${call({ pattern: "*.ts|!*_test.ts" })}.`,
     });
   }
 }

@@ -4,6 +4,7 @@
 // match are skipped before any decoding or per-line work. Pure.
 
 import { AnchorError } from "../errors.ts";
+import { type CallFormatter, guide, joinGuide } from "../next_step.ts";
 import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
 
 export interface SearchPattern {
@@ -44,9 +45,6 @@ export interface ByteLiteral {
 
 const encoder = new TextEncoder();
 
-/** Renders a corrected call for hints; the view op passes one that names the tool and path. */
-export type CallFormatter = (args: Record<string, unknown>) => string;
-
 const plainCall: CallFormatter = (args) => JSON.stringify(args);
 
 export function compileSearchPattern(
@@ -58,8 +56,11 @@ export function compileSearchPattern(
     throw new AnchorError({
       code: "EMPTY_SEARCH",
       message: "content is empty: there is nothing to search for.",
-      hint: `Pass the text to find, e.g. ${call({ content: "TODO" })}, or leave content out ` +
-        "to list the directory.",
+      hint: joinGuide(
+        "Pass the text to find, e.g. ",
+        call({ content: "TODO" }),
+        ", or leave content out to list the directory.",
+      ),
     });
   }
   if (/[\r\n]/.test(source)) {
@@ -68,7 +69,7 @@ export function compileSearchPattern(
       message: `content ${
         JSON.stringify(source)
       } spans several lines; search matches one line at a time.`,
-      hint: `Search for one line of it, e.g. ${
+      hint: guide`Search for one line of it, e.g. ${
         call({ content: source.split(/\r?\n/).find((l) => l.trim() !== "") ?? "" })
       }.`,
     });
@@ -256,10 +257,18 @@ function refuseBacktrackingOnly(source: string, body: string, call: CallFormatte
     message: `regex ${JSON.stringify(source)} uses ${found}, which the search dialect (RE2, ` +
       "linear time: no backreferences, no lookahead) does not support.",
     hint: found.startsWith("a backreference")
-      ? "Spell the repeated text out (e.g. (\\w+) \\1 → search for the word itself), or search " +
-        `a literal part: ${call({ content: longestPlainRun(body) || source, regex: false })}.`
-      : "Drop the lookahead and filter the matches yourself (lookbehind (?<=…) and (?<!…) work), " +
-        `e.g. ${call({ content: body.replace(/\(\?[=!][^)]*\)/g, ""), regex: true })}.`,
+      ? joinGuide(
+        "Spell the repeated text out (e.g. (\\w+) \\1 → search for the word itself), or search ",
+        "a literal part: ",
+        call({ content: longestPlainRun(body) || source, regex: false }),
+        ".",
+      )
+      : joinGuide(
+        "Drop the lookahead and filter the matches yourself (lookbehind (?<=…) and (?<!…) work), ",
+        "e.g. ",
+        call({ content: body.replace(/\(\?[=!][^)]*\)/g, ""), regex: true }),
+        ".",
+      ),
   });
 }
 
@@ -413,7 +422,8 @@ function invalidRegex(source: string, parserMessage: string, call: CallFormatter
     code: "INVALID_REGEX",
     message: `regex ${JSON.stringify(source)} does not compile as RE2 syntax (the search ` +
       `dialect): ${parserMessage.replace(/^error parsing regexp: /, "")}`,
-    hint: "Escape special characters (\\( \\[ \\. \\*)" +
-      `, or search the text literally: ${call({ content: source, regex: false })}.`,
+    hint: guide`Escape special characters (\\( \\[ \\. \\*), or search the text literally: ${
+      call({ content: source, regex: false })
+    }.`,
   });
 }

@@ -12,6 +12,7 @@ import {
   encodeDoc,
   type TextDoc,
 } from "../../core/text/text_file.ts";
+import { guide, step } from "../../core/next_step.ts";
 import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween } from "../../core/edit/edit_log.ts";
@@ -126,16 +127,21 @@ async function danglingLinkError(
       "anchorfs does not write " +
       "through a symlink whose target is missing (it could point anywhere), so nothing was " +
       "written.",
-    hint: (meant === undefined
-      ? ""
-      : `If that target is the file you mean, name it: text_editor ${
-        JSON.stringify({ command: "create", path: quotePath(meant), file_text: "line one\n" })
-      }. `) +
-      `To put a regular file in the link's place, remove the link ${
-        needsQuoting(linkName)
-          ? `${quotePathAlways(linkName)} first with the shell`
-          : `first (shell: rm ${JSON.stringify(linkName)})`
-      }, then create it.`,
+    hint: guide`${
+      meant === undefined
+        ? ""
+        : guide`If that target is the file you mean, name it: ${
+          step("text_editor", {
+            command: "create",
+            path: quotePath(meant),
+            file_text: "line one\n",
+          })
+        }. `
+    }To put a regular file in the link's place, remove the link ${
+      needsQuoting(linkName)
+        ? `${quotePathAlways(linkName)} first with the shell`
+        : `first (shell: rm ${JSON.stringify(linkName)})`
+    }, then create it.`,
   });
 }
 
@@ -232,7 +238,9 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   ];
   if (diff.truncated) {
     lines.push(
-      `... diff cut at 400 lines; view ${JSON.stringify({ path: quotePath(name) })} for the rest.`,
+      `... diff cut at 400 lines; ${
+        session.steps(step("view", { path: quotePath(name) }))
+      } for the rest.`,
     );
   }
   return lines.filter((l) => l !== "").join("\n");
@@ -301,8 +309,8 @@ export async function changedOnDisk(
       } changed on disk after it was read for this edit (another program wrote it); nothing was ` +
       "written.",
     detail,
-    hint: `Retry the edit with the fresh ids above, or view ${
-      JSON.stringify({ path: quotePath(name), start: from, end: Math.max(from, to) })
+    hint: guide`Retry the edit with the fresh ids above, or ${
+      step("view", { path: quotePath(name), start: from, end: Math.max(from, to) })
     } first.`,
     fault: "environment",
   });

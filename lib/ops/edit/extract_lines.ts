@@ -8,6 +8,7 @@ import { AnchorError } from "../../core/errors.ts";
 import { checkLineId, type LineId, parseLineId, staleIdError } from "../../core/edit/line_id.ts";
 import { parentPath } from "../../core/path/path_text.ts";
 import type { TextDoc } from "../../core/text/text_file.ts";
+import { guide, step } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import {
@@ -165,7 +166,7 @@ function resolveSource(
     };
     const range = `Line numbers run from 1 to ${total} (-1 is the last line)`;
     const hint = fixedStart <= fixedEnd
-      ? `${range}, e.g. extract_lines ${JSON.stringify(corrected)}`
+      ? guide`${range}, e.g. ${step("extract_lines", corrected)}`
       : `${range}.`;
     throw new AnchorError({
       code: "INVALID_RANGE",

@@ -8,6 +8,7 @@ import { planStrReplace } from "../../core/edit/str_replace/mod.ts";
 import { parentPath } from "../../core/path/path_text.ts";
 import { splitLines, type TextDoc } from "../../core/text/text_file.ts";
 import { encodeDoc } from "../../core/text/text_file.ts";
+import { guide, step, type ToolArgs } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile } from "../text_io.ts";
 import {
@@ -64,11 +65,11 @@ export function runTextEditor(
   }
 }
 
-function missing(argument: string, command: string, example: Record<string, unknown>) {
+function missing(argument: string, command: string, example: ToolArgs["text_editor"]) {
   return new AnchorError({
     code: "MISSING_ARGUMENT",
     message: `text_editor ${command} needs ${argument}.`,
-    hint: `text_editor ${JSON.stringify(example)}`,
+    hint: guide`${step("text_editor", example)}`,
   });
 }
 
@@ -97,12 +98,13 @@ export async function createFile(
       message: `path ${
         JSON.stringify(rawPath)
       } ends with "/": create makes a file and needs its name; nothing was written.`,
-      hint: "Folders are created automatically for a file inside them: text_editor " +
-        JSON.stringify({
+      hint: guide`Folders are created automatically for a file inside them: ${
+        step("text_editor", {
           command: "create",
           path: `${dir === "" ? "" : `${dir}/`}new_file.txt`,
           file_text: "line one\n",
-        }),
+        })
+      }`,
     });
   }
   const location = await resolveWritePath(services, session, rawPath);
@@ -123,10 +125,9 @@ export async function createFile(
           ? `Name a file inside it, e.g. ${
             JSON.stringify(`${displayPathOf(session, location)}/new_file.txt`)
           }.`
-          : `To change it, view ${
-            JSON.stringify({ path: quotePath(displayPathOf(session, location)) })
-          } first, then use ` +
-            `text_editor {"command":"str_replace",...} or batch_edit with the ids it shows.`,
+          : guide`To change it, ${
+            step("view", { path: quotePath(displayPathOf(session, location)) })
+          } first, then use str_replace or batch_edit with the ids it shows.`,
       });
     }
     const { lines, eols } = splitLines(fileText);
@@ -150,7 +151,7 @@ export async function createFile(
     return [
       `Created ${shownPath} (${plural(lines.length, "line")}, ${plural(bytes.length, "byte")}).`,
       head.text,
-      restNote(shownPath, head.rest, lines.length),
+      restNote(session, shownPath, head.rest, lines.length),
     ].filter((l) => l !== "").join("\n");
   });
 }
@@ -215,7 +216,7 @@ async function deleteFile(
     const name = displayPathOf(session, location);
     // The bytes are kept for undo: a FIFO would block that read and a device never end, so only
     // regular files are deleted here, and only below the size limit (the shell deletes the rest).
-    const rm = `shell ${JSON.stringify({ command: `rm -- ${shellQuote(name)}` })}`;
+    const rm = step("shell", { command: `rm -- ${shellQuote(name)}` });
     try {
       assertRegularFile(location.url, info!, "delete");
       assertWithinLimit(
@@ -223,14 +224,14 @@ async function deleteFile(
         info!.size,
         limits,
         "delete (which keeps the bytes for undo_edit)",
-        `Delete it with the shell (no undo): ${rm}.`,
+        guide`Delete it with the shell (no undo): ${rm}.`,
       );
     } catch (e) {
       if (e instanceof AnchorError && e.code === "NOT_A_REGULAR_FILE") {
         throw new AnchorError({
           code: e.code,
           message: e.message,
-          hint: `Remove it with the shell: ${rm}.`,
+          hint: guide`Remove it with the shell: ${rm}.`,
         });
       }
       throw e;
@@ -250,8 +251,13 @@ async function deleteFile(
     session.shown.forget(fileKey(location));
     return `Deleted ${quotePath(displayPathOf(session, location))} (${
       plural(bytes.length, "byte")
-    }). Undo with text_editor ${
-      JSON.stringify({ command: "undo_edit", path: quotePath(displayPathOf(session, location)) })
+    }). Undo with ${
+      session.steps(
+        step("text_editor", {
+          command: "undo_edit",
+          path: quotePath(displayPathOf(session, location)),
+        }),
+      )
     }.`;
   });
 }
@@ -302,11 +308,9 @@ async function undoEdit(
           } changed after the last edit (${entry.action}) ` +
           `by something other than this server; undoing would discard that change, so nothing ` +
           "was written.",
-        hint:
-          `view ${
-            JSON.stringify({ path: quotePath(displayPathOf(session, location)) })
-          } and fix it with str_replace or ` +
-          "batch_edit instead.",
+        hint: guide`${
+          step("view", { path: quotePath(displayPathOf(session, location)) })
+        } and fix it with str_replace or batch_edit instead.`,
         fault: "environment",
       });
     }
@@ -341,7 +345,7 @@ async function undoEdit(
           plural(entry.before.length, "byte")
         }):`,
         top.text,
-        restNote(shownPath, top.rest, after.lines.length),
+        restNote(session, shownPath, top.rest, after.lines.length),
       ].filter((l) => l !== "").join("\n");
     }
     const diff = renderEditDiff(before.lines, after.lines);
@@ -351,9 +355,9 @@ async function undoEdit(
 }
 
 /** After a file head: how many lines are not shown and the view that shows them. */
-function restNote(shownPath: string, rest: number, total: number): string {
+function restNote(session: Session, shownPath: string, rest: number, total: number): string {
   if (rest <= 0) return "";
-  return `[… ${plural(rest, "more line")} not shown: view ${
-    JSON.stringify({ path: shownPath, start: total - rest + 1 })
+  return `[… ${plural(rest, "more line")} not shown: ${
+    session.steps(step("view", { path: shownPath, start: total - rest + 1 }))
   }]`;
 }

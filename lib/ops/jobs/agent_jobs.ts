@@ -6,11 +6,13 @@ import { AnchorError, isAnchorError } from "../../core/errors.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isTerminal } from "../../core/jobs/job_state.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
+import { guide, step } from "../../core/next_step.ts";
 import {
   DuplicateJobError,
   type JobEvent,
   type JobListener,
   type JobManager,
+  waitOrKill,
 } from "./job_manager.ts";
 
 /** How long events of a job not (yet) known as ours are kept for start() to claim. */
@@ -53,10 +55,11 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
     new AnchorError({
       code: "JOB_NOT_FOUND",
       message: `No job with id ${JSON.stringify(id)} in this session.`,
-      hint: owned.size > 0
-        ? `Your jobs: ${[...owned].slice(-5).reverse().join(", ")}. ` +
-          'List them with jobs {"action":"list"}.'
-        : 'This session has started no jobs yet. List them with jobs {"action":"list"}.',
+      hint: guide`${
+        owned.size > 0
+          ? `Your jobs: ${[...owned].slice(-5).reverse().join(", ")}.`
+          : "This session has started no jobs yet."
+      } List them with ${step("jobs", { action: "list" })}.`,
     });
   // The duplicate guard and the job cap stay process-wide, but their refusals must not name
   // another agent's job (nor offer a wait or kill this agent cannot do).
@@ -181,9 +184,7 @@ function tooManyJobs(jobs: JobManager, owned: string[]): AnchorError {
         mine.length > 0 ? `yours are ${mine.join(", ")}` : "none of them is yours"
       }${others > 0 ? `, ${others} belong to other agents` : ""}.`,
     hint: mine.length > 0
-      ? `Wait for one to end (you get a notification), e.g. jobs {"action":"wait","id":"${
-        mine[0]
-      }"}, or stop one you no longer need with jobs {"action":"kill","id":"${mine[0]}"}.`
+      ? waitOrKill(mine[0]!)
       : "Retry in a while: the limit counts the jobs of every agent of this server, and " +
         "theirs end without you being notified.",
     fault: "environment",

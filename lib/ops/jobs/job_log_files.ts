@@ -4,6 +4,7 @@
 // the log on disk keeps the raw bytes. Every write is refused.
 
 import { AnchorError } from "../../core/errors.ts";
+import { guide, joinGuide, step } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
@@ -39,10 +40,15 @@ export class JobLogFiles implements FileBackend {
         message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
           plural(VIEWABLE_LOG_BYTES, "byte")
         }).`,
-        hint: `Read its end with jobs {"action":"read","id":"${id}","bytes":100000}` +
-          (onDisk === undefined
-            ? "."
-            : `, or search the raw log with the shell: shell {"command":"grep -n -m 50 FAIL ${onDisk}"}.`),
+        hint: joinGuide(
+          "Read its end with ",
+          step("jobs", { action: "read", id, bytes: 100000 }),
+          onDisk === undefined ? "." : joinGuide(
+            ", or search the raw log with the shell: ",
+            step("shell", { command: `grep -n -m 50 FAIL ${onDisk}` }),
+            ".",
+          ),
+        ),
       });
     }
     const raw = new TextDecoder().decode(await this.jobs.readLog(id, 0, bytes));
@@ -64,8 +70,9 @@ export class JobLogFiles implements FileBackend {
       code: "READ_ONLY",
       message: `${JSON.stringify(path.trim())} is a job's output log: it can be viewed and ` +
         `searched, not ${what}.`,
-      hint: `Read it with view {"path":${JSON.stringify(path.trim())},"start":1,"end":200}; ` +
-        "edit files of the project instead.",
+      hint: guide`Read it with ${
+        step("view", { path: path.trim(), start: 1, end: 200 })
+      }; edit files of the project instead.`,
     });
   }
 

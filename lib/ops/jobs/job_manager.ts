@@ -7,6 +7,7 @@
 
 import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
 import { commandKey } from "../../core/jobs/command_key.ts";
+import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
 import {
   cookiesInTable,
   describeProcesses,
@@ -280,9 +281,7 @@ export class JobManager {
         code: "TOO_MANY_JOBS",
         message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${ids.length} jobs ` +
           `are already running, and the limit is ${this.maxRunning} (${ids.join(", ")}).`,
-        hint: `Wait for one to end (you get a notification), e.g. jobs {"action":"wait","id":"${
-          ids[0]
-        }"}, or stop one you no longer need with jobs {"action":"kill","id":"${ids[0]}"}.`,
+        hint: waitOrKill(ids[0]!),
         fault: "environment",
       });
     }
@@ -580,9 +579,9 @@ export class JobManager {
       message: `No job with id ${JSON.stringify(id)}${
         isJobId(id) ? "" : " (job ids look like 1234-5: the server pid, a dash, a number)"
       }.`,
-      hint: recent.length > 0
-        ? `Recent jobs: ${recent.join(", ")}. List them with jobs {"action":"list"}.`
-        : 'No jobs recorded yet. List them with jobs {"action":"list"}.',
+      hint: guide`${
+        recent.length > 0 ? `Recent jobs: ${recent.join(", ")}.` : "No jobs recorded yet."
+      } List them with ${step("jobs", { action: "list" })}.`,
     });
   }
 
@@ -762,9 +761,9 @@ function duplicateStartingError(command: string, cwd: string): AnchorError {
     message: `${JSON.stringify(truncateText(command, 120))} is being started in ${
       JSON.stringify(cwd)
     } by another call right now; starting it twice would run the same work twice.`,
-    hint:
-      'Wait for that call\'s result (it names the job), or list jobs with jobs {"action":"list"}. ' +
-      "Independent (different) commands may run concurrently.",
+    hint: guide`Wait for that call's result (it names the job), or list jobs with ${
+      step("jobs", { action: "list" })
+    }. Independent (different) commands may run concurrently.`,
   });
 }
 
@@ -786,13 +785,26 @@ function duplicateErrorText(record: JobRecord, now: number, serverPid: number): 
         formatDuration(now - record.startedAt)
       } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
       "files give wrong results).",
-    hint:
-      (record.serverPid === serverPid
-        ? "Wait for its notification instead of starting a duplicate, or call jobs "
+    hint: joinGuide(
+      record.serverPid === serverPid
+        ? "Wait for its notification instead of starting a duplicate, or call "
         : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
-          "agent session), so no notification comes here: call jobs ") +
-      `{"action":"wait","id":"${record.id}"}; read its output so far with jobs ` +
-      `{"action":"read","id":"${record.id}"}. Independent (different) commands may run ` +
-      "concurrently.",
+          "agent session), so no notification comes here: call ",
+      step("jobs", { action: "wait", id: record.id }),
+      "; read its output so far with ",
+      step("jobs", { action: "read", id: record.id }),
+      ". Independent (different) commands may run concurrently.",
+    ),
   };
+}
+
+/** The next step when the job cap is reached: wait for one of the running jobs, or kill it. */
+export function waitOrKill(id: string): Guide {
+  return joinGuide(
+    "Wait for one to end (you get a notification), e.g. ",
+    step("jobs", { action: "wait", id }),
+    ", or stop one you no longer need with ",
+    step("jobs", { action: "kill", id }),
+    ".",
+  );
 }

@@ -9,6 +9,7 @@ import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri, type KillResult } from "./job_manager.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
+import { step, type ToolArgs, toolCallSyntax } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
 import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/text/wire_text.ts";
 import {
@@ -73,9 +74,12 @@ export function formatJobList(records: JobRecord[], now: number): string {
   return records.map((r) => formatJobRow(r, now)).join("\n");
 }
 
-/** The view calls that read a job's log (cleaned) like a file. */
-export function viewLogCall(id: string, args: Record<string, unknown> = {}): string {
-  return `view ${JSON.stringify({ path: jobUri(id), ...args })}`;
+/**
+ * The view calls that read a job's log (cleaned) like a file. Job reports reach only MCP
+ * clients (the shell and jobs tools, job resources), so they are written as tool calls.
+ */
+export function viewLogCall(id: string, args: Omit<ToolArgs["view"], "path"> = {}): string {
+  return toolCallSyntax(step("view", { path: jobUri(id), ...args }));
 }
 
 /** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */

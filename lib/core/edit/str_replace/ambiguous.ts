@@ -2,6 +2,7 @@
 // call can pick one by id (batch_edit) or widen old_text. Shared by the four matching rungs.
 
 import { AnchorError } from "../../errors.ts";
+import { joinGuide, step } from "../../next_step.ts";
 import { hashHex, hashLine, renderLine } from "../line_id.ts";
 import type { TextDoc } from "../../text/text_file.ts";
 import { type LfText, lineAt } from "./lf_text.ts";
@@ -33,7 +34,7 @@ export function ambiguous(
     };
   });
   const f = listed[0]!;
-  const batch = JSON.stringify({
+  const batch = step("batch_edit", {
     path,
     operations: [{
       op: "replace",
@@ -51,11 +52,19 @@ export function ambiguous(
       (offsets.length > listed.length ? `\n... ${offsets.length - listed.length} more` : ""),
     // replace_all takes exact matches only: suggesting it for other matches would loop.
     hint: how === "exactly"
-      ? "Either (1) add surrounding lines to old_text so it matches one place, (2) pass " +
-        `"replace_all": true to replace every match, or (3) use batch_edit with the ids above, e.g. ${batch}.`
-      : "Either (1) add surrounding lines to old_text so it matches one place, or (2) use " +
-        `batch_edit with the ids above, e.g. ${batch}. replace_all does not help: it replaces ` +
-        `exact matches only, and these matched ${how}.`,
+      ? joinGuide(
+        "Either (1) add surrounding lines to old_text so it matches one place, (2) pass ",
+        '"replace_all": true to replace every match, or (3) use the ids above, e.g. ',
+        batch,
+        ".",
+      )
+      : joinGuide(
+        "Either (1) add surrounding lines to old_text so it matches one place, or (2) use ",
+        "the ids above, e.g. ",
+        batch,
+        ". replace_all does not help: it replaces exact matches only, and these matched ",
+        `${how}.`,
+      ),
   });
 }
 

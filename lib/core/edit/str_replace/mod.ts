@@ -11,6 +11,7 @@ import { matchFuzzy } from "./fuzzy.ts";
 import { applyCharEdits, lfText, lineAt } from "./lf_text.ts";
 import { noMatch } from "./no_match.ts";
 import type { MatchTier, RungInput } from "./rung.ts";
+import { guide, step } from "../../next_step.ts";
 
 export type { MatchTier } from "./rung.ts";
 export { unescapeLiteral } from "./escaped.ts";
@@ -46,8 +47,8 @@ export function planStrReplace(
     throw new AnchorError({
       code: "INVALID_ARGUMENT",
       message: "old_text is empty; str_replace needs the exact text to replace.",
-      hint: `To add lines, use batch_edit ${
-        JSON.stringify({ path, operations: [{ op: "insert", anchor: -1, content: "..." }] })
+      hint: guide`To add lines, use ${
+        step("batch_edit", { path, operations: [{ op: "insert", anchor: -1, content: "..." }] })
       } (anchor: a line id, 0 for the start, -1 for the end).`,
     });
   }

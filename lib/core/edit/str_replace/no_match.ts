@@ -2,6 +2,7 @@
 // regions with ids and says, line by line, how old_text differs from them.
 
 import { AnchorError } from "../../errors.ts";
+import { guide, joinGuide, step, type ToolArgs } from "../../next_step.ts";
 import { hashHex, hashLine, renderLine } from "../line_id.ts";
 import type { TextDoc } from "../../text/text_file.ts";
 import { ESCAPE_PATTERN } from "./escaped.ts";
@@ -159,7 +160,7 @@ export function noMatch(path: string, doc: TextDoc, oldText: string): AnchorErro
   const want = trimBlankEdges(oldText);
   const regions = closestRegions(doc.lines, want.length > 0 ? want : [oldText]);
   const blocks: string[] = [];
-  let example: Record<string, unknown> | undefined;
+  let example: ToolArgs["batch_edit"] | undefined;
   for (const c of regions) {
     const count = Math.min(Math.max(want.length, 1), MAX_REGION_LINES);
     const end = Math.min(doc.lines.length, c.start + count);
@@ -200,8 +201,12 @@ export function noMatch(path: string, doc: TextDoc, oldText: string): AnchorErro
       ? blocks.join("\n\n")
       : `No region of the file resembles old_text (the file has ${doc.lines.length} lines).`,
     hint: example
-      ? `Copy old_text exactly from the lines above (without the "N:hh|" prefixes) and retry ` +
-        `str_replace, or replace by id: batch_edit ${JSON.stringify(example)}.`
-      : `view ${JSON.stringify({ path })} to see the current content, then retry.`,
+      ? joinGuide(
+        'Copy old_text exactly from the lines above (without the "N:hh|" prefixes) and retry ',
+        "str_replace, or replace by id: ",
+        step("batch_edit", example),
+        ".",
+      )
+      : guide`${step("view", { path })} to see the current content, then retry.`,
   });
 }

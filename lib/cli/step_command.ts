@@ -1,0 +1,137 @@
+// Next steps as a person types them: the one table from tool arguments to `anchorfs …` flags
+// (or to the shell command a step stands for), and the StepSyntax the CLI's session and error
+// rendering use. A step with no command-line form falls back to the tool call, for a stated reason.
+
+import type { NextStep, StepSyntax, ToolArgs, ToolName } from "../core/next_step.ts";
+import { toolCallSyntax } from "../core/next_step.ts";
+import { shellQuote } from "../core/shell/shell_quote.ts";
+
+/** How one tool argument is written on the command line. */
+export type ArgForm =
+  /** The subcommand's PATH (or ID) operand. */
+  | { kind: "operand" }
+  /** `--flag VALUE`; a boolean `true` is the bare `--flag`, `false` is left out. */
+  | { kind: "flag"; flag: string }
+  /** Picks the command itself (text_editor's command, jobs' and workdir's action). */
+  | { kind: "selects"; forms: string }
+  /** Written as part of the command's input (batch_edit's operations as JSON on stdin). */
+  | { kind: "input"; how: string }
+  /** No command-line form: `why` says what a person does instead. */
+  | { kind: "fallback"; why: string };
+
+/** Every argument a next step may carry, per tool: the compiler requires an entry for each. */
+export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: ArgForm } } = {
+  view: {
+    path: { kind: "operand" },
+    start: { kind: "flag", flag: "--start" },
+    end: { kind: "flag", flag: "--end" },
+    content: { kind: "flag", flag: "--content" },
+    regex: { kind: "flag", flag: "--regex" },
+    context: { kind: "flag", flag: "--context" },
+    pattern: { kind: "flag", flag: "--pattern" },
+    include_hidden: { kind: "flag", flag: "--include-hidden" },
+    max_depth: { kind: "flag", flag: "--max-depth" },
+    full: {
+      kind: "fallback",
+      why: "dropped: every `anchorfs view` is a new session, so it always shows the whole file",
+    },
+  },
+  text_editor: {
+    command: {
+      kind: "selects",
+      forms: "str_replace → anchorfs edit; delete → rm --; create and undo_edit have no " +
+        "command (the tool call is shown)",
+    },
+    path: { kind: "operand" },
+    old_text: { kind: "flag", flag: "--old" },
+    new_text: { kind: "flag", flag: "--new" },
+    replace_all: { kind: "flag", flag: "--replace-all" },
+    file_text: { kind: "fallback", why: "create has no command: the tool call is shown" },
+  },
+  batch_edit: {
+    path: { kind: "operand" },
+    operations: { kind: "input", how: "printf '%s' JSON | anchorfs edit PATH --batch -" },
+    allow_repeat: { kind: "input", how: 'the JSON becomes {"operations":[…],"allow_repeat":true}' },
+  },
+  extract_lines: {
+    from_path: { kind: "fallback", why: "extract_lines has no command: the tool call is shown" },
+    start: { kind: "fallback", why: "extract_lines has no command" },
+    end: { kind: "fallback", why: "extract_lines has no command" },
+    to_path: { kind: "fallback", why: "extract_lines has no command" },
+    position: { kind: "fallback", why: "extract_lines has no command" },
+  },
+  shell: { command: { kind: "selects", forms: "the command line itself, run in a shell" } },
+  workdir: {
+    action: { kind: "selects", forms: "set → cd PATH; get → pwd; reset has no command" },
+    path: { kind: "operand" },
+  },
+  jobs: {
+    action: {
+      kind: "selects",
+      forms: "list → anchorfs jobs; read → anchorfs jobs tail; wait and kill → anchorfs jobs " +
+        "wait|kill",
+    },
+    id: { kind: "operand" },
+    bytes: { kind: "flag", flag: "--bytes" },
+  },
+};
+
+/** The `--flag VALUE` words for the flag-form arguments of a step, in the order given. */
+function flagWords<T extends ToolName>(tool: T, args: ToolArgs[T]): string[] {
+  const forms = CLI_ARG_FORMS[tool] as Record<string, ArgForm>;
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    const form = forms[name];
+    if (form?.kind !== "flag" || value === undefined || value === false) continue;
+    if (value === true) words.push(form.flag);
+    // parseArgs reads a value starting with "-" as an option unless it is a number or joined.
+    else if (/^-(?!\d+$)/.test(String(value))) words.push(shellQuote(`${form.flag}=${value}`));
+    else words.push(form.flag, shellQuote(String(value)));
+  }
+  return words;
+}
+
+/** A PATH operand: one starting with "-" would be read as an option, so it gets a "./". */
+function operand(path: string): string {
+  return shellQuote(path.startsWith("-") ? `./${path}` : path);
+}
+
+/** The command line for a step, or undefined when it has none (the tool call is shown then). */
+export function commandLineOf(s: NextStep): string | undefined {
+  switch (s.tool) {
+    case "view":
+      return ["anchorfs view", operand(s.args.path), ...flagWords("view", s.args)].join(" ");
+    case "text_editor":
+      if (s.args.command === "delete") return `rm -- ${shellQuote(s.args.path)}`;
+      if (s.args.command !== "str_replace") return undefined;
+      return ["anchorfs edit", operand(s.args.path), ...flagWords("text_editor", s.args)]
+        .join(" ");
+    case "batch_edit": {
+      const { path, operations, allow_repeat } = s.args;
+      const json = JSON.stringify(allow_repeat ? { operations, allow_repeat } : operations);
+      return `printf '%s' ${shellQuote(json)} | anchorfs edit ${operand(path)} --batch -`;
+    }
+    case "shell":
+      return s.args.command;
+    case "workdir":
+      if (s.args.action === "get") return "pwd";
+      return s.args.action === "set" && s.args.path !== undefined
+        ? `cd ${shellQuote(s.args.path)}`
+        : undefined;
+    case "jobs": {
+      const { action, id } = s.args;
+      if (action === "list") return "anchorfs jobs";
+      if (id === undefined) return undefined;
+      const verb = action === "read" ? "tail" : action;
+      return [`anchorfs jobs ${verb}`, shellQuote(id), ...flagWords("jobs", s.args)].join(" ");
+    }
+    case "extract_lines":
+      return undefined;
+  }
+}
+
+/** Steps as a person runs them: the command line in backticks, else the tool call. */
+export const cliStepSyntax: StepSyntax = (s) => {
+  const line = commandLineOf(s);
+  return line === undefined ? toolCallSyntax(s) : `\`${line}\``;
+};
