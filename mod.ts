@@ -12,7 +12,23 @@
  * @module
  */
 
-export { AnchorError, type Fault, formatError, isAnchorError } from "./lib/core/errors.ts";
+export {
+  AnchorError,
+  type ErrorCode,
+  type Fault,
+  formatError,
+  isAnchorError,
+} from "./lib/core/errors.ts";
+export {
+  type Guide,
+  guide,
+  type NextStep,
+  renderGuide,
+  step,
+  type StepSyntax,
+  type ToolArgs,
+  toolCallSyntax,
+} from "./lib/core/next_step.ts";
 export {
   assertFresh,
   formatLineId,

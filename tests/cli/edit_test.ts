@@ -1,4 +1,4 @@
-import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { formatLineId } from "../../lib/core/edit/line_id.ts";
 import { matchFinalNewlines } from "../../lib/cli/edit.ts";
@@ -125,4 +125,31 @@ Deno.test("matchFinalNewlines only evens out a file's final newline against an a
   assertEquals(matchFinalNewlines("b\n", "B", false, false), ["b\n", "B"]);
   assertEquals(matchFinalNewlines("b\n", "", true, false), ["b\n", ""]);
   assertEquals(matchFinalNewlines("b\n", "B\n", true, false), ["b\n", "B\n"]);
+});
+
+Deno.test("anchorfs edit on a directory: the hint is the anchorfs command that lists it", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "src/a.txt": "x\n" });
+  const r = await runCliProcess(["edit", "src", "--old", "x", "--new", "y"], { cwd: dir.path });
+  assertEquals(r.code, 1, r.stderr);
+  assertStringIncludes(
+    r.stderr,
+    `hint: \`anchorfs view ${dir.path}/src\` lists its files; name one of them.`,
+  );
+  assertNotIncludes(r.stderr, '{"path"');
+});
+
+Deno.test("anchorfs edit --batch with a stale id names the anchorfs view of the range", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "x.txt": "a\nb\n" });
+  const stale = JSON.stringify([{ op: "replace", start: "1:00", content: "z" }]);
+  const r = await runCliProcess(["edit", "x.txt", "--batch", "-"], {
+    cwd: dir.path,
+    stdin: stale,
+  });
+  assertEquals(r.code, 1, r.stderr);
+  assertStringIncludes(r.stderr, "error: Line id for x.txt is stale");
+  assertStringIncludes(r.stderr, "To see more: `anchorfs view x.txt --start 1 --end 2`");
+  assertNotIncludes(r.stderr, '{"path"');
+  assertEquals(await Deno.readTextFile(`${dir.path}/x.txt`), "a\nb\n");
 });

@@ -361,3 +361,27 @@ for (const kind of CLIENT_KINDS) {
     assertEquals([...await Deno.readFile(`${dir.path}/bin.dat`)], [0, 1, 2, 3]);
   });
 }
+
+Deno.test("MCP next steps stay tool calls: a directory and a stale id read as before", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "src/a.txt": "x\n", "x.txt": "a\nb\n" });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const onDir = await server.call("text_editor", {
+    command: "str_replace",
+    path: "src",
+    old_text: "x",
+    new_text: "y",
+  });
+  assertEquals(onDir.isError, true);
+  assertStringIncludes(
+    onDir.text,
+    `Next: view {"path":"${dir.path}/src"} lists its files; name one of them.`,
+  );
+  const stale = await server.call("batch_edit", {
+    path: "x.txt",
+    operations: [{ op: "replace", start: "1:00", content: "z" }],
+  });
+  assertEquals(stale.isError, true);
+  assertStringIncludes(stale.text, 'To see more: view {"path":"x.txt","start":1,"end":2}');
+  assertNotIncludes(stale.text, "anchorfs view");
+});

@@ -1,0 +1,69 @@
+// Next steps go through data (lib/core/next_step.ts): a hint or result in lib/core, lib/ops or
+// lib/backends that names a call builds a step, so the CLI can print it as an `anchorfs …`
+// command. A tool call written by hand as JSON text would reach people in MCP syntax.
+
+import { assert, assertEquals } from "../_assert.ts";
+import { REPO_ROOT } from "../_harness.ts";
+
+/**
+ * Files allowed to write tool calls as text, and why. The shell policy's refusal texts reach only
+ * the MCP shell tool (the CLI has no shell command), and they teach the tools' argument shapes.
+ */
+const EXEMPT = new Set(["lib/core/policy_messages.ts"]);
+
+/** A tool call written by hand: `view {"path"…`, or `view ${JSON.stringify(…)}` in a template. */
+const TOOL_CALL_TEXT = new RegExp(
+  String.raw`\b(?:view|text_editor|batch_edit|extract_lines|shell|workdir|jobs) ` +
+    String.raw`(?:\{\s*\\?"|\$\{\s*JSON\.stringify\()`,
+  "g",
+);
+
+/** Lines of `text` (comments removed) that write a tool call by hand, as "path:line: text". */
+function handWrittenCalls(path: string, text: string): string[] {
+  // Comments may show the syntax (they document it); blank them out, keeping line numbers.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, " "))
+    .replace(/^\s*\/\/.*$/gm, "");
+  const found: string[] = [];
+  for (const m of code.matchAll(TOOL_CALL_TEXT)) {
+    const line = code.slice(0, m.index).split("\n").length;
+    found.push(`${path}:${line}: ${text.split("\n")[line - 1]!.trim()}`);
+  }
+  return found;
+}
+
+async function sources(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(`${REPO_ROOT}/${dir}`)) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory) out.push(...await sources(rel));
+    else if (entry.isFile && entry.name.endsWith(".ts")) out.push(rel);
+  }
+  return out.sort();
+}
+
+Deno.test("no hint or result text in lib/core, lib/ops or lib/backends writes a tool call by hand", async () => {
+  const found: string[] = [];
+  for (const dir of ["lib/core", "lib/ops", "lib/backends"]) {
+    for (const path of await sources(dir)) {
+      if (EXEMPT.has(path)) continue;
+      found.push(...handWrittenCalls(path, await Deno.readTextFile(`${REPO_ROOT}/${path}`)));
+    }
+  }
+  assertEquals(found, [], "build these with step(...) from lib/core/next_step.ts");
+});
+
+Deno.test("the tool-call scanner finds quoted, templated and multi-line calls (so the rule can fail)", () => {
+  const sample = [
+    `hint: 'view {"path":"."} lists it',`,
+    'hint: `Read it with jobs {"action":"read","id":"${id}"}`,',
+    "hint: `Use view ${",
+    "  JSON.stringify({ path })",
+    "} first`,",
+    '// a comment may show view {"path":"x"}',
+    '/** and so may a doc: shell {"command":"ls"} */',
+    'hint: guide`${step("view", { path })} lists it`,',
+  ].join("\n");
+  const found = handWrittenCalls("sample.ts", sample);
+  assertEquals(found.map((f) => f.split(": ")[0]), ["sample.ts:1", "sample.ts:2", "sample.ts:3"]);
+  assert(EXEMPT.size === 1, "each exemption needs its reason in the comment above EXEMPT");
+});
