@@ -2,8 +2,13 @@
 // (or to the shell command a step stands for), and the StepSyntax the CLI's session and error
 // rendering use. A step with no command-line form falls back to the tool call, for a stated reason.
 
-import type { NextStep, StepSyntax, ToolArgs, ToolName } from "../core/next_step.ts";
-import { toolCallSyntax } from "../core/next_step.ts";
+import {
+  type NextStep,
+  type StepSyntax,
+  type ToolArgs,
+  toolCallSyntax,
+  type ToolName,
+} from "../core/next_step.ts";
 import { shellQuote } from "../core/shell/shell_quote.ts";
 
 /** How one tool argument is written on the command line. */

@@ -2,6 +2,7 @@
 
 import { createSession } from "../ops/session.ts";
 import { cliStepSyntax } from "./step_command.ts";
+import { step, toolCallSyntax } from "../core/next_step.ts";
 import { runWorkdir } from "../ops/workdir.ts";
 import {
   ALLOW_HELP,
@@ -45,9 +46,10 @@ ${ALLOW_HELP}`,
     await runWorkdir(session, locations, "set", positionals[0]);
     const url = session.cwd.url;
     terminal.out(
-      `${url} is a directory anchorfs can use: workdir {"action":"set","path":${
-        JSON.stringify(url)
-      }} in a session, or anchorfs mcp --path ${url}.\n`,
+      // Both forms are meant here: the tool call an agent makes in a session, and the server flag.
+      `${url} is a directory anchorfs can use: ${
+        toolCallSyntax(step("workdir", { action: "set", path: url }))
+      } in a session, or anchorfs mcp --path ${url}.\n`,
     );
     return 0;
   },
