@@ -1,7 +1,9 @@
 // Renders op results and errors as MCP tool results. Errors become `isError` results whose text
-// is message + detail + hint (the model reads it); stack traces go to stderr only.
+// is message + detail + hint (the model reads it), next steps written as tool calls; stack traces
+// go to stderr only.
 
 import { type AnchorError, formatError, toAnchorError } from "../core/errors.ts";
+import { toolCallSyntax } from "../core/next_step.ts";
 import { logError } from "./log.ts";
 
 export type Content =
@@ -18,8 +20,9 @@ export function textResult(text: string): ToolResult {
   return { content: [{ type: "text", text }] };
 }
 
+/** An error as the model reads it: its suggested next steps written as tool calls. */
 export function errorResult(error: AnchorError): ToolResult {
-  return { content: [{ type: "text", text: formatError(error) }], isError: true };
+  return { content: [{ type: "text", text: formatError(error, toolCallSyntax) }], isError: true };
 }
 
 /** Runs a tool body and turns any failure into an `isError` result. */
