@@ -44,8 +44,8 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
   text_editor: {
     command: {
       kind: "selects",
-      forms: "str_replace → anchorfs edit; delete → rm --; create and undo_edit have no " +
-        "command (the tool call is shown)",
+      forms: "str_replace → anchorfs edit; delete → rm -- (a local path); create and undo_edit " +
+        "have no command (the tool call is shown)",
     },
     path: { kind: "operand" },
     old_text: { kind: "flag", flag: "--old" },
@@ -67,7 +67,10 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
   },
   shell: { command: { kind: "selects", forms: "the command line itself, run in a shell" } },
   workdir: {
-    action: { kind: "selects", forms: "set → cd PATH; get → pwd; reset has no command" },
+    action: {
+      kind: "selects",
+      forms: "set → cd PATH (a local path); get → pwd; reset has no command",
+    },
     path: { kind: "operand" },
   },
   jobs: {
@@ -96,6 +99,11 @@ function flagWords<T extends ToolName>(tool: T, args: ToolArgs[T]): string[] {
   return words;
 }
 
+/** An ssh:// (or other URL) path: a person's shell cannot cd into it or rm it. */
+function isRemote(path: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(path);
+}
+
 /** A PATH operand: one starting with "-" would be read as an option, so it gets a "./". */
 function operand(path: string): string {
   return shellQuote(path.startsWith("-") ? `./${path}` : path);
@@ -107,7 +115,9 @@ export function commandLineOf(s: NextStep): string | undefined {
     case "view":
       return ["anchorfs view", operand(s.args.path), ...flagWords("view", s.args)].join(" ");
     case "text_editor":
-      if (s.args.command === "delete") return `rm -- ${shellQuote(s.args.path)}`;
+      if (s.args.command === "delete") {
+        return isRemote(s.args.path) ? undefined : `rm -- ${shellQuote(s.args.path)}`;
+      }
       if (s.args.command !== "str_replace") return undefined;
       return ["anchorfs edit", operand(s.args.path), ...flagWords("text_editor", s.args)]
         .join(" ");
@@ -120,7 +130,7 @@ export function commandLineOf(s: NextStep): string | undefined {
       return s.args.command;
     case "workdir":
       if (s.args.action === "get") return "pwd";
-      return s.args.action === "set" && s.args.path !== undefined
+      return s.args.action === "set" && s.args.path !== undefined && !isRemote(s.args.path)
         ? `cd ${shellQuote(s.args.path)}`
         : undefined;
     case "jobs": {

@@ -110,6 +110,8 @@ Deno.test("edit, jobs, shell and workdir steps become the commands a person runs
     [step("shell", { command: "grep -n x 'a b'" }), "grep -n x 'a b'"],
     [step("workdir", { action: "set", path: "src dir" }), "cd 'src dir'"],
     [step("workdir", { action: "get" }), "pwd"],
+    [step("workdir", { action: "set", path: "ssh://box/srv" }), undefined],
+    [step("text_editor", { command: "delete", path: "ssh://box/a" }), undefined],
     [step("workdir", { action: "reset" }), undefined],
     [
       step("extract_lines", { from_path: "a", start: 1, end: 2, to_path: "b", position: -1 }),
