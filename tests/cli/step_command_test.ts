@@ -9,6 +9,7 @@ import {
   commandLineOf,
 } from "../../lib/cli/step_command.ts";
 import { parseCommandArgs } from "../../lib/cli/command.ts";
+import { CLI_COMMANDS } from "../../lib/cli/commands.ts";
 import { VIEW_OPTIONS } from "../../lib/cli/view.ts";
 import { EDIT_OPTIONS } from "../../lib/cli/edit.ts";
 import { JOBS_OPTIONS } from "../../lib/cli/jobs.ts";
@@ -156,4 +157,27 @@ Deno.test("a batch_edit step run by bash as printed applies the same operations"
     await Deno.readTextFile(`${dir.path}/it's a.txt`),
     "one\n2 \\n 'quoted' $HOME\nthree\n",
   );
+});
+
+Deno.test("every anchorfs command a step renders is accepted by that subcommand's own parser", () => {
+  const steps: NextStep[] = [
+    step("view", { path: "-a b", start: -5, end: "3:0f", content: "-x", regex: true, context: 1 }),
+    step("view", { path: ".", pattern: "*.ts", include_hidden: true, max_depth: 2, full: true }),
+    step("text_editor", { command: "str_replace", path: "a", old_text: "-o", new_text: "n" }),
+    step("batch_edit", { path: "a", operations: [{ op: "insert", anchor: -1, content: "x" }] }),
+    step("jobs", { action: "list" }),
+    step("jobs", { action: "read", id: "1-2", bytes: 5 }),
+    step("jobs", { action: "wait", id: "1-2" }),
+    step("jobs", { action: "kill", id: "1-2" }),
+  ];
+  for (const s of steps) {
+    const parsed = parseCommandLine(commandLineOf(s)!);
+    assert(parsed.ok, JSON.stringify(s));
+    // The anchorfs command is the last of a pipeline (batch_edit feeds it on stdin).
+    const words = parsed.commands[parsed.commands.length - 1]!.words.map((w) => w.value);
+    assertEquals(words[0], "anchorfs");
+    const command = CLI_COMMANDS.find((c) => c.name === words[1]);
+    assert(command, `no subcommand ${words[1]}`);
+    command.parse(words.slice(2)); // throws UsageError on anything it would refuse
+  }
 });
