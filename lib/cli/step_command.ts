@@ -65,7 +65,10 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
     to_path: { kind: "fallback", why: "extract_lines has no command" },
     position: { kind: "fallback", why: "extract_lines has no command" },
   },
-  shell: { command: { kind: "selects", forms: "the command line itself, run in a shell" } },
+  shell: {
+    command: { kind: "selects", forms: "the command line itself, run in a shell" },
+    cwd: { kind: "input", how: "written before the command: cd CWD && COMMAND" },
+  },
   workdir: {
     action: {
       kind: "selects",
@@ -127,7 +130,9 @@ export function commandLineOf(s: NextStep): string | undefined {
       return `printf '%s' ${shellQuote(json)} | anchorfs edit ${operand(path)} --batch -`;
     }
     case "shell":
-      return s.args.command;
+      return s.args.cwd === undefined || isRemote(s.args.cwd)
+        ? s.args.command
+        : `cd ${shellQuote(s.args.cwd)} && ${s.args.command}`;
     case "workdir":
       if (s.args.action === "get") return "pwd";
       return s.args.action === "set" && s.args.path !== undefined && !isRemote(s.args.path)

@@ -32,7 +32,7 @@ export interface ToolArgs {
     to_path: string;
     position: unknown;
   };
-  shell: { command: string };
+  shell: { command: string; cwd?: string };
   workdir: { action: "get" | "set" | "reset"; path?: string };
   jobs: { action: "list" | "read" | "wait" | "kill"; id?: string; bytes?: number };
 }

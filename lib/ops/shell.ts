@@ -72,8 +72,9 @@ export async function resolveShellCwd(
       code: "SHELL_REMOTE_CWD",
       message: `shell cannot run commands in ${JSON.stringify(location.url)}: that host only ` +
         "serves files.",
-      hint:
-        'Pass a local directory as cwd, e.g. shell {"command":"...","cwd":"/path/on/this/machine"}.',
+      hint: guide`Pass a local directory as cwd, e.g. ${
+        step("shell", { command: "...", cwd: "/path/on/this/machine" })
+      }.`,
     });
   }
   return { dir: location.url, remote: { host, dir: location.path } };

@@ -109,6 +109,7 @@ Deno.test("edit, jobs, shell and workdir steps become the commands a person runs
     [step("jobs", { action: "wait", id: "12-3" }), "anchorfs jobs wait 12-3"],
     [step("jobs", { action: "kill", id: "12-3" }), "anchorfs jobs kill 12-3"],
     [step("shell", { command: "grep -n x 'a b'" }), "grep -n x 'a b'"],
+    [step("shell", { command: "make", cwd: "/my dir" }), "cd '/my dir' && make"],
     [step("workdir", { action: "set", path: "src dir" }), "cd 'src dir'"],
     [step("workdir", { action: "get" }), "pwd"],
     [step("workdir", { action: "set", path: "ssh://box/srv" }), undefined],

@@ -217,7 +217,7 @@ export function killText({ record, wasRunning, killed }: KillResult): string {
     }`;
 }
 
-/** jobs wait's answer when the job outlived the wait: it runs on, and how to go on. */
+/** jobs wait's answer when the job outlived the wait (the MCP jobs tool: steps as tool calls). */
 export function stillRunningText(
   record: JobRecord,
   waitedMs: number,
@@ -227,7 +227,9 @@ export function stillRunningText(
   return `Job ${record.id} (\`${shortCommand(record.command)}\`) is still running after ` +
     `waiting ${formatDuration(waitedMs)} (running for ${
       formatDuration(durationMs(record, now))
-    }). Waiting did not stop it. Continue with jobs {"action":"wait","id":"${record.id}"} ` +
+    }). Waiting did not stop it. Continue with ${
+      toolCallSyntax(step("jobs", { action: "wait", id: record.id }))
+    } ` +
     `or carry on with other work: a notification for ${
       jobUri(record.id)
     } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
