@@ -20,6 +20,7 @@ import { OutboundQueue } from "./outbound_queue.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
+import { DEFAULT_PASSING_LINES } from "../ops/jobs/job_output.ts";
 import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.ts";
 
 export const MCP_USAGE =
@@ -27,6 +28,7 @@ export const MCP_USAGE =
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
                     [--shell bash|sh|cmd|powershell|pwsh] [--tail-bytes N]
+                    [--passing-tail-lines N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -61,6 +63,9 @@ Options:
   --tail-bytes N               Output tail a shell or jobs result shows, in bytes as sent
                                (default 4096; 256 to 1048576). The whole log stays readable
                                with view {"path":"anchorfs://jobs/ID"}.
+  --passing-tail-lines N       Lines of that tail a passing (exit 0) run shows: its summary
+                               (default 10; 0 shows the whole --tail-bytes tail). jobs read
+                               and wait with "bytes" show that many bytes.
   -h, --help                   Show this help.
 ${HTTP_USAGE}`;
 
@@ -77,6 +82,22 @@ function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: n
       code: "INVALID_FLAG",
       message: `${flag} takes a positive number of seconds, got ${JSON.stringify(raw)}.`,
       hint: `e.g. ${flag} 10 (fractions like 0.5 are allowed).`,
+    });
+  }
+  return value;
+}
+
+function parsePassingLines(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PASSING_LINES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 100_000) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: `--passing-tail-lines takes a whole number of lines from 0 to 100000, got ${
+        JSON.stringify(raw)
+      }.`,
+      hint: `e.g. --passing-tail-lines 30 (the default is ${DEFAULT_PASSING_LINES}; 0 shows ` +
+        "the whole --tail-bytes tail).",
     });
   }
   return value;
@@ -211,6 +232,7 @@ export function parseMcpArgs(args: string[]) {
       deadline: { type: "string" },
       shell: { type: "string" },
       "tail-bytes": { type: "string" },
+      "passing-tail-lines": { type: "string" },
       ...HTTP_FLAG_SPEC,
       help: { type: "boolean", short: "h" },
     },
@@ -253,6 +275,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     );
     const shellKind = parseShell(values.shell);
     const tailBytes = parseTailBytes(values["tail-bytes"]);
+    const passingLines = parsePassingLines(values["passing-tail-lines"]);
     const http = parseHttpFlags(values);
     services = createServices({
       sshTimeoutSeconds,
@@ -280,6 +303,7 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     const serverOptions = {
       foregroundWindowSeconds,
       tailBytes,
+      passingLines,
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),

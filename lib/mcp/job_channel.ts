@@ -5,7 +5,7 @@
 
 import type { McpServer } from "@modelcontextprotocol/server";
 import { formatJobReport } from "../ops/jobs/job_text.ts";
-import { readJobOutput } from "../ops/jobs/job_output.ts";
+import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ToolEnv } from "./tool_env.ts";
 
 export const CHANNEL_CAPABILITY = "claude/channel";
@@ -22,7 +22,9 @@ export function registerJobChannel(mcp: McpServer, env: ToolEnv): void {
     const id = event.record.id;
     (async () => {
       // The same text as reading the job resource (registerJobResources' read callback).
-      const output = await readJobOutput(jobs, id, env.options.tailBytes);
+      const output = await readJobOutput(jobs, id, env.options.tailBytes, {
+        passingLines: env.options.passingLines ?? DEFAULT_PASSING_LINES,
+      });
       const content = formatJobReport(output, Date.now(), env.options.tailBytes);
       await mcp.server.notification({
         method: CHANNEL_METHOD,

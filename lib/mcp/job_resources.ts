@@ -15,7 +15,7 @@ import { isTerminal } from "../core/jobs/job_state.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { jobUri } from "../ops/jobs/job_manager.ts";
 import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
-import { readJobOutput } from "../ops/jobs/job_output.ts";
+import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ObservedTransport } from "./stdio_transport.ts";
 import type { ToolEnv } from "./tool_env.ts";
 
@@ -50,7 +50,9 @@ export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
       const id = String(variables.id ?? "");
       let read;
       try {
-        read = await readJobOutput(jobs, id, env.options.tailBytes);
+        read = await readJobOutput(jobs, id, env.options.tailBytes, {
+          passingLines: env.options.passingLines ?? DEFAULT_PASSING_LINES,
+        });
       } catch (e) {
         // An unknown job is the client's mistake (resource not found), not an internal error.
         if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {

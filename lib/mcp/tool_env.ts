@@ -15,6 +15,8 @@ export interface ServerOptions {
   foregroundWindowSeconds: number;
   /** Wire bytes of output tail shell and jobs results show (--tail-bytes). */
   tailBytes: number;
+  /** Lines of that tail a passing run shows (--passing-tail-lines; 0: the whole tail). */
+  passingLines?: number;
   /** False with --no-shell: no shell and jobs tools, no job resources. */
   shell: boolean;
   /** --allow or --roots given: the shell's description says it is not confined. */

@@ -10,7 +10,7 @@ import type { ShellKind } from "../core/platform/platform.ts";
 import { guide, joinGuide, renderGuide, step, toolCallSyntax } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
-import { endedBadly, readJobOutput } from "./jobs/job_output.ts";
+import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
 import {
   DEFAULT_TAIL_BYTES,
@@ -29,6 +29,8 @@ export interface ShellDeps {
   /** Default 2 s: well inside the "at least every 5 s" liveness promise. */
   heartbeatMs?: number;
   tailBytes?: number;
+  /** Lines a passing run shows (default DEFAULT_PASSING_LINES; 0: the whole tail). */
+  passingLines?: number;
   signal?: AbortSignal;
   /** The shell the command runs with; the policy reads the line as that shell does. */
   shell?: ShellKind;
@@ -112,7 +114,9 @@ export async function runShell(
   });
   const tailBytes = deps.tailBytes ?? DEFAULT_TAIL_BYTES;
   if (done) {
-    const output = await readJobOutput(jobs, started.id, tailBytes);
+    const output = await readJobOutput(jobs, started.id, tailBytes, {
+      passingLines: deps.passingLines ?? DEFAULT_PASSING_LINES,
+    });
     const final = output.record;
     const head = `\`${shortCommand(command)}\` ${statusPhrase(final)} in ${
       formatDuration((final.endedAt ?? Date.now()) - final.startedAt)

@@ -29,6 +29,9 @@ exit 1
 `;
 
 const uriOf = (text: string) => /job (\d+-\d+)/.exec(text)![1]!;
+/** "ok N - case N\n" for N from `from` to `to`. */
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `ok ${from + i} - case ${from + i}\n`).join("");
 
 Deno.test("a failing test run shows its early failures, the summary and isError in the first result", async () => {
   await using s = await startJobsServer("v2", { window: 20 });
@@ -79,24 +82,46 @@ Deno.test("a failing test run shows its early failures, the summary and isError 
   assertStringIncludes(unknown.text, "No job with id");
 });
 
-Deno.test("a passing run shows a short tail, the omitted count and the call to read more", async () => {
+Deno.test("a passing run shows its last lines, the omitted count and the calls to read more", async () => {
   await using s = await startJobsServer("v1", { window: 20 });
   const r = await s.server.call("shell", {
     command: "for i in $(seq 1 3000); do echo \"ok $i - case $i\"; done; echo '# pass 3000'",
   });
   assertEquals(r.isError, false);
   assertStringIncludes(r.text, "succeeded (exit 0)");
-  assertStringIncludes(r.text, "# pass 3000");
-  assert(!r.text.includes("ok 2000 - "), "the tail is short");
-  assert(/\[[\d,]+ earlier bytes omitted/.test(r.text), r.text.slice(0, 400));
+  assert(r.text.endsWith("\nok 2992 - case 2992\n" + range(2993, 3000) + "# pass 3000"), r.text);
+  assert(!r.text.includes("ok 2991 - "), "ten lines, not a tail to scroll");
+  assertStringIncludes(r.text, "earlier bytes omitted: a passing run shows its last 10 lines");
+  assert(!r.text.includes("warning-looking"), r.text);
   const bytes = new TextEncoder().encode(r.text).length;
-  assert(bytes < 5_000, `the text is ${bytes} bytes`);
+  assert(bytes < 600, `the text is ${bytes} bytes`);
   // The call the result names reads the end of the log.
   const call = /view (\{"path":"anchorfs:\/\/jobs\/[^}]*"start":-200\})/.exec(r.text)![1]!;
   const more = await s.server.call("view", JSON.parse(call));
   assertEquals(more.isError, false, more.text);
   assertStringIncludes(more.text, "|ok 2802 - case 2802\n");
   assertStringIncludes(more.text, "|# pass 3000");
+  // Asking for bytes gets that much tail, passing or not.
+  const id = uriOf(r.text);
+  const read = await s.server.call("jobs", { action: "read", id, bytes: 2000 });
+  assertStringIncludes(read.text, "ok 2960 - case 2960");
+  assert(!read.text.includes("a passing run shows"), read.text);
+});
+
+Deno.test("a passing run's short tail says how many warning-looking lines it left out", async () => {
+  await using s = await startJobsServer("v2", { window: 20 });
+  const r = await s.server.call("shell", {
+    command: "echo 'npm WARN deprecated glob@7.2.3'; echo 'src/a.ts:3:5 warning: unused x'; " +
+      "seq 1 100; echo 'Build finished with 0 warnings'",
+  });
+  assertEquals(r.isError, false, r.text);
+  assertStringIncludes(r.text, "Build finished with 0 warnings");
+  const note = /\[2 warning-looking lines in the omitted part: view (\{.*\})\]/.exec(r.text);
+  assert(note, r.text);
+  const found = await s.server.call("view", JSON.parse(note[1]!));
+  assertEquals(found.isError, false, found.text);
+  assertStringIncludes(found.text, "2 matching lines");
+  assertStringIncludes(found.text, "|npm WARN deprecated glob@7.2.3");
 });
 
 Deno.test("ANSI colours, progress redraws and repeated lines are cleaned; the log stays raw", async () => {
@@ -142,7 +167,7 @@ Deno.test("isError follows the outcome: exit 0, non-zero, signal, capped output,
   }
 });
 
-Deno.test("a killed job reads as an error; --tail-bytes sets the tail size", async () => {
+Deno.test("a killed job reads as an error; --tail-bytes and --passing-tail-lines set the tail size", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const started = await s.server.call("shell", { command: `echo begun; ${pause(30)}` });
   assertEquals(started.isError, false, started.text);
@@ -154,11 +179,23 @@ Deno.test("a killed job reads as an error; --tail-bytes sets the tail size", asy
   const wait = await s.server.call("jobs", { action: "wait", id });
   assertEquals(wait.isError, true, wait.text);
 
-  await using small = await startJobsServer("v2", { window: 20, args: ["--tail-bytes", "512"] });
-  const r = await small.server.call("shell", { command: "seq 1 5000" });
-  assertEquals(r.isError, false);
-  assertStringIncludes(r.text, "\n5000");
-  assert(!r.text.includes("\n4800\n"), "more than 512 bytes of tail");
+  await using small = await startJobsServer("v2", {
+    window: 20,
+    args: ["--tail-bytes", "512", "--passing-tail-lines", "0"],
+  });
+  for (const command of ["seq 1 5000", "seq 1 5000; exit 1"]) {
+    const r = await small.server.call("shell", { command });
+    assertStringIncludes(r.text, "\n4950\n", "a passing run shows the byte tail with 0 lines");
+    assertStringIncludes(r.text, "\n5000");
+    assert(!r.text.includes("\n4800\n"), "more than 512 bytes of tail");
+  }
+  await using lines = await startJobsServer("v1", {
+    window: 20,
+    args: ["--passing-tail-lines", "3"],
+  });
+  const r = await lines.server.call("shell", { command: "seq 1 5000" });
+  assertStringIncludes(r.text, "a passing run shows its last 3 lines;");
+  assert(r.text.endsWith("]\n4998\n4999\n5000"), r.text);
 });
 
 Deno.test("a job log over the file size limit names the call that reads it, not a shell path", async () => {

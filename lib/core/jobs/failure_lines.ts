@@ -22,6 +22,28 @@ const FAILURE_PATTERNS: readonly RegExp[] = [
   /^\s*[^\s:()]+\.[A-Za-z0-9]+:\d+:\d+(?::\s|\s-\s)/, // `src/a.c:10:5: …`, `a.ts:3:7 - error …`
 ];
 
+/**
+ * Lines that look like a warning (`warning:`, `npm WARN`, `DeprecationWarning:`), counted in a
+ * passing run's omitted output so its short tail does not hide them; "0 warnings" is not one.
+ */
+const WARNING_LINE = /^.*warn(?:ing)?\b/gim;
+
+/** The view search (regex) that finds the lines countWarningLines counts. */
+export const WARNING_SEARCH = "(?i)warn(ing)?\\b";
+
+export function countWarningLines(text: string): number {
+  let n = 0;
+  WARNING_LINE.lastIndex = 0;
+  while (WARNING_LINE.exec(text) !== null) {
+    n++;
+    // Go on at the next line: one count per line however many warnings it holds.
+    const nl = text.indexOf("\n", WARNING_LINE.lastIndex);
+    if (nl === -1) break;
+    WARNING_LINE.lastIndex = nl + 1;
+  }
+  return n;
+}
+
 /** Only a line's start is tested: failure lines are short, and a 1 MB minified line is not one. */
 const TESTED_CHARS = 2000;
 

@@ -14,7 +14,12 @@ import {
   stillRunningText,
 } from "../../ops/jobs/job_text.ts";
 import { heartbeatText, waitForJob } from "../../ops/jobs/wait_for_job.ts";
-import { endedBadly, readJobOutput, tailReadBytes } from "../../ops/jobs/job_output.ts";
+import {
+  DEFAULT_PASSING_LINES,
+  endedBadly,
+  readJobOutput,
+  tailReadBytes,
+} from "../../ops/jobs/job_output.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -102,7 +107,12 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         const tailBytes = bytes ?? env.options.tailBytes;
         /** A job that ended badly reads as an error result, as its shell call did. */
         const report = async (jobId: string): Promise<ToolResult> => {
-          const output = await readJobOutput(jobs, jobId, tailBytes);
+          // An explicit `bytes` asks for that much tail, even of a passing run.
+          const output = await readJobOutput(jobs, jobId, tailBytes, {
+            passingLines: bytes === undefined
+              ? env.options.passingLines ?? DEFAULT_PASSING_LINES
+              : 0,
+          });
           return {
             content: [{ type: "text", text: formatJobReport(output, Date.now(), tailBytes) }],
             isError: endedBadly(output.record),

@@ -105,6 +105,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
             : env.services.shell !== undefined && { shell: env.services.shell }),
           foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
           tailBytes: env.options.tailBytes,
+          passingLines: env.options.passingLines,
           signal: ctx.mcpReq.signal,
           ...(token !== undefined && {
             onProgress: (message: string) => {

@@ -3,7 +3,11 @@
 // did not succeed, the failure-looking lines of the part the tail leaves out. Reads the raw log
 // through the JobManager; formatting is in job_text.ts.
 
-import { type FailureDigest, pickFailureExcerpts } from "../../core/jobs/failure_lines.ts";
+import {
+  countWarningLines,
+  type FailureDigest,
+  pickFailureExcerpts,
+} from "../../core/jobs/failure_lines.ts";
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   addStats,
@@ -31,6 +35,13 @@ export interface JobOutput {
   shownRawBytes: number;
   /** The tail was cut inside its first line (one line longer than the budget). */
   cutLine: boolean;
+  /** Set when the tail was limited to a passing run's last lines: that many at most. */
+  passingLines?: number;
+  /**
+   * For such a tail: warning-looking lines in the omitted part of the window read (the last
+   * `checkedBytes` of the omitted output; `uncheckedBytes` before them were not read).
+   */
+  warnings?: { count: number; checkedBytes: number; uncheckedBytes: number };
   stats: CleanStats;
   /** For a job that ended without success: failure-looking lines from the omitted part. */
   failures?: FailureDigest & {
@@ -66,15 +77,25 @@ export function tailReadBytes(maxWireBytes: number): number {
   return Math.min(TAIL_READ_MAX, Math.max(TAIL_READ_MIN, maxWireBytes * TAIL_READ_FACTOR));
 }
 
-/**
- * Reads the job's output as a result shows it. `failures` (default: when the job ended badly)
- * adds the failure-looking lines of the omitted part.
- */
+/** Lines of output a passing run (exit 0) shows by default: its summary, not a tail to scroll. */
+export const DEFAULT_PASSING_LINES = 10;
+
+export interface ReadJobOutputOptions {
+  /** Add the failure-looking lines of the omitted part (default: when the job ended badly). */
+  failures?: boolean;
+  /**
+   * For a job that succeeded: show at most this many lines (within the byte budget). A passing
+   * run needs its last lines (the runner's summary), not kilobytes of passing cases.
+   */
+  passingLines?: number;
+}
+
+/** Reads the job's output as a result shows it. */
 export async function readJobOutput(
   jobs: JobManager,
   id: string,
   maxWireBytes: number,
-  options: { failures?: boolean } = {},
+  options: ReadJobOutputOptions = {},
 ): Promise<JobOutput> {
   const want = tailReadBytes(maxWireBytes);
   const { record, tail } = await jobs.readTail(id, want);
@@ -88,7 +109,11 @@ export async function readJobOutput(
       raw = raw.slice(nl + 1);
     }
   }
-  const shownTail = plainTail(raw, maxWireBytes) ?? cleanedTail(raw, maxWireBytes);
+  const maxLines = record.status === "succeeded" && options.passingLines
+    ? options.passingLines
+    : Infinity;
+  const shownTail = plainTail(raw, maxWireBytes, maxLines) ??
+    cleanedTail(raw, maxWireBytes, maxLines);
   const { text, pictured, cutLine, shownRawBytes } = shownTail;
   const omittedBytes = tail.omittedBytes + skipped + shownTail.omittedInWindow;
   const output: JobOutput = {
@@ -100,7 +125,19 @@ export async function readJobOutput(
     shownRawBytes,
     cutLine,
     stats: shownTail.stats,
+    ...(Number.isFinite(maxLines) && { passingLines: maxLines }),
   };
+  if (Number.isFinite(maxLines) && shownTail.omittedInWindow > 0) {
+    // A short tail must not hide a build's warnings: count them in the window already read.
+    const count = countWarningLines(raw) - countWarningLines(text);
+    if (count > 0) {
+      output.warnings = {
+        count,
+        checkedBytes: skipped + shownTail.omittedInWindow,
+        uncheckedBytes: tail.omittedBytes,
+      };
+    }
+  }
   const omittedLogBytes = Math.max(0, tail.logBytes - shownRawBytes);
   if ((options.failures ?? endedBadly(record)) && omittedLogBytes > 0) {
     const scanned = Math.min(omittedLogBytes, FAILURE_SCAN_BYTES);
@@ -133,13 +170,16 @@ export interface ShownTail {
   stats: CleanStats;
 }
 
-/** The tail through the cleaner: one CleanLine per line of the window. */
-export function cleanedTail(raw: string, maxWireBytes: number): ShownTail {
+/**
+ * The tail through the cleaner: one CleanLine per line of the window; at most `maxLines` shown
+ * lines (a collapsed run counts as one).
+ */
+export function cleanedTail(raw: string, maxWireBytes: number, maxLines = Infinity): ShownTail {
   const { lines } = cleanTerminalText(raw);
   // Whole lines from the end while they fit; the notes for collapsed runs count too.
   let budget = maxWireBytes;
   let first = lines.length;
-  while (first > 0) {
+  while (first > 0 && lines.length - first < maxLines) {
     const l = lines[first - 1]!;
     const cost = shownCost(l.text, budget) + (l.count > 1 ? 40 : 0);
     if (cost > budget) break;
@@ -177,7 +217,11 @@ export function cleanedTail(raw: string, maxWireBytes: number): ShownTail {
  * output is 150,000 lines, and one object each cost ~90 MB of transient memory per call). Null
  * when the output is not plain or no whole line fits (the cleaner handles those).
  */
-export function plainTail(raw: string, maxWireBytes: number): ShownTail | null {
+export function plainTail(
+  raw: string,
+  maxWireBytes: number,
+  maxLines = Infinity,
+): ShownTail | null {
   if (raw === "" || hasRepeatRun(raw)) return null;
   if (raw.includes("\x1b") || raw.includes("\x9b") || raw.includes("\r")) return null;
   const body = raw.endsWith("\n") ? raw.length - 1 : raw.length;
@@ -185,12 +229,14 @@ export function plainTail(raw: string, maxWireBytes: number): ShownTail | null {
   let budget = maxWireBytes;
   let from = body + 1; // start of the shown part; past the body while nothing fits
   let end = body;
-  while (true) {
+  let count = 0;
+  while (count < maxLines) {
     const lineStart = end === 0 ? 0 : raw.lastIndexOf("\n", end - 1) + 1;
     const cost = shownCost(raw.slice(lineStart, end), budget);
     if (cost > budget) break;
     budget -= cost;
     from = lineStart;
+    count++;
     if (lineStart === 0) break;
     end = lineStart - 1;
   }

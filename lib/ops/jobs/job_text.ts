@@ -18,6 +18,7 @@ import {
   renderCleanLines,
 } from "../../core/text/terminal_text.ts";
 import type { JobOutput } from "./job_output.ts";
+import { WARNING_SEARCH } from "../../core/jobs/failure_lines.ts";
 import { displayCommand } from "../../core/jobs/command_display.ts";
 
 /** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
@@ -143,7 +144,29 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
   const lines: string[] = [];
   const failures = formatFailures(output);
   if (failures) lines.push(failures, "--- output (tail) ---");
-  if (output.omittedBytes > 0) {
+  if (output.omittedBytes > 0 && output.passingLines !== undefined) {
+    // A passing run: its last lines carry the summary; the rest is one call away.
+    lines.push(
+      `[${plural(output.omittedBytes, "earlier byte")} omitted: a passing run shows its last ${
+        plural(output.passingLines, "line")
+      }; more: ${viewLogCall(record.id, { start: -200 })}, or search it: ${
+        viewLogCall(record.id, { content: "TEXT" })
+      }]`,
+    );
+    const w = output.warnings;
+    if (w) {
+      const where = w.uncheckedBytes > 0
+        ? `in the last ${plural(w.checkedBytes, "omitted byte")} (the ${
+          plural(w.uncheckedBytes, "byte")
+        } before them not checked)`
+        : "in the omitted part";
+      lines.push(
+        `[${plural(w.count, "warning-looking line")} ${where}: ${
+          viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })
+        }]`,
+      );
+    }
+  } else if (output.omittedBytes > 0) {
     const capped = output.cutLine
       ? ` (the tail is capped at ${plural(maxWireBytes, "byte")} as sent: escapes and control ` +
         "pictures count)"

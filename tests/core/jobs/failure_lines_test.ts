@@ -1,7 +1,11 @@
 // Which output lines look like failures, and the excerpts a failed command's result shows.
 
 import { assert, assertEquals } from "../../_assert.ts";
-import { isFailureLine, pickFailureExcerpts } from "../../../lib/core/jobs/failure_lines.ts";
+import {
+  countWarningLines,
+  isFailureLine,
+  pickFailureExcerpts,
+} from "../../../lib/core/jobs/failure_lines.ts";
 import { cleanTerminalText } from "../../../lib/core/text/terminal_text.ts";
 
 Deno.test("failure-looking lines from common runners and compilers", () => {
@@ -81,4 +85,20 @@ Deno.test("excerpts stop at their byte cap and count what they left out", () => 
 Deno.test("only a line's first 2,000 characters are tested (minified lines, floods)", () => {
   assert(isFailureLine(`Error: at the start ${"x".repeat(5000)}`));
   assert(!isFailureLine(`${"x".repeat(3000)} Error: far in`));
+});
+
+Deno.test("countWarningLines() counts lines that look like warnings, once per line", () => {
+  const cases: [string, number][] = [
+    ["warning: unused variable `x`\n", 1],
+    ["npm WARN deprecated glob@7.2.3\n", 1],
+    ["(node:12) DeprecationWarning: Buffer() is deprecated\n", 1],
+    ["src/a.rs:3:5: warning: unused import\nwarning: 2 more\n", 2],
+    ["\x1b[33mwarning\x1b[0m: colour\n", 1],
+    ["warn warn warning on one line\n", 1],
+    ["Compiled with 0 warnings\n--no-warnings\nforewarned\n", 0],
+    ["ok 1\nok 2\n", 0],
+    ["", 0],
+    ["last line warning", 1],
+  ];
+  for (const [text, n] of cases) assertEquals(countWarningLines(text), n, JSON.stringify(text));
 });

@@ -2,7 +2,7 @@
 // exactly what the cleaner would, for any output it accepts.
 
 import fc from "fast-check";
-import { assertEquals } from "../../_assert.ts";
+import { assert, assertEquals } from "../../_assert.ts";
 import { cleanedTail, plainTail } from "../../../lib/ops/jobs/job_output.ts";
 
 // Letters, digits, a space, a tab, NUL (shown as a control picture) and non-ASCII text.
@@ -16,11 +16,13 @@ Deno.test("plainTail() shows what cleanedTail() shows, for plain output of any s
       fc.array(lineArb, { minLength: 1, maxLength: 40 }),
       fc.boolean(),
       fc.integer({ min: 1, max: 400 }),
-      (lines, finalNewline, budget) => {
+      fc.option(fc.integer({ min: 1, max: 12 }), { nil: Infinity }),
+      (lines, finalNewline, budget, maxLines) => {
         const raw = lines.join("\n") + (finalNewline ? "\n" : "");
-        const fast = plainTail(raw, budget);
+        const fast = plainTail(raw, budget, maxLines);
         if (fast === null) return;
-        const slow = cleanedTail(raw, budget);
+        const slow = cleanedTail(raw, budget, maxLines);
+        assert(fast.text.split("\n").length <= maxLines, fast.text);
         // The cleaner splits the raw bytes of a short run of identical lines evenly between them
         // (an approximation); the fast path counts each line exactly. Totals always agree.
         const pairs = lines.some((l, i) => i > 0 && lines[i - 1] === l);
@@ -58,4 +60,22 @@ Deno.test("plainTail() cuts a 200,000-line log to the budget with whole lines", 
   assertEquals(t.text.split("\n")[0]!.length > 0, true);
   assertEquals(t.omittedInWindow + t.shownRawBytes, raw.length);
   assertEquals(t, cleanedTail(raw, 1024));
+});
+
+Deno.test("a passing run's tail: at most maxLines lines, the rest counted as omitted", () => {
+  let raw = "";
+  for (let i = 1; i <= 500; i++) raw += `ok ${i}\n`;
+  raw += "# pass 500\n";
+  for (const t of [plainTail(raw, 4096, 3)!, cleanedTail(raw, 4096, 3)]) {
+    assertEquals(t.text, "ok 499\nok 500\n# pass 500");
+    assertEquals(t.omittedInWindow + t.shownRawBytes, raw.length);
+  }
+  // A collapsed run of repeats counts as one line.
+  const repeats = "a\n" + "same\n".repeat(20) + "end\n";
+  assertEquals(
+    cleanedTail(repeats, 4096, 2).text,
+    "same\n[previous line repeated 19 more times]\nend",
+  );
+  // The byte budget still applies.
+  assertEquals(plainTail(raw, 12, 10)!.text, "# pass 500");
 });
