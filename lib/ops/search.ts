@@ -20,6 +20,7 @@ import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
 import { type ByteBudget, DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
 import { shellQuote } from "../core/shell/shell_quote.ts";
+import { windowAround } from "../core/search/line_window.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -164,6 +165,7 @@ export async function searchRoots(
       location,
       found.lines,
       found.matches,
+      search,
       options.context,
       SEARCH_MAX_LINES - printed,
     );
@@ -446,12 +448,14 @@ function renderFileMatches(
   location: Location,
   lines: readonly string[],
   matches: readonly number[],
+  search: SearchPattern,
   context: number,
   budget: number,
 ): { text: string; printed: number } {
   const key = fileKey(location);
   const shown = displayPath(session, location);
   const kept = matches.slice(0, SEARCH_MAX_PER_FILE);
+  const matched = new Set(kept);
   // Merge each match's context window into contiguous runs.
   const runs: [number, number][] = [];
   for (const m of kept) {
@@ -474,13 +478,14 @@ function renderFileMatches(
       const content = lines[n - 1]!;
       hashes.push(hashLine(content));
       prints.push(linePrint(content));
-      out.push(
-        content.length > SEARCH_MAX_LINE_CHARS
-          ? `${formatLineId(n, content)}|${content.slice(0, SEARCH_MAX_LINE_CHARS)} … [line cut: ${
-            plural(content.length, "character")
-          }]`
-          : renderLine(n, content),
-      );
+      if (content.length > SEARCH_MAX_LINE_CHARS) {
+        // A long line shows around its match (a context line, its head); the id is the whole
+        // line's, so it works in edits as is.
+        const [from, to] = (matched.has(n) ? search.findInLine(content) : null) ?? [0, 0];
+        out.push(
+          `${formatLineId(n, content)}|${windowAround(content, from, to, SEARCH_MAX_LINE_CHARS)}`,
+        );
+      } else out.push(renderLine(n, content));
       printed++;
     }
     stoppedAt = n - 1;

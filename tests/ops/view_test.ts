@@ -216,6 +216,36 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
   assertStringIncludes(emptyRoot.message, "empty root");
 });
 
+Deno.test("search shows a long line around its match, with the cut on each side and a whole-line id", async () => {
+  // A minified bundle: the match lies 9,000 characters into one 20,000-character line.
+  const bundle = "var a=1;".repeat(1125) + "function needleHere(){}" + "x".repeat(10_977);
+  const context = "c".repeat(1000);
+  const t = setup({ "/repo/dist/app.min.js": `${context}\n${bundle}\n` });
+  for (const regex of [false, true]) {
+    const r = await t.view({
+      path: "dist",
+      content: regex ? "needle\\w+" : "needleHere",
+      regex,
+      context: 1,
+    });
+    const shown = r.split("\n").find((l) => l.startsWith("2:"))!;
+    assertStringIncludes(shown, "function needleHere(){}");
+    assertStringIncludes(
+      shown,
+      "[line cut: 20,000 characters; shown 8,815-9,214: 8,814 cut before, 10,786 after]",
+    );
+    assert(shown.startsWith(`${renderLine(2, bundle).split("|")[0]}|…1;var a=1;`), shown);
+    // A context line shows its head.
+    assertStringIncludes(r, "\n1:");
+    assertStringIncludes(r, "[line cut: 1,000 characters; shown 1-400: 600 cut after]");
+  }
+  // The id is the whole line's: it was recorded as shown and names the line in edits.
+  assertEquals(t.session.shown.shownHash(t.key("/repo/dist/app.min.js"), 2), hashLine(bundle));
+  // A match within the first 400 characters keeps the line's head.
+  const head = await t.view({ path: "dist", content: "var a=1;" });
+  assertStringIncludes(head, "shown 1-400: 19,600 cut after]");
+});
+
 Deno.test("search output is capped with a notice on how to narrow", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 30; i++) {

@@ -7,6 +7,8 @@ import { RE2JS } from "re2js";
 /** A compiled matcher; `engine` says which engine runs it (for tests and benchmarks). */
 export interface LinearMatcher {
   test(text: string): boolean;
+  /** Where the first match lies, `[start, end)` in UTF-16 units; null without one. */
+  find(text: string): [number, number] | null;
   readonly engine: "v8" | "re2";
 }
 
@@ -54,7 +56,7 @@ export function compileUserRegex(body: string, flags: RegexFlags = {}): LinearMa
       if (v8) return v8Matcher(v8);
     }
   }
-  return { engine: "re2", test: (text) => re2.test(text) };
+  return re2Matcher(re2);
 }
 
 /**
@@ -75,14 +77,31 @@ export function compileGeneratedRegex(source: string): LinearMatcher {
     const v8 = tryRegExp(source, "s");
     if (v8) return v8Matcher(v8);
   }
-  const re2 = compileRe2(source, { dotAll: true });
-  return { engine: "re2", test: (text) => re2.test(text) };
+  return re2Matcher(compileRe2(source, { dotAll: true }));
 }
 
 const GLOBSTAR = "(?:[^/]*/)*";
 
 function v8Matcher(regex: RegExp): LinearMatcher {
-  return { engine: "v8", test: (text) => regex.test(text) };
+  return {
+    engine: "v8",
+    test: (text) => regex.test(text),
+    find: (text) => {
+      const m = regex.exec(text);
+      return m ? [m.index, m.index + m[0].length] : null;
+    },
+  };
+}
+
+function re2Matcher(re2: RE2JS): LinearMatcher {
+  return {
+    engine: "re2",
+    test: (text) => re2.test(text),
+    find: (text) => {
+      const m = re2.matcher(text);
+      return m.find() ? [m.start(), m.end()] : null;
+    },
+  };
 }
 
 function compileRe2(body: string, flags: RegexFlags): RE2JS {

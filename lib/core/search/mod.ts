@@ -4,6 +4,7 @@
 
 export { compileGlobs, GlobFilter } from "./glob.ts";
 export { IgnoreChain } from "./ignore_rules.ts";
+export { windowAround } from "./line_window.ts";
 export {
   type ByteLiteral,
   compileSearchPattern,

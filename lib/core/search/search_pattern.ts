@@ -27,6 +27,8 @@ export interface SearchPattern {
   mayMatchBytes(bytes: Uint8Array): boolean | null;
   mayMatchText(text: string): boolean;
   matchesLine(line: string): boolean;
+  /** Where the first match in a line lies, `[start, end)` in UTF-16 units; null without one. */
+  findInLine(line: string): [number, number] | null;
 }
 
 /** A needle for byte prefilters: `ignoreCase` folds ASCII letters (bytes are then lowercase). */
@@ -87,6 +89,10 @@ function compileLiteral(source: string): SearchPattern {
     mayMatchBytes: (bytes) => containsLiteral(bytes, literal),
     mayMatchText: (text) => text.includes(source),
     matchesLine: (line) => line.includes(source),
+    findInLine: (line) => {
+      const at = line.indexOf(source);
+      return at === -1 ? null : [at, at + source.length];
+    },
   };
 }
 
@@ -242,6 +248,7 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
       textAnchor || (endAnchor && whole.engine === "re2" && text.includes("\r")) ||
       whole.test(text),
     matchesLine: (text) => line.test(text),
+    findInLine: (text) => line.find(text),
   };
 }
 

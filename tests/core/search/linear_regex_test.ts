@@ -92,3 +92,17 @@ Deno.test("a pathological glob answers at once", () => {
   const globstars = compileGeneratedRegex(`^${"(?:[^/]*/)*".repeat(8)}x$`);
   assert(!globstars.test("a/".repeat(300)));
 });
+
+Deno.test("find() gives the first match's span in UTF-16 units on every engine", () => {
+  const text = "😀 say HELLO, hello";
+  const cases: [string, { ignoreCase?: boolean }, [number, number] | null][] = [
+    ["hello", {}, [14, 19]], // no repetition: V8
+    ["h\\w+o", { ignoreCase: true }, [7, 12]], // case folding with repetition: re2js
+    ["l+o", {}, [16, 19]],
+    ["absent", {}, null],
+  ];
+  for (const [body, flags, span] of cases) {
+    assertEquals(compileUserRegex(body, flags).find(text), span, body);
+  }
+  assertEquals(compileUserRegex("h\\w+o", { ignoreCase: true }).engine, "re2");
+});
