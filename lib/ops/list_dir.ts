@@ -6,10 +6,18 @@
 
 import { looksBinary } from "../core/text/text_file.ts";
 import { countLines, estimateTokens, textBytes } from "../core/text/token_estimate.ts";
-import type { Location } from "./location.ts";
+import { type Location, siblingLocation } from "./location.ts";
 import type { Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
-import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import {
+  newWalkStats,
+  readInOrder,
+  type SkippedEntry,
+  walkFiles,
+  type WalkItem,
+  type WalkOptions,
+  type WalkStats,
+} from "./walk.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { step, type StepSyntax, type ToolArgs } from "../core/next_step.ts";
@@ -127,7 +135,7 @@ export async function listDirectory(
         path: quotePath(shown),
         ...(pattern ? { pattern } : {}),
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
-      });
+      }, (abs) => displayPath(session, siblingLocation(location, abs)));
   }
   const total = listed + extra;
   const header = `${quotePath(shown)}: ${plural(total, "file")}${exact ? "" : "+"}${
@@ -177,31 +185,72 @@ export function describeRules(options: WalkOptions, pattern: string | undefined)
 
 /**
  * Tips after an empty result, each a concrete call: `args` is the call that found nothing (path,
- * content, regex, pattern, ...), varied to include hidden files or drop the pattern.
+ * content, regex, pattern, ...), varied to include hidden files, name an ignored entry as the
+ * path, or drop the pattern. Ignored entries are named with the rule that excluded them; `show`
+ * turns an absolute path into the form the agent passes back.
  */
 export function emptyHint(
   steps: StepSyntax,
-  stats: { filesSeen: number; ignored: number; hidden: number },
+  stats: Pick<
+    WalkStats,
+    "filesSeen" | "ignored" | "hidden" | "hiddenIgnoreFiles" | "ignoredSamples" | "hiddenSamples"
+  >,
   options: WalkOptions,
   args: ToolArgs["view"],
+  show: (abs: string) => string,
 ): string {
   const tips: string[] = [];
-  if (stats.hidden > 0 && !options.includeHidden) {
+  const name = (e: SkippedEntry) => JSON.stringify(`${show(e.path)}${e.isDir ? "/" : ""}`);
+  const more = (shown: number, all: number) => (all > shown ? ", …" : "");
+  if (stats.ignored > 0) {
+    const named = stats.ignoredSamples.map((e) => {
+      const r = e.reason;
+      return r
+        ? `${name(e)} (${r.source ? show(r.source) : "rule"}:${r.line} \`${r.pattern}\`)`
+        : name(e);
+    });
+    // The call that reaches one: a directory if one was ignored (the usual question).
+    const first = stats.ignoredSamples.find((e) => e.isDir) ?? stats.ignoredSamples[0];
+    const searching = "content" in args;
     tips.push(
-      `${plural(stats.hidden, "hidden entry", "hidden entries")} skipped: ${
-        steps(step("view", { ...args, include_hidden: true }))
-      } includes ${stats.hidden === 1 ? "it" : "them"}`,
+      `${plural(stats.ignored, "entry", "entries")} gitignored, not ${
+        searching ? "searched" : "listed"
+      }: ${named.join(", ")}${more(named.length, stats.ignored)}` +
+        (first
+          ? `; an ignored ${first.isDir ? "directory" : "file"} is ${
+            searching ? "searched" : first.isDir ? "listed" : "shown"
+          } when named as the path: ${
+            steps(step("view", { ...withoutPattern(args, first.isDir), path: show(first.path) }))
+          }`
+          : ""),
     );
   }
-  if (stats.ignored > 0) tips.push(`${plural(stats.ignored, "entry", "entries")} gitignored`);
+  const hidden = stats.hidden - stats.hiddenIgnoreFiles;
+  if (hidden > 0 && !options.includeHidden) {
+    // .gitignore files alone are not worth a retry: their rules were applied, as the text says.
+    const named = stats.hiddenSamples.map(name);
+    tips.push(
+      `${plural(hidden, "hidden entry", "hidden entries")} skipped (${named.join(", ")}${
+        more(named.length, hidden)
+      }): ${steps(step("view", { ...args, include_hidden: true }))} includes ${
+        hidden === 1 ? "it" : "them"
+      }`,
+    );
+  }
   if (stats.filesSeen > 0 && options.filter) {
     const { pattern: _pattern, ...rest } = args;
     tips.push(`try a broader pattern or none: ${steps(step("view", rest))}`);
   }
   if (tips.length === 0) return "";
-  const text = tips.join("; ");
-  // A sentence of its own: it follows "...(rules)." in the empty-result text.
-  return ` ${text[0]!.toUpperCase()}${text.slice(1)}.`;
+  // Sentences of their own: they follow "...(rules)." in the empty-result text.
+  return tips.map((t) => ` ${t[0]!.toUpperCase()}${t.slice(1)}.`).join("");
+}
+
+/** A file named as the path is read whatever the pattern says; a directory keeps the pattern. */
+function withoutPattern(args: ToolArgs["view"], keep: boolean): ToolArgs["view"] {
+  if (keep) return args;
+  const { pattern: _pattern, max_depth: _depth, ...rest } = args;
+  return rest;
 }
 
 function formatBytes(n: number): string {

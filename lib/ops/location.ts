@@ -87,14 +87,7 @@ export class Locations {
 
   /** A location on the same backend as `base`, at another absolute path. */
   sibling(base: Location, path: string): Location {
-    return base.remote
-      ? {
-        backend: base.backend,
-        path,
-        url: formatRemoteUrl(base.remote, path),
-        remote: base.remote,
-      }
-      : { backend: base.backend, path, url: path };
+    return siblingLocation(base, path);
   }
 
   /**
@@ -156,4 +149,11 @@ export class Locations {
     const path = isAbsolutePath(text) ? joinPath("/", text) : joinPath(cwd.path, text);
     return this.sibling(cwd, path);
   }
+}
+
+/** Another path on the same backend (and host) as `base`. */
+export function siblingLocation(base: Location, path: string): Location {
+  return base.remote
+    ? { backend: base.backend, path, url: formatRemoteUrl(base.remote, path), remote: base.remote }
+    : { backend: base.backend, path, url: path };
 }

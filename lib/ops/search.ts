@@ -272,6 +272,10 @@ export async function searchRoots(
         content: search.source,
         ...(search.regex ? { regex: true } : {}),
         ...(options.pattern ? { pattern: options.pattern } : {}),
+      }, (abs) => {
+        // Named from the root it was found under (several roots may sit on several hosts).
+        const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
+        return displayPath(session, locations.sibling(root.location, abs));
       }) +
       (search.regex
         ? ""

@@ -4,7 +4,7 @@
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
 
 import { GlobFilter } from "../core/search/glob.ts";
-import { IgnoreChain } from "../core/search/ignore_rules.ts";
+import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
 import { parentPath } from "../core/path/path_text.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { Budget, StopReason } from "./budget.ts";
@@ -35,14 +35,38 @@ export interface WalkStats {
   ignored: number;
   /** Hidden entries skipped (include_hidden false). */
   hidden: number;
+  /** Of those, `.gitignore` files (their rules apply; their text is rarely what is sought). */
+  hiddenIgnoreFiles: number;
+  /** The first few entries skipped, and why: an empty result names them and the call to use. */
+  ignoredSamples: SkippedEntry[];
+  hiddenSamples: SkippedEntry[];
   /** Directories that could not be read (permissions, races); the walk goes on. */
   unreadable: string[];
   /** Set when the budget stopped the walk early (cancelled, or past the deadline). */
   stopped?: StopReason;
 }
 
+/** An entry the walk skipped: absolute path, and for an ignored one the rule that did it. */
+export interface SkippedEntry {
+  path: string;
+  isDir: boolean;
+  reason?: IgnoreReason;
+}
+
+/** Skipped entries kept per kind for the empty-result text. */
+export const SKIPPED_SAMPLES = 3;
+
 export function newWalkStats(): WalkStats {
-  return { filesSeen: 0, filesFiltered: 0, ignored: 0, hidden: 0, unreadable: [] };
+  return {
+    filesSeen: 0,
+    filesFiltered: 0,
+    ignored: 0,
+    hidden: 0,
+    hiddenIgnoreFiles: 0,
+    ignoredSamples: [],
+    hiddenSamples: [],
+    unreadable: [],
+  };
 }
 
 interface DirSource {
@@ -131,13 +155,15 @@ async function rulesAbove(backend: FileBackend, root: string, source: DirSource)
   let chain = IgnoreChain.EMPTY;
   const gitRoot = await findGitRoot(backend, root);
   if (gitRoot === null) return chain;
-  const exclude = await source.readText(joinUnder(gitRoot, ".git/info/exclude"));
-  if (exclude) chain = chain.with(gitRoot, exclude);
+  const excludePath = joinUnder(gitRoot, ".git/info/exclude");
+  const exclude = await source.readText(excludePath);
+  if (exclude) chain = chain.with(gitRoot, exclude, excludePath);
   const dirs: string[] = [];
   for (let d = root; d !== gitRoot && d !== "/"; d = parentPath(d)) dirs.unshift(parentPath(d));
   for (const d of dirs) {
-    const text = await source.readText(joinUnder(d, ".gitignore"));
-    if (text) chain = chain.with(d, text);
+    const path = joinUnder(d, ".gitignore");
+    const text = await source.readText(path);
+    if (text) chain = chain.with(d, text, path);
   }
   return chain;
 }
@@ -181,8 +207,9 @@ export async function* walkFiles(
     entries.sort(byName);
     let chain = inherited;
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
-      const text = await source.readText(joinUnder(dir, ".gitignore"));
-      if (text) chain = chain.with(dir, text);
+      const path = joinUnder(dir, ".gitignore");
+      const text = await source.readText(path);
+      if (text) chain = chain.with(dir, text, path);
     }
     stack.push({ dir, relDir, depth, chain, entries, next: 0 });
   };
@@ -212,11 +239,19 @@ export async function* walkFiles(
     if (!isDir && isWriteTempName(entry.name)) continue;
     if (!options.includeHidden && entry.name.startsWith(".")) {
       stats.hidden++;
+      if (entry.name === ".gitignore" && !isDir) stats.hiddenIgnoreFiles++;
+      else if (stats.hiddenSamples.length < SKIPPED_SAMPLES) {
+        stats.hiddenSamples.push({ path: joinUnder(frame.dir, entry.name), isDir });
+      }
       continue;
     }
     const path = joinUnder(frame.dir, entry.name);
     if (frame.chain.size > 0 && frame.chain.ignores(path, isDir)) {
       stats.ignored++;
+      if (stats.ignoredSamples.length < SKIPPED_SAMPLES) {
+        const reason = frame.chain.explain(path, isDir);
+        stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
+      }
       continue;
     }
     const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;

@@ -165,9 +165,12 @@ Deno.test("pattern and max_depth narrow a listing; an empty result is a sentence
   assertEquals(
     await t.view({ path: ".", pattern: "*.rs" }),
     'No files to list in "." matching pattern "*.rs": scanned 6 files (.gitignore rules applied; ' +
-      'hidden files skipped; pattern "*.rs"). 3 hidden entries skipped: view ' +
-      '{"path":".","pattern":"*.rs","include_hidden":true} includes them; 4 entries gitignored; ' +
-      'try a broader pattern or none: view {"path":"."}.',
+      'hidden files skipped; pattern "*.rs"). 4 entries gitignored, not listed: "app.log" ' +
+      '(.gitignore:1 `*.log`), "build/" (.gitignore:2 `build/`), "secret.txt" ' +
+      "(.git/info/exclude:1 `secret.txt`), …; an ignored directory is listed when named as the " +
+      'path: view {"path":"build","pattern":"*.rs"}. 1 hidden entry skipped (".hidden/"): view ' +
+      '{"path":".","pattern":"*.rs","include_hidden":true} includes it. Try a broader pattern or ' +
+      'none: view {"path":"."}.',
   );
   const bad = await assertRejects(() => t.view({ path: ".", pattern: "{a,}" })) as AnchorError;
   assertEquals(bad.code, "INVALID_PATTERN");
@@ -201,10 +204,11 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
   assertEquals(
     none,
     'No matches for literal "nothing-like-this" in "src": searched 4 files (.gitignore rules ' +
-      "applied; hidden files skipped). 1 hidden entry skipped: view " +
-      '{"path":"src","content":"nothing-like-this","include_hidden":true} includes it; 1 entry ' +
-      "gitignored. Literal search is case-sensitive; to ignore case: view " +
-      '{"path":"src","content":"(?i)nothing-like-this","regex":true}.',
+      'applied; hidden files skipped). 1 entry gitignored, not searched: "src/deep/gen.ts" ' +
+      "(src/deep/.gitignore:1 `gen.ts`); an ignored file is searched when named as the path: " +
+      'view {"path":"src/deep/gen.ts","content":"nothing-like-this"}. Literal search is ' +
+      'case-sensitive; to ignore case: view {"path":"src","content":"(?i)nothing-like-this",' +
+      '"regex":true}.',
   );
   const bad = await assertRejects(() =>
     t.view({ path: ".", content: "a(", regex: true })
@@ -244,6 +248,34 @@ Deno.test("search shows a long line around its match, with the cut on each side 
   // A match within the first 400 characters keeps the line's head.
   const head = await t.view({ path: "dist", content: "var a=1;" });
   assertStringIncludes(head, "shown 1-400: 19,600 cut after]");
+});
+
+Deno.test("an empty search names the rule that ignored a directory, and the call that searches it", async () => {
+  const t = setup({
+    "/repo/.git/HEAD": "ref\n",
+    "/repo/.gitignore": "# deps\nnode_modules/\n",
+    "/repo/index.js": "require('left-pad');\n",
+    "/repo/node_modules/left-pad/index.js": "module.exports = function leftPad() {};\n",
+  });
+  const r = await t.view({ path: ".", content: "leftPad" });
+  // The lone hidden entry is the .gitignore whose rules were applied: no include_hidden tip.
+  assertNotIncludes(r, "include_hidden");
+  assertNotIncludes(r, "hidden entr");
+  const call = '{"path":"node_modules","content":"leftPad"}';
+  assertStringIncludes(
+    r,
+    '1 entry gitignored, not searched: "node_modules/" (.gitignore:2 `node_modules/`); an ' +
+      `ignored directory is searched when named as the path: view ${call}.`,
+  );
+  const found = await t.view(JSON.parse(call));
+  assertStringIncludes(found, "node_modules/left-pad/index.js (line 1)");
+  // A hidden entry that is not an ignore file is named, with the call that includes it.
+  const h = setup({ "/repo/.env": "TOKEN=leftPad\n", "/repo/a.txt": "x\n" });
+  assertStringIncludes(
+    await h.view({ path: ".", content: "leftPad" }),
+    '1 hidden entry skipped (".env"): view {"path":".","content":"leftPad","include_hidden":true} ' +
+      "includes it.",
+  );
 });
 
 Deno.test("search output is capped with a notice on how to narrow", async () => {

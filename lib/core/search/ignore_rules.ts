@@ -15,19 +15,33 @@ interface IgnoreRule {
   /** No slash in the pattern: it matches the entry's name at any depth below the base. */
   byName: boolean;
   regex: LinearMatcher;
+  /** 1-based line of the ignore file, and the pattern as written there (for explanations). */
+  line: number;
+  text: string;
 }
 
 interface IgnoreLevel {
   /** Absolute directory the rules are relative to, with a trailing slash. */
   prefix: string;
   rules: IgnoreRule[];
+  /** The ignore file the rules come from, when the caller named it. */
+  source?: string;
+}
+
+/** Which rule made `ignores` answer true: its file, line and pattern as written. */
+export interface IgnoreReason {
+  source?: string;
+  line: number;
+  pattern: string;
 }
 
 /** Parses the text of a .gitignore (or info/exclude) file into rules; invalid lines are skipped. */
 export function parseIgnoreFile(text: string): IgnoreRule[] {
   const rules: IgnoreRule[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    let line = trimUnescapedTrailingSpace(raw);
+  const lines = text.split(/\r?\n/);
+  for (let n = 0; n < lines.length; n++) {
+    let line = trimUnescapedTrailingSpace(lines[n]!);
+    const written = line;
     if (line === "" || line.startsWith("#")) continue;
     let negate = false;
     if (line.startsWith("!")) {
@@ -46,7 +60,7 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
     // Braces, commas and # are ordinary characters in gitignore patterns.
     const glob = line.replace(/(?<!\\)([{},#])/g, "\\$1");
     const regex = globRegex(glob);
-    if (regex) rules.push({ negate, dirOnly, byName, regex });
+    if (regex) rules.push({ negate, dirOnly, byName, regex, line: n + 1, text: written });
   }
   return rules;
 }
@@ -61,13 +75,44 @@ export class IgnoreChain {
     return this.levels.length;
   }
 
-  /** Adds the rules of an ignore file that applies below `base` (absolute path). */
-  with(base: string, text: string): IgnoreChain {
+  /**
+   * Adds the rules of an ignore file that applies below `base` (absolute path); `source` names
+   * the file in explanations.
+   */
+  with(base: string, text: string, source?: string): IgnoreChain {
     const rules = parseIgnoreFile(text);
     if (rules.length === 0) return this;
     const trimmed = base.length > 1 && base.endsWith("/") ? base.slice(0, -1) : base;
     const prefix = trimmed === "/" ? "/" : `${trimmed}/`;
-    return new IgnoreChain([...this.levels, { prefix, rules }]);
+    const level: IgnoreLevel = source === undefined ? { prefix, rules } : { prefix, rules, source };
+    return new IgnoreChain([...this.levels, level]);
+  }
+
+  /**
+   * The rule that ignores the entry at `path`, or null when it is not ignored: the same decision
+   * as `ignores`, for the few entries an empty result names.
+   */
+  explain(path: string, isDir: boolean): IgnoreReason | null {
+    let reason: IgnoreReason | null = null;
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    for (const level of this.levels) {
+      if (path.length <= level.prefix.length || !path.startsWith(level.prefix)) continue;
+      const rel = path.slice(level.prefix.length);
+      const rules = level.rules;
+      for (let i = rules.length - 1; i >= 0; i--) {
+        const rule = rules[i]!;
+        if (rule.dirOnly && !isDir) continue;
+        if (rule.regex.test(rule.byName ? name : rel)) {
+          reason = rule.negate ? null : {
+            ...(level.source !== undefined && { source: level.source }),
+            line: rule.line,
+            pattern: rule.text,
+          };
+          break;
+        }
+      }
+    }
+    return reason;
   }
 
   /** Whether the entry at `path` (absolute) is ignored; the last level with an opinion wins. */

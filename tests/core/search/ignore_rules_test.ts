@@ -20,6 +20,38 @@ Deno.test("deeper ignore files win over shallower ones, negations included", () 
   }
 });
 
+Deno.test("explain() names the file, line and pattern that decided, as ignores() decides", () => {
+  const chain = IgnoreChain.EMPTY.with(
+    "/r",
+    "# build output\n*.log\nbuild/  \n!keep.log\n",
+    "/r/.gitignore",
+  )
+    .with("/r/sub", "!*.log\nsecret\n");
+  assertEquals(chain.explain("/r/a.log", false), {
+    source: "/r/.gitignore",
+    line: 2,
+    pattern: "*.log",
+  });
+  assertEquals(chain.explain("/r/build", true), {
+    source: "/r/.gitignore",
+    line: 3,
+    pattern: "build/",
+  });
+  // Unnamed ignore files still give the line; negated and unmatched entries give null.
+  assertEquals(chain.explain("/r/sub/secret", false), { line: 2, pattern: "secret" });
+  assertEquals(chain.explain("/r/keep.log", false), null);
+  assertEquals(chain.explain("/r/sub/a.log", false), null);
+  assertEquals(chain.explain("/r/src/a.ts", false), null);
+  for (
+    const [path, isDir] of [["/r/a.log", false], ["/r/keep.log", false], [
+      "/r/build",
+      true,
+    ]] as const
+  ) {
+    assertEquals(chain.explain(path, isDir) !== null, chain.ignores(path, isDir), path);
+  }
+});
+
 Deno.test("an ignore file with only comments adds no level", () => {
   assertEquals(IgnoreChain.EMPTY.with("/r", "# nothing\n\n").size, 0);
 });
@@ -61,7 +93,12 @@ Deno.test("the rules agree with the ignore package (git semantics) on random tre
         // As the walker sees it: a directory that is ignored is never entered.
         let ours = false;
         for (let i = 1; i <= parts.length && !ours; i++) {
-          ours = chain.ignores(`/r/${parts.slice(0, i).join("/")}`, i < parts.length);
+          const path = `/r/${parts.slice(0, i).join("/")}`;
+          ours = chain.ignores(path, i < parts.length);
+          // The explanation an empty result gives agrees with the decision.
+          const why = chain.explain(path, i < parts.length);
+          assertEquals(why !== null, ours, path);
+          if (why) assertEquals(rules[why.line - 1]?.trim(), why.pattern);
         }
         const theirs = ignore().add(text).ignores(parts.join("/"));
         assertEquals(ours, theirs, `${JSON.stringify(rules)} vs ${parts.join("/")}`);
