@@ -76,6 +76,22 @@ export interface FailureOptions {
   maxWireBytes?: number;
 }
 
+/** Longest TAP diagnostic block (`  ---` … `  ...`) an excerpt takes in whole. */
+const TAP_BLOCK_MAX_LINES = 16;
+
+/**
+ * The index of the `...` that closes a TAP diagnostic block opened right after a `not ok` line
+ * (it holds `expected:`, `actual:` and `at:`, past three lines of context), or -1.
+ */
+function tapBlockEnd(lines: readonly CleanLine[], hit: number): number {
+  if (!/^\s*not ok\b/.test(lines[hit]!.text) || !/^\s+---\s*$/.test(lines[hit + 1]?.text ?? "")) {
+    return -1;
+  }
+  const last = Math.min(lines.length - 1, hit + 1 + TAP_BLOCK_MAX_LINES);
+  for (let i = hit + 2; i <= last; i++) if (/^\s+\.\.\.\s*$/.test(lines[i]!.text)) return i;
+  return -1;
+}
+
 export const FAILURE_DEFAULTS = { before: 1, after: 3, maxExcerpts: 12, maxWireBytes: 4096 };
 
 /**
@@ -116,7 +132,7 @@ export function pickFailureExcerpts(
   };
   for (const hit of hits) {
     const a = Math.max(0, hit - before);
-    const b = Math.min(lines.length - 1, hit + after);
+    const b = Math.max(Math.min(lines.length - 1, hit + after), tapBlockEnd(lines, hit));
     if (from >= 0 && a <= to + 1) {
       to = Math.max(to, b);
       continue;

@@ -102,3 +102,22 @@ Deno.test("countWarningLines() counts lines that look like warnings, once per li
   ];
   for (const [text, n] of cases) assertEquals(countWarningLines(text), n, JSON.stringify(text));
 });
+
+Deno.test("excerpts take a `not ok` line's whole TAP diagnostic block (expected, actual, at)", () => {
+  const block = [
+    "not ok 57 should be equal", // 2
+    "  ---", // 3
+    "    operator: deepStrictEqual", // 4
+    '    expected: {"y":5.76}', // 5
+    '    actual:   {"y":5.67}', // 6
+    "    at: nums", // 7
+    "  ...", // 8
+  ];
+  const raw = ["ok 56", ...block, "ok 58", "ok 59", "ok 60", "ok 61"].join("\n");
+  const digest = pickFailureExcerpts(cleanTerminalText(raw).lines);
+  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 8]]);
+  // An unclosed block keeps the usual three lines of context.
+  const open = ["ok 56", ...block.slice(0, 6), ...Array(30).fill("    more")].join("\n");
+  const cut = pickFailureExcerpts(cleanTerminalText(open).lines);
+  assertEquals(cut.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 5]]);
+});
