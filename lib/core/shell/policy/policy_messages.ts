@@ -1,6 +1,7 @@
 // Every text the shell policy shows the model, in one place so the messages can be reviewed
-// together. Each refusal: first line names the rule and the replacement tool, then worked
-// examples in the tools' real argument syntax, then what stays allowed.
+// together. A refusal is short (it rides in the conversation from then on): what was refused and
+// why in one clause, the exact call to use instead (or one worked example when none could be
+// derived from the command), and what stays allowed so the model does not over-correct.
 
 export type PolicyRule =
   | "read_file"
@@ -12,137 +13,90 @@ export type PolicyRule =
   | "parse_error";
 
 interface RuleText {
-  /** First line: the rule id and the tool to use instead. */
+  /** First line: the rule id, why in one clause, and the tool to use instead. */
   headline: string;
-  /** Worked examples in the replacement tools' real argument syntax. */
+  /** Worked examples in the replacement tools' real syntax, shown when no call was derived. */
   examples: string[];
-  /** Extra guidance shown between the examples and the allowed list, if any. */
+  /** Extra guidance, only where a call alone does not say it. */
   note?: string;
-  /** What the rule leaves allowed, so the model does not over-correct. */
+  /** What the rule leaves allowed, in one line. */
   allowed: string;
 }
 
 export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
   read_file: {
-    headline: "Refused by the shell policy (rule read_file): read files with the `view` tool, " +
-      "not cat/head/tail/less/more. Nothing was run.",
+    headline: "Refused by the shell policy (rule read_file): read files with `view` (it shows " +
+      "the line ids the edit tools take), not cat/head/tail/less/more. Nothing was run.",
     examples: [
-      `view {"path": "src/app.ts", "start": 10, "end": 40}   (lines 10 to 40, like sed -n 10,40p)`,
-      `view {"path": "logs/build.log", "start": -50}   (the last 50 lines, like tail -n 50)`,
-      `view {"path": "ssh://box/etc/nginx/nginx.conf", "start": 1, "end": 60}   (a file on a remote host)`,
+      `view {"path": "src/app.ts", "start": 10, "end": 40}   (lines 10 to 40; "start": -50 ` +
+      `for the last 50; ssh://host/path for a remote file)`,
     ],
-    note: 'view {"path": "src/app.ts"} shows the whole file, each line as N:hh|text: the ' +
-      "line ids (`12:a3`) that text_editor and batch_edit accept. It reads remote files through " +
-      "ssh:// paths without a shell.",
-    allowed:
-      "Still allowed: cat/head/tail as stream filters after `|` (`make 2>&1 | tail -n 30`), " +
-      "writing with them (`cat <<'EOF' > notes.txt`, `cat a.txt b.txt > both.txt`: their output " +
-      "goes to a file, not to you), the kernel's pseudo-files under /proc, /sys and /dev " +
-      "(`cat /proc/meminfo`), xxd/od/hexdump for binary files, and `git show REV:path` for " +
-      "other revisions.",
+    allowed: "Still allowed: cat/head/tail after a `|` or writing into a file, /proc, /sys and " +
+      "/dev, xxd/od for binary files, `git show REV:path`.",
   },
   search_text: {
-    headline: "Refused by the shell policy (rule search_text): search file contents with the " +
-      "`view` tool and `content`, not grep/rg/ag/ack. Nothing was run.",
+    headline: "Refused by the shell policy (rule search_text): search contents with `view` and " +
+      "`content` (matches come with line ids; .gitignore honoured), not grep/rg/ag/ack. Nothing " +
+      "was run.",
     examples: [
-      `view {"path": "src", "content": "TODO", "regex": false, "context": 2, "pattern": "*.ts"}`,
-      `view {"path": ".", "content": "(?i)fn\\\\s+parse_\\\\w+", "regex": true}   ` +
-      `(a regular expression; the (?i) prefix ignores case)`,
-      `view {"path": "ssh://box/srv/app|ssh://box/etc/app", "content": "listen", "regex": false}   ` +
-      `(several roots joined with |, on a remote host)`,
+      `view {"path": "src", "content": "(?i)fn\\\\s+parse_\\\\w+", "regex": true, "pattern": "*.rs"}   ` +
+      `(RE2; (?i) ignores case; "context": 2 adds lines)`,
     ],
-    note: "Matches come back with line ids you can pass straight to batch_edit; .gitignore is " +
-      "honoured.",
-    allowed:
-      "Still allowed: grep/rg as stream filters after `|` (`cargo build 2>&1 | grep error`), " +
-      'on here-strings (`grep -c x <<< "$out"`), `git grep`, searching /proc, /sys and /dev, ' +
-      "and search output redirected into a file.",
+    allowed: "Still allowed: grep/rg after a `|` or on here-strings, `git grep`, /proc, /sys and " +
+      "/dev, output redirected into a file.",
   },
   list_files: {
-    headline:
-      "Refused by the shell policy (rule list_files): list and find files with the `view` " +
-      "tool on a directory (with `pattern`), not ls/find/tree/fd. Nothing was run.",
+    headline: "Refused by the shell policy (rule list_files): list and find files with `view` " +
+      "on a directory (rows carry line counts), not ls/find/tree/fd. Nothing was run.",
     examples: [
-      `view {"path": "src", "max_depth": 1}   (the entries of one directory, like ls)`,
-      `view {"path": ".", "pattern": "**/*.test.ts", "max_depth": 3, "include_hidden": true}`,
-      `view {"path": "ssh://box/var/www", "pattern": "**/*.php|!**/vendor/**"}   (remote; ` +
-      `the ! glob excludes)`,
+      `view {"path": "src", "pattern": "**/*.test.ts|!**/vendor/**", "max_depth": 3}   ` +
+      `(globs: * ** ? [abc] {a,b}; ! excludes; "include_hidden": true for dot files)`,
     ],
-    note: "Glob grammar for `pattern`: * within a name, ** across directories, ? one character, " +
-      "[abc] a set, {a,b} alternatives, a leading ! excludes, | separates globs applied in order " +
-      "(the later one wins). .gitignore is honoured; include_hidden shows dot files. Each file " +
-      "row carries its line count and a token estimate (no need for wc -l).",
-    allowed:
-      "Still allowed: stat/du/wc/file for metadata, `git ls-files`, ls/find on /proc, /sys " +
-      "and /dev, `find … -delete` and `find … -exec rm {} +` (actions, not listings), and " +
-      "listings redirected into a file (`find . -name '*.o' > objects.txt`).",
+    allowed: "Still allowed: stat/du/wc/file, `git ls-files`, find with -delete or -exec, " +
+      "listings redirected into a file.",
   },
   edit_in_place: {
-    headline: "Refused by the shell policy (rule edit_in_place): change files with `text_editor` " +
-      "(str_replace) or `batch_edit`, not sed/awk/perl -i or an editor. Nothing was run.",
+    headline: "Refused by the shell policy (rule edit_in_place): change files with " +
+      "`text_editor` (str_replace) or `batch_edit`, not sed/awk/perl -i or an editor. Nothing " +
+      "was run.",
     examples: [
-      `text_editor {"command": "str_replace", "path": "src/app.ts", "old_text": "const retries = 3;", ` +
-      `"new_text": "const retries = 5;"}`,
-      `batch_edit {"path": "src/app.ts", "operations": [{"op": "replace", "start": "12:a3", ` +
-      `"end": "14:0f", "content": "…"}, {"op": "insert", "anchor": "20:5c", "content": "…"}]}   ` +
-      `(line ids come from view)`,
-      `text_editor {"command": "create", "path": "config/local.json", "file_text": "…"}   ` +
-      `(write a whole file)`,
+      `text_editor {"command": "str_replace", "path": "src/app.ts", "old_text": "retries = 3", ` +
+      `"new_text": "retries = 5", "replace_all": true}   (like s///g)`,
     ],
-    note: 'Add "replace_all": true to str_replace to change every occurrence (like s///g). ' +
-      'To read part of a file (sed -n, awk print) use view {"path": "src/app.ts", ' +
-      '"start": 10, "end": 40}; to change the same text in many files, find them with view ' +
-      "and `content`, then make one edit call per file. ssh:// paths work the same way.",
-    allowed: "Still allowed: sed/awk/perl as stream filters after `|` (`git log --oneline | " +
-      "awk '{print $1}'`), on here-strings and heredocs, `awk 'BEGIN { … }'` without input, and " +
-      "on /proc, /sys and /dev.",
+    allowed: "Still allowed: sed/awk/perl as filters after a `|`, on here-strings and heredocs, " +
+      "and on /proc, /sys and /dev.",
   },
   bare_sleep: {
-    headline:
-      "Refused by the shell policy (rule bare_sleep): a bare `sleep` burns the whole tool " +
-      "call doing nothing; wait on a condition in a loop, or use the `jobs` tool. Nothing was run.",
+    headline: "Refused by the shell policy (rule bare_sleep): a bare `sleep` burns the whole " +
+      "tool call doing nothing; long commands move to the background by themselves. Nothing " +
+      "was run.",
     examples: [
       `shell {"command": "until curl -sf http://localhost:8080/health; do sleep 2; done"}   ` +
-      `(wait for a condition: sleep inside a loop is fine)`,
-      `shell {"command": "until [ -f build/done.marker ]; do sleep 2; done && make report"}`,
-      `jobs {"action": "wait", "id": "1234-1"}   (wait for a background job to finish)`,
+      `(wait for a condition)`,
+      `jobs {"action": "wait", "id": "1234-1"}   (wait for a background job)`,
     ],
-    note: "Long commands move to the background by themselves and you are notified when they " +
-      "finish: there is no need to sleep while something builds or starts. Write the condition " +
-      "you are waiting for as `until <check>; do sleep 2; done`.",
-    allowed: "Still allowed: sleep inside while/until/for loops, and backgrounded timers " +
-      '(`(sleep 30; kill "$pid") &`).',
+    allowed: "Still allowed: sleep inside while/until/for loops, and backgrounded timers.",
   },
   never_ends: {
-    headline: "Refused by the shell policy (rule never_ends): this command never terminates in a " +
-      "non-interactive shell; run the command itself and read its output with the `jobs` tool. " +
-      "Nothing was run.",
+    headline: "Refused by the shell policy (rule never_ends): this never terminates without a " +
+      "terminal; run the command itself and read its output with `jobs`. Nothing was run.",
     examples: [
-      `shell {"command": "npm run dev"}   (a long command moves to the background by itself and ` +
-      `reports a job id)`,
-      `jobs {"action": "read", "id": "1234-1"}   (the job's output so far, instead of tail -f or less)`,
-      `shell {"command": "top -b -n 1 | head -n 20"}   (one snapshot instead of top/htop/watch)`,
+      `jobs {"action": "read", "id": "1234-1"}   (a job's output so far, instead of tail -f or ` +
+      `less)`,
     ],
-    note: "There is no terminal here: pagers and monitors wait for keys that never come, and " +
-      "followers (tail -f, journalctl -f) never exit. To block until a job ends: " +
-      'jobs {"action": "wait", "id": "1234-1"}.',
-
-    allowed: "Still allowed: `top -b -n 1`, `ping -c 3 host`, `timeout 30 tail -f app.log` " +
-      "(bounded), pipelines into grep/head/tail instead of less/more, and `ssh host` with or " +
-      "without a command.",
+    allowed: "Still allowed: `top -b -n 1`, `ping -c 3 host`, `timeout 30 tail -f app.log`, " +
+      "pipes into head/grep instead of a pager, `ssh host`.",
   },
   parse_error: {
     headline: "Refused by the shell policy (rule parse_error): the command line could not be " +
       "parsed, and anchorfs does not guess what an unbalanced command means. Nothing was run.",
     examples: [
-      `shell {"command": "echo \\"it's quoted\\" && grep -c x <<< 'a; b'"}   (every quote closed)`,
-      `shell {"command": "echo $(date) && (cd build && make)"}   (every $( and ( closed)`,
       `text_editor {"command": "create", "path": "scripts/run.sh", "file_text": "…"}   then ` +
-      `shell {"command": "bash scripts/run.sh"}   (long scripts are easier to get right as a file)`,
+      `shell {"command": "bash scripts/run.sh"}   (a long script is easier to get right as a file)`,
     ],
     note: "Check that every ' and \" has its partner, every $( ( { and backtick is closed, and " +
       "every if/while/for/case has its fi/done/esac.",
-    allowed: "Everything else about the command is still judged the same way once it parses.",
+    allowed: "Everything else about the command is judged as usual once it parses.",
   },
 };
 
@@ -190,7 +144,10 @@ export interface RefusalText {
   parseError?: string;
 }
 
-/** The whole message for the model: headline, this command, replacement, examples, allowed. */
+/**
+ * The whole message for the model: headline, this command, why (if this command has its own
+ * reason), the exact calls instead (or the rule's examples), what stays allowed.
+ */
 export function formatRefusal(r: RefusalText): string {
   const text = RULE_TEXTS[r.rule];
   const lines = [text.headline];
@@ -211,9 +168,10 @@ export function formatRefusal(r: RefusalText): string {
   if (r.calls && r.calls.length > 0) {
     lines.push("Instead, call:");
     for (const call of r.calls) lines.push(`  ${call}`);
+  } else {
+    lines.push("For example:");
+    for (const example of text.examples) lines.push(`  ${example}`);
   }
-  lines.push("Examples:");
-  for (const example of text.examples) lines.push(`  ${example}`);
   if (text.note) lines.push(text.note);
   lines.push(text.allowed);
   return lines.join("\n");
