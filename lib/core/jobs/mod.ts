@@ -4,7 +4,12 @@
 
 export { displayCommand } from "./command_display.ts";
 export { commandKey } from "./command_key.ts";
-export { type FailureDigest, pickFailureExcerpts } from "./failure_lines.ts";
+export {
+  countWarningLines,
+  type FailureDigest,
+  pickFailureExcerpts,
+  WARNING_SEARCH,
+} from "./failure_lines.ts";
 export {
   cookiesInTable,
   cookieValue,
