@@ -144,7 +144,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
   const lines: string[] = [];
   const failures = formatFailures(output);
   if (failures) lines.push(failures, "--- output (tail) ---");
-  if (output.omittedBytes > 0 && output.passingLines !== undefined) {
+  if (output.omittedBytes > 0 && output.passingLines !== undefined && !output.cutLine) {
     // A passing run: its last lines carry the summary; the rest is one call away.
     lines.push(
       `[${plural(output.omittedBytes, "earlier byte")} omitted: a passing run shows its last ${
@@ -153,19 +153,6 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
         viewLogCall(record.id, { content: "TEXT" })
       }]`,
     );
-    const w = output.warnings;
-    if (w) {
-      const where = w.uncheckedBytes > 0
-        ? `in the last ${plural(w.checkedBytes, "omitted byte")} (the ${
-          plural(w.uncheckedBytes, "byte")
-        } before them not checked)`
-        : "in the omitted part";
-      lines.push(
-        `[${plural(w.count, "warning-looking line")} ${where}: ${
-          viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })
-        }]`,
-      );
-    }
   } else if (output.omittedBytes > 0) {
     const capped = output.cutLine
       ? ` (the tail is capped at ${plural(maxWireBytes, "byte")} as sent: escapes and control ` +
@@ -176,6 +163,19 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
         plural(output.shownRawBytes, "byte")
       }${capped}; more: ${viewLogCall(record.id, { start: -200 })} (the last 200 lines of the ` +
         `log), or search it: ${viewLogCall(record.id, { content: "TEXT" })}]`,
+    );
+  }
+  const w = output.warnings;
+  if (w) {
+    const where = w.uncheckedBytes > 0
+      ? `in the last ${plural(w.checkedBytes, "omitted byte")} (the ${
+        plural(w.uncheckedBytes, "byte")
+      } before them not checked)`
+      : "in the omitted part";
+    lines.push(
+      `[${plural(w.count, "warning-looking line")} ${where}: ${
+        viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })
+      }]`,
     );
   }
   const cleaning = describeCleaning(output.stats);
