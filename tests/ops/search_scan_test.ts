@@ -240,3 +240,58 @@ Deno.test("scanner batches and candidate reads take from the process-wide read b
     await scanner.close();
   }
 });
+
+Deno.test("both engines agree on files past the first 64 KiB read, over the size limit, empty or binary", async () => {
+  await using dir = await tempDir();
+  const enc = new TextEncoder();
+  const big = (size: number, at: number, fill = 97) => {
+    const bytes = new Uint8Array(size).fill(fill);
+    for (let i = 99; i < size; i += 100) bytes[i] = 10;
+    if (at >= 0) bytes.set(enc.encode("needle"), at);
+    return bytes;
+  };
+  const binaryBig = big(200_000, 150_000);
+  binaryBig[10] = 0;
+  await writeTree(dir.path, {
+    "a_exact_chunk.txt": big(65_536, 65_530), // the needle ends at the very last byte
+    "b_straddles.txt": big(140_000, 65_533), // across the first read's end
+    "c_late.txt": big(900_000, 899_000), // several reads and a buffer that grows
+    "d_over_limit.txt": big(2_000_000, 100),
+    "e_binary_over_limit.dat": (() => {
+      const b = big(2_000_000, 50);
+      b[0] = 0;
+      return b;
+    })(),
+    "f_binary_big.dat": binaryBig,
+    "g_empty.txt": "",
+    "h_small.txt": "a needle\n",
+    "i_no_match.txt": big(300_000, -1),
+  });
+  const locations = new Locations(new LocalBackend());
+  const scanner = new ParallelScanner(2);
+  try {
+    const reads = createReadLimits({ maxFileBytes: 1_000_000 });
+    for (const content of ["needle", "absent", "aaaaneedleaaaa"]) {
+      const args = { path: ".", content };
+      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+        reads,
+      });
+      const fast = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+        scanner,
+        reads,
+      });
+      assertEquals(fast, plain, content);
+      assertStringIncludes(plain, "1 binary file skipped", content);
+      assertStringIncludes(plain, "2 files over", content);
+    }
+    const found = await runView(locations, createSession(locations.localAt(dir.path)), {
+      path: ".",
+      content: "needle",
+    }, { scanner, reads });
+    for (const name of ["a_exact_chunk.txt", "b_straddles.txt", "c_late.txt", "h_small.txt"]) {
+      assertStringIncludes(found, `${name} (line`);
+    }
+  } finally {
+    await scanner.close();
+  }
+});

@@ -4,20 +4,25 @@
 // results are identical to the in-process engine. Workers start on first use from inline code
 // (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
 
+import * as fs from "node:fs";
 import { type ByteLiteral, containsLiteral } from "../../core/search/search_pattern.ts";
+import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
 import type { ContentScanner, ScanResult } from "../../ops/search.ts";
 
-// Runs inside each worker: the same containsLiteral and scanFile the main thread uses (their
-// source text, so there is one implementation), plus a message loop.
+// Runs inside each worker: the same scanFile and SIMD finder the main thread uses (their source
+// text, so there is one implementation), plus a message loop.
 const WORKER_SOURCE = `
-const containsLiteral = ${containsLiteral.toString()};
+import * as fs from "node:fs";
+const finderModuleBytes = ${finderModuleBytes.toString()};
+const createFinder = ${createFinder.toString()};
 const scanFile = ${scanFile.toString()};
+const finder = createFinder(finderModuleBytes());
 self.onmessage = (e) => {
   const { id, paths, literal, maxBytes } = e.data;
   const hits = [];
   const binaries = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i], literal, containsLiteral, maxBytes);
+    const verdict = scanFile(paths[i], literal, finder, maxBytes, fs);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }
@@ -29,47 +34,80 @@ self.onmessage = (e) => {
  * One file's verdict. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
  * the rest is read (looksBinary in core/text_file.ts applies the same rule, so the plain engine
  * agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
- * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them.
- * Anything but a regular file, and files over `maxBytes`, are hits without being opened or
- * read: the main thread's bounded read reports them (a FIFO would block this worker forever).
- * Self-contained (its source text also runs inside the workers, where a bundler's renamed
- * imports would not exist), so the literal matcher is passed in.
+ * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them,
+ * and so are files over `maxBytes` (checked before the
+ * binary rule, as the plain engine does).
+ * Few system calls, as ripgrep makes: no stat; an open with O_NONBLOCK (the walk saw a regular
+ * file, but if a FIFO took its place since, the open and the read fail at once instead of
+ * blocking this worker forever; the main thread's bounded read then reports it), reads until
+ * end of file (a big binary file stops after its first 64 KiB), a close. The bytes land in the
+ * finder's reused buffer, never in a fresh allocation. Self-contained (its source text also
+ * runs inside the workers, where a bundler's renamed imports would not exist), so `fs` is
+ * passed in.
  */
 function scanFile(
   path: string,
   literal: ByteLiteral,
-  contains: typeof containsLiteral,
+  finder: Finder,
   maxBytes: number,
+  fs: NodeFs,
 ): "hit" | "miss" | "binary" {
   const SNIFF_BYTES = 8192;
+  const CHUNK = 65536;
   // A name that is not UTF-8 (lone surrogates, see core/path_quote.ts) is opened only by the
   // backend: Deno would open the name with U+FFFD instead, another file or none.
   if (!path.isWellFormed()) return "hit";
-  let file;
+  let fd = -1;
   try {
-    const info = Deno.statSync(path);
-    if (!info.isFile || info.size > maxBytes) return "hit";
-    file = Deno.openSync(path);
-    const head = new Uint8Array(SNIFF_BYTES);
-    let n = 0;
-    while (n < SNIFF_BYTES) {
-      const got = file.readSync(head.subarray(n));
-      if (got === null || got === 0) break;
-      n += got;
-    }
-    const sniffed = head.subarray(0, n);
-    const utf16 = n >= 2 &&
-      ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff));
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    let buf = finder.room(CHUNK);
+    let length = fs.readSync(fd, buf, 0, CHUNK, null);
+    if (length === 0) return "miss";
+    // Too large comes before binary, as in the plain engine (it never reads such a file).
+    if (length === CHUNK && fs.fstatSync(fd).size > maxBytes) return "hit";
+    const utf16 = length >= 2 &&
+      ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
     if (utf16) return "hit";
-    if (sniffed.includes(0)) return "binary";
-    const data = n < SNIFF_BYTES ? sniffed : Deno.readFileSync(path);
-    return contains(data, literal) ? "hit" : "miss";
+    if (finder.hasZero(Math.min(length, SNIFF_BYTES))) return "binary";
+    while (true) {
+      if (length > maxBytes) return "hit";
+      if (buf.length - length < CHUNK) buf = finder.room(Math.max(buf.length * 2, length + CHUNK));
+      const got = fs.readSync(fd, buf, length, buf.length - length, null);
+      if (got === 0) break;
+      length += got;
+    }
+    return finder.contains(length, literal) ? "hit" : "miss";
   } catch {
     return "hit";
   } finally {
-    file?.close();
+    if (fd !== -1) fs.closeSync(fd);
   }
 }
+
+/** The parts of node:fs that scanFile uses. */
+interface NodeFs {
+  openSync(path: string, flags: number): number;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: null): number;
+  closeSync(fd: number): void;
+  fstatSync(fd: number): { size: number };
+  constants: { O_RDONLY: number; O_NONBLOCK: number };
+}
+
+/** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */
+function mainThreadFinder(): Finder {
+  try {
+    return createFinder(finderModuleBytes());
+  } catch {
+    let buf = new Uint8Array(0);
+    return {
+      room: (bytes) => buf.length >= bytes ? buf : (buf = new Uint8Array(bytes)),
+      contains: (length, literal) => containsLiteral(buf.subarray(0, length), literal),
+      hasZero: (length) => buf.subarray(0, length).includes(0),
+    };
+  }
+}
+
+let inlineFinder: Finder | undefined;
 
 interface Job {
   resolve(result: ScanResult): void;
@@ -183,7 +221,7 @@ function scanInline(paths: readonly string[], literal: ByteLiteral, maxBytes: nu
   const hits: number[] = [];
   const binaries: number[] = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i]!, literal, containsLiteral, maxBytes);
+    const verdict = scanFile(paths[i]!, literal, inlineFinder ??= mainThreadFinder(), maxBytes, fs);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }

@@ -36,6 +36,8 @@ export interface ByteLiteral {
   bytes: Uint8Array;
   /** Index of the rarest byte: the one scanned for with indexOf. */
   anchor: number;
+  /** Index of the next rarest byte (the anchor's own for one byte): the SIMD finder checks both. */
+  pair: number;
   ignoreCase: boolean;
   /**
    * The same text as Latin-1 bytes, when it has non-ASCII characters that Latin-1 can store:
@@ -99,11 +101,23 @@ function compileLiteral(source: string): SearchPattern {
 /** The needle for `text` (already lowercased when `ignoreCase`), with its Latin-1 twin if any. */
 export function byteLiteral(text: string, ignoreCase: boolean): ByteLiteral {
   const bytes = encoder.encode(text);
-  const literal: ByteLiteral = { bytes, anchor: rarestByteIndex(bytes, ignoreCase), ignoreCase };
+  const anchor = rarestByteIndex(bytes, ignoreCase);
+  const literal: ByteLiteral = {
+    bytes,
+    anchor,
+    pair: pairIndex(bytes, anchor, ignoreCase),
+    ignoreCase,
+  };
   const nonAscii = bytes.length !== text.length;
   if (nonAscii && [...text].every((c) => c.charCodeAt(0) <= 0xff)) {
     const latin1 = Uint8Array.from(text, (c) => c.charCodeAt(0));
-    literal.latin1 = { bytes: latin1, anchor: rarestByteIndex(latin1, ignoreCase), ignoreCase };
+    const anchor1 = rarestByteIndex(latin1, ignoreCase);
+    literal.latin1 = {
+      bytes: latin1,
+      anchor: anchor1,
+      pair: pairIndex(latin1, anchor1, ignoreCase),
+      ignoreCase,
+    };
   }
   return literal;
 }
@@ -182,6 +196,17 @@ function byteRank(b: number, ignoreCase = false): number {
   if (b >= 65 && b <= 90) return 30;
   if (b >= 0x80) return 10;
   return 20;
+}
+
+/** The rarest byte's index other than `anchor`, preferring one that differs from it. */
+function pairIndex(needle: Uint8Array, anchor: number, ignoreCase: boolean): number {
+  let best = -1;
+  const cost = (i: number) =>
+    byteRank(needle[i]!, ignoreCase) + (needle[i] === needle[anchor] ? 1000 : 0);
+  for (let i = 0; i < needle.length; i++) {
+    if (i !== anchor && (best === -1 || cost(i) < cost(best))) best = i;
+  }
+  return best === -1 ? anchor : best;
 }
 
 export function rarestByteIndex(needle: Uint8Array, ignoreCase = false): number {
