@@ -6,7 +6,7 @@
 
 import { formatLineId, hashLine, renderLine } from "../core/edit/line_id.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
-import type { ByteLiteral, SearchPattern } from "../core/search/search_pattern.ts";
+import type { ByteLiteral, RegexProbe, SearchPattern } from "../core/search/search_pattern.ts";
 import { decodeLatin1, decodeText, looksBinary } from "../core/text/text_file.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
@@ -29,11 +29,11 @@ export const SEARCH_MAX_PER_FILE = 40;
 /** Characters of one line printed in search output. */
 export const SEARCH_MAX_LINE_CHARS = 400;
 /**
- * Optional accelerator for literal searches on one backend: checks many files in parallel and
- * returns the indices of those that may match or could not be checked (`hits`), and of those that
- * are binary by matchFile's rule (a NUL byte in the first 8 KiB, no UTF-16 byte order mark). A
- * superset of hits is fine: every hit is re-read and matched here, so results equal the plain
- * engine's.
+ * Optional accelerator for searches on one backend: checks many files in parallel (for a
+ * literal, or a regex's required literal and whole-text prefilter) and returns the indices of
+ * those that may match or could not be checked (`hits`), and of those that are binary by
+ * matchFile's rule (a NUL byte in the first 8 KiB, no UTF-16 byte order mark). A superset of
+ * hits is fine: every hit is re-read and matched here, so results equal the plain engine's.
  */
 export interface ContentScanner {
   /** Only locations on the backend with this id are scanned. */
@@ -41,10 +41,16 @@ export interface ContentScanner {
   /** Files over `maxBytes` (and anything but regular files) are hits: the consumer reports them. */
   candidates(
     paths: readonly string[],
-    literal: ByteLiteral,
+    probe: ScanProbe,
     maxBytes: number,
   ): Promise<ScanResult>;
   close(): Promise<void>;
+}
+
+/** What a file must hold to be a hit: the literal's bytes, and a match of the regex probe. */
+export interface ScanProbe {
+  literal?: ByteLiteral;
+  regex?: RegexProbe;
 }
 
 export interface ScanResult {
@@ -180,12 +186,17 @@ export async function searchRoots(
     const files: AsyncIterable<WalkItem> = root.kind === "file"
       ? singleFile(root.location.path)
       : walkFiles(backend, root.location.path, { ...options, budget }, stats);
-    if (scanner && root.kind === "dir" && search.literal && backend.id === scanner.backendId) {
+    const probe: ScanProbe = {
+      ...(search.literal ? { literal: search.literal } : {}),
+      ...(search.probe ? { regex: search.probe } : {}),
+    };
+    const probing = probe.literal !== undefined || probe.regex !== undefined;
+    if (scanner && root.kind === "dir" && probing && backend.id === scanner.backendId) {
       const outcome = await scanRoot(
         root,
         fileItems(files),
         scanner,
-        search.literal,
+        probe,
         consider,
         budget,
         limit,
@@ -327,7 +338,7 @@ async function scanRoot(
   root: SearchRoot,
   files: AsyncIterable<{ path: string }>,
   scanner: ContentScanner,
-  literal: ByteLiteral,
+  probe: ScanProbe,
   consider: Consider,
   budget: Budget,
   limit: number,
@@ -345,7 +356,7 @@ async function scanRoot(
     if (release === null) return false;
     inFlight.push({
       paths: batch,
-      hits: scanner.candidates(batch, literal, limit).finally(release),
+      hits: scanner.candidates(batch, probe, limit).finally(release),
     });
     batch = [];
     return true;

@@ -58,6 +58,10 @@ Deno.test("the parallel scanner gives exactly the plain engine's search results"
       { path: "d1|crlf.txt", content: "needle" },
       { path: ".", content: "(?i)NEEDLE \\d+", regex: true },
       { path: ".", content: "ne+dle", regex: true, context: 2 },
+      { path: ".", content: "(needle|nothing) \\d+$", regex: true },
+      { path: ".", content: "two$", regex: true }, // CRLF: RE2's $ and the \r
+      { path: ".", content: "\\Aneedle", regex: true },
+      { path: ".", content: "(?i)(NEEDL E|line) [a-c]", regex: true },
     ];
     for (const args of cases) {
       const plainSession = createSession(locations.localAt(dir.path));
@@ -135,12 +139,12 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
     const scanner = new ParallelScanner(2);
     try {
       assertEquals(
-        await scanner.candidates(paths, literal, 1 << 30),
+        await scanner.candidates(paths, { literal }, 1 << 30),
         { hits: expected, binaries: [] },
         mode,
       );
       assertEquals(
-        await scanner.candidates(paths, literal, 1 << 30),
+        await scanner.candidates(paths, { literal }, 1 << 30),
         { hits: expected, binaries: [] },
         `${mode}, again`,
       );
@@ -205,7 +209,7 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
     const paths = ["bin_match.dat", "bin_hay.dat", "late_nul.txt", "utf16.txt", "plain.txt"]
       .map((f) => `${dir.path}/${f}`);
     const literal = compileSearchPattern("needle", false).literal!;
-    assertEquals(await scanner.candidates(paths, literal, 1 << 30), {
+    assertEquals(await scanner.candidates(paths, { literal }, 1 << 30), {
       hits: [2, 3],
       binaries: [0, 1],
     });
@@ -290,6 +294,31 @@ Deno.test("both engines agree on files past the first 64 KiB read, over the size
     }, { scanner, reads });
     for (const name of ["a_exact_chunk.txt", "b_straddles.txt", "c_late.txt", "h_small.txt"]) {
       assertStringIncludes(found, `${name} (line`);
+    }
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("the scanner's workers run a regex's whole-text prefilter, on V8 and on re2js alike", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 30; i++) {
+    files[`f${i}.txt`] = i % 5 === 0 ? `x\nid-${i}-end\ny\n` : i % 5 === 1 ? `id-${i}\n` : "hay\n";
+  }
+  await writeTree(dir.path, files);
+  const paths = Object.keys(files).map((f) => `${dir.path}/${f}`);
+  const expected = paths.map((_, i) => i).filter((i) => i % 5 === 0);
+  const scanner = new ParallelScanner(2);
+  try {
+    // No repetition (V8), repetition (re2js without V8's linear engine), case folding.
+    for (const source of ["id-[0-9][0-9]?-end", "id-\\d+-end$", "(?i)ID-\\d+-END"]) {
+      const search = compileSearchPattern(source, true);
+      const result = await scanner.candidates(paths, {
+        ...(search.literal ? { literal: search.literal } : {}),
+        regex: search.probe!,
+      }, 1 << 30);
+      assertEquals(result, { hits: expected, binaries: [] }, source);
     }
   } finally {
     await scanner.close();

@@ -1,13 +1,16 @@
-// A parallel literal prefilter for local search: worker threads read batches of files and report
-// which ones contain the needle's bytes (or could not be checked), so the main thread only decodes
-// those. The answer is a superset of the real matches; the search re-checks every candidate, so
+// A parallel prefilter for local search: worker threads read batches of files and report which
+// ones contain the needle's bytes and match the regex probe (or could not be checked), so the
+// main thread only decodes those. The answer is a superset of the real matches; the search re-checks every candidate, so
 // results are identical to the in-process engine. Workers start on first use from inline code
 // (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
 
 import * as fs from "node:fs";
 import { type ByteLiteral, containsLiteral } from "../../core/search/search_pattern.ts";
 import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
-import type { ContentScanner, ScanResult } from "../../ops/search.ts";
+import { matcherFromRecipe } from "../../core/search/linear_regex.ts";
+import type { RegexProbe } from "../../core/search/search_pattern.ts";
+import { RE2JS } from "re2js";
+import type { ContentScanner, ScanProbe, ScanResult } from "../../ops/search.ts";
 
 // Runs inside each worker: the same scanFile and SIMD finder the main thread uses (their source
 // text, so there is one implementation), plus a message loop.
@@ -15,14 +18,36 @@ const WORKER_SOURCE = `
 import * as fs from "node:fs";
 const finderModuleBytes = ${finderModuleBytes.toString()};
 const createFinder = ${createFinder.toString()};
+const matcherFromRecipe = ${matcherFromRecipe.toString()};
 const scanFile = ${scanFile.toString()};
 const finder = createFinder(finderModuleBytes());
-self.onmessage = (e) => {
-  const { id, paths, literal, maxBytes } = e.data;
+const decoder = new TextDecoder();
+const tests = new Map();
+// The regex probe's matcher, built once per pattern; null when it cannot be built here (re2js
+// not importable, as in a bundle): the literal alone decides then.
+async function regexTest(regex) {
+  if (!regex) return null;
+  const key = JSON.stringify(regex.recipe);
+  if (!tests.has(key)) {
+    let re2 = null;
+    if (regex.recipe.engine === "re2") {
+      re2 = await import("re2js").then((m) => m.RE2JS, () => null);
+    }
+    let test = null;
+    try {
+      test = { test: matcherFromRecipe(regex.recipe, re2), crMayHide: regex.crMayHide };
+    } catch { /* no probe */ }
+    tests.set(key, test);
+  }
+  return tests.get(key);
+}
+self.onmessage = async (e) => {
+  const { id, paths, probe, maxBytes } = e.data;
+  const regex = await regexTest(probe.regex);
   const hits = [];
   const binaries = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i], literal, finder, maxBytes, fs);
+    const verdict = scanFile(paths[i], probe.literal, regex, finder, decoder, maxBytes, fs);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }
@@ -47,8 +72,10 @@ self.onmessage = (e) => {
  */
 function scanFile(
   path: string,
-  literal: ByteLiteral,
+  literal: ByteLiteral | undefined,
+  regex: RegexTest | null,
   finder: Finder,
+  decoder: TextDecoder,
   maxBytes: number,
   fs: NodeFs,
 ): "hit" | "miss" | "binary" {
@@ -76,12 +103,24 @@ function scanFile(
       if (got === 0) break;
       length += got;
     }
-    return finder.contains(length, literal) ? "hit" : "miss";
+    if (literal && !finder.contains(length, literal)) return "miss";
+    if (!regex) return "hit";
+    // The regex probe on the text as UTF-8; invalid UTF-8 (maybe Latin-1) is left to the main
+    // thread, as is a `\r` that may hide an RE2 `$` match.
+    const text = decoder.decode(buf.subarray(0, length));
+    if (text.includes("\uFFFD") || (regex.crMayHide && text.includes("\r"))) return "hit";
+    return regex.test(text) ? "hit" : "miss";
   } catch {
     return "hit";
   } finally {
     if (fd !== -1) fs.closeSync(fd);
   }
+}
+
+/** A regex probe built in this thread (see SearchPattern.probe). */
+interface RegexTest {
+  test(text: string): boolean;
+  crMayHide: boolean;
 }
 
 /** The parts of node:fs that scanFile uses. */
@@ -112,7 +151,7 @@ let inlineFinder: Finder | undefined;
 interface Job {
   resolve(result: ScanResult): void;
   paths: readonly string[];
-  literal: ByteLiteral;
+  probe: ScanProbe;
   maxBytes: number;
 }
 
@@ -135,18 +174,18 @@ export class ParallelScanner implements ContentScanner {
 
   candidates(
     paths: readonly string[],
-    literal: ByteLiteral,
+    probe: ScanProbe,
     maxBytes: number,
   ): Promise<ScanResult> {
     this.touch();
-    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, literal, maxBytes));
+    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, probe, maxBytes));
     return new Promise((resolve) => {
       const id = this.nextId++;
-      this.jobs.set(id, { resolve, paths, literal, maxBytes });
+      this.jobs.set(id, { resolve, paths, probe, maxBytes });
       this.workers[this.turn++ % this.workers.length]!.postMessage({
         id,
         paths,
-        literal,
+        probe,
         maxBytes,
       });
     });
@@ -184,7 +223,7 @@ export class ParallelScanner implements ContentScanner {
     this.broken = true;
     this.stopWorkers();
     for (const job of this.jobs.values()) {
-      job.resolve(scanInline(job.paths, job.literal, job.maxBytes));
+      job.resolve(scanInline(job.paths, job.probe, job.maxBytes));
     }
     this.jobs.clear();
   }
@@ -217,13 +256,21 @@ export class ParallelScanner implements ContentScanner {
   }
 }
 
-function scanInline(paths: readonly string[], literal: ByteLiteral, maxBytes: number): ScanResult {
+const inlineDecoder = new TextDecoder();
+
+function scanInline(paths: readonly string[], probe: ScanProbe, maxBytes: number): ScanResult {
+  const regex = probe.regex ? inlineTest(probe.regex) : null;
+  const finder = inlineFinder ??= mainThreadFinder();
   const hits: number[] = [];
   const binaries: number[] = [];
   for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i]!, literal, inlineFinder ??= mainThreadFinder(), maxBytes, fs);
+    const verdict = scanFile(paths[i]!, probe.literal, regex, finder, inlineDecoder, maxBytes, fs);
     if (verdict === "binary") binaries.push(i);
     else if (verdict !== "miss") hits.push(i);
   }
   return { hits, binaries };
+}
+
+function inlineTest(regex: RegexProbe): RegexTest {
+  return { test: matcherFromRecipe(regex.recipe, RE2JS), crMayHide: regex.crMayHide };
 }

@@ -10,6 +10,30 @@ export interface LinearMatcher {
   /** Where the first match lies, `[start, end)` in UTF-16 units; null without one. */
   find(text: string): [number, number] | null;
   readonly engine: "v8" | "re2";
+  /** How to build the same matcher elsewhere (the search's worker threads): matcherFromRecipe. */
+  readonly recipe: MatcherRecipe;
+}
+
+/** A compiled matcher as data: a V8 RegExp's source and flags, or re2js's pattern and flag bits. */
+export type MatcherRecipe =
+  | { engine: "v8"; source: string; flags: string }
+  | { engine: "re2"; source: string; flags: number };
+
+/**
+ * The matcher a recipe describes. Self-contained on purpose (the parallel scanner ships its
+ * source text to worker threads): re2js is passed in, and needed only for "re2" recipes.
+ */
+export function matcherFromRecipe(
+  recipe: MatcherRecipe,
+  re2: { compile(source: string, flags: number): { test(text: string): boolean } } | null,
+): (text: string) => boolean {
+  if (recipe.engine === "v8") {
+    const regex = new RegExp(recipe.source, recipe.flags);
+    return (text) => regex.test(text);
+  }
+  if (!re2) throw new Error("re2js is not available");
+  const compiled = re2.compile(recipe.source, recipe.flags);
+  return (text) => compiled.test(text);
 }
 
 export interface RegexFlags {
@@ -56,7 +80,7 @@ export function compileUserRegex(body: string, flags: RegexFlags = {}): LinearMa
       if (v8) return v8Matcher(v8);
     }
   }
-  return re2Matcher(re2);
+  return re2Matcher(re2, body, flags);
 }
 
 /**
@@ -77,7 +101,7 @@ export function compileGeneratedRegex(source: string): LinearMatcher {
     const v8 = tryRegExp(source, "s");
     if (v8) return v8Matcher(v8);
   }
-  return re2Matcher(compileRe2(source, { dotAll: true }));
+  return re2Matcher(compileRe2(source, { dotAll: true }), source, { dotAll: true });
 }
 
 const GLOBSTAR = "(?:[^/]*/)*";
@@ -90,10 +114,11 @@ function v8Matcher(regex: RegExp): LinearMatcher {
       const m = regex.exec(text);
       return m ? [m.index, m.index + m[0].length] : null;
     },
+    recipe: { engine: "v8", source: regex.source, flags: regex.flags },
   };
 }
 
-function re2Matcher(re2: RE2JS): LinearMatcher {
+function re2Matcher(re2: RE2JS, source: string, flags: RegexFlags): LinearMatcher {
   return {
     engine: "re2",
     test: (text) => re2.test(text),
@@ -101,14 +126,18 @@ function re2Matcher(re2: RE2JS): LinearMatcher {
       const m = re2.matcher(text);
       return m.find() ? [m.start(), m.end()] : null;
     },
+    recipe: { engine: "re2", source, flags: re2Bits(flags) },
   };
 }
 
-function compileRe2(body: string, flags: RegexFlags): RE2JS {
-  const bits = (flags.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) |
+function re2Bits(flags: RegexFlags): number {
+  return (flags.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) |
     (flags.dotAll ? RE2JS.DOTALL : 0) | (flags.multiline ? RE2JS.MULTILINE : 0) |
     RE2JS.LOOKBEHINDS;
-  return RE2JS.compile(body, bits);
+}
+
+function compileRe2(body: string, flags: RegexFlags): RE2JS {
+  return RE2JS.compile(body, re2Bits(flags));
 }
 
 function tryRegExp(source: string, flags: string): RegExp | null {

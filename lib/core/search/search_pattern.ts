@@ -5,7 +5,7 @@
 
 import { AnchorError } from "../errors.ts";
 import { type CallFormatter, guide, joinGuide } from "../next_step.ts";
-import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
+import { compileUserRegex, type LinearMatcher, type MatcherRecipe } from "./linear_regex.ts";
 
 export interface SearchPattern {
   /** As the agent wrote it. */
@@ -24,11 +24,25 @@ export interface SearchPattern {
    * Checks raw UTF-8 bytes: false means no line can match. Null when only the decoded text can
    * tell (regular expressions); then `mayMatchText` is the prefilter.
    */
+  /**
+   * For a regex: its whole-text prefilter as data, so that worker threads can run it on files
+   * they read (decoded as UTF-8; a file with invalid UTF-8, and any file holding `\r` when
+   * `crMayHide`, may match). Absent for literals and for `\A`/`\z` patterns.
+   */
+  readonly probe?: RegexProbe;
   mayMatchBytes(bytes: Uint8Array): boolean | null;
   mayMatchText(text: string): boolean;
   matchesLine(line: string): boolean;
   /** Where the first match in a line lies, `[start, end)` in UTF-16 units; null without one. */
   findInLine(line: string): [number, number] | null;
+}
+
+/** A regex prefilter that can be rebuilt in another thread (see SearchPattern.probe). */
+export interface RegexProbe {
+  /** The multi-line regex run on a whole decoded file. */
+  recipe: MatcherRecipe;
+  /** A file holding `\r` may match even when the recipe says no (RE2's `$` before CRLF). */
+  crMayHide: boolean;
 }
 
 /** A needle for byte prefilters: `ignoreCase` folds ASCII letters (bytes are then lowercase). */
@@ -262,19 +276,35 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
   const endAnchor = /\$/.test(body);
   // \A and \z mean the start and end of a line here, but of the buffer in the prefilter.
   const textAnchor = /\\[Az]/.test(body);
+  const crMayHide = endAnchor && whole.engine === "re2";
+  // Every match holds the required literal, so a line without it is not run through the regex
+  // (re2js costs far more per line than a substring check).
+  const folded = required !== null && ignoreCase
+    ? new RegExp(escapeForJsRegex(required), "i")
+    : null;
+  const mayHold = required === null
+    ? null
+    : folded
+    ? (text: string) => folded.test(text)
+    : (text: string) => text.includes(required);
   return {
     source,
     regex: true,
     description: `regex /${body}/${flags}`,
     engine: line.engine,
     ...(literal ? { literal } : {}),
+    ...(textAnchor ? {} : { probe: { recipe: whole.recipe, crMayHide } }),
     mayMatchBytes: literal ? (bytes) => containsLiteral(bytes, literal) : () => null,
     mayMatchText: (text) =>
-      textAnchor || (endAnchor && whole.engine === "re2" && text.includes("\r")) ||
+      textAnchor || (crMayHide && text.includes("\r")) ||
       whole.test(text),
-    matchesLine: (text) => line.test(text),
+    matchesLine: mayHold ? (text) => mayHold(text) && line.test(text) : (text) => line.test(text),
     findInLine: (text) => line.find(text),
   };
+}
+
+function escapeForJsRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
 /**
