@@ -80,8 +80,26 @@ Deno.test("the rules agree with the ignore package (git semantics) on random tre
     "!important/*.log",
     "/docs",
     "a/b/",
+    "/b*",
+    "/*.md",
+    "bu*",
+    "*",
+    "r.md",
+    "/sub/deep",
   ];
-  const names = ["a", "b", "c", "bc", "build", "keep.log", "x.log", "root.txt", "deep", "docs"]
+  const names = [
+    "a",
+    "b",
+    "c",
+    "bc",
+    "build",
+    "keep.log",
+    "x.log",
+    "root.txt",
+    "deep",
+    "docs",
+    ".log",
+  ]
     .concat(["r.md", "xyz", "sub", "#hash", "{x,y}", "foo", "t.d.ts", "important", "spaced"]);
   fc.assert(
     fc.property(
