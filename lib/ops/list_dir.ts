@@ -13,7 +13,7 @@ import {
   newWalkStats,
   readInOrder,
   type SkippedEntry,
-  walkFiles,
+  walkBatches,
   type WalkItem,
   type WalkOptions,
   type WalkStats,
@@ -50,7 +50,7 @@ export async function listDirectory(
   let extra = 0;
   let exact = true;
 
-  const walk = walkFiles(backend, location.path, options, stats);
+  const walk = walkBatches(backend, location.path, options, stats);
   // The first LIST_MAX_ROWS entries are read (for line counts); the rest only counted. Pulled
   // by hand so that stopping the head does not close the walk.
   let pulled = 0;
@@ -60,13 +60,19 @@ export async function listDirectory(
       while (true) {
         const next = await walk.next();
         if (next.done) return;
-        if (pulled >= LIST_MAX_ROWS) {
-          more = true;
-          if (next.value.kind === "file") extra++;
-          return;
+        const items = next.value;
+        for (let i = 0; i < items.length; i++) {
+          if (pulled >= LIST_MAX_ROWS) {
+            more = true;
+            for (let j = i; j < items.length && extra < COUNT_LIMIT; j++) {
+              if (items[j]!.kind === "file") extra++;
+            }
+            if (extra >= COUNT_LIMIT) exact = false;
+            return;
+          }
+          pulled++;
+          yield items[i]!;
         }
-        pulled++;
-        yield next.value;
       }
     },
   };
@@ -115,12 +121,14 @@ export async function listDirectory(
       }
     }
   }
-  if (more && !stats.stopped) {
-    for await (const item of walk) {
-      if (item.kind === "file") extra++;
-      if (extra >= COUNT_LIMIT) {
-        exact = false;
-        break;
+  if (more && !stats.stopped && exact) {
+    counting: for await (const items of walk) {
+      for (const item of items) {
+        if (item.kind === "file") extra++;
+        if (extra >= COUNT_LIMIT) {
+          exact = false;
+          break counting;
+        }
       }
     }
   }

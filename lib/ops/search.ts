@@ -14,7 +14,14 @@ import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
 import { step } from "../core/next_step.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
-import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import {
+  newWalkStats,
+  readInOrder,
+  walkBatches,
+  walkFiles,
+  type WalkItem,
+  type WalkOptions,
+} from "./walk.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
@@ -183,9 +190,6 @@ export async function searchRoots(
   for (const root of roots) {
     if (capped || stopped) break;
     const backend: FileBackend = root.location.backend;
-    const files: AsyncIterable<WalkItem> = root.kind === "file"
-      ? singleFile(root.location.path)
-      : walkFiles(backend, root.location.path, { ...options, budget }, stats);
     const probe: ScanProbe = {
       ...(search.literal ? { literal: search.literal } : {}),
       ...(search.probe ? { regex: search.probe } : {}),
@@ -194,7 +198,7 @@ export async function searchRoots(
     if (scanner && root.kind === "dir" && probing && backend.id === scanner.backendId) {
       const outcome = await scanRoot(
         root,
-        fileItems(files),
+        walkBatches(backend, root.location.path, { ...options, budget }, stats),
         scanner,
         probe,
         consider,
@@ -205,6 +209,9 @@ export async function searchRoots(
       capped = outcome === "capped";
       if (outcome !== "capped" && outcome !== "done") stopped = outcome;
     } else {
+      const files: AsyncIterable<WalkItem> = root.kind === "file"
+        ? singleFile(root.location.path)
+        : walkFiles(backend, root.location.path, { ...options, budget }, stats);
       const reads = readInOrder(backend, fileItems(files), {
         skipLargerThan: limit,
         // A size from a bulk listing (remote hosts) rules a file out before any transfer.
@@ -336,7 +343,7 @@ const tooLargeMarker = { code: "FILE_TOO_LARGE" };
  */
 async function scanRoot(
   root: SearchRoot,
-  files: AsyncIterable<{ path: string }>,
+  walk: AsyncIterable<WalkItem[]>,
   scanner: ContentScanner,
   probe: ScanProbe,
   consider: Consider,
@@ -392,12 +399,15 @@ async function scanRoot(
     return null;
   };
   try {
-    for await (const item of files) {
-      batch.push(item.path);
-      if (batch.length >= SCAN_BATCH && !await send()) return "cancelled";
-      if (inFlight.length > SCAN_AHEAD) {
-        const end = await settle();
-        if (end) return end;
+    for await (const items of walk) {
+      for (const item of items) {
+        if (item.kind !== "file") continue;
+        batch.push(item.path);
+        if (batch.length >= SCAN_BATCH && !await send()) return "cancelled";
+        if (inFlight.length > SCAN_AHEAD) {
+          const end = await settle();
+          if (end) return end;
+        }
       }
     }
     if (batch.length > 0 && !await send()) return "cancelled";

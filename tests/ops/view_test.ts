@@ -447,3 +447,21 @@ Deno.test("empty optional arguments (as models send them) add no notices", async
   );
   assertNotIncludes(await t.view({ path: "d", context: "", regex: "false" }), "[");
 });
+
+Deno.test("a listing past 1,000 rows shows the first 1,000 in path order and counts the rest exactly", async () => {
+  const files: Record<string, string> = {};
+  // 1,300 files over directories whose walk batches end at odd places, one directory cut deeper.
+  for (let i = 0; i < 1300; i++) {
+    files[`/repo/d${String(i % 13).padStart(2, "0")}/f${String(i).padStart(4, "0")}.txt`] = "x\n";
+  }
+  files["/repo/d00/deep/inner/z.txt"] = "z\n";
+  const t = setup(files);
+  const out = await t.view({ path: ".", max_depth: 3 });
+  const rows = out.split("\n").filter((l) => l.includes("\t"));
+  assertEquals(rows.length, 1000);
+  const expected = Object.keys(files).map((p) => p.slice("/repo/".length))
+    .filter((p) => !p.startsWith("d00/deep/")).concat(["d00/deep/inner/"]).sort();
+  assertEquals(rows.map((r) => r.split("\t")[0]), expected.slice(0, 1000));
+  assertStringIncludes(out, "1,300 files, 1 directory not entered");
+  assertStringIncludes(out, "Listed the first 1,000 entries; 301 more files not shown.");
+});
