@@ -168,8 +168,8 @@ async function rulesAbove(backend: FileBackend, root: string, source: DirSource)
   return chain;
 }
 
-const byName = (a: { name: string }, b: { name: string }) =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+// Names within one directory are distinct, so one comparison decides.
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
 
 /** Walks `root` (an existing directory) depth-first in path order. */
 export async function* walkFiles(
@@ -254,7 +254,7 @@ export async function* walkBatches(
     if (!isDir && entry.type !== "file") continue;
     if (entry.name === ".git" && isDir) continue;
     // A write in progress (or one a killed writer left): never the user's file, even hidden.
-    if (!isDir && isWriteTempName(entry.name)) continue;
+    if (!isDir && entry.name.charCodeAt(0) === 46 && isWriteTempName(entry.name)) continue;
     if (!options.includeHidden && entry.name.startsWith(".")) {
       stats.hidden++;
       if (entry.name === ".gitignore" && !isDir) stats.hiddenIgnoreFiles++;
@@ -264,7 +264,7 @@ export async function* walkBatches(
       continue;
     }
     const path = joinUnder(frame.dir, entry.name);
-    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir)) {
+    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir, entry.name)) {
       stats.ignored++;
       if (stats.ignoredSamples.length < SKIPPED_SAMPLES) {
         const reason = frame.chain.explain(path, isDir);

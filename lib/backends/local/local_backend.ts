@@ -322,8 +322,12 @@ export class LocalBackend implements FileBackend {
       const out: DirEntry[] = [];
       let lossy = false;
       for (const e of Deno.readDirSync(path)) {
-        out.push({ name: e.name, type: entryType(e) });
-        if (e.name.includes("\uFFFD")) lossy = true;
+        const name = e.name;
+        out.push({
+          name,
+          type: e.isFile ? "file" : e.isDirectory ? "dir" : e.isSymlink ? "symlink" : "other",
+        });
+        if (name.includes("\uFFFD")) lossy = true;
       }
       // Deno replaced bytes that are not UTF-8 with U+FFFD: list again by bytes for exact names.
       const names = lossy ? rawNames() : null;

@@ -143,10 +143,12 @@ export class IgnoreChain {
     return reason;
   }
 
-  /** Whether the entry at `path` (absolute) is ignored; the last level with an opinion wins. */
-  ignores(path: string, isDir: boolean): boolean {
+  /**
+   * Whether the entry at `path` (absolute; `name` is its last component) is ignored; the last
+   * level with an opinion wins.
+   */
+  ignores(path: string, isDir: boolean, name = path.slice(path.lastIndexOf("/") + 1)): boolean {
     let ignored = false;
-    const name = path.slice(path.lastIndexOf("/") + 1);
     for (const level of this.levels) {
       if (path.length <= level.prefix.length || !path.startsWith(level.prefix)) continue;
       const rel = path.slice(level.prefix.length);
