@@ -14,6 +14,7 @@ import {
   readInOrder,
   type SkippedEntry,
   walkBatches,
+  type WalkControl,
   type WalkItem,
   type WalkOptions,
   type WalkStats,
@@ -50,7 +51,8 @@ export async function listDirectory(
   let extra = 0;
   let exact = true;
 
-  const walk = walkBatches(backend, location.path, options, stats);
+  const control: WalkControl = { countOnly: false, counted: 0 };
+  const walk = walkBatches(backend, location.path, options, stats, control);
   // The first LIST_MAX_ROWS entries are read (for line counts); the rest only counted. Pulled
   // by hand so that stopping the head does not close the walk.
   let pulled = 0;
@@ -122,14 +124,16 @@ export async function listDirectory(
     }
   }
   if (more && !stats.stopped && exact) {
-    counting: for await (const items of walk) {
-      for (const item of items) {
-        if (item.kind === "file") extra++;
-        if (extra >= COUNT_LIMIT) {
-          exact = false;
-          break counting;
-        }
-      }
+    // Past the last row only the number matters: the walk counts (unsorted, no items).
+    control.countOnly = true;
+    for await (const items of walk) {
+      for (const item of items) if (item.kind === "file") extra++;
+      if (extra + control.counted >= COUNT_LIMIT) break;
+    }
+    extra += control.counted;
+    if (extra >= COUNT_LIMIT) {
+      extra = COUNT_LIMIT;
+      exact = false;
     }
   }
   await walk.return(undefined);

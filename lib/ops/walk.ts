@@ -185,6 +185,16 @@ export async function* walkFiles(
 const WALK_BATCH = 256;
 
 /**
+ * Switches a walk to counting (a listing past its last row): from then on files are counted in
+ * `counted` instead of handed out (an empty batch every WALK_BATCH of them lets the consumer stop),
+ * directories are no longer sorted and `max_depth` cuts are dropped.
+ */
+export interface WalkControl {
+  countOnly: boolean;
+  counted: number;
+}
+
+/**
  * walkFiles in batches of up to WALK_BATCH items: a consumer that goes through a million files
  * pays one promise hop per batch instead of several per file.
  */
@@ -193,6 +203,7 @@ export async function* walkBatches(
   root: string,
   options: WalkOptions,
   stats: WalkStats,
+  control: WalkControl = { countOnly: false, counted: 0 },
 ): AsyncGenerator<WalkItem[]> {
   let source = readDirSource(backend);
   if (backend.listTree) {
@@ -220,7 +231,7 @@ export async function* walkBatches(
       stats.unreadable.push(dir);
       return;
     }
-    entries.sort(byName);
+    if (!control.countOnly) entries.sort(byName);
     let chain = inherited;
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
       const path = joinUnder(dir, ".gitignore");
@@ -272,10 +283,17 @@ export async function* walkBatches(
       }
       continue;
     }
+    const counting = control.countOnly;
+    if (counting && !isDir && !options.filter) {
+      stats.filesSeen++;
+      if (++control.counted % WALK_BATCH === 0) yield [];
+      continue;
+    }
     const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
     if (isDir) {
       if (options.filter && !options.filter.keepsDir(rel)) continue;
       if (options.maxDepth !== undefined && frame.depth >= options.maxDepth) {
+        if (counting) continue;
         out.push({ kind: "cut", path, rel });
         if (out.length >= WALK_BATCH) {
           yield out;
@@ -289,6 +307,10 @@ export async function* walkBatches(
     stats.filesSeen++;
     if (options.filter && !options.filter.keepsFile(rel)) {
       stats.filesFiltered++;
+      continue;
+    }
+    if (counting) {
+      if (++control.counted % WALK_BATCH === 0) yield [];
       continue;
     }
     out.push(

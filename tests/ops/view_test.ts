@@ -464,4 +464,9 @@ Deno.test("a listing past 1,000 rows shows the first 1,000 in path order and cou
   assertEquals(rows.map((r) => r.split("\t")[0]), expected.slice(0, 1000));
   assertStringIncludes(out, "1,300 files, 1 directory not entered");
   assertStringIncludes(out, "Listed the first 1,000 entries; 301 more files not shown.");
+  // The same count through a pattern, with files it drops past the last row.
+  for (let i = 0; i < 50; i++) files[`/repo/d12/skip${i}.md`] = "x\n";
+  const filtered = await setup(files).view({ path: ".", pattern: "**/*.txt", max_depth: 3 });
+  assertStringIncludes(filtered, "1,300 files, 1 directory not entered");
+  assertStringIncludes(filtered, "Listed the first 1,000 entries; 301 more files not shown.");
 });
