@@ -164,6 +164,8 @@ export async function searchRoots(
       } else unreadable++;
       return false;
     }
+    // An empty file has no lines (and every file the scanner ruled out comes as one).
+    if (data.length === 0) return false;
     const found = matchFile(data, search);
     if (found === null) return false;
     if (found === "binary") {
