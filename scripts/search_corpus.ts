@@ -33,7 +33,7 @@ const PROJECT_PACKAGES = [
 ];
 /** Packages whose files are copied into the project as its own (not ignored) sources. */
 const VENDORED = ["rxjs", "lodash", "eslint"];
-/** (b): the tree of the earlier search benchmark (BENCHMARKS.md, "Content search vs rg"). */
+/** (b): the tree of the earlier search benchmark (docs/benchmarks.md, "Content search vs rg"). */
 const NODE_MODULES_PACKAGES = [
   "typescript",
   "next",

@@ -5,7 +5,7 @@
 // Not a test. Usage (trees from search_corpus.ts; PEERS is a scratch folder for npm installs):
 //   deno run -A scripts/search_speed_bench.ts [--runs 9] [--peers DIR] [--v8-flags]
 //     [--project DIR] [--node-modules DIR] [--small DIR,DIR,DIR] [--write FILE]
-// With --write, appends the tables to FILE (BENCHMARKS.md) with machine, date and load.
+// With --write, appends the tables to FILE (docs/benchmarks.md) with machine, date and load.
 
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
