@@ -1,12 +1,17 @@
 // anchorfs entrypoint and composition root: `anchorfs mcp` serves MCP on stdio (lib/mcp);
 // every other subcommand is the human CLI (lib/cli). The two adapters never import each other.
+// They load only after `mcp` has opened stdin (lib/mcp/early_start.ts): an MCP client's
+// `initialize` is answered while the rest of the server loads.
 
-import { runCli } from "./lib/cli/main.ts";
 import { realTerminal } from "./lib/cli/output.ts";
-import { runMcpCommand } from "./lib/mcp/command.ts";
+import { openEarly } from "./lib/mcp/early_start.ts";
 
 export async function main(args: string[]): Promise<number> {
-  if (args[0] === "mcp") return await runMcpCommand(args.slice(1), realTerminal);
+  const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
+  // Loading blocks the event loop: let the opening exchange through first.
+  await opening?.ready;
+  const { runCli, runMcpCommand } = await import("./lib/commands.ts");
+  if (args[0] === "mcp") return await runMcpCommand(args.slice(1), realTerminal, opening);
   return await runCli(args, realTerminal);
 }
 

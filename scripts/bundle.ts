@@ -1,7 +1,11 @@
-// Builds the single-file bundle (`dist/anchorfs.js`, run with `deno run -A dist/anchorfs.js`).
+// Builds the bundle: `dist/anchorfs.js` (run with `deno run -A dist/anchorfs.js`) and, beside it,
+// `anchorfs_core.js`. The entry holds only main.ts and what it needs to open stdin and answer an
+// MCP `initialize` (lib/mcp/early_start.ts); everything else (lib/commands.ts: node modules, ssh2,
+// the MCP SDK) is in the core file, imported once that reply is out. One file would make the
+// runtime load every `node:` module it imports before running a line (ES imports are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
-// reads `__dirname`/`__filename`, which ES modules lack, so the bundle defines them first.
+// reads `__dirname`/`__filename`, which ES modules lack, so the core file defines them first.
 //
 // Usage: deno run -A scripts/bundle.ts [--out FILE]
 
@@ -24,21 +28,40 @@ export function dropRelativeTypeImports(code: string): string {
   );
 }
 
-export async function bundle(out: string): Promise<void> {
+/** The bundle's second file, written beside the entry (the npm package and binaries carry it). */
+export const CORE_FILE = "anchorfs_core.js";
+/** How main.ts imports the rest; the entry's copy is pointed at CORE_FILE. */
+const COMMANDS_IMPORT = `import("./lib/commands.ts")`;
+
+async function denoBundle(entry: string, extra: string[], raw: string): Promise<string> {
   const root = new URL("..", import.meta.url).pathname;
-  const raw = `${out}.raw.js`;
   const result = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform=deno", "--external=*.node", "main.ts", "-o", raw],
+    args: ["bundle", "--platform=deno", "--external=*.node", ...extra, entry, "-o", raw],
     cwd: root,
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (!result.success) throw new Error(`deno bundle failed (exit ${result.code})`);
   try {
-    await Deno.writeTextFile(out, PROLOGUE + dropRelativeTypeImports(await Deno.readTextFile(raw)));
+    if (!result.success) throw new Error(`deno bundle ${entry} failed (exit ${result.code})`);
+    return await Deno.readTextFile(raw);
   } finally {
     await Deno.remove(raw).catch(() => {});
   }
+}
+
+/** Writes the entry `out` and CORE_FILE in the same directory. */
+export async function bundle(out: string): Promise<void> {
+  const dir = out.slice(0, out.lastIndexOf("/") + 1);
+  const entry = await denoBundle("main.ts", ["--external=./lib/commands.ts"], `${out}.raw.js`);
+  const parts = entry.split(COMMANDS_IMPORT);
+  if (parts.length !== 2) {
+    throw new Error(
+      `bundle: expected one ${COMMANDS_IMPORT} in main.ts's bundle, found ${parts.length - 1}`,
+    );
+  }
+  const core = await denoBundle("lib/commands.ts", [], `${dir}${CORE_FILE}.raw.js`);
+  await Deno.writeTextFile(`${dir}${CORE_FILE}`, PROLOGUE + dropRelativeTypeImports(core));
+  await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
 }
 
 if (import.meta.main) {

@@ -5,7 +5,7 @@
 // Usage: deno run -A scripts/npm_pack.ts [--out DIR]   (prints the tarball's path on stdout)
 
 import { parseArgs } from "node:util";
-import { bundle } from "./bundle.ts";
+import { bundle, CORE_FILE } from "./bundle.ts";
 import { VERSION } from "../lib/version.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -29,7 +29,7 @@ export function packageJson(version = VERSION): Record<string, unknown> {
     keywords: ["mcp", "model-context-protocol", "mcp-server", "ai", "agent", "filesystem"],
     type: "module",
     bin: { anchorfs: "bin/anchorfs.cjs" },
-    files: ["anchorfs.js", "bin/anchorfs.cjs", "LICENSE", "README.md"],
+    files: ["anchorfs.js", CORE_FILE, "bin/anchorfs.cjs", "LICENSE", "README.md"],
     engines: { node: ">=18" },
     dependencies: { deno: DENO_VERSION },
   };

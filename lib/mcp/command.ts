@@ -1,8 +1,9 @@
 // `anchorfs mcp`: parses the server flags, builds services and one session, and serves MCP over
-// stdio for both protocol eras. Exits when stdin closes, after releasing every service.
+// stdio for both protocol eras. Exits when stdin closes, after releasing every service. The MCP
+// SDK is imported last (stdio_serve.ts); main.ts may have opened stdin before this module loaded
+// (early_start.ts), so that the opening `initialize` is answered while all this loads.
 
 import { parseArgs } from "node:util";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path/path_text.ts";
@@ -12,11 +13,10 @@ import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
-import { createServerFactory } from "./server.ts";
 import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
-import { installListenReplay } from "./job_resources.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
+import type { EarlyOpening } from "./early_start.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
@@ -241,8 +241,15 @@ export function parseMcpArgs(args: string[]) {
   }).values;
 }
 
-/** Runs the server; resolves with the exit code when the connection ends. */
-export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
+/**
+ * Runs the server; resolves with the exit code when the connection ends. `opening`: stdin already
+ * opened by main.ts (early_start.ts), for flags that cannot change the opening reply.
+ */
+export async function runMcpCommand(
+  args: string[],
+  io: McpCommandIo,
+  opening?: EarlyOpening,
+): Promise<number> {
   let values;
   try {
     values = parseMcpArgs(args);
@@ -316,19 +323,31 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
       return 0;
     }
     const session = createSession(root);
-    const wire = new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
-    const outbound = new OutboundQueue(wire);
-    const factory = createServerFactory(services, session, {
-      ...serverOptions,
-      replySent: (id) => outbound.whenReplySent(id),
-    });
-    const transport = new ObservedTransport(outbound);
-    installListenReplay(transport, jobs);
-    const closed = new Promise<void>((resolve) => transport.onClosed(resolve));
+    const wire = opening?.wire ??
+      new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
+    const outbound = opening?.outbound ?? new OutboundQueue(wire);
+    const transport = opening?.transport ?? new ObservedTransport(outbound);
+    // Opened early, stdin may have closed already while the rest loaded.
+    const closed = wire.isClosed
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => transport.onClosed(resolve));
     const stop = () => transport.close().catch(() => {});
     Deno.addSignalListener("SIGTERM", stop);
     Deno.addSignalListener("SIGINT", stop);
-    serveStdio(factory, { transport, onerror: (e) => logError("transport", e) });
+    // Stdin closed before a single line: no one to serve (and no SDK to load).
+    if (!wire.closedUnused) {
+      const { serveOnWire } = await import("./stdio_serve.ts");
+      serveOnWire(
+        services,
+        session,
+        {
+          ...serverOptions,
+          replySent: (id) => outbound.whenReplySent(id),
+        },
+        wire,
+        transport,
+      );
+    }
     await closed;
     Deno.removeSignalListener("SIGTERM", stop);
     Deno.removeSignalListener("SIGINT", stop);

@@ -8,7 +8,7 @@ import { formatJobReport } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ToolEnv } from "./tool_env.ts";
 
-export const CHANNEL_CAPABILITY = "claude/channel";
+export { CHANNEL_CAPABILITY } from "./server_info.ts";
 export const CHANNEL_METHOD = "notifications/claude/channel";
 /** The first revision without it: those clients get notifications over subscriptions/listen. */
 const LISTEN_ERA = "2026-07-28";

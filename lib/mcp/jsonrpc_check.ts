@@ -1,13 +1,10 @@
 // Judges one line of stdin as JSON-RPC 2.0 before the SDK sees it: a well-formed message is
 // passed on; anything else gets the error reply JSON-RPC owes it (-32700 parse error, -32600
 // invalid request), with the sender's id whenever one can be read, so no client waits for a
-// reply that never comes. Pure: no I/O.
+// reply that never comes. Pure: no I/O. The SDK's own envelope parse is passed in (`finishCheck`):
+// importing the SDK costs most of the start-up, and lines are checked before it has loaded.
 
-import {
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  parseJSONRPCMessage,
-} from "@modelcontextprotocol/server";
+import type { JSONRPCErrorResponse, JSONRPCMessage } from "@modelcontextprotocol/server";
 import { plural } from "../core/plural.ts";
 
 export const PARSE_ERROR = -32700;
@@ -22,8 +19,13 @@ export const MAX_NESTING = 64;
 
 type Id = string | number | null;
 
+/** The SDK's envelope parse (`parseJSONRPCMessage`): returns the message or throws. */
+export type EnvelopeParse = (value: unknown) => JSONRPCMessage;
+
 export type LineVerdict =
   | { kind: "deliver"; message: JSONRPCMessage }
+  /** Passed our checks; `finishCheck` with the SDK's parse gives the final verdict. */
+  | { kind: "checked"; value: Record<string, unknown> }
   /** Error replies to send (possibly none: a malformed notification JSON-RPC leaves unanswered). */
   | { kind: "reject"; replies: JSONRPCErrorResponse[]; reason: string }
   /** A blank line: no message at all. */
@@ -49,8 +51,30 @@ function reject(id: Id, code: number, message: string): LineVerdict {
   return { kind: "reject", replies: [errorReply(id, code, message)], reason: message };
 }
 
-/** Checks one line (without its newline). */
-export function checkLine(bytes: Uint8Array): LineVerdict {
+/**
+ * Checks one line (without its newline). With `parse`, a line that passes our checks is parsed
+ * at once ("deliver" or "reject"); without it, the verdict is "checked" and `finishCheck` ends it.
+ */
+export function checkLine(bytes: Uint8Array, parse?: EnvelopeParse): LineVerdict {
+  const verdict = checkShape(bytes);
+  return parse && verdict.kind === "checked" ? finishCheck(verdict.value, parse) : verdict;
+}
+
+/** The SDK's verdict on a line that passed our checks. */
+export function finishCheck(value: Record<string, unknown>, parse: EnvelopeParse): LineVerdict {
+  try {
+    return { kind: "deliver", message: parse(value) };
+  } catch (e) {
+    // Our checks passed but the SDK's schema did not: answer rather than drop it.
+    return reject(
+      readableId(value) ?? null,
+      INVALID_REQUEST,
+      `Invalid Request: ${truncate(schemaProblem(e), 300)}`,
+    );
+  }
+}
+
+function checkShape(bytes: Uint8Array): LineVerdict {
   let text: string;
   try {
     text = fatalUtf8.decode(bytes);
@@ -183,16 +207,7 @@ function checkValue(value: unknown): LineVerdict {
       'Invalid Request: no "method" (and not a response: no "result" or "error").',
     );
   }
-  try {
-    return { kind: "deliver", message: parseJSONRPCMessage(object) };
-  } catch (e) {
-    // Our checks passed but the SDK's schema did not: answer rather than drop it.
-    return reject(
-      replyId,
-      INVALID_REQUEST,
-      `Invalid Request: ${truncate(schemaProblem(e), 300)}`,
-    );
-  }
+  return { kind: "checked", value: object };
 }
 
 function rejectBatch(items: unknown[]): LineVerdict {

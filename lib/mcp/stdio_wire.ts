@@ -2,7 +2,8 @@
 // message, oversized messages dropped as they stream in, every malformed line answered) and
 // writes one JSON message per line to stdout. Replaces the SDK's StdioServerTransport, whose
 // read buffer throws past 10 MiB and so ended the whole session, and which dropped malformed
-// lines without a reply.
+// lines without a reply. It can start before the SDK has loaded: lines are then checked, held,
+// and the opening `initialize` answered early (early_initialize.ts) until `setParser`.
 
 import type {
   JSONRPCMessage,
@@ -12,7 +13,15 @@ import type {
 } from "@modelcontextprotocol/server";
 import { AnchorError } from "../core/errors.ts";
 import { plural } from "../core/plural.ts";
-import { checkLine, errorReply, INVALID_REQUEST } from "./jsonrpc_check.ts";
+import {
+  checkLine,
+  type EnvelopeParse,
+  errorReply,
+  finishCheck,
+  INVALID_REQUEST,
+  type LineVerdict,
+} from "./jsonrpc_check.ts";
+import type { EarlyInitialize } from "./early_initialize.ts";
 import { type FrameEvent, LineFramer } from "./line_framer.ts";
 
 /**
@@ -34,6 +43,13 @@ export interface StdioWireOptions {
   output?: WritableStream<Uint8Array>;
   /** Where notes on rejected input go (default: nowhere); rate-limited by the wire. */
   log?: (line: string) => void;
+  /**
+   * The SDK's envelope parse. Without it, checked lines are held until `setParser` (and the
+   * first one may be answered by `early`).
+   */
+  parse?: EnvelopeParse;
+  /** Answers the opening `initialize` while the SDK is loading, and drops the SDK's duplicate. */
+  early?: EarlyInitialize;
 }
 
 /** Where bytes come from: `read` fills the buffer like Deno.FsFile.read; `close` ends a read. */
@@ -60,6 +76,15 @@ export class StdioWire implements Transport {
   private started = false;
   private closed = false;
   private readonly log: (line: string) => void;
+  private parse: EnvelopeParse | undefined;
+  private readonly early: EarlyInitialize | undefined;
+  /** Lines that passed our checks before the SDK's parse was there, in arrival order. */
+  private held: Record<string, unknown>[] = [];
+  private parserSet!: () => void;
+  private readonly parserReady = new Promise<void>((resolve) => this.parserSet = resolve);
+  private inputSeen!: () => void;
+  /** Resolves once the first line was handled (or stdin ended): the client has spoken. */
+  readonly firstInput = new Promise<void>((resolve) => this.inputSeen = resolve);
   /** Malformed or oversized lines answered so far (for logs and tests). */
   rejectedLines = 0;
 
@@ -69,17 +94,55 @@ export class StdioWire implements Transport {
     this.input = options.input ?? Deno.stdin;
     this.output = options.output ?? Deno.stdout.writable;
     this.log = options.log ?? (() => {});
+    this.parse = options.parse;
+    this.early = options.early;
+    if (this.parse) this.parserSet();
   }
 
-  start(): Promise<void> {
-    if (this.started) throw new Error("StdioWire already started");
+  /** Starts reading (and answering malformed lines) before the SDK's `start`; idempotent. */
+  open(): void {
+    if (this.started) return;
     this.started = true;
     this.writer = this.output.getWriter();
     this.readLoop().catch((e) => this.fail(e));
+  }
+
+  start(): Promise<void> {
+    this.open();
     return Promise.resolve();
   }
 
-  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** True when nothing was read before stdin closed: no one is waiting for an answer. */
+  get closedUnused(): boolean {
+    return this.closed && this.held.length === 0;
+  }
+
+  /**
+   * Gives the wire the SDK's envelope parse: held lines are judged and delivered in arrival
+   * order, and later lines go straight through.
+   */
+  setParser(parse: EnvelopeParse): void {
+    if (this.parse) return;
+    this.parse = parse;
+    const held = this.held;
+    this.held = [];
+    // Synchronous (replies are queued on the writer in call order): no line read meanwhile can
+    // overtake the held ones.
+    for (const value of held) void this.settle(finishCheck(value, parse));
+    this.parserSet();
+  }
+
+  send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    // The SDK's reply to an `initialize` answered before it loaded: already sent.
+    if (this.early?.claim(message)) return Promise.resolve();
+    return this.write(message);
+  }
+
+  private async write(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !this.writer) throw new Error("the stdio transport is closed");
     try {
       await this.writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
@@ -112,15 +175,20 @@ export class StdioWire implements Transport {
       for (const event of this.framer.push(buffer.subarray(0, n))) {
         // Awaited: a client flooding bad lines without reading the replies is slowed, not buffered.
         await this.handle(event);
+        // After the handling: an early reply has been written before anything else may load.
+        this.inputSeen();
         if (this.closed) return;
       }
     }
+    this.inputSeen();
     const dropped = this.framer.reset();
     if (dropped > 0) {
       this.note(
         `stdin ended inside a message: ${plural(dropped, "byte")} without a newline dropped`,
       );
     }
+    // Messages read before the SDK loaded are delivered before the close, as they would have been.
+    if (this.held.length > 0) await this.parserReady;
     await this.close();
   }
 
@@ -130,14 +198,27 @@ export class StdioWire implements Transport {
       await this.reply(oversizedReply(event, this.maxMessageBytes));
       return;
     }
-    const verdict = checkLine(event.bytes);
-    if (verdict.kind === "skip") return;
+    const verdict = checkLine(event.bytes, this.parse);
+    if (verdict.kind === "checked") {
+      // The SDK is still loading: hold the message; the opening `initialize` is answered now.
+      const early = this.held.length === 0 ? this.early?.answer(verdict.value) : undefined;
+      this.held.push(verdict.value);
+      if (early) await this.write(early as unknown as JSONRPCMessage).catch(() => {});
+      return;
+    }
+    await this.settle(verdict);
+  }
+
+  private async settle(verdict: LineVerdict): Promise<void> {
+    if (verdict.kind === "skip" || verdict.kind === "checked") return;
     if (verdict.kind === "deliver") {
       this.onmessage?.(verdict.message);
       return;
     }
     this.note(verdict.reason);
-    for (const reply of verdict.replies) await this.reply(reply);
+    // Each reply is queued on the writer at once, in order; awaiting them slows a flood of bad
+    // lines to the pace the client reads.
+    await Promise.all(verdict.replies.map((reply) => this.reply(reply)));
   }
 
   private async reply(message: JSONRPCMessage): Promise<void> {

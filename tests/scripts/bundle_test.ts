@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
-import { bundle, PROLOGUE } from "../../scripts/bundle.ts";
+import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -13,7 +13,7 @@ async function runBundle(file: string, args: string[], cwd: string) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("the single-file bundle loads (ssh2 included) and searches exactly like main.ts", async () => {
+Deno.test("the bundle (entry + core file) loads (ssh2 included) and searches exactly like main.ts", async () => {
   await using dir = await tempDir();
   const files: Record<string, string | Uint8Array> = {
     // Latin-1 bytes: "café" is 63 61 66 E9.
@@ -27,7 +27,13 @@ Deno.test("the single-file bundle loads (ssh2 included) and searches exactly lik
   await using out = await tempDir();
   const file = `${out.path}/anchorfs.js`;
   await bundle(file);
-  assertStringIncludes(await Deno.readTextFile(file), PROLOGUE);
+  assertStringIncludes(await Deno.readTextFile(`${out.path}/${CORE_FILE}`), PROLOGUE);
+  // The entry opens stdin before anything heavy loads: no node module, no SDK in it.
+  const entry = await Deno.readTextFile(file);
+  assertStringIncludes(entry, `import("./${CORE_FILE}")`);
+  for (const heavy of ['from "node:', "@modelcontextprotocol", "ssh2"]) {
+    assertEquals(entry.includes(heavy), false, `${heavy} in the entry`);
+  }
   const version = await runBundle(file, ["--version"], dir.path);
   assertEquals(version.code, 0, version.stderr);
   assertStringIncludes(version.stdout, "anchorfs ");

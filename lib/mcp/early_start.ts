@@ -1,0 +1,93 @@
+// The first moments of `anchorfs mcp` on stdio, before anything heavy loads: when the flags cannot
+// change the opening reply, stdin is read at once and the client's `initialize` answered
+// (early_initialize.ts) while the rest of the server (services, node modules, the MCP SDK) loads.
+// Imports only small pure modules: every module on this path delays that first reply.
+
+import { EarlyInitialize } from "./early_initialize.ts";
+import { logLine } from "./log.ts";
+import { OutboundQueue } from "./outbound_queue.ts";
+import { describeServer } from "./server_info.ts";
+import { ObservedTransport } from "./stdio_transport.ts";
+import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
+
+/** Milliseconds of silence on stdin after which the rest is loaded anyway (for a slow client). */
+export const PRELOAD_AFTER_MS = 100;
+
+/** The stdio connection, opened before the rest of the server has loaded. */
+export interface EarlyOpening {
+  wire: StdioWire;
+  outbound: OutboundQueue;
+  transport: ObservedTransport;
+  /**
+   * Resolves when the rest may load: the first line was handled (an `initialize` answered), stdin
+   * ended, or PRELOAD_AFTER_MS passed in silence. Loading blocks the event loop.
+   */
+  ready: Promise<void>;
+}
+
+const STRING_FLAGS = new Set([
+  "path",
+  "foreground-window",
+  "ssh-timeout",
+  "state-dir",
+  "max-message-bytes",
+  "max-file-bytes",
+  "deadline",
+  "shell",
+  "tail-bytes",
+]);
+
+/**
+ * What the opening reply depends on, when `args` are plain enough to read without the full flag
+ * parser: long flags known to `anchorfs mcp`, each once, values not starting with "-", no
+ * --allow/--roots (they change the instructions after resolving paths), no --http or --help.
+ * Undefined otherwise: the full parser decides first, as always.
+ */
+export function scanOpeningFlags(
+  args: readonly string[],
+): { shell: boolean; maxMessageBytes: number } | undefined {
+  const seen = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i]!);
+    if (!m || seen.has(m[1]!)) return undefined;
+    const name = m[1]!;
+    if (name === "no-shell" && m[2] === undefined) {
+      seen.set(name, true);
+      continue;
+    }
+    if (!STRING_FLAGS.has(name)) return undefined;
+    const value = m[2] ?? args[++i];
+    if (value === undefined || (m[2] === undefined && value.startsWith("-"))) return undefined;
+    seen.set(name, value);
+  }
+  const path = seen.get("path");
+  if (typeof path === "string" && path.startsWith("ssh:")) return undefined;
+  const rawMax = seen.get("max-message-bytes");
+  let maxMessageBytes;
+  try {
+    maxMessageBytes = parseMaxMessageBytes(typeof rawMax === "string" ? rawMax : undefined);
+  } catch {
+    return undefined;
+  }
+  return { shell: !seen.has("no-shell"), maxMessageBytes };
+}
+
+/** Opens stdin for `anchorfs mcp ARGS` if the flags allow an early reply, else undefined. */
+export function openEarly(args: readonly string[]): EarlyOpening | undefined {
+  const flags = scanOpeningFlags(args);
+  if (!flags) return undefined;
+  const log = (line: string) => logLine(`anchorfs: ${line}`);
+  const early = new EarlyInitialize(describeServer({ shell: flags.shell }), log);
+  const wire = new StdioWire({ maxMessageBytes: flags.maxMessageBytes, log, early });
+  const outbound = new OutboundQueue(wire);
+  const transport = new ObservedTransport(outbound);
+  wire.open();
+  const ready = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, PRELOAD_AFTER_MS);
+    wire.firstInput.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return { wire, outbound, transport, ready };
+}
