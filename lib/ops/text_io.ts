@@ -3,7 +3,13 @@
 // then decode with lib/core/text/text_file.ts inside the process-wide read budget.
 
 import { AnchorError } from "../core/errors.ts";
-import { decodeText, looksBinary, type TextDoc } from "../core/text/text_file.ts";
+import {
+  decodeTextBody,
+  type DecodedText,
+  looksBinary,
+  splitLines,
+  type TextDoc,
+} from "../core/text/text_file.ts";
 import { guide, step } from "../core/next_step.ts";
 import type { FileInfo } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
@@ -33,6 +39,14 @@ export interface TextFile {
   bytes: Uint8Array;
 }
 
+/** A text file decoded but not split into lines (TextFile's `doc` is made from `body`). */
+export interface TextBody {
+  location: Location;
+  body: DecodedText;
+  info: FileInfo;
+  bytes: Uint8Array;
+}
+
 /**
  * Reads and decodes a text file; throws NOT_FOUND / IS_A_DIRECTORY / NOT_A_REGULAR_FILE /
  * BINARY_FILE / FILE_TOO_LARGE otherwise. `action` names the operation in the errors ("view",
@@ -44,6 +58,35 @@ export async function readTextFile(
   limits: ReadLimits = createReadLimits(),
   action = "this call",
 ): Promise<TextFile> {
+  return await readDecoded(locations, location, limits, action, (body, bytes, info) => {
+    const { lines, eols } = splitLines(body.text);
+    return { location, doc: { encoding: body.encoding, bom: body.bom, lines, eols }, info, bytes };
+  });
+}
+
+/** readTextFile without the split into lines: for reads that need only some lines. */
+export async function readTextBody(
+  locations: Locations,
+  location: Location,
+  limits: ReadLimits = createReadLimits(),
+  action = "this call",
+): Promise<TextBody> {
+  return await readDecoded(
+    locations,
+    location,
+    limits,
+    action,
+    (body, bytes, info) => ({ location, body, info, bytes }),
+  );
+}
+
+async function readDecoded<T>(
+  locations: Locations,
+  location: Location,
+  limits: ReadLimits,
+  action: string,
+  finish: (body: DecodedText, bytes: Uint8Array, info: FileInfo) => T,
+): Promise<T> {
   const info = await location.backend.stat(location.path);
   if (!info) throw await missingPathError(locations, location, "file");
   if (info.type === "dir") {
@@ -70,9 +113,9 @@ export async function readTextFile(
       action,
       bigFileAlternatives(location.url),
     );
-    const decoded = decodeText(bytes);
+    const decoded = decodeTextBody(bytes);
     if (decoded.kind === "binary") throw binaryFile(location, decoded.reason, bytes.length);
-    return { location, doc: decoded.doc, info, bytes };
+    return finish(decoded.body, bytes, info);
   });
 }
 

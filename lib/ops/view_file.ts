@@ -13,11 +13,18 @@ import {
   renderLine,
 } from "../core/edit/line_id.ts";
 import { renderEditDiff } from "../core/edit/edit_diff.ts";
-import { describeEncoding, type TextDoc } from "../core/text/text_file.ts";
+import {
+  countLines,
+  type DecodedText,
+  describeEncoding,
+  LineCursor,
+  splitLines,
+  type TextDoc,
+} from "../core/text/text_file.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
-import { readTextFile } from "./text_io.ts";
+import { readTextBody, readTextFile } from "./text_io.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
@@ -45,9 +52,12 @@ export async function viewFile(
   limits?: ReadLimits,
 ): Promise<string> {
   const shownPath = displayPath(session, location);
-  let file;
+  const whole = options.start === undefined && options.end === undefined;
+  let source: ViewSource;
   try {
-    file = await readTextFile(locations, location, limits, "view");
+    source = whole
+      ? wholeSource(await readTextFile(locations, location, limits, "view"))
+      : rangeSource(await readTextBody(locations, location, limits, "view"));
   } catch (e) {
     if (isAnchorError(e) && e.code === "BINARY_FILE") {
       return `${e.message}\n${
@@ -57,12 +67,10 @@ export async function viewFile(
     }
     throw e;
   }
-  const { doc, bytes } = file;
-  const lines = doc.lines;
-  const total = lines.length;
+  const { total, size } = source;
   if (total === 0) {
     return `${quotePath(shownPath)} is empty (0 lines${
-      bytes.length > 0 ? `, ${plural(bytes.length, "byte")}: only a byte order mark` : ""
+      size > 0 ? `, ${plural(size, "byte")}: only a byte order mark` : ""
     }). To add lines: ${
       session.steps(step("batch_edit", {
         path: quotePath(shownPath),
@@ -71,10 +79,8 @@ export async function viewFile(
     }`;
   }
 
-  const whole = options.start === undefined && options.end === undefined;
-  const print = `${bytes.length}:${fnv1a32(bytes)}`;
   if (whole && options.full !== true) {
-    const delta = reViewDelta(session, location, shownPath, print, lines);
+    const delta = reViewDelta(session, location, shownPath, source.print!, source.lines!);
     if (delta !== null) return delta;
   }
 
@@ -82,9 +88,14 @@ export async function viewFile(
   for (const [what, pos] of [["start", options.start], ["end", options.end]] as const) {
     if (pos?.kind === "id") ids.push({ id: pos.id, what });
   }
-  if (ids.length > 0) {
+  const stale = ids.some(({ id }) => {
+    const content = source.line(id.line);
+    return content === undefined || hashLine(content) !== id.hash;
+  });
+  if (stale) {
     try {
-      assertFresh(shownPath, lines, ids, "");
+      // The report needs every line (where the content went): split them all, this once.
+      assertFresh(shownPath, source.allLines(), ids, "");
     } catch (e) {
       // The report shows current lines with fresh ids: they count as shown, so a batch_edit
       // with them is not refused as "never shown".
@@ -135,7 +146,7 @@ export async function viewFile(
   let cutLines = 0;
   let last = start - 1;
   for (let n = start; n <= end; n++) {
-    const content = lines[n - 1]!;
+    const content = source.line(n)!;
     if (n - start >= VIEW_MAX_LINES || (chars > 0 && chars + content.length > VIEW_MAX_CHARS)) {
       break;
     }
@@ -155,7 +166,7 @@ export async function viewFile(
   }
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
   if (whole && start === 1 && last === total) {
-    session.views.remember(fileKey(location), print, lines);
+    session.views.remember(fileKey(location), source.print!, source.lines!);
   }
 
   if (last < end) {
@@ -178,7 +189,7 @@ export async function viewFile(
         "content.",
     );
   }
-  const notice = formatNotice(doc);
+  const notice = formatNotice(source);
   if (notice) notices.push(notice);
   return notices.length > 0
     ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
@@ -230,9 +241,61 @@ function reViewDelta(
   return text;
 }
 
+/**
+ * The file as a view reads it. A whole view splits every line (it shows them all, and remembers
+ * them for the next re-view); a ranged view makes only the lines it shows (LineCursor).
+ */
+interface ViewSource {
+  total: number;
+  /** The file's size in bytes. */
+  size: number;
+  encoding: TextDoc["encoding"];
+  bom: boolean;
+  /** Some line ends with CRLF. */
+  crlf: boolean;
+  /** Line n (1-based), undefined past the end. */
+  line(n: number): string | undefined;
+  /** Every line (for a stale-id report). */
+  allLines(): readonly string[];
+  /** Whole views only: every line, and the bytes' fingerprint for re-views. */
+  lines?: readonly string[];
+  print?: string;
+}
+
+function wholeSource(file: { doc: TextDoc; bytes: Uint8Array }): ViewSource {
+  const { doc, bytes } = file;
+  const lines = doc.lines;
+  return {
+    total: lines.length,
+    size: bytes.length,
+    encoding: doc.encoding,
+    bom: doc.bom,
+    crlf: doc.eols.some((e) => e === "\r\n"),
+    line: (n) => lines[n - 1],
+    allLines: () => lines,
+    lines,
+    print: `${bytes.length}:${fnv1a32(bytes)}`,
+  };
+}
+
+function rangeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource {
+  const { text, encoding, bom } = file.body;
+  const cursor = new LineCursor(text);
+  return {
+    total: countLines(text),
+    size: file.bytes.length,
+    encoding,
+    bom,
+    // Every CRLF is a line end ("\r\n" is never inside a line: "\n" always ends one).
+    crlf: text.includes("\r\n"),
+    line: (n) => cursor.at(n),
+    allLines: () => splitLines(text).lines,
+  };
+}
+
 /** What is unusual about the file's bytes, said once: what the view leaves out, what edits keep. */
-function formatNotice(doc: TextDoc): string {
-  const crlf = doc.eols.some((e) => e === "\r\n");
+function formatNotice(doc: Pick<ViewSource, "encoding" | "bom" | "crlf">): string {
+  const crlf = doc.crlf;
   const encoding = describeEncoding(doc);
   const plainEncoding = encoding === "UTF-8";
   if (plainEncoding && !crlf) return "";

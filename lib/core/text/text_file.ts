@@ -37,12 +37,33 @@ function hasUtf16Bom(bytes: Uint8Array): boolean {
     ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
 }
 
+/** A text file decoded but not yet split into lines (a ranged view splits only its range). */
+export interface DecodedText {
+  encoding: TextEncoding;
+  bom: boolean;
+  /** The decoded text, BOM left out, line terminators included. */
+  text: string;
+}
+
+export type DecodedBody =
+  | { kind: "text"; body: DecodedText }
+  | { kind: "binary"; reason: string };
+
 export function decodeText(bytes: Uint8Array): Decoded {
+  const decoded = decodeTextBody(bytes);
+  if (decoded.kind === "binary") return decoded;
+  const { encoding, bom, text } = decoded.body;
+  const { lines, eols } = splitLines(text);
+  return { kind: "text", doc: { encoding, bom, lines, eols } };
+}
+
+/** Like decodeText without the split into lines. */
+export function decodeTextBody(bytes: Uint8Array): DecodedBody {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
     if (bytes.length % 2 !== 0) {
       return { kind: "binary", reason: "UTF-16 LE byte order mark with an odd byte count" };
     }
-    return text(
+    return textBody(
       "utf-16le",
       true,
       new TextDecoder("utf-16le", { ignoreBOM: true }).decode(bytes.subarray(2)),
@@ -52,7 +73,7 @@ export function decodeText(bytes: Uint8Array): Decoded {
     if (bytes.length % 2 !== 0) {
       return { kind: "binary", reason: "UTF-16 BE byte order mark with an odd byte count" };
     }
-    return text(
+    return textBody(
       "utf-16be",
       true,
       new TextDecoder("utf-16be", { ignoreBOM: true }).decode(bytes.subarray(2)),
@@ -62,7 +83,7 @@ export function decodeText(bytes: Uint8Array): Decoded {
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const body = bom ? bytes.subarray(3) : bytes;
   try {
-    return text(
+    return textBody(
       "utf-8",
       bom,
       new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body),
@@ -72,7 +93,7 @@ export function decodeText(bytes: Uint8Array): Decoded {
     if (looksLikeOtherBinary(body)) {
       return { kind: "binary", reason: "invalid UTF-8 with many control bytes" };
     }
-    return text("latin1", false, decodeLatin1(body));
+    return textBody("latin1", false, decodeLatin1(body));
   }
 }
 
@@ -87,9 +108,50 @@ function looksLikeOtherBinary(bytes: Uint8Array): boolean {
   return end > 0 && control * 10 > end;
 }
 
-function text(encoding: TextEncoding, bom: boolean, decoded: string): Decoded {
-  const { lines, eols } = splitLines(decoded);
-  return { kind: "text", doc: { encoding, bom, lines, eols } };
+function textBody(encoding: TextEncoding, bom: boolean, text: string): DecodedBody {
+  return { kind: "text", body: { encoding, bom, text } };
+}
+
+/** How many lines splitLines would make of `text`, without making them. */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let count = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) count++;
+  return text.charCodeAt(text.length - 1) === 10 ? count : count + 1;
+}
+
+/**
+ * Lines of `text` by number (1-based) as splitLines gives them, found on demand: reading lines
+ * in order walks the text once, and only the lines asked for are made (a view of 100 lines of a
+ * long file makes 100 strings, not one per line of the file).
+ */
+export class LineCursor {
+  /** The line `line` starts at `offset` (line 1 at 0). */
+  private line = 1;
+  private offset = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** Line `n`'s content without its terminator; undefined past the last line. */
+  at(n: number): string | undefined {
+    if (n < 1) return undefined;
+    if (n < this.line) {
+      this.line = 1;
+      this.offset = 0;
+    }
+    const text = this.text;
+    while (this.line < n) {
+      const nl = text.indexOf("\n", this.offset);
+      if (nl === -1) return undefined;
+      this.offset = nl + 1;
+      this.line++;
+    }
+    if (this.offset >= text.length) return undefined;
+    const nl = text.indexOf("\n", this.offset);
+    if (nl === -1) return text.slice(this.offset);
+    const crlf = nl > this.offset && text.charCodeAt(nl - 1) === 13;
+    return text.slice(this.offset, crlf ? nl - 1 : nl);
+  }
 }
 
 /** Splits on LF and CRLF; a lone CR stays part of the line's content. */
@@ -189,7 +251,7 @@ export function dominantEol(doc: Pick<TextDoc, "eols">): "\n" | "\r\n" {
   return crlf > lf ? "\r\n" : "\n";
 }
 
-export function describeEncoding(doc: TextDoc): string {
+export function describeEncoding(doc: Pick<TextDoc, "encoding" | "bom">): string {
   const name =
     { "utf-8": "UTF-8", "utf-16le": "UTF-16 LE", "utf-16be": "UTF-16 BE", latin1: "Latin-1" }[
       doc.encoding

@@ -1,5 +1,14 @@
 import { assertEquals } from "../../_assert.ts";
-import { decodeText, encodeDoc, type TextDoc } from "../../../lib/core/text/text_file.ts";
+import fc from "fast-check";
+import {
+  countLines,
+  decodeText,
+  decodeTextBody,
+  encodeDoc,
+  LineCursor,
+  splitLines,
+  type TextDoc,
+} from "../../../lib/core/text/text_file.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -43,4 +52,40 @@ Deno.test("decodeText detects encodings", () => {
 
 Deno.test("decodeText calls NUL-bearing files binary", () => {
   assertEquals(decodeText(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1])).kind, "binary");
+});
+
+Deno.test("countLines and LineCursor give splitLines' lines without splitting, in any order", () => {
+  const text = fc.array(fc.constantFrom("a", "bc", "\r", "\n", "\r\n", "é", ""), { maxLength: 30 })
+    .map((parts) => parts.join(""));
+  fc.assert(
+    fc.property(text, fc.array(fc.integer({ min: -1, max: 35 }), { maxLength: 12 }), (t, asks) => {
+      const { lines } = splitLines(t);
+      assertEquals(countLines(t), lines.length);
+      const cursor = new LineCursor(t);
+      // In order (how a view reads), then in the order asked (ids before the range).
+      for (let n = 1; n <= lines.length + 1; n++) assertEquals(cursor.at(n), lines[n - 1]);
+      for (const n of asks) assertEquals(cursor.at(n), n >= 1 ? lines[n - 1] : undefined);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("decodeTextBody is decodeText before the split (every encoding)", () => {
+  const samples = [
+    new TextEncoder().encode("a\r\nb\nc"),
+    new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0a]),
+    new Uint8Array([0xff, 0xfe, 0x61, 0x00, 0x0a, 0x00]),
+    new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+    new Uint8Array([0x00, 0x01]),
+  ];
+  for (const bytes of samples) {
+    const body = decodeTextBody(bytes);
+    const doc = decodeText(bytes);
+    if (body.kind === "binary" || doc.kind === "binary") {
+      assertEquals<unknown>(body, doc);
+      continue;
+    }
+    const { encoding, bom, text } = body.body;
+    assertEquals({ encoding, bom, ...splitLines(text) }, doc.doc);
+  }
 });
