@@ -49,7 +49,7 @@ export function createReadLimits(
 }
 
 /** After this many bytes of reads were given back, the budget asks for a full collection. */
-export const RECLAIM_EVERY_BYTES = 8 * 1024 * 1024;
+export const RECLAIM_EVERY_BYTES = 2 * 1024 * 1024;
 
 /**
  * A counting semaphore over bytes. A call takes what it will hold (clamped to the capacity, so

@@ -4,8 +4,8 @@
 
 import { AnchorError } from "../core/errors.ts";
 import {
-  decodeTextBody,
   type DecodedText,
+  decodeTextBody,
   looksBinary,
   splitLines,
   type TextDoc,

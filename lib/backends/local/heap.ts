@@ -5,15 +5,16 @@
 // resident size: that stays ~100 MB above the heap after a collection (code, malloc arenas), so a
 // resident mark fired late. A forced collection costs ~20-30 ms, so it runs only above
 // PRESSURE_BYTES, at most every COLLECT_INTERVAL_MS, after the current call, on a timer that never
-// keeps the process alive. A lower mark (48 MB) kept 10,000 views under 150 MB but doubled the
-// latency of views of a 3.8 MB file (each crossed it); see docs/benchmarks.md. Needs no launch
-// flag; a no-op where the runtime refuses to expose gc.
+// keeps the process alive. The mark and how often reads ask (ops/read_limits.ts
+// RECLAIM_EVERY_BYTES) trade memory for speed: 56 MB / 8 MiB let whole views of 10,000 small
+// files peak at 141-151 MB, 48 MB / 1 MiB at ~127 MB but slower; 52 MB / 2 MiB is the measured
+// middle (docs/benchmarks.md). Needs no launch flag; a no-op where the runtime refuses to expose gc.
 
 import v8 from "node:v8";
 import vm from "node:vm";
 
 /** V8 heap plus the buffers it holds (heapTotal + external) above which reads ask for a collection. */
-export const PRESSURE_BYTES = 56 * 1024 * 1024;
+export const PRESSURE_BYTES = 52 * 1024 * 1024;
 /** At most one forced collection per this many milliseconds. */
 export const COLLECT_INTERVAL_MS = 100;
 
