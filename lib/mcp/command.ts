@@ -334,8 +334,10 @@ export async function runMcpCommand(
     const stop = () => transport.close().catch(() => {});
     Deno.addSignalListener("SIGTERM", stop);
     Deno.addSignalListener("SIGINT", stop);
-    // Stdin closed before a single line: no one to serve (and no SDK to load).
-    if (!wire.closedUnused) {
+    opening?.releaseSignals();
+    // Closed already (stdin ended before a single line, or a signal while this loaded): no one
+    // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
+    if (!wire.isClosed) {
       const { serveOnWire } = await import("./stdio_serve.ts");
       serveOnWire(
         services,

@@ -23,6 +23,11 @@ export interface EarlyOpening {
    * ended, or PRELOAD_AFTER_MS passed in silence. Loading blocks the event loop.
    */
   ready: Promise<void>;
+  /**
+   * Removes the early SIGTERM/SIGINT listeners (they close the connection, as the command's do):
+   * the command calls it once its own are in place.
+   */
+  releaseSignals(): void;
 }
 
 const STRING_FLAGS = new Set([
@@ -81,6 +86,15 @@ export function openEarly(args: readonly string[]): EarlyOpening | undefined {
   const wire = new StdioWire({ maxMessageBytes: flags.maxMessageBytes, log, early });
   const outbound = new OutboundQueue(wire);
   const transport = new ObservedTransport(outbound);
+  // A client may stop the server as soon as initialize is answered, before the rest has loaded:
+  // the same orderly close as later, not the runtime's default exit 143.
+  const stop = () => void transport.close().catch(() => {});
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
+  const releaseSignals = () => {
+    Deno.removeSignalListener("SIGTERM", stop);
+    Deno.removeSignalListener("SIGINT", stop);
+  };
   wire.open();
   const ready = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, PRELOAD_AFTER_MS);
@@ -89,5 +103,5 @@ export function openEarly(args: readonly string[]): EarlyOpening | undefined {
       resolve();
     });
   });
-  return { wire, outbound, transport, ready };
+  return { wire, outbound, transport, ready, releaseSignals };
 }

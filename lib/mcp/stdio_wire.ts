@@ -116,11 +116,6 @@ export class StdioWire implements Transport {
     return this.closed;
   }
 
-  /** True when nothing was read before stdin closed: no one is waiting for an answer. */
-  get closedUnused(): boolean {
-    return this.closed && this.held.length === 0;
-  }
-
   /**
    * Gives the wire the SDK's envelope parse: held lines are judged and delivered in arrival
    * order, and later lines go straight through.

@@ -227,3 +227,28 @@ Deno.test("stdin closed right after initialize: it is answered once and the serv
   assertEquals(messages.map((m) => m.id), [0]);
   assertEquals(code, 0);
 });
+
+Deno.test("SIGTERM right after the early initialize reply ends the server in order (exit 0)", async () => {
+  await using dir = await tempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN_TS, "mcp", "--path", dir.path],
+    cwd: REPO_ROOT,
+    env: serverEnv({ ANCHORFS_STATE_DIR: `${dir.path}/.state` }),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode(line(initialize({ protocolVersion: "2025-11-25", ...CLIENT }))),
+  );
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  assert(new TextDecoder().decode(value).includes('"serverInfo"'));
+  child.kill("SIGTERM");
+  assertEquals((await child.status).code, 0);
+  reader.releaseLock();
+  await child.stdout.cancel().catch(() => {});
+  await writer.close().catch(() => {});
+});

@@ -94,6 +94,8 @@ Deno.test({
     // deno compile lists the embedded files: only the bundle, no node_modules, no test packages.
     const embedded = result.stderr.slice(result.stderr.indexOf("Embedded Files"));
     assertStringIncludes(embedded, "anchorfs.js");
+    // The entry's import("./anchorfs_core.js") is followed: the core file is embedded too.
+    assertStringIncludes(embedded, "anchorfs_core.js");
     for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {
       assertEquals(embedded.includes(absent), false, `${absent} embedded:\n${embedded}`);
     }
