@@ -24,7 +24,7 @@ import {
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
-import { readTextBody, readTextFile } from "./text_io.ts";
+import { readTextBody } from "./text_io.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
@@ -55,9 +55,14 @@ export async function viewFile(
   const whole = options.start === undefined && options.end === undefined;
   let source: ViewSource;
   try {
-    source = whole
-      ? wholeSource(await readTextFile(locations, location, limits, "view"))
-      : rangeSource(await readTextBody(locations, location, limits, "view"));
+    const file = await readTextBody(locations, location, limits, "view");
+    // Every line is split only when the view may need them all: a whole view that can show the
+    // whole file (and remember it), or a re-view that sends the changes. A longer file's default
+    // view shows its first page, like a range.
+    const all = whole &&
+      (session.views.get(fileKey(location)) !== undefined ||
+        countLines(file.body.text) <= VIEW_MAX_LINES);
+    source = all ? wholeSource(file) : rangeSource(file);
   } catch (e) {
     if (isAnchorError(e) && e.code === "BINARY_FILE") {
       return `${e.message}\n${
@@ -79,8 +84,8 @@ export async function viewFile(
     }`;
   }
 
-  if (whole && options.full !== true) {
-    const delta = reViewDelta(session, location, shownPath, source.print!, source.lines!);
+  if (whole && options.full !== true && source.lines && source.print) {
+    const delta = reViewDelta(session, location, shownPath, source.print, source.lines);
     if (delta !== null) return delta;
   }
 
@@ -165,8 +170,8 @@ export async function viewFile(
     last = n;
   }
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
-  if (whole && start === 1 && last === total) {
-    session.views.remember(fileKey(location), source.print!, source.lines!);
+  if (whole && start === 1 && last === total && source.lines && source.print) {
+    session.views.remember(fileKey(location), source.print, source.lines);
   }
 
   if (last < end) {
@@ -242,8 +247,9 @@ function reViewDelta(
 }
 
 /**
- * The file as a view reads it. A whole view splits every line (it shows them all, and remembers
- * them for the next re-view); a ranged view makes only the lines it shows (LineCursor).
+ * The file as a view reads it. A whole view of a file it can show whole splits every line (it
+ * shows them all, and remembers them for the next re-view); other views make only the lines they
+ * show (LineCursor).
  */
 interface ViewSource {
   total: number;
@@ -262,15 +268,15 @@ interface ViewSource {
   print?: string;
 }
 
-function wholeSource(file: { doc: TextDoc; bytes: Uint8Array }): ViewSource {
-  const { doc, bytes } = file;
-  const lines = doc.lines;
+function wholeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource {
+  const { body, bytes } = file;
+  const { lines, eols } = splitLines(body.text);
   return {
     total: lines.length,
     size: bytes.length,
-    encoding: doc.encoding,
-    bom: doc.bom,
-    crlf: doc.eols.some((e) => e === "\r\n"),
+    encoding: body.encoding,
+    bom: body.bom,
+    crlf: eols.some((e) => e === "\r\n"),
     line: (n) => lines[n - 1],
     allLines: () => lines,
     lines,
