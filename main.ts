@@ -6,6 +6,18 @@
 import { realTerminal } from "./lib/cli/output.ts";
 import { openEarly } from "./lib/mcp/early_start.ts";
 
+/**
+ * Runs the anchorfs command line with `args` (without the program name): `mcp` serves MCP on
+ * stdio until stdin closes; any other subcommand is the human CLI. Resolves to the exit code.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@anchorfs/anchorfs";
+ *
+ * const code = await main(["--version"]); // prints the version
+ * code; // 0
+ * ```
+ */
 export async function main(args: string[]): Promise<number> {
   const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
   // Loading blocks the event loop: let the opening exchange through first.

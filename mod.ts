@@ -1,19 +1,47 @@
 /**
- * anchorfs as a library: verified line ids, text decoding that keeps files as they are, the
- * file-backend interface with its local and in-memory implementations, and the MCP server
- * factory. The CLI and `anchorfs mcp` are built from these same pieces (see main.ts).
+ * anchorfs as a library. The public surface is what a program embedding anchorfs needs:
  *
- * @example
+ * - **Line ids** (`N:hh`): hash, format, parse and verify the ids every view shows.
+ * - **Edit planning**: decode a file into a {@linkcode TextDoc}, apply line edits by id
+ *   ({@linkcode planLineEdits}) or a str_replace ({@linkcode planStrReplace}) in memory, encode
+ *   it back byte for byte.
+ * - **Backends and services**: the {@linkcode FileBackend} interface with its local and
+ *   in-memory implementations, and {@linkcode createServices} / {@linkcode closeServices}, the
+ *   process-wide state the tools share.
+ * - **The MCP server factory** ({@linkcode createServerFactory}) and **the CLI entry**
+ *   ({@linkcode main}): `anchorfs mcp` and the human subcommands are built from these pieces.
+ *
+ * Every failure is an {@linkcode AnchorError} with a stable {@linkcode ErrorCode}, a message and a
+ * hint whose suggested calls are data ({@linkcode NextStep}), written by each interface in its own
+ * syntax ({@linkcode renderGuide}).
+ *
+ * @example Line ids
  * ```ts
- * import { formatLineId, parseLineId } from "./mod.ts";
- * formatLineId(42, "hello"); // "42:57"
- * parseLineId("42:57"); // { line: 42, hash: 0x57 }
+ * import { formatLineId, parseLineId } from "@anchorfs/anchorfs";
+ *
+ * const id = formatLineId(42, "hello"); // "42:57"
+ * parseLineId(id); // { line: 42, hash: 0x57 }
+ * ```
+ *
+ * @example Editing a file in memory by line id
+ * ```ts
+ * import { decodeText, encodeDoc, formatLineId, parseEditOps, planLineEdits } from "@anchorfs/anchorfs";
+ *
+ * const decoded = decodeText(new TextEncoder().encode("a\nb\nc\n"));
+ * if (decoded.kind !== "text") throw new Error("not text");
+ * const ops = parseEditOps([
+ *   { op: "replace", start: formatLineId(2, "b"), end: formatLineId(2, "b"), content: "B\n" },
+ * ]);
+ * const edited = planLineEdits(decoded.doc, ops, { path: "abc.txt" });
+ * new TextDecoder().decode(encodeDoc(edited)); // "a\nB\nc\n"
  * ```
  * @module
  */
 
+// Errors and the next steps they suggest.
 export {
   AnchorError,
+  type AnchorErrorInit,
   type ErrorCode,
   type Fault,
   formatError,
@@ -22,13 +50,17 @@ export {
 export {
   type Guide,
   guide,
+  type GuidePart,
   type NextStep,
   renderGuide,
   step,
   type StepSyntax,
   type ToolArgs,
   toolCallSyntax,
+  type ToolName,
 } from "./lib/core/next_step.ts";
+
+// Line ids.
 export {
   assertFresh,
   formatLineId,
@@ -37,47 +69,60 @@ export {
   type LineId,
   parseLineId,
   renderLine,
+  type StaleId,
   staleIdError,
 } from "./lib/core/edit/mod.ts";
-export { decodeText, encodeDoc, type TextDoc, type TextEncoding } from "./lib/core/text/mod.ts";
+
+// Text documents and edit planning.
+export {
+  type Decoded,
+  decodeText,
+  encodeDoc,
+  type TextDoc,
+  type TextEncoding,
+} from "./lib/core/text/mod.ts";
+export {
+  type Anchor,
+  type EditOp,
+  type MatchTier,
+  parseEditOps,
+  planLineEdits,
+  type PlanOptions,
+  planStrReplace,
+  type ShownMemory,
+  type StrReplaceRequest,
+  type StrReplaceResult,
+} from "./lib/core/edit/mod.ts";
+
+// The shell policy every command passes before it runs.
 export { judgeCommand, type PolicyVerdict } from "./lib/core/shell/mod.ts";
+export type { ShellKind } from "./lib/core/platform/mod.ts";
+
+// File backends.
 export type {
   DirEntry,
   EntryType,
   FileBackend,
   FileInfo,
+  ListTreeOptions,
+  ReadFilesOptions,
+  SpecialKind,
+  TreeEntry,
   WriteOptions,
 } from "./lib/ops/file_backend.ts";
-export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
-export { Confinement, type ConfinementOptions } from "./lib/ops/confinement.ts";
-export { type AllowedDir, isPathInside } from "./lib/core/path/mod.ts";
-export { createSession, type Session } from "./lib/ops/session.ts";
-export type { Services } from "./lib/ops/services.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
+export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
 export { MemoryBackend } from "./lib/backends/memory/memory_backend.ts";
-export { closeServices, createServices } from "./lib/compose.ts";
-export { createServerFactory } from "./lib/mcp/server.ts";
+
+// Services, locations and sessions.
+export { closeServices, createServices, type ServiceOptions } from "./lib/compose.ts";
+export type { Services } from "./lib/ops/services.ts";
+export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
+export type { RemoteTarget } from "./lib/core/ssh/mod.ts";
+export { createSession, type Session } from "./lib/ops/session.ts";
+
+// The MCP server factory and the CLI entry.
+export { createServerFactory, type ServerFactory } from "./lib/mcp/server.ts";
+export type { ServerOptions } from "./lib/mcp/tool_env.ts";
+export { main } from "./main.ts";
 export { VERSION } from "./lib/version.ts";
-
-// The use cases behind the MCP tools and the CLI subcommands.
-export { runView, type ViewArgs } from "./lib/ops/view.ts";
-export { runTextEditor, type TextEditorArgs } from "./lib/ops/edit/text_editor.ts";
-export { type BatchEditArgs, runBatchEdit } from "./lib/ops/edit/batch_edit.ts";
-export { type ExtractLinesArgs, runExtractLines } from "./lib/ops/edit/extract_lines.ts";
-export { runWorkdir } from "./lib/ops/workdir.ts";
-export { runShell } from "./lib/ops/shell.ts";
-export { JobManager, jobUri } from "./lib/ops/jobs/job_manager.ts";
-
-// Pure building blocks.
-export { planLineEdits, planStrReplace } from "./lib/core/edit/mod.ts";
-export { compileGlobs, GlobFilter } from "./lib/core/search/mod.ts";
-export {
-  checkHostKey,
-  parseKnownHosts,
-  parseRemoteUrl,
-  type RemoteTarget,
-  resolveSshHost,
-} from "./lib/core/ssh/mod.ts";
-
-// Remote files.
-export { SshPool } from "./lib/backends/ssh/ssh_pool.ts";

@@ -20,6 +20,7 @@ import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
 
+/** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
   /** Seconds to wait for an SSH connection. */
   sshTimeoutSeconds?: number;
@@ -35,6 +36,21 @@ export interface ServiceOptions {
   shell?: ShellKind;
 }
 
+/**
+ * Builds the process-wide services over the real backends: local disk, SSH (`ssh://` paths,
+ * connected on first use), shell jobs under the state dir. Creating them starts nothing; release
+ * them with {@linkcode closeServices}.
+ *
+ * @example
+ * ```ts
+ * import { closeServices, createServices } from "@anchorfs/anchorfs";
+ *
+ * const services = createServices({ maxFileBytes: 1024 * 1024 });
+ * const here = services.locations.localAt(Deno.cwd());
+ * (await services.locations.resolve("README.md", here)).path; // `${Deno.cwd()}/README.md`
+ * await closeServices(services);
+ * ```
+ */
 export function createServices(options: ServiceOptions = {}): Services {
   const locations = new Locations(new LocalBackend());
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });

@@ -24,25 +24,50 @@ export type Fault =
   /** A bug in anchorfs: retrying with other arguments will not help. */
   | "internal";
 
+/** What an {@linkcode AnchorError} is built from. */
 export interface AnchorErrorInit {
+  /** Stable machine-readable code, e.g. "STALE_LINE_ID" (the codes are listed in ErrorCode). */
   code: ErrorCode;
+  /** What failed, with the values involved quoted. */
   message: string;
   /** The next step: prose, or a guide whose calls each interface writes in its own syntax. */
   hint?: string | Guide;
+  /** Whose fault it is (default "caller"). */
   fault?: Fault;
   /** Extra text shown after the message (reports, listings); may name calls like the hint. */
   detail?: string | Guide;
+  /** The underlying error, kept as the standard `Error.cause`. */
   cause?: unknown;
 }
 
-/** A failure that carries everything its reader needs to decide the next step. */
+/**
+ * A failure that carries everything its reader needs to decide the next step.
+ *
+ * @example
+ * ```ts
+ * import { AnchorError, formatError, isAnchorError, parseLineId } from "@anchorfs/anchorfs";
+ *
+ * try {
+ *   parseLineId("12");
+ * } catch (e) {
+ *   if (!isAnchorError(e)) throw e;
+ *   e.code; // "INVALID_LINE_ID"
+ *   formatError(e); // message, then "Next: " and the hint
+ * }
+ * new AnchorError({ code: "NOT_FOUND", message: 'No file "a.txt".' }).fault; // "caller"
+ * ```
+ */
 export class AnchorError extends Error {
+  /** Stable machine-readable code, e.g. "STALE_LINE_ID". */
   readonly code: ErrorCode;
   /** The hint as data: its calls are steps, written by each interface in its own syntax. */
   readonly hintText: string | Guide | undefined;
+  /** Whose fault it is: decides whether retrying with other arguments can help. */
   readonly fault: Fault;
+  /** The detail as data (reports, listings), its calls written like the hint's. */
   readonly detailText: string | Guide | undefined;
 
+  /** Builds the error; `fault` defaults to "caller". */
   constructor(init: AnchorErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "AnchorError";
@@ -68,6 +93,7 @@ export class AnchorError extends Error {
   }
 }
 
+/** True when `value` is an {@linkcode AnchorError}. */
 export function isAnchorError(value: unknown): value is AnchorError {
   return value instanceof AnchorError;
 }

@@ -4,6 +4,7 @@
 
 /** The arguments of each tool that a next step may suggest (a subset of each tool's schema). */
 export interface ToolArgs {
+  /** Read a file or range, list a directory, or search contents. */
   view: {
     path: string;
     start?: number | string;
@@ -16,6 +17,7 @@ export interface ToolArgs {
     max_depth?: number;
     full?: boolean;
   };
+  /** Create, str_replace, delete or undo an edit of one file. */
   text_editor: {
     command: "create" | "str_replace" | "delete" | "undo_edit";
     path: string;
@@ -24,7 +26,9 @@ export interface ToolArgs {
     replace_all?: boolean;
     file_text?: string;
   };
+  /** Several line edits by id on one file. */
   batch_edit: { path: string; operations: readonly unknown[]; allow_repeat?: boolean };
+  /** Copy a line range into another (or the same) file. */
   extract_lines: {
     from_path: string;
     start: unknown;
@@ -32,11 +36,15 @@ export interface ToolArgs {
     to_path: string;
     position: unknown;
   };
+  /** Run a command line (`cwd`: where, when not the session's directory). */
   shell: { command: string; cwd?: string };
+  /** Get, set or reset the session's working directory. */
   workdir: { action: "get" | "set" | "reset"; path?: string };
+  /** List, read, wait for or kill background jobs. */
   jobs: { action: "list" | "read" | "wait" | "kill"; id?: string; bytes?: number };
 }
 
+/** The tools a next step may name. */
 export type ToolName = keyof ToolArgs;
 
 /** One suggested call: a tool and its arguments. */
@@ -54,7 +62,9 @@ export function step<T extends ToolName>(tool: T, args: ToolArgs[T]): NextStep {
  * than `next`. Build one with the `guide` tag.
  */
 export interface Guide {
+  /** The prose around the steps: one entry more than `next`. */
   readonly text: readonly string[];
+  /** The suggested calls, in the order they appear. */
   readonly next: readonly NextStep[];
 }
 
@@ -88,6 +98,15 @@ export function joinGuide(...parts: readonly GuidePart[]): Guide {
 /**
  * Tag for prose with steps: guide`Read it with ${step("view", { path })}.` — interpolated
  * strings and numbers are prose, steps stay data, guides are spliced in.
+ *
+ * @example
+ * ```ts
+ * import { guide, renderGuide, step, toolCallSyntax } from "@anchorfs/anchorfs";
+ *
+ * const hint = guide`Read it with ${step("view", { path: "a.txt" })}.`;
+ * hint.next; // [{ tool: "view", args: { path: "a.txt" } }]
+ * renderGuide(hint, toolCallSyntax); // 'Read it with view {"path":"a.txt"}.'
+ * ```
  */
 export function guide(strings: TemplateStringsArray, ...values: readonly GuidePart[]): Guide {
   const parts: GuidePart[] = [strings[0]!];
@@ -110,7 +129,8 @@ export type CallFormatter = (args: Partial<ToolArgs["view"]>) => GuidePart;
 export type StepSyntax = (step: NextStep) => string;
 
 /** A step as a model writes the tool call: `view {"path":"a.txt","start":1}`. */
-export const toolCallSyntax: StepSyntax = (s) => `${s.tool} ${JSON.stringify(s.args)}`;
+export const toolCallSyntax: StepSyntax = (s: NextStep): string =>
+  `${s.tool} ${JSON.stringify(s.args)}`;
 
 /** The text of a guide (or a plain string) with each step written in `syntax`. */
 export function renderGuide(text: string | Guide, syntax: StepSyntax): string {

@@ -14,8 +14,34 @@ import type { ServerOptions, ToolEnv } from "./tool_env.ts";
 
 export { SERVER_INSTRUCTIONS, SERVER_INSTRUCTIONS_NO_SHELL } from "./server_info.ts";
 
+/**
+ * Builds one fresh `McpServer` with the anchorfs tools registered; serveStdio (or an HTTP
+ * transport) calls it once per protocol era and for probes.
+ */
 export type ServerFactory = () => McpServer;
 
+/**
+ * The MCP server factory behind `anchorfs mcp`: every server it builds shares `services`
+ * (process-wide) and `session` (this connection's working directory and shown lines). Building
+ * a server has no side effects. Serve it with `serveStdio` from `@modelcontextprotocol/server`.
+ *
+ * @example
+ * ```ts
+ * import { closeServices, createServerFactory, createServices, createSession } from "@anchorfs/anchorfs";
+ *
+ * const services = createServices();
+ * const session = createSession(services.locations.localAt(Deno.cwd()));
+ * const factory = createServerFactory(services, session, {
+ *   foregroundWindowSeconds: 10,
+ *   tailBytes: 4096,
+ *   shell: false,
+ *   confined: false,
+ * });
+ * const server = factory(); // an McpServer: connect it to a transport
+ * await server.close();
+ * await closeServices(services);
+ * ```
+ */
 export function createServerFactory(
   services: Services,
   session: Session,

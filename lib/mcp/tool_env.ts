@@ -10,6 +10,7 @@ import type { Session } from "../ops/session.ts";
  */
 export const DEFAULT_DEADLINE_SECONDS = 50;
 
+/** How the servers a {@linkcode ServerFactory} builds behave (the `anchorfs mcp` flags). */
 export interface ServerOptions {
   /** Seconds a shell command runs in the foreground before it becomes a background job. */
   foregroundWindowSeconds: number;

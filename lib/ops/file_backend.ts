@@ -3,13 +3,17 @@
 
 import type { RemoteJobHost } from "./jobs/remote_job.ts";
 
+/** What a path is: a regular file, a directory, a symlink (when not followed), or anything else. */
 export type EntryType = "file" | "dir" | "symlink" | "other";
 
 /** What an "other" entry is, where the backend can tell: none of them is opened for reading. */
 export type SpecialKind = "fifo" | "character device" | "block device" | "socket";
 
+/** What `stat` reports about a path (symlinks followed). */
 export interface FileInfo {
+  /** What the path is. */
   type: EntryType;
+  /** Size in bytes (0 for directories on some backends). */
   size: number;
   /** Permission bits (e.g. 0o644), or null where the backend cannot tell. */
   mode: number | null;
@@ -19,12 +23,15 @@ export interface FileInfo {
   special?: SpecialKind;
 }
 
+/** One entry of a directory listing (`readDir`). */
 export interface DirEntry {
+  /** The entry's name inside the directory (no slashes). */
   name: string;
   /** From the directory entry itself (no stat per entry); "symlink" is not followed. */
   type: EntryType;
 }
 
+/** Options of `writeFileAtomic`. */
 export interface WriteOptions {
   /** Permission bits for the file; an existing file's mode is kept when omitted. */
   mode?: number;
@@ -38,11 +45,15 @@ export interface WriteOptions {
 
 /** One entry of a whole-tree listing; `path` is relative to the listed root, "/"-separated. */
 export interface TreeEntry {
+  /** Relative to the listed root, "/"-separated. */
   path: string;
+  /** What the entry is; symlinks are not followed. */
   type: EntryType;
+  /** Size in bytes. */
   size: number;
 }
 
+/** Options of `listTree`. */
 export interface ListTreeOptions {
   /**
    * List hidden directories (names starting with ".") but not what is inside them: a listing
@@ -51,6 +62,7 @@ export interface ListTreeOptions {
   skipHiddenDirContents?: boolean;
 }
 
+/** Options of `readFiles`. */
 export interface ReadFilesOptions {
   /**
    * Read at most this many bytes from the start of each file and report the full `size`: a
@@ -66,10 +78,27 @@ export interface ReadFilesOptions {
   skipLargerThan?: number;
 }
 
+/**
+ * A machine's files as anchorfs uses them: local disk (`LocalBackend`), memory (`MemoryBackend`,
+ * for tests and embedding) or an SSH host. Every tool reaches files only through this interface.
+ *
+ * @example
+ * ```ts
+ * import { type FileBackend, MemoryBackend } from "@anchorfs/anchorfs";
+ *
+ * const files: FileBackend = new MemoryBackend({ "/app/a.txt": "hello\n" });
+ * const bytes = await files.readFile("/app/a.txt");
+ * new TextDecoder().decode(bytes); // "hello\n"
+ * ```
+ */
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
-  /** Set when shell commands can run where these files are (an ssh host): runs jobs there. */
+  /**
+   * Set when shell commands can run where these files are (an ssh host): runs jobs there.
+   * Wiring between the SSH backend and the job manager, not part of the public API.
+   * @ignore
+   */
   readonly jobHost?: RemoteJobHost;
   /** Follows symlinks. Returns null when nothing exists at the path. */
   stat(path: string): Promise<FileInfo | null>;
@@ -96,6 +125,7 @@ export interface FileBackend {
   mkdirp(path: string): Promise<void>;
   /** Removes one file (not a directory). */
   removeFile(path: string): Promise<void>;
+  /** The entries of a directory, without `.` and `..`; throws NOT_FOUND when missing. */
   readDir(path: string): Promise<DirEntry[]>;
   /** Resolves symlinks and `..`; throws NOT_FOUND when missing. */
   realPath(path: string): Promise<string>;

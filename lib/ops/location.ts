@@ -16,7 +16,9 @@ import type { FileBackend } from "./file_backend.ts";
 /** Paths that name a job's output log rather than a file. */
 const JOB_LOG_PREFIX = "anchorfs://jobs/";
 
+/** A path the tools can use: the backend that owns it plus an absolute path there. */
 export interface Location {
+  /** The machine's files: local disk, memory or an SSH host. */
   backend: FileBackend;
   /** Absolute POSIX path on the backend's machine. */
   path: string;
@@ -34,6 +36,7 @@ export interface Location {
 
 /** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
 export interface RemoteOpener {
+  /** The backend for `target`, connecting on first use. */
   open(target: RemoteTarget): Promise<FileBackend>;
 }
 
@@ -43,6 +46,7 @@ export interface RemoteOpener {
  * Locations.resolve calls it for every path a file tool names.
  */
 export interface PathGuard {
+  /** Throws to refuse `location`; else the real path it approved (undefined: not confined). */
   check(location: Location): Promise<string | undefined>;
   /**
    * Called before a remote path opens a connection to its host: throws when no allowed directory
@@ -51,10 +55,30 @@ export interface PathGuard {
   beforeConnect?(target: RemoteTarget, url: string): Promise<void>;
 }
 
+/**
+ * Resolves paths as a model or person writes them (relative, absolute, `~/x`,
+ * `ssh://host/x`, `anchorfs://jobs/ID`) into {@linkcode Location}s. One per process, in
+ * {@linkcode Services}.
+ *
+ * @example
+ * ```ts
+ * import { Locations, MemoryBackend } from "@anchorfs/anchorfs";
+ *
+ * const locations = new Locations(new MemoryBackend({ "/app/src/a.ts": "" }));
+ * const cwd = locations.localAt("/app");
+ * (await locations.resolve("src/a.ts", cwd)).path; // "/app/src/a.ts"
+ * ```
+ */
 export class Locations {
   private guard: PathGuard | undefined;
   private jobLogs: FileBackend | undefined;
 
+  /**
+   * Resolves plain paths to `local` and `ssh://` paths through `remote`.
+   *
+   * @param local The backend plain paths resolve to (local disk in anchorfs).
+   * @param remote Opens `ssh://` paths; without one they fail with REMOTE_UNAVAILABLE.
+   */
   constructor(readonly local: FileBackend, private remote?: RemoteOpener) {}
 
   /** Confines every later `resolve` (anchorfs mcp --allow / --roots). */
@@ -77,10 +101,12 @@ export class Locations {
     return scoped;
   }
 
+  /** Serves `ssh://` paths with `opener` from now on. */
   setRemoteOpener(opener: RemoteOpener): void {
     this.remote = opener;
   }
 
+  /** The location of an absolute path on the local backend (no checks, no I/O). */
   localAt(path: string): Location {
     return { backend: this.local, path, url: path };
   }

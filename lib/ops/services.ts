@@ -1,5 +1,6 @@
-// Process-wide services shared by every session: file backends, and (later) jobs and the undo
-// history. Ops receive these as arguments; lib/compose.ts builds them.
+// Process-wide services shared by every session: path resolution over the file backends, shell
+// jobs, the undo history, edit locks and read limits. Ops receive these as arguments;
+// lib/compose.ts builds them.
 
 import type { Confinement } from "./confinement.ts";
 import type { JobManager } from "./jobs/job_manager.ts";
@@ -10,19 +11,46 @@ import type { ContentScanner } from "./search.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
 
+/**
+ * The process-wide state every session and tool shares. Build it with
+ * {@linkcode createServices}, hand it to {@linkcode createServerFactory} (with a
+ * {@linkcode Session}), and release it with {@linkcode closeServices}.
+ *
+ * Only `locations` and `shell` are public API: the other fields wire anchorfs's own layers
+ * together (jobs, undo, locks, limits) and change without notice.
+ */
 export interface Services {
+  /** Resolves the paths tools are given into backends and absolute paths. */
   locations: Locations;
-  /** Undo history of edits (text_editor undo_edit), per file, for the life of the server. */
+  /**
+   * Undo history of edits (text_editor undo_edit), per file, for the life of the server.
+   * @ignore
+   */
   undo: UndoStore;
-  /** Serializes edits to the same file inside the server. */
+  /**
+   * Serializes edits to the same file inside the server.
+   * @ignore
+   */
   editLocks: FileLocks;
-  /** The whole-file size limit (--max-file-bytes) and the byte budget of reads in flight. */
+  /**
+   * The whole-file size limit (--max-file-bytes) and the byte budget of reads in flight.
+   * @ignore
+   */
   reads: ReadLimits;
-  /** Shell jobs: started by the shell tool, durable under the state dir (lib/ops/jobs). */
+  /**
+   * Shell jobs: started by the shell tool, durable under the state dir (lib/ops/jobs).
+   * @ignore
+   */
   jobs: JobManager;
-  /** Optional parallel prefilter for literal searches on local disk (view); same results. */
+  /**
+   * Optional parallel prefilter for literal searches on local disk (view); same results.
+   * @ignore
+   */
   scanner?: ContentScanner;
-  /** Set by --allow / --roots (anchorfs mcp): the directories the file tools may use. */
+  /**
+   * Set by --allow / --roots (anchorfs mcp): the directories the file tools may use.
+   * @ignore
+   */
   confinement?: Confinement;
   /** The shell local commands run with (`--shell`; the platform's default when absent). */
   shell?: ShellKind;

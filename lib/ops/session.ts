@@ -1,5 +1,6 @@
-// Per-session state: the working directory and what the agent was shown. One Session per MCP
-// connection (or per HTTP session later); process-wide services live in services.ts.
+// Per-session state: the working directory and what the agent was shown. One Session per stdio
+// MCP connection, or per agent on the HTTP server (agent.ts); process-wide services live in
+// services.ts.
 
 import type { LoggedEdit } from "../core/edit/edit_log.ts";
 import { ShownLines } from "../core/edit/shown_lines.ts";
@@ -7,23 +8,50 @@ import { ViewMemory } from "../core/edit/view_memory.ts";
 import { type StepSyntax, toolCallSyntax } from "../core/next_step.ts";
 import type { Location } from "./location.ts";
 
+/**
+ * One agent's state across calls: where it is (`cwd`) and what it was shown, which the edit tools
+ * check line ids against. Create one per MCP connection with {@linkcode createSession}.
+ */
 export interface Session {
   /**
    * Where the session started (`anchorfs mcp --path`); `workdir reset` returns here. Moves to the
    * first root when the client's roots (--roots) no longer hold it.
    */
   root: Location;
+  /** The working directory relative paths resolve against (the workdir tool moves it). */
   cwd: Location;
-  /** Line hashes handed out in views and edit results, for batch_edit's range check. */
+  /**
+   * Line hashes handed out in views and edit results, for batch_edit's range check.
+   * @ignore
+   */
   readonly shown: ShownLines;
-  /** This session's own edits per file (fileKey), newest last: ids survive them. */
+  /**
+   * This session's own edits per file (fileKey), newest last: ids survive them.
+   * @ignore
+   */
   readonly edits: Map<string, LoggedEdit[]>;
-  /** Files this session viewed whole, so a re-view sends only what changed. */
+  /**
+   * Files this session viewed whole, so a re-view sends only what changed.
+   * @ignore
+   */
   readonly views: ViewMemory;
   /** How result texts write the calls they suggest: tool calls (MCP), command lines (CLI). */
   readonly steps: StepSyntax;
 }
 
+/**
+ * A fresh session starting (and with its working directory) at `root`. `steps` is how its result
+ * texts write the calls they suggest: tool calls (the default, for MCP) or command lines.
+ *
+ * @example
+ * ```ts
+ * import { createSession, Locations, MemoryBackend } from "@anchorfs/anchorfs";
+ *
+ * const locations = new Locations(new MemoryBackend({ "/srv/app/README.md": "hi\n" }));
+ * const session = createSession(locations.localAt("/srv/app"));
+ * session.cwd.path; // "/srv/app": relative paths resolve against it
+ * ```
+ */
 export function createSession(root: Location, steps: StepSyntax = toolCallSyntax): Session {
   return {
     root,

@@ -226,10 +226,28 @@ async function readToEnd(file: Deno.FsFile, size: number): Promise<Uint8Array> {
   }
 }
 
+/**
+ * The local disk as a {@linkcode FileBackend}: atomic writes (temp file, flush, rename), write
+ * locks shared by every anchorfs process of the user, and names that are not valid UTF-8 kept
+ * byte for byte.
+ *
+ * @example
+ * ```ts
+ * import { LocalBackend } from "@anchorfs/anchorfs";
+ *
+ * const disk = new LocalBackend();
+ * const dir = await Deno.makeTempDir();
+ * await disk.writeFileAtomic(`${dir}/a.txt`, new TextEncoder().encode("hi\n"));
+ * (await disk.stat(`${dir}/a.txt`))?.size; // 3
+ * await Deno.remove(dir, { recursive: true });
+ * await disk.close();
+ * ```
+ */
 export class LocalBackend implements FileBackend {
   readonly id = "local";
   private readonly locks: LocalWriteLocks;
 
+  /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
     this.locks = new LocalWriteLocks(options.locks);
   }
@@ -348,6 +366,7 @@ export class LocalBackend implements FileBackend {
     }
   }
 
+  /** The entries of a directory; throws NOT_FOUND when it does not exist. */
   readDir(path: string): Promise<DirEntry[]> {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
@@ -483,6 +502,7 @@ export class LocalBackend implements FileBackend {
     } catch { /* left over: removed as dead by a later write */ }
   }
 
+  /** `mkdirp` for a path whose bytes are not valid UTF-8 (goes through raw names). */
   private async mkdirpRaw(path: string): Promise<void> {
     const names = raw(path);
     const info = await this.stat(path);

@@ -6,6 +6,7 @@ import { baseName, parentPath } from "../../core/path/path_text.ts";
 import { lockTimeout } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 
+/** Where `LocalBackend` keeps its cross-process write locks and how long it waits for one. */
 export interface WriteLockOptions {
   /** The folder holding the lock files (default: the first usable of lockDirCandidates()). */
   dir?: string;

@@ -12,6 +12,20 @@ interface MemFile {
   mtimeMs: number;
 }
 
+/**
+ * A whole file system in memory: a real {@linkcode FileBackend} (not a mock) that tests and
+ * embedders can use where disk is not wanted. Paths are absolute POSIX paths; parent directories
+ * exist implicitly.
+ *
+ * @example
+ * ```ts
+ * import { MemoryBackend } from "@anchorfs/anchorfs";
+ *
+ * const files = new MemoryBackend({ "/src/a.txt": "one\n" });
+ * await files.writeFileAtomic("/src/b.txt", new TextEncoder().encode("two\n"));
+ * (await files.readDir("/src")).map((e) => e.name); // ["a.txt", "b.txt"]
+ * ```
+ */
 export class MemoryBackend implements FileBackend {
   readonly id = "memory";
   private files = new Map<string, MemFile>();
@@ -19,6 +33,7 @@ export class MemoryBackend implements FileBackend {
   private clock = 1;
   private lockTails = new Map<string, Promise<void>>();
 
+  /** Starts with `initial` files (absolute path → text or bytes), their parents created. */
   constructor(initial: Record<string, string | Uint8Array> = {}) {
     for (const [path, content] of Object.entries(initial)) {
       this.put(path, typeof content === "string" ? new TextEncoder().encode(content) : content);
@@ -32,6 +47,7 @@ export class MemoryBackend implements FileBackend {
     this.files.set(p, { data, mode, mtimeMs: this.clock++ });
   }
 
+  /** Creates every missing parent directory of `path`. */
   private addParents(path: string): void {
     for (let d = parentPath(path); !this.dirs.has(d); d = parentPath(d)) this.dirs.add(d);
   }
@@ -112,6 +128,7 @@ export class MemoryBackend implements FileBackend {
     return Promise.resolve();
   }
 
+  /** The entries of a directory; throws NOT_FOUND when it does not exist. */
   readDir(path: string): Promise<DirEntry[]> {
     if (!this.dirs.has(path)) return Promise.reject(notFound(path, "directory"));
     const prefix = path === "/" ? "/" : `${path}/`;

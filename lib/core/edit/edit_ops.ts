@@ -7,6 +7,10 @@ import { hashHex, type LineId, parseLineId } from "./line_id.ts";
 /** Where an insert goes: after a verified line, at the start (0) or at the end (-1). */
 export type Anchor = { kind: "start" } | { kind: "end" } | { kind: "after"; id: LineId };
 
+/**
+ * One line operation, validated ({@linkcode parseEditOps} builds them from what a model sent);
+ * `what` names it in messages (e.g. "operations[1]").
+ */
 export type EditOp =
   | { op: "insert"; anchor: Anchor; lines: string[]; what: string }
   | { op: "replace"; start: LineId; end: LineId; lines: string[]; what: string };

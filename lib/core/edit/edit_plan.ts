@@ -22,9 +22,11 @@ interface Span {
   index: number;
 }
 
+/** Options of {@linkcode planLineEdits}. */
 export interface PlanOptions {
   /** The path as the agent wrote it, for messages. */
   path: string;
+  /** What the agent was shown of this file; without it, range interiors are not checked. */
   shown?: ShownMemory;
 }
 

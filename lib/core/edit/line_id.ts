@@ -41,6 +41,7 @@ export function hashHex(hash: number): string {
   return hash.toString(16).padStart(2, "0");
 }
 
+/** A parsed line id `N:hh`. */
 export interface LineId {
   /** 1-based line number. */
   line: number;
@@ -48,6 +49,16 @@ export interface LineId {
   hash: number;
 }
 
+/**
+ * The id of a line: its 1-based number and the 2-hex hash of its content.
+ *
+ * @example
+ * ```ts
+ * import { formatLineId } from "@anchorfs/anchorfs";
+ *
+ * formatLineId(42, "hello"); // "42:57"
+ * ```
+ */
 export function formatLineId(line: number, content: string): string {
   return `${line}:${hashHex(hashLine(content))}`;
 }
@@ -139,7 +150,9 @@ export function lineHashIndex(lines: readonly string[]): LineHashIndex {
   return index;
 }
 
+/** A line id that no longer matches the file, and why. */
 export interface StaleId {
+  /** The id as given. */
   id: LineId;
   /** What argument held the id (e.g. "start", "operations[2].end"). */
   what: string;
@@ -239,6 +252,10 @@ export function assertFresh(
   if (stale.length > 0) throw staleIdError(path, lines, stale, outcome);
 }
 
+/**
+ * The STALE_LINE_ID error for `stale` ids of `path`: the message names the first one, the detail
+ * is {@linkcode formatStaleReport}'s report, and `outcome` says what did not happen.
+ */
 export function staleIdError(
   path: string,
   lines: readonly string[],

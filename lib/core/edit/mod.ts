@@ -5,7 +5,7 @@
 export { renderEditDiff, renderFileHead, type ShownLine } from "./edit_diff.ts";
 export { describeShifts, type LoggedEdit, remapThroughLog, splicesBetween } from "./edit_log.ts";
 export { type Anchor, type EditOp, parseAnchor, parseEditOps } from "./edit_ops.ts";
-export { planLineEdits } from "./edit_plan.ts";
+export { planLineEdits, type PlanOptions } from "./edit_plan.ts";
 export { editSlipError, findEditSlips } from "./edit_slip.ts";
 export {
   assertFresh,
@@ -18,9 +18,15 @@ export {
   type LineId,
   parseLineId,
   renderLine,
+  type StaleId,
   staleIdError,
 } from "./line_id.ts";
 export { linePrint, ShownLines, type ShownMemory } from "./shown_lines.ts";
 export { sameDoc } from "./splice_lines.ts";
 export { ViewMemory } from "./view_memory.ts";
-export { planStrReplace } from "./str_replace/mod.ts";
+export {
+  type MatchTier,
+  planStrReplace,
+  type StrReplaceRequest,
+  type StrReplaceResult,
+} from "./str_replace/mod.ts";

@@ -24,6 +24,7 @@ const encoder = new TextEncoder();
 export interface ShownMemory {
   /** False when nothing of this file was ever shown (fresh server, CLI): interiors unchecked. */
   known: boolean;
+  /** The 8-bit hash line `line` had when it was shown; undefined when it was not shown. */
   hashAt(line: number): number | undefined;
   /** The 32-bit content fingerprint shown for the line (linePrint), when the recorder had it. */
   printAt?(line: number): number | undefined;

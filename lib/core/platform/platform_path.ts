@@ -83,6 +83,8 @@ export function isAbsolutePath(platform: PlatformDescription, path: string): boo
  *
  * @example
  * ```ts
+ * import { describePlatform } from "./platform.ts";
+ *
  * normalizePath(describePlatform("windows"), "c:/Users//me/./src/../x"); // "C:\\Users\\me\\x"
  * ```
  */

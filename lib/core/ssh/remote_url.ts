@@ -3,10 +3,13 @@
 
 import { AnchorError } from "../errors.ts";
 
+/** An SSH host as an `ssh://` path names it. */
 export interface RemoteTarget {
   /** The host as written (an ssh config alias or a host name). */
   host: string;
+  /** The user from `user@host`, when given. */
   user?: string;
+  /** The port from `host:port`, when given. */
   port?: number;
 }
 

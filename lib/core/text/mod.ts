@@ -14,6 +14,7 @@ export {
   statsOf,
 } from "./terminal_text.ts";
 export {
+  type Decoded,
   decodeLatin1,
   decodeText,
   describeEncoding,

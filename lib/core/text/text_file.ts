@@ -5,10 +5,12 @@
 
 import { AnchorError } from "../errors.ts";
 
+/** The encodings a text file is read and written back in. */
 export type TextEncoding = "utf-8" | "utf-16le" | "utf-16be" | "latin1";
 
 /** A text file split into lines; joining `lines[i] + eols[i]` gives back the decoded text. */
 export interface TextDoc {
+  /** The encoding it was read in and is written back in. */
   encoding: TextEncoding;
   /** Whether the file started with a byte order mark (never part of line 1's content). */
   bom: boolean;
@@ -18,6 +20,7 @@ export interface TextDoc {
   eols: string[];
 }
 
+/** What {@linkcode decodeText} found: a text document, or why the bytes are binary. */
 export type Decoded =
   | { kind: "text"; doc: TextDoc }
   | { kind: "binary"; reason: string };
@@ -49,6 +52,24 @@ export type DecodedBody =
   | { kind: "text"; body: DecodedText }
   | { kind: "binary"; reason: string };
 
+/**
+ * Decodes file bytes as they are: the encoding (UTF-8 with or without BOM, UTF-16 with BOM, else
+ * Latin-1), each line's terminator and the final newline are kept, so {@linkcode encodeDoc}
+ * writes back the same bytes.
+ *
+ * @example
+ * ```ts
+ * import { decodeText, encodeDoc } from "@anchorfs/anchorfs";
+ *
+ * const bytes = new TextEncoder().encode("a\r\nb");
+ * const decoded = decodeText(bytes);
+ * if (decoded.kind === "text") {
+ *   decoded.doc.lines; // ["a", "b"]
+ *   decoded.doc.eols; // ["\r\n", ""]
+ *   encodeDoc(decoded.doc); // the same bytes
+ * }
+ * ```
+ */
 export function decodeText(bytes: Uint8Array): Decoded {
   const decoded = decodeTextBody(bytes);
   if (decoded.kind === "binary") return decoded;

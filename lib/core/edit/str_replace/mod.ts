@@ -16,14 +16,21 @@ import { guide, step } from "../../next_step.ts";
 export type { MatchTier } from "./rung.ts";
 export { unescapeLiteral } from "./escaped.ts";
 
+/** What {@linkcode planStrReplace} replaces. */
 export interface StrReplaceRequest {
+  /** The text to find (CRLF read as LF; `N:hh|` prefixes pasted from a view are removed). */
   oldText: string;
+  /** What replaces it. */
   newText: string;
+  /** Replace every exact match instead of requiring exactly one. */
   replaceAll?: boolean;
 }
 
+/** The outcome of {@linkcode planStrReplace}: the new document and how it matched. */
 export interface StrReplaceResult {
+  /** The document after the replacement. */
   doc: TextDoc;
+  /** Which rung of the ladder matched. */
   tier: MatchTier;
   /** Matches applied, as 1-based line ranges of the old file. */
   matches: { startLine: number; endLine: number }[];
@@ -31,7 +38,21 @@ export interface StrReplaceResult {
   notes: string[];
 }
 
-/** Runs the ladder. Throws NO_MATCH / AMBIGUOUS_MATCH / NO_CHANGE / INVALID_ARGUMENT. */
+/**
+ * Runs the ladder on `doc` (`path` names the file in messages). Throws NO_MATCH /
+ * AMBIGUOUS_MATCH / NO_CHANGE / INVALID_ARGUMENT, writing nothing.
+ *
+ * @example
+ * ```ts
+ * import { decodeText, planStrReplace } from "@anchorfs/anchorfs";
+ *
+ * const decoded = decodeText(new TextEncoder().encode("let x = 1;\nlet y = 2;\n"));
+ * if (decoded.kind !== "text") throw new Error("not text");
+ * const result = planStrReplace(decoded.doc, { oldText: "y = 2", newText: "y = 3" }, "a.ts");
+ * result.tier; // "exact"
+ * result.doc.lines; // ["let x = 1;", "let y = 3;"]
+ * ```
+ */
 export function planStrReplace(
   doc: TextDoc,
   request: StrReplaceRequest,

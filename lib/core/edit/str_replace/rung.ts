@@ -4,6 +4,7 @@
 import type { TextDoc } from "../../text/text_file.ts";
 import type { CharEdit, LfText } from "./lf_text.ts";
 
+/** Which rung of the str_replace ladder matched: exact text first, then the recoveries. */
 export type MatchTier = "exact" | "escaped" | "fuzzy" | "escaped_fuzzy";
 
 export interface RungInput {

@@ -1,6 +1,6 @@
 // Shell policy: judges a command line before anything runs and refuses shell misuse (cat, grep,
 // find, sed, bare sleep, never-ending commands) with the exact replacement call. Pure. This entry
-// renders the verdict; shell_policy/ judges (script.ts walks, rules.ts decides).
+// renders the verdict; the other files of this folder judge (script.ts walks, rules.ts decides).
 
 import { formatRefusal } from "./policy_messages.ts";
 import type { Refusal } from "./invocation.ts";
@@ -10,6 +10,7 @@ import type { ShellKind } from "../../platform/platform.ts";
 
 export type { PolicyRule } from "./policy_messages.ts";
 
+/** The shell policy's verdict on a command line: allowed, or refused with the message to show. */
 export type PolicyVerdict =
   | { allowed: true }
   | {
@@ -26,6 +27,15 @@ export type PolicyVerdict =
  * Judges a whole command line as the given shell reads it (default bash; cmd.exe and
  * PowerShell lines get the Windows equivalents of each rule); refuses with the first
  * offending simple command in it.
+ *
+ * @example
+ * ```ts
+ * import { judgeCommand } from "@anchorfs/anchorfs";
+ *
+ * judgeCommand("deno task test").allowed; // true
+ * const verdict = judgeCommand("cat src/main.ts");
+ * if (!verdict.allowed) verdict.rule; // "read_file": the message names the view call to use
+ * ```
  */
 export function judgeCommand(command: string, shell: ShellKind = "bash"): PolicyVerdict {
   let refusal: Refusal | undefined;
