@@ -2,7 +2,7 @@
 // row per file so an agent can budget its reads. Lines are counted on raw bytes; output is capped
 // with a notice saying how to narrow; an empty result is a sentence, never an empty string.
 // A path with a tab, newline, control character or bytes that are not UTF-8 is quoted
-// (core/path_quote.ts), so every row is one file and its path works in any tool.
+// (core/path/path_quote.ts), so every row is one file and its path works in any tool.
 
 import { looksBinary } from "../core/text/text_file.ts";
 import { countLines, estimateTokens, textBytes } from "../core/text/token_estimate.ts";

@@ -2,7 +2,7 @@
 // each whole file buffer (no decoding, no per-line work for files without a match), and prints
 // matches grouped by file as `N:hh|content` so edit tools can take the ids directly. Files are
 // streamed in path order; output is capped with a notice saying how to narrow. File headers quote
-// odd names as listings do (core/path_quote.ts); directories the walk could not read are reported.
+// odd names as listings do (core/path/path_quote.ts); directories the walk could not read are reported.
 
 import { formatLineId, hashLine, renderLine } from "../core/edit/line_id.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";

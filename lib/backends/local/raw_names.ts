@@ -1,7 +1,7 @@
 // File names that are not valid UTF-8, on Linux. Deno's file APIs (and its node:fs) take and
 // return strings and turn such bytes into U+FFFD, so the file can be neither named nor opened.
 // Here libc, through FFI, lists directories as bytes and opens byte paths; above this file such a
-// name is a string whose odd bytes are U+DC80..U+DCFF (core/path_quote.ts), and Deno reaches an
+// name is a string whose odd bytes are U+DC80..U+DCFF (core/path/path_quote.ts), and Deno reaches an
 // opened file through its /proc/self/fd/N alias. Used only for those names; null elsewhere.
 
 import { decodeNameBytes, encodeNameBytes } from "../../core/path/path_quote.ts";

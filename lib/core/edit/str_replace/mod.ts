@@ -1,6 +1,7 @@
 // The str_replace matching ladder, in LF space: exact, escaped-literal recovery, whitespace-
-// normalized with re-indentation, both of the last two together, then diagnostics (one file per rung in str_replace/). Only a
-// unique match is applied (or every exact one with replace_all); else it fails, writing nothing.
+// normalized with re-indentation, both of the last two together, then diagnostics (one file per
+// rung in this folder). Only a unique match is applied (or every exact one with replace_all);
+// else it fails, writing nothing.
 
 import { AnchorError } from "../../errors.ts";
 import { sameDoc } from "../splice_lines.ts";

@@ -1,6 +1,7 @@
 // Shell command-line parsing for the shell policy: the simple commands a bash line would run
 // (through lists, pipelines, subshells, groups, loops, $( ), backticks, process substitution) with
-// quotes removed. Pure, never spawns a shell. The lexer and grammar are in shell_parse/.
+// quotes removed. Pure, never spawns a shell. This entry runs the parser; the lexer and the grammar
+// are the other files of this folder (lexer.ts, parser.ts, syntax.ts).
 
 import { INITIAL_CONTEXT, Parser } from "./parser.ts";
 import { type ParseResult, ShellSyntaxError, type Word } from "./syntax.ts";
