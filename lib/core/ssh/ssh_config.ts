@@ -263,8 +263,16 @@ interface Resolution {
   proxyJump?: { spec: string; origin: ConfigOrigin };
 }
 
-function resolveOne(input: ResolveInput, notes: string[]): Resolution {
-  const lines = applicableLines(input, input.host, notes);
+/** The lines that apply to one host: the first value of each keyword, plus the repeatable ones. */
+interface HostLines {
+  first: Map<string, ConfigLine>;
+  identityLines: ConfigLine[];
+  knownHostLines: ConfigLine[];
+  value(keyword: string): string | undefined;
+  origin(keyword: string): ConfigOrigin | undefined;
+}
+
+function hostLines(lines: readonly ConfigLine[]): HostLines {
   const first = new Map<string, ConfigLine>();
   const identityLines: ConfigLine[] = [];
   const knownHostLines: ConfigLine[] = [];
@@ -273,47 +281,41 @@ function resolveOne(input: ResolveInput, notes: string[]): Resolution {
     else if (!first.has(l.keyword)) first.set(l.keyword, l);
     if (l.keyword === "userknownhostsfile" && knownHostLines.length === 0) knownHostLines.push(l);
   }
-  const value = (k: string) => first.get(k)?.args[0];
-  const origin = (k: string): ConfigOrigin | undefined => {
-    const l = first.get(k);
-    return l ? { file: l.file, line: l.line } : undefined;
+  return {
+    first,
+    identityLines,
+    knownHostLines,
+    value: (k) => first.get(k)?.args[0],
+    origin: (k) => {
+      const l = first.get(k);
+      return l ? { file: l.file, line: l.line } : undefined;
+    },
   };
+}
 
-  let port = 22;
-  if (input.port !== undefined) {
-    port = input.port;
-  } else if (value("port") !== undefined) {
-    const raw = value("port")!;
-    if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
-      const o = origin("port")!;
-      throw new AnchorError({
-        code: "SSH_CONFIG_INVALID",
-        message: `${o.file}:${o.line}: Port ${
-          JSON.stringify(raw)
-        } is not a number from 1 to 65535.`,
-        hint: "Fix the Port line of the ssh config (service names are not supported).",
-        fault: "environment",
-      });
-    }
-    port = Number(raw);
+function resolvePort(input: ResolveInput, config: HostLines): number {
+  if (input.port !== undefined) return input.port;
+  const raw = config.value("port");
+  if (raw === undefined) return 22;
+  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    const o = config.origin("port")!;
+    throw new AnchorError({
+      code: "SSH_CONFIG_INVALID",
+      message: `${o.file}:${o.line}: Port ${JSON.stringify(raw)} is not a number from 1 to 65535.`,
+      hint: "Fix the Port line of the ssh config (service names are not supported).",
+      fault: "environment",
+    });
   }
-  const user = input.user ?? value("user") ?? input.localUser;
-  const baseTokens = {
-    h: input.host,
-    r: user,
-    u: input.localUser,
-    p: String(port),
-    d: input.homeDir,
-    n: input.host,
-  };
-  const hostNameRaw = value("hostname");
-  const hostName = hostNameRaw === undefined
-    ? input.host
-    : expandTokens(hostNameRaw, baseTokens, origin("hostname")!);
-  const tokens = { ...baseTokens, h: hostName };
+  return Number(raw);
+}
 
+function resolveIdentityFiles(
+  input: ResolveInput,
+  config: HostLines,
+  tokens: TokenValues,
+): string[] {
   const identityFiles: string[] = [];
-  for (const l of identityLines) {
+  for (const l of config.identityLines) {
     for (const arg of l.args.slice(0, 1)) {
       if (arg.toLowerCase() === "none") continue;
       const o = { file: l.file, line: l.line };
@@ -325,53 +327,40 @@ function resolveOne(input: ResolveInput, notes: string[]): Resolution {
       if (!identityFiles.includes(path)) identityFiles.push(path);
     }
   }
+  return identityFiles;
+}
 
-  let agent: AgentChoice = { kind: "env" };
-  const agentRaw = value("identityagent");
-  if (agentRaw !== undefined) {
-    const o = origin("identityagent")!;
-    if (agentRaw.toLowerCase() === "none") agent = { kind: "none" };
-    else if (agentRaw === "SSH_AUTH_SOCK") agent = { kind: "env" };
-    else if (/^\$[A-Za-z_][A-Za-z0-9_]*$/.test(agentRaw)) {
-      const v = input.env?.(agentRaw.slice(1));
-      agent = v ? { kind: "socket", path: v } : { kind: "none" };
-    } else {
-      agent = {
-        kind: "socket",
-        path: expandTilde(
-          expandTokens(expandEnv(agentRaw, input.env, o), tokens, o),
-          input.homeDir,
-        ),
-      };
-    }
+function resolveAgent(input: ResolveInput, config: HostLines, tokens: TokenValues): AgentChoice {
+  const agentRaw = config.value("identityagent");
+  if (agentRaw === undefined) return { kind: "env" };
+  const o = config.origin("identityagent")!;
+  if (agentRaw.toLowerCase() === "none") return { kind: "none" };
+  if (agentRaw === "SSH_AUTH_SOCK") return { kind: "env" };
+  if (/^\$[A-Za-z_][A-Za-z0-9_]*$/.test(agentRaw)) {
+    const v = input.env?.(agentRaw.slice(1));
+    return v ? { kind: "socket", path: v } : { kind: "none" };
   }
-
-  const knownHostsFiles = knownHostLines.length > 0
-    ? knownHostLines[0]!.args.filter((a) => a.toLowerCase() !== "none").map((a) => {
-      const o = { file: knownHostLines[0]!.file, line: knownHostLines[0]!.line };
-      return expandTilde(expandTokens(a, tokens, o), input.homeDir, input.homeDir);
-    })
-    : [`${input.homeDir}/.ssh/known_hosts`, `${input.homeDir}/.ssh/known_hosts2`];
-
-  const host: ResolvedHost = {
-    alias: input.host,
-    hostName,
-    user,
-    port,
-    identityFiles,
-    identitiesOnly: value("identitiesonly")?.toLowerCase() === "yes",
-    agent,
-    knownHostsFiles,
-    notes,
+  return {
+    kind: "socket",
+    path: expandTilde(expandTokens(expandEnv(agentRaw, input.env, o), tokens, o), input.homeDir),
   };
-  const timeout = value("connecttimeout");
-  if (timeout !== undefined && /^[0-9]+$/.test(timeout) && Number(timeout) > 0) {
-    host.connectTimeoutSeconds = Number(timeout);
-  }
+}
 
-  // ProxyJump and ProxyCommand exclude each other; like OpenSSH the first one set wins.
-  const jumpLine = first.get("proxyjump");
-  const commandLine = first.get("proxycommand");
+function resolveKnownHosts(input: ResolveInput, config: HostLines, tokens: TokenValues): string[] {
+  const line = config.knownHostLines[0];
+  if (line === undefined) {
+    return [`${input.homeDir}/.ssh/known_hosts`, `${input.homeDir}/.ssh/known_hosts2`];
+  }
+  const o = { file: line.file, line: line.line };
+  return line.args.filter((a) => a.toLowerCase() !== "none").map((a) =>
+    expandTilde(expandTokens(a, tokens, o), input.homeDir, input.homeDir)
+  );
+}
+
+/** ProxyJump and ProxyCommand exclude each other; like OpenSSH the first one set wins. */
+function resolveProxy(input: ResolveInput, config: HostLines): Resolution["proxyJump"] {
+  const jumpLine = config.first.get("proxyjump");
+  const commandLine = config.first.get("proxycommand");
   const commandActive = commandLine && commandLine.args[0]?.toLowerCase() !== "none";
   const jumpActive = jumpLine && jumpLine.args[0]?.toLowerCase() !== "none";
   if (commandActive && (!jumpActive || commandLine.line <= jumpLine.line)) {
@@ -382,16 +371,48 @@ function resolveOne(input: ResolveInput, notes: string[]): Resolution {
       { file: commandLine.file, line: commandLine.line },
     );
   }
-  if (jumpActive) {
-    return {
-      host,
-      proxyJump: {
-        spec: jumpLine.args.join(" "),
-        origin: { file: jumpLine.file, line: jumpLine.line },
-      },
-    };
+  if (!jumpActive) return undefined;
+  return {
+    spec: jumpLine.args.join(" "),
+    origin: { file: jumpLine.file, line: jumpLine.line },
+  };
+}
+
+function resolveOne(input: ResolveInput, notes: string[]): Resolution {
+  const config = hostLines(applicableLines(input, input.host, notes));
+  const port = resolvePort(input, config);
+  const user = input.user ?? config.value("user") ?? input.localUser;
+  const baseTokens = {
+    h: input.host,
+    r: user,
+    u: input.localUser,
+    p: String(port),
+    d: input.homeDir,
+    n: input.host,
+  };
+  const hostNameRaw = config.value("hostname");
+  const hostName = hostNameRaw === undefined
+    ? input.host
+    : expandTokens(hostNameRaw, baseTokens, config.origin("hostname")!);
+  const tokens = { ...baseTokens, h: hostName };
+
+  const host: ResolvedHost = {
+    alias: input.host,
+    hostName,
+    user,
+    port,
+    identityFiles: resolveIdentityFiles(input, config, tokens),
+    identitiesOnly: config.value("identitiesonly")?.toLowerCase() === "yes",
+    agent: resolveAgent(input, config, tokens),
+    knownHostsFiles: resolveKnownHosts(input, config, tokens),
+    notes,
+  };
+  const timeout = config.value("connecttimeout");
+  if (timeout !== undefined && /^[0-9]+$/.test(timeout) && Number(timeout) > 0) {
+    host.connectTimeoutSeconds = Number(timeout);
   }
-  return { host };
+  const proxyJump = resolveProxy(input, config);
+  return proxyJump ? { host, proxyJump } : { host };
 }
 
 /**
