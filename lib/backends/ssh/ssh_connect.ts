@@ -160,6 +160,70 @@ const HOST_KEY_ALGOS_FOR_TYPE: Record<string, string[]> = {
   "ssh-rsa": ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"],
 };
 
+/** What a host key check refused, for the connection's error handler to report. */
+interface HostKeyRefusal {
+  error?: AnchorError;
+}
+
+/**
+ * The hostVerifier ssh2 calls: accepts a known key, records a new one (accept-new), and refuses a
+ * changed or revoked one, leaving the error in `refusal`.
+ */
+function hostKeyVerifier(
+  host: ResolvedHost,
+  options: ConnectOptions,
+  known: KnownHostEntry[],
+  names: string[],
+  refusal: HostKeyRefusal,
+): (key: Uint8Array, verify: (ok: boolean) => void) => void {
+  return (key, verify) => {
+    const blob = new Uint8Array(key);
+    const decision = checkHostKey(known, names, blob);
+    if (decision.kind === "known") return verify(true);
+    const fp = fingerprintSha256(blob);
+    const type = keyTypeOfBlob(blob);
+    if (decision.kind === "new") {
+      const file = host.knownHostsFiles[0];
+      if (!file) return verify(true);
+      const line = formatKnownHostLine(names[0]!, blob);
+      recordHostKey(file, line).then(() => {
+        options.onNewHostKey?.(file, line);
+        verify(true);
+      }, (e) => {
+        refusal.error = new AnchorError({
+          code: "SSH_HOST_KEY_UNRECORDED",
+          message: `Cannot record the host key of ${describeHost(host)} (${type} ${fp}) in ${
+            JSON.stringify(file)
+          }: ${(e as Error).message}`,
+          hint: "Make the known_hosts file writable, or run `ssh " + host.alias +
+            "` once in a terminal to record the key, then retry.",
+          fault: "environment",
+        });
+        verify(false);
+      });
+      return;
+    }
+    const where = decision.kind === "revoked" ? [decision.entry] : decision.entries;
+    const lines = where.map((e) => `${e.file}:${e.line}`).join(", ");
+    refusal.error = new AnchorError({
+      code: decision.kind === "revoked" ? "SSH_HOST_KEY_REVOKED" : "SSH_HOST_KEY_CHANGED",
+      message: decision.kind === "revoked"
+        ? `The host key of ${
+          describeHost(host)
+        } (${type} ${fp}) is marked @revoked at ${lines}; refusing to connect.`
+        : `The host key of ${describeHost(host)} has CHANGED: it now presents ${type} ${fp}, ` +
+          `which does not match the key recorded at ${lines}. Refusing to connect: this can ` +
+          "be a man-in-the-middle attack, or the host was reinstalled.",
+      hint: "Ask the user to verify the new key with the host's administrator; if it is " +
+        `legitimate, remove the old entry with \`ssh-keygen -R "${names[0]}" -f ${
+          where[0]?.file ?? "~/.ssh/known_hosts"
+        }\` and retry the same call.`,
+      fault: "environment",
+    });
+    verify(false);
+  };
+}
+
 /** Connects one hop. `sock` is the forwarded channel when going through a bastion. */
 function connectOne(
   host: ResolvedHost,
@@ -171,7 +235,7 @@ function connectOne(
     const plan = await planAuth(host, options);
     const known = await readKnownHosts(host.knownHostsFiles);
     const names = hostKeyNames(host);
-    let hostKeyError: AnchorError | undefined;
+    const refusal: HostKeyRefusal = {};
     const tried: string[] = [];
 
     const preferred = knownKeyTypes(known, names).flatMap((t) => HOST_KEY_ALGOS_FOR_TYPE[t] ?? [t]);
@@ -184,52 +248,7 @@ function connectOne(
       readyTimeout: Math.max(1, deadline - Date.now()),
       keepaliveInterval: 15_000,
       keepaliveCountMax: 3,
-      hostVerifier: (key: Uint8Array, verify: (ok: boolean) => void) => {
-        const blob = new Uint8Array(key);
-        const decision = checkHostKey(known, names, blob);
-        if (decision.kind === "known") return verify(true);
-        const fp = fingerprintSha256(blob);
-        const type = keyTypeOfBlob(blob);
-        if (decision.kind === "new") {
-          const file = host.knownHostsFiles[0];
-          if (!file) return verify(true);
-          const line = formatKnownHostLine(names[0]!, blob);
-          recordHostKey(file, line).then(() => {
-            options.onNewHostKey?.(file, line);
-            verify(true);
-          }, (e) => {
-            hostKeyError = new AnchorError({
-              code: "SSH_HOST_KEY_UNRECORDED",
-              message: `Cannot record the host key of ${describeHost(host)} (${type} ${fp}) in ${
-                JSON.stringify(file)
-              }: ${(e as Error).message}`,
-              hint: "Make the known_hosts file writable, or run `ssh " + host.alias +
-                "` once in a terminal to record the key, then retry.",
-              fault: "environment",
-            });
-            verify(false);
-          });
-          return;
-        }
-        const where = decision.kind === "revoked" ? [decision.entry] : decision.entries;
-        const lines = where.map((e) => `${e.file}:${e.line}`).join(", ");
-        hostKeyError = new AnchorError({
-          code: decision.kind === "revoked" ? "SSH_HOST_KEY_REVOKED" : "SSH_HOST_KEY_CHANGED",
-          message: decision.kind === "revoked"
-            ? `The host key of ${
-              describeHost(host)
-            } (${type} ${fp}) is marked @revoked at ${lines}; refusing to connect.`
-            : `The host key of ${describeHost(host)} has CHANGED: it now presents ${type} ${fp}, ` +
-              `which does not match the key recorded at ${lines}. Refusing to connect: this can ` +
-              "be a man-in-the-middle attack, or the host was reinstalled.",
-          hint: "Ask the user to verify the new key with the host's administrator; if it is " +
-            `legitimate, remove the old entry with \`ssh-keygen -R "${names[0]}" -f ${
-              where[0]?.file ?? "~/.ssh/known_hosts"
-            }\` and retry the same call.`,
-          fault: "environment",
-        });
-        verify(false);
-      },
+      hostVerifier: hostKeyVerifier(host, options, known, names, refusal),
       authHandler: (_left, _partial, next) => {
         const method = plan.methods[tried.length];
         if (!method) return next(false);
@@ -260,7 +279,7 @@ function connectOne(
         resolve(client);
       });
       client.on("error", (e: Error & { level?: string; code?: string }) => {
-        if (hostKeyError) return fail(hostKeyError);
+        if (refusal.error) return fail(refusal.error);
         fail(connectError(host, e, plan, tried, options));
       });
       client.on(
