@@ -37,6 +37,8 @@ const SFTP_PARALLEL = 32;
 const TAR_MIN_FILES = 16;
 /** Bytes of a bulk read waiting for the consumer before the stream or reads pause. */
 const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+/** One file as readFiles yields it: its bytes (and full size), or why it could not be read. */
+type ReadFilesItem = { path: string; data?: Uint8Array; size?: number; error?: Error };
 /** First read of a file that reports size 0 (it may be empty, or generated like /proc). */
 const SMALL_READ = 64 * 1024;
 
@@ -469,86 +471,104 @@ export class SftpBackend implements FileBackend {
   async *readFiles(
     paths: readonly string[],
     options: ReadFilesOptions = {},
-  ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
+  ): AsyncIterable<ReadFilesItem> {
     const head = options.headBytes;
     const limit = options.skipLargerThan;
     const bound = head === undefined ? limit : limit === undefined ? head : Math.min(head, limit);
     const pending = new Set(paths);
-    let stopped = false; // the consumer left early: drop the rest, let the stream run out
     const bulk = this.useExec && paths.length >= this.tarMinFiles &&
       paths.every((p) => p.startsWith("/") && !p.includes("\0"));
-    if (bulk) {
-      const queue: { path: string; data: Uint8Array; size: number }[] = [];
-      let queued = 0;
-      let helper: RemoteHelper | undefined;
-      let paused = false;
-      let finished = false;
-      let failure: unknown;
-      let wake: (() => void) | undefined;
-      const run = this.link.withHelper("read files", (h) => {
-        helper = h; // a retry after a reconnect gets a new helper, not paused
-        paused = false;
-        return h.readFiles(paths, (entry) => {
-          if (stopped || (entry.type !== "0" && entry.type !== "7")) return;
-          const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
-          // Each file once: a stream retried after a reconnect repeats what already came.
-          if (!pending.delete(path)) return;
-          queue.push({ path, data: entry.data, size: entry.data.length });
-          queued += entry.data.length;
-          if (queued > READ_AHEAD_BYTES && !paused) {
-            paused = true;
-            h.pause();
-          }
-          wake?.();
-        }, bound);
-      }).catch((e) => {
-        failure = e;
-      }).finally(() => {
-        finished = true;
-        wake?.();
-      });
-      try {
-        while (true) {
-          while (queue.length > 0) {
-            const item = queue.shift()!;
-            queued -= item.data.length;
-            if (paused && queued <= READ_AHEAD_BYTES / 2) {
-              paused = false;
-              helper?.resume();
-            }
-            yield item;
-          }
-          if (finished) break;
-          await new Promise<void>((r) => wake = r);
-          wake = undefined;
-        }
-      } finally {
-        if (!finished) {
-          // The consumer stopped (an output cap, a cancelled call): the rest of the stream is
-          // read and dropped in the background so the helper is ready for the next request.
-          stopped = true;
-          queue.length = 0;
-          if (paused) helper?.resume();
-        }
-      }
-      await run;
-      if (failure instanceof AnchorError) throw failure;
-    }
+    if (bulk) yield* this.readFilesByTar(paths, pending, bound);
     // Whatever tar did not deliver (missing, unreadable, over a bound, exec refused): read one by
-    // one so each failure carries its own precise error. Reads wait for room in a small byte
-    // budget that the consumer frees as it takes files, so a slow consumer holds few of them.
-    const rest = [...pending];
+    // one so each failure carries its own precise error.
+    yield* this.readFilesOneByOne([...pending], head, limit);
+  }
+
+  /**
+   * readFiles through one tar stream on the remote helper: yields the files it delivers and
+   * removes them from `pending`. Pauses the stream while more than READ_AHEAD_BYTES wait.
+   */
+  private async *readFilesByTar(
+    paths: readonly string[],
+    pending: Set<string>,
+    bound: number | undefined,
+  ): AsyncIterable<ReadFilesItem> {
+    let stopped = false; // the consumer left early: drop the rest, let the stream run out
+    const queue: { path: string; data: Uint8Array; size: number }[] = [];
+    let queued = 0;
+    let helper: RemoteHelper | undefined;
+    let paused = false;
+    let finished = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const run = this.link.withHelper("read files", (h) => {
+      helper = h; // a retry after a reconnect gets a new helper, not paused
+      paused = false;
+      return h.readFiles(paths, (entry) => {
+        if (stopped || (entry.type !== "0" && entry.type !== "7")) return;
+        const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
+        // Each file once: a stream retried after a reconnect repeats what already came.
+        if (!pending.delete(path)) return;
+        queue.push({ path, data: entry.data, size: entry.data.length });
+        queued += entry.data.length;
+        if (queued > READ_AHEAD_BYTES && !paused) {
+          paused = true;
+          h.pause();
+        }
+        wake?.();
+      }, bound);
+    }).catch((e) => {
+      failure = e;
+    }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    try {
+      while (true) {
+        while (queue.length > 0) {
+          const item = queue.shift()!;
+          queued -= item.data.length;
+          if (paused && queued <= READ_AHEAD_BYTES / 2) {
+            paused = false;
+            helper?.resume();
+          }
+          yield item;
+        }
+        if (finished) break;
+        await new Promise<void>((r) => wake = r);
+        wake = undefined;
+      }
+    } finally {
+      if (!finished) {
+        // The consumer stopped (an output cap, a cancelled call): the rest of the stream is
+        // read and dropped in the background so the helper is ready for the next request.
+        stopped = true;
+        queue.length = 0;
+        if (paused) helper?.resume();
+      }
+    }
+    await run;
+    if (failure instanceof AnchorError) throw failure;
+  }
+
+  /**
+   * readFiles over SFTP, file by file (in parallel). Reads wait for room in a small byte budget
+   * that the consumer frees as it takes files, so a slow consumer holds few of them.
+   */
+  private async *readFilesOneByOne(
+    rest: readonly string[],
+    head: number | undefined,
+    limit: number | undefined,
+  ): AsyncIterable<ReadFilesItem> {
+    let stopped = false; // the consumer left early: reads still in flight are dropped
     const room = new ByteBudget(READ_AHEAD_BYTES);
-    const queue: {
-      item: { path: string; data?: Uint8Array; size?: number; error?: Error };
-      release: () => void;
-    }[] = [];
+    const queue: { item: ReadFilesItem; release: () => void }[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
     const all = forEachParallel(rest, async (path) => {
       if (stopped) return;
       let release = () => {};
-      let item: { path: string; data?: Uint8Array; size?: number; error?: Error };
+      let item: ReadFilesItem;
       try {
         item = await this.readOne(path, head, limit, async (bytes) => {
           release = await room.take(bytes);
