@@ -108,48 +108,8 @@ export abstract class Lexer {
         }
         break;
       }
-      if (c === "\\") {
-        const n = src[this.pos + 1];
-        if (n === "\n") {
-          this.pos += 2;
-          continue;
-        }
-        word.quoted = true;
-        word.value += n ?? "\\";
-        this.pos += n === undefined ? 1 : 2;
-        continue;
-      }
-      if (c === "'") {
-        const close = src.indexOf("'", this.pos + 1);
-        if (close < 0) this.fail(`unterminated single quote (')`, this.pos);
-        word.value += src.slice(this.pos + 1, close);
-        word.quoted = true;
-        this.pos = close + 1;
-        continue;
-      }
-      if (c === '"') {
-        this.pos++;
-        word.value += this.readDoubleQuoted(word, this.pos - 1);
-        word.quoted = true;
-        continue;
-      }
-      if (c === "$") {
-        const n = src[this.pos + 1];
-        if (n === "'") {
-          const ansi = readAnsiC(src, this.pos);
-          if (!ansi) this.fail(`unterminated $'…' quote`, this.pos);
-          word.value += ansi.value;
-          word.quoted = true;
-          this.pos = ansi.end;
-          continue;
-        }
-        if (n === '"') {
-          this.pos += 2;
-          word.value += this.readDoubleQuoted(word, this.pos - 2);
-          word.quoted = true;
-          continue;
-        }
-        word.value += this.readDollar(word);
+      if (c === "\\" || c === "'" || c === '"' || c === "$") {
+        this.lexQuotedPart(word, c);
         continue;
       }
       if (c === "`") {
@@ -181,6 +141,46 @@ export abstract class Lexer {
       }
     }
     return { t: "word", word, start, end };
+  }
+
+  /**
+   * One part of a word that starts with a backslash, a quote or `$` (at `this.pos`): appends its
+   * value to `word` and moves past it.
+   */
+  private lexQuotedPart(word: Word, c: "\\" | "'" | '"' | "$"): void {
+    const src = this.src;
+    const n = src[this.pos + 1];
+    if (c === "\\") {
+      if (n === "\n") { // a line continuation: nothing
+        this.pos += 2;
+        return;
+      }
+      word.quoted = true;
+      word.value += n ?? "\\";
+      this.pos += n === undefined ? 1 : 2;
+    } else if (c === "'") {
+      const close = src.indexOf("'", this.pos + 1);
+      if (close < 0) this.fail(`unterminated single quote (')`, this.pos);
+      word.value += src.slice(this.pos + 1, close);
+      word.quoted = true;
+      this.pos = close + 1;
+    } else if (c === '"') {
+      this.pos++;
+      word.value += this.readDoubleQuoted(word, this.pos - 1);
+      word.quoted = true;
+    } else if (n === "'") {
+      const ansi = readAnsiC(src, this.pos);
+      if (!ansi) this.fail(`unterminated $'…' quote`, this.pos);
+      word.value += ansi.value;
+      word.quoted = true;
+      this.pos = ansi.end;
+    } else if (n === '"') {
+      this.pos += 2;
+      word.value += this.readDoubleQuoted(word, this.pos - 2);
+      word.quoted = true;
+    } else {
+      word.value += this.readDollar(word);
+    }
   }
 
   /** Reads after an opening `"` up to the closing one; returns the unquoted text. */
