@@ -102,16 +102,18 @@ function judgeSimple(
   return judgeWords(cmd.words, cmd, scope, cwd, { bounded: false, implicitFiles: false });
 }
 
+type WordFlags = { bounded: boolean; implicitFiles: boolean };
+
 function judgeWords(
   words: Word[],
   cmd: SimpleCommand,
   scope: Scope,
   cwd: string | undefined,
-  flags: { bounded: boolean; implicitFiles: boolean },
+  flags: WordFlags,
 ): Refusal | undefined {
-  let i = 0;
   let bounded = flags.bounded;
   for (;;) {
+    let i = 0;
     while (i < words.length && isAssignment(words[i]!)) i++;
     const word = words[i];
     // Nothing runs (an assignment or redirection alone), or the program is only known at run
@@ -119,106 +121,136 @@ function judgeWords(
     if (!word || word.expands || word.value === "") return undefined;
     const name = baseName(word.value);
     const rest = words.slice(i + 1);
-    const nestedScope = { ...scope, depth: scope.depth + 1 };
-    switch (name) {
-      case "env": {
-        const { opts, operands } = scanArgs(rest, {
-          short: "uCS",
-          long: ["unset", "chdir", "split-string"],
-          stopAtOperand: true,
-        });
-        const split = opts.find((o) => o.name === "-S" || o.name === "--split-string");
-        if (split?.value !== undefined) {
-          const script = [split.value, ...operands.map((w) => shellQuote(w.value))].join(" ");
-          return judgeScript(script, nestedScope);
-        }
-        words = operands;
-        i = 0;
-        continue;
+    const step = unwrapCommand(name, rest, cmd, scope, cwd, bounded, flags);
+    if (step === undefined) return judgeRun(name, rest, cmd, scope, cwd, bounded, flags);
+    if ("verdict" in step) return step.verdict;
+    words = step.next;
+    if (step.bounded) bounded = true;
+  }
+}
+
+/** A wrapper's effect: judge these words next (`timeout` bounds them), or a verdict already. */
+type Unwrapped = { next: Word[]; bounded?: true } | { verdict: Refusal | undefined };
+
+/**
+ * Commands that run the rest of their words as a command (`env`, `sudo`, `timeout`, ...): what
+ * runs next; undefined when `name` is not such a wrapper.
+ */
+function unwrapCommand(
+  name: string,
+  rest: Word[],
+  cmd: SimpleCommand,
+  scope: Scope,
+  cwd: string | undefined,
+  bounded: boolean,
+  flags: WordFlags,
+): Unwrapped | undefined {
+  switch (name) {
+    case "env": {
+      const { opts, operands } = scanArgs(rest, {
+        short: "uCS",
+        long: ["unset", "chdir", "split-string"],
+        stopAtOperand: true,
+      });
+      const split = opts.find((o) => o.name === "-S" || o.name === "--split-string");
+      if (split?.value !== undefined) {
+        const script = [split.value, ...operands.map((w) => shellQuote(w.value))].join(" ");
+        return { verdict: judgeScript(script, { ...scope, depth: scope.depth + 1 }) };
       }
-      case "command": {
-        const { opts, operands } = scanArgs(rest, { stopAtOperand: true });
-        if (opts.some((o) => o.name === "-v" || o.name === "-V")) return undefined;
-        words = operands;
-        i = 0;
-        continue;
-      }
-      case "exec":
-      case "time":
-      case "nice":
-      case "nohup":
-      case "sudo":
-      case "doas":
-      case "stdbuf":
-      case "ionice":
-      case "setsid":
-      case "builtin": {
-        const spec = WRAPPER_OPTIONS[name]!;
-        const { opts, operands } = scanArgs(rest, { ...spec, stopAtOperand: true });
-        if (name === "sudo" && opts.some((o) => ["-e", "--edit"].includes(o.name))) {
-          return refuse(
+      return { next: operands };
+    }
+    case "command": {
+      const { opts, operands } = scanArgs(rest, { stopAtOperand: true });
+      if (opts.some((o) => o.name === "-v" || o.name === "-V")) return { verdict: undefined };
+      return { next: operands };
+    }
+    case "exec":
+    case "time":
+    case "nice":
+    case "nohup":
+    case "sudo":
+    case "doas":
+    case "stdbuf":
+    case "ionice":
+    case "setsid":
+    case "builtin": {
+      const spec = WRAPPER_OPTIONS[name]!;
+      const { opts, operands } = scanArgs(rest, { ...spec, stopAtOperand: true });
+      if (name === "sudo" && opts.some((o) => ["-e", "--edit"].includes(o.name))) {
+        return {
+          verdict: refuse(
             invocation("sudoedit", operands, cmd, scope, cwd, bounded, flags),
             "edit_in_place",
             { reason: EDITOR_REASON },
-          );
-        }
-        words = operands;
-        i = 0;
-        continue;
+          ),
+        };
       }
-      case "timeout": {
-        const { operands } = scanArgs(rest, {
-          short: "sk",
-          long: ["signal", "kill-after"],
-          stopAtOperand: true,
-        });
-        bounded = true;
-        words = operands.slice(1); // the duration
-        i = 0;
-        continue;
-      }
-      case "busybox":
-        words = rest;
-        i = 0;
-        continue;
-      case "sudoedit":
-        return refuse(
-          invocation(name, rest, cmd, scope, cwd, bounded, flags),
-          "edit_in_place",
-          { reason: EDITOR_REASON },
-        );
-      case "bash":
-      case "sh":
-      case "zsh":
-      case "dash":
-      case "ksh":
-      case "ash":
-      case "mksh": {
-        const script = shellScript(rest, cmd);
-        return script === undefined ? undefined : judgeScript(script, nestedScope);
-      }
-      case "su": {
-        const { opts } = scanArgs(rest, { short: "cgGs", long: ["command", "group", "shell"] });
-        const c = opts.find((o) => o.name === "-c" || o.name === "--command");
-        return c?.value === undefined ? undefined : judgeScript(c.value, nestedScope);
-      }
-      case "eval":
-        return judgeScript(rest.map((w) => w.value).join(" "), nestedScope);
-      case "ssh": {
-        const remote = sshRemoteRun(rest, cmd);
-        if (!remote) return undefined;
-        const remoteScope: Scope = { host: remote.host, depth: scope.depth + 1 };
-        for (const script of remote.scripts) {
-          const refusal = judgeScript(script, remoteScope);
-          if (refusal) return refusal;
-        }
-        return undefined;
-      }
-      case "xargs":
-        return judgeXargs(rest, cmd, scope, cwd);
-      default:
-        return judgeProgram(invocation(name, rest, cmd, scope, cwd, bounded, flags));
+      return { next: operands };
     }
+    case "timeout": {
+      const { operands } = scanArgs(rest, {
+        short: "sk",
+        long: ["signal", "kill-after"],
+        stopAtOperand: true,
+      });
+      return { next: operands.slice(1), bounded: true }; // the duration
+    }
+    case "busybox":
+      return { next: rest };
+    default:
+      return undefined;
+  }
+}
+
+/** Judges the program `name` runs with `rest`: shells and eval judge their script. */
+function judgeRun(
+  name: string,
+  rest: Word[],
+  cmd: SimpleCommand,
+  scope: Scope,
+  cwd: string | undefined,
+  bounded: boolean,
+  flags: WordFlags,
+): Refusal | undefined {
+  const nestedScope = { ...scope, depth: scope.depth + 1 };
+  switch (name) {
+    case "sudoedit":
+      return refuse(
+        invocation(name, rest, cmd, scope, cwd, bounded, flags),
+        "edit_in_place",
+        { reason: EDITOR_REASON },
+      );
+    case "bash":
+    case "sh":
+    case "zsh":
+    case "dash":
+    case "ksh":
+    case "ash":
+    case "mksh": {
+      const script = shellScript(rest, cmd);
+      return script === undefined ? undefined : judgeScript(script, nestedScope);
+    }
+    case "su": {
+      const { opts } = scanArgs(rest, { short: "cgGs", long: ["command", "group", "shell"] });
+      const c = opts.find((o) => o.name === "-c" || o.name === "--command");
+      return c?.value === undefined ? undefined : judgeScript(c.value, nestedScope);
+    }
+    case "eval":
+      return judgeScript(rest.map((w) => w.value).join(" "), nestedScope);
+    case "ssh": {
+      const remote = sshRemoteRun(rest, cmd);
+      if (!remote) return undefined;
+      const remoteScope: Scope = { host: remote.host, depth: scope.depth + 1 };
+      for (const script of remote.scripts) {
+        const refusal = judgeScript(script, remoteScope);
+        if (refusal) return refusal;
+      }
+      return undefined;
+    }
+    case "xargs":
+      return judgeXargs(rest, cmd, scope, cwd);
+    default:
+      return judgeProgram(invocation(name, rest, cmd, scope, cwd, bounded, flags));
   }
 }
 
