@@ -169,34 +169,8 @@ function checkValue(value: unknown): LineVerdict {
     );
   }
   if ("method" in object) {
-    if (typeof object.method !== "string") {
-      return reject(
-        replyId,
-        INVALID_REQUEST,
-        `Invalid Request: "method" must be a string, got ${describe(object.method)}.`,
-      );
-    }
-    if ("params" in object && !isPlainObject(object.params)) {
-      return reject(
-        replyId,
-        INVALID_REQUEST,
-        `Invalid Request: "params" must be an object (MCP passes parameters by name), got ${
-          describe(object.params)
-        }.`,
-      );
-    }
-    const extra = Object.keys(object).filter((k) =>
-      !["jsonrpc", "id", "method", "params"].includes(k)
-    );
-    if (extra.length > 0) {
-      return reject(
-        replyId,
-        INVALID_REQUEST,
-        `Invalid Request: unexpected member${extra.length > 1 ? "s" : ""} ${
-          extra.slice(0, 5).map((k) => JSON.stringify(truncate(k, 40))).join(", ")
-        }; a request has only "jsonrpc", "id", "method" and "params".`,
-      );
-    }
+    const problem = requestProblem(object);
+    if (problem) return reject(replyId, INVALID_REQUEST, `Invalid Request: ${problem}`);
   } else if ("result" in object || "error" in object) {
     const problem = responseProblem(object);
     if (problem) return reject(replyId, INVALID_REQUEST, `Invalid Request: ${problem}`);
@@ -208,6 +182,27 @@ function checkValue(value: unknown): LineVerdict {
     );
   }
   return { kind: "checked", value: object };
+}
+
+/** What is wrong with a request or notification (an object with "method"), if anything. */
+function requestProblem(object: Record<string, unknown>): string | undefined {
+  if (typeof object.method !== "string") {
+    return `"method" must be a string, got ${describe(object.method)}.`;
+  }
+  if ("params" in object && !isPlainObject(object.params)) {
+    return `"params" must be an object (MCP passes parameters by name), got ${
+      describe(object.params)
+    }.`;
+  }
+  const extra = Object.keys(object).filter((k) =>
+    !["jsonrpc", "id", "method", "params"].includes(k)
+  );
+  if (extra.length > 0) {
+    return `unexpected member${extra.length > 1 ? "s" : ""} ${
+      extra.slice(0, 5).map((k) => JSON.stringify(truncate(k, 40))).join(", ")
+    }; a request has only "jsonrpc", "id", "method" and "params".`;
+  }
+  return undefined;
 }
 
 function rejectBatch(items: unknown[]): LineVerdict {

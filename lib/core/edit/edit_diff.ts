@@ -157,8 +157,8 @@ export function renderEditDiff(
   return renderHunks(rows, context, maxLines);
 }
 
-function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
-  // Keep changed rows and `context` rows around them; split where a longer run is unchanged.
+/** Changed rows and `context` rows around them; hunks split where a longer run is unchanged. */
+function keptRows(rows: Row[], context: number): boolean[] {
   const keep = new Array<boolean>(rows.length).fill(false);
   rows.forEach((r, i) => {
     if (r.kind === " ") return;
@@ -166,6 +166,20 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
       keep[k] = true;
     }
   });
+  return keep;
+}
+
+/** `@@ -oldStart,oldCount +newStart,newCount @@` of one hunk. */
+function hunkHeader(hunk: Row[]): string {
+  const oldStart = hunk.find((r) => r.kind !== "+")?.oldNo ?? hunk[0]!.oldNo;
+  const newStart = hunk.find((r) => r.kind !== "-")?.newNo ?? hunk[0]!.newNo;
+  const oldCount = hunk.filter((r) => r.kind !== "+").length;
+  const newCount = hunk.filter((r) => r.kind !== "-").length;
+  return `@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`;
+}
+
+function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
+  const keep = keptRows(rows, context);
   const out: string[] = [];
   const shown: ShownLine[] = [];
   let added = 0;
@@ -180,13 +194,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
     let j = i;
     while (j < rows.length && keep[j]) j++;
     const hunk = rows.slice(i, j);
-    const oldStart = hunk.find((r) => r.kind !== "+")?.oldNo ?? hunk[0]!.oldNo;
-    const newStart = hunk.find((r) => r.kind !== "-")?.newNo ?? hunk[0]!.newNo;
-    const oldCount = hunk.filter((r) => r.kind !== "+").length;
-    const newCount = hunk.filter((r) => r.kind !== "-").length;
-    if (!truncated) {
-      out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
-    }
+    if (!truncated) out.push(hunkHeader(hunk));
     let k = 0;
     while (k < hunk.length) {
       const r = hunk[k]!;
