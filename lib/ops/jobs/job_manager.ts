@@ -56,6 +56,9 @@ export interface ProcessRunner extends ProcessControl {
   caseInsensitivePaths: boolean;
 }
 
+/** A started job's process: its pid, start time (where the platform tells) and its end. */
+type SpawnedJob = Awaited<ReturnType<ProcessRunner["spawn"]>>;
+
 export interface JobManagerOptions {
   /** Where records and logs live (lib/backends/local/disk_job_store.ts on a real server). */
   store: JobStore;
@@ -355,29 +358,7 @@ export class JobManager {
     let spawned;
     let remoteJob: RemoteJob | undefined;
     try {
-      if (remote) {
-        remoteJob = await remote.host.startJob({
-          command,
-          dir: remote.dir,
-          log,
-          cookie,
-          id,
-          graceMs: this.killGraceMs,
-        });
-        spawned = { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited };
-      } else {
-        const files = this.store.localFiles(id);
-        if (!files) {
-          throw new Error(`the job store (${this.store.root}) keeps no log file on this machine`);
-        }
-        spawned = await this.runner.spawn({
-          command,
-          cwd,
-          logPath: files.log,
-          scriptPath: files.script,
-          cookie,
-        });
-      }
+      ({ spawned, remoteJob } = await this.spawn(command, cwd, id, cookie, log, remote));
     } catch (e) {
       log.close();
       await this.store.remove(id);
@@ -440,6 +421,43 @@ export class JobManager {
     this.running.set(id, job);
     this.emit({ kind: "start", record });
     return record;
+  }
+
+  /** Starts the job's process: on the remote host when there is one, else through the runner. */
+  private async spawn(
+    command: string,
+    cwd: string,
+    id: string,
+    cookie: string,
+    log: JobLog,
+    remote: RemotePlace | undefined,
+  ): Promise<{ spawned: SpawnedJob; remoteJob?: RemoteJob }> {
+    if (remote) {
+      const remoteJob = await remote.host.startJob({
+        command,
+        dir: remote.dir,
+        log,
+        cookie,
+        id,
+        graceMs: this.killGraceMs,
+      });
+      return {
+        spawned: { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited },
+        remoteJob,
+      };
+    }
+    const files = this.store.localFiles(id);
+    if (!files) {
+      throw new Error(`the job store (${this.store.root}) keeps no log file on this machine`);
+    }
+    const spawned = await this.runner.spawn({
+      command,
+      cwd,
+      logPath: files.log,
+      scriptPath: files.script,
+      cookie,
+    });
+    return { spawned };
   }
 
   /** Record writes of one job happen in order, so a late write never undoes the end. */
