@@ -12,7 +12,7 @@ import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import { type ContentScanner, type SearchRoot, searchRoots } from "./search.ts";
 import type { Session } from "./session.ts";
-import { parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
+import { type LinePosition, parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
 import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
@@ -87,16 +87,7 @@ export async function runView(
     ...(accel.budget ? { budget: accel.budget } : {}),
   };
 
-  const raws = searching ? splitRoots(args.path) : [args.path];
-  const roots: SearchRoot[] = [];
-  for (const raw of raws) {
-    const location = await locations.resolve(raw, session.cwd);
-    try {
-      roots.push({ location, kind: await kindOf(locations, location) });
-    } catch (e) {
-      throw searching ? e : severalRootsError(e, args.path);
-    }
-  }
+  const roots = await resolveRoots(locations, session, args.path, searching);
 
   let text: string;
   if (search) {
@@ -117,34 +108,82 @@ export async function runView(
       accel.scanner,
     );
   } else {
-    const root = roots[0]!;
-    if (root.kind === "file") {
-      if (pattern || maxDepth !== undefined || context > 0) {
-        notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
-      }
-      const full = parseFlag("full", args.full);
-      // One read of at most --max-file-bytes (about a second for 16 MiB here), not cut short
-      // once started; a call cancelled or past its deadline before then reads nothing.
-      const stop = accel.budget?.stopped();
-      if (stop) throw stoppedBeforeRead(accel.budget!, stop, root.location.url);
-      text = await viewFile(locations, session, root.location, { start, end, full }, accel.reads);
-    } else {
-      if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
-      if (args.content === "") {
-        notices.push(
-          'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
-        );
-      } else if (parseFlag("regex", args.regex) || context > 0) {
-        notices.push("regex and context apply to searches (with content); ignored for a listing.");
-      }
-      text = await listDirectory(session, root.location, walk, pattern);
-    }
+    text = await viewRoot(locations, session, roots[0]!, args, accel, notices, {
+      start,
+      end,
+      pattern,
+      maxDepth,
+      context,
+      walk,
+    });
   }
   if (notices.length === 0) return text;
   // Notices follow the output after a blank line, as the file view's own notices do, so that a
   // notice is never read as one more line of the file or listing.
   const sep = /(^|\n)\[[^\n]*\]$/.test(text) ? "\n" : "\n\n";
   return `${text}${sep}${notices.map((n) => `[${n}]`).join("\n")}`;
+}
+
+/** The roots a view names: several (comma-separated) for a search, else exactly one. */
+async function resolveRoots(
+  locations: Locations,
+  session: Session,
+  path: string,
+  searching: boolean,
+): Promise<SearchRoot[]> {
+  const roots: SearchRoot[] = [];
+  for (const raw of searching ? splitRoots(path) : [path]) {
+    const location = await locations.resolve(raw, session.cwd);
+    try {
+      roots.push({ location, kind: await kindOf(locations, location) });
+    } catch (e) {
+      throw searching ? e : severalRootsError(e, path);
+    }
+  }
+  return roots;
+}
+
+/**
+ * A view that is not a search: the file's lines, or the directory's listing. Arguments that do
+ * not apply to it add a notice.
+ */
+async function viewRoot(
+  locations: Locations,
+  session: Session,
+  root: SearchRoot,
+  args: ViewArgs,
+  accel: { reads?: ReadLimits | undefined; budget?: Budget },
+  notices: string[],
+  parsed: {
+    start: LinePosition | undefined;
+    end: LinePosition | undefined;
+    pattern: string | undefined;
+    maxDepth: number | undefined;
+    context: number;
+    walk: WalkOptions;
+  },
+): Promise<string> {
+  const { start, end, pattern, maxDepth, context, walk } = parsed;
+  if (root.kind === "file") {
+    if (pattern || maxDepth !== undefined || context > 0) {
+      notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
+    }
+    const full = parseFlag("full", args.full);
+    // One read of at most --max-file-bytes (about a second for 16 MiB here), not cut short
+    // once started; a call cancelled or past its deadline before then reads nothing.
+    const stop = accel.budget?.stopped();
+    if (stop) throw stoppedBeforeRead(accel.budget!, stop, root.location.url);
+    return await viewFile(locations, session, root.location, { start, end, full }, accel.reads);
+  }
+  if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
+  if (args.content === "") {
+    notices.push(
+      'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
+    );
+  } else if (parseFlag("regex", args.regex) || context > 0) {
+    notices.push("regex and context apply to searches (with content); ignored for a listing.");
+  }
+  return await listDirectory(session, root.location, walk, pattern);
 }
 
 function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): AnchorError {
