@@ -268,29 +268,16 @@ export async function runMcpCommand(
   }
   let services;
   try {
-    const foregroundWindowSeconds = parsePositiveSeconds(
-      "--foreground-window",
-      values["foreground-window"],
-      10,
-    );
-    const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
-    const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
-    const deadlineSeconds = parsePositiveSeconds(
-      "--deadline",
-      values.deadline,
-      DEFAULT_DEADLINE_SECONDS,
-    );
-    const shellKind = parseShell(values.shell);
-    const tailBytes = parseTailBytes(values["tail-bytes"]);
-    const passingLines = parsePassingLines(values["passing-tail-lines"]);
-    const http = parseHttpFlags(values);
-    services = createServices({
-      sshTimeoutSeconds,
-      ...(shellKind !== undefined && { shell: shellKind }),
-      ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
-      ...(values["max-file-bytes"] !== undefined &&
-        { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
-    });
+    const {
+      foregroundWindowSeconds,
+      maxMessageBytes,
+      deadlineSeconds,
+      tailBytes,
+      passingLines,
+      http,
+      serviceOptions,
+    } = parseServeFlags(values);
+    services = createServices(serviceOptions);
     const jobs = services.jobs;
     // Last resort if the process exits without closeServices: no job outlives the server.
     globalThis.addEventListener("unload", () => jobs.killAllNow());
@@ -363,6 +350,45 @@ export async function runMcpCommand(
   } finally {
     if (services) await closeJobsFirmly(services);
   }
+}
+
+/**
+ * The values of the serving flags, checked in the order they have always been: each bad one
+ * throws INVALID_FLAG naming it.
+ */
+function parseServeFlags(values: ReturnType<typeof parseMcpArgs>) {
+  const foregroundWindowSeconds = parsePositiveSeconds(
+    "--foreground-window",
+    values["foreground-window"],
+    10,
+  );
+  const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
+  const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
+  const deadlineSeconds = parsePositiveSeconds(
+    "--deadline",
+    values.deadline,
+    DEFAULT_DEADLINE_SECONDS,
+  );
+  const shellKind = parseShell(values.shell);
+  const tailBytes = parseTailBytes(values["tail-bytes"]);
+  const passingLines = parsePassingLines(values["passing-tail-lines"]);
+  const http = parseHttpFlags(values);
+  const serviceOptions = {
+    sshTimeoutSeconds,
+    ...(shellKind !== undefined && { shell: shellKind }),
+    ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
+    ...(values["max-file-bytes"] !== undefined &&
+      { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
+  };
+  return {
+    foregroundWindowSeconds,
+    maxMessageBytes,
+    deadlineSeconds,
+    tailBytes,
+    passingLines,
+    http,
+    serviceOptions,
+  };
 }
 
 /**
