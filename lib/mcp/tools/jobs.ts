@@ -13,6 +13,7 @@ import {
   latestLines,
   stillRunningText,
 } from "../../ops/jobs/job_text.ts";
+import type { JobManager } from "../../ops/jobs/job_manager.ts";
 import { heartbeatText, waitForJob } from "../../ops/jobs/wait_for_job.ts";
 import {
   DEFAULT_PASSING_LINES,
@@ -56,6 +57,64 @@ function needId(action: string, id: string | undefined): string {
   });
 }
 
+/** The jobs tool's arguments; `tailBytes` is the default tail (--tail-bytes), for its description. */
+function jobsInput(tailBytes: number) {
+  return toolInput({
+    action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
+      '"list", "read", "wait" or "kill".',
+    ),
+    id: z.string(argError("id", 'a job id string, e.g. "4242-3"')).optional().describe(
+      'Job id as shown by shell/list, e.g. "4242-3" (needed for read, wait, kill).',
+    ),
+    timeout_seconds: z.number(argError(
+      "timeout_seconds",
+      "a number of seconds above 0 and at most 3600, e.g. 50",
+    ))
+      .positive().max(3600).optional().describe(
+        `For "wait": seconds to block at most (default ${DEFAULT_WAIT_SECONDS}).`,
+      ),
+    bytes: z.number(argError(
+      "bytes",
+      `a whole number of bytes from 1 to ${MAX_READ_BYTES}, e.g. 100000`,
+    )).int().positive().max(
+      MAX_READ_BYTES,
+    ).optional().describe(
+      `For "read"/"wait": bytes of output tail to show, as sent (default ${tailBytes}).`,
+    ),
+  }, { aliases: { timeout: "timeout_seconds", job_id: "id" } });
+}
+
+/** A job's status and output tail; one that ended badly reads as an error, as its shell call did. */
+async function jobReport(
+  jobs: JobManager,
+  jobId: string,
+  tailBytes: number,
+  passingLines: number,
+): Promise<ToolResult> {
+  const output = await readJobOutput(jobs, jobId, tailBytes, { passingLines });
+  return {
+    content: [{ type: "text", text: formatJobReport(output, Date.now(), tailBytes) }],
+    isError: endedBadly(output.record),
+  };
+}
+
+/** The recent jobs, newest first, and how to read one. */
+async function listText(jobs: JobManager): Promise<string> {
+  const records = await jobs.list(30);
+  return `${formatJobList(records, Date.now())}${
+    records.length > 0
+      ? '\nRead one with jobs {"action":"read","id":"ID"} or the resource anchorfs://jobs/ID.'
+      : ""
+  }`;
+}
+
+/** Kills a job's whole process tree; says what was killed and shows its latest output. */
+async function killReport(jobs: JobManager, jobId: string): Promise<string> {
+  const result = await jobs.kill(jobId);
+  const { tail } = await jobs.readTail(jobId, 2048);
+  return `${killText(result)}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
+}
+
 export const registerJobsTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
     "jobs",
@@ -70,29 +129,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
         'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
         '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
-      inputSchema: toolInput({
-        action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
-          '"list", "read", "wait" or "kill".',
-        ),
-        id: z.string(argError("id", 'a job id string, e.g. "4242-3"')).optional().describe(
-          'Job id as shown by shell/list, e.g. "4242-3" (needed for read, wait, kill).',
-        ),
-        timeout_seconds: z.number(argError(
-          "timeout_seconds",
-          "a number of seconds above 0 and at most 3600, e.g. 50",
-        ))
-          .positive().max(3600).optional().describe(
-            `For "wait": seconds to block at most (default ${DEFAULT_WAIT_SECONDS}).`,
-          ),
-        bytes: z.number(argError(
-          "bytes",
-          `a whole number of bytes from 1 to ${MAX_READ_BYTES}, e.g. 100000`,
-        )).int().positive().max(
-          MAX_READ_BYTES,
-        ).optional().describe(
-          `For "read"/"wait": bytes of output tail to show, as sent (default ${env.options.tailBytes}).`,
-        ),
-      }, { aliases: { timeout: "timeout_seconds", job_id: "id" } }),
+      inputSchema: jobsInput(env.options.tailBytes),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -105,28 +142,14 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         const { action, id, timeout_seconds, bytes } = args;
         const jobs = env.services.jobs;
         const tailBytes = bytes ?? env.options.tailBytes;
-        /** A job that ended badly reads as an error result, as its shell call did. */
-        const report = async (jobId: string): Promise<ToolResult> => {
-          // An explicit `bytes` asks for that much tail, even of a passing run.
-          const output = await readJobOutput(jobs, jobId, tailBytes, {
-            passingLines: bytes === undefined
-              ? env.options.passingLines ?? DEFAULT_PASSING_LINES
-              : 0,
-          });
-          return {
-            content: [{ type: "text", text: formatJobReport(output, Date.now(), tailBytes) }],
-            isError: endedBadly(output.record),
-          };
-        };
+        // An explicit `bytes` asks for that much tail, even of a passing run.
+        const passingLines = bytes === undefined
+          ? env.options.passingLines ?? DEFAULT_PASSING_LINES
+          : 0;
+        const report = (jobId: string) => jobReport(jobs, jobId, tailBytes, passingLines);
         switch (action) {
-          case "list": {
-            const records = await jobs.list(30);
-            return `${formatJobList(records, Date.now())}${
-              records.length > 0
-                ? '\nRead one with jobs {"action":"read","id":"ID"} or the resource anchorfs://jobs/ID.'
-                : ""
-            }`;
-          }
+          case "list":
+            return await listText(jobs);
           case "read": {
             // Within the process-wide read budget, held until the reply is written: pipelined
             // 1 MiB reads wait their turn instead of piling up as queued replies. A reply holds
@@ -171,12 +194,8 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
             const { record, tail } = await jobs.readTail(jobId, 2048);
             return stillRunningText(record, waited.elapsedMs, tail, Date.now());
           }
-          case "kill": {
-            const jobId = needId(action, id);
-            const result = await jobs.kill(jobId);
-            const { tail } = await jobs.readTail(jobId, 2048);
-            return `${killText(result)}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
-          }
+          case "kill":
+            return await killReport(jobs, needId(action, id));
         }
       }, argNotes(args)),
   );
