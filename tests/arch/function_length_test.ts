@@ -13,9 +13,9 @@ const MAX_LINES = 100;
  */
 const ALLOWED_LONG: Record<string, string> = {
   "lib/ops/view_file.ts viewFile": "view memory is being reworked (perf)",
-  "lib/ops/search.ts searchRoots": "search is being reworked (speed, tokens)",
-  "lib/ops/list_dir.ts listDirectory": "listings are being reworked (speed, tokens)",
-  "lib/mcp/tools/jobs.ts registerJobsTool": "its output budget is being reworked (tokens)",
+  "lib/ops/search.ts searchRoots": "search is being reworked (speed)",
+  "lib/ops/list_dir.ts listDirectory": "listings are being reworked (speed)",
+  "lib/ops/walk.ts walkFiles": "the walker is being reworked (speed)",
   "lib/ops/jobs/agent_jobs.ts scopeJobs": "being changed by the platform branch",
 };
 
