@@ -35,6 +35,66 @@ const COUNT_LIMIT = 200_000;
 export const LIST_HEAD_BYTES = 256 * 1024;
 const LIST_BATCH = 64;
 
+/** What a listing says after its rows: entries left out, or a stop before the end. */
+function listNotices(
+  session: Session,
+  shownPath: string,
+  stats: WalkStats,
+  options: WalkOptions,
+  counts: { more: boolean; exact: boolean; shown: number; extra: number },
+): string[] {
+  const notices: string[] = [];
+  if (counts.more) {
+    notices.push(
+      `Listed the first ${plural(counts.shown, "entry", "entries")}; ${
+        counts.exact ? "" : "more than "
+      }${plural(counts.extra, "more file")} not shown. Narrow it: ${
+        session.steps(step("view", { path: quotePath(shownPath), max_depth: 2 }))
+      }, a subdirectory, or a pattern such as ${
+        session.steps(step("view", { path: quotePath(shownPath), pattern: "*.ts" }))
+      }.`,
+    );
+  }
+  if (stats.stopped && options.budget) {
+    notices.push(
+      `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. ` +
+        `Narrow it: ${
+          session.steps(step("view", { path: quotePath(shownPath), max_depth: 2 }))
+        } or a subdirectory.`,
+    );
+  }
+  return notices;
+}
+
+/** One file's row: path, lines, ~tokens (scaled from a head when only that was read). */
+function fileRow(
+  rel: string,
+  data: Uint8Array | undefined,
+  size: number | undefined,
+  error: Error | undefined,
+): { row: string; binary?: true } {
+  if (error || !data) {
+    return { row: `${quotePath(rel)}\tunreadable: ${error?.message ?? "no data"}` };
+  }
+  if (looksBinary(data)) {
+    return { row: `${quotePath(rel)}\tbinary\t${formatBytes(size ?? data.length)}`, binary: true };
+  }
+  if (size !== undefined && size > data.length && data.length > 0) {
+    // Only the head was read: scale its counts to the whole size and say so.
+    const scale = size / data.length;
+    return {
+      row: `${quotePath(rel)}\t~${
+        plural(Math.round(countLines(data) * scale), "line")
+      } (estimated)\t~${plural(estimateTokens(Math.round(textBytes(data) * scale)), "token")}`,
+    };
+  }
+  return {
+    row: `${quotePath(rel)}\t${plural(countLines(data), "line")}\t~${
+      plural(estimateTokens(textBytes(data)), "token")
+    }`,
+  };
+}
+
 export async function listDirectory(
   session: Session,
   location: Location,
@@ -93,26 +153,9 @@ export async function listDirectory(
       continue;
     }
     listed++;
-    if (error || !data) {
-      rows.push(`${quotePath(item.rel)}\tunreadable: ${error?.message ?? "no data"}`);
-    } else if (looksBinary(data)) {
-      binaries++;
-      rows.push(`${quotePath(item.rel)}\tbinary\t${formatBytes(size ?? data.length)}`);
-    } else if (size !== undefined && size > data.length && data.length > 0) {
-      // Only the head was read: scale its counts to the whole size and say so.
-      const scale = size / data.length;
-      rows.push(
-        `${quotePath(item.rel)}\t~${
-          plural(Math.round(countLines(data) * scale), "line")
-        } (estimated)\t~${plural(estimateTokens(Math.round(textBytes(data) * scale)), "token")}`,
-      );
-    } else {
-      rows.push(
-        `${quotePath(item.rel)}\t${plural(countLines(data), "line")}\t~${
-          plural(estimateTokens(textBytes(data)), "token")
-        }`,
-      );
-    }
+    const { row, binary } = fileRow(item.rel, data, size, error);
+    if (binary) binaries++;
+    rows.push(row);
     // Between reads too, not only in the walk: 1,000 head reads over ssh take a while.
     if (options.budget) {
       const stop = await options.budget.breathe();
@@ -153,26 +196,12 @@ export async function listDirectory(
   const header = `${quotePath(shown)}: ${plural(total, "file")}${exact ? "" : "+"}${
     cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
   } (${rules}${binaries > 0 ? `; ${binaries} binary` : ""}). Columns: path, lines, ~tokens.`;
-  const notices: string[] = [];
-  if (more) {
-    notices.push(
-      `Listed the first ${plural(listed + cuts, "entry", "entries")}; ${exact ? "" : "more than "}${
-        plural(extra, "more file")
-      } not shown. Narrow it: ${
-        session.steps(step("view", { path: quotePath(shown), max_depth: 2 }))
-      }, a subdirectory, or a pattern such as ${
-        session.steps(step("view", { path: quotePath(shown), pattern: "*.ts" }))
-      }.`,
-    );
-  }
-  if (stats.stopped && options.budget) {
-    notices.push(
-      `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. ` +
-        `Narrow it: ${
-          session.steps(step("view", { path: quotePath(shown), max_depth: 2 }))
-        } or a subdirectory.`,
-    );
-  }
+  const notices = listNotices(session, shown, stats, options, {
+    more,
+    exact,
+    shown: listed + cuts,
+    extra,
+  });
   const unreadable = unreadableNotice(stats);
   if (unreadable) notices.push(unreadable);
   return [header, ...rows].join("\n") +
