@@ -57,8 +57,8 @@ self.onmessage = async (e) => {
 
 /**
  * One file's verdict. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
- * the rest is read (looksBinary in core/text_file.ts applies the same rule, so the plain engine
- * agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
+ * the rest is read (looksBinary in core/text/text_file.ts applies the same rule, so the plain
+ * engine agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
  * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them,
  * and so are files over `maxBytes` (checked before the
  * binary rule, as the plain engine does).
@@ -81,7 +81,7 @@ function scanFile(
 ): "hit" | "miss" | "binary" {
   const SNIFF_BYTES = 8192;
   const CHUNK = 65536;
-  // A name that is not UTF-8 (lone surrogates, see core/path_quote.ts) is opened only by the
+  // A name that is not UTF-8 (lone surrogates, see core/path/path_quote.ts) is opened only by the
   // backend: Deno would open the name with U+FFFD instead, another file or none.
   if (!path.isWellFormed()) return "hit";
   let fd = -1;
