@@ -13,7 +13,7 @@ import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
-import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
+import { DEFAULT_DEADLINE_SECONDS, type ServerOptions } from "./tool_env.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
 import type { EarlyOpening } from "./early_start.ts";
@@ -309,37 +309,7 @@ export async function runMcpCommand(
       await serveHttpCommand(services, root, serverOptions, http, values);
       return 0;
     }
-    const session = createSession(root);
-    const wire = opening?.wire ??
-      new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
-    const outbound = opening?.outbound ?? new OutboundQueue(wire);
-    const transport = opening?.transport ?? new ObservedTransport(outbound);
-    // Opened early, stdin may have closed already while the rest loaded.
-    const closed = wire.isClosed
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => transport.onClosed(resolve));
-    const stop = () => transport.close().catch(() => {});
-    Deno.addSignalListener("SIGTERM", stop);
-    Deno.addSignalListener("SIGINT", stop);
-    opening?.releaseSignals();
-    // Closed already (stdin ended before a single line, or a signal while this loaded): no one
-    // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
-    if (!wire.isClosed) {
-      const { serveOnWire } = await import("./stdio_serve.ts");
-      serveOnWire(
-        services,
-        session,
-        {
-          ...serverOptions,
-          replySent: (id) => outbound.whenReplySent(id),
-        },
-        wire,
-        transport,
-      );
-    }
-    await closed;
-    Deno.removeSignalListener("SIGTERM", stop);
-    Deno.removeSignalListener("SIGINT", stop);
+    await serveStdioSession(services, root, serverOptions, maxMessageBytes, opening);
     return 0;
   } catch (e) {
     const error = toAnchorError(e);
@@ -350,6 +320,50 @@ export async function runMcpCommand(
   } finally {
     if (services) await closeJobsFirmly(services);
   }
+}
+
+/**
+ * Serves one session at `root` on stdio (both protocol eras) until stdin closes or a SIGTERM or
+ * SIGINT closes the transport. `opening`: stdin already opened by main.ts (early_start.ts).
+ */
+async function serveStdioSession(
+  services: Services,
+  root: Location,
+  serverOptions: ServerOptions,
+  maxMessageBytes: number,
+  opening: EarlyOpening | undefined,
+): Promise<void> {
+  const session = createSession(root);
+  const wire = opening?.wire ??
+    new StdioWire({ maxMessageBytes, log: (line) => logLine(`anchorfs: ${line}`) });
+  const outbound = opening?.outbound ?? new OutboundQueue(wire);
+  const transport = opening?.transport ?? new ObservedTransport(outbound);
+  // Opened early, stdin may have closed already while the rest loaded.
+  const closed = wire.isClosed
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => transport.onClosed(resolve));
+  const stop = () => transport.close().catch(() => {});
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
+  opening?.releaseSignals();
+  // Closed already (stdin ended before a single line, or a signal while this loaded): no one
+  // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
+  if (!wire.isClosed) {
+    const { serveOnWire } = await import("./stdio_serve.ts");
+    serveOnWire(
+      services,
+      session,
+      {
+        ...serverOptions,
+        replySent: (id) => outbound.whenReplySent(id),
+      },
+      wire,
+      transport,
+    );
+  }
+  await closed;
+  Deno.removeSignalListener("SIGTERM", stop);
+  Deno.removeSignalListener("SIGINT", stop);
 }
 
 /**
