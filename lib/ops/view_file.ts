@@ -89,49 +89,12 @@ export async function viewFile(
     if (delta !== null) return delta;
   }
 
-  const ids: { id: LineId; what: string }[] = [];
-  for (const [what, pos] of [["start", options.start], ["end", options.end]] as const) {
-    if (pos?.kind === "id") ids.push({ id: pos.id, what });
-  }
-  const stale = ids.some(({ id }) => {
-    const content = source.line(id.line);
-    return content === undefined || hashLine(content) !== id.hash;
-  });
-  if (stale) {
-    try {
-      // The report needs every line (where the content went): split them all, this once.
-      assertFresh(shownPath, source.allLines(), ids, "");
-    } catch (e) {
-      // The report shows current lines with fresh ids: they count as shown, so a batch_edit
-      // with them is not refused as "never shown".
-      if (isAnchorError(e) && e.detail) session.shown.recordRendered(fileKey(location), e.detail);
-      throw e;
-    }
-  }
+  assertRangeIdsFresh(session, location, shownPath, source, options);
 
   const notices: string[] = [];
-  const resolve = (what: "start" | "end", pos: LinePosition | undefined, fallback: number) => {
-    if (!pos) return fallback;
-    if (pos.kind === "id") return pos.id.line;
-    let n = pos.value < 0 ? total + pos.value + 1 : pos.value;
-    if (n < 1) {
-      notices.push(
-        `${what} ${pos.value} is before line 1 (the file has ${plural(total, "line")}); ` +
-          "used 1.",
-      );
-      n = 1;
-    } else if (n > total) {
-      notices.push(
-        `${what} ${pos.value} is past the end (the file has ${plural(total, "line")}); ` +
-          `used ${total}.`,
-      );
-      n = total;
-    }
-    return n;
-  };
-  const start = resolve("start", options.start, 1);
+  const start = resolvePosition("start", options.start, 1, total, notices);
   const explicitEnd = options.end !== undefined;
-  const end = resolve("end", options.end, total);
+  const end = resolvePosition("end", options.end, total, total, notices);
   if (start > end) {
     throw new AnchorError({
       code: "INVALID_RANGE",
@@ -144,31 +107,7 @@ export async function viewFile(
     });
   }
 
-  const out: string[] = [];
-  const hashes: number[] = [];
-  const prints: number[] = [];
-  let chars = 0;
-  let cutLines = 0;
-  let last = start - 1;
-  for (let n = start; n <= end; n++) {
-    const content = source.line(n)!;
-    if (n - start >= VIEW_MAX_LINES || (chars > 0 && chars + content.length > VIEW_MAX_CHARS)) {
-      break;
-    }
-    const hash = hashLine(content);
-    hashes.push(hash);
-    prints.push(linePrint(content));
-    let rendered = renderLine(n, content);
-    if (content.length > VIEW_MAX_LINE_CHARS) {
-      cutLines++;
-      rendered = `${formatLineId(n, content)}|${
-        content.slice(0, VIEW_MAX_LINE_CHARS)
-      } … [line cut: ${plural(content.length, "character")}]`;
-    }
-    chars += Math.min(content.length, VIEW_MAX_LINE_CHARS) + 8;
-    out.push(rendered);
-    last = n;
-  }
+  const { out, hashes, prints, cutLines, last } = renderRange(source, start, end);
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
   if (whole && start === 1 && last === total && source.lines && source.print) {
     session.views.remember(fileKey(location), source.print, source.lines);
@@ -199,6 +138,97 @@ export async function viewFile(
   return notices.length > 0
     ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
     : out.join("\n");
+}
+
+/**
+ * Start and end given as line ids must still name the same content; a stale one fails with the
+ * report, whose fresh ids then count as shown.
+ */
+function assertRangeIdsFresh(
+  session: Session,
+  location: Location,
+  shownPath: string,
+  source: ViewSource,
+  options: ViewFileOptions,
+): void {
+  const ids: { id: LineId; what: string }[] = [];
+  for (const [what, pos] of [["start", options.start], ["end", options.end]] as const) {
+    if (pos?.kind === "id") ids.push({ id: pos.id, what });
+  }
+  const stale = ids.some(({ id }) => {
+    const content = source.line(id.line);
+    return content === undefined || hashLine(content) !== id.hash;
+  });
+  if (!stale) return;
+  try {
+    // The report needs every line (where the content went): split them all, this once.
+    assertFresh(shownPath, source.allLines(), ids, "");
+  } catch (e) {
+    // The report shows current lines with fresh ids: they count as shown, so a batch_edit
+    // with them is not refused as "never shown".
+    if (isAnchorError(e) && e.detail) session.shown.recordRendered(fileKey(location), e.detail);
+    throw e;
+  }
+}
+
+/** A start or end as a line number within the file; a number outside it is clamped, saying so. */
+function resolvePosition(
+  what: "start" | "end",
+  pos: LinePosition | undefined,
+  fallback: number,
+  total: number,
+  notices: string[],
+): number {
+  if (!pos) return fallback;
+  if (pos.kind === "id") return pos.id.line;
+  let n = pos.value < 0 ? total + pos.value + 1 : pos.value;
+  if (n < 1) {
+    notices.push(
+      `${what} ${pos.value} is before line 1 (the file has ${plural(total, "line")}); ` +
+        "used 1.",
+    );
+    n = 1;
+  } else if (n > total) {
+    notices.push(
+      `${what} ${pos.value} is past the end (the file has ${plural(total, "line")}); ` +
+        `used ${total}.`,
+    );
+    n = total;
+  }
+  return n;
+}
+
+/**
+ * Lines `start`..`end` as `N:hh|content`, up to a page (VIEW_MAX_LINES / VIEW_MAX_CHARS), long
+ * lines cut; with the hashes and prints to record as shown, and the last line rendered.
+ */
+function renderRange(source: ViewSource, start: number, end: number) {
+  const out: string[] = [];
+  const hashes: number[] = [];
+  const prints: number[] = [];
+  let chars = 0;
+  let cutLines = 0;
+  let last = start - 1;
+  for (let n = start; n <= end; n++) {
+    const content = source.line(n)!;
+    if (n - start >= VIEW_MAX_LINES || (chars > 0 && chars + content.length > VIEW_MAX_CHARS)) {
+      break;
+    }
+    const hash = hashLine(content);
+    hashes.push(hash);
+    prints.push(linePrint(content));
+    let rendered = renderLine(n, content);
+    if (content.length > VIEW_MAX_LINE_CHARS) {
+      cutLines++;
+      rendered = `${formatLineId(n, content)}|${
+        content.slice(0, VIEW_MAX_LINE_CHARS)
+      } … [line cut: ${plural(content.length, "character")}]`;
+    }
+    chars += Math.min(content.length, VIEW_MAX_LINE_CHARS) + 8;
+    out.push(rendered);
+    last = n;
+  }
+  return { out, hashes, prints, cutLines, last };
 }
 
 /** Lines a re-view's diff may take before the whole file is cheaper to send. */
