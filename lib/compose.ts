@@ -5,6 +5,7 @@
 import { LocalBackend } from "./backends/local/local_backend.ts";
 import { SshPool } from "./backends/ssh/ssh_pool.ts";
 import { Locations } from "./ops/location.ts";
+import { parseRemoteUrl } from "./core/ssh/remote_url.ts";
 import { FileLocks } from "./ops/edit/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
@@ -56,6 +57,12 @@ export function createServices(options: ServiceOptions = {}): Services {
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(options);
+  // A remote job of another server (or of a dead one) is reached through this process's pool.
+  jobs.setRemoteHosts(async (url) => {
+    const backend = await sshPool.open(parseRemoteUrl(url).target);
+    if (!backend.jobHost) throw new Error(`${JSON.stringify(url)} does not run commands`);
+    return backend.jobHost;
+  });
   locations.setJobLogs(new JobLogFiles(jobs));
   const services = {
     locations,

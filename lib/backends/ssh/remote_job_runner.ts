@@ -1,12 +1,14 @@
 // Runs a job on an ssh host over the pooled connection: the command runs under `setsid` (its
 // own session and process group there) with the job's cookie in ANCHORFS_JOB and a pid file,
 // its output streams into the local job log, and a kill takes the remote group plus every
-// process carrying the cookie (found through the remote /proc). Never restarts a job.
+// process carrying the cookie (found through the remote /proc), from this server or from
+// another one (stopJob). The job ends when its connection does. Never restarts a job.
 
 import type {
   RemoteJob,
   RemoteJobExit,
   RemoteJobHost,
+  RemoteJobRef,
   RemoteJobRequest,
   RemoteProcessInfo,
 } from "../../ops/jobs/remote_job.ts";
@@ -29,29 +31,59 @@ const REAPED_MARK = "anchorfs-job-reaped";
 const PID_DIR = '"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/anchorfs-jobs-$(id -u)"';
 
 /**
+ * The pid file's name: from the cookie (`<server instance>/<job id>`), so jobs of two machines
+ * that happen to share a job id never share a file on one host.
+ */
+function pidFileName(cookie: string): string {
+  return `${cookie.replace(/[^0-9A-Za-z-]/g, "-")}.pid`;
+}
+
+/** sh lines setting `$pidfile` (creating its private directory when `create`). */
+function pidFileLines(cookie: string, create: boolean): string[] {
+  return [
+    `piddir=${PID_DIR}`,
+    ...(create ? ['mkdir -p "$piddir" 2>/dev/null; chmod 700 "$piddir" 2>/dev/null'] : []),
+    `pidfile="$piddir/${pidFileName(cookie)}"`,
+  ];
+}
+
+/**
  * The wrapper the remote sh runs: cd, start the command with bash (else sh) under setsid in the
  * background with the cookie and non-interactive settings, write the pid file, report the pid on
  * stderr, wait, and exit with the command's status. Its output goes to the channel's stdout.
+ *
+ * The channel's stdin stays open for as long as the connection (and the anchorfs server that
+ * opened it) lives: a watcher reads it, and at EOF ends the job's processes. A job whose server
+ * died (kill -9) or whose connection dropped has nowhere to write and nobody to report its end
+ * to; the next anchorfs that reads its record records it `lost` (see JobManager.reconcile).
  */
 export function remoteJobScript(request: RemoteJobRequest): string {
   const env = Object.entries(NON_INTERACTIVE_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
   const lines = [
     `cd -- ${shQuote(request.dir)} 2>&1 || exit 126`,
-    `piddir=${PID_DIR}; mkdir -p "$piddir" 2>/dev/null; chmod 700 "$piddir" 2>/dev/null`,
-    `pidfile="$piddir/${request.id.replace(/[^0-9-]/g, "")}.pid"`,
+    // fd 3: the channel's stdin, kept for the watcher (a background list's stdin is /dev/null).
+    "exec 3<&0",
+    ...pidFileLines(request.cookie, true),
     `cookie=${shQuote(request.cookie)}`,
     `job_env="${JOB_COOKIE_VAR}=\${${JOB_COOKIE_VAR}:+\$${JOB_COOKIE_VAR},}$cookie"`,
     "shell=bash; command -v bash >/dev/null 2>&1 || shell=sh",
     "leader=; command -v setsid >/dev/null 2>&1 && leader=setsid",
-    `env "$job_env" ${env} $leader "$shell" -c ${shQuote(request.command)} </dev/null 2>&1 &`,
+    `env "$job_env" ${env} $leader "$shell" -c ${shQuote(request.command)} </dev/null 3<&- 2>&1 &`,
     "pid=$!",
     `echo "$pid" > "$pidfile" 2>/dev/null`,
     `echo "${PID_MARK}$pid" >&2`,
-    'wait "$pid"; code=$?',
-    'rm -f "$pidfile"',
-    // What the command left running ends with it, reported on stderr (no second exec needed).
     "pg=$pid",
     ...reapFunctions(request.graceMs ?? 2000),
+    // The watcher: EOF on the channel's stdin means the connection is gone. From then on it
+    // ignores TERM: the wrapper's `kill` below (once the job's shell is gone) must not cut the
+    // sweep of what left the group short.
+    "( while read -r _line; do :; done <&3; trap '' TERM; reap ''; rm -f \"$pidfile\" ) " +
+    "</dev/null >/dev/null 2>&1 &",
+    "watcher=$!",
+    'wait "$pid"; code=$?',
+    'kill "$watcher" 2>/dev/null',
+    'rm -f "$pidfile"',
+    // What the command left running ends with it, reported on stderr (no second exec needed).
     `reap "${LEFT_MARK}" >&2; echo "${REAPED_MARK}" >&2`,
     'exit "$code"',
   ];
@@ -60,14 +92,15 @@ export function remoteJobScript(request: RemoteJobRequest): string {
 
 /**
  * sh functions that end the job's processes on the remote host: its group (`$pg`, the
- * setsid'd shell's pid) and every process whose ANCHORFS_JOB names `$cookie`; `reap PREFIX`
- * prints `PREFIX pid (name)` for each one found, sends TERM (+CONT), then KILL after the grace.
+ * setsid'd shell's pid, when set) and every process whose ANCHORFS_JOB names `$cookie`;
+ * `reap PREFIX` prints `PREFIX pid (name)` for each one found, sends TERM (+CONT), then KILL
+ * after the grace. Without /proc (a BSD or macOS host) only the group is found.
  */
 function reapFunctions(graceMs: number): string[] {
   const tenths = Math.max(1, Math.ceil(graceMs / 100));
   return [
     "members() {",
-    '  { cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
+    '  { [ -n "$pg" ] && cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
     // One grep over every environment (-z: NUL-separated entries), not a process per entry.
     `    for e in $(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ); do`,
     '      p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
@@ -76,10 +109,11 @@ function reapFunctions(graceMs: number): string[] {
     '      echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
     "    done; } | sort -un -k1,1",
     "}",
-    'signal() { echo "$1" | while read -r p n; do kill -"$2" "$p" 2>/dev/null; done; kill -"$2" -- -"$pg" 2>/dev/null; }',
+    'group() { [ -n "$pg" ] && kill -"$1" -- -"$pg" 2>/dev/null; }',
+    'signal() { echo "$1" | while read -r p n; do kill -"$2" "$p" 2>/dev/null; done; group "$2"; }',
     "reap() {",
     "  list=$(members)",
-    '  [ -n "$list" ] || { kill -TERM -- -"$pg" 2>/dev/null; return 0; }',
+    '  [ -n "$list" ] || { group TERM; return 0; }',
     '  printf "%s\\n" "$list" | sed "s/^/$1/"',
     '  signal "$list" TERM; signal "$list" CONT',
     `  i=0; while [ $i -lt ${tenths} ]; do l=$(members); [ -z "$l" ] && return 0; signal "$l" TERM; sleep 0.1; i=$((i+1)); done`,
@@ -88,12 +122,29 @@ function reapFunctions(graceMs: number): string[] {
   ];
 }
 
-/** Terminates the job's processes on the remote host (see reapFunctions); prints them. */
-export function remoteKillScript(pgid: number, cookie: string, graceMs: number): string {
+/**
+ * Terminates the job's processes on the remote host (see reapFunctions); prints them. With
+ * `checkGroup`, the group is signalled only while the job's pid file still names it: the caller
+ * did not see the job's wrapper alive, and a bare pid may belong to someone else by now.
+ */
+export function remoteKillScript(
+  job: { pid: number; cookie: string },
+  graceMs: number,
+  checkGroup = false,
+): string {
+  const pid = Math.trunc(job.pid);
   const lines = [
-    `pg=${Math.trunc(pgid)}; cookie=${shQuote(cookie)}`,
+    `cookie=${shQuote(job.cookie)}`,
+    ...(checkGroup
+      ? [
+        ...pidFileLines(job.cookie, false),
+        `pg=; [ "$(cat "$pidfile" 2>/dev/null)" = "${pid}" ] && pg=${pid}`,
+      ]
+      : [`pg=${pid}`]),
     ...reapFunctions(graceMs),
     'reap ""',
+    ...(checkGroup ? ['[ -n "$pg" ] && rm -f "$pidfile"'] : []),
+    "exit 0",
   ];
   return `sh -c ${shQuote(lines.join("\n"))}`;
 }
@@ -177,13 +228,20 @@ export class SshJobHost implements RemoteJobHost {
       exited,
       kill: async (graceMs: number) => {
         if (pid === 0) return [];
-        const result = await this.link.exec(
-          `stop job ${request.id}`,
-          remoteKillScript(pid, request.cookie, graceMs),
-          "",
+        return await this.kill(
+          request.id,
+          remoteKillScript({ pid, cookie: request.cookie }, graceMs),
         );
-        return parseKilled(new TextDecoder().decode(result.stdout));
       },
     };
+  }
+
+  async stopJob(job: RemoteJobRef, graceMs: number): Promise<RemoteProcessInfo[]> {
+    return await this.kill(job.id, remoteKillScript(job, graceMs, true));
+  }
+
+  private async kill(id: string, script: string): Promise<RemoteProcessInfo[]> {
+    const result = await this.link.exec(`stop job ${id}`, script, "");
+    return parseKilled(new TextDecoder().decode(result.stdout));
   }
 }

@@ -26,7 +26,7 @@ import {
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
-import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "./remote_job.ts";
+import type { RemoteJob, RemoteJobHost, RemoteJobHosts, RemoteProcessInfo } from "./remote_job.ts";
 
 /** Where a job on another host runs: the host, and the directory there. */
 export interface RemotePlace {
@@ -123,6 +123,7 @@ export class JobManager {
    */
   readonly instance: string = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   private readonly listeners = new Set<JobListener>();
+  private remoteHosts: RemoteJobHosts | undefined;
   private counter = 0;
   /** Starts in flight (counted against the running cap). */
   private starting = 0;
@@ -144,6 +145,11 @@ export class JobManager {
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.killGraceMs = options.killGraceMs ?? 2000;
     this.pollMs = options.pollMs ?? 100;
+  }
+
+  /** How this process reaches the host of a remote job it did not start (set by compose). */
+  setRemoteHosts(hosts: RemoteJobHosts): void {
+    this.remoteHosts = hosts;
   }
 
   subscribe(listener: JobListener): () => void {
@@ -193,7 +199,10 @@ export class JobManager {
    * read for all records; a live server's jobs are left to it.
    */
   private async sweepFinished(records: JobRecord[]): Promise<void> {
-    const finished = records.filter((r) => isTerminal(r.status) && r.cookie !== undefined);
+    // A remote job's processes are on its host (its wrapper reaped them when it ended).
+    const finished = records.filter((r) =>
+      isTerminal(r.status) && r.cookie !== undefined && r.host === undefined
+    );
     if (finished.length === 0) return;
     const since = Math.min(...finished.map((r) => r.pidStartTicks ?? 0));
     const present = cookiesInTable(this.runner.listProcesses(since));
@@ -222,9 +231,22 @@ export class JobManager {
       return { record, killed: [] };
     }
     let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
-    const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
-    if (killed.length > 0) {
-      why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
+    let killed: ProcessInfo[];
+    if (record.host !== undefined) {
+      const stopped = await this.stopRemote(record);
+      killed = stopped.killed;
+      if (stopped.failed !== undefined) {
+        why += `; whatever of it still runs on ${record.host} could not be stopped ` +
+          `(${stopped.failed})`;
+      } else if (killed.length > 0) {
+        why += `; ${describeProcesses(killed)} of it were still running on ${record.host} and ` +
+          "have been terminated";
+      }
+    } else {
+      killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      if (killed.length > 0) {
+        why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
+      }
     }
     const next = loseRecord(record, this.now(), why);
     if (!next.changed) return { record, killed };
@@ -550,6 +572,38 @@ export class JobManager {
   }
 
   /**
+   * Ends the processes of a remote job this server is not running (another server's, or a dead
+   * server's) over this process's own connection to its host. `failed` says why nothing could
+   * be done: the host is unreachable, or the record's ssh:// directory now resolves to another
+   * host than the one it ran on (then nothing there is touched).
+   */
+  private async stopRemote(
+    record: JobRecord,
+  ): Promise<{ killed: ProcessInfo[]; failed?: string }> {
+    if (!this.remoteHosts) {
+      return { killed: [], failed: "this process cannot open ssh connections" };
+    }
+    if (record.cookie === undefined) return { killed: [], failed: "its record has no cookie" };
+    try {
+      const host = await this.remoteHosts(record.cwd);
+      if (record.host !== undefined && host.description !== record.host) {
+        return {
+          killed: [],
+          failed: `${JSON.stringify(record.cwd)} now leads to ${host.description}, not to ` +
+            `${record.host} where it ran, so nothing there was touched`,
+        };
+      }
+      const killed = await host.stopJob(
+        { id: record.id, pid: record.pid, cookie: record.cookie },
+        this.killGraceMs,
+      );
+      return { killed: killed.map(remoteRow(record.pid)) };
+    } catch (e) {
+      return { killed: [], failed: `could not reach it: ${(e as Error).message}` };
+    }
+  }
+
+  /**
    * A remote job whose end could not be observed (the connection dropped): recorded `lost` with
    * the reason, never started again. Whatever of it still runs there is stopped if the host can
    * be reached again.
@@ -688,10 +742,14 @@ export class JobManager {
     const record = this.running.get(id)?.record ??
       (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);
     const target = this.targetOf(record);
+    // A remote record's pid and cookie name processes on its host, never local ones.
+    const killAll = async () =>
+      record.host !== undefined
+        ? (await this.stopRemote(record)).killed
+        : await killJobProcesses(this.runner, target, this.killGraceMs);
     if (isTerminal(record.status)) {
       // Its shell ended; anything it left that is still alive goes now.
-      const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
-      return { record, wasRunning: false, killed };
+      return { record, wasRunning: false, killed: await killAll() };
     }
     const here = this.running.get(id);
     if (here) {
@@ -707,9 +765,15 @@ export class JobManager {
     const reconciled = await this.reconcileKilling(record);
     if (isTerminal(reconciled.record.status)) return { ...reconciled, wasRunning: true };
     // Another live server's job: leave a note so that server records "killed", and end its
-    // processes from here (the cookie proves them the job's).
+    // processes from here (the cookie proves them the job's; a remote job's over this
+    // process's own connection to its host, and its server then sees its end).
     await this.store.requestKill(id);
-    const killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+    let killed: ProcessInfo[];
+    if (record.host !== undefined) {
+      const stopped = await this.stopRemote(record);
+      if (stopped.failed !== undefined) throw remoteStopError(record, stopped.failed);
+      killed = stopped.killed;
+    } else killed = await killJobProcesses(this.runner, target, this.killGraceMs);
     const ended = await this.wait(id, this.killGraceMs + 5000);
     return { record: ended.record, wasRunning: true, killed };
   }
@@ -768,6 +832,22 @@ function mergeProcesses(a: ProcessInfo[], b: ProcessInfo[]): ProcessInfo[] {
   const all = new Map<string, ProcessInfo>();
   for (const p of [...a, ...b]) all.set(`${p.pid}:${p.startTicks}`, p);
   return [...all.values()].sort((x, y) => x.startTicks - y.startTicks || x.pid - y.pid);
+}
+
+/** A kill of another live server's remote job that could not reach the host. */
+function remoteStopError(record: JobRecord, why: string): AnchorError {
+  return new AnchorError({
+    code: "REMOTE_KILL_FAILED",
+    message:
+      `Could not stop job ${record.id} (${
+        JSON.stringify(truncateText(record.command, 80))
+      }) on ${record.host}: ${why}. It is still running there, started by another anchorfs ` +
+      `server (pid ${record.serverPid}); the kill request is recorded, so that server records ` +
+      "it as killed when it ends.",
+    hint: `Retry jobs {"action":"kill","id":"${record.id}"} once the host is reachable, or stop ` +
+      "it from the session that started it.",
+    fault: "environment",
+  });
 }
 
 /** byKey placeholder while a start is in flight. */

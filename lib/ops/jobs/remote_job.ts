@@ -1,7 +1,7 @@
 // What the job manager needs to run a job on another host (an ssh:// working directory): start
 // it with the job's cookie, stream its output into the local log, learn its end, kill its tree.
 // lib/backends/ssh implements it over the pooled connection; a FileBackend that can run jobs
-// offers it as `jobHost`.
+// offers it as `jobHost`. Another server reaches a job it did not start through RemoteJobHosts.
 
 import type { JobLog } from "./job_store.ts";
 
@@ -51,8 +51,29 @@ export interface RemoteJob {
   kill(graceMs: number): Promise<RemoteProcessInfo[]>;
 }
 
+/** A job on the host as its record names it (for a server that did not start it). */
+export interface RemoteJobRef {
+  id: string;
+  /** The remote group leader (the record's pid). */
+  pid: number;
+  cookie: string;
+}
+
 export interface RemoteJobHost {
-  /** `user@host:port`, for messages. */
+  /** `user@host:port`, for messages (and to check a record names this host). */
   readonly description: string;
   startJob(request: RemoteJobRequest): Promise<RemoteJob>;
+  /**
+   * Ends a job started by another server (alive or dead) over this host's connection: TERM to
+   * every process carrying its cookie, and to its group while the job's pid file still names
+   * that group (a pid alone may have been reused); KILL after `graceMs`. Resolves with what was
+   * signalled; throws when the host cannot be reached.
+   */
+  stopJob(job: RemoteJobRef, graceMs: number): Promise<RemoteProcessInfo[]>;
 }
+
+/**
+ * The host a remote job's directory (its record's ssh:// cwd) is on, connected through this
+ * process's pool; rejects when it cannot be resolved or reached.
+ */
+export type RemoteJobHosts = (cwdUrl: string) => Promise<RemoteJobHost>;

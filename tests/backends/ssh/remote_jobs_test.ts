@@ -4,7 +4,7 @@
 // left the group), the duplicate guard, the log cap, and a dropped connection → lost, not rerun.
 
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
-import { tempDir } from "../../_harness.ts";
+import { runCliProcess, startServer, tempDir } from "../../_harness.ts";
 import {
   eventually,
   jobIdOf,
@@ -237,5 +237,208 @@ sshTest(
     assertStringIncludes(r.text, "left 1 process (sleep");
     const pid = Number(await Deno.readTextFile(`${remote.path}/left.pid`));
     assert(await eventually(() => !alive(pid)), "the left-behind process survived");
+  },
+);
+
+/** Two servers on one state dir (two agent sessions), both able to reach `box`. */
+async function twoServers(env: Record<string, string>) {
+  const dir = await tempDir("anchorfs-rjob-local-");
+  const state = await tempDir("anchorfs-rjob-state-");
+  const args = ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "0.3"];
+  const first = await startServer({ client: "v2", args, env });
+  const second = await startServer({ client: "v1", args, env });
+  return {
+    first,
+    second,
+    stateDir: state.path,
+    async [Symbol.asyncDispose]() {
+      await first.close();
+      await second.close();
+      await dir[Symbol.asyncDispose]();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** A command that leaves a child in the group and one outside it (setsid), then loops. */
+function escapingCommand(marker: string): string {
+  return `sleep ${marker} & echo $! > a.pid; setsid sleep ${marker} & echo $! > b.pid; ` +
+    "until false; do sleep 0.2; done";
+}
+
+/** The pids escapingCommand wrote, once both are there. */
+function childPids(dir: string): number[] | undefined {
+  try {
+    const pids = ["a", "b"].map((n) => Number(Deno.readTextFileSync(`${dir}/${n}.pid`).trim()));
+    return pids.every((p) => p > 0) ? pids : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+sshTest(
+  "remote shell: a kill from another server takes the remote group over its own connection",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using servers = await twoServers(env);
+    const { first, second } = servers;
+    const marker = uniqueMarker();
+    const r = await first.call("shell", {
+      command: escapingCommand(marker),
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => childPids(remote.path) !== undefined), "children did not start");
+    const pids = childPids(remote.path)!;
+    const leader = (await readRecord(servers.stateDir, id)).pid as number;
+    assert(alive(leader));
+    const sessions = await world.sshd.sessionCount();
+    const killed = await second.call("jobs", { action: "kill", id });
+    assertEquals(killed.isError, false, killed.text);
+    // The second server reached the host itself (the processes are local only in this test).
+    assert(await world.sshd.sessionCount() > sessions, "the second server never connected");
+    assertStringIncludes(killed.text, `Killed job ${id}`);
+    assertStringIncludes(killed.text, "sleep");
+    // The shell, the child in its group and the one that left it are gone.
+    assert(
+      await eventually(() => [leader, ...pids].every((p) => !alive(p))),
+      "a remote process survived a kill from another server",
+    );
+    // The server that started it saw its end and recorded the kill.
+    assertStringIncludes(killed.text, "KILLED on request");
+    assertEquals((await readRecord(servers.stateDir, id)).status, "killed");
+    const read = await first.call("jobs", { action: "read", id });
+    assertStringIncludes(read.text, "KILLED");
+  },
+);
+
+sshTest(
+  "remote shell: `anchorfs jobs kill` from a terminal stops another server's remote job",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v1", { window: 0.3, env });
+    const marker = uniqueMarker();
+    const r = await s.server.call("shell", {
+      command: escapingCommand(marker),
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => livePidsMatching(marker).length >= 2), "children did not start");
+    const cli = await runCliProcess(["jobs", "kill", id, "--state-dir", s.stateDir], { env });
+    assertEquals(cli.code, 0, cli.stderr);
+    assertStringIncludes(cli.stdout, `Killed job ${id}`);
+    assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job survived");
+    await s.updated(`anchorfs://jobs/${id}`);
+    assertEquals((await readRecord(s.stateDir, id)).status, "killed");
+  },
+);
+
+sshTest(
+  "remote shell: kill -9 of the server ends its remote job there; the next server records it lost",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using dir = await tempDir("anchorfs-rjob-local-");
+    await using state = await tempDir("anchorfs-rjob-state-");
+    const args = ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "0.3"];
+    const marker = uniqueMarker();
+    let id: string;
+    {
+      await using doomed = await startServer({ client: "v2", args, env });
+      // A quiet job (nothing to write, so no SIGPIPE would end it) with a child that left its
+      // group: only the job's own sweep on the host ends that one.
+      const r = await doomed.call("shell", {
+        command: escapingCommand(marker),
+        cwd: `ssh://box${remote.path}`,
+      });
+      id = jobIdOf(r.raw);
+      assert(
+        await eventually(() => livePidsMatching(marker).length >= 2),
+        "children did not start",
+      );
+      Deno.kill(doomed.pid!, "SIGKILL");
+      // Nothing of the job outlives its connection on the host.
+      assert(
+        await eventually(() => livePidsMatching(marker).length === 0),
+        "the remote job kept running after its server was killed",
+      );
+    }
+    // No one recorded an end: the record still says running until someone reads it.
+    assertEquals((await readRecord(state.path, id)).status, "running");
+    await using next = await startServer({ client: "v1", args, env });
+    const read = await next.call("jobs", { action: "read", id });
+    assertStringIncludes(read.text.toLowerCase(), "lost");
+    const record = await readRecord(state.path, id);
+    assertEquals(record.status, "lost");
+    assertStringIncludes(record.endReason, "ended without recording an end");
+    // It never ran twice.
+    assertEquals(livePidsMatching(marker).length, 0);
+  },
+);
+
+/** Parent pid and state of a process, from /proc. */
+function statOf(pid: number): { ppid: number; state: string } | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(rest[1]), state: rest[0]! };
+  } catch {
+    return undefined;
+  }
+}
+
+sshTest(
+  "remote shell: a restarted server stops a dead server's remote job that still runs, over its own connection",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using dir = await tempDir("anchorfs-rjob-local-");
+    await using state = await tempDir("anchorfs-rjob-state-");
+    const args = ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "0.3"];
+    const marker = uniqueMarker();
+    let id: string;
+    {
+      await using doomed = await startServer({ client: "v2", args, env });
+      const r = await doomed.call("shell", {
+        command: escapingCommand(marker),
+        cwd: `ssh://box${remote.path}`,
+      });
+      id = jobIdOf(r.raw);
+      assert(await eventually(() => childPids(remote.path) !== undefined), "job did not start");
+      // Take away the host-side watcher (as if the host had not noticed the connection end):
+      // the wrapper's other children besides the job's shell.
+      const leader = (await readRecord(state.path, id)).pid as number;
+      const wrapper = statOf(leader)!.ppid;
+      const watchers = [...Deno.readDirSync("/proc")].map((e) => Number(e.name))
+        .filter((pid) => pid !== leader && statOf(pid)?.ppid === wrapper);
+      assertEquals(watchers.length, 1, `children of the wrapper ${wrapper}: ${watchers}`);
+      Deno.kill(watchers[0]!, "SIGKILL");
+      Deno.kill(doomed.pid!, "SIGKILL");
+    }
+    const pids = childPids(remote.path)!;
+    await new Promise((r) => setTimeout(r, 300));
+    assert(pids.every(alive), "the job ended without its watcher");
+    // The next server's start-up sweep reaches the host, ends the job there, records it lost.
+    await using next = await startServer({ client: "v1", args, env });
+    assert(await eventually(() => pids.every((p) => !alive(p))), "the remote job survived");
+    assert(
+      await eventually(() => {
+        const text = Deno.readTextFileSync(`${state.path}/jobs/${id}/record.json`);
+        return JSON.parse(text).status === "lost";
+      }),
+      "the record was not marked lost",
+    );
+    const record = await readRecord(state.path, id);
+    assertStringIncludes(record.endReason, "ended without recording an end");
+    assertStringIncludes(record.endReason, `still running on ${record.host}`);
+    assertStringIncludes(record.endReason, "sleep");
+    const read = await next.call("jobs", { action: "read", id });
+    assertStringIncludes(read.text.toLowerCase(), "lost");
   },
 );
