@@ -73,8 +73,8 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
     return e;
   };
   const overrides: Partial<JobManager> = {
-    async start(command, cwd) {
-      const record = await jobs.start(command, cwd).catch((e) => {
+    async start(command, cwd, remote) {
+      const record = await jobs.start(command, cwd, remote).catch((e) => {
         throw isAnchorError(e) ? othersNotNamed(e) : e;
       });
       if (!owned.has(record.id)) {

@@ -14,6 +14,10 @@ import {
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
 import { testNeeding } from "../../_requires.ts";
+import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
+import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
+import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
 
 const sshTest = testNeeding("sshd", "bash");
 
@@ -440,5 +444,34 @@ sshTest(
     assertStringIncludes(record.endReason, "sleep");
     const read = await next.call("jobs", { action: "read", id });
     assertStringIncludes(read.text.toLowerCase(), "lost");
+  },
+);
+
+sshTest(
+  "agent jobs (HTTP sessions): a job started through one agent's view runs on the host",
+  async () => {
+    const { world } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using state = await tempDir("anchorfs-rjob-state-");
+    const pool = world.pool();
+    const jobs = new JobManager(localProcessRunner, { stateDir: state.path, killGraceMs: 500 });
+    try {
+      const backend = await pool.open({ host: "box" }) as SftpBackend;
+      const view = scopeJobs(jobs).view;
+      const url = `ssh://box${remote.path}`;
+      const record = await view.start("pwd; echo on-host > here.txt", url, {
+        host: backend.jobHost,
+        dir: remote.path,
+      });
+      assertEquals(record.cwd, url);
+      assertEquals(record.host, backend.jobHost.description);
+      const { record: ended } = await view.wait(record.id, 20_000);
+      assertEquals(ended.status, "succeeded", JSON.stringify(ended));
+      assertEquals(await Deno.readTextFile(`${remote.path}/here.txt`), "on-host\n");
+    } finally {
+      await jobs.shutdown();
+      await pool.close();
+    }
   },
 );
