@@ -2,6 +2,7 @@
 // child process and connects the SDK's real client over stdio, v1 (`initialize`) or v2 (pinned
 // to 2026-07-28). Release with `await using`.
 
+import { fileURLToPath } from "node:url";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/index"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/stdio"
@@ -9,7 +10,8 @@ import { StdioClientTransport as V1StdioTransport } from "@modelcontextprotocol/
 import { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio";
 
-export const REPO_ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+/** This checkout as a file-system path (`fileURLToPath`: a drive-letter path on Windows). */
+export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, "");
 export const MAIN_TS = `${REPO_ROOT}/main.ts`;
 
 export type ClientKind = "v1" | "v2";

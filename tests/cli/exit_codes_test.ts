@@ -5,6 +5,9 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { jobIdOf, pause, startJobsServer } from "../mcp/_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 Deno.test("a malformed argument exits 2 with error: and hint: lines in every command", async () => {
   await using dir = await tempDir();
@@ -40,7 +43,7 @@ Deno.test("--help documents every exit code, 3 (internal) and the jobs codes inc
   assertStringIncludes(jobs.stdout, "125 when no job has that id");
 });
 
-Deno.test("jobs tail -f exits with the job's exit code; jobs wait draws no spinner off a terminal", async () => {
+test("jobs tail -f exits with the job's exit code; jobs wait draws no spinner off a terminal", async () => {
   await using s = await startJobsServer("v1", { window: 0.2 });
   const r = await s.server.call("shell", {
     command: `echo start; ${pause(0.6)}; echo end; exit 7`,

@@ -10,8 +10,11 @@ import {
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's jobs", async () => {
+const test = testNeeding("bash", "proc", "signals");
+
+test("anchorfs jobs: list, tail, wait and kill work on a running server's jobs", async () => {
   await using s = await startJobsServer("v1", { window: 0.2 });
   const cli = (...args: string[]) => runCliProcess(["jobs", ...args, "--state-dir", s.stateDir]);
 
@@ -52,7 +55,7 @@ Deno.test("anchorfs jobs: list, tail, wait and kill work on a running server's j
   assertStringIncludes(read.text, "KILLED");
 });
 
-Deno.test("anchorfs jobs tail -f prints new output until the job ends", async () => {
+test("anchorfs jobs tail -f prints new output until the job ends", async () => {
   await using s = await startJobsServer("v1", { window: 0.2 });
   const r = await s.server.call("shell", {
     command: "echo before; until [ -f go ]; do sleep 0.05; done; echo after",
@@ -67,7 +70,7 @@ Deno.test("anchorfs jobs tail -f prints new output until the job ends", async ()
   assertStringIncludes(out.stderr, "succeeded (exit 0)");
 });
 
-Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
+test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
   await using s = await startJobsServer("v1");
   const missing = await runCliProcess(["jobs", "tail", "12-34", "--state-dir", s.stateDir]);
   assertEquals(missing.code, 125); // its own code: 1 would read as a job that exited 1
@@ -80,7 +83,7 @@ Deno.test("anchorfs jobs: an unknown id and a missing id are explained", async (
   assertEquals(usage.stderr, "error: jobs wait needs a job ID\nhint: see `anchorfs jobs --help`\n");
 });
 
-Deno.test("anchorfs jobs with no jobs names the state dir it read", async () => {
+test("anchorfs jobs with no jobs names the state dir it read", async () => {
   const dir = await Deno.makeTempDir({ prefix: "anchorfs-empty-state-" });
   try {
     const r = await runCliProcess(["jobs", "--state-dir", dir]);
@@ -92,7 +95,7 @@ Deno.test("anchorfs jobs with no jobs names the state dir it read", async () => 
   }
 });
 
-Deno.test("anchorfs jobs on a state dir that is not a directory says so (not an internal bug)", async () => {
+test("anchorfs jobs on a state dir that is not a directory says so (not an internal bug)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "anchorfs-bad-state-" });
   try {
     await Deno.writeTextFile(`${dir}/file`, "x");
@@ -107,7 +110,7 @@ Deno.test("anchorfs jobs on a state dir that is not a directory says so (not an 
   }
 });
 
-Deno.test("anchorfs jobs lists a dead server's job as lost (not running) and ends its group", async () => {
+test("anchorfs jobs lists a dead server's job as lost (not running) and ends its group", async () => {
   const state = await Deno.makeTempDir({ prefix: "anchorfs-dead-state-" });
   const marker = uniqueMarker();
   // A job process group whose server is gone (SIGKILLed): a detached sleep, recorded as running.

@@ -13,6 +13,9 @@ import {
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash", "proc", "signals", "posix-fs");
 
 interface Escapes {
   id: string;
@@ -91,7 +94,7 @@ function readRecord(stateDir: string, id: string) {
   return JSON.parse(Deno.readTextFileSync(`${stateDir}/jobs/${id}/record.json`));
 }
 
-Deno.test("jobs kill ends processes that left the job's group by setsid, double fork and nohup", async () => {
+test("jobs kill ends processes that left the job's group by setsid, double fork and nohup", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
   try {
@@ -112,7 +115,7 @@ Deno.test("jobs kill ends processes that left the job's group by setsid, double 
   }
 });
 
-Deno.test("closing the server's stdin ends escaped job processes too", async () => {
+test("closing the server's stdin ends escaped job processes too", async () => {
   await using s = await startJobsServer("v2", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
   try {
@@ -124,7 +127,7 @@ Deno.test("closing the server's stdin ends escaped job processes too", async () 
   }
 });
 
-Deno.test("SIGTERM to the server ends escaped job processes too", async () => {
+test("SIGTERM to the server ends escaped job processes too", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
   try {
@@ -136,7 +139,7 @@ Deno.test("SIGTERM to the server ends escaped job processes too", async () => {
   }
 });
 
-Deno.test("after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes", async () => {
+test("after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const running = await startEscapes(s.server);
   // A finished job whose background child still runs: what a server leaves when it dies after
@@ -203,7 +206,7 @@ Deno.test("after a server kill -9, `anchorfs jobs list` ends its running and fin
   }
 });
 
-Deno.test("once a job has ended, leftovers writing into its log are stopped and the log is within its cap", async () => {
+test("once a job has ended, leftovers writing into its log are stopped and the log is within its cap", async () => {
   const cap = 100 * 1024;
   await using s = await startJobsServer("v1", {
     window: 5,
@@ -241,7 +244,7 @@ Deno.test("once a job has ended, leftovers writing into its log are stopped and 
   }
 });
 
-Deno.test("the duplicate guard refuses the same command in a directory and in a symlink to it", async () => {
+test("the duplicate guard refuses the same command in a directory and in a symlink to it", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await Deno.mkdir(`${dir.path}/a`);

@@ -5,6 +5,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("posix-fs");
 
 interface OddName {
   /** How the test creates it: text (UTF-8) or the exact bytes. */
@@ -170,7 +173,7 @@ Deno.test("odd names: listing → view → batch_edit and str_replace reach the 
   assertEquals(names.length, NAMES.length, `no stray or temporary files: ${names}`);
 });
 
-Deno.test("odd names: anchorfs view takes the quoted form on the command line", async () => {
+test("odd names: anchorfs view takes the quoted form on the command line", async () => {
   await using dir = await tempDir();
   await makeTree(dir.path);
   for (const i of [1, 9]) {
@@ -202,7 +205,7 @@ async function lockedDirLauncher(locked: string): Promise<string[] | null> {
   return probe.code === 0 ? null : launcher;
 }
 
-Deno.test("a search reports the directories it could not read, as the listing does", async (t) => {
+test("a search reports the directories it could not read, as the listing does", async (t) => {
   await using dir = await tempDir();
   await Deno.mkdir(`${dir.path}/locked`);
   await Deno.writeTextFile(`${dir.path}/locked/secret.txt`, "marker inside\n");

@@ -5,6 +5,9 @@
 import { assert, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { RawServer } from "./_raw_stdio.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 /** The reply to a request, with the byte length of its line exactly as written on stdout. */
 async function wireReply(server: RawServer, id: number, method: string, params: unknown) {
@@ -17,7 +20,7 @@ async function wireReply(server: RawServer, id: number, method: string, params: 
 /** Room for the report's header lines, notes and the JSON-RPC envelope. */
 const OVERHEAD = 2048;
 
-Deno.test("NUL- and ESC-flooded job output stays within its byte cap on the wire", async () => {
+test("NUL- and ESC-flooded job output stays within its byte cap on the wire", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await using server = await RawServer.start(["--path", dir.path, "--state-dir", state.path]);

@@ -7,6 +7,9 @@ import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { MALFORMED_INPUTS } from "./_malformed_inputs.ts";
 import { type RawReply, RawServer } from "./_raw_stdio.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 let nextId = 1;
 
@@ -88,7 +91,7 @@ Deno.test("a message past the cap is answered with its id, the limit and the way
   await assertAnswers(server);
 });
 
-Deno.test("a running job survives an oversized message and finishes normally", async () => {
+test("a running job survives an oversized message and finishes normally", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await using server = await RawServer.start([

@@ -3,7 +3,11 @@
 // --max-file-bytes gets an error with its size, the limit and the alternatives.
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
-import { runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
+import { REPO_ROOT, runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("posix-fs");
+const needsProc = testNeeding("proc");
 
 /** The server's peak resident memory (VmHWM) in MB. */
 function peakMb(server: TestServer): number {
@@ -16,7 +20,7 @@ async function mkfifo(path: string): Promise<void> {
   assert(out.success, "mkfifo failed");
 }
 
-Deno.test("a FIFO is refused by view, str_replace, delete and extract_lines, and stays", async () => {
+test("a FIFO is refused by view, str_replace, delete and extract_lines, and stays", async () => {
   await using dir = await tempDir();
   await mkfifo(`${dir.path}/pipe`);
   await Deno.writeTextFile(`${dir.path}/a.txt`, "one\ntwo\n");
@@ -40,7 +44,7 @@ Deno.test("a FIFO is refused by view, str_replace, delete and extract_lines, and
   assertStringIncludes(listing.text, "a.txt");
 });
 
-Deno.test("/dev/zero is refused as a device by view and extract_lines", async () => {
+test("/dev/zero is refused as a device by view and extract_lines", async () => {
   await using dir = await tempDir();
   await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
   const view = await server.call("view", { path: "/dev/zero" });
@@ -58,7 +62,7 @@ Deno.test("/dev/zero is refused as a device by view and extract_lines", async ()
   assertEquals(await Deno.stat(`${dir.path}/out.txt`).catch(() => null), null);
 });
 
-Deno.test("a 3 GB sparse file in a listed directory gets a binary row from its head", async () => {
+needsProc("a 3 GB sparse file in a listed directory gets a binary row from its head", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/small.txt`, "hello\n");
   const big = await Deno.open(`${dir.path}/disk.img`, { write: true, create: true });
@@ -132,7 +136,7 @@ Deno.test("an edit of a file with one long line shows the line cut, with a whole
 Deno.test("--max-file-bytes refuses a value that is not a byte count", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "main.ts", "mcp", "--max-file-bytes", "lots"],
-    cwd: new URL("../..", import.meta.url).pathname,
+    cwd: REPO_ROOT,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

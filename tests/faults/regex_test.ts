@@ -5,6 +5,10 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer, writeTree } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("proc");
+const needsPosixFs = testNeeding("posix-fs");
 
 /** A hung call fails the test instead of hanging the suite. */
 const GUARD = { timeout: 60_000 };
@@ -34,7 +38,7 @@ Deno.test("a catastrophic regex on a 50,001-character line answers, and ping is 
   assertStringIncludes(ci.text, "short.txt (line 1)");
 });
 
-Deno.test("a backreference is refused with the construct named and a next call", async () => {
+test("a backreference is refused with the construct named and a next call", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, { "a.txt": "abab\n" });
   await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
@@ -93,27 +97,30 @@ Deno.test("a search past the deadline returns a partial result that says so", as
   }
 });
 
-Deno.test("a FIFO and a 3 GB sparse file in a searched tree are skipped, not opened or read", async () => {
-  await using dir = await tempDir();
-  await writeTree(dir.path, { "a.txt": "needle here\n" });
-  const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
-  assert(mkfifo.success, "mkfifo");
-  const sparse = await Deno.open(`${dir.path}/huge.log`, { write: true, create: true });
-  await sparse.truncate(3 * 1024 ** 3);
-  sparse.close();
-  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
-  for (const regex of [false, true]) {
-    const result = await server.call("view", { path: ".", content: "needle", regex }, GUARD);
-    assertStringIncludes(result.text, "1 matching line in 1 file");
-    assertStringIncludes(result.text, "searched 2 files; 1 file over 16 MiB skipped");
-    assertStringIncludes(result.text, 'Not searched, over the 16 MiB search limit: "huge.log"');
-  }
-  const single = await server.call("view", { path: "huge.log", content: "needle" }, GUARD);
-  assertStringIncludes(single.text, 'Not searched, over the 16 MiB search limit: "huge.log"');
-  const fifo = await server.call("view", { path: "pipe", content: "needle" }, GUARD);
-  assert(fifo.isError);
-  assertStringIncludes(fifo.text, "is a FIFO (named pipe), not a regular file");
-});
+needsPosixFs(
+  "a FIFO and a 3 GB sparse file in a searched tree are skipped, not opened or read",
+  async () => {
+    await using dir = await tempDir();
+    await writeTree(dir.path, { "a.txt": "needle here\n" });
+    const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
+    assert(mkfifo.success, "mkfifo");
+    const sparse = await Deno.open(`${dir.path}/huge.log`, { write: true, create: true });
+    await sparse.truncate(3 * 1024 ** 3);
+    sparse.close();
+    await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+    for (const regex of [false, true]) {
+      const result = await server.call("view", { path: ".", content: "needle", regex }, GUARD);
+      assertStringIncludes(result.text, "1 matching line in 1 file");
+      assertStringIncludes(result.text, "searched 2 files; 1 file over 16 MiB skipped");
+      assertStringIncludes(result.text, 'Not searched, over the 16 MiB search limit: "huge.log"');
+    }
+    const single = await server.call("view", { path: "huge.log", content: "needle" }, GUARD);
+    assertStringIncludes(single.text, 'Not searched, over the 16 MiB search limit: "huge.log"');
+    const fifo = await server.call("view", { path: "pipe", content: "needle" }, GUARD);
+    assert(fifo.isError);
+    assertStringIncludes(fifo.text, "is a FIFO (named pipe), not a regular file");
+  },
+);
 
 Deno.test("a search skips files over the server's --max-file-bytes, the same limit view uses", async () => {
   await using dir = await tempDir();

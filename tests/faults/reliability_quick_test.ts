@@ -10,6 +10,9 @@ import { assert, assertEquals } from "../_assert.ts";
 import { runKill, runMulti, runProtocol } from "../../scripts/reliability_bench.ts";
 import { RawServer, replyIsError, replyText, sleep } from "../../scripts/_reliability_server.ts";
 import { tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("posix-fs");
 
 /** Inputs the slice sends: one of each kind, including the 11 MB message. */
 const PROTOCOL_SLICE = [
@@ -111,7 +114,7 @@ Deno.test({
   },
 });
 
-Deno.test({
+test({
   name: "a FIFO and /dev/zero are refused at once and the server stays small",
   async fn() {
     await using dir = await tempDir("anchorfs-faults-fifo-");

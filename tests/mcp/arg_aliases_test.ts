@@ -3,8 +3,11 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, writeTree } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test("Octofs argument names and string booleans are accepted; ignored arguments are named", async () => {
+const test = testNeeding("bash");
+
+test("Octofs argument names and string booleans are accepted; ignored arguments are named", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, { "a.txt": "one\ntwo\nthree\n", "sub/.keep": "" });
   await using server = await startServer({ client: "v1", args: ["--path", dir.path] });

@@ -26,6 +26,11 @@ import {
   writeTree,
 } from "../_harness.ts";
 import { createSshWorld } from "../backends/ssh/_sshd.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("sshd", "posix-fs");
+const needsBash = testNeeding("bash");
+const needsSshd = testNeeding("sshd", "posix-fs");
 
 const REFUSED = "is outside the directories this server may use";
 
@@ -286,7 +291,7 @@ async function sshSetup() {
 }
 
 for (const confined of [true, false]) {
-  Deno.test(
+  needsSshd(
     `confinement table: ${ATTEMPTS.length} attempts are all ${
       confined ? "refused with --allow" : "allowed without --allow"
     }`,
@@ -333,7 +338,7 @@ for (const confined of [true, false]) {
   );
 }
 
-Deno.test("with --allow, paths inside work, a refusal names the allowed dirs and the resolved path, and listings do not follow links out", async () => {
+test("with --allow, paths inside work, a refusal names the allowed dirs and the resolved path, and listings do not follow links out", async () => {
   const { world, env } = await sshSetup();
   await using _world = world;
   await using dir = await tempDir("anchorfs-confine-");
@@ -435,57 +440,60 @@ Deno.test("--allow without --path starts in the first allowed dir; a --path outs
   assertStringIncludes(new TextDecoder().decode(out.stderr), "is outside every --allow directory");
 });
 
-Deno.test("--no-shell removes shell, jobs and job resources; --allow with the shell warns once and says so in its description", async () => {
-  await using dir = await tempDir("anchorfs-confine-");
-  await buildWorld(dir.path);
-  const p = `${dir.path}/proj`;
-  {
-    await using server = await startServer({ client: "v1", args: ["--path", p, "--no-shell"] });
-    const names = (await server.client.listTools()).tools.map((x: { name: string }) => x.name);
-    assertEquals(names.sort(), ["batch_edit", "extract_lines", "text_editor", "view", "workdir"]);
-    assertEquals(server.client.getServerCapabilities()?.resources, undefined);
-    assertNotIncludes(server.client.getInstructions() ?? "", "anchorfs://jobs");
-    // The SDK answers a call to an unknown tool with a protocol error or an isError result.
-    const shell = await server.call("shell", { command: "echo hi" }).catch((e: Error) => ({
-      isError: true,
-      text: e.message,
-    }));
-    assertEquals(shell.isError, true);
-    assertStringIncludes(shell.text, "shell");
-  }
-  {
-    await using server = await startServer({ client: "v2", args: ["--path", p, "--no-shell"] });
-    const names = (await server.client.listTools()).tools.map((x: { name: string }) => x.name);
-    assert(!names.includes("shell") && !names.includes("jobs"), names.join(","));
-  }
-  {
-    await using server = await startServer({ client: "v1", args: ["--path", p, "--allow", p] });
-    const tools = (await server.client.listTools()).tools as {
-      name: string;
-      description: string;
-    }[];
-    const shell = tools.find((x) => x.name === "shell")!;
-    assertStringIncludes(shell.description, "NOT CONFINED");
-    assertStringIncludes(
-      server.client.getInstructions() ?? "",
-      `File tools may only use paths inside "${p}"`,
-    );
-    await server.close();
-    const warnings = server.stderr().split("\n").filter((l) => l.includes("warning:"));
-    assertEquals(warnings.length, 1, server.stderr());
-    assertStringIncludes(warnings[0]!, "the shell tool runs commands as this user");
-  }
-  {
-    await using server = await startServer({ client: "v1", args: ["--path", p] });
-    const tools = (await server.client.listTools()).tools as {
-      name: string;
-      description: string;
-    }[];
-    assertNotIncludes(tools.find((x) => x.name === "shell")!.description, "NOT CONFINED");
-    await server.close();
-    assertNotIncludes(server.stderr(), "warning:");
-  }
-});
+needsBash(
+  "--no-shell removes shell, jobs and job resources; --allow with the shell warns once and says so in its description",
+  async () => {
+    await using dir = await tempDir("anchorfs-confine-");
+    await buildWorld(dir.path);
+    const p = `${dir.path}/proj`;
+    {
+      await using server = await startServer({ client: "v1", args: ["--path", p, "--no-shell"] });
+      const names = (await server.client.listTools()).tools.map((x: { name: string }) => x.name);
+      assertEquals(names.sort(), ["batch_edit", "extract_lines", "text_editor", "view", "workdir"]);
+      assertEquals(server.client.getServerCapabilities()?.resources, undefined);
+      assertNotIncludes(server.client.getInstructions() ?? "", "anchorfs://jobs");
+      // The SDK answers a call to an unknown tool with a protocol error or an isError result.
+      const shell = await server.call("shell", { command: "echo hi" }).catch((e: Error) => ({
+        isError: true,
+        text: e.message,
+      }));
+      assertEquals(shell.isError, true);
+      assertStringIncludes(shell.text, "shell");
+    }
+    {
+      await using server = await startServer({ client: "v2", args: ["--path", p, "--no-shell"] });
+      const names = (await server.client.listTools()).tools.map((x: { name: string }) => x.name);
+      assert(!names.includes("shell") && !names.includes("jobs"), names.join(","));
+    }
+    {
+      await using server = await startServer({ client: "v1", args: ["--path", p, "--allow", p] });
+      const tools = (await server.client.listTools()).tools as {
+        name: string;
+        description: string;
+      }[];
+      const shell = tools.find((x) => x.name === "shell")!;
+      assertStringIncludes(shell.description, "NOT CONFINED");
+      assertStringIncludes(
+        server.client.getInstructions() ?? "",
+        `File tools may only use paths inside "${p}"`,
+      );
+      await server.close();
+      const warnings = server.stderr().split("\n").filter((l) => l.includes("warning:"));
+      assertEquals(warnings.length, 1, server.stderr());
+      assertStringIncludes(warnings[0]!, "the shell tool runs commands as this user");
+    }
+    {
+      await using server = await startServer({ client: "v1", args: ["--path", p] });
+      const tools = (await server.client.listTools()).tools as {
+        name: string;
+        description: string;
+      }[];
+      assertNotIncludes(tools.find((x) => x.name === "shell")!.description, "NOT CONFINED");
+      await server.close();
+      assertNotIncludes(server.stderr(), "warning:");
+    }
+  },
+);
 
 /** A client that offers roots and can change them (v2 in legacy mode: 2026-07-28 has no roots/list). */
 let asked = 0;

@@ -3,8 +3,11 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test("the duplicate guard spans servers sharing a state dir; the refusal says how to wait", async () => {
+const test = testNeeding("bash");
+
+test("the duplicate guard spans servers sharing a state dir; the refusal says how to wait", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   const args = ["--path", dir.path, "--state-dir", state.path, "--foreground-window", "0.3"];

@@ -4,12 +4,15 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir, writeTree } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("posix-fs");
 
 async function isLink(path: string): Promise<boolean> {
   return (await Deno.lstat(path)).isSymlink;
 }
 
-Deno.test("edits through a file symlink change the target and keep the link", async () => {
+test("edits through a file symlink change the target and keep the link", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await writeTree(root, { "real.txt": "one\ntwo\nthree\n", "src.txt": "copied\n" });
@@ -60,7 +63,7 @@ Deno.test("edits through a file symlink change the target and keep the link", as
   );
 });
 
-Deno.test("edits through a symlinked file under --allow land in the checked target", async () => {
+test("edits through a symlinked file under --allow land in the checked target", async () => {
   await using dir = await tempDir();
   await using outside = await tempDir();
   const root = dir.path;
@@ -116,7 +119,7 @@ Deno.test("edits through a symlinked file under --allow land in the checked targ
   assert(await isLink(`${root}/dangle.txt`));
 });
 
-Deno.test("create and str_replace on a dangling symlink say where it points and change nothing", async () => {
+test("create and str_replace on a dangling symlink say where it points and change nothing", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await Deno.symlink("nowhere.txt", `${root}/dangle.txt`);
@@ -181,7 +184,7 @@ Deno.test("create and str_replace on a dangling symlink say where it points and 
   assertEquals(await Deno.readTextFile(`${root}/dangle.txt`), "x\n");
 });
 
-Deno.test("anchorfs edit through a symlink edits the target", async () => {
+test("anchorfs edit through a symlink edits the target", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await writeTree(root, { "real.txt": "old\n" });
@@ -194,7 +197,7 @@ Deno.test("anchorfs edit through a symlink edits the target", async () => {
   assertEquals(await Deno.readTextFile(`${root}/real.txt`), "new\n");
 });
 
-Deno.test({
+test({
   name: "a symlink whose name is not UTF-8 is edited through and named in the quoted form",
   ignore: Deno.build.os !== "linux",
   async fn() {

@@ -3,6 +3,9 @@
 
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir, writeTree } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("posix-fs");
 
 /** The id a result gave a line with this content (from a view or a diff). */
 function idIn(text: string, content: string): string {
@@ -203,7 +206,7 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(missing.text, "needs old_text");
   });
 
-  Deno.test(`text_editor (${kind} client): a CRLF file changes byte by byte and keeps CRLF`, async () => {
+  test(`text_editor (${kind} client): a CRLF file changes byte by byte and keeps CRLF`, async () => {
     await using dir = await tempDir();
     await writeTree(dir.path, { "w.txt": "alpha\r\nbeta\r\n" });
     await using server = await startServer({ client: kind, args: ["--path", dir.path] });

@@ -6,8 +6,11 @@ import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test("a job's end reaches a 2025-era client as notifications/claude/channel with the resource text", async () => {
+const test = testNeeding("bash");
+
+test("a job's end reaches a 2025-era client as notifications/claude/channel with the resource text", async () => {
   await using state = await tempDir();
   await using server = await startServer({
     client: "v1",
@@ -42,7 +45,7 @@ Deno.test("a job's end reaches a 2025-era client as notifications/claude/channel
   assertEquals(note.params.content, read.contents[0].text);
 });
 
-Deno.test("the shell description states the condition of the end-of-job notification", async () => {
+test("the shell description states the condition of the end-of-job notification", async () => {
   await using server = await startServer({ client: "v2" });
   const { tools } = await server.client.listTools();
   // deno-lint-ignore no-explicit-any

@@ -1,8 +1,11 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`resources/read of an unknown job is "invalid params" with the known jobs, not an internal error (${kind} client)`, async () => {
+  test(`resources/read of an unknown job is "invalid params" with the known jobs, not an internal error (${kind} client)`, async () => {
     await using state = await tempDir();
     await using server = await startServer({
       client: kind,

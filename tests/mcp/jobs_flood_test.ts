@@ -5,6 +5,9 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MAIN_TS, REPO_ROOT, serverEnv, tempDir } from "../_harness.ts";
 import { jobIdOf, startJobsServer } from "./_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash", "proc");
 
 const RSS_LIMIT_KB = 150 * 1024;
 
@@ -29,7 +32,7 @@ function sampleRss(pid: number): { stop(): number } {
   };
 }
 
-Deno.test("flood: a command printing 1 GiB keeps the server under 150 MB and its tail readable", async () => {
+test("flood: a command printing 1 GiB keeps the server under 150 MB and its tail readable", async () => {
   await using s = await startJobsServer("v1", {
     window: 0.2,
     env: { ANCHORFS_JOB_LOG_CAP: String(2 * 1024 ** 3) },
@@ -50,7 +53,7 @@ Deno.test("flood: a command printing 1 GiB keeps the server under 150 MB and its
   await Deno.remove(`${s.stateDir}/jobs/${id}`, { recursive: true });
 });
 
-Deno.test("flood: a client reading stdout slowly while jobs stream keeps the server bounded", async () => {
+test("flood: a client reading stdout slowly while jobs stream keeps the server bounded", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   const child = new Deno.Command(Deno.execPath(), {

@@ -12,12 +12,15 @@ import {
   startJobsServer,
   uniqueMarker,
 } from "./_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash", "proc", "signals");
 
 async function readRecord(stateDir: string, id: string) {
   return JSON.parse(await Deno.readTextFile(`${stateDir}/jobs/${id}/record.json`));
 }
 
-Deno.test("jobs kill: terminates the command and every child it forked, reported as killed", async () => {
+test("jobs kill: terminates the command and every child it forked, reported as killed", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const marker = uniqueMarker();
   const r = await s.server.call("shell", {
@@ -37,7 +40,7 @@ Deno.test("jobs kill: terminates the command and every child it forked, reported
   assertEquals((await readRecord(s.stateDir, id)).status, "killed");
 });
 
-Deno.test("server shutdown (stdin closed) leaves no job process behind and records it", async () => {
+test("server shutdown (stdin closed) leaves no job process behind and records it", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   const marker = uniqueMarker();
@@ -67,7 +70,7 @@ Deno.test("server shutdown (stdin closed) leaves no job process behind and recor
   assertMatch(record.endReason, /server shut down/);
 });
 
-Deno.test("jobs wait: times out as still running without killing, then returns the end", async () => {
+test("jobs wait: times out as still running without killing, then returns the end", async () => {
   await using s = await startJobsServer("v2", { window: 0.2 });
   const r = await s.server.call("shell", {
     command: "echo begun; until [ -f go ]; do sleep 0.05; done; echo finished",
@@ -84,7 +87,7 @@ Deno.test("jobs wait: times out as still running without killing, then returns t
   assertStringIncludes(done.text, "begun\nfinished");
 });
 
-Deno.test("jobs: list and resources/list are newest first; bad ids get a clear error", async () => {
+test("jobs: list and resources/list are newest first; bad ids get a clear error", async () => {
   await using s = await startJobsServer("v1");
   await s.server.call("shell", { command: "echo a" });
   await s.server.call("shell", { command: "echo b" });
@@ -102,7 +105,7 @@ Deno.test("jobs: list and resources/list are newest first; bad ids get a clear e
   assertStringIncludes(noId.text, '{"action":"wait","id":');
 });
 
-Deno.test("start-up marks records of a dead server lost and terminates their process group", async () => {
+test("start-up marks records of a dead server lost and terminates their process group", async () => {
   await using state = await tempDir();
   const marker = uniqueMarker();
   // A job process group whose server is gone: a detached sleep, recorded as running.
@@ -156,7 +159,7 @@ Deno.test("start-up marks records of a dead server lost and terminates their pro
   assertEquals((await readRecord(state.path, id)).status, "lost");
 });
 
-Deno.test("the log cap drops bytes but the job runs on, keeps its tail, and is not a success", async () => {
+test("the log cap drops bytes but the job runs on, keeps its tail, and is not a success", async () => {
   await using s = await startJobsServer("v1", {
     window: 0.2,
     env: { ANCHORFS_JOB_LOG_CAP: String(1024 * 1024) },
@@ -185,7 +188,7 @@ Deno.test("the log cap drops bytes but the job runs on, keeps its tail, and is n
 });
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  Deno.test(`server ${signal}: jobs are terminated and recorded as interrupted`, async () => {
+  test(`server ${signal}: jobs are terminated and recorded as interrupted`, async () => {
     await using dir = await tempDir();
     await using state = await tempDir();
     const marker = uniqueMarker();
@@ -212,7 +215,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
-Deno.test("a 2026-07-28 client listening for list changes learns when a job starts and ends", async () => {
+test("a 2026-07-28 client listening for list changes learns when a job starts and ends", async () => {
   await using s = await startJobsServer("v2", { window: 0.2 });
   let changes = 0;
   s.server.client.setNotificationHandler("notifications/resources/list_changed", () => {
@@ -226,7 +229,7 @@ Deno.test("a 2026-07-28 client listening for list changes learns when a job star
   assertStringIncludes(list.resources[0].description, "succeeded");
 });
 
-Deno.test("jobs: an out-of-range timeout_seconds or bytes says the allowed range", async () => {
+test("jobs: an out-of-range timeout_seconds or bytes says the allowed range", async () => {
   await using server = await startServer({ client: "v1" });
   const zero = await server.call("jobs", { action: "wait", id: "1-1", timeout_seconds: 0 });
   assert(zero.isError);

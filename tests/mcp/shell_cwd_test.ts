@@ -1,7 +1,10 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test('shell: an empty cwd means the working directory (models send "" for not set)', async () => {
+const test = testNeeding("bash");
+
+test('shell: an empty cwd means the working directory (models send "" for not set)', async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await using server = await startServer({

@@ -4,6 +4,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { jobIdOf, pause, startJobsServer } from "./_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 /** An `npm test`-like run: two failures early, then ~60 KB of passing cases and a summary. */
 const FAILING_SUITE = `
@@ -33,7 +36,7 @@ const uriOf = (text: string) => /job (\d+-\d+)/.exec(text)![1]!;
 const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `ok ${from + i} - case ${from + i}\n`).join("");
 
-Deno.test("a failing test run shows its early failures, the summary and isError in the first result", async () => {
+test("a failing test run shows its early failures, the summary and isError in the first result", async () => {
   await using s = await startJobsServer("v2", { window: 20 });
   const r = await s.server.call("shell", { command: FAILING_SUITE });
   assertEquals(r.isError, true, r.text.slice(0, 300));
@@ -82,7 +85,7 @@ Deno.test("a failing test run shows its early failures, the summary and isError 
   assertStringIncludes(unknown.text, "No job with id");
 });
 
-Deno.test("a passing run shows its last lines, the omitted count and the calls to read more", async () => {
+test("a passing run shows its last lines, the omitted count and the calls to read more", async () => {
   await using s = await startJobsServer("v1", { window: 20 });
   const r = await s.server.call("shell", {
     command: "for i in $(seq 1 3000); do echo \"ok $i - case $i\"; done; echo '# pass 3000'",
@@ -108,7 +111,7 @@ Deno.test("a passing run shows its last lines, the omitted count and the calls t
   assert(!read.text.includes("a passing run shows"), read.text);
 });
 
-Deno.test("a passing run's short tail says how many warning-looking lines it left out", async () => {
+test("a passing run's short tail says how many warning-looking lines it left out", async () => {
   await using s = await startJobsServer("v2", { window: 20 });
   const r = await s.server.call("shell", {
     command: "echo 'npm WARN deprecated glob@7.2.3'; echo 'src/a.ts:3:5 warning: unused x'; " +
@@ -124,7 +127,7 @@ Deno.test("a passing run's short tail says how many warning-looking lines it lef
   assertStringIncludes(found.text, "|npm WARN deprecated glob@7.2.3");
 });
 
-Deno.test("ANSI colours, progress redraws and repeated lines are cleaned; the log stays raw", async () => {
+test("ANSI colours, progress redraws and repeated lines are cleaned; the log stays raw", async () => {
   await using s = await startJobsServer("v2", { window: 20 });
   const command = [
     "printf '\\033[32mPASS\\033[0m src/a.test.js\\n'",
@@ -149,7 +152,7 @@ Deno.test("ANSI colours, progress redraws and repeated lines are cleaned; the lo
   assertStringIncludes(view.text, "|Downloading 100%");
 });
 
-Deno.test("isError follows the outcome: exit 0, non-zero, signal, capped output, kill", async () => {
+test("isError follows the outcome: exit 0, non-zero, signal, capped output, kill", async () => {
   await using s = await startJobsServer("v1", {
     window: 20,
     env: { ANCHORFS_JOB_LOG_CAP: "2000" },
@@ -167,7 +170,7 @@ Deno.test("isError follows the outcome: exit 0, non-zero, signal, capped output,
   }
 });
 
-Deno.test("a killed job reads as an error; --tail-bytes and --passing-tail-lines set the tail size", async () => {
+test("a killed job reads as an error; --tail-bytes and --passing-tail-lines set the tail size", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const started = await s.server.call("shell", { command: `echo begun; ${pause(30)}` });
   assertEquals(started.isError, false, started.text);
@@ -198,7 +201,7 @@ Deno.test("a killed job reads as an error; --tail-bytes and --passing-tail-lines
   assert(r.text.endsWith("]\n4998\n4999\n5000"), r.text);
 });
 
-Deno.test("a job log over the file size limit names the call that reads it, not a shell path", async () => {
+test("a job log over the file size limit names the call that reads it, not a shell path", async () => {
   await using s = await startJobsServer("v1", { window: 20, args: ["--max-file-bytes", "64K"] });
   const r = await s.server.call("shell", { command: "seq 1 30000" });
   const id = /job (\d+-\d+)/.exec(r.text)![1]!;

@@ -1,7 +1,10 @@
 import { assert, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
+import { testNeeding } from "../_requires.ts";
 
-Deno.test("shell: a failing program piped into tail gets a note that its status was lost", async () => {
+const test = testNeeding("bash");
+
+test("shell: a failing program piped into tail gets a note that its status was lost", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await using server = await startServer({

@@ -5,6 +5,9 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
 import { judgeCommand } from "../../lib/core/shell/policy/mod.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -30,7 +33,7 @@ const REFUSED: [string, string][] = [
 ];
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`shell policy (${kind} client): refused lines return the message and run nothing`, async () => {
+  test(`shell policy (${kind} client): refused lines return the message and run nothing`, async () => {
     await using dir = await tempDir();
     await using state = await tempDir("anchorfs-state-");
     await Deno.writeTextFile(`${dir.path}/notes.txt`, "a\n");
@@ -54,7 +57,7 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(jobs.text, "No jobs");
   });
 
-  Deno.test(`shell policy (${kind} client): allowed lines run, heredoc writes and filters included`, async () => {
+  test(`shell policy (${kind} client): allowed lines run, heredoc writes and filters included`, async () => {
     await using dir = await tempDir();
     await using state = await tempDir("anchorfs-state-");
     await using server = await startServer({

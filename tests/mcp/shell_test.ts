@@ -5,9 +5,12 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS } from "../_harness.ts";
 import { jobIdOf, pause, startJobsServer } from "./_jobs_helpers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const test = testNeeding("bash");
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`shell (${kind} client): a fast command returns its exit code and output inline`, async () => {
+  test(`shell (${kind} client): a fast command returns its exit code and output inline`, async () => {
     await using s = await startJobsServer(kind);
     const r = await s.server.call("shell", { command: "echo out; echo err >&2; exit 3" });
     // A non-zero exit is an error result; its first line still states the outcome.
@@ -21,7 +24,7 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(ok.text, s.dir);
   });
 
-  Deno.test(`shell (${kind} client): a slow command is promoted; the end is notified and readable`, async () => {
+  test(`shell (${kind} client): a slow command is promoted; the end is notified and readable`, async () => {
     await using s = await startJobsServer(kind, { window: 0.3 });
     const r = await s.server.call("shell", {
       command: `${pause(1)}; echo first; echo last-line; exit 4`,
@@ -46,7 +49,7 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(text, "duration:");
   });
 
-  Deno.test(`shell (${kind} client): subscribing after the job ended replays the notification`, async () => {
+  test(`shell (${kind} client): subscribing after the job ended replays the notification`, async () => {
     await using s = await startJobsServer(kind, { window: 0.2 });
     const r = await s.server.call("shell", { command: `${pause(0.6)}; echo done` });
     const id = jobIdOf(r.raw);
@@ -72,7 +75,7 @@ for (const kind of CLIENT_KINDS) {
 /** Runs until the test ends (the server's shutdown terminates it). */
 const GATE = "until [ -f never-created ]; do sleep 0.05; done";
 
-Deno.test("shell: the same command in the same directory is refused while it runs; others run", async () => {
+test("shell: the same command in the same directory is refused while it runs; others run", async () => {
   await using s = await startJobsServer("v1", { window: 0.2 });
   const first = await s.server.call("shell", { command: `${GATE};   echo one` });
   const id = jobIdOf(first.raw);
@@ -89,7 +92,7 @@ Deno.test("shell: the same command in the same directory is refused while it run
   assertStringIncludes(quick.text, "three");
 });
 
-Deno.test("shell: the output returned is the tail, with the omitted byte count and how to read more", async () => {
+test("shell: the output returned is the tail, with the omitted byte count and how to read more", async () => {
   await using s = await startJobsServer("v1");
   const r = await s.server.call("shell", { command: "seq 1 200000" });
   assertStringIncludes(r.text, "\n200000");
@@ -100,7 +103,7 @@ Deno.test("shell: the output returned is the tail, with the omitted byte count a
   assert(r.text.length < 6 * 1024);
 });
 
-Deno.test("shell: heartbeats keep the client's request timeout from firing during a long call", async () => {
+test("shell: heartbeats keep the client's request timeout from firing during a long call", async () => {
   await using s = await startJobsServer("v1", { window: 4.5 });
   const messages: string[] = [];
   const raw = await s.server.client.callTool(
@@ -125,7 +128,7 @@ Deno.test("shell: heartbeats keep the client's request timeout from firing durin
   assertStringIncludes(messages.at(-1)!, "working");
 });
 
-Deno.test("shell: a 200 KB command line runs", async () => {
+test("shell: a 200 KB command line runs", async () => {
   await using s = await startJobsServer("v1");
   const command = `echo begin; : ${"x".repeat(200 * 1024)}; echo end-of-long`;
   const r = await s.server.call("shell", { command });
@@ -134,7 +137,7 @@ Deno.test("shell: a 200 KB command line runs", async () => {
   assertStringIncludes(r.text, "begin\nend-of-long");
 });
 
-Deno.test("shell: a missing cwd is refused with the directory named", async () => {
+test("shell: a missing cwd is refused with the directory named", async () => {
   await using s = await startJobsServer("v1");
   const r = await s.server.call("shell", { command: "true", cwd: "no/such" });
   assert(r.isError);
@@ -143,7 +146,7 @@ Deno.test("shell: a missing cwd is refused with the directory named", async () =
   assertStringIncludes(sub.text, s.dir);
 });
 
-Deno.test("shell: a command the shell policy refuses runs nothing", async () => {
+test("shell: a command the shell policy refuses runs nothing", async () => {
   await using s = await startJobsServer("v1");
   const r = await s.server.call("shell", { command: "touch ran.txt; sleep 5" });
   assert(r.isError);
@@ -158,7 +161,7 @@ Deno.test("shell: a command the shell policy refuses runs nothing", async () => 
   assertStringIncludes((await s.server.call("jobs", { action: "list" })).text, "No jobs");
 });
 
-Deno.test("shell (v2 client): heartbeats reach a 2026-07-28 client that passed onprogress", async () => {
+test("shell (v2 client): heartbeats reach a 2026-07-28 client that passed onprogress", async () => {
   await using s = await startJobsServer("v2", { window: 3.5 });
   const messages: string[] = [];
   const r = await s.server.call("shell", { command: `echo tick; ${GATE}` }, {

@@ -35,7 +35,20 @@ Deno.test("ci.yml runs the README's test command on Linux, macOS and Windows on 
   const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
   const command = /^(npx -y deno@[\d.]+ task test)\b/m.exec(readme)?.[1];
   assertEquals(command, "npx -y deno@2.9.6 task test");
-  assertEquals(test?.steps.some((s) => s.run === command), true);
+  // The whole suite, on every runner: the step is not limited to one OS, no runner's failure
+  // cancels the others, and the task runs scripts/test.ts over all of tests/ (no path given).
+  const step = test?.steps.find((s) => s.run === command);
+  assertEquals(step !== undefined, true, "no step runs the README's test command");
+  assertEquals(step?.if, undefined);
+  assertEquals((test?.strategy as { "fail-fast"?: boolean })["fail-fast"], false);
+  const tasks = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`)).tasks;
+  assertEquals(tasks.test, "deno run -A scripts/test.ts");
+  const script = await Deno.readTextFile(`${REPO_ROOT}/scripts/test.ts`);
+  assertStringIncludes(script, '(args.length > 0 ? args : ["tests/"])');
+  // Tool installs are per OS, so none of them can stop another runner's tests.
+  for (const s of test?.steps ?? []) {
+    if (s.run?.includes("install")) assertEquals(s.if !== undefined, true, s.run);
+  }
 });
 
 Deno.test("release.yml compiles six targets, attaches checksums, publishes npm, JSR, registry, Homebrew", async () => {

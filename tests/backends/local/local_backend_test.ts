@@ -4,6 +4,9 @@ import { LocalWriteLocks, lockDirCandidates } from "../../../lib/backends/local/
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("posix-fs");
 
 Deno.test("the local backend meets the FileBackend contract", async (t) => {
   await using dir = await tempDir();
@@ -118,7 +121,7 @@ Deno.test("lock files left by killed holders are swept when a process first lock
   assertEquals([...Deno.readDirSync(locks.path)].length, 0);
 });
 
-Deno.test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
+test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
   await using dir = await tempDir();
   const fifo = `${dir.path}/pipe`;
   assert((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
@@ -264,7 +267,7 @@ Deno.test("lock folders: the user's own state folder comes before a shared temp 
   );
 });
 
-Deno.test("a lock folder planted by someone else is passed over: writes still lock and land", async () => {
+test("a lock folder planted by someone else is passed over: writes still lock and land", async () => {
   await using dir = await tempDir();
   await using shared = await tempDir("anchorfs-locks-test-");
   // Another local user got the /tmp name first: here a symlink to a folder that is not ours to

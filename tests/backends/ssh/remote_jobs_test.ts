@@ -19,7 +19,7 @@ import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
 
-const sshTest = testNeeding("sshd", "bash");
+const sshTest = testNeeding("sshd", "bash", "proc");
 
 async function remoteJobsWorld(extraEnv: Record<string, string> = {}) {
   const world = await createSshWorld({

@@ -9,7 +9,7 @@ import { CLIENT_KINDS, runCliProcess, startServer, tempDir, writeTree } from "..
 import { createSshWorld } from "./_sshd.ts";
 import { testNeeding } from "../../_requires.ts";
 
-const sshTest = testNeeding("sshd");
+const sshTest = testNeeding("sshd", "posix-fs");
 
 function idIn(text: string, content: string): string {
   for (const l of text.split("\n")) {

@@ -3,8 +3,11 @@ import { createSshWorld, startSshd } from "./_sshd.ts";
 import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
+import { testNeeding } from "../../_requires.ts";
 
-Deno.test("the SFTP backend meets the FileBackend contract against a real sshd", async (t) => {
+const test = testNeeding("sshd", "posix-fs");
+
+test("the SFTP backend meets the FileBackend contract against a real sshd", async (t) => {
   await using world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });
@@ -18,7 +21,7 @@ Deno.test("the SFTP backend meets the FileBackend contract against a real sshd",
   }
 });
 
-Deno.test("bulk reads through the remote tar helper handle long names, missing files and many files", async () => {
+test("bulk reads through the remote tar helper handle long names, missing files and many files", async () => {
   await using world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });
@@ -59,7 +62,7 @@ Deno.test("bulk reads through the remote tar helper handle long names, missing f
   }
 });
 
-Deno.test("an SFTP-only account (no exec) falls back to SFTP for listings and bulk reads", async () => {
+test("an SFTP-only account (no exec) falls back to SFTP for listings and bulk reads", async () => {
   await using world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });
@@ -98,7 +101,7 @@ Deno.test("an SFTP-only account (no exec) falls back to SFTP for listings and bu
   }
 });
 
-Deno.test("SFTP write locks: a crashed holder's lock is broken, a live one times out; old temps go", async () => {
+test("SFTP write locks: a crashed holder's lock is broken, a live one times out; old temps go", async () => {
   await using world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });
@@ -150,7 +153,7 @@ Deno.test("SFTP write locks: a crashed holder's lock is broken, a live one times
   }
 });
 
-Deno.test("bulk reads over ssh skip a huge file remotely, stream with a slow consumer, and survive an early stop", async () => {
+test("bulk reads over ssh skip a huge file remotely, stream with a slow consumer, and survive an early stop", async () => {
   await using world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });

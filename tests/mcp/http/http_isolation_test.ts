@@ -9,6 +9,9 @@ import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { CLIENT_KINDS, type ClientKind, tempDir, writeTree } from "../../_harness.ts";
 import { type HttpServer, startHttpServer, TOKEN_A, TOKEN_B } from "./_http_harness.ts";
 import { eventually, jobIdOf, pause } from "../_jobs_helpers.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash");
 
 async function twoAgents(server: HttpServer, kind: ClientKind) {
   const a = await server.connect(kind, TOKEN_A);
@@ -17,7 +20,7 @@ async function twoAgents(server: HttpServer, kind: ClientKind) {
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http isolation (${kind}): another agent's job log cannot be viewed or searched as anchorfs://jobs/ID`, async () => {
+  test(`http isolation (${kind}): another agent's job log cannot be viewed or searched as anchorfs://jobs/ID`, async () => {
     await using dir = await tempDir();
     await using server = await startHttpServer({
       args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -47,7 +50,7 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("http isolation (v1): another agent's job is not in resources/list, and its end notifies only its owner", async () => {
+test("http isolation (v1): another agent's job is not in resources/list, and its end notifies only its owner", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -85,7 +88,7 @@ Deno.test("http isolation (v1): another agent's job is not in resources/list, an
 });
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http isolation (${kind}): the duplicate guard refuses another agent's running command without naming its job`, async () => {
+  test(`http isolation (${kind}): the duplicate guard refuses another agent's running command without naming its job`, async () => {
     await using dir = await tempDir();
     await using server = await startHttpServer({
       args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -108,7 +111,7 @@ for (const kind of CLIENT_KINDS) {
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http isolation (${kind}): the re-view memory, shown lines and undo are per agent`, async () => {
+  test(`http isolation (${kind}): the re-view memory, shown lines and undo are per agent`, async () => {
     await using dir = await tempDir();
     await writeTree(dir.path, { "f.txt": "one\ntwo\nthree\n" });
     await using server = await startHttpServer({ args: ["--path", dir.path] });
@@ -137,7 +140,7 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("http isolation (v2): another agent's listen hears nothing of a's job", async () => {
+test("http isolation (v2): another agent's listen hears nothing of a's job", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],

@@ -5,9 +5,12 @@
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
-import { CLIENT_KINDS, tempDir, writeTree } from "../../_harness.ts";
+import { CLIENT_KINDS, REPO_ROOT, tempDir, writeTree } from "../../_harness.ts";
 import { startHttpServer, TOKEN_A, TOKEN_B } from "./_http_harness.ts";
 import { eventually, jobIdOf, livePidsMatching, pause, uniqueMarker } from "../_jobs_helpers.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash", "proc", "signals");
 
 const INIT = {
   jsonrpc: "2.0",
@@ -64,7 +67,7 @@ async function rawPost(
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http (${kind} client): tools work over Streamable HTTP`, async () => {
+  test(`http (${kind} client): tools work over Streamable HTTP`, async () => {
     await using dir = await tempDir();
     await writeTree(dir.path, { "a.txt": "alpha\nbeta\n" });
     await using server = await startHttpServer({ args: ["--path", dir.path] });
@@ -83,7 +86,7 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("http (v1 client): a promoted job notifies resources/updated and the channel on the session stream", async () => {
+test("http (v1 client): a promoted job notifies resources/updated and the channel on the session stream", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.3"],
@@ -109,7 +112,7 @@ Deno.test("http (v1 client): a promoted job notifies resources/updated and the c
   assertStringIncludes(read.text, "done-job");
 });
 
-Deno.test("http (v2 client, 2026-07-28): a promoted job notifies its subscriptions/listen stream", async () => {
+test("http (v2 client, 2026-07-28): a promoted job notifies its subscriptions/listen stream", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.3"],
@@ -134,7 +137,7 @@ Deno.test("http (v2 client, 2026-07-28): a promoted job notifies its subscriptio
   await listAll.close();
 });
 
-Deno.test("http (v2 client, 2026-07-28): a listen opened after the job ended gets its update replayed", async () => {
+test("http (v2 client, 2026-07-28): a listen opened after the job ended gets its update replayed", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -155,7 +158,7 @@ Deno.test("http (v2 client, 2026-07-28): a listen opened after the job ended get
 });
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http (${kind} client): shell heartbeats arrive as progress notifications`, async () => {
+  test(`http (${kind} client): shell heartbeats arrive as progress notifications`, async () => {
     await using dir = await tempDir();
     await using server = await startHttpServer({
       args: ["--path", dir.path, "--foreground-window", "3.5"],
@@ -176,7 +179,7 @@ for (const kind of CLIENT_KINDS) {
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`http (${kind} clients): two agents keep their own cwd, undo and jobs`, async () => {
+  test(`http (${kind} clients): two agents keep their own cwd, undo and jobs`, async () => {
     await using dir = await tempDir();
     await Deno.mkdir(`${dir.path}/one`);
     await Deno.mkdir(`${dir.path}/two`);
@@ -252,7 +255,7 @@ async function readSse(
   }
 }
 
-Deno.test("http: a GET stream resumed with Last-Event-ID gets the notifications it missed", async () => {
+test("http: a GET stream resumed with Last-Event-ID gets the notifications it missed", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -302,7 +305,7 @@ Deno.test("http: a GET stream resumed with Last-Event-ID gets the notifications 
   assert(frames.some((f) => f.data.includes(second)), JSON.stringify(frames));
 });
 
-Deno.test("http: requests without the right bearer token get 401 with WWW-Authenticate", async () => {
+test("http: requests without the right bearer token get 401 with WWW-Authenticate", async () => {
   await using server = await startHttpServer();
   const none = await post(server.url, {});
   assertEquals(none.status, 401);
@@ -325,7 +328,7 @@ Deno.test("http: requests without the right bearer token get 401 with WWW-Authen
   await ok.body?.cancel();
 });
 
-Deno.test("http: a foreign Host or Origin gets 403 (DNS rebinding), an allowed one passes", async () => {
+test("http: a foreign Host or Origin gets 403 (DNS rebinding), an allowed one passes", async () => {
   await using server = await startHttpServer({ args: ["--allow-origin", "mcp.example.com"] });
   const auth = { Authorization: `Bearer ${TOKEN_A}` };
   const host = await rawPost(server.url, { ...auth, Host: "evil.example" });
@@ -342,7 +345,7 @@ Deno.test("http: a foreign Host or Origin gets 403 (DNS rebinding), an allowed o
   assertEquals(proxied.status, 200);
 });
 
-Deno.test("http: DELETE ends a session and its jobs; the id is then unknown (404)", async () => {
+test("http: DELETE ends a session and its jobs; the id is then unknown (404)", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -364,7 +367,7 @@ Deno.test("http: DELETE ends a session and its jobs; the id is then unknown (404
   assertStringIncludes((await after.json()).error.message, "initialize");
 });
 
-Deno.test("http: a session idle longer than --idle-timeout ends (404 afterwards)", async () => {
+test("http: a session idle longer than --idle-timeout ends (404 afterwards)", async () => {
   await using server = await startHttpServer({ args: ["--idle-timeout", "0.5"] });
   const c = await server.connect("v1");
   assertEquals((await c.call("workdir", {})).isError, false);
@@ -379,7 +382,7 @@ Deno.test("http: a session idle longer than --idle-timeout ends (404 afterwards)
   await after.body?.cancel();
 });
 
-Deno.test("http: the session cap and the body size limit answer with clear errors", async () => {
+test("http: the session cap and the body size limit answer with clear errors", async () => {
   await using server = await startHttpServer({
     args: ["--max-sessions", "1", "--max-body-bytes", "2000"],
   });
@@ -398,7 +401,7 @@ Deno.test("http: the session cap and the body size limit answer with clear error
   assertStringIncludes((await big.json()).error.message, "--max-body-bytes");
 });
 
-Deno.test("http: SIGTERM ends sessions and their jobs, and the server exits 0", async () => {
+test("http: SIGTERM ends sessions and their jobs, and the server exits 0", async () => {
   await using dir = await tempDir();
   await using server = await startHttpServer({
     args: ["--path", dir.path, "--foreground-window", "0.2"],
@@ -412,10 +415,10 @@ Deno.test("http: SIGTERM ends sessions and their jobs, and the server exits 0", 
   await c.close();
 });
 
-Deno.test("http: binding a non-loopback address needs --http-public", async () => {
+test("http: binding a non-loopback address needs --http-public", async () => {
   const child = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "main.ts", "mcp", "--http", "0.0.0.0:0"],
-    cwd: new URL("../../..", import.meta.url).pathname,
+    cwd: REPO_ROOT,
     stdout: "null",
     stderr: "piped",
   }).output();

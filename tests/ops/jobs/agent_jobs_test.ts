@@ -8,10 +8,13 @@ import { localProcessRunner } from "../../../lib/backends/local/process_runner.t
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash");
 
 const loop = "for _ in $(seq 100); do sleep 0.1; done";
 
-Deno.test("agent jobs: the shared cap refuses b without naming a's jobs; a's refusal names a's", async () => {
+test("agent jobs: the shared cap refuses b without naming a's jobs; a's refusal names a's", async () => {
   await using state = await tempDir();
   await using cwd = await tempDir();
   const shared = new JobManager(localProcessRunner, {

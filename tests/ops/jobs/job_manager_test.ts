@@ -8,6 +8,9 @@ import * as runner from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash", "proc", "signals");
 
 const localRunner = runner.localProcessRunner;
 
@@ -32,7 +35,7 @@ async function withManager(
 
 const loop = (n: number) => `for _ in $(seq ${n}); do sleep 0.1; done`;
 
-Deno.test("JobManager refuses past the running cap with a clear error, then accepts again", async () => {
+test("JobManager refuses past the running cap with a clear error, then accepts again", async () => {
   await withManager(async (jobs, cwd) => {
     const a = await jobs.start(`${loop(50)}; echo a`, cwd);
     await jobs.start(`${loop(50)}; echo b`, cwd);
@@ -44,7 +47,7 @@ Deno.test("JobManager refuses past the running cap with a clear error, then acce
   }, { maxRunning: 2 });
 });
 
-Deno.test("JobManager.wait returns not-done at its timeout and the job keeps running", async () => {
+test("JobManager.wait returns not-done at its timeout and the job keeps running", async () => {
   await withManager(async (jobs, cwd) => {
     const job = await jobs.start(`${loop(5)}; echo end`, cwd);
     const early = await jobs.wait(job.id, 50);
@@ -57,7 +60,7 @@ Deno.test("JobManager.wait returns not-done at its timeout and the job keeps run
   });
 });
 
-Deno.test("JobManager emits start and end once each, and the record on disk matches", async () => {
+test("JobManager emits start and end once each, and the record on disk matches", async () => {
   await withManager(async (jobs, cwd) => {
     const events: string[] = [];
     jobs.subscribe((e) => events.push(`${e.kind}:${e.record.status}`));
@@ -70,7 +73,7 @@ Deno.test("JobManager emits start and end once each, and the record on disk matc
   });
 });
 
-Deno.test("JobManager.shutdown terminates running jobs and records them interrupted", async () => {
+test("JobManager.shutdown terminates running jobs and records them interrupted", async () => {
   await using state = await tempDir();
   const jobs = new JobManager(localRunner, {
     store: new DiskJobStore(state.path, Deno.pid),
@@ -85,7 +88,7 @@ Deno.test("JobManager.shutdown terminates running jobs and records them interrup
   await assertRejects(() => jobs.start("echo late", "/"));
 });
 
-Deno.test("JobManager.prune keeps the newest finished records within the count", async () => {
+test("JobManager.prune keeps the newest finished records within the count", async () => {
   await withManager(async (jobs, cwd) => {
     for (let i = 0; i < 5; i++) {
       const job = await jobs.start(`echo ${i}`, cwd);
@@ -97,7 +100,7 @@ Deno.test("JobManager.prune keeps the newest finished records within the count",
   }, { keepFinished: 2 });
 });
 
-Deno.test("JobManager refuses to start when the state dir cannot be written, and runs nothing", async () => {
+test("JobManager refuses to start when the state dir cannot be written, and runs nothing", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/not-a-dir`, "");
   const jobs = new JobManager(localRunner, {
@@ -110,7 +113,7 @@ Deno.test("JobManager refuses to start when the state dir cannot be written, and
   await jobs.shutdown();
 });
 
-Deno.test("JobManager keeps the log cap on background children still writing after the job ended", async () => {
+test("JobManager keeps the log cap on background children still writing after the job ended", async () => {
   await withManager(async (jobs, cwd) => {
     const job = await jobs.start(
       "(for _ in $(seq 12); do head -c 500000 /dev/zero; sleep 0.1; done) & echo started",
@@ -127,7 +130,7 @@ Deno.test("JobManager keeps the log cap on background children still writing aft
   }, { logCapBytes: 1024 * 1024 });
 });
 
-Deno.test("JobManager refuses a duplicate that arrives while the first start is in flight", async () => {
+test("JobManager refuses a duplicate that arrives while the first start is in flight", async () => {
   await withManager(async (jobs, cwd) => {
     const gate = "until [ -f never ]; do sleep 0.05; done";
     const results = await Promise.allSettled([jobs.start(gate, cwd), jobs.start(gate, cwd)]);
@@ -137,7 +140,7 @@ Deno.test("JobManager refuses a duplicate that arrives while the first start is 
   });
 });
 
-Deno.test("a job's end terminates the background children it left, and its log and record say which", async () => {
+test("a job's end terminates the background children it left, and its log and record say which", async () => {
   await withManager(async (jobs, cwd) => {
     const job = await jobs.start("(until [ -f never ]; do sleep 0.05; done) & echo left", cwd);
     const ended = (await jobs.wait(job.id, 5000)).record;
@@ -153,7 +156,7 @@ Deno.test("a job's end terminates the background children it left, and its log a
   });
 });
 
-Deno.test("JobManager.prune drops the oldest finished logs past the byte budget", async () => {
+test("JobManager.prune drops the oldest finished logs past the byte budget", async () => {
   await withManager(async (jobs, cwd) => {
     for (let i = 0; i < 4; i++) {
       const job = await jobs.start(`head -c 1000 /dev/zero; echo ${i}`, cwd);

@@ -1,0 +1,75 @@
+// The suite runs on Linux, macOS and Windows runners: a test file that uses what only some have
+// (/proc, sshd, bash commands through the shell tool, FIFOs, file modes, symlinks) must register
+// those tests through tests/_requires.ts, so elsewhere they are ignored with the reason named
+// instead of failing. This scan keeps new test files honest; the helper's reasons are checked too.
+
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { REPO_ROOT } from "../_harness.ts";
+import { missingReason, type Requirement } from "../_requires.ts";
+
+/** What a test file's text shows it needs. */
+const USES: { requirement: Requirement; pattern: RegExp }[] = [
+  {
+    requirement: "proc",
+    pattern: /\/proc\/(\$\{|self|\d)|readDirSync\("\/proc"\)|livePidsMatching/,
+  },
+  { requirement: "sshd", pattern: /createSshWorld\(|startSshd\(/ },
+  { requirement: "bash", pattern: /startJobsServer\(|call\("shell"|\.start\(`|spawnShell\(/ },
+  { requirement: "posix-fs", pattern: /mkfifo|Deno\.chmod\(|Deno\.symlink\(/ },
+];
+
+/** Files that match a pattern without needing it, and why. */
+const NOT_NEEDED: Record<string, string> = {
+  "tests/core/shell/shell_policy_test.ts": "judges command lines that name /proc; reads nothing",
+};
+
+async function testFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(`${REPO_ROOT}/${dir}`)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) out.push(...await testFiles(path));
+    else if (e.name.endsWith("_test.ts")) out.push(path);
+  }
+  return out.sort();
+}
+
+/** The requirements a file names in its testNeeding(...) calls. */
+function declared(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/testNeeding\(([^)]*)\)/g)) {
+    for (const r of m[1]!.matchAll(/"([a-z-]+)"/g)) names.add(r[1]!);
+  }
+  return names;
+}
+
+Deno.test("every test file that needs /proc, sshd, bash or POSIX files says so through testNeeding", async () => {
+  const missing: string[] = [];
+  for (const path of await testFiles("tests")) {
+    if (path === "tests/arch/requires_test.ts" || path in NOT_NEEDED) continue;
+    const text = await Deno.readTextFile(`${REPO_ROOT}/${path}`);
+    const named = declared(text);
+    for (const { requirement, pattern } of USES) {
+      if (pattern.test(text) && !named.has(requirement)) missing.push(`${path}: ${requirement}`);
+    }
+  }
+  assertEquals(missing, []);
+});
+
+Deno.test("the scan sees a use it is shown (so the rule above can fail)", () => {
+  const text = 'const s = await startJobsServer("v1"); Deno.readTextFileSync(`/proc/${pid}/stat`);';
+  const found = USES.filter((u) => u.pattern.test(text)).map((u) => u.requirement);
+  assertEquals(found, ["proc", "bash"]);
+  assertEquals([...declared('const test = testNeeding("bash", "proc");')], ["bash", "proc"]);
+});
+
+Deno.test("missingReason: Linux runs everything; macOS lacks /proc; Windows lacks bash, signals, POSIX files", () => {
+  const all: Requirement[] = ["bash", "sshd", "proc", "signals", "posix-fs"];
+  const skipped = (os: typeof Deno.build.os, sshd: boolean) =>
+    all.filter((r) => missingReason(r, os, () => sshd) !== undefined);
+  assertEquals(skipped("linux", false), []);
+  assertEquals(skipped("darwin", true), ["proc"]);
+  assertEquals(skipped("darwin", false), ["sshd", "proc"]);
+  assertEquals(skipped("windows", true), all);
+  assertStringIncludes(missingReason("proc", "darwin")!, "needs Linux /proc (this is darwin");
+  assertStringIncludes(missingReason("bash", "windows")!, "Windows runs cmd.exe");
+});
