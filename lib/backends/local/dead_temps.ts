@@ -3,19 +3,31 @@
 
 import process from "node:process";
 import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/path/write_temp_name.ts";
+import type { PlatformDescription } from "../../core/platform/platform.ts";
+import { currentPlatform } from "../platform/current_platform.ts";
 
-/** Whether process `pid` runs on this machine (a zombie counts as dead). */
-export function isProcessAlive(pid: number): boolean {
+/**
+ * Whether process `pid` runs on this machine (a zombie counts as dead where /proc shows it).
+ * Linux reads /proc; macOS and Windows, which have no /proc, ask with signal 0 (a missing /proc
+ * must not read as "every writer is dead": their temp files would be removed mid-write).
+ */
+export function isProcessAlive(
+  pid: number,
+  platform: PlatformDescription = currentPlatform(),
+): boolean {
   if (pid <= 0) return false;
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // "pid (comm) S ...": the state follows the last ")" (comm may hold ")").
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
+  if (platform.processTable === "proc") {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      // "pid (comm) S ...": the state follows the last ")" (comm may hold ")").
+      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return false;
+      // unreadable: fall back to signal 0
+    }
   }
   try {
-    process.kill(pid, 0); // no /proc (macOS): signal 0 only checks that the pid exists
+    process.kill(pid, 0); // only checks that the pid exists
     return true;
   } catch (e) {
     return (e as { code?: string }).code === "EPERM"; // exists, owned by another user
@@ -28,7 +40,12 @@ export function isProcessAlive(pid: number): boolean {
  * SFTP writer's, whose pid is another machine's) once the file is older than TEMP_MAX_AGE_MS.
  * Best effort: errors are ignored.
  */
-export function removeDeadTemps(dir: string, ours: ReadonlySet<string>, now = Date.now()): void {
+export function removeDeadTemps(
+  dir: string,
+  ours: ReadonlySet<string>,
+  now = Date.now(),
+  platform: PlatformDescription = currentPlatform(),
+): void {
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(dir)];
@@ -42,7 +59,7 @@ export function removeDeadTemps(dir: string, ours: ReadonlySet<string>, now = Da
     const path = `${dir === "/" ? "" : dir}/${entry.name}`;
     if (ours.has(path)) continue;
     try {
-      let dead = pid !== "remote" && (pid === Deno.pid || !isProcessAlive(pid));
+      let dead = pid !== "remote" && (pid === Deno.pid || !isProcessAlive(pid, platform));
       if (!dead) dead = now - (Deno.lstatSync(path).mtime?.getTime() ?? now) > TEMP_MAX_AGE_MS;
       if (dead) Deno.removeSync(path);
     } catch { /* removed meanwhile, or not ours to remove: leave it */ }
