@@ -23,6 +23,7 @@ import {
   loseRecord,
   startRecord,
 } from "../../core/jobs/job_state.ts";
+import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
@@ -599,7 +600,10 @@ export class JobManager {
       );
       return { killed: killed.map(remoteRow(record.pid)) };
     } catch (e) {
-      return { killed: [], failed: `could not reach it: ${(e as Error).message}` };
+      return {
+        killed: [],
+        failed: `could not reach it: ${stripTrailing((e as Error).message, ".")}`,
+      };
     }
   }
 
@@ -844,8 +848,8 @@ function remoteStopError(record: JobRecord, why: string): AnchorError {
       }) on ${record.host}: ${why}. It is still running there, started by another anchorfs ` +
       `server (pid ${record.serverPid}); the kill request is recorded, so that server records ` +
       "it as killed when it ends.",
-    hint: `Retry jobs {"action":"kill","id":"${record.id}"} once the host is reachable, or stop ` +
-      "it from the session that started it.",
+    hint: `Retry once the host is reachable: jobs {"action":"kill","id":"${record.id}"} (from a ` +
+      `terminal: anchorfs jobs kill ${record.id}), or stop it from the session that started it.`,
     fault: "environment",
   });
 }

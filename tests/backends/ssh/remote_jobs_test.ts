@@ -475,3 +475,44 @@ sshTest(
     }
   },
 );
+
+sshTest(
+  "remote shell: a kill from elsewhere that cannot reach the host says so; the job runs on",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v1", { window: 0.3, env });
+    const marker = uniqueMarker();
+    const r = await s.server.call("shell", {
+      command: escapingCommand(marker),
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => livePidsMatching(marker).length >= 2), "job did not start");
+    // A terminal whose ssh config sends `box` to a port where nothing listens.
+    await using elsewhere = await tempDir("anchorfs-home-");
+    await Deno.mkdir(`${elsewhere.path}/.ssh`, { mode: 0o700 });
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (closed.addr as Deno.NetAddr).port;
+    closed.close();
+    await Deno.writeTextFile(
+      `${elsewhere.path}/.ssh/config`,
+      `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+    );
+    const cli = await runCliProcess(["jobs", "kill", id, "--state-dir", s.stateDir], {
+      env: { ...env, HOME: elsewhere.path },
+    });
+    assert(cli.code !== 0, cli.stdout);
+    assertStringIncludes(cli.stderr, `Could not stop job ${id}`);
+    assertStringIncludes(cli.stderr, "could not reach it");
+    assertStringIncludes(cli.stderr, `anchorfs jobs kill ${id}`);
+    assert(!cli.stderr.includes(".."), cli.stderr);
+    // Nothing was touched: the job still runs, and its own server can still stop it.
+    assert(livePidsMatching(marker).length >= 2, "the job ended");
+    assertEquals((await readRecord(s.stateDir, id)).status, "running");
+    const killed = await s.server.call("jobs", { action: "kill", id });
+    assertStringIncludes(killed.text, "KILLED on request");
+    assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job survived");
+  },
+);
