@@ -57,6 +57,7 @@ Deno.test("resolveShellCwd: an ssh:// directory runs there only when the host ca
   const host: RemoteJobHost = {
     description: "me@box:22",
     startJob: () => Promise.reject(new Error("not started in this test")),
+    stopJob: () => Promise.reject(new Error("not stopped in this test")),
   };
   const withJobs = world(host);
   const place = await resolveShellCwd(withJobs.locations, withJobs.base, "ssh://box/srv/app");

@@ -8,6 +8,10 @@ import { spawnShell } from "../../../lib/backends/local/process_runner.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { jobStoreContract } from "../_job_store_contract.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("posix-fs");
+const needsBash = testNeeding("bash");
 
 Deno.test("the disk job store meets the JobStore contract", async (t) => {
   await using dir = await tempDir();
@@ -16,7 +20,7 @@ Deno.test("the disk job store meets the JobStore contract", async (t) => {
 
 const modeOf = async (path: string) => (await Deno.stat(path)).mode! & 0o777;
 
-Deno.test("job files are 0600 in 0700 directories, and a wider jobs dir is narrowed", async () => {
+test("job files are 0600 in 0700 directories, and a wider jobs dir is narrowed", async () => {
   await using dir = await tempDir();
   await Deno.mkdir(`${dir.path}/state/jobs`, { recursive: true });
   await Deno.chmod(`${dir.path}/state/jobs`, 0o755);
@@ -39,33 +43,36 @@ Deno.test("job files are 0600 in 0700 directories, and a wider jobs dir is narro
   assertEquals(await Deno.readTextFile(paths.log), "done\n");
 });
 
-Deno.test("the cap cuts a log a child appends to through its own fd, and counts the drop", async () => {
-  await using dir = await tempDir();
-  const store = new DiskJobStore(dir.path, Deno.pid);
-  assert(await store.reserve("1-1"));
-  const path = store.localFiles("1-1").log;
-  const cap = store.openLog("1-1", 1024 * 1024);
-  // The child's side: an O_APPEND fd of its own, never told about the cuts.
-  const file = await Deno.open(path, { append: true });
-  const chunk = new TextEncoder().encode("z".repeat(99_999) + "\n");
-  let written = 0;
-  for (let i = 0; i < 30; i++) {
-    await file.write(chunk);
-    written += chunk.length;
-    cap.enforce();
-  }
-  await file.write(new TextEncoder().encode("LAST\n"));
-  written += 5;
-  file.close();
-  const { size } = cap.enforce();
-  cap.close();
-  assert(size <= 1024 * 1024);
-  assert(cap.droppedBytes > 0);
-  assertEquals(cap.outputBytes(size), written);
-  const text = await Deno.readTextFile(path);
-  assertStringIncludes(text, "[anchorfs: output passed the log cap");
-  assert(text.endsWith("LAST\n"));
-});
+needsBash(
+  "the cap cuts a log a child appends to through its own fd, and counts the drop",
+  async () => {
+    await using dir = await tempDir();
+    const store = new DiskJobStore(dir.path, Deno.pid);
+    assert(await store.reserve("1-1"));
+    const path = store.localFiles("1-1").log;
+    const cap = store.openLog("1-1", 1024 * 1024);
+    // The child's side: an O_APPEND fd of its own, never told about the cuts.
+    const file = await Deno.open(path, { append: true });
+    const chunk = new TextEncoder().encode("z".repeat(99_999) + "\n");
+    let written = 0;
+    for (let i = 0; i < 30; i++) {
+      await file.write(chunk);
+      written += chunk.length;
+      cap.enforce();
+    }
+    await file.write(new TextEncoder().encode("LAST\n"));
+    written += 5;
+    file.close();
+    const { size } = cap.enforce();
+    cap.close();
+    assert(size <= 1024 * 1024);
+    assert(cap.droppedBytes > 0);
+    assertEquals(cap.outputBytes(size), written);
+    const text = await Deno.readTextFile(path);
+    assertStringIncludes(text, "[anchorfs: output passed the log cap");
+    assert(text.endsWith("LAST\n"));
+  },
+);
 
 Deno.test("records and logs are files other processes read: record.json and output.log", async () => {
   await using dir = await tempDir();

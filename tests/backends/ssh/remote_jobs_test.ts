@@ -16,6 +16,7 @@ import { createSshWorld } from "./_sshd.ts";
 import { testNeeding } from "../../_requires.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
 
@@ -463,7 +464,11 @@ sshTest(
     await using remote = await tempDir("anchorfs-rjob-");
     await using state = await tempDir("anchorfs-rjob-state-");
     const pool = world.pool();
-    const jobs = new JobManager(localProcessRunner, { stateDir: state.path, killGraceMs: 500 });
+    const jobs = new JobManager(localProcessRunner, {
+      store: new DiskJobStore(state.path, Deno.pid),
+      pid: Deno.pid,
+      killGraceMs: 500,
+    });
     try {
       const backend = await pool.open({ host: "box" }) as SftpBackend;
       const view = scopeJobs(jobs).view;

@@ -9,6 +9,9 @@ import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { heartbeatText, waitForJob } from "../../../lib/ops/jobs/wait_for_job.ts";
 import { followJob } from "../../../lib/ops/jobs/follow_job.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash");
 
 async function withJobs(body: (jobs: JobManager, dir: string) => Promise<void>): Promise<void> {
   await using state = await tempDir();
@@ -28,7 +31,7 @@ async function withJobs(body: (jobs: JobManager, dir: string) => Promise<void>):
 const untilFile = (name: string) =>
   `echo begun; until [ -f ${name} ]; do sleep 0.05; done; echo ended`;
 
-Deno.test("waitForJob beats while the job runs and returns its end", async () => {
+test("waitForJob beats while the job runs and returns its end", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("go"), dir);
     const beats: number[] = [];
@@ -48,7 +51,7 @@ Deno.test("waitForJob beats while the job runs and returns its end", async () =>
   });
 });
 
-Deno.test("waitForJob returns not-done at its timeout and the job keeps running", async () => {
+test("waitForJob returns not-done at its timeout and the job keeps running", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("never"), dir);
     const result = await waitForJob(jobs, job.id, { timeoutMs: 200, heartbeatMs: 50 });
@@ -58,7 +61,7 @@ Deno.test("waitForJob returns not-done at its timeout and the job keeps running"
   });
 });
 
-Deno.test("waitForJob stops at an abort, leaving the job running", async () => {
+test("waitForJob stops at an abort, leaving the job running", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("never"), dir);
     const abort = new AbortController();
@@ -73,7 +76,7 @@ Deno.test("waitForJob stops at an abort, leaving the job running", async () => {
   });
 });
 
-Deno.test("heartbeatText carries the job's latest output line", async () => {
+test("heartbeatText carries the job's latest output line", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("go"), dir);
     let text = "";
@@ -90,7 +93,7 @@ Deno.test("heartbeatText carries the job's latest output line", async () => {
   });
 });
 
-Deno.test("followJob streams the tail, then new output, until the job ends", async () => {
+test("followJob streams the tail, then new output, until the job ends", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(`${untilFile("go")}; echo after`, dir);
     let seen = "";
