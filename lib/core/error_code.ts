@@ -109,6 +109,8 @@ export type ErrorCode =
   | "TOO_MANY_JOBS"
   /** No job with that id. */
   | "JOB_NOT_FOUND"
+  /** A kill of another server's job on an ssh host could not reach that host. */
+  | "REMOTE_KILL_FAILED"
   /** The server is shutting down and starts no new job. */
   | "SERVER_SHUTTING_DOWN"
   /** The job state dir cannot be read. */

@@ -848,8 +848,9 @@ function remoteStopError(record: JobRecord, why: string): AnchorError {
       }) on ${record.host}: ${why}. It is still running there, started by another anchorfs ` +
       `server (pid ${record.serverPid}); the kill request is recorded, so that server records ` +
       "it as killed when it ends.",
-    hint: `Retry once the host is reachable: jobs {"action":"kill","id":"${record.id}"} (from a ` +
-      `terminal: anchorfs jobs kill ${record.id}), or stop it from the session that started it.`,
+    hint: guide`Retry ${
+      step("jobs", { action: "kill", id: record.id })
+    } once the host is reachable, or stop it from the session that started it.`,
     fault: "environment",
   });
 }
