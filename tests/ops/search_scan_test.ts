@@ -324,3 +324,62 @@ Deno.test("the scanner's workers run a regex's whole-text prefilter, on V8 and o
     await scanner.close();
   }
 });
+
+Deno.test("big files stream through the workers' bounded buffer: a needle across any seam is found, a flood of big matches is right", async () => {
+  await using dir = await tempDir();
+  const enc = new TextEncoder();
+  const MiB = 1024 * 1024;
+  const W = MiB + 65536;
+  const big = (size: number, needles: number[]) => {
+    const bytes = new Uint8Array(size).fill(97);
+    for (let i = 99; i < size; i += 100) bytes[i] = 10;
+    for (const at of needles) bytes.set(enc.encode("needle-42"), at);
+    return bytes;
+  };
+  const files: Record<string, Uint8Array> = {
+    // A worker holds at most W bytes of a file, and keeps the needle's length less one byte
+    // from each window for the next: needles across the first two seams and at the end.
+    "a_first_seam.txt": big(3 * MiB, [W - 4]),
+    "b_second_seam.txt": big(3 * MiB, [2 * W - 8 - 3]),
+    "c_last_byte.txt": big(3 * MiB + 8, [3 * MiB - 2]), // one byte (an "a") after it
+    "d_absent.txt": big(3 * MiB, []),
+    "e_start.txt": big(2 * MiB, [0]),
+  };
+  // A flood: many big files that all match, late, for a regex with a literal and one without.
+  for (let i = 0; i < 24; i++) files[`flood/f${i}.txt`] = big(2 * MiB + i * 4099, [2 * MiB - 40]);
+  await writeTree(dir.path, files);
+  const names = Object.keys(files);
+  const paths = names.map((f) => `${dir.path}/${f}`);
+  const scanner = new ParallelScanner(2);
+  try {
+    const literal = compileSearchPattern("needle-42", false).literal!;
+    const hits = await scanner.candidates(paths, { literal }, 1 << 30);
+    assertEquals(
+      hits.hits.map((i) => names[i]),
+      names.filter((n) => n !== "d_absent.txt"),
+    );
+    const locations = new Locations(new LocalBackend());
+    const reads = createReadLimits({ maxFileBytes: 4 * MiB });
+    for (
+      const args of [
+        { path: ".", content: "needle-42" },
+        { path: ".", content: "needle-\\d+a", regex: true },
+        { path: ".", content: "[ln]e{2}dle-4[0-9]", regex: true },
+      ] as ViewArgs[]
+    ) {
+      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+        reads,
+      });
+      const fast = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+        scanner,
+        reads,
+      });
+      assertEquals(fast, plain, JSON.stringify(args));
+      for (const name of ["a_first_seam", "b_second_seam", "c_last_byte", "e_start", "flood/f0"]) {
+        assertStringIncludes(plain, `${name}.txt (line`, JSON.stringify(args));
+      }
+    }
+  } finally {
+    await scanner.close();
+  }
+});

@@ -81,6 +81,9 @@ function scanFile(
 ): "hit" | "miss" | "binary" {
   const SNIFF_BYTES = 8192;
   const CHUNK = 65536;
+  // The most bytes of one file held at once: past it the file streams (see below), so the
+  // scanners' memory does not grow with the files they meet.
+  const WHOLE_BYTES = 1024 * 1024;
   // A name that is not UTF-8 (lone surrogates, see core/path/path_quote.ts) is opened only by the
   // backend: Deno would open the name with U+FFFD instead, another file or none.
   if (!path.isWellFormed()) return "hit";
@@ -96,14 +99,31 @@ function scanFile(
       ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
     if (utf16) return "hit";
     if (finder.hasZero(Math.min(length, SNIFF_BYTES))) return "binary";
+    // Bytes read before this one (the buffer holds only the rest when a big file streams).
+    let before = 0;
     while (true) {
-      if (length > maxBytes) return "hit";
-      if (buf.length - length < CHUNK) buf = finder.room(Math.max(buf.length * 2, length + CHUNK));
-      const got = fs.readSync(fd, buf, length, buf.length - length, null);
+      if (before + length > maxBytes) return "hit";
+      if (length >= WHOLE_BYTES + CHUNK) {
+        // A big file streams through a bounded buffer: the literal is checked window by window,
+        // keeping its length less one byte from each for a needle across the seam; the regex is
+        // left to the main thread, which reads one candidate at a time within the read budget.
+        if (!literal) return "hit";
+        if (finder.contains(length, literal)) return "hit";
+        const keep = Math.max(0, literal.bytes.length - 1, (literal.latin1?.bytes.length ?? 0) - 1);
+        buf.copyWithin(0, length - keep, length);
+        before += length - keep;
+        length = keep;
+      }
+      if (buf.length - length < CHUNK) {
+        buf = finder.room(Math.min(Math.max(buf.length * 2, length + CHUNK), WHOLE_BYTES + CHUNK));
+      }
+      const room = Math.min(buf.length, WHOLE_BYTES + CHUNK) - length;
+      const got = fs.readSync(fd, buf, length, room, null);
       if (got === 0) break;
       length += got;
     }
     if (literal && !finder.contains(length, literal)) return "miss";
+    if (before > 0) return "hit";
     if (!regex) return "hit";
     // The regex probe on the text as UTF-8; invalid UTF-8 (maybe Latin-1) is left to the main
     // thread, as is a `\r` that may hide an RE2 `$` match.
