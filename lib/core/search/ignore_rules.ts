@@ -121,26 +121,13 @@ export class IgnoreChain {
    * as `ignores`, for the few entries an empty result names.
    */
   explain(path: string, isDir: boolean): IgnoreReason | null {
-    let reason: IgnoreReason | null = null;
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    for (const level of this.levels) {
-      if (path.length <= level.prefix.length || !path.startsWith(level.prefix)) continue;
-      const rel = path.slice(level.prefix.length);
-      const rules = level.rules;
-      for (let i = rules.length - 1; i >= 0; i--) {
-        const rule = rules[i]!;
-        if (rule.dirOnly && !isDir) continue;
-        if (rule.regex.test(rule.byName ? name : rel)) {
-          reason = rule.negate ? null : {
-            ...(level.source !== undefined && { source: level.source }),
-            line: rule.line,
-            pattern: rule.text,
-          };
-          break;
-        }
-      }
-    }
-    return reason;
+    const decided = this.decidingRule(path, isDir, path.slice(path.lastIndexOf("/") + 1));
+    if (decided === null || decided.rule.negate) return null;
+    return {
+      ...(decided.level.source !== undefined && { source: decided.level.source }),
+      line: decided.rule.line,
+      pattern: decided.rule.text,
+    };
   }
 
   /**
@@ -148,21 +135,35 @@ export class IgnoreChain {
    * level with an opinion wins.
    */
   ignores(path: string, isDir: boolean, name = path.slice(path.lastIndexOf("/") + 1)): boolean {
-    let ignored = false;
-    for (const level of this.levels) {
-      if (path.length <= level.prefix.length || !path.startsWith(level.prefix)) continue;
-      const rel = path.slice(level.prefix.length);
-      const rules = level.rules;
+    const decided = this.decidingRule(path, isDir, name);
+    return decided !== null && !decided.rule.negate;
+  }
+
+  /** The rule that decides `path` (the last matching rule of the last level with one), or null. */
+  private decidingRule(
+    path: string,
+    isDir: boolean,
+    name: string,
+  ): { rule: IgnoreRule; level: IgnoreLevel } | null {
+    let rule: IgnoreRule | undefined;
+    let level: IgnoreLevel | undefined;
+    for (const candidate of this.levels) {
+      const prefix = candidate.prefix;
+      if (path.length <= prefix.length || !path.startsWith(prefix)) continue;
+      const rel = path.slice(prefix.length);
+      const rules = candidate.rules;
       for (let i = rules.length - 1; i >= 0; i--) {
-        const rule = rules[i]!;
-        if (rule.dirOnly && !isDir) continue;
-        if (rule.test(rule.byName ? name : rel)) {
-          ignored = !rule.negate;
+        const r = rules[i]!;
+        if (r.dirOnly && !isDir) continue;
+        if (r.test(r.byName ? name : rel)) {
+          rule = r;
+          level = candidate;
           break;
         }
       }
     }
-    return ignored;
+    // One object per decided entry only (most entries match no rule).
+    return rule && level ? { rule, level } : null;
   }
 }
 
