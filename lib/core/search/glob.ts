@@ -203,103 +203,123 @@ function escapeChar(c: string): string {
 /** Translates one glob (no `!`, no `|`) into a regular-expression body. */
 function translate(pattern: string, glob: string): string {
   let out = "";
-  const braces: { alternativeEmpty: boolean }[] = [];
-  const markContent = () => {
-    const top = braces[braces.length - 1];
-    if (top) top.alternativeEmpty = false;
-  };
+  const braces = new BraceGroups(pattern, glob);
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "\\") {
-      const next = glob[i + 1];
-      if (next === undefined) {
-        throw globError(
-          pattern,
-          `${JSON.stringify(glob)} ends with a lone backslash.`,
-          "Remove the trailing \\ or escape it as \\\\.",
-        );
-      }
-      out += escapeChar(next);
-      markContent();
-      i++;
-      continue;
-    }
-    if (c === "#") {
+    const piece = braces.translate(glob[i]!, i) ?? translatePiece(pattern, glob, i);
+    out += piece.regex;
+    i = piece.end;
+    if (piece.content) braces.markContent();
+  }
+  braces.assertClosed();
+  return out;
+}
+
+/**
+ * One translated piece of a glob: its regex, the index of the last glob character it used, and
+ * whether it is content (a brace's current alternative is no longer empty after it).
+ */
+interface Piece {
+  readonly regex: string;
+  readonly end: number;
+  readonly content: boolean;
+}
+
+/** The piece starting at `i` for everything but braces: escapes, wildcards, classes, literals. */
+function translatePiece(pattern: string, glob: string, i: number): Piece {
+  const c = glob[i]!;
+  switch (c) {
+    case "\\":
+      return { regex: escapeChar(escapedChar(pattern, glob, i)), end: i + 1, content: true };
+    case "#":
       throw globError(
         pattern,
         `${JSON.stringify(glob)} has an unescaped # (gitignore-style files read it as a comment).`,
         "Escape it as \\# to match a literal #.",
       );
-    }
-    if (c === "*") {
-      markContent();
-      if (glob[i + 1] === "*") {
-        const atStart = i === 0 || glob[i - 1] === "/";
-        const after = glob[i + 2];
-        if (atStart && after === "/") {
-          out += "(?:[^/]*/)*"; // `**/`: zero or more directories
-          i += 2;
-          continue;
-        }
-        if (atStart && after === undefined) {
-          out += ".*"; // `dir/**` or `**`: everything below
-          i += 1;
-          continue;
-        }
-        out += "[^/]*"; // `**` inside a name behaves like `*`, as in ripgrep
-        i += 1;
-        continue;
-      }
-      out += "[^/]*";
-      continue;
-    }
-    if (c === "?") {
-      out += "[^/]";
-      markContent();
-      continue;
-    }
-    if (c === "[") {
-      const { regex, end } = translateClass(pattern, glob, i);
-      out += regex;
-      i = end;
-      markContent();
-      continue;
-    }
+    case "*":
+      return translateStar(glob, i);
+    case "?":
+      return { regex: "[^/]", end: i, content: true };
+    case "[":
+      return { ...translateClass(pattern, glob, i), content: true };
+    default:
+      return { regex: escapeChar(c), end: i, content: true };
+  }
+}
+
+/** The character a backslash at `i` escapes (a lone trailing backslash is an error). */
+function escapedChar(pattern: string, glob: string, i: number): string {
+  const next = glob[i + 1];
+  if (next !== undefined) return next;
+  throw globError(
+    pattern,
+    `${JSON.stringify(glob)} ends with a lone backslash.`,
+    "Remove the trailing \\ or escape it as \\\\.",
+  );
+}
+
+/** `*` or `**` at `i`: a `**` only spans directories as a whole path segment, as in ripgrep. */
+function translateStar(glob: string, i: number): Piece {
+  if (glob[i + 1] !== "*") return { regex: "[^/]*", end: i, content: true };
+  const atStart = i === 0 || glob[i - 1] === "/";
+  const after = glob[i + 2];
+  // `**/`: zero or more directories
+  if (atStart && after === "/") return { regex: "(?:[^/]*/)*", end: i + 2, content: true };
+  // `dir/**` or `**`: everything below
+  if (atStart && after === undefined) return { regex: ".*", end: i + 1, content: true };
+  // `**` inside a name behaves like `*`
+  return { regex: "[^/]*", end: i + 1, content: true };
+}
+
+/**
+ * The `{a,b}` groups open while a glob is translated. Each remembers whether its current
+ * alternative is still empty, because `{a,}` would silently make a part optional.
+ */
+class BraceGroups {
+  readonly #open: { alternativeEmpty: boolean }[] = [];
+
+  constructor(readonly pattern: string, readonly glob: string) {}
+
+  /** The piece for a `{` at `i`, or a `,` or `}` inside a group; undefined for anything else. */
+  translate(c: string, i: number): Piece | undefined {
     if (c === "{") {
-      braces.push({ alternativeEmpty: true });
-      if (braces.length > GLOB_LIMITS.braceDepth) {
+      this.#open.push({ alternativeEmpty: true });
+      if (this.#open.length > GLOB_LIMITS.braceDepth) {
         throw globError(
-          pattern,
+          this.pattern,
           `braces are nested more than ${GLOB_LIMITS.braceDepth} deep.`,
           "Flatten the alternatives: {a,b,c} instead of {a,{b,{c}}}.",
         );
       }
-      out += "(?:";
-      continue;
+      return { regex: "(?:", end: i, content: false };
     }
-    if (c === "," && braces.length > 0) {
-      if (braces[braces.length - 1]!.alternativeEmpty) throw emptyAlternative(pattern, glob);
-      braces[braces.length - 1]!.alternativeEmpty = true;
-      out += "|";
-      continue;
+    const top = this.#open[this.#open.length - 1];
+    if (!top || (c !== "," && c !== "}")) return undefined;
+    if (top.alternativeEmpty) throw emptyAlternative(this.pattern, this.glob);
+    if (c === ",") {
+      top.alternativeEmpty = true; // the next alternative starts empty
+      return { regex: "|", end: i, content: false };
     }
-    if (c === "}" && braces.length > 0) {
-      if (braces.pop()!.alternativeEmpty) throw emptyAlternative(pattern, glob);
-      out += ")";
-      markContent();
-      continue;
-    }
-    out += escapeChar(c);
-    markContent();
+    // The group's closing makes it content of the group around it.
+    this.#open.pop();
+    return { regex: ")", end: i, content: true };
   }
-  if (braces.length > 0) {
+
+  /** A piece of content was added: the innermost group's current alternative is not empty. */
+  markContent(): void {
+    const top = this.#open[this.#open.length - 1];
+    if (top) top.alternativeEmpty = false;
+  }
+
+  /** Every group opened was closed. */
+  assertClosed(): void {
+    if (this.#open.length === 0) return;
     throw globError(
-      pattern,
-      `${JSON.stringify(glob)} has a { without its closing }.`,
+      this.pattern,
+      `${JSON.stringify(this.glob)} has a { without its closing }.`,
       "Close the brace ({a,b}) or escape it as \\{.",
     );
   }
-  return out;
 }
 
 function emptyAlternative(pattern: string, glob: string): AnchorError {
