@@ -48,9 +48,12 @@ export {
   isAnchorError,
 } from "./lib/core/errors.ts";
 export {
+  type ArgExample,
+  argExample,
   type Guide,
   guide,
   type GuidePart,
+  type GuideStep,
   type NextStep,
   renderGuide,
   step,

@@ -3,6 +3,9 @@
 // rendering use. A step with no command-line form falls back to the tool call, for a stated reason.
 
 import {
+  type ArgExample,
+  type GuideStep,
+  isCall,
   type NextStep,
   type StepSyntax,
   type ToolArgs,
@@ -88,7 +91,7 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
 };
 
 /** The `--flag VALUE` words for the flag-form arguments of a step, in the order given. */
-function flagWords<T extends ToolName>(tool: T, args: ToolArgs[T]): string[] {
+function flagWords<T extends ToolName>(tool: T, args: Partial<ToolArgs[T]>): string[] {
   const forms = CLI_ARG_FORMS[tool] as Record<string, ArgForm>;
   const words: string[] = [];
   for (const [name, value] of Object.entries(args)) {
@@ -150,8 +153,24 @@ export function commandLineOf(s: NextStep): string | undefined {
   }
 }
 
-/** Steps as a person runs them: the command line in backticks, else the tool call. */
-export const cliStepSyntax: StepSyntax = (s) => {
-  const line = commandLineOf(s);
+/**
+ * Example arguments as a person types them: the flags (`--start 10`) or the operand; undefined
+ * when one has no flag (the JSON fragment is shown then).
+ */
+export function flagsOf(example: ArgExample): string | undefined {
+  const forms = CLI_ARG_FORMS[example.tool] as Record<string, ArgForm>;
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(example.args)) {
+    const kind = forms[name]?.kind;
+    if (kind === "operand") words.push(operand(String(value)));
+    else if (kind !== "flag") return undefined;
+  }
+  words.push(...flagWords(example.tool, example.args));
+  return words.length === 0 ? undefined : words.join(" ");
+}
+
+/** Steps as a person runs them: the command line (or flags) in backticks, else the tool call. */
+export const cliStepSyntax: StepSyntax = (s: GuideStep) => {
+  const line = isCall(s) ? commandLineOf(s) : flagsOf(s);
   return line === undefined ? toolCallSyntax(s) : `\`${line}\``;
 };

@@ -48,13 +48,39 @@ export interface ToolArgs {
 export type ToolName = keyof ToolArgs;
 
 /** One suggested call: a tool and its arguments. */
-export type NextStep = { [T in ToolName]: { readonly tool: T; readonly args: ToolArgs[T] } }[
-  ToolName
-];
+export type NextStep = {
+  [T in ToolName]: { readonly tool: T; readonly args: ToolArgs[T]; readonly example?: never };
+}[ToolName];
+
+/**
+ * Some arguments of a tool shown as an example, not a whole call: what an error about one
+ * argument suggests when the call it belongs to is not known. The MCP adapter writes it as the
+ * JSON fragment (`{"start":10}`), the CLI as its flag (`--start 10`).
+ */
+export type ArgExample = {
+  [T in ToolName]: {
+    readonly tool: T;
+    readonly args: Partial<ToolArgs[T]>;
+    readonly example: true;
+  };
+}[ToolName];
+
+/** What a guide holds between its prose: a suggested call, or an example of some arguments. */
+export type GuideStep = NextStep | ArgExample;
 
 /** A suggested call of `tool` with `args` (key order is kept: it is the order shown). */
 export function step<T extends ToolName>(tool: T, args: ToolArgs[T]): NextStep {
   return { tool, args } as NextStep;
+}
+
+/** Example arguments of `tool` (key order is kept), e.g. argExample("view", { start: 10 }). */
+export function argExample<T extends ToolName>(tool: T, args: Partial<ToolArgs[T]>): ArgExample {
+  return { tool, args, example: true } as ArgExample;
+}
+
+/** True when `s` is a whole call, not an example of some arguments. */
+export function isCall(s: GuideStep): s is NextStep {
+  return s.example !== true;
 }
 
 /**
@@ -64,12 +90,12 @@ export function step<T extends ToolName>(tool: T, args: ToolArgs[T]): NextStep {
 export interface Guide {
   /** The prose around the steps: one entry more than `next`. */
   readonly text: readonly string[];
-  /** The suggested calls, in the order they appear. */
-  readonly next: readonly NextStep[];
+  /** The suggested calls (and argument examples), in the order they appear. */
+  readonly next: readonly GuideStep[];
 }
 
 /** What may stand in a guide: prose, a number, a step, or another guide (spliced in). */
-export type GuidePart = string | number | NextStep | Guide;
+export type GuidePart = string | number | GuideStep | Guide;
 
 function isGuide(part: GuidePart): part is Guide {
   return typeof part === "object" && "next" in part;
@@ -78,7 +104,7 @@ function isGuide(part: GuidePart): part is Guide {
 /** Joins parts into one guide: strings and numbers become prose, steps and guides stay data. */
 export function joinGuide(...parts: readonly GuidePart[]): Guide {
   const text = [""];
-  const next: NextStep[] = [];
+  const next: GuideStep[] = [];
   for (const part of parts) {
     if (typeof part !== "object") text[text.length - 1] += String(part);
     else if (isGuide(part)) {
@@ -120,17 +146,23 @@ export function joinGuides(items: readonly GuidePart[], separator: string): Guid
 }
 
 /**
- * The corrected view call for a hint about one argument (search content, glob pattern): the
- * arguments as JSON text when no call is known; the view op makes a view step with the path.
+ * The corrected view call for a hint about one argument (search content, glob pattern): an
+ * argument example when no call is known; the view op makes a view step with the path.
  */
 export type CallFormatter = (args: Partial<ToolArgs["view"]>) => GuidePart;
 
-/** How an interface writes a step. */
-export type StepSyntax = (step: NextStep) => string;
+/** The CallFormatter when no call is known: the arguments as an example. */
+export const viewArgExample: CallFormatter = (args) => argExample("view", args);
 
-/** A step as a model writes the tool call: `view {"path":"a.txt","start":1}`. */
-export const toolCallSyntax: StepSyntax = (s: NextStep): string =>
-  `${s.tool} ${JSON.stringify(s.args)}`;
+/** How an interface writes a step (and an argument example). */
+export type StepSyntax = (step: GuideStep) => string;
+
+/**
+ * A step as a model writes the tool call: `view {"path":"a.txt","start":1}`; an argument example
+ * as the JSON fragment of those arguments: `{"start":10}`.
+ */
+export const toolCallSyntax: StepSyntax = (s: GuideStep): string =>
+  isCall(s) ? `${s.tool} ${JSON.stringify(s.args)}` : JSON.stringify(s.args);
 
 /** The text of a guide (or a plain string) with each step written in `syntax`. */
 export function renderGuide(text: string | Guide, syntax: StepSyntax): string {
@@ -140,7 +172,7 @@ export function renderGuide(text: string | Guide, syntax: StepSyntax): string {
   return out;
 }
 
-/** The steps a text suggests (none for a plain string). */
+/** The calls a text suggests (none for a plain string; argument examples are not calls). */
 export function stepsOf(text: string | Guide | undefined): readonly NextStep[] {
-  return text === undefined || typeof text === "string" ? [] : text.next;
+  return text === undefined || typeof text === "string" ? [] : text.next.filter(isCall);
 }

@@ -1,7 +1,9 @@
 // Argument coercion shared by the view tool and `anchorfs view`: models send numbers as strings
-// and booleans as "true"; each bad value gets an error naming the argument and a corrected call.
+// and booleans as "true"; each bad value gets an error naming the argument and an example value
+// (an argument example: a JSON fragment for the model, the flag for a person).
 
 import { AnchorError } from "../core/errors.ts";
+import { argExample, guide, type ToolArgs } from "../core/next_step.ts";
 import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";
 import { relativeTo } from "../core/path/path_text.ts";
 import type { Location } from "./location.ts";
@@ -10,7 +12,10 @@ import type { Session } from "./session.ts";
 /** A position as given: a line number (negative counts from the end) or a verified line id. */
 export type LinePosition = { kind: "number"; value: number } | { kind: "id"; id: LineId };
 
-export function parsePosition(name: string, raw: unknown): LinePosition | undefined {
+/** The view arguments these functions read, by name (each error's example names one). */
+type ViewArgName = keyof ToolArgs["view"];
+
+export function parsePosition(name: "start" | "end", raw: unknown): LinePosition | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
   if (typeof raw === "number") {
     if (!Number.isInteger(raw)) throw badPosition(name, raw);
@@ -24,7 +29,7 @@ export function parsePosition(name: string, raw: unknown): LinePosition | undefi
   throw badPosition(name, raw);
 }
 
-function badPosition(name: string, raw: unknown): AnchorError {
+function badPosition(name: "start" | "end", raw: unknown): AnchorError {
   return new AnchorError({
     code: "INVALID_ARGUMENT",
     message:
@@ -32,22 +37,28 @@ function badPosition(name: string, raw: unknown): AnchorError {
         JSON.stringify(raw)
       } is neither a line number nor a line id. Use a whole number (negative counts from the ` +
       'end: -1 is the last line) or an id "N:hh" as view shows it.',
-    hint: `e.g. {"${name}":${name === "end" ? -1 : 10}} or {"${name}":"10:a3"}.`,
+    hint: guide`e.g. ${argExample("view", { [name]: name === "end" ? -1 : 10 })} or ${
+      argExample("view", { [name]: "10:a3" })
+    }.`,
   });
 }
 
-export function parseWholeNumber(name: string, raw: unknown, example: number): number | undefined {
+export function parseWholeNumber(
+  name: ViewArgName,
+  raw: unknown,
+  example: number,
+): number | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
   const value = typeof raw === "string" && /^\s*[+-]?[0-9]+\s*$/.test(raw) ? Number(raw) : raw;
   if (typeof value === "number" && Number.isInteger(value)) return value;
   throw new AnchorError({
     code: "INVALID_ARGUMENT",
     message: `${name} ${JSON.stringify(raw)} is not a whole number.`,
-    hint: `Pass a number, e.g. {"${name}":${example}}.`,
+    hint: guide`Pass a number, e.g. ${argExample("view", { [name]: example })}.`,
   });
 }
 
-export function parseFlag(name: string, raw: unknown): boolean {
+export function parseFlag(name: ViewArgName, raw: unknown): boolean {
   if (raw === undefined || raw === null || raw === "") return false;
   if (typeof raw === "boolean") return raw;
   const text = String(raw).trim().toLowerCase();
@@ -56,7 +67,7 @@ export function parseFlag(name: string, raw: unknown): boolean {
   throw new AnchorError({
     code: "INVALID_ARGUMENT",
     message: `${name} ${JSON.stringify(raw)} is not true or false.`,
-    hint: `Pass a boolean, e.g. {"${name}":true}.`,
+    hint: guide`Pass a boolean, e.g. ${argExample("view", { [name]: true })}.`,
   });
 }
 

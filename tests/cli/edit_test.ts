@@ -84,6 +84,11 @@ Deno.test("anchorfs edit --batch takes one operation object, as the batch_edit t
   // A malformed argument, like a bad --start: exit 2.
   assertEquals(bad.code, 2);
   assertStringIncludes(bad.stderr, 'error: --batch "-" is not a JSON list of operations');
+  // The --batch input is JSON, and the hint says so before its JSON examples.
+  assertStringIncludes(
+    bad.stderr,
+    'hint: --batch "-" must be JSON: a list, e.g. [{"op":"insert","anchor":-1,',
+  );
 });
 
 Deno.test("anchorfs edit --old-file - reads old text from stdin; usage errors exit 2", async () => {

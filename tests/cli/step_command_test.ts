@@ -1,6 +1,12 @@
 import { assert, assertEquals } from "../_assert.ts";
 import { MAIN_TS, tempDir, writeTree } from "../_harness.ts";
-import { type NextStep, step, toolCallSyntax, type ToolName } from "../../lib/core/next_step.ts";
+import {
+  argExample,
+  type NextStep,
+  step,
+  toolCallSyntax,
+  type ToolName,
+} from "../../lib/core/next_step.ts";
 import { parseCommandLine } from "../../lib/core/shell/parse/mod.ts";
 import {
   type ArgForm,
@@ -181,4 +187,18 @@ Deno.test("every anchorfs command a step renders is accepted by that subcommand'
     assert(command, `no subcommand ${words[1]}`);
     command.parse(words.slice(2)); // throws UsageError on anything it would refuse
   }
+});
+
+Deno.test("argument examples become the flags a person types, else the JSON fragment", () => {
+  assertEquals(cliStepSyntax(argExample("view", { start: 10 })), "`--start 10`");
+  assertEquals(cliStepSyntax(argExample("view", { end: -1 })), "`--end -1`");
+  assertEquals(cliStepSyntax(argExample("view", { max_depth: 2 })), "`--max-depth 2`");
+  assertEquals(cliStepSyntax(argExample("view", { include_hidden: true })), "`--include-hidden`");
+  assertEquals(
+    cliStepSyntax(argExample("view", { path: "a b", pattern: "*.ts" })),
+    "`'a b' --pattern '*.ts'`",
+  );
+  // No flag: `full` has none (every CLI view is whole), so the fragment is shown.
+  assertEquals(cliStepSyntax(argExample("view", { full: true })), '{"full":true}');
+  assertEquals(cliStepSyntax(argExample("view", { regex: false })), '{"regex":false}');
 });

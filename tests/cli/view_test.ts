@@ -42,3 +42,45 @@ Deno.test("anchorfs view reports errors with a hint and exits non-zero", async (
   const flag = await runCliProcess(["view", ".", "--bogus"], { cwd: dir.path });
   assertEquals(flag.code, 2);
 });
+
+Deno.test("a bad view argument's example is the flag for a person and the JSON fragment for a model", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "one\ntwo\n", "d/b.txt": "x\n" });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const cases: [string[], Record<string, unknown>, string, string][] = [
+    [
+      ["a.txt", "--start", "abc"],
+      { path: "a.txt", start: "abc" },
+      'e.g. {"start":10} or {"start":"10:a3"}.',
+      "e.g. `--start 10` or `--start 10:a3`.",
+    ],
+    [
+      ["a.txt", "--end", "x"],
+      { path: "a.txt", end: "x" },
+      'e.g. {"end":-1} or {"end":"10:a3"}.',
+      "e.g. `--end -1` or `--end 10:a3`.",
+    ],
+    [
+      ["d", "--max-depth", "deep"],
+      { path: "d", max_depth: "deep" },
+      'Pass a number, e.g. {"max_depth":2}.',
+      "Pass a number, e.g. `--max-depth 2`.",
+    ],
+    [
+      ["d", "--content", "x", "--context", "wide"],
+      { path: "d", content: "x", context: "wide" },
+      'Pass a number, e.g. {"context":2}.',
+      "Pass a number, e.g. `--context 2`.",
+    ],
+  ];
+  for (const [args, toolArgs, forModel, forPerson] of cases) {
+    const tool = await server.call("view", toolArgs);
+    assertEquals(tool.isError, true, args.join(" "));
+    assertStringIncludes(tool.text, `Next: ${forModel}`);
+    const cli = await runCliProcess(["view", ...args], { cwd: dir.path });
+    assertEquals(cli.code, 2, cli.stderr);
+    assertStringIncludes(cli.stderr, `hint: ${forPerson}`);
+    // The usage error's message is the tool's, word for word.
+    assertStringIncludes(cli.stderr, `error: ${tool.text.split("\n\n")[0]}`);
+  }
+});

@@ -1,16 +1,17 @@
 import { assertEquals } from "../_assert.ts";
 import {
+  argExample,
   guide,
+  type GuideStep,
   joinGuide,
   joinGuides,
-  type NextStep,
   renderGuide,
   step,
   toolCallSyntax,
 } from "../../lib/core/next_step.ts";
 import { AnchorError, formatError } from "../../lib/core/errors.ts";
 
-const upper = (s: NextStep) => `<${s.tool.toUpperCase()}>`;
+const upper = (s: GuideStep) => `<${s.tool.toUpperCase()}>`;
 
 Deno.test("guide keeps steps in place between the prose; strings and numbers are prose", () => {
   const g = guide`Read ${3} lines with ${step("view", { path: "a", start: 1 })}, or ${
@@ -61,4 +62,16 @@ Deno.test("an AnchorError carries its next steps; hint and formatError write the
   );
   const plain = new AnchorError({ code: "NO_CHANGE", message: "m", hint: "Pass the new text." });
   assertEquals([plain.next, plain.hint], [[], "Pass the new text."]);
+});
+
+Deno.test("an argument example is a JSON fragment for a model and no call among an error's steps", () => {
+  const hint = guide`e.g. ${argExample("view", { start: 10 })} or ${
+    argExample("view", { start: "10:a3" })
+  }; then ${step("view", { path: "a" })}.`;
+  assertEquals(
+    renderGuide(hint, toolCallSyntax),
+    'e.g. {"start":10} or {"start":"10:a3"}; then view {"path":"a"}.',
+  );
+  const error = new AnchorError({ code: "INVALID_ARGUMENT", message: "m", hint });
+  assertEquals(error.next, [{ tool: "view", args: { path: "a" } }]);
 });

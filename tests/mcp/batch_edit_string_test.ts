@@ -19,5 +19,10 @@ for (const kind of CLIENT_KINDS) {
     const bad = await server.call("batch_edit", { path: "a.txt", operations: "[{op:insert}]" });
     assert(bad.isError);
     assertStringIncludes(bad.text, "not a JSON list of operations");
+    // The operations argument's JSON, named as the model sent it.
+    assertStringIncludes(
+      bad.text,
+      'Next: operations (a string) must be JSON: a list, e.g. [{"op":"insert","anchor":-1,',
+    );
   });
 }

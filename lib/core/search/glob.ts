@@ -3,7 +3,7 @@
 // walking and every error says what to change. Pure: strings in, a matcher out.
 
 import { AnchorError } from "../errors.ts";
-import { type CallFormatter, guide } from "../next_step.ts";
+import { type CallFormatter, guide, viewArgExample } from "../next_step.ts";
 import { compileGeneratedRegex, type LinearMatcher } from "./linear_regex.ts";
 
 export const GLOB_LIMITS = { bytes: 4096, rules: 64, braceDepth: 16 } as const;
@@ -67,7 +67,7 @@ function globError(pattern: string, problem: string, fix: string): AnchorError {
  */
 export function compileGlobs(
   pattern: string,
-  call: CallFormatter = (args) => JSON.stringify(args),
+  call: CallFormatter = viewArgExample,
 ): GlobFilter {
   try {
     return compileGlobsWith(pattern);

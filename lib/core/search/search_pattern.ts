@@ -4,7 +4,7 @@
 // match are skipped before any decoding or per-line work. Pure.
 
 import { AnchorError } from "../errors.ts";
-import { type CallFormatter, guide, joinGuide } from "../next_step.ts";
+import { type CallFormatter, guide, joinGuide, viewArgExample } from "../next_step.ts";
 import { compileUserRegex, type LinearMatcher, type MatcherRecipe } from "./linear_regex.ts";
 
 export interface SearchPattern {
@@ -63,12 +63,10 @@ export interface ByteLiteral {
 
 const encoder = new TextEncoder();
 
-const plainCall: CallFormatter = (args) => JSON.stringify(args);
-
 export function compileSearchPattern(
   source: string,
   regex: boolean,
-  call: CallFormatter = plainCall,
+  call: CallFormatter = viewArgExample,
 ): SearchPattern {
   if (source === "") {
     throw new AnchorError({

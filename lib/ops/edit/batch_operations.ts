@@ -28,8 +28,11 @@ export function readBatchOperations(given: unknown, source: string): BatchOperat
       throw new AnchorError({
         code: "INVALID_OPERATION",
         message: `${source} is not a JSON list of operations: ${(e as Error).message}`,
-        hint: 'Pass a list, e.g. [{"op":"insert","anchor":-1,"content":"new line"}], or one ' +
-          'operation, e.g. {"op":"replace","start":"3:5e","content":"new line"}.',
+        // The operations are JSON in both interfaces (the tool's argument, the CLI's --batch
+        // input): the examples are that JSON, so `source` says where it goes.
+        hint: `${source} must be JSON: a list, e.g. ` +
+          '[{"op":"insert","anchor":-1,"content":"new line"}], or one operation, e.g. ' +
+          '{"op":"replace","start":"3:5e","content":"new line"}.',
       });
     }
   }
