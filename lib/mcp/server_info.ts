@@ -2,6 +2,7 @@
 // Kept free of the MCP SDK so the opening reply can be written before the SDK has loaded
 // (early_initialize.ts); server.ts hands the same values to McpServer.
 
+import { step, toolCallSyntax } from "../core/next_step.ts";
 import { VERSION } from "../version.ts";
 import type { ServerOptions } from "./tool_env.ts";
 
@@ -12,7 +13,8 @@ export const SERVER_INSTRUCTIONS =
   "Use view (not cat/grep/ls/find) to read, search and list; text_editor and batch_edit to edit. " +
   "Paths may be local or ssh://host/path. A shell command still running after the foreground " +
   "window becomes a job (anchorfs://jobs/ID) and you are notified when it ends: never run it " +
-  'again or sleep; use jobs {"action":"wait","id":"ID"} if you must block.';
+  `again or sleep; use ${toolCallSyntax(step("jobs", { action: "wait", id: "ID" }))} if you ` +
+  "must block.";
 
 /** With --no-shell: the same guidance without the shell and its jobs. */
 export const SERVER_INSTRUCTIONS_NO_SHELL =

@@ -242,3 +242,14 @@ test("jobs: an out-of-range timeout_seconds or bytes says the allowed range", as
   assert(big.isError);
   assertStringIncludes(big.text, "bytes must be a whole number of bytes from 1 to 1048576");
 });
+
+Deno.test("jobs without an id says which call to make, written as tool calls", async () => {
+  await using server = await startServer({ client: "v2" });
+  const missing = await server.call("jobs", { action: "wait" });
+  assert(missing.isError);
+  assertEquals(
+    missing.text,
+    'jobs action "wait" needs the job id.\n\nNext: Pass it, e.g. ' +
+      'jobs {"action":"wait","id":"1234-1"}; list the jobs with jobs {"action":"list"}.',
+  );
+});

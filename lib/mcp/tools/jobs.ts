@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
+import { guide, step, toolCallSyntax } from "../../core/next_step.ts";
 import { durationMs, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   formatJobList,
@@ -47,13 +48,14 @@ function holdUntilSent(
   signal.addEventListener("abort", done, { once: true });
 }
 
-function needId(action: string, id: string | undefined): string {
+function needId(action: "read" | "wait" | "kill", id: string | undefined): string {
   if (id !== undefined && id.trim() !== "") return id.trim();
   throw new AnchorError({
     code: "MISSING_JOB_ID",
     message: `jobs action "${action}" needs the job id.`,
-    hint: `Pass it, e.g. jobs {"action":"${action}","id":"1234-1"}; list the jobs with ` +
-      'jobs {"action":"list"}.',
+    hint: guide`Pass it, e.g. ${step("jobs", { action, id: "1234-1" })}; list the jobs with ${
+      step("jobs", { action: "list" })
+    }.`,
   });
 }
 
@@ -101,9 +103,10 @@ async function jobReport(
 /** The recent jobs, newest first, and how to read one. */
 async function listText(jobs: JobManager): Promise<string> {
   const records = await jobs.list(30);
+  const readOne = step("jobs", { action: "read", id: "ID" });
   return `${formatJobList(records, Date.now())}${
     records.length > 0
-      ? '\nRead one with jobs {"action":"read","id":"ID"} or the resource anchorfs://jobs/ID.'
+      ? `\nRead one with ${toolCallSyntax(readOne)} or the resource anchorfs://jobs/ID.`
       : ""
   }`;
 }

@@ -4,6 +4,7 @@
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
+import { step, toolCallSyntax } from "../../core/next_step.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { resolveShellCwd, runShell } from "../../ops/shell.ts";
@@ -12,15 +13,19 @@ import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
+/** Following a job (`wait`) and stopping one (`kill`), as the model writes the calls. */
+const WAIT_FOR_JOB = toolCallSyntax(step("jobs", { action: "wait", id: "ID" }));
+const KILL_JOB = toolCallSyntax(step("jobs", { action: "kill", id: "ID" }));
+
 /** What the arguments agents send to other shells' tools meant, and how it is done here. */
 function shellMeant(windowSeconds: number): Record<string, string> {
   const job = `a command still running after ${windowSeconds} s becomes a job by itself; follow ` +
-    'it with jobs {"action":"wait","id":"ID"}.';
+    `it with ${WAIT_FOR_JOB}.`;
   return {
     background: `there is no background flag: ${job}`,
     run_in_background: `there is no background flag: ${job}`,
-    timeout: `the shell has no timeout and never kills a command: ${job} Stop one with jobs ` +
-      '{"action":"kill","id":"ID"}.',
+    timeout: `the shell has no timeout and never kills a command: ${job} Stop one with ` +
+      `${KILL_JOB}.`,
     timeout_seconds: `the shell has no timeout and never kills a command: ${job}`,
     workdir: 'use "cwd".',
     dir: 'use "cwd".',
@@ -60,7 +65,7 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         "its exit code and cleaned output tail. No background flag: a command still running after " +
         `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
         "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
-        'while a subscriptions/listen stream is open). Do NOT rerun it or sleep: jobs {"action":"wait","id":"ID"}, or do ' +
+        `while a subscriptions/listen stream is open). Do NOT rerun it or sleep: ${WAIT_FOR_JOB}, or do ` +
         "other work. Processes left behind with & are stopped when it exits; start a server as " +
         "its own call. Use view/text_editor instead of cat/grep/sed.\n" +
         (env.options.confined
