@@ -24,7 +24,9 @@ import {
 } from "../../ops/jobs/job_output.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
-import type { ToolRegistrar } from "../tool_env.ts";
+import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
+import { progressReporter } from "../progress.ts";
+import type { ServerContext } from "@modelcontextprotocol/server";
 
 export const DEFAULT_WAIT_SECONDS = 50;
 const MAX_READ_BYTES = 1024 * 1024;
@@ -118,20 +120,23 @@ async function killReport(jobs: JobManager, jobId: string): Promise<string> {
   return `${killText(result)}\n--- latest output ---\n${latestLines(tail) || "(none)"}`;
 }
 
+/** The jobs tool's description (the default wait is in it). */
+const JOBS_DESCRIPTION =
+  "Follow commands the shell tool moved to the background (resource anchorfs://jobs/ID). " +
+  '"list": recent jobs, newest first. "read": status, exit code and the output tail. ' +
+  `"wait": block until the job ends, at most timeout_seconds (default ${DEFAULT_WAIT_SECONDS}); on ` +
+  "timeout it answers that the job is still running and how to continue; waiting NEVER " +
+  'kills the job. "kill": stop the job and every process it started. A job that was cut ' +
+  "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
+  'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
+  '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}';
+
 export const registerJobsTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
     "jobs",
     {
       title: "Shell jobs",
-      description:
-        "Follow commands the shell tool moved to the background (resource anchorfs://jobs/ID). " +
-        '"list": recent jobs, newest first. "read": status, exit code and the output tail. ' +
-        `"wait": block until the job ends, at most timeout_seconds (default ${DEFAULT_WAIT_SECONDS}); on ` +
-        "timeout it answers that the job is still running and how to continue; waiting NEVER " +
-        'kills the job. "kill": stop the job and every process it started. A job that was cut ' +
-        "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
-        'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
-        '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
+      description: JOBS_DESCRIPTION,
       inputSchema: jobsInput(env.options.tailBytes),
       annotations: {
         readOnlyHint: false,
@@ -140,66 +145,94 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: false,
       },
     },
-    (args, ctx) =>
-      runTool("jobs", async () => {
-        const { action, id, timeout_seconds, bytes } = args;
-        const jobs = env.services.jobs;
-        const tailBytes = bytes ?? env.options.tailBytes;
-        // An explicit `bytes` asks for that much tail, even of a passing run.
-        const passingLines = bytes === undefined
-          ? env.options.passingLines ?? DEFAULT_PASSING_LINES
-          : 0;
-        const report = (jobId: string) => jobReport(jobs, jobId, tailBytes, passingLines);
-        switch (action) {
-          case "list":
-            return await listText(jobs);
-          case "read": {
-            // Within the process-wide read budget, held until the reply is written: pipelined
-            // 1 MiB reads wait their turn instead of piling up as queued replies. A reply holds
-            // its bytes about four times (buffer, text, JSON, the written frame); before that
-            // the raw log window is held twice (its bytes, then the decoded text) while cleaned.
-            const release = await env.services.reads.budget.take(
-              tailBytes * REPLY_COPIES + 2 * tailReadBytes(tailBytes),
-            );
-            try {
-              const result = await report(needId(action, id));
-              holdUntilSent(env.options.replySent?.(ctx.mcpReq.id), ctx.mcpReq.signal, release);
-              return result;
-            } catch (e) {
-              release();
-              throw e;
-            }
-          }
-          case "wait": {
-            const jobId = needId(action, id);
-            const token = ctx.mcpReq._meta?.progressToken;
-            let progress = 0;
-            const waited = await waitForJob(jobs, jobId, {
-              timeoutMs: (timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000,
-              signal: ctx.mcpReq.signal,
-              ...(token !== undefined && {
-                onHeartbeat: async (record: JobRecord) => {
-                  const message = await heartbeatText(
-                    jobs,
-                    jobId,
-                    durationMs(record, Date.now()),
-                  );
-                  ctx.mcpReq.notify({
-                    method: "notifications/progress",
-                    params: { progressToken: token, progress: ++progress, message },
-                  }).catch(() => {});
-                },
-              }),
-            });
-            // Clients may drop a progress notification that shares a chunk with the result.
-            if (progress > 0) await new Promise((r) => setTimeout(r, 0));
-            if (waited.done) return await report(jobId);
-            const { record, tail } = await jobs.readTail(jobId, 2048);
-            return stillRunningText(record, waited.elapsedMs, tail, Date.now());
-          }
-          case "kill":
-            return await killReport(jobs, needId(action, id));
-        }
-      }, argNotes(args)),
+    (args, ctx) => runTool("jobs", () => jobsCall(env, args, ctx), argNotes(args)),
   );
 };
+
+/** The jobs tool's arguments after validation. */
+interface JobsArgs {
+  action: "list" | "read" | "wait" | "kill";
+  id?: string | undefined;
+  timeout_seconds?: number | undefined;
+  bytes?: number | undefined;
+}
+
+/** One jobs call: the action's text or report. */
+async function jobsCall(
+  env: ToolEnv,
+  args: JobsArgs,
+  ctx: ServerContext,
+): Promise<ToolResult | string> {
+  const { action, id, bytes } = args;
+  const jobs = env.services.jobs;
+  const tailBytes = bytes ?? env.options.tailBytes;
+  // An explicit `bytes` asks for that much tail, even of a passing run.
+  const passingLines = bytes === undefined ? env.options.passingLines ?? DEFAULT_PASSING_LINES : 0;
+  const report = (jobId: string) => jobReport(jobs, jobId, tailBytes, passingLines);
+  switch (action) {
+    case "list":
+      return await listText(jobs);
+    case "read":
+      return await readWithinBudget(env, ctx, tailBytes, () => report(needId(action, id)));
+    case "wait": {
+      const jobId = needId(action, id);
+      const seconds = args.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
+      return await waitReport(jobs, jobId, seconds * 1000, ctx, report);
+    }
+    case "kill":
+      return await killReport(jobs, needId(action, id));
+  }
+}
+
+/**
+ * A read within the process-wide read budget, held until the reply is written: pipelined 1 MiB
+ * reads wait their turn instead of piling up as queued replies. A reply holds its bytes about
+ * four times (buffer, text, JSON, the written frame); before that the raw log window is held
+ * twice (its bytes, then the decoded text) while cleaned.
+ */
+async function readWithinBudget(
+  env: ToolEnv,
+  ctx: ServerContext,
+  tailBytes: number,
+  read: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const release = await env.services.reads.budget.take(
+    tailBytes * REPLY_COPIES + 2 * tailReadBytes(tailBytes),
+  );
+  try {
+    const result = await read();
+    holdUntilSent(env.options.replySent?.(ctx.mcpReq.id), ctx.mcpReq.signal, release);
+    return result;
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+/**
+ * Waits for a job at most `timeoutMs` (never kills it), with heartbeats as progress: its report
+ * once it ends, else that it is still running and how to go on.
+ */
+async function waitReport(
+  jobs: JobManager,
+  jobId: string,
+  timeoutMs: number,
+  ctx: ServerContext,
+  report: (jobId: string) => Promise<ToolResult>,
+): Promise<ToolResult | string> {
+  const progress = progressReporter(ctx);
+  const notify = progress.report;
+  const waited = await waitForJob(jobs, jobId, {
+    timeoutMs,
+    signal: ctx.mcpReq.signal,
+    ...(notify && {
+      onHeartbeat: async (record: JobRecord) => {
+        notify(await heartbeatText(jobs, jobId, durationMs(record, Date.now())));
+      },
+    }),
+  });
+  await progress.settle();
+  if (waited.done) return await report(jobId);
+  const { record, tail } = await jobs.readTail(jobId, 2048);
+  return stillRunningText(record, waited.elapsedMs, tail, Date.now());
+}

@@ -11,7 +11,9 @@ import { resolveShellCwd, runShell } from "../../ops/shell.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
-import type { ToolRegistrar } from "../tool_env.ts";
+import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
+import { progressReporter } from "../progress.ts";
+import type { ServerContext } from "@modelcontextprotocol/server";
 
 /** Following a job (`wait`) and stopping one (`kill`), as the model writes the calls. */
 const WAIT_FOR_JOB = toolCallSyntax(step("jobs", { action: "wait", id: "ID" }));
@@ -54,37 +56,44 @@ function shellForm(shell: ShellKind | undefined): string {
     : `${shell ?? "bash"} -c; pipes, && and redirections work.`;
 }
 
+/** The shell tool's description: the configured shell, the foreground window, confinement. */
+function shellDescription(env: ToolEnv): string {
+  return `Run a command line with ${shellLabel(env.services.shell)} in the working directory ` +
+    "(stdin closed, pagers off); get " +
+    "its exit code and cleaned output tail. No background flag: a command still running after " +
+    `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
+    "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
+    `while a subscriptions/listen stream is open). Do NOT rerun it or sleep: ${WAIT_FOR_JOB}, or do ` +
+    "other work. Processes left behind with & are stopped when it exits; start a server as " +
+    "its own call. Use view/text_editor instead of cat/grep/sed.\n" +
+    (env.options.confined
+      ? "NOT CONFINED: --allow/--roots limit only the file tools; a command can reach any " +
+        "path.\n"
+      : "") +
+    'Examples: {"command":"make test"} · {"command":"npm run build","cwd":"packages/web"}';
+}
+
+/** The shell tool's arguments, and what other shells' tools' arguments meant. */
+function shellInput(env: ToolEnv) {
+  return toolInput({
+    command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
+      .describe(`Run as ${shellForm(env.services.shell)}`),
+    cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
+      .describe(
+        "Directory to run in (default: the working directory); ssh://host/dir runs it there" +
+          // Remote hosts always run bash: worth saying only when the local shell is another.
+          (env.services.shell === undefined || env.services.shell === "bash" ? "." : " with bash."),
+      ),
+  }, { meant: shellMeant(env.options.foregroundWindowSeconds) });
+}
+
 export const registerShellTool: ToolRegistrar = (mcp, env) => {
   mcp.registerTool(
     "shell",
     {
       title: "Run a shell command",
-      description:
-        `Run a command line with ${shellLabel(env.services.shell)} in the working directory ` +
-        "(stdin closed, pagers off); get " +
-        "its exit code and cleaned output tail. No background flag: a command still running after " +
-        `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
-        "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
-        `while a subscriptions/listen stream is open). Do NOT rerun it or sleep: ${WAIT_FOR_JOB}, or do ` +
-        "other work. Processes left behind with & are stopped when it exits; start a server as " +
-        "its own call. Use view/text_editor instead of cat/grep/sed.\n" +
-        (env.options.confined
-          ? "NOT CONFINED: --allow/--roots limit only the file tools; a command can reach any " +
-            "path.\n"
-          : "") +
-        'Examples: {"command":"make test"} · {"command":"npm run build","cwd":"packages/web"}',
-      inputSchema: toolInput({
-        command: z.string(argError("command", 'a command line string, e.g. "make test"', true))
-          .describe(`Run as ${shellForm(env.services.shell)}`),
-        cwd: z.string(argError("cwd", 'a directory path string, e.g. "packages/web"')).optional()
-          .describe(
-            "Directory to run in (default: the working directory); ssh://host/dir runs it there" +
-              // Remote hosts always run bash: worth saying only when the local shell is another.
-              (env.services.shell === undefined || env.services.shell === "bash"
-                ? "."
-                : " with bash."),
-          ),
-      }, { meant: shellMeant(env.options.foregroundWindowSeconds) }),
+      description: shellDescription(env),
+      inputSchema: shellInput(env),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
@@ -92,57 +101,48 @@ export const registerShellTool: ToolRegistrar = (mcp, env) => {
         openWorldHint: true,
       },
     },
-    (args, ctx) =>
-      runTool("shell", async (): Promise<ToolResult | string> => {
-        const { command, cwd } = args;
-        const { dir, remote } = await resolveShellCwd(
-          env.services.locations,
-          env.session.cwd,
-          cwd,
-        );
-        const token = ctx.mcpReq._meta?.progressToken;
-        let progress = 0;
-        const outcome = await runShell(command, dir, {
-          jobs: env.services.jobs,
-          // Remote hosts run bash; the policy reads the line as the shell that runs it.
-          ...(remote
-            ? { shell: "bash" as const, remote }
-            : env.services.shell !== undefined && { shell: env.services.shell }),
-          foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
-          tailBytes: env.options.tailBytes,
-          passingLines: env.options.passingLines,
-          signal: ctx.mcpReq.signal,
-          ...(token !== undefined && {
-            onProgress: (message: string) => {
-              ctx.mcpReq.notify({
-                method: "notifications/progress",
-                params: { progressToken: token, progress: ++progress, message },
-              }).catch(() => {});
-            },
-          }),
-        });
-        // Clients may drop a progress notification that shares a chunk with the result.
-        if (progress > 0) await new Promise((r) => setTimeout(r, 0));
-        if (outcome.kind === "finished") {
-          // A non-zero exit, signal, kill or capped output is an error result: clients and
-          // models that look only at isError do not read a failed build as done.
-          return { content: [{ type: "text", text: outcome.text }], isError: outcome.failed };
-        }
-        const id = outcome.record.id;
-        return {
-          content: [
-            { type: "text", text: outcome.text },
-            {
-              type: "resource_link",
-              uri: jobUri(id),
-              name: `${shortCommand(command, 100)} (job ${id})`,
-              mimeType: "text/plain",
-              description: `\`${
-                shortCommand(command, 100)
-              }\` … still running as job ${id} in ${dir}`,
-            },
-          ],
-        };
-      }, argNotes(args)),
+    (args, ctx) => runTool("shell", () => shellCall(env, args, ctx), argNotes(args)),
   );
 };
+
+/** One shell call: runs the command in the foreground window, then as a job if still running. */
+async function shellCall(
+  env: ToolEnv,
+  args: { command: string; cwd?: string | undefined },
+  ctx: ServerContext,
+): Promise<ToolResult> {
+  const { command, cwd } = args;
+  const { dir, remote } = await resolveShellCwd(env.services.locations, env.session.cwd, cwd);
+  const progress = progressReporter(ctx);
+  const outcome = await runShell(command, dir, {
+    jobs: env.services.jobs,
+    // Remote hosts run bash; the policy reads the line as the shell that runs it.
+    ...(remote
+      ? { shell: "bash" as const, remote }
+      : env.services.shell !== undefined && { shell: env.services.shell }),
+    foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
+    tailBytes: env.options.tailBytes,
+    passingLines: env.options.passingLines,
+    signal: ctx.mcpReq.signal,
+    ...(progress.report && { onProgress: progress.report }),
+  });
+  await progress.settle();
+  if (outcome.kind === "finished") {
+    // A non-zero exit, signal, kill or capped output is an error result: clients and
+    // models that look only at isError do not read a failed build as done.
+    return { content: [{ type: "text", text: outcome.text }], isError: outcome.failed };
+  }
+  const id = outcome.record.id;
+  return {
+    content: [
+      { type: "text", text: outcome.text },
+      {
+        type: "resource_link",
+        uri: jobUri(id),
+        name: `${shortCommand(command, 100)} (job ${id})`,
+        mimeType: "text/plain",
+        description: `\`${shortCommand(command, 100)}\` … still running as job ${id} in ${dir}`,
+      },
+    ],
+  };
+}
