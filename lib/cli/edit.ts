@@ -8,6 +8,7 @@ import { readBatchOperations } from "../ops/edit/batch_operations.ts";
 import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
 import { cliStepSyntax } from "./step_command.ts";
+import { renderResultForTerminal } from "./output.ts";
 import {
   ALLOW_HELP,
   ALLOW_OPTION,
@@ -134,7 +135,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
         replace_all: values["replace-all"] === true,
       }, { dryRun });
     }
-    terminal.out(text.endsWith("\n") ? text : `${text}\n`);
+    terminal.out(renderResultForTerminal(text));
     return 0;
   },
 };

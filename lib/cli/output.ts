@@ -2,7 +2,7 @@
 // `hint:` lines on stderr; results go to stdout.
 
 import type { AnchorError, ErrorCode } from "../core/errors.ts";
-import { renderGuide } from "../core/next_step.ts";
+import { type Guide, renderGuide } from "../core/next_step.ts";
 import { cliStepSyntax } from "./step_command.ts";
 
 const encoder = new TextEncoder();
@@ -32,6 +32,12 @@ export const realTerminal: Terminal = {
   err: (text) => writeAll(Deno.stderr, text),
   stderrIsTty: Deno.stderr.isTerminal(),
 };
+
+/** Renders a result for a person: its next steps as command lines, ending with a newline. */
+export function renderResultForTerminal(result: string | Guide): string {
+  const text = renderGuide(result, cliStepSyntax);
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
 
 /** Renders an error for a person: message and detail, then the next step as a command line. */
 export function renderErrorForTerminal(error: AnchorError): string {

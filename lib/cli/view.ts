@@ -3,7 +3,8 @@
 
 import { createSession } from "../ops/session.ts";
 import { cliStepSyntax } from "./step_command.ts";
-import { runView, type ViewArgs } from "../ops/view.ts";
+import { type ViewArgs, viewResult } from "../ops/view.ts";
+import { renderResultForTerminal } from "./output.ts";
 import {
   ALLOW_HELP,
   ALLOW_OPTION,
@@ -75,8 +76,8 @@ Examples:
     await applyAllow(all, values.allow);
     const { locations, scanner, reads } = all;
     const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
-    const text = await runView(locations, session, viewArgs, { scanner, reads });
-    terminal.out(text.endsWith("\n") ? text : `${text}\n`);
+    const result = await viewResult(locations, session, viewArgs, { scanner, reads });
+    terminal.out(renderResultForTerminal(result));
     return 0;
   },
 };

@@ -1,9 +1,9 @@
-// Renders op results and errors as MCP tool results. Errors become `isError` results whose text
-// is message + detail + hint (the model reads it), next steps written as tool calls; stack traces
-// go to stderr only.
+// Renders op results and errors as MCP tool results, next steps written as tool calls in both.
+// Errors become `isError` results whose text is message + detail + hint (the model reads it);
+// stack traces go to stderr only.
 
 import { type AnchorError, formatError, toAnchorError } from "../core/errors.ts";
-import { toolCallSyntax } from "../core/next_step.ts";
+import { type Guide, renderGuide, toolCallSyntax } from "../core/next_step.ts";
 import { logError } from "./log.ts";
 
 export type Content =
@@ -16,8 +16,9 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-export function textResult(text: string): ToolResult {
-  return { content: [{ type: "text", text }] };
+/** A result as the model reads it: its suggested next steps written as tool calls. */
+export function textResult(text: string | Guide): ToolResult {
+  return { content: [{ type: "text", text: renderGuide(text, toolCallSyntax) }] };
 }
 
 /** An error as the model reads it: its suggested next steps written as tool calls. */
@@ -28,12 +29,12 @@ export function errorResult(error: AnchorError): ToolResult {
 /** Runs a tool body and turns any failure into an `isError` result. */
 export async function runTool(
   tool: string,
-  body: () => Promise<ToolResult | string>,
+  body: () => Promise<ToolResult | string | Guide>,
   notes: readonly string[] = [],
 ): Promise<ToolResult> {
   try {
     const out = await body();
-    return withNotes(typeof out === "string" ? textResult(out) : out, notes);
+    return withNotes(typeof out === "string" || !("content" in out) ? textResult(out) : out, notes);
   } catch (e) {
     const error = toAnchorError(e);
     if (error.fault === "internal") logError(`tool ${tool} failed`, e);

@@ -4,9 +4,18 @@
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { compileGlobs, type GlobFilter } from "../core/search/glob.ts";
-import { compileSearchPattern } from "../core/search/search_pattern.ts";
+import { compileSearchPattern, type SearchPattern } from "../core/search/search_pattern.ts";
 import { splitPathList } from "../core/path/path_quote.ts";
-import { type CallFormatter, guide, joinGuide, joinGuides, step } from "../core/next_step.ts";
+import {
+  type CallFormatter,
+  type Guide,
+  guide,
+  joinGuide,
+  joinGuides,
+  renderGuide,
+  step,
+  toolCallSyntax,
+} from "../core/next_step.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
@@ -34,21 +43,40 @@ export interface ViewArgs {
 
 export const CONTEXT_MAX = 50;
 
+/**
+ * Optional accelerators (the local parallel scanner; results are the same without them), the
+ * read limits (--max-file-bytes, the read budget) and the call's budget (cancellation, deadline)
+ * for searches and listings.
+ */
+export interface ViewAccel {
+  scanner?: ContentScanner | undefined;
+  reads?: ReadLimits | undefined;
+  budget?: Budget;
+}
+
+/**
+ * The view's text, its suggested calls written in the session's step syntax (`session.steps`).
+ * The adapters use {@linkcode viewResult}, which keeps the calls as steps.
+ */
 export async function runView(
   locations: Locations,
   session: Session,
   args: ViewArgs,
-  /**
-   * Optional accelerators (the local parallel scanner; results are the same without them), the
-   * read limits (--max-file-bytes, the read budget) and the call's budget (cancellation,
-   * deadline) for searches and listings.
-   */
-  accel: {
-    scanner?: ContentScanner | undefined;
-    reads?: ReadLimits | undefined;
-    budget?: Budget;
-  } = {},
+  accel: ViewAccel = {},
 ): Promise<string> {
+  return renderGuide(await viewResult(locations, session, args, accel), session.steps);
+}
+
+/**
+ * The view's result as data: its text with the calls it suggests kept as steps (`next`), for each
+ * adapter to write in its own syntax, as it does for an error's hint.
+ */
+export async function viewResult(
+  locations: Locations,
+  session: Session,
+  args: ViewArgs,
+  accel: ViewAccel = {},
+): Promise<Guide> {
   if (typeof args.path !== "string" || args.path.trim() === "") {
     throw new AnchorError({
       code: "MISSING_ARGUMENT",
@@ -59,9 +87,52 @@ export async function runView(
     });
   }
   const notices: string[] = [];
+  const parsed = parseViewArgs(args, accel.budget, notices);
+  const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
+  let text: string | Guide;
+  if (parsed.search) {
+    if (parsed.start || parsed.end) {
+      notices.push("start/end apply to file views; ignored for a search.");
+    }
+    text = await searchRoots(
+      locations,
+      session,
+      roots,
+      parsed.search,
+      {
+        ...parsed.walk,
+        context: parsed.context,
+        pattern: parsed.pattern,
+        ...(accel.reads
+          ? { maxFileBytes: accel.reads.maxFileBytes, readBudget: accel.reads.budget }
+          : {}),
+      },
+      accel.scanner,
+    );
+  } else {
+    text = await viewRoot(locations, session, roots[0]!, args, accel, notices, parsed);
+  }
+  return withNotices(text, notices);
+}
+
+/** The view arguments, parsed and checked. */
+interface ParsedView {
+  search: SearchPattern | undefined;
+  pattern: string | undefined;
+  start: LinePosition | undefined;
+  end: LinePosition | undefined;
+  context: number;
+  maxDepth: number | undefined;
+  walk: WalkOptions;
+}
+
+/**
+ * Checks every argument before the file system is touched (hints name the corrected view call);
+ * an out-of-range context or max_depth is clamped, with a notice.
+ */
+function parseViewArgs(args: ViewArgs, budget: Budget | undefined, notices: string[]): ParsedView {
   const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
-  // Validate everything before touching the file system; hints name the corrected view call.
   const call: CallFormatter = (fix) => step("view", { path: args.path, ...fix });
   const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern, call) : undefined;
   const search = searching
@@ -84,44 +155,22 @@ export async function runView(
     includeHidden: parseFlag("include_hidden", args.include_hidden),
     ...(maxDepth === undefined ? {} : { maxDepth }),
     ...(filter ? { filter } : {}),
-    ...(accel.budget ? { budget: accel.budget } : {}),
+    ...(budget ? { budget } : {}),
   };
+  return { search, pattern, start, end, context, maxDepth, walk };
+}
 
-  const roots = await resolveRoots(locations, session, args.path, searching);
-
-  let text: string;
-  if (search) {
-    if (start || end) notices.push("start/end apply to file views; ignored for a search.");
-    text = await searchRoots(
-      locations,
-      session,
-      roots,
-      search,
-      {
-        ...walk,
-        context,
-        pattern,
-        ...(accel.reads
-          ? { maxFileBytes: accel.reads.maxFileBytes, readBudget: accel.reads.budget }
-          : {}),
-      },
-      accel.scanner,
-    );
-  } else {
-    text = await viewRoot(locations, session, roots[0]!, args, accel, notices, {
-      start,
-      end,
-      pattern,
-      maxDepth,
-      context,
-      walk,
-    });
-  }
-  if (notices.length === 0) return text;
-  // Notices follow the output after a blank line, as the file view's own notices do, so that a
-  // notice is never read as one more line of the file or listing.
-  const sep = /(^|\n)\[[^\n]*\]$/.test(text) ? "\n" : "\n\n";
-  return `${text}${sep}${notices.map((n) => `[${n}]`).join("\n")}`;
+/**
+ * The view's text with its notices after it. Notices follow the output after a blank line, as
+ * the file view's own notices do, so that a notice is never read as one more line of the file
+ * or listing; after a text that ends with notices of its own, they join them.
+ */
+function withNotices(text: string | Guide, notices: readonly string[]): Guide {
+  if (notices.length === 0) return joinGuide(text);
+  // A step never holds a line break as a tool call: its shape is the text's in any syntax.
+  const shape = renderGuide(text, toolCallSyntax);
+  const sep = /(^|\n)\[[^\n]*\]$/.test(shape) ? "\n" : "\n\n";
+  return joinGuide(text, sep, notices.map((n) => `[${n}]`).join("\n"));
 }
 
 /** The roots a view names: several (comma-separated) for a search, else exactly one. */
@@ -152,17 +201,10 @@ async function viewRoot(
   session: Session,
   root: SearchRoot,
   args: ViewArgs,
-  accel: { reads?: ReadLimits | undefined; budget?: Budget },
+  accel: ViewAccel,
   notices: string[],
-  parsed: {
-    start: LinePosition | undefined;
-    end: LinePosition | undefined;
-    pattern: string | undefined;
-    maxDepth: number | undefined;
-    context: number;
-    walk: WalkOptions;
-  },
-): Promise<string> {
+  parsed: ParsedView,
+): Promise<string | Guide> {
   const { start, end, pattern, maxDepth, context, walk } = parsed;
   if (root.kind === "file") {
     if (pattern || maxDepth !== undefined || context > 0) {

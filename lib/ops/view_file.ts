@@ -3,7 +3,14 @@
 // shown is recorded in the session so batch_edit can check replaced ranges against it.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import { guide, renderGuide, step } from "../core/next_step.ts";
+import {
+  type Guide,
+  guide,
+  type GuidePart,
+  joinGuide,
+  joinGuides,
+  step,
+} from "../core/next_step.ts";
 import {
   assertFresh,
   fnv1a32,
@@ -44,45 +51,22 @@ export interface ViewFileOptions {
   full?: boolean;
 }
 
+/**
+ * The view of one file: its lines (or a page of them) with notices, or what a re-view changed.
+ * The calls it suggests stay steps in the guide; each adapter writes them in its own syntax.
+ */
 export async function viewFile(
   locations: Locations,
   session: Session,
   location: Location,
   options: ViewFileOptions,
   limits?: ReadLimits,
-): Promise<string> {
+): Promise<Guide> {
   const shownPath = displayPath(session, location);
   const whole = options.start === undefined && options.end === undefined;
-  let source: ViewSource;
-  try {
-    const file = await readTextBody(locations, location, limits, "view");
-    // Every line is split only when the view may need them all: a whole view that can show the
-    // whole file (and remember it), or a re-view that sends the changes. A longer file's default
-    // view shows its first page, like a range.
-    const all = whole &&
-      (session.views.get(fileKey(location)) !== undefined ||
-        countLines(file.body.text) <= VIEW_MAX_LINES);
-    source = all ? wholeSource(file) : rangeSource(file);
-  } catch (e) {
-    if (isAnchorError(e) && e.code === "BINARY_FILE") {
-      return `${e.message}\n${
-        e.hintText === undefined ? "" : renderGuide(e.hintText, session.steps)
-      }`
-        .trim();
-    }
-    throw e;
-  }
-  const { total, size } = source;
-  if (total === 0) {
-    return `${quotePath(shownPath)} is empty (0 lines${
-      size > 0 ? `, ${plural(size, "byte")}: only a byte order mark` : ""
-    }). To add lines: ${
-      session.steps(step("batch_edit", {
-        path: quotePath(shownPath),
-        operations: [{ op: "insert", anchor: 0, content: "first line" }],
-      }))
-    }`;
-  }
+  const source = await readViewSource(locations, session, location, whole, limits);
+  if (!("total" in source)) return source; // a binary file: what it is, and what to use
+  if (source.total === 0) return emptyFileText(shownPath, source.size);
 
   if (whole && options.full !== true && source.lines && source.print) {
     const delta = reViewDelta(session, location, shownPath, source.print, source.lines);
@@ -91,21 +75,11 @@ export async function viewFile(
 
   assertRangeIdsFresh(session, location, shownPath, source, options);
 
-  const notices: string[] = [];
+  const notices: GuidePart[] = [];
+  const total = source.total;
   const start = resolvePosition("start", options.start, 1, total, notices);
-  const explicitEnd = options.end !== undefined;
   const end = resolvePosition("end", options.end, total, total, notices);
-  if (start > end) {
-    throw new AnchorError({
-      code: "INVALID_RANGE",
-      message: `start (line ${start}) is after end (line ${end}) in ${
-        quotePath(shownPath)
-      }, which has ${plural(total, "line")}.`,
-      hint: guide`${
-        step("view", { path: quotePath(shownPath), start: end, end: start })
-      } to see that range, or leave end out to read to the end.`,
-    });
-  }
+  if (start > end) throw rangeReversed(shownPath, start, end, total);
 
   const { out, hashes, prints, cutLines, last } = renderRange(source, start, end);
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
@@ -113,18 +87,7 @@ export async function viewFile(
     session.views.remember(fileKey(location), source.print, source.lines);
   }
 
-  if (last < end) {
-    const size = last - start + 1;
-    const nextEnd = Math.min(end, last + size);
-    notices.push(
-      `Showing lines ${start}-${last} of ${plural(total, "line")} (output is limited to ` +
-        `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: ${
-          session.steps(step("view", { path: quotePath(shownPath), start: last + 1, end: nextEnd }))
-        }` + (explicitEnd || nextEnd === total ? "" : ` (the file ends at line ${total})`),
-    );
-  } else if (start > 1 || end < total) {
-    notices.push(`Showing lines ${start}-${end} of ${plural(total, "line")}.`);
-  }
+  notices.push(...rangeNotices(shownPath, { start, end, last, total }, options.end !== undefined));
   if (cutLines > 0) {
     notices.push(
       `${plural(cutLines, "line")} longer than ${VIEW_MAX_LINE_CHARS} characters ${
@@ -136,8 +99,94 @@ export async function viewFile(
   const notice = formatNotice(source);
   if (notice) notices.push(notice);
   return notices.length > 0
-    ? `${out.join("\n")}\n\n${notices.map((n) => `[${n}]`).join("\n")}`
-    : out.join("\n");
+    ? joinGuide(
+      out.join("\n"),
+      "\n\n",
+      joinGuides(notices.map((n) => joinGuide("[", n, "]")), "\n"),
+    )
+    : joinGuide(out.join("\n"));
+}
+
+/**
+ * The file as this view reads it; a binary file's description instead (what it is and what to
+ * use), which the view returns as its text.
+ */
+async function readViewSource(
+  locations: Locations,
+  session: Session,
+  location: Location,
+  whole: boolean,
+  limits: ReadLimits | undefined,
+): Promise<ViewSource | Guide> {
+  try {
+    const file = await readTextBody(locations, location, limits, "view");
+    // Every line is split only when the view may need them all: a whole view that can show the
+    // whole file (and remember it), or a re-view that sends the changes. A longer file's default
+    // view shows its first page, like a range.
+    const all = whole &&
+      (session.views.get(fileKey(location)) !== undefined ||
+        countLines(file.body.text) <= VIEW_MAX_LINES);
+    return all ? wholeSource(file) : rangeSource(file);
+  } catch (e) {
+    if (isAnchorError(e) && e.code === "BINARY_FILE") {
+      return e.hintText === undefined
+        ? joinGuide(e.message)
+        : joinGuide(e.message, "\n", e.hintText);
+    }
+    throw e;
+  }
+}
+
+/** An empty file (or one holding only a byte order mark), and how to add its first line. */
+function emptyFileText(shownPath: string, size: number): Guide {
+  return guide`${quotePath(shownPath)} is empty (0 lines${
+    size > 0 ? `, ${plural(size, "byte")}: only a byte order mark` : ""
+  }). To add lines: ${
+    step("batch_edit", {
+      path: quotePath(shownPath),
+      operations: [{ op: "insert", anchor: 0, content: "first line" }],
+    })
+  }`;
+}
+
+function rangeReversed(shownPath: string, start: number, end: number, total: number): AnchorError {
+  return new AnchorError({
+    code: "INVALID_RANGE",
+    message: `start (line ${start}) is after end (line ${end}) in ${
+      quotePath(shownPath)
+    }, which has ${plural(total, "line")}.`,
+    hint: guide`${
+      step("view", { path: quotePath(shownPath), start: end, end: start })
+    } to see that range, or leave end out to read to the end.`,
+  });
+}
+
+/**
+ * What the view shows of the file: a page of a longer range (naming the next one), or the range
+ * when it is not the whole file. `last` is the last line rendered.
+ */
+function rangeNotices(
+  shownPath: string,
+  range: { start: number; end: number; last: number; total: number },
+  explicitEnd: boolean,
+): GuidePart[] {
+  const { start, end, last, total } = range;
+  if (last < end) {
+    const size = last - start + 1;
+    const nextEnd = Math.min(end, last + size);
+    return [
+      joinGuide(
+        `Showing lines ${start}-${last} of ${plural(total, "line")} (output is limited to ` +
+          `${VIEW_MAX_LINES} lines / ~${VIEW_MAX_CHARS / 1000}k characters per view). Next: `,
+        step("view", { path: quotePath(shownPath), start: last + 1, end: nextEnd }),
+        explicitEnd || nextEnd === total ? "" : ` (the file ends at line ${total})`,
+      ),
+    ];
+  }
+  if (start > 1 || end < total) {
+    return [`Showing lines ${start}-${end} of ${plural(total, "line")}.`];
+  }
+  return [];
 }
 
 /**
@@ -177,7 +226,7 @@ function resolvePosition(
   pos: LinePosition | undefined,
   fallback: number,
   total: number,
-  notices: string[],
+  notices: GuidePart[],
 ): number {
   if (!pos) return fallback;
   if (pos.kind === "id") return pos.id.line;
@@ -246,14 +295,14 @@ function reViewDelta(
   shownPath: string,
   print: string,
   lines: readonly string[],
-): string | null {
+): Guide | null {
   const key = fileKey(location);
   const before = session.views.get(key);
   if (!before) return null;
-  const full = session.steps(step("view", { path: quotePath(shownPath), full: true }));
-  let text: string;
+  const full = step("view", { path: quotePath(shownPath), full: true });
+  let text: Guide;
   if (before.print === print) {
-    text = `${quotePath(shownPath)} is unchanged since you last viewed it (${
+    text = guide`${quotePath(shownPath)} is unchanged since you last viewed it (${
       plural(lines.length, "line")
     }; ids as shown then). ${full} shows it again.`;
   } else {
@@ -262,13 +311,16 @@ function reViewDelta(
     let size = 0;
     for (const line of lines) size += Math.min(line.length, VIEW_MAX_LINE_CHARS) + 8;
     if (diff.truncated || diff.text.length > size * DELTA_MAX_SHARE) return null;
-    text =
+    text = joinGuide(
       `${quotePath(shownPath)} changed since you last viewed it (${
         plural(diff.removed, "line")
       } removed, ${plural(diff.added, "line")} added; ${
         plural(lines.length, "line")
       } now). Only the changes, with fresh ids (other lines are as you saw them, renumbered by ` +
-      `the hunks above them; ${full} shows it whole):\n${diff.text}`;
+        "the hunks above them; ",
+      full,
+      ` shows it whole):\n${diff.text}`,
+    );
   }
   session.shown.forget(key);
   session.shown.recordWithPrints(key, 1, lines.map(hashLine), lines.map(linePrint));

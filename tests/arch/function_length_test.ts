@@ -1,11 +1,11 @@
-// Functions stay short enough to read in one screen: none in lib/ or main.ts runs over 100 lines
-// (aim for 80). Measured on Deno's own parser (a lint plugin run by Deno.lint.runPlugin), from
-// the line a function starts on to the line it ends on.
+// Functions stay short enough to read in one screen: none in lib/ or main.ts runs over 80 lines.
+// Measured on Deno's own parser (a lint plugin run by Deno.lint.runPlugin), from the line a
+// function starts on to the line it ends on.
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
 
-const MAX_LINES = 100;
+const MAX_LINES = 80;
 
 /**
  * Functions over the limit, each with its reason. Work in flight: split it once that work lands,
@@ -14,12 +14,15 @@ const MAX_LINES = 100;
 const ALLOWED_LONG: Record<string, string> = {
   // One self-contained function on purpose: its source text is shipped to the scanner's workers.
   "lib/core/search/simd_find.ts finderModuleBytes": "a WebAssembly assembler, shipped as text",
-  "lib/ops/jobs/agent_jobs.ts scopeJobs": "being changed by the platform branch",
-  // Landed with the search speed work as this test did: to split next, re-running
-  // scripts/search_speed_bench.ts for the walker's hot loop.
-  "lib/ops/search.ts searchRoots": "to split next (search speed work just landed)",
-  "lib/ops/list_dir.ts listDirectory": "112 lines: the walk's head iterator is next",
-  "lib/ops/walk.ts walkBatches": "the walker's hot loop: split with the search benchmarks",
+  "lib/ops/jobs/agent_jobs.ts scopeJobs": "split on the jobsfix branch",
+  "lib/ops/search.ts searchRoots": "split on the match branch",
+  "lib/ops/list_dir.ts listDirectory": "split on the walk branch",
+  "lib/ops/walk.ts walkBatches": "split on the walk branch",
+  "lib/ops/walk.ts readInOrder": "split on the walk branch",
+  "lib/ops/edit/text_editor.ts createFile": "split on the editsafe branch",
+  "lib/ops/edit/text_editor.ts undoEdit": "split on the editsafe branch",
+  // undoEdit's body is one callback (the work done under the file's lock): it goes with undoEdit.
+  "lib/ops/edit/text_editor.ts (anonymous in CallExpression)": "split on the editsafe branch",
 };
 
 interface LongFunction {

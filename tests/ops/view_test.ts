@@ -12,7 +12,9 @@ import { hashLine, renderLine } from "../../lib/core/edit/line_id.ts";
 import type { FileBackend, TreeEntry } from "../../lib/ops/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession, fileKey } from "../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { runView, type ViewArgs, viewResult } from "../../lib/ops/view.ts";
+import { renderGuide, toolCallSyntax } from "../../lib/core/next_step.ts";
+import { cliStepSyntax } from "../../lib/cli/step_command.ts";
 
 function setup(files: Record<string, string | Uint8Array>, backend?: FileBackend) {
   const mem = new MemoryBackend(files);
@@ -469,4 +471,32 @@ Deno.test("a listing past 1,000 rows shows the first 1,000 in path order and cou
   const filtered = await setup(files).view({ path: ".", pattern: "**/*.txt", max_depth: 3 });
   assertStringIncludes(filtered, "1,300 files, 1 directory not entered");
   assertStringIncludes(filtered, "Listed the first 1,000 entries; 301 more files not shown.");
+});
+
+Deno.test("a view result carries its suggested calls as steps, written per syntax by the adapters", async () => {
+  const mem = new MemoryBackend({ "/repo/big.txt": lines(2500), "/repo/empty.txt": "" });
+  const locations = new Locations(mem);
+  const session = createSession(locations.localAt("/repo"));
+  const page = await viewResult(locations, session, { path: "big.txt", context: 3 });
+  assertEquals(page.next, [{ tool: "view", args: { path: "big.txt", start: 2001, end: 2500 } }]);
+  // The same text in each syntax; runView writes it in the session's (tool calls by default).
+  const asCall = renderGuide(page, toolCallSyntax);
+  assertStringIncludes(asCall, 'Next: view {"path":"big.txt","start":2001,"end":2500}]');
+  assertStringIncludes(asCall, "\n[pattern, max_depth and context apply to directories");
+  assertStringIncludes(
+    renderGuide(page, cliStepSyntax),
+    "Next: `anchorfs view big.txt --start 2001 --end 2500`]",
+  );
+  const empty = await viewResult(locations, session, { path: "empty.txt" });
+  assertEquals(empty.next.map((s) => s.tool), ["batch_edit"]);
+  // A re-view of an unchanged whole file offers the full view.
+  const small = new Locations(new MemoryBackend({ "/repo/a.txt": "a\n" }));
+  const again = createSession(small.localAt("/repo"));
+  await viewResult(small, again, { path: "a.txt" });
+  const unchanged = await viewResult(small, again, { path: "a.txt" });
+  assertEquals(unchanged.next, [{ tool: "view", args: { path: "a.txt", full: true } }]);
+  assertEquals(
+    renderGuide(unchanged, toolCallSyntax),
+    await runView(small, again, { path: "a.txt" }),
+  );
 });

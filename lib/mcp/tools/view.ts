@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { Budget } from "../../ops/budget.ts";
-import { runView } from "../../ops/view.ts";
+import { viewResult } from "../../ops/view.ts";
 import { runTool } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import { DEFAULT_DEADLINE_SECONDS, type ToolRegistrar } from "../tool_env.ts";
@@ -82,7 +82,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
       runTool(
         "view",
         () =>
-          runView(env.services.locations, env.session, args, {
+          viewResult(env.services.locations, env.session, args, {
             reads: env.services.reads,
             scanner: env.services.scanner,
             // notifications/cancelled aborts this signal; the deadline bounds every call.
