@@ -22,8 +22,12 @@ export async function main(args: string[]): Promise<number> {
   const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
   // Loading blocks the event loop: let the opening exchange through first.
   await opening?.ready;
-  const { runCli, runMcpCommand } = await import("./lib/commands.ts");
-  if (args[0] === "mcp") return await runMcpCommand(args.slice(1), realTerminal, opening);
+  const { cliStepSyntax, runCli, runMcpCommand } = await import("./lib/commands.ts");
+  if (args[0] === "mcp") {
+    // Start-up errors go to a person on stderr: their next steps as command lines.
+    const io = { ...realTerminal, steps: cliStepSyntax };
+    return await runMcpCommand(args.slice(1), io, opening);
+  }
   return await runCli(args, realTerminal);
 }
 

@@ -3,3 +3,5 @@
 
 export { runMcpCommand } from "./mcp/command.ts";
 export { runCli } from "./cli/main.ts";
+// How a person reads a suggested call: `anchorfs mcp` writes its start-up errors with it.
+export { cliStepSyntax } from "./cli/step_command.ts";

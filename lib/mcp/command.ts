@@ -8,7 +8,16 @@ import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path/path_text.ts";
 import { Confinement } from "../ops/confinement.ts";
-import type { Location } from "../ops/location.ts";
+import type { Location, Locations } from "../ops/location.ts";
+import { nearestExistingParent } from "../ops/missing_path.ts";
+import {
+  guide,
+  joinGuide,
+  renderGuide,
+  step,
+  type StepSyntax,
+  toolCallSyntax,
+} from "../core/next_step.ts";
 import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
@@ -72,6 +81,12 @@ ${HTTP_USAGE}`;
 export interface McpCommandIo {
   out(text: string): void;
   err(text: string): void;
+  /**
+   * How start-up errors on stderr write the calls they suggest: a person reads them (in a
+   * terminal, or a client's server log), so main.ts hands in the CLI's command lines. Default:
+   * tool calls. Errors sent to the client as tool results are always tool calls.
+   */
+  steps?: StepSyntax;
 }
 
 function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: number): number {
@@ -118,13 +133,30 @@ function parseTailBytes(raw: string | undefined): number {
   return value;
 }
 
-/** --path must be a folder: a file gets its folder as the hint, a missing path says so. */
-function notARoot(path: string, type: string | undefined): AnchorError {
+/**
+ * --path must be a folder: a file gets its folder as the hint; a missing path says so, and names
+ * its nearest existing parent with the call that lists it.
+ */
+async function notARoot(
+  locations: Locations,
+  root: Location,
+  path: string,
+  type: string | undefined,
+): Promise<AnchorError> {
   if (type === undefined) {
+    const parent = await nearestExistingParent(root);
+    const parentUrl = parent === null ? null : locations.sibling(root, parent).url;
     return new AnchorError({
       code: "NOT_FOUND",
       message: `--path ${JSON.stringify(path)} does not exist.`,
-      hint: "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+      hint: joinGuide(
+        "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+        parentUrl === null
+          ? ""
+          : guide` Its nearest existing parent is ${JSON.stringify(parentUrl)}: ${
+            step("view", { path: parentUrl })
+          } lists it.`,
+      ),
     });
   }
   const folder = type === "file" ? parentPath(path.replace(/\/+$/, "")) : undefined;
@@ -255,11 +287,8 @@ export async function runMcpCommand(
     values = parseMcpArgs(args);
   } catch (e) {
     // The CLI's usage-error shape and exit code (docs/errors.md "Exit codes").
-    io.err(
-      `error: ${
-        (e as Error).message.split("\n")[0]
-      }\nhint: anchorfs mcp --help lists the options\n`,
-    );
+    const message = (e as Error).message.split("\n")[0]!;
+    io.err(`error: ${message}\nhint: ${parseErrorHint(e, args)}\n`);
     return 2;
   }
   if (values.help) {
@@ -287,7 +316,9 @@ export async function runMcpCommand(
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
-    if (info?.type !== "dir") throw notARoot(values.path ?? ".", info?.type);
+    if (info?.type !== "dir") {
+      throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
+    }
     if (confinement && shell) {
       logLine(
         "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
@@ -314,12 +345,36 @@ export async function runMcpCommand(
   } catch (e) {
     const error = toAnchorError(e);
     if (error.fault === "internal") logError("mcp", e);
-    else logLine(`error: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ""}`);
+    else logLine(startupErrorText(error, io.steps ?? toolCallSyntax));
     // Exit codes as in the CLI: 2 a bad flag or --path, 3 a bug, 1 the environment failed.
     return error.fault === "caller" ? 2 : error.fault === "internal" ? 3 : 1;
   } finally {
     if (services) await closeJobsFirmly(services);
   }
+}
+
+/**
+ * The hint for flags node:util could not parse. A stray operand is most likely a directory meant
+ * for a flag (`--roots /srv/app`, `anchorfs mcp /srv/app`): name the two flags that take one.
+ */
+function parseErrorHint(error: unknown, args: readonly string[]): string {
+  const help = "anchorfs mcp --help lists the options";
+  const stray = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL"
+    ? /^Unexpected argument '(.*)'\./.exec((error as Error).message)?.[1]
+    : undefined;
+  if (stray === undefined) return help;
+  const dir = shellWord(stray);
+  const afterRoots = args[args.indexOf(stray) - 1] === "--roots"
+    ? " (--roots takes no value: the client names the roots)"
+    : "";
+  return `anchorfs mcp takes no operands: --path ${dir} starts the session there, --allow ${dir} ` +
+    `confines the file tools to it${afterRoots}; ${help}`;
+}
+
+/** A start-up error as a person reads it on stderr: `error:`, then `hint:` in `steps` syntax. */
+function startupErrorText(error: AnchorError, steps: StepSyntax): string {
+  const hint = error.hintText === undefined ? "" : renderGuide(error.hintText, steps);
+  return `error: ${error.message}${hint ? `\nhint: ${hint}` : ""}`;
 }
 
 /**
