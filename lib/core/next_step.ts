@@ -1,6 +1,7 @@
 // Next steps as data. A hint or result text that suggests a call keeps that call as a step
 // ({tool, args}) in place, so each interface writes it in its own syntax: the MCP adapter as a
-// tool call (`view {"path":"a.txt"}`), the CLI as an `anchorfs …` command line (lib/cli). Pure.
+// tool call (`view {"path":"a.txt"}`), the CLI as an `anchorfs …` command line (lib/cli). An
+// argument example ({"start":10} / `--start 10`) is kept the same way. Pure.
 
 /** The arguments of each tool that a next step may suggest (a subset of each tool's schema). */
 export interface ToolArgs {
