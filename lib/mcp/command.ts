@@ -9,7 +9,7 @@ import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { parentPath } from "../core/path/path_text.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location, Locations } from "../ops/location.ts";
-import { nearestExistingParent } from "../ops/missing_path.ts";
+import { nearestExistingParentUrl } from "../ops/missing_path.ts";
 import {
   guide,
   joinGuide,
@@ -133,6 +133,8 @@ function parseTailBytes(raw: string | undefined): number {
   return value;
 }
 
+const PASS_A_DIRECTORY = "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.";
+
 /**
  * --path must be a folder: a file gets its folder as the hint; a missing path says so, and names
  * its nearest existing parent with the call that lists it.
@@ -144,13 +146,12 @@ async function notARoot(
   type: string | undefined,
 ): Promise<AnchorError> {
   if (type === undefined) {
-    const parent = await nearestExistingParent(root);
-    const parentUrl = parent === null ? null : locations.sibling(root, parent).url;
+    const parentUrl = await nearestExistingParentUrl(locations, root);
     return new AnchorError({
       code: "NOT_FOUND",
       message: `--path ${JSON.stringify(path)} does not exist.`,
       hint: joinGuide(
-        "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+        PASS_A_DIRECTORY,
         parentUrl === null
           ? ""
           : guide` Its nearest existing parent is ${JSON.stringify(parentUrl)}: ${
@@ -167,7 +168,7 @@ async function notARoot(
     }, not a directory; the session starts in a directory.`,
     hint: folder !== undefined
       ? `Pass its folder: anchorfs mcp --path ${shellWord(folder)}`
-      : "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
+      : PASS_A_DIRECTORY,
   });
 }
 

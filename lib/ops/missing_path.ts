@@ -17,13 +17,21 @@ export async function nearestExistingParent(location: Location): Promise<string 
   return null;
 }
 
+/** The URL of the nearest existing parent directory of a missing `location` (null: none). */
+export async function nearestExistingParentUrl(
+  locations: Locations,
+  location: Location,
+): Promise<string | null> {
+  const parent = await nearestExistingParent(location);
+  return parent === null ? null : locations.sibling(location, parent).url;
+}
+
 export async function missingPathError(
   locations: Locations,
   location: Location,
   what = "file or directory",
 ): Promise<AnchorError> {
-  const parent = await nearestExistingParent(location);
-  const parentUrl = parent === null ? null : locations.sibling(location, parent).url;
+  const parentUrl = await nearestExistingParentUrl(locations, location);
   return new AnchorError({
     code: "NOT_FOUND",
     message: `No ${what} at ${JSON.stringify(location.url)}.` +
