@@ -3,7 +3,12 @@
 // resources and `anchorfs jobs`. Tails are capped by their size on the wire (JSON-escaped UTF-8)
 // and show control bytes as visible symbols, so NUL- or ESC-flooded output stays within its cap.
 
-import { durationMs, isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
+import {
+  durationMs,
+  endReasonAddsToStatus,
+  isTerminal,
+  type JobRecord,
+} from "../../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
@@ -212,7 +217,8 @@ export function formatJobReport(
       formatDuration(durationMs(record, now))
     } (started ${new Date(record.startedAt).toISOString()})`,
   ];
-  if (record.endReason) header.push(`ended: ${record.endReason}`);
+  // The status line already gives the exit code: the end's reason only when it says more.
+  if (endReasonAddsToStatus(record)) header.push(`ended: ${record.endReason}`);
   const note = isTerminal(record.status)
     ? maskedStatusNote(record.command, record.exitCode ?? undefined)
     : undefined;
