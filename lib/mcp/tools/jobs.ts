@@ -57,8 +57,11 @@ function needId(action: string, id: string | undefined): string {
   });
 }
 
-/** The jobs tool's arguments; `tailBytes` is the default tail (--tail-bytes), for its description. */
-function jobsInput(tailBytes: number) {
+/**
+ * The jobs tool's arguments; `tailBytes` is the default tail (--tail-bytes) and `passingLines`
+ * the lines a passing run shows instead (--passing-tail-lines), for its description.
+ */
+function jobsInput(tailBytes: number, passingLines: number) {
   return toolInput({
     action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
       '"list", "read", "wait" or "kill".',
@@ -79,7 +82,9 @@ function jobsInput(tailBytes: number) {
     )).int().positive().max(
       MAX_READ_BYTES,
     ).optional().describe(
-      `For "read"/"wait": bytes of output tail to show, as sent (default ${tailBytes}).`,
+      `For "read"/"wait": tail bytes to show, as sent (default ${tailBytes}${
+        passingLines > 0 ? `; a passing run: last ${passingLines} lines` : ""
+      }).`,
     ),
   }, { aliases: { timeout: "timeout_seconds", job_id: "id" } });
 }
@@ -129,7 +134,10 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
         'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
         '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
-      inputSchema: jobsInput(env.options.tailBytes),
+      inputSchema: jobsInput(
+        env.options.tailBytes,
+        env.options.passingLines ?? DEFAULT_PASSING_LINES,
+      ),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
