@@ -529,3 +529,36 @@ sshTest(
     assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job survived");
   },
 );
+
+sshTest(
+  "remote shell: a file too big to view suggests shell calls that run on its host, path quoted",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await Deno.mkdir(`${remote.path}/app's logs`);
+    const file = `${remote.path}/app's logs/big run.log`;
+    await Deno.writeTextFile(file, "x".repeat(59) + "\n" + "step 3: FAIL\n".repeat(10_000));
+    await using s = await startJobsServer("v2", { env, args: ["--max-file-bytes", "64K"] });
+    const view = await s.server.call("view", { path: `ssh://box${file}` });
+    assertEquals(view.isError, true, view.text);
+    // Every suggested shell call runs on the host, in the file's directory there.
+    const calls = [...view.text.matchAll(/shell (\{.*?\})(?=[;,. ]|$)/gm)].map((m) =>
+      JSON.parse(m[1]!)
+    );
+    assert(calls.length >= 2, view.text);
+    for (const call of calls) {
+      assertEquals(call.cwd, `ssh://box${remote.path}/app's logs`);
+      // The path word, as the host's shell reads it there, names the file (wc stands in for
+      // grep and sed, which the shell policy refuses on their own).
+      const word = (call.command as string).replace(
+        /^(grep -n -m 100 -e TEXT|sed -n '1,200p') /,
+        "",
+      );
+      assert(word !== call.command, call.command);
+      const ran = await s.server.call("shell", { command: `wc -c < ${word}`, cwd: call.cwd });
+      assertEquals(ran.isError, false, `${JSON.stringify(call)}: ${ran.text}`);
+      assertStringIncludes(ran.text, String((await Deno.stat(file)).size));
+    }
+  },
+);
