@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
+  formatJobList,
   formatJobReport,
   formatTail,
   killText,
@@ -201,5 +202,28 @@ Deno.test("stillRunningText says the wait did not stop the job, and how to go on
     stillRunningText(record, 1000, { text: "", omittedBytes: 0, logBytes: 0 }, 1000).endsWith(
       "(none yet)",
     ),
+  );
+});
+
+Deno.test("a listed job whose host did not answer says why, when, and the call that retries", () => {
+  const record = startRecord({
+    id: "4242-7",
+    command: "make deploy",
+    cwd: "ssh://box/srv",
+    pid: 10,
+    serverPid: 1,
+    startedAt: 0,
+    logCapBytes: 1000,
+  });
+  const unreachable = {
+    reason: "no answer within 3.0s",
+    checkedAt: Date.UTC(2026, 10, 30, 9, 5, 7),
+  };
+  assertEquals(
+    formatJobList([{ ...record, unreachable }, { ...record, id: "4242-6" }], 60_000),
+    "4242-7  running        running 1m00s   make deploy  (in ssh://box/srv)  [host unreachable: " +
+      "no answer within 3.0s (checked 09:05:07 UTC); its server is gone, so its state there is " +
+      'unknown: retry with jobs {"action":"read","id":"4242-7"}]\n' +
+      "4242-6  running        running 1m00s   make deploy  (in ssh://box/srv)",
   );
 });
