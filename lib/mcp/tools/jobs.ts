@@ -23,7 +23,7 @@ import {
 } from "../../ops/jobs/job_output.ts";
 import { runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
-import type { ToolRegistrar } from "../tool_env.ts";
+import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 
 export const DEFAULT_WAIT_SECONDS = 50;
 const MAX_READ_BYTES = 1024 * 1024;
@@ -58,10 +58,10 @@ function needId(action: string, id: string | undefined): string {
 }
 
 /**
- * The jobs tool's arguments; `tailBytes` is the default tail (--tail-bytes) and `passingLines`
- * the lines a passing run shows instead (--passing-tail-lines), for its description.
+ * The jobs tool's arguments; the description of `bytes` states the server's defaults: the tail
+ * (--tail-bytes) and the lines a passing run shows instead (--passing-tail-lines).
  */
-function jobsInput(tailBytes: number, passingLines: number) {
+function jobsInput({ tailBytes, passingLines = DEFAULT_PASSING_LINES }: ToolEnv["options"]) {
   return toolInput({
     action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
       '"list", "read", "wait" or "kill".',
@@ -134,10 +134,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
         "off (killed, server shut down, output cap, lost) is reported as such, never as success.\n" +
         'Examples: {"action":"list"} · {"action":"wait","id":"4242-3"} · ' +
         '{"action":"read","id":"4242-3","bytes":100000} · {"action":"kill","id":"4242-3"}',
-      inputSchema: jobsInput(
-        env.options.tailBytes,
-        env.options.passingLines ?? DEFAULT_PASSING_LINES,
-      ),
+      inputSchema: jobsInput(env.options),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,
