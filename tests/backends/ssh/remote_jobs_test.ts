@@ -540,7 +540,11 @@ sshTest(
     await Deno.mkdir(`${remote.path}/app's logs`);
     const file = `${remote.path}/app's logs/big run.log`;
     await Deno.writeTextFile(file, "x".repeat(59) + "\n" + "step 3: FAIL\n".repeat(10_000));
-    await using s = await startJobsServer("v2", { env, args: ["--max-file-bytes", "64K"] });
+    await using s = await startJobsServer("v2", {
+      window: 60,
+      env,
+      args: ["--max-file-bytes", "64K"],
+    });
     const view = await s.server.call("view", { path: `ssh://box${file}` });
     assertEquals(view.isError, true, view.text);
     // Every suggested shell call runs on the host, in the file's directory there.
