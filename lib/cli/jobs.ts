@@ -17,6 +17,7 @@ import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { EXIT, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
+import { cliStepSyntax } from "./step_command.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
@@ -119,7 +120,7 @@ async function runJobs(
       // From another terminal the likely cause of an empty list is another state dir: name it.
       terminal.out(
         records.length > 0
-          ? `${formatJobList(records, Date.now())}\n`
+          ? `${formatJobList(records, Date.now(), cliStepSyntax)}\n`
           : `No jobs recorded in ${jobs.store.stateDir}. A server started with another ` +
             "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
       );

@@ -6,7 +6,7 @@
 import { AnchorError } from "../core/errors.ts";
 import { type Guide, guide, step } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
-import { shellQuote } from "../core/shell/shell_quote.ts";
+import { shellStepForFile } from "../core/shell/file_shell_step.ts";
 import type { FileBackend, FileInfo } from "./file_backend.ts";
 
 /**
@@ -176,7 +176,7 @@ export function assertRegularFile(url: string, info: FileInfo, action: string): 
       }, not a regular file; ${action} opens only regular files (reading it could block or never ` +
       "end), so nothing was read or changed.",
     hint: guide`Use the shell for it, e.g. ${
-      step("shell", { command: `ls -l ${shellQuote(url)}` })
+      shellStepForFile(url, (file) => `ls -l ${file}`)
     }, or name a regular file.`,
   });
 }
@@ -229,9 +229,9 @@ export function bigFileAlternatives(url: string): Guide {
     return guide`Read its end: ${step("jobs", { action: "read", id: job, bytes: 1000000 })}.`;
   }
   return guide`Search it with the shell: ${
-    step("shell", { command: `grep -n -m 100 -e TEXT ${shellQuote(url)}` })
+    shellStepForFile(url, (file) => `grep -n -m 100 -e TEXT ${file}`)
   }; or read a range: ${
-    step("shell", { command: `sed -n '1,200p' ${shellQuote(url)}` })
+    shellStepForFile(url, (file) => `sed -n '1,200p' ${file}`)
   } (head and tail work too).`;
 }
 

@@ -27,6 +27,7 @@ import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
 import { type ByteBudget, DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
 import { shellQuote } from "../core/shell/shell_quote.ts";
+import { shellStepForFile } from "../core/shell/file_shell_step.ts";
 import { windowAround } from "../core/search/line_window.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
@@ -261,11 +262,11 @@ export async function searchRoots(
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
       }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
         `shell, e.g. ${
-          session.steps(step("shell", {
-            command: `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${
-              shellQuote(tooLarge[0]!)
-            }`,
-          }))
+          session.steps(shellStepForFile(
+            tooLarge[0]!,
+            (file) =>
+              `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${file}`,
+          ))
         }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
         "server's --max-file-bytes.",
     );

@@ -14,7 +14,6 @@ const MAX_LINES = 80;
 const ALLOWED_LONG: Record<string, string> = {
   // One self-contained function on purpose: its source text is shipped to the scanner's workers.
   "lib/core/search/simd_find.ts finderModuleBytes": "a WebAssembly assembler, shipped as text",
-  "lib/ops/jobs/agent_jobs.ts scopeJobs": "split on the jobsfix branch",
   "lib/ops/search.ts searchRoots": "split on the match branch",
   "lib/ops/list_dir.ts listDirectory": "split on the walk branch",
   "lib/ops/walk.ts walkBatches": "split on the walk branch",

@@ -119,3 +119,18 @@ Deno.test("tools/list names the --shell in the shell tool and stays within the l
     assert(bytes <= MAX_TOOLS_LIST_BYTES, `tools/list with ${args.join(" ")} is ${bytes} bytes`);
   }
 });
+
+Deno.test("the jobs tool's bytes parameter states the defaults the server uses", async () => {
+  const cases = [
+    { args: [], says: "(default 4096; a passing run: last 10 lines)." },
+    { args: ["--tail-bytes", "2000", "--passing-tail-lines", "0"], says: "(default 2000)." },
+  ];
+  for (const { args, says } of cases) {
+    await using server = await startServer({ client: "v2", args });
+    const { tools } = await server.client.listTools();
+    // deno-lint-ignore no-explicit-any
+    const jobs = tools.find((t: any) => t.name === "jobs");
+    const text: string = jobs.inputSchema.properties.bytes.description;
+    assert(text.endsWith(says), `${args.join(" ")}: ${text}`);
+  }
+});

@@ -91,24 +91,25 @@ export function remoteJobScript(request: RemoteJobRequest): string {
 }
 
 /**
+ * The environment variable that makes the remote side act as on a host without /proc (the ps
+ * path below), for hosts whose /proc is unusable and for the tests, which have only Linux hosts.
+ */
+export const NO_PROC_VAR = "ANCHORFS_NO_PROC";
+
+/**
  * sh functions that end the job's processes on the remote host: its group (`$pg`, the
  * setsid'd shell's pid, when set) and every process whose ANCHORFS_JOB names `$cookie`;
  * `reap PREFIX` prints `PREFIX pid (name)` for each one found, sends TERM (+CONT), then KILL
- * after the grace. Without /proc (a BSD or macOS host) only the group is found.
+ * after the grace. They are found through /proc where the host has it, else through `ps` (a
+ * BSD or macOS host; see membersByPs).
  */
 function reapFunctions(graceMs: number): string[] {
   const tenths = Math.max(1, Math.ceil(graceMs / 100));
   return [
-    "members() {",
-    '  { [ -n "$pg" ] && cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
-    // One grep over every environment (-z: NUL-separated entries), not a process per entry.
-    `    for e in $(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ); do`,
-    '      p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
-    "      s=$(cat /proc/$p/stat 2>/dev/null) || continue",
-    '      case "$s" in *") Z "*) continue;; esac',
-    '      echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
-    "    done; } | sort -un -k1,1",
-    "}",
+    `procfs=; [ -z "\${${NO_PROC_VAR}:-}" ] && [ -r /proc/self/environ ] && procfs=1`,
+    'members() { if [ -n "$procfs" ]; then members_proc; else members_ps; fi | sort -un -k1,1; }',
+    ...membersByProc(),
+    ...membersByPs(),
     'group() { [ -n "$pg" ] && kill -"$1" -- -"$pg" 2>/dev/null; }',
     'signal() { echo "$1" | while read -r p n; do kill -"$2" "$p" 2>/dev/null; done; group "$2"; }',
     "reap() {",
@@ -118,6 +119,45 @@ function reapFunctions(graceMs: number): string[] {
     '  signal "$list" TERM; signal "$list" CONT',
     `  i=0; while [ $i -lt ${tenths} ]; do l=$(members); [ -z "$l" ] && return 0; signal "$l" TERM; sleep 0.1; i=$((i+1)); done`,
     '  for r in 1 2 3 4 5 6 7 8 9 10; do l=$(members); [ -z "$l" ] && return 0; signal "$l" KILL; sleep 0.1; done',
+    "}",
+  ];
+}
+
+/** `members_proc`: the group's and the cookie's live processes, from /proc (Linux). */
+function membersByProc(): string[] {
+  return [
+    "members_proc() {",
+    '  [ -n "$pg" ] && cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
+    // One grep over every environment (-z: NUL-separated entries), not a process per entry.
+    `  for e in $(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ); do`,
+    '    p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
+    "    s=$(cat /proc/$p/stat 2>/dev/null) || continue",
+    '    case "$s" in *") Z "*) continue;; esac',
+    '    echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
+    "  done",
+    "}",
+  ];
+}
+
+/**
+ * `members_ps`: the same from `ps` where there is no /proc. The group from the pgid column; the
+ * cookie from the environment ps prints after each command line (`-e` on BSD-style ps and
+ * procps, `-E` on newer macOS; both are asked, a ps without -E refuses it). Zombies are skipped;
+ * a process's name is its command's first word without the directory.
+ */
+function membersByPs(): string[] {
+  const name = 'm = $N; sub(/.*\\//, "", m); print $1, "(" m ")"';
+  return [
+    "members_ps() {",
+    '  [ -n "$pg" ] && ps -axww -o pid=,pgid=,stat=,comm= 2>/dev/null | awk -v g="$pg" ' +
+    `'$2==g && $3 !~ /^Z/ { ${name.replace("$N", "$4")} }'`,
+    "  { ps -axeww -o pid=,stat=,command= 2>/dev/null; ps -axEww -o pid=,stat=,command= 2>/dev/null; } |",
+    `    awk -v c="$cookie" -v self="$$" -v var="${JOB_COOKIE_VAR}=" '$1 != self && $2 !~ /^Z/ {`,
+    "      for (i = 3; i <= NF; i++) if (index($i, var) == 1) {",
+    '        n = split(substr($i, length(var) + 1), a, ",")',
+    `        for (j = 1; j <= n; j++) if (a[j] == c) { ${name.replace("$N", "$3")}; next }`,
+    "      }",
+    "    }'",
     "}",
   ];
 }

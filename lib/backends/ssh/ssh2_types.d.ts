@@ -104,6 +104,8 @@ export declare class Client {
   on(event: "error", listener: (err: Error & { level?: string; code?: string }) => void): this;
   once(event: "close", listener: () => void): this;
   end(): this;
+  /** Destroys the socket at once (a connect in progress included). */
+  destroy(): this;
   setNoDelay(noDelay?: boolean): this;
   exec(command: string, cb: Callback<ClientChannel>): void;
   sftp(cb: Callback<SFTPWrapper>): void;

@@ -43,6 +43,8 @@ export interface ConnectOptions {
   env: (name: string) => string | undefined;
   /** Called when accept-new records a key (for logs). */
   onNewHostKey?: (file: string, line: string) => void;
+  /** Gives up a connect in progress (the pool is closing): its socket is destroyed. */
+  signal?: AbortSignal;
 }
 
 export interface OpenedConnection {
@@ -267,15 +269,24 @@ function connectOne(
 
     return await new Promise<SshClient>((resolve, reject) => {
       let settled = false;
+      // Closing the pool must not wait out a host that accepts and never speaks.
+      const abort = () => {
+        client.destroy();
+        fail(closedWhileConnecting(host));
+      };
       const fail = (error: AnchorError) => {
         if (settled) return;
         settled = true;
+        options.signal?.removeEventListener("abort", abort);
         client.end();
         reject(error);
       };
+      if (options.signal?.aborted) return abort();
+      options.signal?.addEventListener("abort", abort, { once: true });
       client.on("ready", () => {
         if (settled) return;
         settled = true;
+        options.signal?.removeEventListener("abort", abort);
         resolve(client);
       });
       client.on("error", (e: Error & { level?: string; code?: string }) => {
@@ -295,6 +306,15 @@ function connectOne(
       }
     });
   })();
+}
+
+function closedWhileConnecting(host: ResolvedHost): AnchorError {
+  return new AnchorError({
+    code: "SSH_CLOSED",
+    message: `The connection to ${describeHost(host)} was given up while it was being opened ` +
+      "(anchorfs is shutting down).",
+    fault: "environment",
+  });
 }
 
 export function connectError(

@@ -36,6 +36,7 @@ export class SshLink {
   private live: Live | undefined;
   private opening: Promise<Live> | undefined;
   private closed = false;
+  private readonly giveUp = new AbortController();
   /** SFTP requests and execs sent; a proxy for network round trips. */
   requests = 0;
   /** Connections opened after the first one. */
@@ -59,7 +60,10 @@ export class SshLink {
     if (this.live && !this.live.dead) return this.live;
     this.opening ??= (async () => {
       try {
-        const opened = await openConnection(this.host, this.options);
+        const opened = await openConnection(this.host, {
+          ...this.options,
+          signal: this.giveUp.signal,
+        });
         if (this.opened++ > 0) this.reconnects++;
         const live: Live = { client: opened.client, dead: false };
         if (opened.jump) live.jump = opened.jump;
@@ -269,6 +273,8 @@ export class SshLink {
 
   async close(): Promise<void> {
     this.closed = true;
+    // A connect still in progress is given up, not waited out (up to --ssh-timeout).
+    this.giveUp.abort();
     const opening = this.opening;
     if (opening) await opening.catch(() => {});
     const live = this.live;

@@ -143,7 +143,25 @@ export function loseRecord(record: JobRecord, now: number, why: string): Transit
   };
 }
 
-function endReasonFor(status: JobStatus, exit: JobExit): string {
+/**
+ * Whether a finished record's endReason says more than its status does: not when it is only the
+ * exit code or signal the status line already shows ("exited with code 0"); yes for what the
+ * command left running, a lost job's why, and the like.
+ */
+export function endReasonAddsToStatus(record: JobRecord): boolean {
+  if (record.endReason === undefined) return false;
+  const plain = endReasonFor(record.status, {
+    exitCode: record.exitCode ?? null,
+    signal: record.signal ?? null,
+    droppedBytes: record.droppedBytes,
+  });
+  return record.endReason !== plain;
+}
+
+function endReasonFor(
+  status: JobStatus,
+  exit: Pick<JobExit, "exitCode" | "signal" | "droppedBytes">,
+): string {
   const how = exit.signal !== null ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`;
   switch (status) {
     case "succeeded":

@@ -23,6 +23,7 @@ export {
 export {
   cliExitCodeFor,
   durationMs,
+  endReasonAddsToStatus,
   finishRecord,
   isTerminal,
   type JobExit,

@@ -5,3 +5,4 @@
 export { maskedStatusNote } from "./pipeline_note.ts";
 export { shellQuote } from "./shell_quote.ts";
 export { judgeCommand, type PolicyVerdict } from "./policy/mod.ts";
+export { shellStepForFile } from "./file_shell_step.ts";

@@ -61,8 +61,11 @@ function needId(action: "read" | "wait" | "kill", id: string | undefined): strin
   });
 }
 
-/** The jobs tool's arguments; `tailBytes` is the default tail (--tail-bytes), for its description. */
-function jobsInput(tailBytes: number) {
+/**
+ * The jobs tool's arguments; the description of `bytes` states the server's defaults: the tail
+ * (--tail-bytes) and the lines a passing run shows instead (--passing-tail-lines).
+ */
+function jobsInput({ tailBytes, passingLines = DEFAULT_PASSING_LINES }: ToolEnv["options"]) {
   return toolInput({
     action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
       '"list", "read", "wait" or "kill".',
@@ -83,7 +86,9 @@ function jobsInput(tailBytes: number) {
     )).int().positive().max(
       MAX_READ_BYTES,
     ).optional().describe(
-      `For "read"/"wait": bytes of output tail to show, as sent (default ${tailBytes}).`,
+      `For "read"/"wait": tail bytes to show, as sent (default ${tailBytes}${
+        passingLines > 0 ? `; a passing run: last ${passingLines} lines` : ""
+      }).`,
     ),
   }, { aliases: { timeout: "timeout_seconds", job_id: "id" } });
 }
@@ -137,7 +142,7 @@ export const registerJobsTool: ToolRegistrar = (mcp, env) => {
     {
       title: "Shell jobs",
       description: JOBS_DESCRIPTION,
-      inputSchema: jobsInput(env.options.tailBytes),
+      inputSchema: jobsInput(env.options),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,

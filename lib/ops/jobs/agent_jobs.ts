@@ -28,113 +28,8 @@ export interface AgentJobs {
 }
 
 export function scopeJobs(jobs: JobManager): AgentJobs {
-  const owned = new Set<string>();
-  const listeners = new Set<JobListener>();
-  // The manager announces a job's start before start() returns its id: events of ids not yet
-  // ours wait here briefly, and start() delivers those of the job it just claimed.
-  let unclaimed: { at: number; event: JobEvent }[] = [];
-  const deliver = (event: JobEvent) => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // a broken listener must not stop the others
-      }
-    }
-  };
-  let detach: (() => void) | undefined;
-  const attach = () => {
-    detach ??= jobs.subscribe((event) => {
-      if (owned.has(event.record.id)) return deliver(event);
-      const now = Date.now();
-      unclaimed = unclaimed.filter((u) => now - u.at < CLAIM_WINDOW_MS);
-      unclaimed.push({ at: now, event });
-    });
-  };
-  const notMine = (id: string) =>
-    new AnchorError({
-      code: "JOB_NOT_FOUND",
-      message: `No job with id ${JSON.stringify(id)} in this session.`,
-      hint: guide`${
-        owned.size > 0
-          ? `Your jobs: ${[...owned].slice(-5).reverse().join(", ")}.`
-          : "This session has started no jobs yet."
-      } List them with ${step("jobs", { action: "list" })}.`,
-    });
-  // The duplicate guard and the job cap stay process-wide, but their refusals must not name
-  // another agent's job (nor offer a wait or kill this agent cannot do).
-  const othersNotNamed = (e: AnchorError): AnchorError => {
-    if (
-      e instanceof DuplicateJobError && !owned.has(e.record.id) && jobs.isRunningHere(e.record.id)
-    ) {
-      return othersDuplicate(e.record);
-    }
-    if (e.code === "TOO_MANY_JOBS") return tooManyJobs(jobs, [...owned]);
-    return e;
-  };
-  const overrides: Partial<JobManager> = {
-    async start(command, cwd, remote) {
-      const record = await jobs.start(command, cwd, remote).catch((e) => {
-        throw isAnchorError(e) ? othersNotNamed(e) : e;
-      });
-      if (!owned.has(record.id)) {
-        owned.add(record.id);
-        const mine = unclaimed.filter((u) => u.event.record.id === record.id);
-        unclaimed = unclaimed.filter((u) => u.event.record.id !== record.id);
-        for (const { event } of mine) deliver(event);
-      }
-      return record;
-    },
-    async get(id) {
-      return owned.has(id) ? await jobs.get(id) : undefined;
-    },
-    async require(id) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.require(id);
-    },
-    async list(limit = 50) {
-      const all = await jobs.list(Number.MAX_SAFE_INTEGER);
-      return all.filter((record) => owned.has(record.id)).slice(0, limit);
-    },
-    async readTail(id, maxBytes) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.readTail(id, maxBytes);
-    },
-    async logInfo(id) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.logInfo(id);
-    },
-    async readLog(id, offset, length) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.readLog(id, offset, length);
-    },
-    async wait(id, timeoutMs, signal) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.wait(id, timeoutMs, signal);
-    },
-    async kill(id) {
-      if (!owned.has(id)) throw notMine(id);
-      return await jobs.kill(id);
-    },
-    isRunningHere(id) {
-      return owned.has(id) && jobs.isRunningHere(id);
-    },
-    runningIds() {
-      return jobs.runningIds().filter((id) => owned.has(id));
-    },
-    subscribe(listener: JobListener) {
-      attach();
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) {
-          detach?.();
-          detach = undefined;
-          unclaimed = [];
-        }
-      };
-    },
-  };
+  const scope = new AgentScope(jobs);
+  const overrides: Partial<JobManager> = { ...scopedCalls(scope), ...scopedEvents(scope) };
   // Everything not scoped (options, store, recover, shutdown, ...) is the shared manager's own,
   // called on it (not on the view) so its private state stays in one place.
   const view = new Proxy(jobs, {
@@ -146,13 +41,159 @@ export function scopeJobs(jobs: JobManager): AgentJobs {
   });
   return {
     view,
-    ids: () => [...owned],
+    ids: () => [...scope.owned],
     async endAll() {
-      const running = jobs.runningIds().filter((id) => owned.has(id));
+      const running = jobs.runningIds().filter((id) => scope.owned.has(id));
       await Promise.all(running.map(async (id) => {
         const record = await jobs.get(id);
         if (record && !isTerminal(record.status)) await jobs.kill(id).catch(() => {});
       }));
+    },
+  };
+}
+
+/** What one agent's view knows: the jobs it started, its listeners, events not yet claimed. */
+class AgentScope {
+  readonly owned = new Set<string>();
+  readonly listeners = new Set<JobListener>();
+  /**
+   * The manager announces a job's start before start() returns its id: events of ids not yet
+   * ours wait here briefly, and claim() delivers those of the job start() just got.
+   */
+  private unclaimed: { at: number; event: JobEvent }[] = [];
+  private detach: (() => void) | undefined;
+
+  constructor(readonly jobs: JobManager) {}
+
+  deliver(event: JobEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // a broken listener must not stop the others
+      }
+    }
+  }
+
+  /** Hears the manager's events while this view has listeners. */
+  attach(): void {
+    this.detach ??= this.jobs.subscribe((event) => {
+      if (this.owned.has(event.record.id)) return this.deliver(event);
+      const now = Date.now();
+      this.unclaimed = this.unclaimed.filter((u) => now - u.at < CLAIM_WINDOW_MS);
+      this.unclaimed.push({ at: now, event });
+    });
+  }
+
+  /** Stops hearing events once the last listener is gone. */
+  release(): void {
+    if (this.listeners.size > 0) return;
+    this.detach?.();
+    this.detach = undefined;
+    this.unclaimed = [];
+  }
+
+  /** Makes a job this agent started its own, and delivers the events it missed. */
+  claim(id: string): void {
+    if (this.owned.has(id)) return;
+    this.owned.add(id);
+    const mine = this.unclaimed.filter((u) => u.event.record.id === id);
+    this.unclaimed = this.unclaimed.filter((u) => u.event.record.id !== id);
+    for (const { event } of mine) this.deliver(event);
+  }
+
+  /** Throws JOB_NOT_FOUND (naming this agent's jobs only) unless `id` is this agent's. */
+  mustOwn(id: string): void {
+    if (this.owned.has(id)) return;
+    throw new AnchorError({
+      code: "JOB_NOT_FOUND",
+      message: `No job with id ${JSON.stringify(id)} in this session.`,
+      hint: guide`${
+        this.owned.size > 0
+          ? `Your jobs: ${[...this.owned].slice(-5).reverse().join(", ")}.`
+          : "This session has started no jobs yet."
+      } List them with ${step("jobs", { action: "list" })}.`,
+    });
+  }
+
+  /**
+   * The duplicate guard and the job cap stay process-wide, but their refusals must not name
+   * another agent's job (nor offer a wait or kill this agent cannot do).
+   */
+  othersNotNamed(e: AnchorError): AnchorError {
+    const { jobs, owned } = this;
+    if (
+      e instanceof DuplicateJobError && !owned.has(e.record.id) && jobs.isRunningHere(e.record.id)
+    ) {
+      return othersDuplicate(e.record);
+    }
+    if (e.code === "TOO_MANY_JOBS") return tooManyJobs(jobs, [...owned]);
+    return e;
+  }
+}
+
+/** The calls that name a job: answered for this agent's jobs only. */
+function scopedCalls(scope: AgentScope): Partial<JobManager> {
+  const { jobs, owned } = scope;
+  return {
+    async get(id) {
+      return owned.has(id) ? await jobs.get(id) : undefined;
+    },
+    async require(id) {
+      scope.mustOwn(id);
+      return await jobs.require(id);
+    },
+    async list(limit = 50) {
+      const all = await jobs.list(Number.MAX_SAFE_INTEGER);
+      return all.filter((record) => owned.has(record.id)).slice(0, limit);
+    },
+    async readTail(id, maxBytes) {
+      scope.mustOwn(id);
+      return await jobs.readTail(id, maxBytes);
+    },
+    async logInfo(id) {
+      scope.mustOwn(id);
+      return await jobs.logInfo(id);
+    },
+    async readLog(id, offset, length) {
+      scope.mustOwn(id);
+      return await jobs.readLog(id, offset, length);
+    },
+    async wait(id, timeoutMs, signal) {
+      scope.mustOwn(id);
+      return await jobs.wait(id, timeoutMs, signal);
+    },
+    async kill(id) {
+      scope.mustOwn(id);
+      return await jobs.kill(id);
+    },
+  };
+}
+
+/** Starting jobs, running ids and events: this agent's share of them. */
+function scopedEvents(scope: AgentScope): Partial<JobManager> {
+  const { jobs, owned } = scope;
+  return {
+    async start(command, cwd, remote) {
+      const record = await jobs.start(command, cwd, remote).catch((e) => {
+        throw isAnchorError(e) ? scope.othersNotNamed(e) : e;
+      });
+      scope.claim(record.id);
+      return record;
+    },
+    isRunningHere(id) {
+      return owned.has(id) && jobs.isRunningHere(id);
+    },
+    runningIds() {
+      return jobs.runningIds().filter((id) => owned.has(id));
+    },
+    subscribe(listener: JobListener) {
+      scope.attach();
+      scope.listeners.add(listener);
+      return () => {
+        scope.listeners.delete(listener);
+        scope.release();
+      };
     },
   };
 }

@@ -6,6 +6,7 @@
 import { AnchorError } from "../../core/errors.ts";
 import { guide, joinGuide, step } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
+import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
 import type { JobManager } from "./job_manager.ts";
@@ -45,7 +46,7 @@ export class JobLogFiles implements FileBackend {
           step("jobs", { action: "read", id, bytes: 100000 }),
           onDisk === undefined ? "." : joinGuide(
             ", or search the raw log with the shell: ",
-            step("shell", { command: `grep -n -m 50 FAIL ${onDisk}` }),
+            shellStepForFile(onDisk, (log) => `grep -n -m 50 FAIL ${log}`),
             ".",
           ),
         ),

@@ -28,6 +28,13 @@ import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
 import type { RemoteJob, RemoteJobHost, RemoteJobHosts, RemoteProcessInfo } from "./remote_job.ts";
+import {
+  HOST_PROBE_MS,
+  type HostCheck,
+  hostKey,
+  type ListedJob,
+  probeHosts,
+} from "./host_probe.ts";
 
 /** Where a job on another host runs: the host, and the directory there. */
 export interface RemotePlace {
@@ -78,6 +85,8 @@ export interface JobManagerOptions {
   keepFinishedBytes?: number;
   /** How often a running job's log is checked against the cap (default 100 ms). */
   pollMs?: number;
+  /** How long `list` waits for the host of a dead server's remote job (default 3 s). */
+  hostProbeMs?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -665,13 +674,34 @@ export class JobManager {
    * Newest first. Like start-up, ends what dead servers left: their running jobs become lost,
    * and processes still alive of their jobs (finished ones too) are terminated.
    */
-  async list(limit = 50): Promise<JobRecord[]> {
+  async list(limit = 50): Promise<ListedJob[]> {
     const records = (await this.store.list()).slice(0, limit);
-    const listed = await Promise.all(
-      records.map((r) => this.running.get(r.id)?.record ?? this.reconcile(r)),
-    );
+    // A dead server's remote job is reconciled on its host: ask every such host first, at once
+    // and briefly, and list the jobs of those that do not answer as recorded, marked.
+    const remote = records.filter((r) => this.needsHost(r));
+    const down = remote.length > 0 && this.remoteHosts
+      ? await probeHosts(
+        remote.map((r) => r.cwd),
+        this.remoteHosts,
+        this.options.hostProbeMs ?? HOST_PROBE_MS,
+        this.now,
+      )
+      : new Map<string, HostCheck>();
+    const listed = await Promise.all(records.map((r): Promise<ListedJob> | ListedJob => {
+      const running = this.running.get(r.id);
+      if (running) return running.record;
+      const unreachable = this.needsHost(r) ? down.get(hostKey(r.cwd)) : undefined;
+      return unreachable ? { ...r, unreachable } : this.reconcile(r);
+    }));
     await this.sweepFinished(listed);
     return listed;
+  }
+
+  /** Whether reconciling `record` means reaching its host: a dead server's running remote job. */
+  private needsHost(record: JobRecord): boolean {
+    return record.host !== undefined && !isTerminal(record.status) &&
+      !this.running.has(record.id) &&
+      !this.runner.processIsSame(record.serverPid, record.serverStartTicks);
   }
 
   isRunningHere(id: string): boolean {

@@ -3,13 +3,19 @@
 // resources and `anchorfs jobs`. Tails are capped by their size on the wire (JSON-escaped UTF-8)
 // and show control bytes as visible symbols, so NUL- or ESC-flooded output stays within its cap.
 
-import { durationMs, isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
+import {
+  durationMs,
+  endReasonAddsToStatus,
+  isTerminal,
+  type JobRecord,
+} from "../../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri, type KillResult } from "./job_manager.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
-import { step, type ToolArgs, toolCallSyntax } from "../../core/next_step.ts";
+import { step, type StepSyntax, type ToolArgs, toolCallSyntax } from "../../core/next_step.ts";
+import type { ListedJob } from "./host_probe.ts";
 import { plural } from "../../core/plural.ts";
 import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/text/wire_text.ts";
 import {
@@ -60,19 +66,38 @@ export function shortCommand(command: string, max = 80): string {
   return displayCommand(command, max);
 }
 
-/** One line of `jobs list`. */
-export function formatJobRow(record: JobRecord, now: number): string {
+/**
+ * One line of `jobs list`. A job whose host did not answer the listing's probe says so, when it
+ * was asked, and the call that tries again (it waits for the host, up to --ssh-timeout).
+ */
+export function formatJobRow(
+  record: ListedJob,
+  now: number,
+  steps: StepSyntax = toolCallSyntax,
+): string {
   const when = isTerminal(record.status)
     ? `took ${formatDuration(durationMs(record, now))}`
     : `running ${formatDuration(durationMs(record, now))}`;
-  return `${record.id}  ${record.status.padEnd(13)}  ${when.padEnd(14)}  ${
+  const row = `${record.id}  ${record.status.padEnd(13)}  ${when.padEnd(14)}  ${
     shortCommand(record.command)
   }  (in ${record.cwd})`;
+  const down = record.unreachable;
+  if (!down) return row;
+  return `${row}  [host unreachable: ${down.reason} (checked ${
+    new Date(down.checkedAt).toISOString().slice(11, 19)
+  } UTC); its server is gone, so its state there is unknown: retry with ${
+    steps(step("jobs", { action: "read", id: record.id }))
+  }]`;
 }
 
-export function formatJobList(records: JobRecord[], now: number): string {
+/** The rows of `jobs list`; steps written in `steps` (tool calls by default). */
+export function formatJobList(
+  records: ListedJob[],
+  now: number,
+  steps: StepSyntax = toolCallSyntax,
+): string {
   if (records.length === 0) return "No jobs recorded.";
-  return records.map((r) => formatJobRow(r, now)).join("\n");
+  return records.map((r) => formatJobRow(r, now, steps)).join("\n");
 }
 
 /**
@@ -212,7 +237,8 @@ export function formatJobReport(
       formatDuration(durationMs(record, now))
     } (started ${new Date(record.startedAt).toISOString()})`,
   ];
-  if (record.endReason) header.push(`ended: ${record.endReason}`);
+  // The status line already gives the exit code: the end's reason only when it says more.
+  if (endReasonAddsToStatus(record)) header.push(`ended: ${record.endReason}`);
   const note = isTerminal(record.status)
     ? maskedStatusNote(record.command, record.exitCode ?? undefined)
     : undefined;

@@ -194,13 +194,22 @@ export function currentUser(): string {
 }
 
 export async function createSshWorld(
-  options: { keyName?: string; keyType?: string; config?: (port: number) => string } = {},
+  options: {
+    keyName?: string;
+    keyType?: string;
+    config?: (port: number) => string;
+    /** Extra sshd_config lines (e.g. "SetEnv NAME=value" for every session on the host). */
+    sshdConfig?: string[];
+  } = {},
 ): Promise<SshWorld> {
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-home-" }));
   await Deno.mkdir(`${home}/.ssh`, { mode: 0o700 });
   const keyPath = `${home}/.ssh/${options.keyName ?? "id_ed25519"}`;
   const publicKey = await generateKey(keyPath, options.keyType ?? "ed25519");
-  const sshd = await startSshd({ authorizedKeys: [publicKey] });
+  const sshd = await startSshd({
+    authorizedKeys: [publicKey],
+    ...(options.sshdConfig && { extraConfig: options.sshdConfig }),
+  });
   const user = currentUser();
   const world: SshWorld = {
     home,

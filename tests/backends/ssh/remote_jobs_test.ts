@@ -19,6 +19,7 @@ import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
+import { NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 
 const sshTest = testNeeding("sshd", "bash", "proc");
 
@@ -527,5 +528,106 @@ sshTest(
     const killed = await s.server.call("jobs", { action: "kill", id });
     assertStringIncludes(killed.text, "KILLED on request");
     assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job survived");
+  },
+);
+
+sshTest(
+  "remote shell: a file too big to view suggests shell calls that run on its host, path quoted",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await Deno.mkdir(`${remote.path}/app's logs`);
+    const file = `${remote.path}/app's logs/big run.log`;
+    await Deno.writeTextFile(file, "x".repeat(59) + "\n" + "step 3: FAIL\n".repeat(10_000));
+    await using s = await startJobsServer("v2", {
+      window: 60,
+      env,
+      args: ["--max-file-bytes", "64K"],
+    });
+    const view = await s.server.call("view", { path: `ssh://box${file}` });
+    assertEquals(view.isError, true, view.text);
+    // Every suggested shell call runs on the host, in the file's directory there.
+    const calls = [...view.text.matchAll(/shell (\{.*?\})(?=[;,. ]|$)/gm)].map((m) =>
+      JSON.parse(m[1]!)
+    );
+    assert(calls.length >= 2, view.text);
+    for (const call of calls) {
+      assertEquals(call.cwd, `ssh://box${remote.path}/app's logs`);
+      // The path word, as the host's shell reads it there, names the file (wc stands in for
+      // grep and sed, which the shell policy refuses on their own).
+      const word = (call.command as string).replace(
+        /^(grep -n -m 100 -e TEXT|sed -n '1,200p') /,
+        "",
+      );
+      assert(word !== call.command, call.command);
+      const ran = await s.server.call("shell", { command: `wc -c < ${word}`, cwd: call.cwd });
+      assertEquals(ran.isError, false, `${JSON.stringify(call)}: ${ran.text}`);
+      assertStringIncludes(ran.text, String((await Deno.stat(file)).size));
+    }
+  },
+);
+
+/**
+ * A host whose sessions all carry ANCHORFS_NO_PROC=1 (sshd's SetEnv): the remote side finds a
+ * job's processes with ps, as on a host without /proc. Linux hosts are all this suite has, and
+ * ps on Linux reads /proc itself, so hiding /proc is not possible: the variable is the switch.
+ * Set in sshd_config, it reaches every session the server and the CLI open, unchanged code.
+ */
+async function psOnlyWorld() {
+  const world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+    sshdConfig: [`SetEnv ${NO_PROC_VAR}=1`],
+  });
+  return { world, env: world.env({ SSH_AUTH_SOCK: "" }) };
+}
+
+sshTest(
+  "remote shell without /proc (ps): a kill takes the group and the process that left it",
+  async () => {
+    const { world, env } = await psOnlyWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v1", { window: 0.3, env });
+    const marker = uniqueMarker();
+    const r = await s.server.call("shell", {
+      command: `echo "no proc: $${NO_PROC_VAR}" > switch.txt; ${escapingCommand(marker)}`,
+      cwd: `ssh://box${remote.path}`,
+    });
+    const id = jobIdOf(r.raw);
+    assert(await eventually(() => childPids(remote.path) !== undefined), "children did not start");
+    // The switch reached the host side.
+    assertEquals(await Deno.readTextFile(`${remote.path}/switch.txt`), "no proc: 1\n");
+    const [inGroup, escaped] = childPids(remote.path)!;
+    assert(statOf(escaped!)!.state !== "Z" && alive(inGroup!));
+    const killed = await s.server.call("jobs", { action: "kill", id });
+    assertEquals(killed.isError, false, killed.text);
+    assertStringIncludes(killed.text, `Killed job ${id}`);
+    assert(
+      await eventually(() => !alive(inGroup!) && !alive(escaped!)),
+      `a process survived the kill: ${killed.text}`,
+    );
+    assertEquals(livePidsMatching(marker).length, 0);
+  },
+);
+
+sshTest(
+  "remote shell without /proc (ps): what a finished command left running is ended and named",
+  async () => {
+    const { world, env } = await psOnlyWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 20, env });
+    const marker = uniqueMarker();
+    // A double fork out of the group: the job's shell ends, its grandchild runs on.
+    const r = await s.server.call("shell", {
+      command: `(setsid sleep ${marker} & echo $! > left.pid) ; echo started`,
+      cwd: `ssh://box${remote.path}`,
+    });
+    assertEquals(r.isError, false, r.text);
+    assertStringIncludes(r.text, "left 1 process (sleep");
+    const pid = Number(await Deno.readTextFile(`${remote.path}/left.pid`));
+    assert(await eventually(() => !alive(pid)), "the left-behind process survived");
+    assertEquals(livePidsMatching(marker).length, 0);
   },
 );

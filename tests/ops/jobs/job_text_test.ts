@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
+  formatJobList,
   formatJobReport,
   formatTail,
   killText,
@@ -9,7 +10,13 @@ import {
   stillRunningText,
 } from "../../../lib/ops/jobs/job_text.ts";
 import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
-import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
+import {
+  finishRecord,
+  type JobExit,
+  type JobRecord,
+  loseRecord,
+  startRecord,
+} from "../../../lib/core/jobs/job_state.ts";
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
   // "…19739\n19740\n" read from the middle: "9" is the end of "19739", not output of its own.
@@ -42,6 +49,47 @@ Deno.test("a finished job's report carries the note when tail's exit 0 hides the
   } as unknown as JobRecord;
   const report = formatJobReport(outputOf(record, "ok", 0), 2000);
   assertStringIncludes(report, "Exit 0 is tail's");
+});
+
+Deno.test("a job's report states its exit once; the end's reason only when it says more", () => {
+  const started = startRecord({
+    id: "1-2",
+    command: "make",
+    cwd: "/x",
+    pid: 10,
+    serverPid: 1,
+    startedAt: 0,
+    logCapBytes: 1000,
+  });
+  const ended = (exit: Partial<JobExit>) =>
+    finishRecord(started, {
+      exitCode: 0,
+      signal: null,
+      cause: "exit",
+      outputBytes: 2,
+      droppedBytes: 0,
+      endedAt: 1000,
+      ...exit,
+    }).record;
+  const count = (text: string, part: string) => text.split(part).length - 1;
+  const reportOf = (record: JobRecord) => formatJobReport(outputOf(record, "ok", 0), 2000);
+  // Exit 0, exit 2, a kill: the status line says it all, once.
+  const passed = reportOf(ended({}));
+  assertStringIncludes(passed, "status: succeeded (exit 0)");
+  assertEquals(count(passed, "exit"), 1, passed);
+  assertEquals(passed.includes("ended:"), false, passed);
+  assertEquals(reportOf(ended({ exitCode: 2 })).includes("ended:"), false);
+  assertEquals(
+    reportOf(ended({ exitCode: null, signal: "SIGTERM", cause: "killed" })).includes("ended:"),
+    false,
+  );
+  // What the command left running, and a lost job's why, are news: they are shown.
+  assertStringIncludes(
+    reportOf(ended({ leftovers: "1 process (sleep)" })),
+    "ended: exited with code 0; it left 1 process (sleep) running, which were terminated",
+  );
+  const lost = loseRecord(started, 1000, "its anchorfs server (pid 1) ended").record;
+  assertStringIncludes(reportOf(lost), "ended: its anchorfs server (pid 1) ended");
 });
 
 Deno.test("job texts count a single byte as 1 byte", () => {
@@ -154,5 +202,28 @@ Deno.test("stillRunningText says the wait did not stop the job, and how to go on
     stillRunningText(record, 1000, { text: "", omittedBytes: 0, logBytes: 0 }, 1000).endsWith(
       "(none yet)",
     ),
+  );
+});
+
+Deno.test("a listed job whose host did not answer says why, when, and the call that retries", () => {
+  const record = startRecord({
+    id: "4242-7",
+    command: "make deploy",
+    cwd: "ssh://box/srv",
+    pid: 10,
+    serverPid: 1,
+    startedAt: 0,
+    logCapBytes: 1000,
+  });
+  const unreachable = {
+    reason: "no answer within 3.0s",
+    checkedAt: Date.UTC(2026, 10, 30, 9, 5, 7),
+  };
+  assertEquals(
+    formatJobList([{ ...record, unreachable }, { ...record, id: "4242-6" }], 60_000),
+    "4242-7  running        running 1m00s   make deploy  (in ssh://box/srv)  [host unreachable: " +
+      "no answer within 3.0s (checked 09:05:07 UTC); its server is gone, so its state there is " +
+      'unknown: retry with jobs {"action":"read","id":"4242-7"}]\n' +
+      "4242-6  running        running 1m00s   make deploy  (in ssh://box/srv)",
   );
 });

@@ -1,0 +1,52 @@
+// JobLogFiles (a job's log as the read-only file anchorfs://jobs/ID), against the real job
+// manager, disk store and a local process: what it answers for a log too big to view whole.
+
+import { assertEquals, assertStringIncludes } from "../../_assert.ts";
+import { tempDir } from "../../_harness.ts";
+import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
+import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
+import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { JobLogFiles, VIEWABLE_LOG_BYTES } from "../../../lib/ops/jobs/job_log_files.ts";
+import { isAnchorError } from "../../../lib/core/errors.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash");
+
+test("LOG_TOO_LARGE suggests a grep that runs as given, in a state dir with a space and a quote", async () => {
+  await using state = await tempDir();
+  await using dir = await tempDir();
+  const stateDir = `${state.path}/agent's state dir`;
+  const jobs = new JobManager(localProcessRunner, {
+    store: new DiskJobStore(stateDir, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
+  try {
+    const job = await jobs.start("echo 'test 3: FAIL'", dir.path);
+    assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
+    // Past what view reads whole, without writing it: the rest of the log is a hole of NULs.
+    const log = jobs.store.localFiles(job.id)!.log;
+    await Deno.truncate(log, VIEWABLE_LOG_BYTES + 1);
+    const error = await new JobLogFiles(jobs).readFile(`anchorfs://jobs/${job.id}`).then(
+      () => undefined,
+      (e) => e,
+    );
+    if (!isAnchorError(error)) throw error;
+    assertEquals(error.code, "LOG_TOO_LARGE");
+    const shell = error.next.find((s) => s.tool === "shell");
+    if (shell?.tool !== "shell") throw new Error(`no shell step in ${error.hint}`);
+    // The suggested command opens the log and finds the line (exit 0; grep calls the file binary
+    // for its NULs); an unquoted path would be three words, or an open quote.
+    const out = await new Deno.Command("bash", {
+      args: ["-c", shell.args.command],
+      cwd: dir.path,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 0, `${shell.args.command}: ${stderr}`);
+    assertStringIncludes(shell.args.command, `'${stateDir.replaceAll("'", `'\\''`)}/`);
+  } finally {
+    await jobs.shutdown();
+  }
+});
