@@ -305,7 +305,13 @@ export function emptyHint(
   steps: StepSyntax,
   stats: Pick<
     WalkStats,
-    "filesSeen" | "ignored" | "hidden" | "hiddenIgnoreFiles" | "ignoredSamples" | "hiddenSamples"
+    | "filesSeen"
+    | "ignored"
+    | "hidden"
+    | "hiddenIgnoreFiles"
+    | "ignoredSamples"
+    | "hiddenSamples"
+    | "dirsPassedOver"
   >,
   options: WalkOptions,
   args: ToolArgs["view"],
@@ -349,7 +355,8 @@ export function emptyHint(
       }`,
     );
   }
-  if (stats.filesSeen > 0 && options.filter) {
+  // Files the pattern rejected, or directories it could not reach into: a broader one may help.
+  if ((stats.filesSeen > 0 || stats.dirsPassedOver > 0) && options.filter) {
     const { pattern: _pattern, ...rest } = args;
     tips.push(`try a broader pattern or none: ${steps(step("view", rest))}`);
   }

@@ -18,8 +18,6 @@ const ALLOWED_LONG: Record<string, string> = {
   // Landed with the search speed work as this test did: to split next, re-running
   // scripts/search_speed_bench.ts for the walker's hot loop.
   "lib/ops/search.ts searchRoots": "to split next (search speed work just landed)",
-  "lib/ops/list_dir.ts listDirectory": "112 lines: the walk's head iterator is next",
-  "lib/ops/walk.ts walkBatches": "the walker's hot loop: split with the search benchmarks",
 };
 
 interface LongFunction {
