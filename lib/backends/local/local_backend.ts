@@ -20,6 +20,7 @@ import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
+import { fastListDir } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
@@ -374,6 +375,8 @@ export class LocalBackend implements FileBackend {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
       // directory blocks the event loop for well under a millisecond.
       if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
+      const fast = fastListDir(path);
+      if (fast) return Promise.resolve(fast);
       const out: DirEntry[] = [];
       let lossy = false;
       for (const e of Deno.readDirSync(path)) {
