@@ -79,6 +79,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "EntryType",
       "FileBackend",
       "FileInfo",
+      "FileSummary",
       "ListTreeOptions",
       "LocalBackend",
       "MemoryBackend",
