@@ -113,6 +113,7 @@ export type {
   TreeEntry,
   WriteOptions,
 } from "./lib/ops/file_backend.ts";
+export type { FileSummary } from "./lib/core/text/head_summary.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
 export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
 export { MemoryBackend } from "./lib/backends/memory/memory_backend.ts";

@@ -5,7 +5,10 @@
 // Not a test. Usage (trees from search_corpus.ts; PEERS is a scratch folder for npm installs):
 //   deno run -A scripts/search_speed_bench.ts [--runs 9] [--peers DIR] [--v8-flags]
 //     [--project DIR] [--node-modules DIR] [--small DIR,DIR,DIR] [--write FILE]
+//     [--only search,names,listing,file] [--compare CHECKOUT]
 // With --write, appends the tables to FILE (docs/benchmarks.md) with machine, date and load.
+// --only keeps those kinds of rows; --compare also runs the server of another checkout (e.g. main
+// exported with `git archive`) call by call in the same run, and adds its times as "before".
 
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
@@ -22,16 +25,21 @@ const { values: opts } = parseArgs({
     write: { type: "string" },
     "v8-flags": { type: "boolean", default: false },
     "no-peer": { type: "boolean", default: false },
+    only: { type: "string" },
+    compare: { type: "string" },
   },
 });
 const runs = Number(opts.runs);
+type Kind = "search" | "names" | "listing" | "file";
+const only = opts.only ? new Set(opts.only.split(",")) : null;
+const wanted = (kind: Kind) => !only || only.has(kind);
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
 const note = (text: string): void => {
   Deno.stderr.writeSync(enc.encode(`${text}\n`));
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const root = new URL("..", import.meta.url).pathname;
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const PEER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 // rg reads .gitignore without a git repository only with --no-require-git; .ignore/.rgignore
 // files are not gitignore rules, so they are turned off to match anchorfs.
@@ -72,14 +80,15 @@ async function connect(command: string, args: string[]): Promise<Server> {
   };
 }
 
-function anchorfs(dir: string): Promise<Server> {
+function anchorfs(dir: string, checkout = root): Promise<Server> {
   const flags = opts["v8-flags"] ? [V8_FLAGS] : [];
   return connect(Deno.execPath(), [
     "run",
     "-A",
     "--quiet",
+    `--config=${checkout}/deno.json`,
     ...flags,
-    `${root}main.ts`,
+    `${checkout}/main.ts`,
     "mcp",
     "--path",
     dir,
@@ -134,6 +143,7 @@ async function rgPeakMb(args: string[], cwd: string): Promise<number | null> {
 
 interface Scenario {
   name: string;
+  kind: Kind;
   ours: [string, Record<string, unknown>];
   floor: { label: string; cmd: string; args: string[] };
   peer?: [string, Record<string, unknown>];
@@ -148,26 +158,31 @@ function searchScenarios(rare: string, rareRegex: string): Scenario[] {
   return [
     {
       name: "literal, no match",
+      kind: "search",
       ours: ["view", { path: ".", content: "anchorfs_no_such_token_qq" }],
       floor: rg("rg -F", ["-F", "-e", "anchorfs_no_such_token_qq", "."]),
     },
     {
       name: `literal \`${rare}\``,
+      kind: "search",
       ours: ["view", { path: ".", content: rare }],
       floor: rg("rg -F", ["-F", "-e", rare, "."]),
     },
     {
       name: `regex \`${rareRegex}\` (required literal)`,
+      kind: "search",
       ours: ["view", { path: ".", content: rareRegex, regex: true }],
       floor: rg("rg", ["-e", rareRegex, "."]),
     },
     {
       name: "regex `(TODO|FIXME|XXX):` (alternation)",
+      kind: "search",
       ours: ["view", { path: ".", content: "(TODO|FIXME|XXX):", regex: true }],
       floor: rg("rg", ["-e", "(TODO|FIXME|XXX):", "."]),
     },
     {
       name: "regex `\\d{7}[qxz]\\d{7}` (no literal, repetition)",
+      kind: "search",
       ours: ["view", { path: ".", content: "\\d{7}[qxz]\\d{7}", regex: true }],
       floor: rg("rg", ["-e", "\\d{7}[qxz]\\d{7}", "."]),
     },
@@ -176,24 +191,40 @@ function searchScenarios(rare: string, rareRegex: string): Scenario[] {
 
 const peerFailed = new Set<string>();
 
+/** The server of the --compare checkout (null without it), for the "before" column. */
+function compared(dir: string): Promise<Server | null> {
+  return opts.compare ? anchorfs(dir, opts.compare.replace(/\/$/, "")) : Promise.resolve(null);
+}
+
+/** The "before" cells: its median and its ratio to the floor of the same run. */
+function beforeCells(before: number[], floor: number): string {
+  if (!opts.compare) return "";
+  const b = median(before);
+  return ` ${b.toFixed(0)} | ${(b / floor).toFixed(2)}× |`;
+}
+
 async function measure(
   server: Server,
   other: Server | null,
   cwd: string,
   scenarios: Scenario[],
+  old: Server | null,
 ): Promise<string[]> {
   const rows: string[] = [];
   for (const s of scenarios) {
     await server.call(...s.ours); // warm-up (page cache, workers, JIT)
+    await old?.call(...s.ours);
     const ours: number[] = [];
     const floor: number[] = [];
     const theirs: number[] = [];
+    const before: number[] = [];
     let summary = "";
     for (let i = 0; i < runs; i++) {
       const r = await server.call(...s.ours);
       ours.push(r.ms);
       summary = r.text.split("\n")[0]!.slice(0, 110);
       floor.push(await timeCmd(s.floor.cmd, s.floor.args, cwd));
+      if (old) before.push((await old.call(...s.ours)).ms);
       if (other && s.peer && i < Math.min(runs, 3) && !peerFailed.has(s.name)) {
         // A reply over the client's 10 MiB stdio limit (directory_tree of a big tree) ends the
         // peer's connection: say so in the table instead of stopping the benchmark.
@@ -219,7 +250,7 @@ async function measure(
             ? `${median(theirs).toFixed(0)}`
             : "n/a")
           : "no such tool"
-      } |`,
+      } |${beforeCells(before, f)}`,
     );
   }
   return rows;
@@ -235,8 +266,9 @@ const addSection = (text: string) => {
   sections.push(text);
   note(`\n${text}\n`);
 };
-const header =
-  "| scenario | anchorfs (ms) | floor (ms) | ratio | server-filesystem (ms) |\n|---|---|---|---|---|";
+const header = opts.compare
+  ? "| scenario | anchorfs (ms) | floor (ms) | ratio | server-filesystem (ms) | before (ms) | before ratio |\n|---|---|---|---|---|---|---|"
+  : "| scenario | anchorfs (ms) | floor (ms) | ratio | server-filesystem (ms) |\n|---|---|---|---|---|";
 
 async function treeTable(
   label: string,
@@ -253,10 +285,12 @@ async function treeTable(
   ).split("\n").filter(Boolean).length;
   const server = await anchorfs(dir);
   const other = await peer([dir]);
+  const old = await compared(dir);
   const scenarios: Scenario[] = [
     ...searchScenarios(rare, rareRegex),
     {
       name: "file names `**/package.json`",
+      kind: "names",
       ours: ["view", { path: ".", pattern: "**/package.json" }],
       floor: {
         label: "rg --files -g",
@@ -267,21 +301,26 @@ async function treeTable(
     },
     {
       name: "recursive listing",
+      kind: "listing",
       ours: ["view", { path: "." }],
       floor: { label: "rg --files", cmd: "rg", args: [...RG_FLAGS, "--files"] },
       peer: ["directory_tree", { path: dir, excludePatterns: exclude }],
     },
   ];
-  const rows = await measure(server, other, dir, scenarios);
+  const rows = await measure(server, other, dir, scenarios.filter((s) => wanted(s.kind)), old);
   const peak = memory(server.pid).hwm;
+  const oldPeak = old ? memory(old.pid).hwm : 0;
   await server.close();
   await other?.close().catch(() => {});
+  await old?.close();
   addSection(
     `${label}: \`${dir}\`, ${
       files.toLocaleString("en-US")
     } files after ignore rules; medians of ${runs} ` +
       `MCP round trips (server-filesystem: of 3), ms; load average before/after: ${loadBefore} / ${loadNow()}; ` +
-      `server peak RSS ${peak.toFixed(0)} MB.\n\n${header}\n${rows.join("\n")}`,
+      `server peak RSS ${peak.toFixed(0)} MB${
+        old ? ` (before: ${oldPeak.toFixed(0)} MB)` : ""
+      }.\n\n${header}\n${rows.join("\n")}`,
   );
 }
 
@@ -345,7 +384,7 @@ async function fileTable() {
   );
 }
 
-/** Time and peak RSS as the tree grows; a capped search, a listing, an uncapped search. */
+/** Time and peak RSS as the tree grows: a capped search, a listing, file names, searches. */
 async function growthTable(dirs: string[]) {
   const rows: string[] = [];
   for (const dir of dirs) {
@@ -354,30 +393,49 @@ async function growthTable(dirs: string[]) {
         .output()).stdout,
     ).split("\n").filter(Boolean).length;
     note(`growth: ${dir} (${files} files)`);
-    const cases: [string, Record<string, unknown>, string[]][] = [
-      ["search capped (`value`)", { path: ".", content: "value" }, ["-F", "-e", "value", "."]],
-      ["listing", { path: "." }, ["--files"]],
-      ["literal `rare_needle_token`", { path: ".", content: "rare_needle_token" }, [
+    const cases: [string, Kind, Record<string, unknown>, string[]][] = [
+      ["search capped (`value`)", "search", { path: ".", content: "value" }, [
+        "-F",
+        "-e",
+        "value",
+        ".",
+      ]],
+      ["listing", "listing", { path: "." }, ["--files"]],
+      // One file in 100: past 10k files the listing's 1,000 rows are reached.
+      ["file names `**/file-7.ts`", "names", { path: ".", pattern: "**/file-7.ts" }, [
+        "--files",
+        "-g",
+        "**/file-7.ts",
+      ]],
+      ["literal `rare_needle_token`", "search", { path: ".", content: "rare_needle_token" }, [
         "-F",
         "-e",
         "rare_needle_token",
         ".",
       ]],
-      ["regex `rare_\\w+_token`", { path: ".", content: "rare_\\w+_token", regex: true }, [
-        "-e",
-        "rare_\\w+_token",
-        ".",
-      ]],
+      ["regex `rare_\\w+_token`", "search", {
+        path: ".",
+        content: "rare_\\w+_token",
+        regex: true,
+      }, ["-e", "rare_\\w+_token", "."]],
     ];
     const server = await anchorfs(dir);
+    const old = await compared(dir);
     const startRss = memory(server.pid).hwm;
+    const oldStart = old ? memory(old.pid).hwm : 0;
     const n = dir.endsWith("1000000") ? Math.min(runs, 3) : runs;
-    for (const [name, args, rgArgs] of cases) {
+    for (const [name, kind, args, rgArgs] of cases.filter(([, kind]) => wanted(kind))) {
       const ours: number[] = [];
       const floor: number[] = [];
+      const before: number[] = [];
+      if (kind !== "search") {
+        await server.call("view", args); // warm-up, as in the tree tables
+        await old?.call("view", args);
+      }
       for (let i = 0; i < n; i++) {
         ours.push((await server.call("view", args)).ms);
         floor.push(await timeCmd("rg", [...RG_FLAGS, ...rgArgs], dir));
+        if (old) before.push((await old.call("view", args)).ms);
       }
       const rgMb = await rgPeakMb(rgArgs, dir);
       rows.push(
@@ -385,16 +443,25 @@ async function growthTable(dirs: string[]) {
           median(floor).toFixed(0)
         } | ${(median(ours) / median(floor)).toFixed(2)}× | ${
           memory(server.pid).hwm.toFixed(0)
-        } (start ${startRss.toFixed(0)}) | ${rgMb?.toFixed(0) ?? "n/a"} |`,
+        } (start ${startRss.toFixed(0)}) | ${rgMb?.toFixed(0) ?? "n/a"} |${
+          old
+            ? `${beforeCells(before, median(floor))} ${memory(old.pid).hwm.toFixed(0)} (start ${
+              oldStart.toFixed(0)
+            }) |`
+            : ""
+        }`,
       );
     }
     await server.close();
+    await old?.close();
   }
+  const columns = "| files | call | anchorfs | rg | ratio | anchorfs peak RSS | rg peak RSS |" +
+    (opts.compare ? " before | before ratio | before peak RSS |" : "");
   addSection(
     `Generated trees (scripts/search_corpus.ts small): medians of ${runs} (3 for 1M), ms; "peak RSS" is the ` +
       `server's VmHWM after the row (it only grows), MB; load ${loadNow()}. The listing prints 1,000 rows ` +
       `and counts on up to 200,000 more files (rg --files prints every path).\n\n` +
-      "| files | call | anchorfs | rg | ratio | anchorfs peak RSS | rg peak RSS |\n|---|---|---|---|---|---|---|\n" +
+      `${columns}\n${columns.replace(/[^|]+/g, "---")}\n` +
       rows.join("\n"),
   );
 }
@@ -409,7 +476,7 @@ if (opts.project) {
       "**/node_modules",
     ],
   );
-  await fileTable();
+  if (wanted("file")) await fileTable();
 }
 if (opts["node-modules"]) {
   await treeTable(

@@ -2,6 +2,7 @@
 // implement it. Paths given to a backend are absolute POSIX paths on that backend's machine.
 
 import type { RemoteJobHost } from "./jobs/remote_job.ts";
+import type { FileSummary } from "../core/text/head_summary.ts";
 
 /** What a path is: a regular file, a directory, a symlink (when not followed), or anything else. */
 export type EntryType = "file" | "dir" | "symlink" | "other";
@@ -156,6 +157,16 @@ export interface FileBackend {
     paths: readonly string[],
     options?: ReadFilesOptions,
   ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }>;
+  /**
+   * Optional, for listings on a backend that can read beside the caller (local disk): each file's
+   * summary (`summarizeHead` of its first `headBytes` bytes, with its full size), in the order
+   * given, without handing the bytes over. A file it cannot summarize comes back with `error`,
+   * the same error `readFiles` would give.
+   */
+  summarizeFiles?(
+    paths: readonly string[],
+    headBytes: number,
+  ): Iterable<{ path: string; summary?: FileSummary; error?: Error }>;
   /** Releases connections; a no-op for local disk. */
   close(): Promise<void>;
 }

@@ -4,8 +4,10 @@
 // A path with a tab, newline, control character or bytes that are not UTF-8 is quoted
 // (core/path/path_quote.ts), so every row is one file and its path works in any tool.
 
-import { looksBinary } from "../core/text/text_file.ts";
-import { countLines, estimateTokens, textBytes } from "../core/text/token_estimate.ts";
+import { estimateTokens } from "../core/text/token_estimate.ts";
+import { type FileSummary, summarizeHead } from "../core/text/head_summary.ts";
+import type { FileBackend } from "./file_backend.ts";
+import type { StopReason } from "./budget.ts";
 import { type Location, siblingLocation } from "./location.ts";
 import type { Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
@@ -67,32 +69,176 @@ function listNotices(
 }
 
 /** One file's row: path, lines, ~tokens (scaled from a head when only that was read). */
-function fileRow(
-  rel: string,
-  data: Uint8Array | undefined,
-  size: number | undefined,
-  error: Error | undefined,
-): { row: string; binary?: true } {
-  if (error || !data) {
-    return { row: `${quotePath(rel)}\tunreadable: ${error?.message ?? "no data"}` };
-  }
-  if (looksBinary(data)) {
-    return { row: `${quotePath(rel)}\tbinary\t${formatBytes(size ?? data.length)}`, binary: true };
-  }
-  if (size !== undefined && size > data.length && data.length > 0) {
-    // Only the head was read: scale its counts to the whole size and say so.
-    const scale = size / data.length;
-    return {
-      row: `${quotePath(rel)}\t~${
-        plural(Math.round(countLines(data) * scale), "line")
-      } (estimated)\t~${plural(estimateTokens(Math.round(textBytes(data) * scale)), "token")}`,
-    };
-  }
+function fileRow(rel: string, summary: FileSummary | undefined, error: Error | undefined): string {
+  if (!summary) return `${quotePath(rel)}\tunreadable: ${error?.message ?? "no data"}`;
+  if (summary.binary) return `${quotePath(rel)}\tbinary\t${formatBytes(summary.size)}`;
+  const tokens = `~${plural(estimateTokens(summary.textBytes), "token")}`;
+  return summary.estimated
+    ? `${quotePath(rel)}\t~${plural(summary.lines, "line")} (estimated)\t${tokens}`
+    : `${quotePath(rel)}\t${plural(summary.lines, "line")}\t${tokens}`;
+}
+
+/** The rows gathered so far, and what the walk past them found. */
+interface Listing {
+  rows: string[];
+  listed: number;
+  cuts: number;
+  binaries: number;
+  /** More entries came after the last row; `extra` files of them are counted. */
+  more: boolean;
+  extra: number;
+  /** False once counting gave up at COUNT_LIMIT. */
+  exact: boolean;
+}
+
+function addCut(listing: Listing, rel: string, maxDepth: number | undefined): void {
+  listing.cuts++;
+  listing.rows.push(`${quotePath(`${rel}/`)}\tdirectory, not entered (max_depth ${maxDepth})`);
+}
+
+function addFile(listing: Listing, rel: string, summary?: FileSummary, error?: Error): void {
+  listing.listed++;
+  if (summary?.binary) listing.binaries++;
+  listing.rows.push(fileRow(rel, summary, error));
+}
+
+/**
+ * The walk's first LIST_MAX_ROWS items, batch by batch. Pulled by hand, so that stopping here
+ * does not close the walk (it goes on counting); `listing` learns whether more came and counts
+ * the files of the batch the head ended in.
+ */
+function headOf(walk: AsyncGenerator<WalkItem[]>, listing: Listing): AsyncIterable<WalkItem[]> {
   return {
-    row: `${quotePath(rel)}\t${plural(countLines(data), "line")}\t~${
-      plural(estimateTokens(textBytes(data)), "token")
-    }`,
+    async *[Symbol.asyncIterator]() {
+      let pulled = 0;
+      while (true) {
+        const next = await walk.next();
+        if (next.done) return;
+        const items = next.value;
+        const room = LIST_MAX_ROWS - pulled;
+        if (items.length <= room) {
+          pulled += items.length;
+          yield items;
+          continue;
+        }
+        if (room > 0) yield items.slice(0, room);
+        listing.more = true;
+        for (let j = room; j < items.length; j++) if (items[j]!.kind === "file") listing.extra++;
+        return;
+      }
+    },
   };
+}
+
+/**
+ * Rows from the backend's own summaries (local disk: counted beside the read, bytes never
+ * handed over). The reason when the budget stopped the listing, else null.
+ */
+async function summarizedRows(
+  backend: FileBackend,
+  head: AsyncIterable<WalkItem[]>,
+  options: WalkOptions,
+  listing: Listing,
+): Promise<StopReason | null> {
+  for await (const items of head) {
+    const paths = items.filter((item) => item.kind === "file").map((item) => item.path);
+    const summaries = backend.summarizeFiles!(paths, LIST_HEAD_BYTES)[Symbol.iterator]();
+    for (const item of items) {
+      if (item.kind === "cut") {
+        addCut(listing, item.rel, options.maxDepth);
+        continue;
+      }
+      const next = summaries.next();
+      const r: { summary?: FileSummary; error?: Error } = next.done
+        ? { error: new Error("not summarized") }
+        : next.value;
+      addFile(listing, item.rel, r.summary, r.error);
+      const stop = await options.budget?.breathe();
+      if (stop) return stop;
+    }
+  }
+  return null;
+}
+
+/** Rows from file heads read in order (remote backends: `readFiles` in batches). */
+async function readRows(
+  backend: FileBackend,
+  head: AsyncIterable<WalkItem[]>,
+  options: WalkOptions,
+  listing: Listing,
+): Promise<StopReason | null> {
+  const items = (async function* () {
+    for await (const batch of head) yield* batch;
+  })();
+  for await (
+    const { item, data, size, error } of readInOrder(backend, items, {
+      skip: (item) => item.kind === "cut",
+      headBytes: LIST_HEAD_BYTES,
+      batch: LIST_BATCH,
+    })
+  ) {
+    if (item.kind === "cut") {
+      addCut(listing, item.rel, options.maxDepth);
+      continue;
+    }
+    addFile(listing, item.rel, data ? summarizeHead(data, size ?? data.length) : undefined, error);
+    // Between reads too, not only in the walk: 1,000 head reads over ssh take a while.
+    const stop = await options.budget?.breathe();
+    if (stop) return stop;
+  }
+  return null;
+}
+
+/** Past the last row only the number matters: the walk counts (unsorted, no items). */
+async function countRest(
+  walk: AsyncGenerator<WalkItem[]>,
+  control: WalkControl,
+  listing: Listing,
+): Promise<void> {
+  control.countOnly = true;
+  for await (const items of walk) {
+    for (const item of items) if (item.kind === "file") listing.extra++;
+    if (listing.extra + control.counted >= COUNT_LIMIT) break;
+  }
+  listing.extra += control.counted;
+  if (listing.extra >= COUNT_LIMIT) {
+    listing.extra = COUNT_LIMIT;
+    listing.exact = false;
+  }
+}
+
+/** Walks and reads: up to LIST_MAX_ROWS rows, then a count of the rest. */
+async function gatherListing(
+  backend: FileBackend,
+  root: string,
+  options: WalkOptions,
+  stats: WalkStats,
+): Promise<Listing> {
+  const listing: Listing = {
+    rows: [],
+    listed: 0,
+    cuts: 0,
+    binaries: 0,
+    more: false,
+    extra: 0,
+    exact: true,
+  };
+  const control: WalkControl = { countOnly: false, counted: 0 };
+  const walk = walkBatches(backend, root, options, stats, control);
+  try {
+    const head = headOf(walk, listing);
+    const stop = backend.summarizeFiles
+      ? await summarizedRows(backend, head, options, listing)
+      : await readRows(backend, head, options, listing);
+    if (stop) {
+      stats.stopped = stop;
+      listing.more = false;
+    }
+    if (listing.more && !stats.stopped) await countRest(walk, control, listing);
+  } finally {
+    await walk.return(undefined);
+  }
+  return listing;
 }
 
 export async function listDirectory(
@@ -101,86 +247,10 @@ export async function listDirectory(
   options: WalkOptions,
   pattern: string | undefined,
 ): Promise<string> {
-  const backend = location.backend;
   const stats = newWalkStats();
   const shown = displayPath(session, location);
-  const rows: string[] = [];
-  let listed = 0;
-  let cuts = 0;
-  let binaries = 0;
-  let extra = 0;
-  let exact = true;
-
-  const control: WalkControl = { countOnly: false, counted: 0 };
-  const walk = walkBatches(backend, location.path, options, stats, control);
-  // The first LIST_MAX_ROWS entries are read (for line counts); the rest only counted. Pulled
-  // by hand so that stopping the head does not close the walk.
-  let pulled = 0;
-  let more = false;
-  const head: AsyncIterable<WalkItem> = {
-    async *[Symbol.asyncIterator]() {
-      while (true) {
-        const next = await walk.next();
-        if (next.done) return;
-        const items = next.value;
-        for (let i = 0; i < items.length; i++) {
-          if (pulled >= LIST_MAX_ROWS) {
-            more = true;
-            for (let j = i; j < items.length && extra < COUNT_LIMIT; j++) {
-              if (items[j]!.kind === "file") extra++;
-            }
-            if (extra >= COUNT_LIMIT) exact = false;
-            return;
-          }
-          pulled++;
-          yield items[i]!;
-        }
-      }
-    },
-  };
-  for await (
-    const { item, data, size, error } of readInOrder(backend, head, {
-      skip: (item) => item.kind === "cut",
-      headBytes: LIST_HEAD_BYTES,
-      batch: LIST_BATCH,
-    })
-  ) {
-    if (item.kind === "cut") {
-      cuts++;
-      rows.push(
-        `${quotePath(`${item.rel}/`)}\tdirectory, not entered (max_depth ${options.maxDepth})`,
-      );
-      continue;
-    }
-    listed++;
-    const { row, binary } = fileRow(item.rel, data, size, error);
-    if (binary) binaries++;
-    rows.push(row);
-    // Between reads too, not only in the walk: 1,000 head reads over ssh take a while.
-    if (options.budget) {
-      const stop = await options.budget.breathe();
-      if (stop) {
-        stats.stopped = stop;
-        more = false;
-        break;
-      }
-    }
-  }
-  if (more && !stats.stopped && exact) {
-    // Past the last row only the number matters: the walk counts (unsorted, no items).
-    control.countOnly = true;
-    for await (const items of walk) {
-      for (const item of items) if (item.kind === "file") extra++;
-      if (extra + control.counted >= COUNT_LIMIT) break;
-    }
-    extra += control.counted;
-    if (extra >= COUNT_LIMIT) {
-      extra = COUNT_LIMIT;
-      exact = false;
-    }
-  }
-  await walk.return(undefined);
-
+  const listing = await gatherListing(location.backend, location.path, options, stats);
+  const { listed, cuts, extra, exact } = listing;
   const rules = describeRules(options, pattern);
   if (listed === 0 && cuts === 0) {
     return `No files to list in ${quotePathAlways(shown)}${
@@ -192,19 +262,20 @@ export async function listDirectory(
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
       }, (abs) => displayPath(session, siblingLocation(location, abs)));
   }
-  const total = listed + extra;
-  const header = `${quotePath(shown)}: ${plural(total, "file")}${exact ? "" : "+"}${
-    cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
-  } (${rules}${binaries > 0 ? `; ${binaries} binary` : ""}). Columns: path, lines, ~tokens.`;
+  const header =
+    `${quotePath(shown)}: ${plural(listed + extra, "file")}${exact ? "" : "+"}${
+      cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
+    } (${rules}${listing.binaries > 0 ? `; ${listing.binaries} binary` : ""}). ` +
+    "Columns: path, lines, ~tokens.";
   const notices = listNotices(session, shown, stats, options, {
-    more,
+    more: listing.more,
     exact,
     shown: listed + cuts,
     extra,
   });
   const unreadable = unreadableNotice(stats);
   if (unreadable) notices.push(unreadable);
-  return [header, ...rows].join("\n") +
+  return [header, ...listing.rows].join("\n") +
     (notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "");
 }
 
@@ -234,7 +305,13 @@ export function emptyHint(
   steps: StepSyntax,
   stats: Pick<
     WalkStats,
-    "filesSeen" | "ignored" | "hidden" | "hiddenIgnoreFiles" | "ignoredSamples" | "hiddenSamples"
+    | "filesSeen"
+    | "ignored"
+    | "hidden"
+    | "hiddenIgnoreFiles"
+    | "ignoredSamples"
+    | "hiddenSamples"
+    | "dirsPassedOver"
   >,
   options: WalkOptions,
   args: ToolArgs["view"],
@@ -278,7 +355,8 @@ export function emptyHint(
       }`,
     );
   }
-  if (stats.filesSeen > 0 && options.filter) {
+  // Files the pattern rejected, or directories it could not reach into: a broader one may help.
+  if ((stats.filesSeen > 0 || stats.dirsPassedOver > 0) && options.filter) {
     const { pattern: _pattern, ...rest } = args;
     tips.push(`try a broader pattern or none: ${steps(step("view", rest))}`);
   }

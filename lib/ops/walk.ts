@@ -4,6 +4,7 @@
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
 
 import { GlobFilter } from "../core/search/glob.ts";
+import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
 import { parentPath } from "../core/path/path_text.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
@@ -40,6 +41,8 @@ export interface WalkStats {
   /** The first few entries skipped, and why: an empty result names them and the call to use. */
   ignoredSamples: SkippedEntry[];
   hiddenSamples: SkippedEntry[];
+  /** Directories not entered because the pattern cannot match anything below them. */
+  dirsPassedOver: number;
   /** Directories that could not be read (permissions, races); the walk goes on. */
   unreadable: string[];
   /** Set when the budget stopped the walk early (cancelled, or past the deadline). */
@@ -65,6 +68,7 @@ export function newWalkStats(): WalkStats {
     hiddenIgnoreFiles: 0,
     ignoredSamples: [],
     hiddenSamples: [],
+    dirsPassedOver: 0,
     unreadable: [],
   };
 }
@@ -211,119 +215,195 @@ export async function* walkBatches(
     source = await bulkSource(backend, root, options.maxDepth, options.includeHidden)
       .catch(() => source);
   }
-  const chain = await rulesAbove(backend, root, source);
-  // One generator with an explicit stack: nested `yield*` would pass every file through one
-  // promise hop per directory level, which dominated the walk on deep trees.
-  interface Frame {
-    dir: string;
-    relDir: string;
-    depth: number;
-    chain: IgnoreChain;
-    entries: (DirEntry & { size?: number })[];
-    next: number;
+  const walker = new TreeWalker(source, options, stats, control);
+  await walker.enter(root, "", 1, await rulesAbove(backend, root, source));
+  yield* walker.batches();
+}
+
+type Entry = DirEntry & { size?: number };
+
+/** One directory on the walk's stack: its entries in walk order and the next one to visit. */
+interface Frame {
+  dir: string;
+  relDir: string;
+  depth: number;
+  chain: IgnoreChain;
+  entries: Entry[];
+  next: number;
+}
+
+/**
+ * The walk's state: one explicit stack (nested `yield*` would pass every file through one
+ * promise hop per directory level, which dominated the walk on deep trees) and the batch being
+ * filled.
+ */
+class TreeWalker {
+  private readonly stack: Frame[] = [];
+  private out: WalkItem[] = [];
+  /** Set when counting reached another WALK_BATCH files: an empty batch goes out. */
+  private tick = false;
+  private readonly shortcuts: GlobShortcuts | null;
+
+  constructor(
+    private readonly source: DirSource,
+    private readonly options: WalkOptions,
+    private readonly stats: WalkStats,
+    private readonly control: WalkControl,
+  ) {
+    this.shortcuts = options.filter ? globShortcuts(options.filter) : null;
   }
-  const stack: Frame[] = [];
-  const enter = async (dir: string, relDir: string, depth: number, inherited: IgnoreChain) => {
-    let entries: (DirEntry & { size?: number })[];
+
+  /** Lists `dir` and pushes it with its ignore rules; an unreadable one is noted and skipped. */
+  async enter(dir: string, relDir: string, depth: number, inherited: IgnoreChain): Promise<void> {
+    let entries: Entry[];
     try {
-      entries = await source.list(dir);
+      entries = await this.source.list(dir);
     } catch {
-      stats.unreadable.push(dir);
+      this.stats.unreadable.push(dir);
       return;
     }
-    if (!control.countOnly) entries.sort(byName);
     let chain = inherited;
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
       const path = joinUnder(dir, ".gitignore");
-      const text = await source.readText(path);
+      const text = await this.source.readText(path);
       if (text) chain = chain.with(dir, text, path);
     }
-    stack.push({ dir, relDir, depth, chain, entries, next: 0 });
-  };
-  await enter(root, "", 1, chain);
-  let sinceBreath = 0;
-  let out: WalkItem[] = [];
-  while (stack.length > 0) {
-    // Local directories are listed synchronously: give the event loop turns between them.
-    if (options.budget && ++sinceBreath >= 256) {
-      sinceBreath = 0;
-      const stop = await options.budget.breathe();
-      if (stop) {
-        stats.stopped = stop;
-        if (out.length > 0) yield out;
-        return;
+    if (this.shortcuts) entries = this.dropUnmatchable(dir, entries, chain, this.shortcuts);
+    if (!this.control.countOnly) entries.sort(byName);
+    this.stack.push({ dir, relDir, depth, chain, entries, next: 0 });
+  }
+
+  /**
+   * Before sorting, drops the files whose name the pattern surely rejects, counting them as the
+   * visit would (seen, filtered): a name search then sorts and visits only what may match. Hidden
+   * and ignored files stay for the visit, which names the first few it skips in walk order;
+   * symlinks and other entries go (never followed, never counted).
+   */
+  private dropUnmatchable(
+    dir: string,
+    entries: Entry[],
+    chain: IgnoreChain,
+    shortcuts: GlobShortcuts,
+  ): Entry[] {
+    const kept: Entry[] = [];
+    for (const e of entries) {
+      if (e.type === "dir") kept.push(e);
+      else if (e.type !== "file") continue;
+      else if (
+        e.name.charCodeAt(0) === 46 || shortcuts.fileNameMayMatch(e.name) ||
+        (chain.size > 0 && chain.ignores(joinUnder(dir, e.name), false, e.name))
+      ) kept.push(e);
+      else {
+        this.stats.filesSeen++;
+        this.stats.filesFiltered++;
       }
     }
-    const frame = stack[stack.length - 1]!;
-    const entry = frame.entries[frame.next++];
-    if (!entry) {
-      stack.pop();
-      continue;
-    }
-    const isDir = entry.type === "dir";
-    // Symlinks are not followed (as in ripgrep): a link could leave the tree or loop.
-    if (!isDir && entry.type !== "file") continue;
-    if (entry.name === ".git" && isDir) continue;
-    // A write in progress (or one a killed writer left): never the user's file, even hidden.
-    if (!isDir && entry.name.charCodeAt(0) === 46 && isWriteTempName(entry.name)) continue;
-    if (!options.includeHidden && entry.name.startsWith(".")) {
-      stats.hidden++;
-      if (entry.name === ".gitignore" && !isDir) stats.hiddenIgnoreFiles++;
-      else if (stats.hiddenSamples.length < SKIPPED_SAMPLES) {
-        stats.hiddenSamples.push({ path: joinUnder(frame.dir, entry.name), isDir });
-      }
-      continue;
-    }
-    const path = joinUnder(frame.dir, entry.name);
-    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir, entry.name)) {
-      stats.ignored++;
-      if (stats.ignoredSamples.length < SKIPPED_SAMPLES) {
-        const reason = frame.chain.explain(path, isDir);
-        stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
-      }
-      continue;
-    }
-    const counting = control.countOnly;
-    if (counting && !isDir && !options.filter) {
-      stats.filesSeen++;
-      if (++control.counted % WALK_BATCH === 0) yield [];
-      continue;
-    }
-    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
-    if (isDir) {
-      if (options.filter && !options.filter.keepsDir(rel)) continue;
-      if (options.maxDepth !== undefined && frame.depth >= options.maxDepth) {
-        if (counting) continue;
-        out.push({ kind: "cut", path, rel });
-        if (out.length >= WALK_BATCH) {
-          yield out;
-          out = [];
+    return kept;
+  }
+
+  /** The batches: visits entries until the stack is empty or the budget stops the walk. */
+  async *batches(): AsyncGenerator<WalkItem[]> {
+    const budget = this.options.budget;
+    let sinceBreath = 0;
+    while (this.stack.length > 0) {
+      // Local directories are listed synchronously: give the event loop turns between them.
+      if (budget && ++sinceBreath >= 256) {
+        sinceBreath = 0;
+        const stop = await budget.breathe();
+        if (stop) {
+          this.stats.stopped = stop;
+          break;
         }
+      }
+      const frame = this.stack[this.stack.length - 1]!;
+      const entry = frame.entries[frame.next++];
+      if (!entry) {
+        this.stack.pop();
         continue;
       }
-      await enter(path, rel, frame.depth + 1, frame.chain);
-      continue;
+      const into = this.visit(frame, entry);
+      if (into) await this.enter(into.path, into.rel, frame.depth + 1, frame.chain);
+      if (this.out.length >= WALK_BATCH || this.tick) {
+        this.tick = false;
+        yield this.out;
+        this.out = [];
+      }
     }
-    stats.filesSeen++;
-    if (options.filter && !options.filter.keepsFile(rel)) {
-      stats.filesFiltered++;
-      continue;
-    }
-    if (counting) {
-      if (++control.counted % WALK_BATCH === 0) yield [];
-      continue;
-    }
-    out.push(
-      entry.size === undefined
-        ? { kind: "file", path, rel }
-        : { kind: "file", path, rel, size: entry.size },
-    );
-    if (out.length >= WALK_BATCH) {
-      yield out;
-      out = [];
-    }
+    if (this.out.length > 0) yield this.out;
   }
-  if (out.length > 0) yield out;
+
+  /** Applies the rules to one entry: adds an item or a count, or returns the directory to enter. */
+  private visit(frame: Frame, entry: Entry): { path: string; rel: string } | null {
+    const isDir = entry.type === "dir";
+    if (this.skipped(frame, entry, isDir)) return null;
+    const path = joinUnder(frame.dir, entry.name);
+    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir, entry.name)) {
+      this.stats.ignored++;
+      if (this.stats.ignoredSamples.length < SKIPPED_SAMPLES) {
+        const reason = frame.chain.explain(path, isDir);
+        this.stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
+      }
+      return null;
+    }
+    const filter = this.options.filter;
+    if (this.control.countOnly && !isDir && !filter) {
+      this.stats.filesSeen++;
+      this.count();
+      return null;
+    }
+    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
+    if (isDir) return this.directory(frame, path, rel);
+    this.stats.filesSeen++;
+    if (filter && !filter.keepsFile(rel)) {
+      this.stats.filesFiltered++;
+      return null;
+    }
+    if (this.control.countOnly) this.count();
+    else {
+      this.out.push(
+        entry.size === undefined
+          ? { kind: "file", path, rel }
+          : { kind: "file", path, rel, size: entry.size },
+      );
+    }
+    return null;
+  }
+
+  /** Entries never walked: not a file or directory (symlinks are not followed, as in ripgrep: a
+   * link could leave the tree or loop), `.git`, a write in progress, and hidden ones. */
+  private skipped(frame: Frame, entry: Entry, isDir: boolean): boolean {
+    if (!isDir && entry.type !== "file") return true;
+    if (entry.name === ".git" && isDir) return true;
+    // A write in progress (or one a killed writer left): never the user's file, even hidden.
+    if (!isDir && entry.name.charCodeAt(0) === 46 && isWriteTempName(entry.name)) return true;
+    if (this.options.includeHidden || entry.name.charCodeAt(0) !== 46) return false;
+    this.stats.hidden++;
+    if (entry.name === ".gitignore" && !isDir) this.stats.hiddenIgnoreFiles++;
+    else if (this.stats.hiddenSamples.length < SKIPPED_SAMPLES) {
+      this.stats.hiddenSamples.push({ path: joinUnder(frame.dir, entry.name), isDir });
+    }
+    return true;
+  }
+
+  /** A directory that passed the rules: entered, cut by `max_depth`, or passed over. */
+  private directory(frame: Frame, path: string, rel: string): { path: string; rel: string } | null {
+    const options = this.options;
+    if (options.filter && !options.filter.keepsDir(rel)) return null;
+    if (options.maxDepth !== undefined && frame.depth >= options.maxDepth) {
+      if (!this.control.countOnly) this.out.push({ kind: "cut", path, rel });
+      return null;
+    }
+    // After the cut rows: a directory the pattern cannot reach inside is shown cut all the same.
+    if (this.shortcuts && !this.shortcuts.dirMayHold(rel)) {
+      this.stats.dirsPassedOver++;
+      return null;
+    }
+    return { path, rel };
+  }
+
+  private count(): void {
+    if (++this.control.counted % WALK_BATCH === 0) this.tick = true;
+  }
 }
 
 export interface FileContent<T> {
@@ -357,76 +437,103 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
   items: AsyncIterable<T>,
   options: ReadInOrderOptions<T> = {},
 ): AsyncGenerator<FileContent<T>> {
+  if (backend.readFiles) yield* readBatchesInOrder(backend, items, options);
+  else yield* readWindowInOrder(backend, items, options);
+}
+
+type Read = { data?: Uint8Array; size?: number; error?: Error };
+
+/** A read cut to `head` bytes (with the full size), or its data and size as they came. */
+function cutToHead(r: Read, head: number | undefined): { data?: Uint8Array; size?: number } {
+  if (!r.data) return {};
+  const size = r.size ?? r.data.length;
+  return head !== undefined && r.data.length > head
+    ? { data: r.data.subarray(0, head), size }
+    : { data: r.data, size };
+}
+
+/** readInOrder for backends with `readFiles`: batches of `options.batch` files. */
+async function* readBatchesInOrder<T extends { path: string; size?: number }>(
+  backend: FileBackend,
+  items: AsyncIterable<T>,
+  options: ReadInOrderOptions<T>,
+): AsyncGenerator<FileContent<T>> {
+  const batchSize = options.batch ?? 256;
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= batchSize) {
+      yield* readOneBatch(backend, batch, options);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield* readOneBatch(backend, batch, options);
+}
+
+/**
+ * One batch through `readFiles`. Items go out as soon as every earlier one has arrived: a
+ * backend that reads in order (local disk) then holds one file at a time, and the consumer can
+ * stop mid-batch. A file known to be bigger than the head is read alone, by range: a bulk stream
+ * (tar over ssh) would carry all of it.
+ */
+async function* readOneBatch<T extends { path: string; size?: number }>(
+  backend: FileBackend,
+  batch: readonly T[],
+  options: ReadInOrderOptions<T>,
+): AsyncGenerator<FileContent<T>> {
   const skip = options.skip ?? (() => false);
   const head = options.headBytes;
-  const limit = options.skipLargerThan;
-  const cut = (r: { data?: Uint8Array; size?: number }) =>
-    head !== undefined && r.data && r.data.length > head
-      ? { data: r.data.subarray(0, head), size: r.size ?? r.data.length }
-      : r.data
-      ? { data: r.data, size: r.size ?? r.data.length }
-      : {};
-  if (backend.readFiles) {
-    const batchSize = options.batch ?? 256;
-    let batch: T[] = [];
-    // A file known to be bigger than the head is read alone, by range: a bulk stream (tar over
-    // ssh) would carry all of it.
-    const alone = (item: T) => head !== undefined && (item.size ?? 0) > head;
-    const bulk: ReadFilesOptions = {
-      ...(head !== undefined && { headBytes: head }),
-      ...(limit !== undefined && { skipLargerThan: limit }),
-    };
-    const flush = async function* () {
-      const got = new Map<string, { data?: Uint8Array; size?: number; error?: Error }>();
-      const paths = batch.filter((b) => !skip(b) && !alone(b)).map((b) => b.path);
-      // Items go out as soon as every earlier one has arrived: a backend that reads in order
-      // (local disk) then holds one file at a time, and the consumer can stop mid-batch.
-      let next = 0;
-      const ready = async function* (): AsyncGenerator<FileContent<T>> {
-        while (next < batch.length) {
-          const item = batch[next]!;
-          if (skip(item)) {
-            next++;
-            yield { item };
-            continue;
-          }
-          if (alone(item)) {
-            next++;
-            yield await readHead(backend, item.path, head!).then(
-              ({ data, size }) => ({ item, data, size }),
-              (error) => ({ item, error: error as Error }),
-            );
-            continue;
-          }
-          const r = got.get(item.path);
-          if (!r) return;
-          got.delete(item.path);
-          next++;
-          yield r.data
-            ? { item, ...cut(r) }
-            : { item, error: r.error ?? new Error("not returned by readFiles") };
-        }
-      };
-      try {
-        for await (const r of readMany(backend, paths, bulk)) {
-          got.set(r.path, r);
-          yield* ready();
-        }
-        yield* ready();
-        for (; next < batch.length; next++) {
-          yield { item: batch[next]!, error: new Error("not returned by readFiles") };
-        }
-      } finally {
-        batch = [];
+  const alone = (item: T) => head !== undefined && (item.size ?? 0) > head;
+  const bulk: ReadFilesOptions = {
+    ...(head !== undefined && { headBytes: head }),
+    ...(options.skipLargerThan !== undefined && { skipLargerThan: options.skipLargerThan }),
+  };
+  const got = new Map<string, Read>();
+  const paths = batch.filter((b) => !skip(b) && !alone(b)).map((b) => b.path);
+  let next = 0;
+  const ready = async function* (): AsyncGenerator<FileContent<T>> {
+    while (next < batch.length) {
+      const item = batch[next]!;
+      if (skip(item)) {
+        next++;
+        yield { item };
+        continue;
       }
-    };
-    for await (const item of items) {
-      batch.push(item);
-      if (batch.length >= batchSize) yield* flush();
+      if (alone(item)) {
+        next++;
+        yield await readHead(backend, item.path, head!).then(
+          ({ data, size }) => ({ item, data, size }),
+          (error) => ({ item, error: error as Error }),
+        );
+        continue;
+      }
+      const r = got.get(item.path);
+      if (!r) return;
+      got.delete(item.path);
+      next++;
+      yield r.data
+        ? { item, ...cutToHead(r, head) }
+        : { item, error: r.error ?? new Error("not returned by readFiles") };
     }
-    if (batch.length > 0) yield* flush();
-    return;
+  };
+  for await (const r of readMany(backend, paths, bulk)) {
+    got.set(r.path, r);
+    yield* ready();
   }
+  yield* ready();
+  for (; next < batch.length; next++) {
+    yield { item: batch[next]!, error: new Error("not returned by readFiles") };
+  }
+}
+
+/** readInOrder for backends without `readFiles`: a window of reads in flight. */
+async function* readWindowInOrder<T extends { path: string; size?: number }>(
+  backend: FileBackend,
+  items: AsyncIterable<T>,
+  options: ReadInOrderOptions<T>,
+): AsyncGenerator<FileContent<T>> {
+  const skip = options.skip ?? (() => false);
+  const head = options.headBytes;
   const windowSize = options.window ?? 16;
   const pending: Promise<FileContent<T>>[] = [];
   const start = (item: T): Promise<FileContent<T>> =>
@@ -437,7 +544,7 @@ export async function* readInOrder<T extends { path: string; size?: number }>(
         ({ data, size }) => ({ item, data, size }),
         (error) => ({ item, error: error as Error }),
       )
-      : readWhole(backend, item.path, limit).then(
+      : readWhole(backend, item.path, options.skipLargerThan).then(
         (data) => ({ item, data }),
         (error) => ({ item, error: error as Error }),
       );

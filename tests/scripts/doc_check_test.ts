@@ -82,6 +82,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "EntryType",
       "FileBackend",
       "FileInfo",
+      "FileSummary",
       "ListTreeOptions",
       "LocalBackend",
       "MemoryBackend",

@@ -1,6 +1,7 @@
 // Local disk. The only code that reads and writes local files; everything above goes through
 // the FileBackend interface so that remote hosts behave the same.
 
+import * as fs from "node:fs";
 import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
@@ -19,6 +20,8 @@ import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
+import { fastListDir } from "./fast_dir.ts";
+import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -372,6 +375,8 @@ export class LocalBackend implements FileBackend {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
       // directory blocks the event loop for well under a millisecond.
       if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
+      const fast = fastListDir(path);
+      if (fast) return Promise.resolve(fast);
       const out: DirEntry[] = [];
       let lossy = false;
       for (const e of Deno.readDirSync(path)) {
@@ -398,24 +403,31 @@ export class LocalBackend implements FileBackend {
     paths: readonly string[],
     options: ReadFilesOptions = {},
   ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
-    const head = options.headBytes;
-    const limit = options.skipLargerThan;
+    for (const path of paths) yield readOneSync(path, options);
+  }
+
+  /**
+   * Listing summaries made beside the read: each file's head lands in one reused buffer and only
+   * its counts leave (no buffer per file, no stat for a file smaller than the head). Anything the
+   * quick read cannot settle (an empty file, an odd name, an error) takes readFiles' path, so its
+   * error is the one readFiles gives.
+   */
+  *summarizeFiles(
+    paths: readonly string[],
+    headBytes: number,
+  ): Iterable<{ path: string; summary?: FileSummary; error?: Error }> {
     for (const path of paths) {
-      let item: { path: string; data?: Uint8Array; size?: number; error?: Error };
-      try {
-        const read = (p: string) => {
-          const s = Deno.statSync(p);
-          refuseSpecial(path, s); // a FIFO would block the thread, a device never end
-          if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
-          return head === undefined || (s.size > 0 && s.size <= head)
-            ? { path, data: Deno.readFileSync(p), size: s.size }
-            : { path, data: readHeadSync(p, head), size: s.size };
-        };
-        item = hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
-      } catch (e) {
-        item = { path, error: mapFsError(e, "read", path) };
+      const quick = summarizeQuick(path, headBytes);
+      if (quick) {
+        yield { path, summary: quick };
+        continue;
       }
-      yield item;
+      const { data, size, error } = readOneSync(path, { headBytes });
+      if (!data) yield { path, error: error ?? new Error("no data") };
+      else {
+        const head = data.length > headBytes ? data.subarray(0, headBytes) : data;
+        yield { path, summary: summarizeHead(head, size ?? data.length) };
+      }
     }
   }
 
@@ -526,6 +538,65 @@ export class LocalBackend implements FileBackend {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+}
+
+/** One file for readFiles: stat, refuse anything but a regular file, read (its head). */
+function readOneSync(
+  path: string,
+  options: ReadFilesOptions,
+): { path: string; data?: Uint8Array; size?: number; error?: Error } {
+  const head = options.headBytes;
+  const limit = options.skipLargerThan;
+  try {
+    const read = (p: string) => {
+      const s = Deno.statSync(p);
+      refuseSpecial(path, s); // a FIFO would block the thread, a device never end
+      if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
+      return head === undefined || (s.size > 0 && s.size <= head)
+        ? { path, data: Deno.readFileSync(p), size: s.size }
+        : { path, data: readHeadSync(p, head), size: s.size };
+    };
+    return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
+  } catch (e) {
+    return { path, error: mapFsError(e, "read", path) };
+  }
+}
+
+/** The buffer of summarizeQuick, shared: each summary is made before the next read starts. */
+let summaryBuffer = new Uint8Array(0);
+
+/**
+ * A file's summary from an open, reads into the shared buffer and a close (a stat only when the
+ * head filled the buffer, for the full size); null when the careful path must decide. The walk
+ * saw a regular file: opened with O_NONBLOCK, a FIFO put in its place since cannot hang the
+ * thread, and it reads as empty, which goes to the careful path.
+ */
+function summarizeQuick(path: string, headBytes: number): FileSummary | null {
+  if (hasRawBytes(path) || headBytes <= 0) return null;
+  if (summaryBuffer.length < headBytes) summaryBuffer = new Uint8Array(headBytes);
+  const buf = summaryBuffer;
+  let fd = -1;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    let filled = 0;
+    while (filled < headBytes) {
+      const n = fs.readSync(fd, buf, filled, headBytes - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    if (filled === 0) return null;
+    let size = filled;
+    if (filled === headBytes) {
+      const info = fs.fstatSync(fd);
+      if (!info.isFile()) return null;
+      size = info.size;
+    }
+    return summarizeHead(buf.subarray(0, filled), size);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== -1) fs.closeSync(fd);
   }
 }
 

@@ -3,6 +3,7 @@
 // This file is the folder's public surface: what code outside lib/core/search/ uses.
 
 export { compileGlobs, GlobFilter } from "./glob.ts";
+export { type GlobShortcuts, globShortcuts } from "./glob_shortcuts.ts";
 export { IgnoreChain, type IgnoreReason } from "./ignore_rules.ts";
 export { windowAround } from "./line_window.ts";
 export {

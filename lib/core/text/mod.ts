@@ -26,6 +26,7 @@ export {
   type TextEncoding,
 } from "./text_file.ts";
 export { countLines, estimateTokens, textBytes } from "./token_estimate.ts";
+export { type FileSummary, summarizeHead } from "./head_summary.ts";
 export {
   CONTROL_PICTURES_NOTE,
   jsonStringBytes,

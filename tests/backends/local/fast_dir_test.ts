@@ -1,0 +1,56 @@
+import { assert, assertEquals } from "../../_assert.ts";
+import { tempDir, writeTree } from "../../_harness.ts";
+import { testNeeding } from "../../_requires.ts";
+import { fastListDir } from "../../../lib/backends/local/fast_dir.ts";
+import type { DirEntry } from "../../../lib/ops/file_backend.ts";
+
+const needsPosixFs = testNeeding("posix-fs");
+
+function viaDeno(path: string): DirEntry[] {
+  return [...Deno.readDirSync(path)].map((e) => ({
+    name: e.name,
+    type: e.isFile ? "file" : e.isDirectory ? "dir" : e.isSymlink ? "symlink" : "other",
+  }));
+}
+
+const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : 1);
+
+needsPosixFs(
+  "fastListDir lists what Deno.readDirSync lists, over many reads of entries",
+  async () => {
+    await using dir = await tempDir();
+    const files: Record<string, string> = {
+      ".hidden": "h",
+      "é accentué.txt": "x",
+      "日本語.md": "y",
+      "sub/inner.txt": "z",
+    };
+    // Enough long names for several 64 KiB getdents64 reads.
+    for (let i = 0; i < 3000; i++) files[`${"n".repeat(60)}-${i}.txt`] = "";
+    await writeTree(dir.path, files);
+    await Deno.symlink(`${dir.path}/sub`, `${dir.path}/link`);
+    const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
+    assert(mkfifo.success, "mkfifo");
+    const fast = fastListDir(dir.path);
+    if (fast === null) {
+      // No FFI on this runner (or not Linux): the backend uses Deno.readDirSync, tested elsewhere.
+      assert(Deno.build.os !== "linux", "fastListDir answers on Linux with FFI allowed");
+      return;
+    }
+    assertEquals(fast.sort(byName), viaDeno(dir.path).sort(byName));
+    assertEquals(fast.find((e) => e.name === "link")?.type, "symlink");
+    assertEquals(fast.find((e) => e.name === "pipe")?.type, "other");
+    assertEquals(fastListDir(`${dir.path}/sub`), [{ name: "inner.txt", type: "file" }]);
+  },
+);
+
+Deno.test("fastListDir leaves errors to the usual listing (null)", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "f.txt": "x" });
+  assertEquals(fastListDir(`${dir.path}/missing`), null);
+  assertEquals(fastListDir(`${dir.path}/f.txt`), null);
+  const empty = `${dir.path}/empty`;
+  await Deno.mkdir(empty);
+  const listed = fastListDir(empty);
+  assert(listed === null || listed.length === 0);
+});

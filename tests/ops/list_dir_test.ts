@@ -1,0 +1,74 @@
+import { assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
+import { tempDir, writeTree } from "../_harness.ts";
+import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { createSession } from "../../lib/ops/session.ts";
+import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
+import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import { testNeeding } from "../_requires.ts";
+
+const needsPosixFs = testNeeding("posix-fs");
+
+const text = (n: number, line = "some text here") =>
+  Array.from({ length: n }, (_, i) => `${line} ${i}`).join("\n") + "\n";
+
+function utf16le(value: string): Uint8Array {
+  const out = new Uint8Array(2 + value.length * 2);
+  out.set([0xff, 0xfe]);
+  for (let i = 0; i < value.length; i++) out[2 + i * 2] = value.charCodeAt(i);
+  return out;
+}
+
+Deno.test("local listing summaries give the rows that reading each head gives", async () => {
+  await using dir = await tempDir();
+  const exact = new Uint8Array(LIST_HEAD_BYTES).fill(0x61);
+  exact[100] = 10;
+  await writeTree(dir.path, {
+    "a.txt": text(3),
+    "crlf.txt": "one\r\ntwo\r\n",
+    "bom.txt": new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0a]),
+    "utf16.txt": utf16le("a\nb\nc"),
+    "bin.dat": new Uint8Array([1, 2, 0, 3]),
+    "empty.txt": "",
+    "no-newline.txt": "last line",
+    "big.log.txt": text(30_000), // over the head: estimated
+    "exact.txt": exact, // exactly the head: counted
+    "sub/deep/c.ts": text(2),
+  });
+  const local = new LocalBackend();
+  // The same disk without summaries: rows come from heads read in order, as for remote hosts.
+  const reading: FileBackend = Object.assign(Object.create(local), { summarizeFiles: undefined });
+  for (const args of [{ path: "." }, { path: ".", pattern: "*.txt" }] as ViewArgs[]) {
+    const views: string[] = [];
+    for (const backend of [local, reading]) {
+      const locations = new Locations(backend);
+      views.push(await runView(locations, createSession(locations.localAt(dir.path)), args));
+    }
+    assertEquals(views[0], views[1], JSON.stringify(args));
+  }
+  const locations = new Locations(local);
+  const rows = await runView(locations, createSession(locations.localAt(dir.path)), { path: "." });
+  assertMatch(rows, /\nbig\.log\.txt\t~(29|30),\d{3} lines \(estimated\)\t~[\d,]+ tokens\n/);
+  assertStringIncludes(rows, "exact.txt\t2 lines\t~65,536 tokens");
+  assertStringIncludes(rows, "utf16.txt\t3 lines\t");
+  assertStringIncludes(rows, "bin.dat\tbinary\t4 bytes");
+  assertStringIncludes(rows, "empty.txt\t0 lines\t~0 tokens");
+  assertStringIncludes(rows, "no-newline.txt\t1 line\t");
+});
+
+Deno.test("a file gone between the walk and its summary is listed as unreadable", () => {
+  const local = new LocalBackend();
+  const [gone] = [...local.summarizeFiles(["/nonexistent-anchorfs-dir/x.txt"], 1024)];
+  assertEquals(gone!.summary, undefined);
+  assertStringIncludes(gone!.error!.message, "/nonexistent-anchorfs-dir/x.txt");
+});
+
+needsPosixFs("a FIFO put where the walk saw a file is refused at once, not waited on", async () => {
+  await using dir = await tempDir();
+  const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
+  assertEquals(mkfifo.success, true);
+  const [pipe] = [...new LocalBackend().summarizeFiles([`${dir.path}/pipe`], 1024)];
+  assertEquals(pipe!.summary, undefined);
+  assertEquals((pipe!.error as { code?: string }).code, "NOT_A_REGULAR_FILE");
+});

@@ -1,0 +1,86 @@
+import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
+import { compileGlobs } from "../../lib/core/search/glob.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { createSession } from "../../lib/ops/session.ts";
+import { runView } from "../../lib/ops/view.ts";
+import { newWalkStats, walkFiles, type WalkOptions } from "../../lib/ops/walk.ts";
+
+const tree: Record<string, string> = {
+  "/repo/.gitignore": "*.log\nbuild/\n",
+  "/repo/package.json": "{}\n",
+  "/repo/app.log": "x\n",
+  "/repo/build/package.json": "{}\n",
+  "/repo/.hidden/package.json": "{}\n",
+  "/repo/src/a.ts": "a\n",
+  "/repo/src/package.json": "{}\n",
+  "/repo/src/deep/.gitignore": "!keep.log\npackage.json\n",
+  "/repo/src/deep/keep.log": "k\n",
+  "/repo/src/deep/package.json": "{}\n",
+  "/repo/src/deep/b.ts": "b\n",
+  "/repo/docs/x.md": "x\n",
+  "/repo/docs/sub/package.json": "{}\n",
+  "/repo/docs/sub/y.md": "y\n",
+  "/repo/only/dirs/z.txt": "z\n",
+};
+
+async function walk(backend: MemoryBackend, options: WalkOptions) {
+  const stats = newWalkStats();
+  const rels: string[] = [];
+  for await (const item of walkFiles(backend, "/repo", options, stats)) rels.push(item.rel);
+  return { rels, stats };
+}
+
+Deno.test("a walk with a pattern keeps exactly the files a full walk's filter keeps", async () => {
+  const backend = new MemoryBackend(tree);
+  const all = await walk(backend, { includeHidden: false });
+  for (
+    const pattern of [
+      "**/package.json",
+      "package.json",
+      "*.ts",
+      "*.md|!docs/sub/*",
+      "src/**",
+      "/src/*.ts",
+      "docs/**/*.md",
+      "*.log",
+      "src/deep/",
+      "*.{ts,md}",
+    ]
+  ) {
+    const filter = compileGlobs(pattern);
+    const got = await walk(backend, { includeHidden: false, filter });
+    assertEquals(got.rels, all.rels.filter((rel) => filter.keepsFile(rel)), pattern);
+    // Where the walk went everywhere, it names the same skipped entries (the empty-result text).
+    if (got.stats.dirsPassedOver > 0) continue;
+    assertEquals(got.stats.ignoredSamples, all.stats.ignoredSamples, pattern);
+    assertEquals(got.stats.hiddenSamples, all.stats.hiddenSamples, pattern);
+  }
+});
+
+Deno.test("a name pattern still counts every file it passed over, and a path pattern skips what it cannot reach", async () => {
+  const backend = new MemoryBackend(tree);
+  const all = await walk(backend, { includeHidden: false });
+  const names = await walk(backend, { includeHidden: false, filter: compileGlobs("*.md") });
+  assertEquals(names.stats.filesSeen, all.stats.filesSeen);
+  assertEquals(names.stats.filesFiltered, all.stats.filesSeen - 2);
+  assertEquals(names.stats.ignored, all.stats.ignored);
+  assertEquals(names.stats.hidden, all.stats.hidden);
+  const docs = await walk(backend, { includeHidden: false, filter: compileGlobs("docs/*.md") });
+  assertEquals(docs.rels, ["docs/x.md"]);
+  // Neither docs/sub, only nor src is entered: "docs/*.md" ends one level down, under docs.
+  assertEquals(docs.stats.dirsPassedOver, 3);
+  assertEquals(docs.stats.filesSeen, 2); // package.json and docs/x.md
+});
+
+Deno.test("a listing names directories cut by max_depth even where the pattern cannot reach", async () => {
+  const locations = new Locations(new MemoryBackend(tree));
+  const session = createSession(locations.localAt("/repo"));
+  const cut = await runView(locations, session, { path: ".", pattern: "docs/*.md", max_depth: 1 });
+  assertStringIncludes(cut, "docs/\tdirectory, not entered (max_depth 1)");
+  assertStringIncludes(cut, "src/\tdirectory, not entered (max_depth 1)");
+  // Nothing matches and every directory was passed over: a broader pattern is still offered.
+  const none = await runView(locations, session, { path: "only", pattern: "x/*.rs" });
+  assertStringIncludes(none, "scanned 0 files");
+  assertStringIncludes(none, 'Try a broader pattern or none: view {"path":"only"}.');
+});
