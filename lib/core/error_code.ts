@@ -96,6 +96,8 @@ export type ErrorCode =
   | "NOTHING_TO_UNDO"
   /** undo_edit refused: the file changed after the recorded edit. */
   | "UNDO_CONFLICT"
+  /** A write in place (a hard-linked file) was cut off; its recovery copy is still beside it. */
+  | "INTERRUPTED_WRITE"
   // Shell and jobs
   /** The shell policy refused the command (the message names the tool to use). */
   | "SHELL_POLICY"

@@ -19,6 +19,7 @@ import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
+import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -117,6 +118,12 @@ async function placeNew(temp: string, path: string): Promise<void> {
   await Deno.remove(temp).catch(() => {}); // left over: removed as dead by a later write
 }
 
+/** Whether `path` is a regular file with other hard links (then it is written in place). */
+async function hasOtherLinks(path: string): Promise<boolean> {
+  const info = await hosted(path, Deno.stat).catch(() => null);
+  return info !== null && info.isFile && (info.nlink ?? 1) > 1;
+}
+
 /** The owner of the file at `path` (null when there is none or it cannot be told). */
 async function ownerOf(path: string): Promise<{ uid: number; gid: number } | null> {
   const info = await hosted(path, Deno.stat).catch(() => null);
@@ -135,19 +142,6 @@ async function keepOwner(temp: string, owner: { uid: number; gid: number } | nul
     await Deno.chown(temp, owner.uid, owner.gid);
   } catch {
     await Deno.chown(temp, null, owner.gid).catch(() => {});
-  }
-}
-
-/** fsync of the folder after a rename; best effort (some file systems refuse it on folders). */
-async function syncDir(dir: string): Promise<void> {
-  let handle: Deno.FsFile | undefined;
-  try {
-    handle = await Deno.open(dir, { read: true });
-    await handle.sync();
-  } catch {
-    /* the data itself is synced; only the rename's durability is left to the OS */
-  } finally {
-    handle?.close();
   }
 }
 
@@ -307,6 +301,9 @@ export class LocalBackend implements FileBackend {
    * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    if (options.expect !== null && await hasOtherLinks(path)) {
+      return await this.writeLinked(path, data, options);
+    }
     const dir = parentPath(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
     const temp = `${dir === "/" ? "" : dir}/${
@@ -342,6 +339,33 @@ export class LocalBackend implements FileBackend {
       writesInFlight.delete(temp);
     }
     removeDeadTemps(dir, writesInFlight);
+  }
+
+  /**
+   * writeFileAtomic for a file with other hard links: written in place (write_in_place.ts), so
+   * the edit reaches every name of the file, as editors that keep links do.
+   */
+  private async writeLinked(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
+    const dir = parentPath(path);
+    const expect = options.expect ?? undefined; // never null here: the file exists
+    try {
+      await hosted(dir, (openDir) =>
+        hosted(path, async (open) => {
+          const target = {
+            open,
+            dir: openDir,
+            base: baseName(path).toWellFormed(),
+            shown: path,
+            shownDir: dir,
+          };
+          await refuseInterruptedWrite(target);
+          if (expect !== undefined) await checkUnchanged(open, expect);
+          const original = expect?.bytes ?? await Deno.readFile(open);
+          await writeInPlace(target, data, original, options.mode, writesInFlight);
+        }));
+    } catch (e) {
+      throw mapFsError(e, "write", path);
+    }
   }
 
   withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {

@@ -29,3 +29,22 @@ export function writeTempPid(name: string): number | "remote" | null {
  * pid was reused by another process, or a writer has been stuck for an hour.
  */
 export const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * `.NAME.anchorfs-PID-N-iINODE.orig`: the content a hard-linked file had before it is written in
+ * place, kept beside it until the write is verified. The inode number ties it to the file under
+ * any of its names. Not a temp name: the sweep of dead writers' temp files leaves it, since after
+ * a crash it may be the only whole copy of the file.
+ */
+const RECOVERY_NAME = /^\.(.+)\.anchorfs-(\d+)-(\d+)-i(\d+)\.orig$/;
+
+/** The recovery copy's name for writing `base` (inode `ino`) in place by process `pid`. */
+export function recoveryCopyName(base: string, pid: number, n: number, ino: number): string {
+  return `.${base}.anchorfs-${pid}-${n}-i${ino}.orig`;
+}
+
+/** The file a recovery copy belongs to and the pid that made it, or null for any other name. */
+export function recoveryCopyOf(name: string): { base: string; pid: number; ino: number } | null {
+  const m = RECOVERY_NAME.exec(name);
+  return m ? { base: m[1]!, pid: Number(m[2]), ino: Number(m[4]) } : null;
+}
