@@ -461,6 +461,19 @@ export class LocalBackend implements FileBackend {
     }
   }
 
+  /** Never asked for names that are not UTF-8: readLink reports no link for them. */
+  async symlink(target: string, path: string): Promise<void> {
+    try {
+      if (hasRawBytes(path) || hasRawBytes(target)) {
+        throw new Error("a symlink with a name that is not UTF-8 cannot be created here");
+      }
+      await Deno.symlink(target, path);
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) throw fileChanged(path);
+      throw mapFsError(e, "create the symlink", path);
+    }
+  }
+
   /**
    * writeFileAtomic for a name that is not UTF-8, with the same steps: the temp file gets a name
    * Deno can write (the target's with U+FFFD for its odd bytes) in the same folder, reached

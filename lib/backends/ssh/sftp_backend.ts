@@ -377,6 +377,35 @@ export class SftpBackend implements FileBackend {
     }
   }
 
+  async readLink(path: string): Promise<string | null> {
+    try {
+      return await this.sftp(
+        "read the symlink",
+        path,
+        "safe",
+        (sftp) => call<string>((cb) => sftp.readlink(path, cb)),
+      );
+    } catch {
+      return null; // not a symlink, or gone
+    }
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    try {
+      if ((await this.readLink(path)) !== null || (await this.stat(path)) !== null) {
+        throw fileChanged(this.shown(path));
+      }
+      await this.sftp(
+        "create the symlink",
+        path,
+        "unsafe",
+        (sftp) => call<void>((cb) => sftp.symlink(target, path, cb)),
+      );
+    } catch (e) {
+      throw mapSftpError(e, "create the symlink", this.shown(path));
+    }
+  }
+
   async homeDir(): Promise<string> {
     this.home ??= await this.realPath(".");
     return this.home;
