@@ -358,10 +358,11 @@ export class LocalBackend implements FileBackend {
             shown: path,
             shownDir: dir,
           };
-          await refuseInterruptedWrite(target);
-          if (expect !== undefined) await checkUnchanged(open, expect);
-          const original = expect?.bytes ?? await Deno.readFile(open);
-          await writeInPlace(target, data, original, options.mode, writesInFlight);
+          await writeInPlace(target, data, options.mode, writesInFlight, async () => {
+            await refuseInterruptedWrite(target);
+            if (expect !== undefined) await checkUnchanged(open, expect);
+            return expect?.bytes ?? await Deno.readFile(open);
+          });
         }));
     } catch (e) {
       throw mapFsError(e, "write", path);

@@ -11,7 +11,7 @@ import {
   writeTempName,
 } from "../../core/path/write_temp_name.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
-import { matchesExpected } from "../fs_errors.ts";
+import { lockTimeout, matchesExpected } from "../fs_errors.ts";
 import { isProcessAlive } from "./dead_temps.ts";
 
 /** The file written in place, as paths Deno can open (fd aliases for names that are not UTF-8). */
@@ -33,48 +33,70 @@ let copyCounter = 0;
 /** Recovery copies this process has in flight (never taken for a dead writer's). */
 const copiesInFlight = new Set<string>();
 
+/** How long a write in place waits for another writer of the same inode (as write_lock.ts). */
+const INODE_WAIT_MS = 30_000;
+
 /**
- * Writes `data` into the target's inode: the old content (`original`, what the file holds now)
- * goes to a recovery copy first (whole and fsynced before it gets its name; 0600), then the file is overwritten from the start,
- * cut to the new length, fsynced and read back. On any failure the old content is written back
- * and the copy removed; if even that fails the copy stays and the error names it.
+ * Writes `data` into the target's inode. Under an flock of the inode itself (writers through
+ * other names hold other path locks, so the path lock alone would let two of them interleave),
+ * `prepare` runs the checks and returns the old content; that goes to a recovery copy first
+ * (whole and fsynced before it gets its name; 0600), then the file is overwritten from the
+ * start, cut to the new length, fsynced and read back. On any failure the old content is written
+ * back and the copy removed; if even that fails the copy stays and the error names it.
  */
 export async function writeInPlace(
   target: InPlaceTarget,
   data: Uint8Array,
-  original: Uint8Array,
   mode: number | undefined,
   inFlight: Set<string>,
+  prepare: () => Promise<Uint8Array>,
 ): Promise<void> {
   // Opened first: a file this user may not write fails here, before anything was touched.
   const file = await Deno.open(target.open, { write: true });
-  const ino = (await file.stat()).ino ?? 0;
-  const name = recoveryCopyName(target.base, Deno.pid, ++copyCounter, ino);
-  const copy = `${target.dir}/${name}`;
-  copiesInFlight.add(copy);
   try {
-    await writeCopy(target, copy, original, inFlight);
+    await lockInode(file, target.shown);
+    const original = await prepare();
+    const ino = (await file.stat()).ino ?? 0;
+    const name = recoveryCopyName(target.base, Deno.pid, ++copyCounter, ino);
+    const copy = `${target.dir}/${name}`;
+    copiesInFlight.add(copy);
     try {
-      await overwrite(file, data);
-      if (mode !== undefined) await Deno.chmod(target.open, mode);
-      const back = await Deno.readFile(target.open);
-      if (!matchesExpected(back, { bytes: data })) {
-        throw new Error("the file read back differs from what was written");
-      }
-    } catch (e) {
+      await writeCopy(target, copy, original, inFlight);
       try {
-        await overwrite(file, original);
-      } catch {
-        throw interruptedWrite(target, `${target.shownDir}/${name}`, Deno.pid, e);
+        await overwrite(file, data);
+        if (mode !== undefined) await Deno.chmod(target.open, mode);
+        const back = await Deno.readFile(target.open);
+        if (!matchesExpected(back, { bytes: data })) {
+          throw new Error("the file read back differs from what was written");
+        }
+      } catch (e) {
+        try {
+          await overwrite(file, original);
+        } catch {
+          throw interruptedWrite(target, `${target.shownDir}/${name}`, Deno.pid, e);
+        }
+        await Deno.remove(copy).catch(() => {});
+        throw e;
       }
-      await Deno.remove(copy).catch(() => {});
-      throw e;
+      await Deno.remove(copy);
+      await syncDir(target.dir);
+    } finally {
+      copiesInFlight.delete(copy);
     }
-    await Deno.remove(copy);
-    await syncDir(target.dir);
   } finally {
-    copiesInFlight.delete(copy);
-    file.close();
+    file.close(); // also releases the flock
+  }
+}
+
+/** An exclusive flock of the open file, waited for a bounded time (then LOCK_TIMEOUT). */
+async function lockInode(file: Deno.FsFile, shown: string): Promise<void> {
+  const started = Date.now();
+  let pause = 2;
+  while (!(await file.tryLock(true))) {
+    const waited = Date.now() - started;
+    if (waited >= INODE_WAIT_MS) throw lockTimeout(shown, waited, shown);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 50);
   }
 }
 
