@@ -30,7 +30,12 @@ import { undoEdit } from "./undo_edit.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
-import { assertRegularFile, assertWithinLimit, createReadLimits } from "../read_limits.ts";
+import {
+  assertRegularFile,
+  assertWithinLimit,
+  createReadLimits,
+  describeSpecial,
+} from "../read_limits.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
@@ -151,6 +156,17 @@ function alreadyThere(session: Session, location: Location, info: FileInfo): Anc
       code: "IS_A_DIRECTORY",
       message: `${JSON.stringify(name)} is a directory; create makes files.`,
       hint: `Name a file inside it, e.g. ${JSON.stringify(`${name}/new_file.txt`)}.`,
+    });
+  }
+  if (info.type !== "file") {
+    return new AnchorError({
+      code: "NOT_A_REGULAR_FILE",
+      message: `${JSON.stringify(name)} already exists as ${
+        info.special === undefined ? "something other than a regular file" : describeSpecial(info)
+      }; create never replaces anything, so nothing was written.`,
+      hint: guide`If a file belongs there, remove it with the shell first (${
+        step("shell", { command: `rm -- ${shellQuote(name)}` })
+      }), then create it; or pick another name.`,
     });
   }
   return new AnchorError({
