@@ -54,6 +54,18 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       hint: guide`Check the path; ${step("view", { path })} to see what is there.`,
     });
   }
+  if (code === "ENAMETOOLONG") {
+    // The caller's to fix: retrying the same name cannot help.
+    return new AnchorError({
+      code: "INVALID_PATH",
+      message:
+        `Cannot ${action} ${
+          JSON.stringify(path)
+        }: a name in it is longer than the file system allows (255 bytes per name on most), so ` +
+        "nothing was changed.",
+      hint: "Use a shorter file name.",
+    });
+  }
   if (code === "ENOSPC") {
     return new AnchorError({
       code: "NO_SPACE",

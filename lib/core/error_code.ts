@@ -16,7 +16,7 @@ export type ErrorCode =
   | "INVALID_OPERATION"
   /** A line range is outside the file or reversed. */
   | "INVALID_RANGE"
-  /** A quoted path is not valid JSON string syntax (plus \xNN bytes), or a path holds a NUL. */
+  /** A quoted path is not valid JSON syntax (plus \xNN), holds a NUL, or a name is too long. */
   | "INVALID_PATH"
   /** A glob pattern does not parse. */
   | "INVALID_PATTERN"

@@ -15,3 +15,20 @@ Deno.test("creating a directory where a file is gives the caller's error, not 'r
   assertStringIncludes(error.message, "a file where a directory is needed");
   assertStringIncludes(error.hint!, `view {"path":"${dir.path}/a.txt"}`);
 });
+
+Deno.test("a name longer than the file system allows is the caller's INVALID_PATH, not 'retry once'", async () => {
+  await using dir = await tempDir();
+  const backend = new LocalBackend();
+  const path = `${dir.path}/${"n".repeat(300)}.txt`;
+  for (
+    const attempt of [
+      () => backend.stat(path),
+      () => backend.writeFileAtomic(path, new Uint8Array(1)),
+    ]
+  ) {
+    const e = await assertRejects(attempt) as AnchorError;
+    assertEquals([e.code, e.fault], ["INVALID_PATH", "caller"]);
+    assertStringIncludes(e.message, "longer than the file system allows");
+    assertEquals(e.hint, "Use a shorter file name.");
+  }
+});

@@ -95,7 +95,7 @@ test("a directory and a 3 GB sparse file are refused quickly and left as they we
   assertEquals(await Deno.readTextFile(`${root}/out.txt`), "o\n");
 });
 
-test("paths with a NUL are the caller's mistake; newlines and '..' are names like others", async () => {
+test("a NUL or a too-long name is the caller's mistake; newlines and '..' are names like others", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await writeTree(root, { "a.txt": "one\n", "d/keep.txt": "k\n" });
@@ -108,6 +108,14 @@ test("paths with a NUL are the caller's mistake; newlines and '..' are names lik
       assert(!r.text.includes("retry"), `a NUL is not worth a retry:\n${r.text}`);
     }
   }
+  const long = await server.call("text_editor", {
+    command: "create",
+    path: `${"n".repeat(300)}.txt`,
+    file_text: "x\n",
+  });
+  assertEquals(long.isError, true, long.text);
+  assertStringIncludes(long.text, "longer than the file system allows");
+  assertStringIncludes(long.text, "Next: Use a shorter file name.");
   const fixed = await server.call("text_editor", {
     command: "str_replace",
     path: "nul\0x.txt",
