@@ -55,7 +55,7 @@ export type ErrorCode =
   | "FILE_TOO_LARGE"
   /** A job's log is too large to view whole. */
   | "LOG_TOO_LARGE"
-  /** The path is read-only to the tools (a job's output log). */
+  /** The path is read-only to the tools (a job's log, a read-only or virtual file system). */
   | "READ_ONLY"
   /** The operating system refused access to the path. */
   | "PERMISSION_DENIED"

@@ -231,3 +231,23 @@ test("a file in a read-only folder (plain or hard-linked) is refused whole, noth
     await Deno.chmod(`${root}/ro`, 0o755);
   }
 });
+
+testNeeding("proc")(
+  "a file on /proc is refused as not writable there, not as missing",
+  async () => {
+    await using dir = await tempDir();
+    await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+    const r = await server.call("text_editor", {
+      command: "str_replace",
+      path: "/proc/version",
+      old_text: "Linux",
+      new_text: "X",
+    });
+    assertEquals(r.isError, true, r.text);
+    assertStringIncludes(
+      r.text,
+      'Cannot write "/proc/version": no new file can be made in its folder',
+    );
+    assert(!r.text.includes("No file or directory"), r.text);
+  },
+);

@@ -1,7 +1,13 @@
 // Local disk. The only code that reads and writes local files; everything above goes through
 // the FileBackend interface so that remote hosts behave the same.
 
-import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
+import {
+  fileChanged,
+  mapFsError,
+  matchesExpected,
+  noTempBeside,
+  notFound,
+} from "../fs_errors.ts";
 import type {
   DirEntry,
   EntryType,
@@ -334,6 +340,9 @@ export class LocalBackend implements FileBackend {
       await syncDir(dir); // the rename itself survives a power cut
     } catch (e) {
       await Deno.remove(temp).catch(() => {});
+      if (e instanceof Deno.errors.NotFound && await hosted(path, Deno.stat).catch(() => null)) {
+        throw noTempBeside(path);
+      }
       throw mapFsError(e, "write", path);
     } finally {
       writesInFlight.delete(temp);
