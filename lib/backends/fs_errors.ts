@@ -143,9 +143,10 @@ export function lockTimeout(path: string, waitedMs: number, lockFile: string): A
 export function noTempBeside(path: string): AnchorError {
   return new AnchorError({
     code: "READ_ONLY",
-    message: `Cannot write ${
-      JSON.stringify(path)
-    }: no new file can be made in its folder (a virtual file system such as /proc or /sys?), and ` +
+    message:
+      `Cannot write ${
+        JSON.stringify(path)
+      }: no new file can be made in its folder (a virtual file system such as /proc or /sys?), and ` +
       "edits write a temporary file beside the target first; nothing was written.",
     hint: "The arguments are fine; the edit tools cannot write there. If that file takes writes, " +
       "the user can write it with the shell (e.g. echo VALUE > FILE).",

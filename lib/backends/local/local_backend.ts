@@ -1,13 +1,7 @@
 // Local disk. The only code that reads and writes local files; everything above goes through
 // the FileBackend interface so that remote hosts behave the same.
 
-import {
-  fileChanged,
-  mapFsError,
-  matchesExpected,
-  noTempBeside,
-  notFound,
-} from "../fs_errors.ts";
+import { fileChanged, mapFsError, matchesExpected, noTempBeside, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
   EntryType,

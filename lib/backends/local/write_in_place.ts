@@ -12,7 +12,6 @@ import {
 } from "../../core/path/write_temp_name.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
 import { lockTimeout, matchesExpected } from "../fs_errors.ts";
-import { isProcessAlive } from "./dead_temps.ts";
 
 /** The file written in place, as paths Deno can open (fd aliases for names that are not UTF-8). */
 export interface InPlaceTarget {
@@ -101,10 +100,12 @@ async function lockInode(file: Deno.FsFile, shown: string): Promise<void> {
 }
 
 /**
- * Before a write in place: a recovery copy of this file (its inode, under any name in the folder)
- * left by a writer that is gone means that writer was stopped mid-way. If the file still equals the copy (the overwrite had not started,
- * or was undone), the copy is removed; otherwise the file may be half written and the write is
- * refused with INTERRUPTED_WRITE, naming the copy and the commands that settle it.
+ * Before a write in place, holding the inode's flock: every writer of the inode holds it while
+ * its copy exists, so a recovery copy of this inode (under any name in the folder) that is not
+ * ours is one a write left behind: its process was stopped, or could not put the old content
+ * back. If the file still equals the copy (the overwrite had not started, or was undone), the
+ * copy is removed; otherwise the file may be half written and the write is refused with
+ * INTERRUPTED_WRITE, naming the copy and the commands that settle it.
  */
 export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<void> {
   let entries: Deno.DirEntry[];
@@ -120,7 +121,6 @@ export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<voi
     if (!entry.isFile || of === null || of.ino !== ino) continue;
     const copy = `${target.dir}/${entry.name}`;
     if (copiesInFlight.has(copy)) continue;
-    if (of.pid !== Deno.pid && isProcessAlive(of.pid)) continue;
     const kept = await Deno.readFile(copy).catch(() => null);
     if (kept === null) continue;
     const now = await Deno.readFile(target.open).catch(() => null);
@@ -139,7 +139,7 @@ function interruptedWrite(
   cause?: unknown,
 ): AnchorError {
   const why = cause === undefined
-    ? `anchorfs process ${pid} stopped while writing it in place`
+    ? `a write in place by anchorfs process ${pid} did not finish`
     : `writing it in place failed (${(cause as Error)?.message ?? String(cause)}) and so did ` +
       "putting the old content back";
   const file = shellQuote(target.shown);

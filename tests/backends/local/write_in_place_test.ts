@@ -102,7 +102,7 @@ test("a dead writer's recovery copy that differs from the file: INTERRUPTED_WRIT
     })
   ) as AnchorError;
   assertEquals(e.code, "INTERRUPTED_WRITE");
-  assertStringIncludes(e.message, `anchorfs process ${pid} stopped while writing it in place`);
+  assertStringIncludes(e.message, `a write in place by anchorfs process ${pid} did not finish`);
   assertStringIncludes(e.message, JSON.stringify(`${dir.path}/${name}`));
   const hint = e.hint ?? "";
   assertStringIncludes(
@@ -123,16 +123,33 @@ test("a dead writer's recovery copy that differs from the file: INTERRUPTED_WRIT
   assertEquals(await Deno.readTextFile(`${dir.path}/b.txt`), "edit\n");
 });
 
-test("a live writer's recovery copy is left alone", async () => {
+test("a writer holding the file's lock is waited for; a copy left by a live process is reported", async () => {
   await using dir = await tempDir();
   const b = new LocalBackend();
   const a = `${dir.path}/a.txt`;
   await Deno.writeTextFile(a, "old\n");
   await Deno.link(a, `${dir.path}/b.txt`);
-  const parent = Deno.ppid; // runs, and is not this process
-  const copy = `${dir.path}/${recoveryCopyName("a.txt", parent, 1, inode(a))}`;
-  await Deno.writeTextFile(copy, "something else\n");
-  await b.writeFileAtomic(a, enc.encode("new\n"), { expect: { bytes: enc.encode("old\n") } });
-  assertEquals(await Deno.readTextFile(copy), "something else\n");
+  // Another writer of the inode (through any name) holds its flock: the write waits for it.
+  const other = await Deno.open(`${dir.path}/b.txt`, { read: true });
+  await other.lock(true);
+  let done = false;
+  const write = b.writeFileAtomic(a, enc.encode("new\n"), {
+    expect: { bytes: enc.encode("old\n") },
+  })
+    .then(() => done = true);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assertEquals([done, await Deno.readTextFile(a)], [false, "old\n"]);
+  await other.unlock();
+  other.close();
+  await write;
   assertEquals(await Deno.readTextFile(`${dir.path}/b.txt`), "new\n");
+  // A copy whose process still runs but holds no lock was left behind (a failed restore).
+  const copy = `${dir.path}/${recoveryCopyName("a.txt", Deno.ppid, 1, inode(a))}`;
+  await Deno.writeTextFile(copy, "something else\n");
+  const e = await assertRejects(() =>
+    b.writeFileAtomic(a, enc.encode("newer\n"), { expect: { bytes: enc.encode("new\n") } })
+  ) as AnchorError;
+  assertEquals(e.code, "INTERRUPTED_WRITE");
+  assertEquals(await Deno.readTextFile(copy), "something else\n");
+  assertEquals(await Deno.readTextFile(a), "new\n");
 });
