@@ -4,7 +4,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { RawServer, replyIsError, replyText, sleep } from "../../scripts/_reliability_server.ts";
-import { tempDir } from "../_harness.ts";
+import { startServer, tempDir } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
 
 const test = testNeeding("posix-fs", "bash");
@@ -93,3 +93,41 @@ test("kill -9 during an in-place write of a hard-linked file never loses the fil
 function copiesIn(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".orig"));
 }
+
+test("a half-written hard-linked file is reported by the next edit, and its hint's call restores it", async () => {
+  await using dir = await tempDir("anchorfs-faults-links-");
+  const file = `${dir.path}/a.txt`;
+  await Deno.writeTextFile(file, "NEW CONTENT HALFne two\nline three\n");
+  await Deno.link(file, `${dir.path}/b.txt`);
+  const gone = new Deno.Command("true").spawn();
+  await gone.status;
+  const ino = (await Deno.stat(file)).ino!;
+  const copy = `.a.txt.anchorfs-${gone.pid}-1-i${ino}.orig`;
+  await Deno.writeTextFile(`${dir.path}/${copy}`, "line one\nline two\nline three\n");
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const edit = await server.call("text_editor", {
+    command: "str_replace",
+    path: "b.txt",
+    old_text: "line three",
+    new_text: "LINE THREE",
+  });
+  assert(edit.isError, edit.text);
+  assertStringIncludes(edit.text, `"${dir.path}/b.txt" may be half written`);
+  assertStringIncludes(edit.text, copy);
+  assertEquals(await Deno.readTextFile(file), "NEW CONTENT HALFne two\nline three\n");
+  // The hint's first call, run as given through the server's own shell tool.
+  const call = /shell (\{"command":"cp -- (?:[^"\\]|\\.)*"\})/.exec(edit.text)?.[1];
+  assert(call !== undefined, edit.text);
+  const restored = await server.call("shell", JSON.parse(call));
+  assertEquals(restored.isError, false, restored.text);
+  assertEquals(await Deno.readTextFile(file), "line one\nline two\nline three\n");
+  assertEquals((await Deno.stat(file)).nlink, 2, "restored into the inode: still two names");
+  const retry = await server.call("text_editor", {
+    command: "str_replace",
+    path: "b.txt",
+    old_text: "line three",
+    new_text: "LINE THREE",
+  });
+  assertEquals(retry.isError, false, retry.text);
+  assertEquals(await Deno.readTextFile(file), "line one\nline two\nLINE THREE\n");
+});
