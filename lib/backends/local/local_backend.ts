@@ -370,6 +370,7 @@ export class LocalBackend implements FileBackend {
     } catch (e) {
       throw mapFsError(e, "write", path);
     }
+    if (!hasRawBytes(dir)) removeDeadTemps(dir, writesInFlight);
   }
 
   withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {

@@ -11,7 +11,7 @@ import {
   writeTempName,
 } from "../../core/path/write_temp_name.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
-import { lockTimeout, matchesExpected } from "../fs_errors.ts";
+import { fileChanged, lockTimeout, matchesExpected } from "../fs_errors.ts";
 
 /** The file written in place, as paths Deno can open (fd aliases for names that are not UTF-8). */
 export interface InPlaceTarget {
@@ -29,7 +29,7 @@ export interface InPlaceTarget {
 
 let copyCounter = 0;
 
-/** Recovery copies this process has in flight (never taken for a dead writer's). */
+/** Recovery copies this process has in flight (its own, never reported as left behind). */
 const copiesInFlight = new Set<string>();
 
 /** How long a write in place waits for another writer of the same inode (as write_lock.ts). */
@@ -56,6 +56,9 @@ export async function writeInPlace(
     await lockInode(file, target.shown);
     const original = await prepare();
     const ino = (await file.stat()).ino ?? 0;
+    // Another program may have renamed a new file over the name since the open: the checks
+    // read that one, so the inode held here would get an edit based on other content.
+    if ((await Deno.stat(target.open)).ino !== ino) throw fileChanged(target.shown);
     const name = recoveryCopyName(target.base, Deno.pid, ++copyCounter, ino);
     const copy = `${target.dir}/${name}`;
     copiesInFlight.add(copy);
