@@ -289,6 +289,7 @@ async function deleteFile(
   });
 }
 
+/** delete of a symlink: the link itself goes, and the undo record keeps what it held. */
 async function deleteLink(
   services: EditServices,
   session: Session,
