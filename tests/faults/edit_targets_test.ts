@@ -251,3 +251,20 @@ testNeeding("proc")(
     assert(!r.text.includes("No file or directory"), r.text);
   },
 );
+
+test("a 3 MB new_text is written whole and answered with a bounded result", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "one\ntwo\n" });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const huge = "x".repeat(3_000_000);
+  const r = await server.call("text_editor", {
+    command: "str_replace",
+    path: "a.txt",
+    old_text: "two",
+    new_text: huge,
+  });
+  assertEquals(r.isError, false, r.text.slice(0, 500));
+  assert(r.text.length < 10_000, `the result is ${r.text.length} characters`);
+  assertStringIncludes(r.text, "[line cut: 3,000,000 characters");
+  assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), `one\n${huge}\n`);
+});
