@@ -4,6 +4,7 @@
 // readers; a writer killed mid-way leaves the copy, and the next write of the file reports it.
 
 import { AnchorError } from "../../core/errors.ts";
+import { fnv1a32 } from "../../core/edit/line_id.ts";
 import { guide, step } from "../../core/next_step.ts";
 import {
   recoveryCopyName,
@@ -59,7 +60,8 @@ export async function writeInPlace(
     // Another program may have renamed a new file over the name since the open: the checks
     // read that one, so the inode held here would get an edit based on other content.
     if ((await Deno.stat(target.open)).ino !== ino) throw fileChanged(target.shown);
-    const name = recoveryCopyName(target.base, Deno.pid, ++copyCounter, ino);
+    const written = { size: data.length, fingerprint: fnv1a32(data) };
+    const name = recoveryCopyName(target.base, ++copyCounter, { pid: Deno.pid, ino, written });
     const copy = `${target.dir}/${name}`;
     copiesInFlight.add(copy);
     try {
@@ -108,7 +110,8 @@ async function lockInode(file: Deno.FsFile, shown: string): Promise<void> {
  * ours is one a write left behind: its process was stopped, or could not put the old content
  * back. If the file still equals the copy (the overwrite had not started, or was undone), the
  * copy is removed; otherwise the file may be half written and the write is refused with
- * INTERRUPTED_WRITE, naming the copy and the commands that settle it.
+ * INTERRUPTED_WRITE, naming the copy and the commands that settle it. A copy beside exactly the
+ * content its write was putting there is removed too: that write finished.
  */
 export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<void> {
   let entries: Deno.DirEntry[];
@@ -127,7 +130,11 @@ export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<voi
     const kept = await Deno.readFile(copy).catch(() => null);
     if (kept === null) continue;
     const now = await Deno.readFile(target.open).catch(() => null);
-    if (now !== null && matchesExpected(now, { bytes: kept })) {
+    // Still the old content (the overwrite had not begun, or was undone), or exactly what that
+    // write was putting there (it finished; only the copy's removal was cut off): nothing torn.
+    const finished = now !== null && now.length === of.written.size &&
+      fnv1a32(now) === of.written.fingerprint;
+    if (now !== null && (finished || matchesExpected(now, { bytes: kept }))) {
       await Deno.remove(copy).catch(() => {});
       continue;
     }

@@ -4,6 +4,7 @@
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { recoveryCopyName } from "../../../lib/core/path/write_temp_name.ts";
+import { fnv1a32 } from "../../../lib/core/edit/line_id.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { testNeeding } from "../../_requires.ts";
@@ -18,7 +19,15 @@ async function deadPid(): Promise<number> {
   return child.pid;
 }
 
-const inode = (path: string) => Deno.statSync(path).ino!;
+/** What a recovery copy's name records for a write of `text` into `path` by `pid`. */
+function copyOf(pid: number, path: string, text: string) {
+  const bytes = enc.encode(text);
+  return {
+    pid,
+    ino: Deno.statSync(path).ino!,
+    written: { size: bytes.length, fingerprint: fnv1a32(bytes) },
+  };
+}
 
 test("a write of a hard-linked file lands in every name, keeping inode and mode", async () => {
   await using dir = await tempDir();
@@ -79,7 +88,7 @@ test("a dead writer's recovery copy: equal to the file, it is removed and the wr
   const a = `${dir.path}/a.txt`;
   await Deno.writeTextFile(a, "old\n");
   await Deno.link(a, `${dir.path}/b.txt`);
-  const copy = `${dir.path}/${recoveryCopyName("a.txt", await deadPid(), 1, inode(a))}`;
+  const copy = `${dir.path}/${recoveryCopyName("a.txt", 1, copyOf(await deadPid(), a, "new\n"))}`;
   await Deno.writeTextFile(copy, "old\n"); // killed before the overwrite began
   await b.writeFileAtomic(a, enc.encode("new\n"), { expect: { bytes: enc.encode("old\n") } });
   assertEquals(await Deno.readTextFile(`${dir.path}/b.txt`), "new\n");
@@ -93,7 +102,7 @@ test("a dead writer's recovery copy that differs from the file: INTERRUPTED_WRIT
   await Deno.writeTextFile(a, "NEW HALFold line two\n"); // torn: a prefix of the new content
   await Deno.link(a, `${dir.path}/b.txt`);
   const pid = await deadPid();
-  const name = recoveryCopyName("a.txt", pid, 7, inode(a));
+  const name = recoveryCopyName("a.txt", 7, copyOf(pid, a, "NEW CONTENT\n"));
   await Deno.writeTextFile(`${dir.path}/${name}`, "old line one\nold line two\n");
   // Found through the file's other name too: the copy's name carries the inode.
   const e = await assertRejects(() =>
@@ -144,7 +153,7 @@ test("a writer holding the file's lock is waited for; a copy left by a live proc
   await write;
   assertEquals(await Deno.readTextFile(`${dir.path}/b.txt`), "new\n");
   // A copy whose process still runs but holds no lock was left behind (a failed restore).
-  const copy = `${dir.path}/${recoveryCopyName("a.txt", Deno.ppid, 1, inode(a))}`;
+  const copy = `${dir.path}/${recoveryCopyName("a.txt", 1, copyOf(Deno.ppid, a, "other\n"))}`;
   await Deno.writeTextFile(copy, "something else\n");
   const e = await assertRejects(() =>
     b.writeFileAtomic(a, enc.encode("newer\n"), { expect: { bytes: enc.encode("new\n") } })
@@ -152,4 +161,37 @@ test("a writer holding the file's lock is waited for; a copy left by a live proc
   assertEquals(e.code, "INTERRUPTED_WRITE");
   assertEquals(await Deno.readTextFile(copy), "something else\n");
   assertEquals(await Deno.readTextFile(a), "new\n");
+});
+
+test("a dead writer's copy beside exactly what it was writing is removed: that write finished", async () => {
+  await using dir = await tempDir();
+  const b = new LocalBackend();
+  const a = `${dir.path}/a.txt`;
+  await Deno.writeTextFile(a, "written\n"); // killed after the overwrite, before the copy went
+  await Deno.link(a, `${dir.path}/b.txt`);
+  const copy = `${dir.path}/${
+    recoveryCopyName("a.txt", 1, copyOf(await deadPid(), a, "written\n"))
+  }`;
+  await Deno.writeTextFile(copy, "before\n");
+  await b.writeFileAtomic(a, enc.encode("next\n"), { expect: { bytes: enc.encode("written\n") } });
+  assertEquals(await Deno.readTextFile(`${dir.path}/b.txt`), "next\n");
+  assert(!(await Deno.stat(copy).then(() => true, () => false)), "the copy is gone");
+});
+
+test("a file whose name is near the 255-byte limit is written, with or without other links", async () => {
+  await using dir = await tempDir();
+  const b = new LocalBackend();
+  for (const name of ["n".repeat(250), "é".repeat(125)]) {
+    const path = `${dir.path}/${name}`;
+    await Deno.writeTextFile(path, "one\n");
+    await b.writeFileAtomic(path, enc.encode("two\n"), { expect: { bytes: enc.encode("one\n") } });
+    assertEquals(await Deno.readTextFile(path), "two\n");
+    await Deno.link(path, `${dir.path}/link`);
+    await b.writeFileAtomic(path, enc.encode("three\n"), {
+      expect: { bytes: enc.encode("two\n") },
+    });
+    assertEquals(await Deno.readTextFile(`${dir.path}/link`), "three\n");
+    await Deno.remove(`${dir.path}/link`);
+  }
+  assertEquals([...Deno.readDirSync(dir.path)].length, 2, "no temp file or copy left");
 });
