@@ -54,6 +54,29 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       hint: guide`Check the path; ${step("view", { path })} to see what is there.`,
     });
   }
+  if (code === "EROFS") {
+    return new AnchorError({
+      code: "READ_ONLY",
+      message: `Cannot ${action} ${
+        JSON.stringify(path)
+      }: its file system is mounted read-only, so nothing was changed.`,
+      hint: "The arguments are fine; retrying cannot help. Write somewhere else, or ask the user " +
+        "to make that file system writable.",
+      fault: "environment",
+    });
+  }
+  if (code === "ENAMETOOLONG") {
+    // The caller's to fix: retrying the same name cannot help.
+    return new AnchorError({
+      code: "INVALID_PATH",
+      message:
+        `Cannot ${action} ${
+          JSON.stringify(path)
+        }: a name in it is longer than the file system allows (255 bytes per name on most), so ` +
+        "nothing was changed.",
+      hint: "Use a shorter file name.",
+    });
+  }
   if (code === "ENOSPC") {
     return new AnchorError({
       code: "NO_SPACE",
@@ -109,6 +132,24 @@ export function lockTimeout(path: string, waitedMs: number, lockFile: string): A
     hint:
       "The arguments are fine: retry the same call in a moment; if it keeps failing, ask the user " +
       "whether another anchorfs process is stuck writing that file.",
+    fault: "environment",
+  });
+}
+
+/**
+ * A write whose temporary file could not be created although the target exists: a virtual file
+ * system (/proc, /sys) that has files but lets no new one be made beside them.
+ */
+export function noTempBeside(path: string): AnchorError {
+  return new AnchorError({
+    code: "READ_ONLY",
+    message:
+      `Cannot write ${
+        JSON.stringify(path)
+      }: no new file can be made in its folder (a virtual file system such as /proc or /sys?), and ` +
+      "edits write a temporary file beside the target first; nothing was written.",
+    hint: "The arguments are fine; the edit tools cannot write there. If that file takes writes, " +
+      "the user can write it with the shell (e.g. echo VALUE > FILE).",
     fault: "environment",
   });
 }

@@ -16,7 +16,7 @@ export type ErrorCode =
   | "INVALID_OPERATION"
   /** A line range is outside the file or reversed. */
   | "INVALID_RANGE"
-  /** A quoted path is not valid JSON string syntax (plus \xNN bytes). */
+  /** A quoted path is not valid JSON syntax (plus \xNN), holds a NUL, or a name is too long. */
   | "INVALID_PATH"
   /** A glob pattern does not parse. */
   | "INVALID_PATTERN"
@@ -55,7 +55,7 @@ export type ErrorCode =
   | "FILE_TOO_LARGE"
   /** A job's log is too large to view whole. */
   | "LOG_TOO_LARGE"
-  /** The path is read-only to the tools (a job's output log). */
+  /** The path is read-only to the tools (a job's log, a read-only or virtual file system). */
   | "READ_ONLY"
   /** The operating system refused access to the path. */
   | "PERMISSION_DENIED"
@@ -96,6 +96,8 @@ export type ErrorCode =
   | "NOTHING_TO_UNDO"
   /** undo_edit refused: the file changed after the recorded edit. */
   | "UNDO_CONFLICT"
+  /** A write in place (a hard-linked file) was cut off; its recovery copy is still beside it. */
+  | "INTERRUPTED_WRITE"
   // Shell and jobs
   /** The shell policy refused the command (the message names the tool to use). */
   | "SHELL_POLICY"

@@ -135,6 +135,11 @@ export interface FileBackend {
    * null when `path` is not a symlink or does not exist. Used to explain refusals.
    */
   readLink?(path: string): Promise<string | null>;
+  /**
+   * Optional: creates a symlink at `path` holding `target` as written (not resolved); fails with
+   * FILE_CHANGED when anything, even a dangling link, is at `path`. Undo of a symlink's delete.
+   */
+  symlink?(target: string, path: string): Promise<void>;
   /** The user's home directory on that machine, for `~` in paths. */
   homeDir(): Promise<string>;
   /**

@@ -147,6 +147,7 @@ export class Locations {
           'Pass a file or directory path, e.g. "src/main.ts", "/etc/hosts" or "ssh://box/srv/app".',
       });
     }
+    if (text.includes("\0")) throw nulInPath(raw, text);
     if (isRemoteUrl(text)) {
       const parsed = parseRemoteUrl(text);
       if (!this.remote) {
@@ -182,4 +183,20 @@ export function siblingLocation(base: Location, path: string): Location {
   return base.remote
     ? { backend: base.backend, path, url: formatRemoteUrl(base.remote, path), remote: base.remote }
     : { backend: base.backend, path, url: path };
+}
+
+/**
+ * No file name can hold a NUL (the system ends the name there): refused as the caller's mistake
+ * before any lookup, rather than failing later as an I/O error that invites a retry.
+ */
+function nulInPath(raw: string, text: string): AnchorError {
+  const without = text.replaceAll("\0", "");
+  return new AnchorError({
+    code: "INVALID_PATH",
+    message: `The path ${JSON.stringify(raw)} holds a NUL character (\\u0000), which no file ` +
+      "name can contain; nothing was read or written.",
+    hint: without === ""
+      ? 'Pass a file or directory path, e.g. "src/main.ts".'
+      : `Name the file without it: ${JSON.stringify(without)}.`,
+  });
 }

@@ -15,10 +15,6 @@ const ALLOWED_LONG: Record<string, string> = {
   // One self-contained function on purpose: its source text is shipped to the scanner's workers.
   "lib/core/search/simd_find.ts finderModuleBytes": "a WebAssembly assembler, shipped as text",
   "lib/ops/search.ts searchRoots": "split on the match branch",
-  "lib/ops/edit/text_editor.ts createFile": "split on the editsafe branch",
-  "lib/ops/edit/text_editor.ts undoEdit": "split on the editsafe branch",
-  // undoEdit's body is one callback (the work done under the file's lock): it goes with undoEdit.
-  "lib/ops/edit/text_editor.ts (anonymous in CallExpression)": "split on the editsafe branch",
 };
 
 interface LongFunction {

@@ -178,6 +178,27 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
     await rejectsWith(() => b.removeFile(`${root}/gone.txt`), "NOT_FOUND");
   });
 
+  await t.step(
+    "symlink, when offered, makes a link holding the text given; removeFile removes the link",
+    async () => {
+      if (!b.symlink || !b.readLink) return;
+      await b.writeFileAtomic(`${root}/linked.txt`, enc.encode("target\n"));
+      await b.symlink("linked.txt", `${root}/link.txt`);
+      assertEquals(await b.readLink(`${root}/link.txt`), "linked.txt");
+      assertEquals(dec.decode(await b.readFile(`${root}/link.txt`)), "target\n");
+      await b.symlink("nowhere.txt", `${root}/dangling.txt`);
+      assertEquals(await b.readLink(`${root}/dangling.txt`), "nowhere.txt");
+      assertEquals(await b.readLink(`${root}/linked.txt`), null, "a file is not a link");
+      // Anything at the name, even a dangling link, is FILE_CHANGED: never replaced.
+      await rejectsWith(() => b.symlink!("x", `${root}/linked.txt`), "FILE_CHANGED");
+      await rejectsWith(() => b.symlink!("x", `${root}/dangling.txt`), "FILE_CHANGED");
+      await b.removeFile(`${root}/link.txt`);
+      await b.removeFile(`${root}/dangling.txt`);
+      assertEquals(await b.readLink(`${root}/link.txt`), null);
+      assertEquals(dec.decode(await b.readFile(`${root}/linked.txt`)), "target\n");
+    },
+  );
+
   await t.step("realPath and homeDir return absolute paths", async () => {
     assertEquals(await b.realPath(`${root}/list/a.txt`), `${root}/list/a.txt`);
     assert((await b.homeDir()).startsWith("/"));

@@ -15,6 +15,11 @@ export interface WritersOptions {
   lines?: number;
   /** The main.ts to run (default: this checkout's). */
   main?: string;
+  /**
+   * Other names of the shared file (hard links made before the first round): process p edits
+   * through `["shared.txt", ...links][p % (links.length + 1)]`.
+   */
+  links?: string[];
 }
 
 export interface WritersReport {
@@ -65,7 +70,11 @@ export async function runWriters(options: WritersOptions): Promise<WritersReport
     lostPerRound: [],
   };
   const servers: TestServer[] = [];
+  const names = ["shared.txt", ...(options.links ?? [])];
   try {
+    // Written in place each round (Deno.writeTextFile truncates), so the links stay links.
+    await Deno.writeTextFile(path, "");
+    for (const link of options.links ?? []) await Deno.link(path, `${options.dir}/${link}`);
     for (let p = 0; p < processes; p++) {
       servers.push(
         await startServer({
@@ -78,8 +87,9 @@ export async function runWriters(options: WritersOptions): Promise<WritersReport
     for (let round = 0; round < rounds; round++) {
       const original = Array.from({ length: lines }, (_, i) => lineText(i + 1, `r${round}`));
       await Deno.writeTextFile(path, `${original.join("\n")}\n`);
+      const nameOf = (p: number) => names[p % names.length]!;
       const views = await Promise.all(
-        servers.map((s) => s.call("view", { path: "shared.txt" })),
+        servers.map((s, p) => s.call("view", { path: nameOf(p) })),
       );
       const targets: { line: number; text: string; answer: Promise<string> }[] = [];
       let go!: () => void;
@@ -94,12 +104,12 @@ export async function runWriters(options: WritersOptions): Promise<WritersReport
             const r = e % 2 === 0 || id === null
               ? await server.call("text_editor", {
                 command: "str_replace",
-                path: "shared.txt",
+                path: nameOf(p),
                 old_text: old,
                 new_text: text,
               })
               : await server.call("batch_edit", {
-                path: "shared.txt",
+                path: nameOf(p),
                 operations: [{ op: "replace", start: id, content: text }],
               });
             return r.isError ? r.text : r.text.startsWith("Edited") ? "Edited" : r.text;

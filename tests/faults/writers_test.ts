@@ -15,6 +15,23 @@ Deno.test("3 server processes × 6 edits on distinct lines, 3 rounds: no answere
   assertEquals(r.landed, r.answered);
 });
 
+Deno.test("3 server processes editing one file through 3 hard-linked names: no answered edit is lost", async () => {
+  await using dir = await tempDir();
+  const r = await runWriters({
+    dir: dir.path,
+    processes: 3,
+    edits: 6,
+    rounds: 3,
+    lines: 24,
+    links: ["second-name.txt", "third-name.txt"],
+  });
+  assertEquals(r.lostPerRound, [0, 0, 0]);
+  assertEquals(r.otherCount, 0, r.other.join("\n---\n"));
+  assertEquals(r.answered + r.changed, r.sent);
+  assertEquals(r.landed, r.answered);
+  assertEquals((await Deno.stat(`${dir.path}/shared.txt`)).nlink, 3, "still one file");
+});
+
 const TEMP = /\.anchorfs-\d+(-\d+)+\.tmp$/;
 
 function temps(dir: string): string[] {

@@ -2,7 +2,7 @@
 // the FileBackend interface so that remote hosts behave the same.
 
 import * as fs from "node:fs";
-import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
+import { fileChanged, mapFsError, matchesExpected, noTempBeside, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
   EntryType,
@@ -22,6 +22,7 @@ import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDir } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
+import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -120,6 +121,12 @@ async function placeNew(temp: string, path: string): Promise<void> {
   await Deno.remove(temp).catch(() => {}); // left over: removed as dead by a later write
 }
 
+/** Whether `path` is a regular file with other hard links (then it is written in place). */
+async function hasOtherLinks(path: string): Promise<boolean> {
+  const info = await hosted(path, Deno.stat).catch(() => null);
+  return info !== null && info.isFile && (info.nlink ?? 1) > 1;
+}
+
 /** The owner of the file at `path` (null when there is none or it cannot be told). */
 async function ownerOf(path: string): Promise<{ uid: number; gid: number } | null> {
   const info = await hosted(path, Deno.stat).catch(() => null);
@@ -138,19 +145,6 @@ async function keepOwner(temp: string, owner: { uid: number; gid: number } | nul
     await Deno.chown(temp, owner.uid, owner.gid);
   } catch {
     await Deno.chown(temp, null, owner.gid).catch(() => {});
-  }
-}
-
-/** fsync of the folder after a rename; best effort (some file systems refuse it on folders). */
-async function syncDir(dir: string): Promise<void> {
-  let handle: Deno.FsFile | undefined;
-  try {
-    handle = await Deno.open(dir, { read: true });
-    await handle.sync();
-  } catch {
-    /* the data itself is synced; only the rename's durability is left to the OS */
-  } finally {
-    handle?.close();
   }
 }
 
@@ -310,6 +304,9 @@ export class LocalBackend implements FileBackend {
    * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    if (options.expect !== null && await hasOtherLinks(path)) {
+      return await this.writeLinked(path, data, options);
+    }
     const dir = parentPath(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
     const temp = `${dir === "/" ? "" : dir}/${
@@ -340,11 +337,43 @@ export class LocalBackend implements FileBackend {
       await syncDir(dir); // the rename itself survives a power cut
     } catch (e) {
       await Deno.remove(temp).catch(() => {});
+      if (e instanceof Deno.errors.NotFound && await hosted(path, Deno.stat).catch(() => null)) {
+        throw noTempBeside(path);
+      }
       throw mapFsError(e, "write", path);
     } finally {
       writesInFlight.delete(temp);
     }
     removeDeadTemps(dir, writesInFlight);
+  }
+
+  /**
+   * writeFileAtomic for a file with other hard links: written in place (write_in_place.ts), so
+   * the edit reaches every name of the file, as editors that keep links do.
+   */
+  private async writeLinked(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
+    const dir = parentPath(path);
+    const expect = options.expect ?? undefined; // never null here: the file exists
+    try {
+      await hosted(dir, (openDir) =>
+        hosted(path, async (open) => {
+          const target = {
+            open,
+            dir: openDir,
+            base: baseName(path).toWellFormed(),
+            shown: path,
+            shownDir: dir,
+          };
+          await writeInPlace(target, data, options.mode, writesInFlight, async () => {
+            await refuseInterruptedWrite(target);
+            if (expect !== undefined) await checkUnchanged(open, expect);
+            return expect?.bytes ?? await Deno.readFile(open);
+          });
+        }));
+    } catch (e) {
+      throw mapFsError(e, "write", path);
+    }
+    if (!hasRawBytes(dir)) removeDeadTemps(dir, writesInFlight);
   }
 
   withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
@@ -446,6 +475,19 @@ export class LocalBackend implements FileBackend {
       return await Deno.readLink(path);
     } catch {
       return null; // not a symlink, or gone
+    }
+  }
+
+  /** Never asked for names that are not UTF-8: readLink reports no link for them. */
+  async symlink(target: string, path: string): Promise<void> {
+    try {
+      if (hasRawBytes(path) || hasRawBytes(target)) {
+        throw new Error("a symlink with a name that is not UTF-8 cannot be created here");
+      }
+      await Deno.symlink(target, path);
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) throw fileChanged(path);
+      throw mapFsError(e, "create the symlink", path);
     }
   }
 

@@ -377,6 +377,35 @@ export class SftpBackend implements FileBackend {
     }
   }
 
+  async readLink(path: string): Promise<string | null> {
+    try {
+      return await this.sftp(
+        "read the symlink",
+        path,
+        "safe",
+        (sftp) => call<string>((cb) => sftp.readlink(path, cb)),
+      );
+    } catch {
+      return null; // not a symlink, or gone
+    }
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    try {
+      if ((await this.readLink(path)) !== null || (await this.stat(path)) !== null) {
+        throw fileChanged(this.shown(path));
+      }
+      await this.sftp(
+        "create the symlink",
+        path,
+        "unsafe",
+        (sftp) => call<void>((cb) => sftp.symlink(target, path, cb)),
+      );
+    } catch (e) {
+      throw mapSftpError(e, "create the symlink", this.shown(path));
+    }
+  }
+
   async homeDir(): Promise<string> {
     this.home ??= await this.realPath(".");
     return this.home;
@@ -494,13 +523,11 @@ export class SftpBackend implements FileBackend {
     bound: number | undefined,
   ): AsyncIterable<ReadFilesItem> {
     let stopped = false; // the consumer left early: drop the rest, let the stream run out
-    const queue: { path: string; data: Uint8Array; size: number }[] = [];
+    const handOff = new HandOff<{ path: string; data: Uint8Array; size: number }>();
     let queued = 0;
     let helper: RemoteHelper | undefined;
     let paused = false;
-    let finished = false;
     let failure: unknown;
-    let wake: (() => void) | undefined;
     const run = this.link.withHelper("read files", (h) => {
       helper = h; // a retry after a reconnect gets a new helper, not paused
       paused = false;
@@ -509,41 +536,30 @@ export class SftpBackend implements FileBackend {
         const path = entry.name.startsWith("/") ? entry.name : `/${entry.name}`;
         // Each file once: a stream retried after a reconnect repeats what already came.
         if (!pending.delete(path)) return;
-        queue.push({ path, data: entry.data, size: entry.data.length });
+        handOff.push({ path, data: entry.data, size: entry.data.length });
         queued += entry.data.length;
         if (queued > READ_AHEAD_BYTES && !paused) {
           paused = true;
           h.pause();
         }
-        wake?.();
       }, bound);
     }).catch((e) => {
       failure = e;
-    }).finally(() => {
-      finished = true;
-      wake?.();
-    });
+    }).finally(() => handOff.finish());
     try {
-      while (true) {
-        while (queue.length > 0) {
-          const item = queue.shift()!;
-          queued -= item.data.length;
-          if (paused && queued <= READ_AHEAD_BYTES / 2) {
-            paused = false;
-            helper?.resume();
-          }
-          yield item;
+      yield* handOff.drain((item) => {
+        queued -= item.data.length;
+        if (paused && queued <= READ_AHEAD_BYTES / 2) {
+          paused = false;
+          helper?.resume();
         }
-        if (finished) break;
-        await new Promise<void>((r) => wake = r);
-        wake = undefined;
-      }
+      });
     } finally {
-      if (!finished) {
+      if (!handOff.finished) {
         // The consumer stopped (an output cap, a cancelled call): the rest of the stream is
         // read and dropped in the background so the helper is ready for the next request.
         stopped = true;
-        queue.length = 0;
+        handOff.drop();
         if (paused) helper?.resume();
       }
     }
@@ -562,9 +578,7 @@ export class SftpBackend implements FileBackend {
   ): AsyncIterable<ReadFilesItem> {
     let stopped = false; // the consumer left early: reads still in flight are dropped
     const room = new ByteBudget(READ_AHEAD_BYTES);
-    const queue: { item: ReadFilesItem; release: () => void }[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
+    const handOff = new HandOff<{ item: ReadFilesItem; release: () => void }>();
     const all = forEachParallel(rest, async (path) => {
       if (stopped) return;
       let release = () => {};
@@ -577,26 +591,13 @@ export class SftpBackend implements FileBackend {
         item = { path, error: e as Error };
       }
       if (stopped) release();
-      else queue.push({ item, release });
-      wake?.();
-    }).finally(() => {
-      finished = true;
-      wake?.();
-    });
+      else handOff.push({ item, release });
+    }).finally(() => handOff.finish());
     try {
-      while (true) {
-        while (queue.length > 0) {
-          const { item, release } = queue.shift()!;
-          release();
-          yield item;
-        }
-        if (finished) break;
-        await new Promise<void>((r) => wake = r);
-        wake = undefined;
-      }
+      for await (const { item } of handOff.drain(({ release }) => release())) yield item;
     } finally {
       stopped = true;
-      for (const { release } of queue.splice(0)) release();
+      for (const { release } of handOff.drop()) release();
     }
     await all;
   }
@@ -647,6 +648,45 @@ export class SftpBackend implements FileBackend {
 
   async close(): Promise<void> {
     await this.link.close();
+  }
+}
+
+/**
+ * The hand-off between a bulk read's producers (a tar stream, parallel SFTP reads) and its
+ * consumer: items are yielded in arrival order until the producers finish; `taken` runs as each
+ * leaves the queue (to resume a paused stream, or free its bytes).
+ */
+class HandOff<T> {
+  private queue: T[] = [];
+  private wake: (() => void) | undefined;
+  finished = false;
+
+  push(item: T): void {
+    this.queue.push(item);
+    this.wake?.();
+  }
+
+  finish(): void {
+    this.finished = true;
+    this.wake?.();
+  }
+
+  async *drain(taken: (item: T) => void): AsyncIterable<T> {
+    while (true) {
+      while (this.queue.length > 0) {
+        const item = this.queue.shift()!;
+        taken(item);
+        yield item;
+      }
+      if (this.finished) return;
+      await new Promise<void>((r) => this.wake = r);
+      this.wake = undefined;
+    }
+  }
+
+  /** Empties the queue (the consumer left) and returns what was in it. */
+  drop(): T[] {
+    return this.queue.splice(0);
   }
 }
 

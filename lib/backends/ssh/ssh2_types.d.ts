@@ -92,6 +92,9 @@ export interface SFTPWrapper {
   unlink(path: string, cb: Callback<void>): void;
   readdir(path: string, cb: Callback<{ filename: string; attrs: Attributes }[]>): void;
   realpath(path: string, cb: Callback<string>): void;
+  readlink(path: string, cb: Callback<string>): void;
+  /** Creates `linkPath` pointing to `targetPath` (ssh2 swaps them for OpenSSH's server). */
+  symlink(targetPath: string, linkPath: string, cb: Callback<void>): void;
   ext_openssh_rename(from: string, to: string, cb: Callback<void>): void;
   ext_openssh_fsync(handle: Uint8Array, cb: Callback<void>): void;
   rmdir(path: string, cb: Callback<void>): void;

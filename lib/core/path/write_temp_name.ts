@@ -4,9 +4,29 @@
 /** `.NAME.anchorfs-PID-N.tmp` (local) or `.NAME.anchorfs-PID-TIME-N.tmp` (over SFTP). */
 const TEMP_NAME = /^\.(.+)\.anchorfs-(\d+)((?:-\d+)+)\.tmp$/;
 
+/**
+ * Most UTF-8 bytes of the target's name a temp or recovery name carries: names are limited to
+ * 255 bytes, and a target whose own name is near that must still get a temp file beside it (the
+ * name there is only for people reading a listing; nothing parses it back).
+ */
+const BASE_MAX_BYTES = 120;
+
+function shortBase(base: string): string {
+  const encoder = new TextEncoder();
+  if (encoder.encode(base).length <= BASE_MAX_BYTES) return base;
+  let out = "";
+  let bytes = 0;
+  for (const ch of base) {
+    bytes += encoder.encode(ch).length;
+    if (bytes > BASE_MAX_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+
 /** The temp file name for writing `base` by process `pid`; `parts` make it unique. */
 export function writeTempName(base: string, pid: number, ...parts: number[]): string {
-  return `.${base}.anchorfs-${[pid, ...parts].join("-")}.tmp`;
+  return `.${shortBase(base)}.anchorfs-${[pid, ...parts].join("-")}.tmp`;
 }
 
 /** Whether `name` (one path component) is a write's temporary file. */
@@ -29,3 +49,42 @@ export function writeTempPid(name: string): number | "remote" | null {
  * pid was reused by another process, or a writer has been stuck for an hour.
  */
 export const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * `.NAME.anchorfs-PID-N-iINODE-wSIZE-FNV.orig`: the content a hard-linked file had before it is
+ * written in place, kept beside it until the write is verified. The inode number ties it to the
+ * file under any of its names; SIZE and FNV (FNV-1a, 8 hex digits) are those of the content being
+ * written, so a copy found beside a file that holds exactly that content shows a write that
+ * finished. Not a temp name: the sweep of dead writers' temp files leaves it, since after a
+ * crash it may be the only whole copy of the file.
+ */
+const RECOVERY_NAME = /^\.(.+)\.anchorfs-(\d+)-(\d+)-i(\d+)-w(\d+)-([0-9a-f]{8})\.orig$/;
+
+/** What a recovery copy's name records (see RECOVERY_NAME). */
+export interface RecoveryCopy {
+  /** The process that made it. */
+  pid: number;
+  /** The inode of the file it belongs to. */
+  ino: number;
+  /** Size and FNV-1a of the content that write was putting in the file. */
+  written: { size: number; fingerprint: number };
+}
+
+/** The recovery copy's name for process `pid` writing `base` in place (`n` makes it unique). */
+export function recoveryCopyName(base: string, n: number, copy: RecoveryCopy): string {
+  const { size, fingerprint } = copy.written;
+  return `.${shortBase(base)}.anchorfs-${copy.pid}-${n}-i${copy.ino}-w${size}-${
+    (fingerprint >>> 0).toString(16).padStart(8, "0")
+  }.orig`;
+}
+
+/** What a recovery copy's name records, or null for any other name. */
+export function recoveryCopyOf(name: string): RecoveryCopy | null {
+  const m = RECOVERY_NAME.exec(name);
+  if (!m) return null;
+  return {
+    pid: Number(m[2]),
+    ino: Number(m[4]),
+    written: { size: Number(m[5]), fingerprint: parseInt(m[6]!, 16) },
+  };
+}

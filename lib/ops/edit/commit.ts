@@ -397,3 +397,16 @@ export function underLock<T>(
     () => location.backend.withWriteLock(at, body),
   );
 }
+
+/** After a file head: how many lines are not shown and the view that shows them. */
+export function restNote(
+  session: Session,
+  shownPath: string,
+  rest: number,
+  total: number,
+): string {
+  if (rest <= 0) return "";
+  return `[… ${plural(rest, "more line")} not shown: ${
+    session.steps(step("view", { path: shownPath, start: total - rest + 1 }))
+  }]`;
+}

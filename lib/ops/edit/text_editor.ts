@@ -3,31 +3,39 @@
 // backend, so the same code edits local and ssh:// files.
 
 import { AnchorError } from "../../core/errors.ts";
-import { renderEditDiff, renderFileHead } from "../../core/edit/edit_diff.ts";
+import { renderFileHead } from "../../core/edit/edit_diff.ts";
 import { planStrReplace } from "../../core/edit/str_replace/mod.ts";
 import { parentPath } from "../../core/path/path_text.ts";
 import { splitLines, type TextDoc } from "../../core/text/text_file.ts";
 import { encodeDoc } from "../../core/text/text_file.ts";
 import { guide, step, type ToolArgs } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
+import type { Location } from "../location.ts";
+import type { FileInfo } from "../file_backend.ts";
 import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,
-  decodeForDiff,
   displayPathOf,
   type EditOptions,
   type EditServices,
   recordShown,
   resolvePath,
   resolveWritePath,
+  restNote,
   underLock,
   writePathOf,
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
+import { undoEdit } from "./undo_edit.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
-import { assertRegularFile, assertWithinLimit, createReadLimits } from "../read_limits.ts";
+import {
+  assertRegularFile,
+  assertWithinLimit,
+  createReadLimits,
+  describeSpecial,
+} from "../read_limits.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
@@ -86,50 +94,12 @@ export async function createFile(
       file_text: "line one\n",
     });
   }
-  if (/[/\\]\s*$/.test(rawPath)) {
-    // Without this, "newdir/" resolves to "newdir" and becomes a file of that name.
-    // A loop, not /[/\\]+$/: that regex retries every start in a run of slashes (quadratic).
-    const trimmed = rawPath.trim();
-    let end = trimmed.length;
-    while (end > 0 && (trimmed[end - 1] === "/" || trimmed[end - 1] === "\\")) end--;
-    const dir = trimmed.slice(0, end);
-    throw new AnchorError({
-      code: "INVALID_ARGUMENT",
-      message: `path ${
-        JSON.stringify(rawPath)
-      } ends with "/": create makes a file and needs its name; nothing was written.`,
-      hint: guide`Folders are created automatically for a file inside them: ${
-        step("text_editor", {
-          command: "create",
-          path: `${dir === "" ? "" : `${dir}/`}new_file.txt`,
-          file_text: "line one\n",
-        })
-      }`,
-    });
-  }
+  // Without this, "newdir/" resolves to "newdir" and becomes a file of that name.
+  if (/[/\\]\s*$/.test(rawPath)) throw endsWithSlash(rawPath);
   const location = await resolveWritePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
-    if (info) {
-      throw new AnchorError({
-        code: info.type === "dir" ? "IS_A_DIRECTORY" : "FILE_EXISTS",
-        message: info.type === "dir"
-          ? `${
-            JSON.stringify(displayPathOf(session, location))
-          } is a directory; create makes files.`
-          : `${JSON.stringify(displayPathOf(session, location))} already exists (${
-            plural(info.size, "byte")
-          }); create never overwrites a file, nothing was ` +
-            "written.",
-        hint: info.type === "dir"
-          ? `Name a file inside it, e.g. ${
-            JSON.stringify(`${displayPathOf(session, location)}/new_file.txt`)
-          }.`
-          : guide`To change it, ${
-            step("view", { path: quotePath(displayPathOf(session, location)) })
-          } first, then use str_replace or batch_edit with the ids it shows.`,
-      });
-    }
+    if (info) throw alreadyThere(session, location, info);
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
     const bytes = encodeDoc(doc);
@@ -153,6 +123,60 @@ export async function createFile(
       head.text,
       restNote(session, shownPath, head.rest, lines.length),
     ].filter((l) => l !== "").join("\n");
+  });
+}
+
+/** create of "dir/": names a folder, not a file; the hint names a file inside it. */
+function endsWithSlash(rawPath: string): AnchorError {
+  // A loop, not /[/\\]+$/: that regex retries every start in a run of slashes (quadratic).
+  const trimmed = rawPath.trim();
+  let end = trimmed.length;
+  while (end > 0 && (trimmed[end - 1] === "/" || trimmed[end - 1] === "\\")) end--;
+  const dir = trimmed.slice(0, end);
+  return new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message: `path ${
+      JSON.stringify(rawPath)
+    } ends with "/": create makes a file and needs its name; nothing was written.`,
+    hint: guide`Folders are created automatically for a file inside them: ${
+      step("text_editor", {
+        command: "create",
+        path: `${dir === "" ? "" : `${dir}/`}new_file.txt`,
+        file_text: "line one\n",
+      })
+    }`,
+  });
+}
+
+/** create where something exists: create never overwrites (a folder, or a file to edit). */
+function alreadyThere(session: Session, location: Location, info: FileInfo): AnchorError {
+  const name = displayPathOf(session, location);
+  if (info.type === "dir") {
+    return new AnchorError({
+      code: "IS_A_DIRECTORY",
+      message: `${JSON.stringify(name)} is a directory; create makes files.`,
+      hint: `Name a file inside it, e.g. ${JSON.stringify(`${name}/new_file.txt`)}.`,
+    });
+  }
+  if (info.type !== "file") {
+    return new AnchorError({
+      code: "NOT_A_REGULAR_FILE",
+      message: `${JSON.stringify(name)} already exists as ${
+        info.special === undefined ? "something other than a regular file" : describeSpecial(info)
+      }; create never replaces anything, so nothing was written.`,
+      hint: guide`If a file belongs there, remove it with the shell first (${
+        step("shell", { command: `rm -- ${shellQuote(name)}` })
+      }), then create it; or pick another name.`,
+    });
+  }
+  return new AnchorError({
+    code: "FILE_EXISTS",
+    message: `${JSON.stringify(name)} already exists (${
+      plural(info.size, "byte")
+    }); create never overwrites a file, nothing was written.`,
+    hint: guide`To change it, ${
+      step("view", { path: quotePath(name) })
+    } first, then use str_replace or batch_edit with the ids it shows.`,
   });
 }
 
@@ -210,6 +234,9 @@ async function deleteFile(
   const location = await resolvePath(services, session, rawPath);
   const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
+    // A symlink is removed itself, and undo puts the same link back: its target is never read.
+    const link = await location.backend.readLink?.(location.path) ?? null;
+    if (link !== null) return await deleteLink(services, session, location, link);
     // readTextFile gives the missing-path and directory errors; binary files may be deleted too.
     const info = await location.backend.stat(location.path);
     if (!info || info.type === "dir") await readTextFile(services.locations, location);
@@ -262,102 +289,27 @@ async function deleteFile(
   });
 }
 
-async function undoEdit(
+/** delete of a symlink: the link itself goes, and the undo record keeps what it held. */
+async function deleteLink(
   services: EditServices,
   session: Session,
-  rawPath: string,
+  location: Location,
+  link: string,
 ): Promise<string> {
-  const location = await resolveWritePath(services, session, rawPath);
-  const key = fileKey(location);
-  const limits = services.reads ?? createReadLimits();
-  return await underLock(services, location, async () => {
-    const entry = services.undo.peek(key);
-    if (!entry) {
-      throw new AnchorError({
-        code: "NOTHING_TO_UNDO",
-        message: `No edit of ${
-          JSON.stringify(displayPathOf(session, location))
-        } to undo: this server has not changed it (or every edit was undone already).`,
-        hint: "undo_edit reverts edits made through text_editor, batch_edit and extract_lines " +
-          "in this server; check the path.",
-      });
-    }
-    const info = await location.backend.stat(location.path);
-    if (info && info.type !== "file" && info.type !== "dir") {
-      assertRegularFile(location.url, info, "undo_edit");
-    }
-    // A size other than what the edit left means the file changed: no need to read it whole.
-    const sizeChanged = info?.type === "file" && entry.after !== null &&
-      info.size !== entry.after.size;
-    const current = info?.type === "file" && !sizeChanged
-      ? await limits.budget.use(info.size, () => location.backend.readFile(location.path))
-      : null;
-    const now = current === null ? null : fingerprintBytes(current);
-    const matches = sizeChanged
-      ? false
-      : entry.after === null
-      ? now === null
-      : now !== null && now.size === entry.after.size &&
-        now.fingerprint === entry.after.fingerprint;
-    if (!matches) {
-      throw new AnchorError({
-        code: "UNDO_CONFLICT",
-        message:
-          `${
-            JSON.stringify(displayPathOf(session, location))
-          } changed after the last edit (${entry.action}) ` +
-          `by something other than this server; undoing would discard that change, so nothing ` +
-          "was written.",
-        hint: guide`${
-          step("view", { path: quotePath(displayPathOf(session, location)) })
-        } and fix it with str_replace or batch_edit instead.`,
-        fault: "environment",
-      });
-    }
-    if (entry.before === null) {
-      await location.backend.removeFile(writePathOf(location));
-    } else {
-      if (current === null) await location.backend.mkdirp(parentPath(writePathOf(location)));
-      await location.backend.writeFileAtomic(writePathOf(location), entry.before, {
-        ...(entry.mode !== null ? { mode: entry.mode } : {}),
-        expect: current ? { bytes: current } : null,
-      });
-    }
-    services.undo.pop(key);
-    const left = services.undo.depth(key);
-    const head = `Undid the last edit of ${
-      quotePath(displayPathOf(session, location))
-    } (${entry.action})${entry.before === null ? ": the file it created was removed" : ""}; ${
-      plural(left, "earlier edit")
-    } can still be undone.`;
-    session.shown.forget(key);
-    const before = decodeForDiff(current);
-    const after = entry.before === null ? null : decodeForDiff(entry.before);
-    if (!before || !after || entry.before === null) return head;
-    session.shown.replaceFile(key, []);
-    if (current === null) {
-      // A deleted file restored whole: counts and a short head, not the file.
-      const top = renderFileHead(after.lines);
-      recordShown(session, key, top.shown);
-      const shownPath = quotePath(displayPathOf(session, location));
-      return [
-        `${head} Restored ${plural(after.lines.length, "line")} (${
-          plural(entry.before.length, "byte")
-        }):`,
-        top.text,
-        restNote(session, shownPath, top.rest, after.lines.length),
-      ].filter((l) => l !== "").join("\n");
-    }
-    const diff = renderEditDiff(before.lines, after.lines);
-    recordShown(session, key, diff.shown);
-    return [head, diff.text].filter((l) => l !== "").join("\n");
+  await location.backend.removeFile(location.path);
+  services.undo.push(fileKey(location), {
+    action: "delete",
+    before: null,
+    mode: null,
+    after: null,
+    url: location.url,
+    link,
   });
-}
-
-/** After a file head: how many lines are not shown and the view that shows them. */
-function restNote(session: Session, shownPath: string, rest: number, total: number): string {
-  if (rest <= 0) return "";
-  return `[… ${plural(rest, "more line")} not shown: ${
-    session.steps(step("view", { path: shownPath, start: total - rest + 1 }))
-  }]`;
+  session.shown.forget(fileKey(location));
+  const shownPath = quotePath(displayPathOf(session, location));
+  return `Deleted ${shownPath} (a symlink to ${
+    JSON.stringify(link)
+  }; the file it points to is untouched). Undo with ${
+    session.steps(step("text_editor", { command: "undo_edit", path: shownPath }))
+  }.`;
 }

@@ -15,6 +15,8 @@ export interface UndoEntry {
   after: { size: number; fingerprint: number } | null;
   /** The path as shown to the agent. */
   url: string;
+  /** The edit deleted a symlink: what it held (its target as written), which undo puts back. */
+  link?: string;
 }
 
 export function fingerprintBytes(bytes: Uint8Array): { size: number; fingerprint: number } {

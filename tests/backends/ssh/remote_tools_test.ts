@@ -145,6 +145,22 @@ for (const kind of CLIENT_KINDS) {
       assertEquals(undo.isError, false, undo.text);
       assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 2;");
 
+      // A remote symlink's delete removes the link, and undo puts the same link back.
+      await Deno.symlink("src/app.ts", `${remote.path}/app-link.ts`);
+      const unlinked = await server.call("text_editor", {
+        command: "delete",
+        path: url("app-link.ts"),
+      });
+      assertEquals(unlinked.isError, false, unlinked.text);
+      assertStringIncludes(unlinked.text, 'a symlink to "src/app.ts"');
+      const relinked = await server.call("text_editor", {
+        command: "undo_edit",
+        path: url("app-link.ts"),
+      });
+      assertEquals(relinked.isError, false, relinked.text);
+      assertEquals(await Deno.readLink(`${remote.path}/app-link.ts`), "src/app.ts");
+      await Deno.remove(`${remote.path}/app-link.ts`);
+
       // workdir can move the session onto the remote host and back.
       const set = await server.call("workdir", {
         action: "set",

@@ -1,5 +1,7 @@
 import {
   isWriteTempName,
+  recoveryCopyName,
+  recoveryCopyOf,
   writeTempName,
   writeTempPid,
 } from "../../../lib/core/path/write_temp_name.ts";
@@ -18,5 +20,38 @@ Deno.test("write temp names round-trip and are told apart from the user's files"
   ];
   for (const [name, isTemp, pid] of cases) {
     assertEquals([name, isWriteTempName(name), writeTempPid(name)], [name, isTemp, pid]);
+  }
+});
+
+Deno.test("recovery copy names record pid, inode and what was written, and are not temp names", () => {
+  const copy = { pid: 42, ino: 987654321, written: { size: 12, fingerprint: 0xdeadbeef } };
+  const name = recoveryCopyName("a.txt", 3, copy);
+  assertEquals(name, ".a.txt.anchorfs-42-3-i987654321-w12-deadbeef.orig");
+  assertEquals(recoveryCopyOf(name), copy);
+  assertEquals(isWriteTempName(name), false, "the dead-temp sweep must leave it");
+  const small = recoveryCopyName("b", 1, { ...copy, written: { size: 0, fingerprint: 5 } });
+  assertEquals(recoveryCopyOf(small)?.written, { size: 0, fingerprint: 5 });
+  for (const other of ["a.txt.orig", ".a.txt.anchorfs-42-3-i9.orig", writeTempName("a", 1, 2)]) {
+    assertEquals(recoveryCopyOf(other), null, other);
+  }
+});
+
+Deno.test("temp and recovery names stay under 255 bytes for a target whose name is near it", () => {
+  for (const base of ["n".repeat(250), "é".repeat(127), "😀".repeat(63)]) {
+    const names = [
+      writeTempName(base, 4194304, 1700000000000, 99),
+      recoveryCopyName(base, 99, {
+        pid: 4194304,
+        ino: 2 ** 52,
+        written: { size: 2 ** 40, fingerprint: 0xffffffff },
+      }),
+    ];
+    for (const name of names) {
+      const bytes = new TextEncoder().encode(name).length;
+      assertEquals(bytes <= 255, true, `${bytes} bytes: ${name}`);
+      assertEquals(name.includes("\uFFFD"), false, "cut at a character, not inside one");
+    }
+    assertEquals(writeTempPid(names[0]!), "remote");
+    assertEquals(recoveryCopyOf(names[1]!)?.pid, 4194304);
   }
 });
