@@ -16,7 +16,7 @@ export type ErrorCode =
   | "INVALID_OPERATION"
   /** A line range is outside the file or reversed. */
   | "INVALID_RANGE"
-  /** A quoted path is not valid JSON string syntax (plus \xNN bytes). */
+  /** A path cannot be read: bad JSON string quoting, or Windows drive-relative (`C:foo`). */
   | "INVALID_PATH"
   /** A glob pattern does not parse. */
   | "INVALID_PATTERN"

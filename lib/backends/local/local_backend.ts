@@ -11,7 +11,8 @@ import type {
   SpecialKind,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
+import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
+import { currentPlatform } from "../platform/current_platform.ts";
 import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
@@ -245,11 +246,13 @@ async function readToEnd(file: Deno.FsFile, size: number): Promise<Uint8Array> {
  */
 export class LocalBackend implements FileBackend {
   readonly id = "local";
+  /** The platform's path rules (Windows: drive letters, `\`, UNC; case folded on macOS too). */
+  readonly paths: PathRules = pathRulesFor(currentPlatform());
   private readonly locks: LocalWriteLocks;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
-    this.locks = new LocalWriteLocks(options.locks);
+    this.locks = new LocalWriteLocks({ ...options.locks, paths: this.paths });
   }
 
   async stat(path: string): Promise<FileInfo | null> {
@@ -307,11 +310,12 @@ export class LocalBackend implements FileBackend {
    * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
-    const dir = parentPath(path);
+    const dir = this.paths.parent(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
-    const temp = `${dir === "/" ? "" : dir}/${
-      writeTempName(baseName(path), Deno.pid, ++tempCounter)
-    }`;
+    const temp = this.paths.join(
+      dir,
+      writeTempName(this.paths.baseName(path), Deno.pid, ++tempCounter),
+    );
     let mode = options.mode;
     writesInFlight.add(temp);
     try {
@@ -444,9 +448,13 @@ export class LocalBackend implements FileBackend {
    */
   private async writeRawName(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
     const names = raw(path);
-    const dir = parentPath(path);
-    const tempName = writeTempName(baseName(path).toWellFormed(), Deno.pid, ++tempCounter);
-    const tempByName = joinPath(dir, tempName);
+    const dir = this.paths.parent(path);
+    const tempName = writeTempName(
+      this.paths.baseName(path).toWellFormed(),
+      Deno.pid,
+      ++tempCounter,
+    );
+    const tempByName = this.paths.resolve(dir, tempName);
     try {
       let mode = options.mode;
       if (mode === undefined) {
@@ -508,7 +516,7 @@ export class LocalBackend implements FileBackend {
     const info = await this.stat(path);
     if (info?.type === "dir") return;
     if (!info) {
-      const parent = parentPath(path);
+      const parent = this.paths.parent(path);
       if (parent !== path) await this.mkdirp(parent);
       try {
         names.mkdir(path);
@@ -521,7 +529,11 @@ export class LocalBackend implements FileBackend {
   }
 
   homeDir(): Promise<string> {
-    return Promise.resolve(Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE") ?? "/");
+    const [home, profile] = [Deno.env.get("HOME"), Deno.env.get("USERPROFILE")];
+    // On Windows HOME may be a POSIX-style path set by Git Bash or MSYS; USERPROFILE is native.
+    return Promise.resolve(
+      (this.paths.style === "windows" ? profile ?? home : home ?? profile) ?? "/",
+    );
   }
 
   close(): Promise<void> {
