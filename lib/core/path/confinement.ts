@@ -2,6 +2,8 @@
 // of the allowed directories, and the intersection of two allowed sets. No I/O: resolving
 // symlinks happens in lib/ops/confinement.ts, which calls these with real paths only.
 
+import type { PathRules } from "./path_rules.ts";
+
 /** One directory the file tools may use: a tree on one backend, by its real (resolved) path. */
 export interface AllowedDir {
   /** The backend's id ("local", "ssh://user@host:22"); the same tree on another host is not it. */
@@ -10,6 +12,16 @@ export interface AllowedDir {
   path: string;
   /** How to show it: the plain path locally, ssh://host/path remotely. */
   url: string;
+  /**
+   * The backend's path rules, which decide what is inside (case folded on Windows and macOS);
+   * POSIX byte comparison when omitted.
+   */
+  paths?: Pick<PathRules, "isInside" | "key">;
+}
+
+/** `path` is `dir.path` or below it, by the rules of `dir`'s backend. */
+function holds(dir: AllowedDir, path: string): boolean {
+  return dir.paths ? dir.paths.isInside(path, dir.path) : isPathInside(path, dir.path);
 }
 
 /**
@@ -28,7 +40,7 @@ export function allowingDir(
   backendId: string,
   realPath: string,
 ): AllowedDir | undefined {
-  return allowed.find((a) => a.backendId === backendId && isPathInside(realPath, a.path));
+  return allowed.find((a) => a.backendId === backendId && holds(a, realPath));
 }
 
 /**
@@ -40,14 +52,15 @@ export function intersectAllowed(
   b: readonly AllowedDir[],
 ): AllowedDir[] {
   const out: AllowedDir[] = [];
+  const key = (dir: AllowedDir) => dir.paths ? dir.paths.key(dir.path) : dir.path;
   const add = (dir: AllowedDir) => {
-    if (!out.some((o) => o.backendId === dir.backendId && o.path === dir.path)) out.push(dir);
+    if (!out.some((o) => o.backendId === dir.backendId && key(o) === key(dir))) out.push(dir);
   };
   for (const x of a) {
     for (const y of b) {
       if (x.backendId !== y.backendId) continue;
-      if (isPathInside(x.path, y.path)) add(x);
-      else if (isPathInside(y.path, x.path)) add(y);
+      if (holds(y, x.path)) add(x);
+      else if (holds(x, y.path)) add(y);
     }
   }
   return out;
