@@ -102,6 +102,7 @@ export async function listDirectory(
   pattern: string | undefined,
 ): Promise<string> {
   const backend = location.backend;
+  const { show, sep } = backend.paths;
   const stats = newWalkStats();
   const shown = displayPath(session, location);
   const rows: string[] = [];
@@ -148,12 +149,14 @@ export async function listDirectory(
     if (item.kind === "cut") {
       cuts++;
       rows.push(
-        `${quotePath(`${item.rel}/`)}\tdirectory, not entered (max_depth ${options.maxDepth})`,
+        `${
+          quotePath(`${show(item.rel)}${sep}`)
+        }\tdirectory, not entered (max_depth ${options.maxDepth})`,
       );
       continue;
     }
     listed++;
-    const { row, binary } = fileRow(item.rel, data, size, error);
+    const { row, binary } = fileRow(show(item.rel), data, size, error);
     if (binary) binaries++;
     rows.push(row);
     // Between reads too, not only in the walk: 1,000 head reads over ssh take a while.

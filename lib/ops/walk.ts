@@ -2,10 +2,10 @@
 // .git/info/exclude, hidden entries, `max_depth` and the `pattern` globs. It streams files in
 // path order and never holds file contents. High-latency backends with `listTree` are listed in
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
+// Absolute paths are joined by the backend's path rules; ignore rules see them with `/`.
 
 import { GlobFilter } from "../core/search/glob.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
-import { parentPath } from "../core/path/path_text.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
@@ -107,12 +107,13 @@ async function bulkSource(
   });
   const children = new Map<string, (DirEntry & { size?: number })[]>();
   const ignoreFiles: string[] = [];
+  const { join, parent, sep } = backend.paths;
   for (const entry of listing) {
-    const abs = joinUnder(root, entry.path);
-    const dir = parentPath(abs);
+    const abs = join(root, entry.path);
+    const dir = parent(abs);
     let list = children.get(dir);
     if (!list) children.set(dir, list = []);
-    const name = abs.slice(abs.lastIndexOf("/") + 1);
+    const name = abs.slice(abs.lastIndexOf(sep) + 1);
     list.push({ name, type: entry.type, size: entry.size });
     if (name === ".gitignore" && entry.type === "file" && !entry.path.split("/").includes(".git")) {
       ignoreFiles.push(abs);
@@ -126,23 +127,20 @@ async function bulkSource(
     list: (dir) => Promise.resolve(children.get(dir) ?? []),
     readText: (path) =>
       texts.has(path) ||
-        (path.endsWith("/.gitignore") && path.startsWith(root === "/" ? "/" : `${root}/`))
+        (path.endsWith(`${sep}.gitignore`) && path.startsWith(join(root, "")))
         ? Promise.resolve(texts.get(path) ?? null)
         : readIgnoreFile(backend, path),
   };
 }
 
-function joinUnder(root: string, rel: string): string {
-  return root === "/" ? `/${rel}` : `${root}/${rel}`;
-}
-
 /** The nearest directory at or above `dir` holding `.git`, or null (a few stats, no listing). */
 async function findGitRoot(backend: FileBackend, dir: string): Promise<string | null> {
+  const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
-    const info = await backend.stat(d === "/" ? "/.git" : `${d}/.git`).catch(() => null);
+    const info = await backend.stat(join(d, ".git")).catch(() => null);
     if (info) return d;
-    if (d === "/") return null;
-    d = parentPath(d);
+    if (parent(d) === d) return null;
+    d = parent(d);
   }
   return null;
 }
@@ -155,15 +153,16 @@ async function rulesAbove(backend: FileBackend, root: string, source: DirSource)
   let chain = IgnoreChain.EMPTY;
   const gitRoot = await findGitRoot(backend, root);
   if (gitRoot === null) return chain;
-  const excludePath = joinUnder(gitRoot, ".git/info/exclude");
+  const { join, parent, slashed } = backend.paths;
+  const excludePath = join(gitRoot, ".git/info/exclude");
   const exclude = await source.readText(excludePath);
-  if (exclude) chain = chain.with(gitRoot, exclude, excludePath);
+  if (exclude) chain = chain.with(slashed(gitRoot), exclude, excludePath);
   const dirs: string[] = [];
-  for (let d = root; d !== gitRoot && d !== "/"; d = parentPath(d)) dirs.unshift(parentPath(d));
+  for (let d = root; d !== gitRoot && parent(d) !== d; d = parent(d)) dirs.unshift(parent(d));
   for (const d of dirs) {
-    const path = joinUnder(d, ".gitignore");
+    const path = join(d, ".gitignore");
     const text = await source.readText(path);
-    if (text) chain = chain.with(d, text, path);
+    if (text) chain = chain.with(slashed(d), text, path);
   }
   return chain;
 }
@@ -212,6 +211,7 @@ export async function* walkBatches(
       .catch(() => source);
   }
   const chain = await rulesAbove(backend, root, source);
+  const { join, slashed } = backend.paths;
   // One generator with an explicit stack: nested `yield*` would pass every file through one
   // promise hop per directory level, which dominated the walk on deep trees.
   interface Frame {
@@ -234,9 +234,9 @@ export async function* walkBatches(
     if (!control.countOnly) entries.sort(byName);
     let chain = inherited;
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
-      const path = joinUnder(dir, ".gitignore");
+      const path = join(dir, ".gitignore");
       const text = await source.readText(path);
-      if (text) chain = chain.with(dir, text, path);
+      if (text) chain = chain.with(slashed(dir), text, path);
     }
     stack.push({ dir, relDir, depth, chain, entries, next: 0 });
   };
@@ -270,15 +270,15 @@ export async function* walkBatches(
       stats.hidden++;
       if (entry.name === ".gitignore" && !isDir) stats.hiddenIgnoreFiles++;
       else if (stats.hiddenSamples.length < SKIPPED_SAMPLES) {
-        stats.hiddenSamples.push({ path: joinUnder(frame.dir, entry.name), isDir });
+        stats.hiddenSamples.push({ path: join(frame.dir, entry.name), isDir });
       }
       continue;
     }
-    const path = joinUnder(frame.dir, entry.name);
-    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir, entry.name)) {
+    const path = join(frame.dir, entry.name);
+    if (frame.chain.size > 0 && frame.chain.ignores(slashed(path), isDir, entry.name)) {
       stats.ignored++;
       if (stats.ignoredSamples.length < SKIPPED_SAMPLES) {
-        const reason = frame.chain.explain(path, isDir);
+        const reason = frame.chain.explain(slashed(path), isDir);
         stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
       }
       continue;
