@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
-import { parentPath } from "../core/path/path_text.ts";
+import type { PathRules } from "../core/path/path_rules.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location } from "../ops/location.ts";
 import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
@@ -119,7 +119,7 @@ function parseTailBytes(raw: string | undefined): number {
 }
 
 /** --path must be a folder: a file gets its folder as the hint, a missing path says so. */
-function notARoot(path: string, type: string | undefined): AnchorError {
+function notARoot(path: string, type: string | undefined, rules: PathRules): AnchorError {
   if (type === undefined) {
     return new AnchorError({
       code: "NOT_FOUND",
@@ -127,7 +127,7 @@ function notARoot(path: string, type: string | undefined): AnchorError {
       hint: "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.",
     });
   }
-  const folder = type === "file" ? parentPath(path.replace(/\/+$/, "")) : undefined;
+  const folder = type === "file" ? rules.parent(path.replace(/\/+$/, "")) : undefined;
   return new AnchorError({
     code: "NOT_A_DIRECTORY",
     message: `--path ${JSON.stringify(path)} is ${
@@ -287,7 +287,7 @@ export async function runMcpCommand(
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
-    if (info?.type !== "dir") throw notARoot(values.path ?? ".", info?.type);
+    if (info?.type !== "dir") throw notARoot(values.path ?? ".", info?.type, root.backend.paths);
     if (confinement && shell) {
       logLine(
         "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
