@@ -316,7 +316,9 @@ async function undoEdit(
     if (entry.before === null) {
       await location.backend.removeFile(writePathOf(location));
     } else {
-      if (current === null) await location.backend.mkdirp(location.backend.paths.parent(writePathOf(location)));
+      if (current === null) {
+        await location.backend.mkdirp(location.backend.paths.parent(writePathOf(location)));
+      }
       await location.backend.writeFileAtomic(writePathOf(location), entry.before, {
         ...(entry.mode !== null ? { mode: entry.mode } : {}),
         expect: current ? { bytes: current } : null,
