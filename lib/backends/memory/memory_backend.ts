@@ -82,10 +82,12 @@ export class MemoryBackend implements FileBackend {
     this.addDir(this.paths.parent(path));
   }
 
+  /** The file at `path` under any spelling the rules accept, if there is one. */
   private file(path: string): MemFile | undefined {
     return this.files.get(this.paths.key(path));
   }
 
+  /** Whether a directory is at `path`, under any spelling the rules accept. */
   private isDir(path: string): boolean {
     return this.dirs.has(this.paths.key(path));
   }
