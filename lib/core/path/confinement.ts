@@ -2,8 +2,6 @@
 // of the allowed directories, and the intersection of two allowed sets. No I/O: resolving
 // symlinks happens in lib/ops/confinement.ts, which calls these with real paths only.
 
-import type { PathRules } from "./path_rules.ts";
-
 /** One directory the file tools may use: a tree on one backend, by its real (resolved) path. */
 export interface AllowedDir {
   /** The backend's id ("local", "ssh://user@host:22"); the same tree on another host is not it. */
@@ -13,10 +11,13 @@ export interface AllowedDir {
   /** How to show it: the plain path locally, ssh://host/path remotely. */
   url: string;
   /**
-   * The backend's path rules, which decide what is inside (case folded on Windows and macOS);
+   * The backend's path rules (a PathRules), which decide what is inside (case folded on Windows and macOS);
    * POSIX byte comparison when omitted.
    */
-  paths?: Pick<PathRules, "isInside" | "key">;
+  paths?: {
+    isInside(path: string, dir: string): boolean;
+    key(path: string): string;
+  };
 }
 
 /** `path` is `dir.path` or below it, by the rules of `dir`'s backend. */
