@@ -116,7 +116,8 @@ export type {
 export type { FileSummary } from "./lib/core/text/head_summary.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
 export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
-export { MemoryBackend } from "./lib/backends/memory/memory_backend.ts";
+export { MemoryBackend, type MemoryBackendOptions } from "./lib/backends/memory/memory_backend.ts";
+export { MACOS_PATHS, type PathRules, POSIX_PATHS, WINDOWS_PATHS } from "./lib/core/path/mod.ts";
 
 // Services, locations and sessions.
 export { closeServices, createServices, type ServiceOptions } from "./lib/compose.ts";

@@ -16,7 +16,10 @@ export type ErrorCode =
   | "INVALID_OPERATION"
   /** A line range is outside the file or reversed. */
   | "INVALID_RANGE"
-  /** A quoted path is not valid JSON syntax (plus \xNN), holds a NUL, or a name is too long. */
+  /**
+   * A path cannot be used: bad JSON string quoting (plus \xNN), a NUL, a name too long, or a
+   * Windows drive-relative path (`C:foo`).
+   */
   | "INVALID_PATH"
   /** A glob pattern does not parse. */
   | "INVALID_PATTERN"

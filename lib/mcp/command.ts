@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
-import { parentPath } from "../core/path/path_text.ts";
+import type { PathRules } from "../core/path/path_rules.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location, Locations } from "../ops/location.ts";
 import { nearestExistingParentUrl } from "../ops/missing_path.ts";
@@ -144,6 +144,7 @@ async function notARoot(
   root: Location,
   path: string,
   type: string | undefined,
+  rules: PathRules,
 ): Promise<AnchorError> {
   if (type === undefined) {
     const parentUrl = await nearestExistingParentUrl(locations, root);
@@ -160,7 +161,7 @@ async function notARoot(
       ),
     });
   }
-  const folder = type === "file" ? parentPath(path.replace(/\/+$/, "")) : undefined;
+  const folder = type === "file" ? rules.parent(path.replace(/\/+$/, "")) : undefined;
   return new AnchorError({
     code: "NOT_A_DIRECTORY",
     message: `--path ${JSON.stringify(path)} is ${
@@ -318,7 +319,13 @@ export async function runMcpCommand(
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
     if (info?.type !== "dir") {
-      throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
+      throw await notARoot(
+        services.locations,
+        root,
+        values.path ?? ".",
+        info?.type,
+        root.backend.paths,
+      );
     }
     if (confinement && shell) {
       logLine(

@@ -9,10 +9,8 @@ import {
   type AllowedDir,
   allowingDir,
   describeAllowed,
-  fileUriPath,
   intersectAllowed,
 } from "../core/path/confinement.ts";
-import { baseName, joinPath, parentPath } from "../core/path/path_text.ts";
 import { hasRawBytes } from "../core/path/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
 import { formatRemoteUrl, type RemoteTarget } from "../core/ssh/remote_url.ts";
@@ -45,6 +43,7 @@ export async function realPathOf(location: Location): Promise<string> {
 export async function resolveReal(
   location: Location,
 ): Promise<{ real: string; dangling?: string }> {
+  const rules = location.backend.paths;
   const tail: string[] = [];
   let path = location.path;
   for (let i = 0; i < 4096; i++) {
@@ -52,13 +51,13 @@ export async function resolveReal(
       const real = await location.backend.realPath(path);
       if (tail.length === 0) return { real };
       const first = tail[0]!;
-      const dangling = await isSymlink(location, joinPath(path, first), first);
-      const full = joinPath(real, tail.join("/"));
-      return dangling ? { real: full, dangling: joinPath(path, first) } : { real: full };
+      const dangling = await isSymlink(location, rules.resolve(path, first), first);
+      const full = rules.resolve(real, tail.join(rules.sep));
+      return dangling ? { real: full, dangling: rules.resolve(path, first) } : { real: full };
     } catch {
-      if (path === "/") break;
-      tail.unshift(baseName(path));
-      path = parentPath(path);
+      if (rules.parent(path) === path) break;
+      tail.unshift(rules.baseName(path));
+      path = rules.parent(path);
     }
   }
   return { real: location.path };
@@ -73,7 +72,7 @@ async function isSymlink(location: Location, path: string, name: string): Promis
   if (backend.readLink && !hasRawBytes(path)) {
     return (await backend.readLink(path).catch(() => null)) !== null;
   }
-  const entries = await backend.readDir(parentPath(path)).catch(() => []);
+  const entries = await backend.readDir(backend.paths.parent(path)).catch(() => []);
   return entries.some((e) => e.name === name && e.type === "symlink");
 }
 
@@ -116,7 +115,10 @@ export class Confinement implements PathGuard {
         });
       }
       const dir = await allowedDirOf(locations, location);
-      const same = allowDirs.some((d) => d.backendId === dir.backendId && d.path === dir.path);
+      const key = location.backend.paths.key(dir.path);
+      const same = allowDirs.some((d) =>
+        d.backendId === dir.backendId && location.backend.paths.key(d.path) === key
+      );
       if (!same) allowDirs.push(dir);
     }
     return new Confinement(
@@ -158,12 +160,12 @@ export class Confinement implements PathGuard {
     const dirs: AllowedDir[] = [];
     const ignored: string[] = [];
     for (const uri of uris) {
-      const path = fileUriPath(uri);
-      if (path === undefined || !path.startsWith("/")) {
+      const path = this.locations.local.paths.fromFileUri(uri);
+      if (path === undefined) {
         ignored.push(uri);
         continue;
       }
-      dirs.push(await allowedDirOf(this.locations, this.locations.localAt(joinPath("/", path))));
+      dirs.push(await allowedDirOf(this.locations, this.locations.localAt(path)));
     }
     this.rootDirs = dirs;
     // The answer is in: calls stop waiting now (the caller may still be finishing up, e.g. moving
@@ -307,12 +309,13 @@ function usePathInside(url: string): Guide {
 async function linkTargetOf(location: Location, dangling: string): Promise<string | undefined> {
   const stored = await location.backend.readLink?.(dangling).catch(() => null) ?? null;
   if (stored === null) return undefined;
-  const target = stored.startsWith("/")
-    ? joinPath("/", stored)
-    : joinPath(parentPath(dangling), stored);
+  const rules = location.backend.paths;
+  const target = rules.isAbsolute(stored)
+    ? rules.normalize(stored)
+    : rules.resolve(rules.parent(dangling), stored);
   return dangling === location.path
     ? target
-    : joinPath(target, location.path.slice(dangling.length + 1));
+    : rules.resolve(target, location.path.slice(dangling.length + 1));
 }
 
 async function danglingRefusal(
@@ -346,5 +349,6 @@ async function allowedDirOf(locations: Locations, location: Location): Promise<A
     backendId: location.backend.id,
     path: real,
     url: locations.sibling(location, real).url,
+    paths: location.backend.paths,
   };
 }

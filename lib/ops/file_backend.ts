@@ -1,6 +1,8 @@
 // The one file-backend interface. Ops talk only to this; lib/backends/{local,memory,ssh}
-// implement it. Paths given to a backend are absolute POSIX paths on that backend's machine.
+// implement it. Paths given to a backend are absolute paths on that backend's machine, spelled
+// as its `paths` rules write them (POSIX, or Windows on a Windows disk).
 
+import type { PathRules } from "../core/path/path_rules.ts";
 import type { RemoteJobHost } from "./jobs/remote_job.ts";
 import type { FileSummary } from "../core/text/head_summary.ts";
 
@@ -95,6 +97,8 @@ export interface ReadFilesOptions {
 export interface FileBackend {
   /** "local", "memory", or "ssh://user@host:port": used in keys and messages. */
   readonly id: string;
+  /** How this machine spells and compares paths: POSIX on ssh hosts, the platform's locally. */
+  readonly paths: PathRules;
   /**
    * Set when shell commands can run where these files are (an ssh host): runs jobs there.
    * Wiring between the SSH backend and the job manager, not part of the public API.

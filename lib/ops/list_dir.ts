@@ -7,6 +7,7 @@
 import { estimateTokens } from "../core/text/token_estimate.ts";
 import { type FileSummary, summarizeHead } from "../core/text/head_summary.ts";
 import type { FileBackend } from "./file_backend.ts";
+import type { PathRules } from "../core/path/path_rules.ts";
 import type { StopReason } from "./budget.ts";
 import { type Location, siblingLocation } from "./location.ts";
 import type { Session } from "./session.ts";
@@ -80,6 +81,8 @@ function fileRow(rel: string, summary: FileSummary | undefined, error: Error | u
 
 /** The rows gathered so far, and what the walk past them found. */
 interface Listing {
+  /** The backend's path rules: rows show paths in its form (`sub\b.txt` on Windows). */
+  paths: PathRules;
   rows: string[];
   listed: number;
   cuts: number;
@@ -93,13 +96,16 @@ interface Listing {
 
 function addCut(listing: Listing, rel: string, maxDepth: number | undefined): void {
   listing.cuts++;
-  listing.rows.push(`${quotePath(`${rel}/`)}\tdirectory, not entered (max_depth ${maxDepth})`);
+  const { show, sep } = listing.paths;
+  listing.rows.push(
+    `${quotePath(`${show(rel)}${sep}`)}\tdirectory, not entered (max_depth ${maxDepth})`,
+  );
 }
 
 function addFile(listing: Listing, rel: string, summary?: FileSummary, error?: Error): void {
   listing.listed++;
   if (summary?.binary) listing.binaries++;
-  listing.rows.push(fileRow(rel, summary, error));
+  listing.rows.push(fileRow(listing.paths.show(rel), summary, error));
 }
 
 /**
@@ -215,6 +221,7 @@ async function gatherListing(
   stats: WalkStats,
 ): Promise<Listing> {
   const listing: Listing = {
+    paths: backend.paths,
     rows: [],
     listed: 0,
     cuts: 0,

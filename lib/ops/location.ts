@@ -3,7 +3,7 @@
 // vs remote; they get a Location and call its backend.
 
 import { AnchorError } from "../core/errors.ts";
-import { isAbsolutePath, joinPath } from "../core/path/path_text.ts";
+import { joinPath } from "../core/path/path_text.ts";
 import { unquotePath } from "../core/path/path_quote.ts";
 import {
   formatRemoteUrl,
@@ -20,7 +20,7 @@ const JOB_LOG_PREFIX = "anchorfs://jobs/";
 export interface Location {
   /** The machine's files: local disk, memory or an SSH host. */
   backend: FileBackend;
-  /** Absolute POSIX path on the backend's machine. */
+  /** Absolute path on the backend's machine, as its `paths` rules write it (POSIX remotely). */
   path: string;
   /** How to show it: the plain path for local files, `ssh://host/path` for remote ones. */
   url: string;
@@ -169,11 +169,14 @@ export class Locations {
       path = joinPath("/", path);
       return { backend, path, url: formatRemoteUrl(parsed.target, path), remote: parsed.target };
     }
-    if (text === "~" || text.startsWith("~/")) {
+    const rules = cwd.backend.paths;
+    const refusal = rules.refusal(text);
+    if (refusal) throw refusal;
+    if (text === "~" || text.startsWith("~/") || (rules.sep === "\\" && text.startsWith("~\\"))) {
       const home = await cwd.backend.homeDir();
-      return this.sibling(cwd, joinPath(home, text.slice(2)));
+      return this.sibling(cwd, rules.resolve(home, text.slice(2)));
     }
-    const path = isAbsolutePath(text) ? joinPath("/", text) : joinPath(cwd.path, text);
+    const path = rules.isAbsolute(text) ? rules.normalize(text) : rules.resolve(cwd.path, text);
     return this.sibling(cwd, path);
   }
 }

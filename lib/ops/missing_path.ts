@@ -2,17 +2,17 @@
 // existing parent so the next call can list what is there.
 
 import { AnchorError } from "../core/errors.ts";
-import { parentPath } from "../core/path/path_text.ts";
 import { joinGuide, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 
 export async function nearestExistingParent(location: Location): Promise<string | null> {
-  let dir = parentPath(location.path);
+  const { parent } = location.backend.paths;
+  let dir = parent(location.path);
   for (let i = 0; i < 64; i++) {
     const info = await location.backend.stat(dir).catch(() => null);
     if (info?.type === "dir") return dir;
-    if (dir === "/") return null;
-    dir = parentPath(dir);
+    if (parent(dir) === dir) return null;
+    dir = parent(dir);
   }
   return null;
 }

@@ -63,9 +63,12 @@ export function createSession(root: Location, steps: StepSyntax = toolCallSyntax
   };
 }
 
-/** The key under which a file's shown lines are remembered: backend plus absolute path. */
+/**
+ * The key under which a file's shown lines are remembered: backend plus absolute path (by the
+ * backend's key: `C:\a.txt` and `c:\A.TXT` are one file on Windows).
+ */
 export function fileKey(location: Location): string {
-  return `${location.backend.id}\u0000${location.path}`;
+  return `${location.backend.id}\u0000${location.backend.paths.key(location.path)}`;
 }
 
 const EDITS_PER_FILE = 20;

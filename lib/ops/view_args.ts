@@ -5,7 +5,6 @@
 import { AnchorError } from "../core/errors.ts";
 import { argExample, guide, type ToolArgs } from "../core/next_step.ts";
 import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";
-import { relativeTo } from "../core/path/path_text.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
 
@@ -74,6 +73,7 @@ export function parseFlag(name: ViewArgName, raw: unknown): boolean {
 /** How a file is named in output: relative to the working directory when inside it. */
 export function displayPath(session: Session, location: Location): string {
   if (location.backend !== session.cwd.backend) return location.url;
-  const rel = relativeTo(session.cwd.path, location.path);
-  return rel.startsWith("/") ? location.url : rel;
+  const paths = location.backend.paths;
+  const rel = paths.relativeTo(session.cwd.path, location.path);
+  return paths.isAbsolute(rel) ? location.url : rel;
 }

@@ -2,12 +2,13 @@
 // .git/info/exclude, hidden entries, `max_depth` and the `pattern` globs. It streams files in
 // path order and never holds file contents. High-latency backends with `listTree` are listed in
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
+// Absolute paths are joined by the backend's path rules; ignore rules see them with `/`.
 
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
-import { parentPath } from "../core/path/path_text.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
+import type { PathRules } from "../core/path/path_rules.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
 import { fileTooLargeToRead, readHead } from "./read_limits.ts";
@@ -111,12 +112,13 @@ async function bulkSource(
   });
   const children = new Map<string, (DirEntry & { size?: number })[]>();
   const ignoreFiles: string[] = [];
+  const { join, parent, sep } = backend.paths;
   for (const entry of listing) {
-    const abs = joinUnder(root, entry.path);
-    const dir = parentPath(abs);
+    const abs = join(root, entry.path);
+    const dir = parent(abs);
     let list = children.get(dir);
     if (!list) children.set(dir, list = []);
-    const name = abs.slice(abs.lastIndexOf("/") + 1);
+    const name = abs.slice(abs.lastIndexOf(sep) + 1);
     list.push({ name, type: entry.type, size: entry.size });
     if (name === ".gitignore" && entry.type === "file" && !entry.path.split("/").includes(".git")) {
       ignoreFiles.push(abs);
@@ -130,23 +132,20 @@ async function bulkSource(
     list: (dir) => Promise.resolve(children.get(dir) ?? []),
     readText: (path) =>
       texts.has(path) ||
-        (path.endsWith("/.gitignore") && path.startsWith(root === "/" ? "/" : `${root}/`))
+        (path.endsWith(`${sep}.gitignore`) && path.startsWith(join(root, "")))
         ? Promise.resolve(texts.get(path) ?? null)
         : readIgnoreFile(backend, path),
   };
 }
 
-function joinUnder(root: string, rel: string): string {
-  return root === "/" ? `/${rel}` : `${root}/${rel}`;
-}
-
 /** The nearest directory at or above `dir` holding `.git`, or null (a few stats, no listing). */
 async function findGitRoot(backend: FileBackend, dir: string): Promise<string | null> {
+  const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
-    const info = await backend.stat(d === "/" ? "/.git" : `${d}/.git`).catch(() => null);
+    const info = await backend.stat(join(d, ".git")).catch(() => null);
     if (info) return d;
-    if (d === "/") return null;
-    d = parentPath(d);
+    if (parent(d) === d) return null;
+    d = parent(d);
   }
   return null;
 }
@@ -159,15 +158,16 @@ async function rulesAbove(backend: FileBackend, root: string, source: DirSource)
   let chain = IgnoreChain.EMPTY;
   const gitRoot = await findGitRoot(backend, root);
   if (gitRoot === null) return chain;
-  const excludePath = joinUnder(gitRoot, ".git/info/exclude");
+  const { join, parent, slashed } = backend.paths;
+  const excludePath = join(gitRoot, ".git/info/exclude");
   const exclude = await source.readText(excludePath);
-  if (exclude) chain = chain.with(gitRoot, exclude, excludePath);
+  if (exclude) chain = chain.with(slashed(gitRoot), exclude, excludePath);
   const dirs: string[] = [];
-  for (let d = root; d !== gitRoot && d !== "/"; d = parentPath(d)) dirs.unshift(parentPath(d));
+  for (let d = root; d !== gitRoot && parent(d) !== d; d = parent(d)) dirs.unshift(parent(d));
   for (const d of dirs) {
-    const path = joinUnder(d, ".gitignore");
+    const path = join(d, ".gitignore");
     const text = await source.readText(path);
-    if (text) chain = chain.with(d, text, path);
+    if (text) chain = chain.with(slashed(d), text, path);
   }
   return chain;
 }
@@ -215,7 +215,7 @@ export async function* walkBatches(
     source = await bulkSource(backend, root, options.maxDepth, options.includeHidden)
       .catch(() => source);
   }
-  const walker = new TreeWalker(source, options, stats, control);
+  const walker = new TreeWalker(source, backend.paths, options, stats, control);
   await walker.enter(root, "", 1, await rulesAbove(backend, root, source));
   yield* walker.batches();
 }
@@ -246,6 +246,7 @@ class TreeWalker {
 
   constructor(
     private readonly source: DirSource,
+    private readonly paths: PathRules,
     private readonly options: WalkOptions,
     private readonly stats: WalkStats,
     private readonly control: WalkControl,
@@ -264,9 +265,9 @@ class TreeWalker {
     }
     let chain = inherited;
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
-      const path = joinUnder(dir, ".gitignore");
+      const path = this.paths.join(dir, ".gitignore");
       const text = await this.source.readText(path);
-      if (text) chain = chain.with(dir, text, path);
+      if (text) chain = chain.with(this.paths.slashed(dir), text, path);
     }
     if (this.shortcuts) entries = this.dropUnmatchable(dir, entries, chain, this.shortcuts);
     if (!this.control.countOnly) entries.sort(byName);
@@ -291,7 +292,8 @@ class TreeWalker {
       else if (e.type !== "file") continue;
       else if (
         e.name.charCodeAt(0) === 46 || shortcuts.fileNameMayMatch(e.name) ||
-        (chain.size > 0 && chain.ignores(joinUnder(dir, e.name), false, e.name))
+        (chain.size > 0 &&
+          chain.ignores(this.paths.slashed(this.paths.join(dir, e.name)), false, e.name))
       ) kept.push(e);
       else {
         this.stats.filesSeen++;
@@ -336,11 +338,11 @@ class TreeWalker {
   private visit(frame: Frame, entry: Entry): { path: string; rel: string } | null {
     const isDir = entry.type === "dir";
     if (this.skipped(frame, entry, isDir)) return null;
-    const path = joinUnder(frame.dir, entry.name);
-    if (frame.chain.size > 0 && frame.chain.ignores(path, isDir, entry.name)) {
+    const path = this.paths.join(frame.dir, entry.name);
+    if (frame.chain.size > 0 && frame.chain.ignores(this.paths.slashed(path), isDir, entry.name)) {
       this.stats.ignored++;
       if (this.stats.ignoredSamples.length < SKIPPED_SAMPLES) {
-        const reason = frame.chain.explain(path, isDir);
+        const reason = frame.chain.explain(this.paths.slashed(path), isDir);
         this.stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
       }
       return null;
@@ -380,7 +382,7 @@ class TreeWalker {
     this.stats.hidden++;
     if (entry.name === ".gitignore" && !isDir) this.stats.hiddenIgnoreFiles++;
     else if (this.stats.hiddenSamples.length < SKIPPED_SAMPLES) {
-      this.stats.hiddenSamples.push({ path: joinUnder(frame.dir, entry.name), isDir });
+      this.stats.hiddenSamples.push({ path: this.paths.join(frame.dir, entry.name), isDir });
     }
     return true;
   }

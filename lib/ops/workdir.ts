@@ -40,7 +40,10 @@ export async function runWorkdir(
         JSON.stringify(target.url)
       } is a file, not a directory; the working directory is unchanged (${session.cwd.url}).`,
       hint: guide`${
-        step("workdir", { action: "set", path: target.url.replace(/\/[^/]*$/, "") || "/" })
+        step("workdir", {
+          action: "set",
+          path: locations.sibling(target, target.backend.paths.parent(target.path)).url,
+        })
       } to use its folder.`,
     });
   }

@@ -86,11 +86,17 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "ListTreeOptions",
       "LocalBackend",
       "MemoryBackend",
+      "MemoryBackendOptions",
       "ReadFilesOptions",
       "SpecialKind",
       "TreeEntry",
       "WriteLockOptions",
       "WriteOptions",
+      // How a backend's machine spells paths.
+      "MACOS_PATHS",
+      "PathRules",
+      "POSIX_PATHS",
+      "WINDOWS_PATHS",
       // Services, locations, sessions.
       "Location",
       "Locations",

@@ -12,7 +12,8 @@ import type {
   SpecialKind,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
+import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
+import { currentPlatform } from "../platform/current_platform.ts";
 import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
@@ -242,11 +243,13 @@ async function readToEnd(file: Deno.FsFile, size: number): Promise<Uint8Array> {
  */
 export class LocalBackend implements FileBackend {
   readonly id = "local";
+  /** The platform's path rules (Windows: drive letters, `\`, UNC; case folded on macOS too). */
+  readonly paths: PathRules = pathRulesFor(currentPlatform());
   private readonly locks: LocalWriteLocks;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
-    this.locks = new LocalWriteLocks(options.locks);
+    this.locks = new LocalWriteLocks({ ...options.locks, paths: this.paths });
   }
 
   async stat(path: string): Promise<FileInfo | null> {
@@ -307,11 +310,12 @@ export class LocalBackend implements FileBackend {
     if (options.expect !== null && await hasOtherLinks(path)) {
       return await this.writeLinked(path, data, options);
     }
-    const dir = parentPath(path);
+    const dir = this.paths.parent(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
-    const temp = `${dir === "/" ? "" : dir}/${
-      writeTempName(baseName(path), Deno.pid, ++tempCounter)
-    }`;
+    const temp = this.paths.join(
+      dir,
+      writeTempName(this.paths.baseName(path), Deno.pid, ++tempCounter),
+    );
     let mode = options.mode;
     writesInFlight.add(temp);
     try {
@@ -352,7 +356,7 @@ export class LocalBackend implements FileBackend {
    * the edit reaches every name of the file, as editors that keep links do.
    */
   private async writeLinked(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
-    const dir = parentPath(path);
+    const dir = this.paths.parent(path);
     const expect = options.expect ?? undefined; // never null here: the file exists
     try {
       await hosted(dir, (openDir) =>
@@ -360,7 +364,7 @@ export class LocalBackend implements FileBackend {
           const target = {
             open,
             dir: openDir,
-            base: baseName(path).toWellFormed(),
+            base: this.paths.baseName(path).toWellFormed(),
             shown: path,
             shownDir: dir,
           };
@@ -498,9 +502,13 @@ export class LocalBackend implements FileBackend {
    */
   private async writeRawName(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
     const names = raw(path);
-    const dir = parentPath(path);
-    const tempName = writeTempName(baseName(path).toWellFormed(), Deno.pid, ++tempCounter);
-    const tempByName = joinPath(dir, tempName);
+    const dir = this.paths.parent(path);
+    const tempName = writeTempName(
+      this.paths.baseName(path).toWellFormed(),
+      Deno.pid,
+      ++tempCounter,
+    );
+    const tempByName = this.paths.resolve(dir, tempName);
     try {
       let mode = options.mode;
       if (mode === undefined) {
@@ -562,7 +570,7 @@ export class LocalBackend implements FileBackend {
     const info = await this.stat(path);
     if (info?.type === "dir") return;
     if (!info) {
-      const parent = parentPath(path);
+      const parent = this.paths.parent(path);
       if (parent !== path) await this.mkdirp(parent);
       try {
         names.mkdir(path);
@@ -575,7 +583,11 @@ export class LocalBackend implements FileBackend {
   }
 
   homeDir(): Promise<string> {
-    return Promise.resolve(Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE") ?? "/");
+    const [home, profile] = [Deno.env.get("HOME"), Deno.env.get("USERPROFILE")];
+    // On Windows HOME may be a POSIX-style path set by Git Bash or MSYS; USERPROFILE is native.
+    return Promise.resolve(
+      (this.paths.style === "windows" ? profile ?? home : home ?? profile) ?? "/",
+    );
   }
 
   close(): Promise<void> {

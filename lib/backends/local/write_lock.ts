@@ -2,7 +2,7 @@
 // per-user lock folder (never next to the target: no litter in the user's project). The target
 // itself cannot carry the lock: every write renames a new inode over it.
 
-import { baseName, parentPath } from "../../core/path/path_text.ts";
+import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import { lockTimeout } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 
@@ -12,6 +12,8 @@ export interface WriteLockOptions {
   dir?: string;
   /** How long to wait for a lock another process holds before LOCK_TIMEOUT (default 30 s). */
   waitMs?: number;
+  /** The disk's path rules (default POSIX): one lock per file however its name is spelled. */
+  paths?: PathRules;
 }
 
 const DEFAULT_WAIT_MS = 30_000;
@@ -48,6 +50,7 @@ export function defaultLockDir(): string {
 export class LocalWriteLocks {
   readonly waitMs: number;
   private readonly candidates: readonly string[];
+  private readonly paths: PathRules;
   private chosen: string | undefined;
 
   constructor(options: WriteLockOptions & { candidates?: readonly string[] } = {}) {
@@ -55,6 +58,7 @@ export class LocalWriteLocks {
       ? [options.dir]
       : options.candidates ?? lockDirCandidates();
     this.waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+    this.paths = options.paths ?? POSIX_PATHS;
   }
 
   /** The lock folder in use (the first usable candidate, found on the first lock). */
@@ -163,9 +167,13 @@ export class LocalWriteLocks {
     } catch { /* best effort */ }
   }
 
-  /** One key per file however it is named: the real path of its folder plus its name. */
+  /**
+   * One key per file however it is named: the real path of its folder plus its name (case folded
+   * where the disk folds it).
+   */
   private async keyOf(path: string): Promise<string> {
-    let dir = parentPath(path);
+    const { parent, baseName } = this.paths;
+    let dir = parent(path);
     let rest = baseName(path);
     // The folder may not exist yet (create makes it under the lock): resolve what exists.
     for (;;) {
@@ -173,12 +181,12 @@ export class LocalWriteLocks {
         dir = await Deno.realPath(dir);
         break;
       } catch {
-        if (parentPath(dir) === dir) break;
+        if (parent(dir) === dir) break;
         rest = `${baseName(dir)}/${rest}`;
-        dir = parentPath(dir);
+        dir = parent(dir);
       }
     }
-    const full = `${dir === "/" ? "" : dir}/${rest}`;
+    const full = this.paths.key(this.paths.join(dir, rest));
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(full));
     return Array.from(
       new Uint8Array(digest).subarray(0, 16),

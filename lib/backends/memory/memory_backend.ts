@@ -1,21 +1,33 @@
 // A real in-memory file system implementing FileBackend, for tests and the shared contract
 // suite. Directories are implicit parents plus explicit entries; writes are atomic by nature.
+// Paths follow the rules it is given (POSIX by default; Windows rules let tests run Windows path
+// semantics anywhere): entries are found by the rules' key and keep the spelling they were made with.
 
 import { fileChanged, matchesExpected, notFound } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { DirEntry, FileBackend, FileInfo, WriteOptions } from "../../ops/file_backend.ts";
-import { joinPath, parentPath } from "../../core/path/path_text.ts";
+import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 
 interface MemFile {
+  /** The path as it was created (its spelling, where the rules fold case). */
+  path: string;
   data: Uint8Array;
   mode: number;
   mtimeMs: number;
 }
 
+/** Options of the MemoryBackend constructor. */
+export interface MemoryBackendOptions {
+  /** Path rules (default POSIX_PATHS); e.g. WINDOWS_PATHS to test Windows paths on any OS. */
+  paths?: PathRules;
+  /** The home directory `~` names (default "/home/user", or "C:\\Users\\user" on Windows rules). */
+  home?: string;
+}
+
 /**
  * A whole file system in memory: a real {@linkcode FileBackend} (not a mock) that tests and
- * embedders can use where disk is not wanted. Paths are absolute POSIX paths; parent directories
- * exist implicitly.
+ * embedders can use where disk is not wanted. Paths are absolute, POSIX unless other rules are
+ * given; parent directories exist implicitly.
  *
  * @example
  * ```ts
@@ -28,13 +40,24 @@ interface MemFile {
  */
 export class MemoryBackend implements FileBackend {
   readonly id = "memory";
+  readonly paths: PathRules;
+  /** Files and directories by the rules' key (case folded where the rules fold it). */
   private files = new Map<string, MemFile>();
-  private dirs = new Set<string>(["/"]);
+  /** Directory key → the directory's path as created. */
+  private dirs = new Map<string, string>();
   private clock = 1;
   private lockTails = new Map<string, Promise<void>>();
+  private readonly home: string;
 
   /** Starts with `initial` files (absolute path → text or bytes), their parents created. */
-  constructor(initial: Record<string, string | Uint8Array> = {}) {
+  constructor(
+    initial: Record<string, string | Uint8Array> = {},
+    options: MemoryBackendOptions = {},
+  ) {
+    this.paths = options.paths ?? POSIX_PATHS;
+    this.home = options.home ??
+      (this.paths.style === "windows" ? "C:\\Users\\user" : "/home/user");
+    if (this.paths.style === "posix") this.dirs.set("/", "/");
     for (const [path, content] of Object.entries(initial)) {
       this.put(path, typeof content === "string" ? new TextEncoder().encode(content) : content);
     }
@@ -42,18 +65,35 @@ export class MemoryBackend implements FileBackend {
 
   /** Test helper: writes without any checks, creating parents. */
   put(path: string, data: Uint8Array, mode = 0o644): void {
-    const p = joinPath("/", path);
+    const p = this.paths.normalize(path);
     this.addParents(p);
-    this.files.set(p, { data, mode, mtimeMs: this.clock++ });
+    this.files.set(this.paths.key(p), { path: p, data, mode, mtimeMs: this.clock++ });
+  }
+
+  /** Creates `path` (unless it exists) and every missing parent directory of it. */
+  private addDir(path: string): void {
+    for (let d = path; !this.dirs.has(this.paths.key(d)); d = this.paths.parent(d)) {
+      this.dirs.set(this.paths.key(d), d);
+    }
   }
 
   /** Creates every missing parent directory of `path`. */
   private addParents(path: string): void {
-    for (let d = parentPath(path); !this.dirs.has(d); d = parentPath(d)) this.dirs.add(d);
+    this.addDir(this.paths.parent(path));
+  }
+
+  /** The file at `path` under any spelling the rules accept, if there is one. */
+  private file(path: string): MemFile | undefined {
+    return this.files.get(this.paths.key(path));
+  }
+
+  /** Whether a directory is at `path`, under any spelling the rules accept. */
+  private isDir(path: string): boolean {
+    return this.dirs.has(this.paths.key(path));
   }
 
   stat(path: string): Promise<FileInfo | null> {
-    const f = this.files.get(path);
+    const f = this.file(path);
     if (f) {
       return Promise.resolve({
         type: "file",
@@ -62,15 +102,15 @@ export class MemoryBackend implements FileBackend {
         mtimeMs: f.mtimeMs,
       });
     }
-    if (this.dirs.has(path)) {
+    if (this.isDir(path)) {
       return Promise.resolve({ type: "dir", size: 0, mode: 0o755, mtimeMs: null });
     }
     return Promise.resolve(null);
   }
 
   readFile(path: string): Promise<Uint8Array> {
-    const f = this.files.get(path);
-    if (!f) return Promise.reject(this.dirs.has(path) ? isDir(path) : notFound(path));
+    const f = this.file(path);
+    if (!f) return Promise.reject(this.isDir(path) ? isDir(path) : notFound(path));
     return Promise.resolve(f.data.slice());
   }
 
@@ -96,15 +136,15 @@ export class MemoryBackend implements FileBackend {
   }
 
   writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
-    if (!this.dirs.has(parentPath(path))) {
-      return Promise.reject(notFound(parentPath(path), "directory"));
-    }
-    if (this.dirs.has(path)) return Promise.reject(isDir(path));
-    const now = this.files.get(path);
+    const parent = this.paths.parent(path);
+    if (!this.isDir(parent)) return Promise.reject(notFound(parent, "directory"));
+    if (this.isDir(path)) return Promise.reject(isDir(path));
+    const now = this.file(path);
     if (options.expect !== undefined && !matchesExpected(now?.data ?? null, options.expect)) {
       return Promise.reject(fileChanged(path));
     }
-    this.files.set(path, {
+    this.files.set(this.paths.key(path), {
+      path: now?.path ?? path,
       data: data.slice(),
       mode: options.mode ?? now?.mode ?? 0o644,
       mtimeMs: this.clock++,
@@ -113,47 +153,47 @@ export class MemoryBackend implements FileBackend {
   }
 
   mkdirp(path: string): Promise<void> {
-    if (this.files.has(path)) {
+    if (this.file(path)) {
       return Promise.reject(
         new AnchorError({ code: "NOT_A_DIRECTORY", message: `${path} is a file.` }),
       );
     }
-    this.dirs.add(path);
-    this.addParents(path);
+    this.addDir(path);
     return Promise.resolve();
   }
 
   removeFile(path: string): Promise<void> {
-    if (!this.files.delete(path)) return Promise.reject(notFound(path, "file"));
+    if (!this.files.delete(this.paths.key(path))) return Promise.reject(notFound(path, "file"));
     return Promise.resolve();
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
   readDir(path: string): Promise<DirEntry[]> {
-    if (!this.dirs.has(path)) return Promise.reject(notFound(path, "directory"));
-    const prefix = path === "/" ? "/" : `${path}/`;
+    const key = this.paths.key(path);
+    if (!this.dirs.has(key)) return Promise.reject(notFound(path, "directory"));
     const out: DirEntry[] = [];
-    for (const d of this.dirs) {
-      if (d !== path && d.startsWith(prefix) && !d.slice(prefix.length).includes("/")) {
-        out.push({ name: d.slice(prefix.length), type: "dir" });
+    const { parent, baseName } = this.paths;
+    for (const [k, d] of this.dirs) {
+      if (k !== key && this.paths.key(parent(d)) === key) {
+        out.push({ name: baseName(d), type: "dir" });
       }
     }
-    for (const f of this.files.keys()) {
-      if (f.startsWith(prefix) && !f.slice(prefix.length).includes("/")) {
-        out.push({ name: f.slice(prefix.length), type: "file" });
+    for (const f of this.files.values()) {
+      if (this.paths.key(parent(f.path)) === key) {
+        out.push({ name: baseName(f.path), type: "file" });
       }
     }
     return Promise.resolve(out.sort((a, b) => a.name.localeCompare(b.name)));
   }
 
   realPath(path: string): Promise<string> {
-    return this.files.has(path) || this.dirs.has(path)
-      ? Promise.resolve(path)
-      : Promise.reject(notFound(path));
+    // As a disk that folds case does: the spelling the entry was created with.
+    const real = this.file(path)?.path ?? this.dirs.get(this.paths.key(path));
+    return real !== undefined ? Promise.resolve(real) : Promise.reject(notFound(path));
   }
 
   homeDir(): Promise<string> {
-    return Promise.resolve("/home/user");
+    return Promise.resolve(this.home);
   }
 
   close(): Promise<void> {

@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import type { Attributes, SFTPWrapper, Stats } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
+import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import type {
   DirEntry,
   EntryType,
@@ -93,6 +94,8 @@ let tempCounter = 0;
 
 export class SftpBackend implements FileBackend {
   readonly id: string;
+  /** Remote paths are POSIX, whatever the client's platform. */
+  readonly paths: PathRules = POSIX_PATHS;
   private home: string | undefined;
   /** Exec fast paths on/off (benchmarks compare both; SFTP is the fallback either way). */
   useExec = true;

@@ -23,7 +23,7 @@ import {
   knownKeyTypes,
   parseKnownHosts,
 } from "../../core/ssh/known_hosts.ts";
-import { parentPath } from "../../core/path/path_text.ts";
+import { pathRulesFor } from "../../core/path/path_rules.ts";
 
 type Ssh2 = typeof import("./ssh2_types.d.ts");
 let ssh2Loaded: Promise<Ssh2> | undefined;
@@ -147,7 +147,9 @@ async function readKnownHosts(files: string[]): Promise<KnownHostEntry[]> {
 }
 
 async function recordHostKey(file: string, line: string): Promise<void> {
-  await Deno.mkdir(parentPath(file), { recursive: true, mode: 0o700 });
+  // A local file: `%USERPROFILE%\.ssh\known_hosts` on Windows.
+  const folder = pathRulesFor(currentPlatform()).parent(file);
+  await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
   let prefix = "";
   try {
     const current = await Deno.readTextFile(file);

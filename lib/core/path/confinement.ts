@@ -10,6 +10,19 @@ export interface AllowedDir {
   path: string;
   /** How to show it: the plain path locally, ssh://host/path remotely. */
   url: string;
+  /**
+   * The backend's path rules (a PathRules), which decide what is inside (case folded on Windows and macOS);
+   * POSIX byte comparison when omitted.
+   */
+  paths?: {
+    isInside(path: string, dir: string): boolean;
+    key(path: string): string;
+  };
+}
+
+/** `path` is `dir.path` or below it, by the rules of `dir`'s backend. */
+function holds(dir: AllowedDir, path: string): boolean {
+  return dir.paths ? dir.paths.isInside(path, dir.path) : isPathInside(path, dir.path);
 }
 
 /**
@@ -28,7 +41,7 @@ export function allowingDir(
   backendId: string,
   realPath: string,
 ): AllowedDir | undefined {
-  return allowed.find((a) => a.backendId === backendId && isPathInside(realPath, a.path));
+  return allowed.find((a) => a.backendId === backendId && holds(a, realPath));
 }
 
 /**
@@ -40,14 +53,15 @@ export function intersectAllowed(
   b: readonly AllowedDir[],
 ): AllowedDir[] {
   const out: AllowedDir[] = [];
+  const key = (dir: AllowedDir) => dir.paths ? dir.paths.key(dir.path) : dir.path;
   const add = (dir: AllowedDir) => {
-    if (!out.some((o) => o.backendId === dir.backendId && o.path === dir.path)) out.push(dir);
+    if (!out.some((o) => o.backendId === dir.backendId && key(o) === key(dir))) out.push(dir);
   };
   for (const x of a) {
     for (const y of b) {
       if (x.backendId !== y.backendId) continue;
-      if (isPathInside(x.path, y.path)) add(x);
-      else if (isPathInside(y.path, x.path)) add(y);
+      if (holds(y, x.path)) add(x);
+      else if (holds(x, y.path)) add(y);
     }
   }
   return out;

@@ -1,4 +1,4 @@
-// lib/core/path: POSIX path arithmetic, the quoting of file names in output, confinement to allowed
+// lib/core/path: path rules per machine (POSIX, macOS, Windows), POSIX path arithmetic, the quoting of file names in output, confinement to allowed
 // directories, and the names of atomic-write temporaries. Pure.
 // This file is the folder's public surface: what code outside lib/core/path/ uses.
 
@@ -28,6 +28,13 @@ export {
   relativeTo,
   stripTrailing,
 } from "./path_text.ts";
+export {
+  MACOS_PATHS,
+  type PathRules,
+  pathRulesFor,
+  POSIX_PATHS,
+  WINDOWS_PATHS,
+} from "./path_rules.ts";
 export {
   isWriteTempName,
   TEMP_MAX_AGE_MS,

@@ -1,4 +1,4 @@
-// POSIX path arithmetic shared by every backend (remote paths are always POSIX). Pure.
+// POSIX path arithmetic: the POSIX PathRules (path_rules.ts) and ssh:// paths, always POSIX. Pure.
 
 import { posix } from "node:path";
 

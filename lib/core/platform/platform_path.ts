@@ -67,6 +67,20 @@ function split(platform: PlatformDescription, path: string): SplitPath {
 }
 
 /**
+ * The root of `path` as its normal form writes it: `/`, `C:\`, `\\server\share\`, a bare `\`
+ * (rooted on the current drive), the drive of a drive-relative path (`C:`), or "" when relative.
+ */
+export function pathRoot(platform: PlatformDescription, path: string): string {
+  const s = split(platform, path);
+  return s.root || s.drive;
+}
+
+/** Whether `path` is drive-relative (`C:foo`): relative to a drive's own current directory. */
+export function isDriveRelative(platform: PlatformDescription, path: string): boolean {
+  return platform.os === "windows" && split(platform, path).drive !== "";
+}
+
+/**
  * Whether the path names one place whatever the working directory: `/x` on POSIX; `C:\x`,
  * `C:/x`, `\\server\share\x` on Windows (not `C:x`, not `\x`, which depend on the current drive
  * or directory).

@@ -22,7 +22,6 @@ import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
-import { isAbsolutePath, joinPath, parentPath } from "../../core/path/path_text.ts";
 import { resolveReal } from "../confinement.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
@@ -95,11 +94,12 @@ async function danglingLinkError(
   dangling: string,
 ): Promise<AnchorError> {
   const stored = await location.backend.readLink?.(dangling).catch(() => null) ?? null;
+  const rules = location.backend.paths;
   const targetPath = stored === null
     ? undefined
-    : isAbsolutePath(stored)
-    ? joinPath("/", stored)
-    : joinPath(parentPath(dangling), stored);
+    : rules.isAbsolute(stored)
+    ? rules.normalize(stored)
+    : rules.resolve(rules.parent(dangling), stored);
   // The target may itself be a link that does not resolve (a loop, a chain ending nowhere).
   const chained = targetPath !== undefined &&
     (await location.backend.readLink?.(targetPath).catch(() => null) ?? null) !== null;
@@ -119,7 +119,7 @@ async function danglingLinkError(
     location,
     dangling === location.path
       ? targetPath
-      : joinPath(targetPath, location.path.slice(dangling.length + 1)),
+      : rules.resolve(targetPath, location.path.slice(dangling.length + 1)),
   ).url;
   return new AnchorError({
     code: "DANGLING_SYMLINK",
@@ -148,10 +148,7 @@ async function danglingLinkError(
 /** How a file is named in results: relative to the working directory when inside it. */
 export function displayPathOf(session: Session, location: Location): string {
   if (location.backend !== session.cwd.backend) return location.url;
-  const base = session.cwd.path.endsWith("/") ? session.cwd.path : `${session.cwd.path}/`;
-  return location.path.startsWith(base) && location.path.length > base.length
-    ? location.path.slice(base.length)
-    : location.url;
+  return location.backend.paths.below(session.cwd.path, location.path) ?? location.url;
 }
 
 export function shownMemory(session: Session, location: Location): ShownMemory {

@@ -6,7 +6,6 @@ import { type Anchor, parseAnchor } from "../../core/edit/edit_ops.ts";
 import { planLineEdits } from "../../core/edit/edit_plan.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { checkLineId, type LineId, parseLineId, staleIdError } from "../../core/edit/line_id.ts";
-import { parentPath } from "../../core/path/path_text.ts";
 import type { TextDoc } from "../../core/text/text_file.ts";
 import { guide, step } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
@@ -97,7 +96,7 @@ export async function runExtractLines(
         lines: copied,
         what: "position",
       }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
-      if (isNew) await to.backend.mkdirp(parentPath(writePathOf(to)));
+      if (isNew) await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
       return await commitEdit(services, {
         file: target,
         doc,

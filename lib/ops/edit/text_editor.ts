@@ -5,7 +5,6 @@
 import { AnchorError } from "../../core/errors.ts";
 import { renderFileHead } from "../../core/edit/edit_diff.ts";
 import { planStrReplace } from "../../core/edit/str_replace/mod.ts";
-import { parentPath } from "../../core/path/path_text.ts";
 import { splitLines, type TextDoc } from "../../core/text/text_file.ts";
 import { encodeDoc } from "../../core/text/text_file.ts";
 import { guide, step, type ToolArgs } from "../../core/next_step.ts";
@@ -103,7 +102,7 @@ export async function createFile(
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
     const bytes = encodeDoc(doc);
-    await location.backend.mkdirp(parentPath(writePathOf(location)));
+    await location.backend.mkdirp(location.backend.paths.parent(writePathOf(location)));
     await location.backend.writeFileAtomic(writePathOf(location), bytes, { expect: null });
     services.undo.push(fileKey(location), {
       action: "create",

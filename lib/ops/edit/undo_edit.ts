@@ -7,7 +7,6 @@ import { renderEditDiff, renderFileHead } from "../../core/edit/edit_diff.ts";
 import { splicesBetween } from "../../core/edit/edit_log.ts";
 import { formatLineId, renderLine } from "../../core/edit/line_id.ts";
 import { guide, step } from "../../core/next_step.ts";
-import { parentPath } from "../../core/path/path_text.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { plural } from "../../core/plural.ts";
 import { fileKey, type Session } from "../session.ts";
@@ -48,7 +47,9 @@ export async function undoEdit(
     if (entry.before === null) {
       await location.backend.removeFile(writePathOf(location));
     } else {
-      if (current === null) await location.backend.mkdirp(parentPath(writePathOf(location)));
+      if (current === null) {
+        await location.backend.mkdirp(location.backend.paths.parent(writePathOf(location)));
+      }
       await location.backend.writeFileAtomic(writePathOf(location), entry.before, {
         ...(entry.mode !== null ? { mode: entry.mode } : {}),
         expect: current ? { bytes: current } : null,

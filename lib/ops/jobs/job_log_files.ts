@@ -9,6 +9,7 @@ import { plural } from "../../core/plural.ts";
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
+import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import type { JobManager } from "./job_manager.ts";
 
 export const JOB_URI_PREFIX = "anchorfs://jobs/";
@@ -18,6 +19,8 @@ export const VIEWABLE_LOG_BYTES = 64 * 1024 * 1024;
 
 export class JobLogFiles implements FileBackend {
   readonly id = "jobs";
+  /** `anchorfs://jobs/ID` names are URLs: `/`-separated on every platform. */
+  readonly paths: PathRules = POSIX_PATHS;
 
   constructor(private readonly jobs: JobManager) {}
 

@@ -15,6 +15,7 @@ import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
 function asRemote(mem: MemoryBackend): FileBackend {
   return {
     id: "ssh://box",
+    paths: mem.paths,
     stat: (p) => mem.stat(p),
     readFile: (p) => mem.readFile(p),
     readRange: (p, o, l) => mem.readRange(p, o, l),
