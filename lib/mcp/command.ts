@@ -144,8 +144,8 @@ async function notARoot(
   root: Location,
   path: string,
   type: string | undefined,
-  rules: PathRules,
 ): Promise<AnchorError> {
+  const rules = root.backend.paths;
   if (type === undefined) {
     const parentUrl = await nearestExistingParentUrl(locations, root);
     return new AnchorError({
@@ -319,13 +319,7 @@ export async function runMcpCommand(
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
     if (info?.type !== "dir") {
-      throw await notARoot(
-        services.locations,
-        root,
-        values.path ?? ".",
-        info?.type,
-        root.backend.paths,
-      );
+      throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
     }
     if (confinement && shell) {
       logLine(
