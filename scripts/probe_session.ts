@@ -33,6 +33,8 @@ interface Outcome {
 /** Findings about the texts the model reads: errors without a next call, empty answers. */
 const findings: string[] = [];
 const VERBOSE = Deno.args.includes("--verbose");
+/** A probed server above this resident size is killed (the machine is shared). */
+const RSS_CAP_MB = 1500;
 
 function judgeText(label: string, tool: string, r: Outcome): void {
   const shellOutcome = (tool === "shell" || tool === "jobs") && /^`/.test(r.text);
@@ -46,6 +48,7 @@ class Probe {
   calls = 0;
   bytes = 0;
   peakKb = 0;
+  killedForMemory = false;
   #timer: ReturnType<typeof setInterval> | undefined;
   constructor(readonly server: TestServer, readonly label: string) {}
 
@@ -76,6 +79,13 @@ class Probe {
     this.#timer = setInterval(() => {
       const kb = procStatusKb(this.pid, "VmRSS") ?? 0;
       if (kb > this.peakKb) this.peakKb = kb;
+      if (kb > RSS_CAP_MB * 1024 && !this.killedForMemory) {
+        // The machine is shared: a server reading without bound is stopped, and that is the result.
+        this.killedForMemory = true;
+        try {
+          Deno.kill(this.pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
     }, 25);
   }
 
@@ -676,11 +686,6 @@ const ATTACKS: AttackCase[] = [
         big = `threw ${short((e as Error).message)}`;
       }
       const alive = await p.alive();
-      if (!alive) {
-        try {
-          Deno.kill(p.pid, "SIGKILL"); // a server stuck in a blocking read cannot close itself
-        } catch { /* already gone */ }
-      }
       const ok3 = await p.call("text_editor", {
         command: "create",
         path: "three.txt",
@@ -822,11 +827,13 @@ const ATTACKS: AttackCase[] = [
     },
   },
   {
-    name: "/proc: view /proc/kmsg, search /proc (depth 1), then any call (root only)",
+    name:
+      "/proc: view /proc/self/pagemap, /proc/kmsg (root), search /proc (depth 1), then any call",
     run: async (p) => {
       const out: string[] = [];
       for (
         const [tool, args] of [
+          ["view", { path: "/proc/self/pagemap" }],
           ["view", { path: "/proc/kmsg" }],
           ["view", { path: "/proc", content: "zzqqxx", max_depth: 1 }],
           ["workdir", {}],
@@ -842,7 +849,10 @@ const ATTACKS: AttackCase[] = [
         );
         out.push(`${tool} ${JSON.stringify(args)}: ${r}`);
       }
-      return `${out.some((o) => o.includes("no answer")) ? "FAIL" : "ok"} — ${out.join(" / ")}`;
+      const killed = p.killedForMemory ? ` KILLED at ${RSS_CAP_MB} MB RSS;` : "";
+      return `${out.some((o) => o.includes("no answer")) || killed ? "FAIL" : "ok"} —${killed} ${
+        out.join(" / ")
+      }`;
     },
   },
 ];
@@ -891,6 +901,11 @@ async function attackerCases(only?: string, main?: string): Promise<void> {
         verdict = `FAIL threw ${short((e as Error).message, 200)}`;
       }
       const alive = await p.alive();
+      if (!alive) {
+        try {
+          Deno.kill(p.pid, "SIGKILL"); // a server stuck in a blocking read cannot close itself
+        } catch { /* already gone */ }
+      }
       rows.push(
         `| ${c.name} | ${verdict.replaceAll("|", "\\|")} | ${p.peakMb()} | ${
           alive ? "yes" : "NO"
