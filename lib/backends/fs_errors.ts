@@ -4,6 +4,7 @@
 import { Buffer } from "node:buffer";
 import { AnchorError } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
+import { shellQuote } from "../core/shell/mod.ts";
 import type { WriteOptions } from "../ops/file_backend.ts";
 
 export function notFound(path: string, what = "file or directory"): AnchorError {
@@ -65,18 +66,8 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       fault: "environment",
     });
   }
-  if (code === "ENAMETOOLONG") {
-    // The caller's to fix: retrying the same name cannot help.
-    return new AnchorError({
-      code: "INVALID_PATH",
-      message:
-        `Cannot ${action} ${
-          JSON.stringify(path)
-        }: a name in it is longer than the file system allows (255 bytes per name on most), so ` +
-        "nothing was changed.",
-      hint: "Use a shorter file name.",
-    });
-  }
+  const caller = callerPathError(e, code, action, path);
+  if (caller) return caller;
   if (code === "ENOSPC") {
     return new AnchorError({
       code: "NO_SPACE",
@@ -93,6 +84,62 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
     fault: "environment",
     cause: error,
   });
+}
+
+/**
+ * Failures that retrying can never fix, which the IO_ERROR fallback would call the environment's
+ * ("the arguments look fine; retry once"): a NUL byte or an over-long name in the path, a loop of
+ * symlinks.
+ */
+function callerPathError(
+  e: { name?: string; message?: string },
+  code: string,
+  action: string,
+  path: string,
+): AnchorError | undefined {
+  if (path.includes("\0") || (e?.name === "TypeError" && /NUL byte/.test(e?.message ?? ""))) {
+    const at = path.indexOf("\0");
+    return new AnchorError({
+      code: "INVALID_PATH",
+      message: `Cannot ${action} ${JSON.stringify(path)}: the path contains a NUL byte${
+        at >= 0 ? ` (character ${at + 1})` : ""
+      }, which no file name can hold. Nothing was read or changed.`,
+      hint: guide`Remove the NUL byte (\\u0000) from the path; ${
+        step("view", { path: "." })
+      } lists the real names.`,
+    });
+  }
+  if (code === "ENAMETOOLONG") {
+    return new AnchorError({
+      code: "INVALID_PATH",
+      message:
+        `Cannot ${action} ${
+          JSON.stringify(truncatePath(path))
+        }: the path (${path.length} characters) or one of its names is longer than the file system allows (255 bytes per ` +
+        "name, 4,096 per path on Linux). Nothing was read or changed.",
+      hint: guide`Use a shorter path; ${step("view", { path: "." })} lists the real names.`,
+    });
+  }
+  if (code === "ELOOP" || e?.name === "FilesystemLoop") {
+    return new AnchorError({
+      code: "SYMLINK_LOOP",
+      message:
+        `Cannot ${action} ${
+          JSON.stringify(path)
+        }: the path goes through a symlink loop (a link that leads back to itself, directly or ` +
+        "through other links), so it never reaches a file; retrying cannot help. Nothing was " +
+        "read or changed.",
+      hint: guide`${
+        step("shell", { command: `readlink ${shellQuote(path)}` })
+      } shows where the link points; use the path of the real file, or ask the user to fix the link.`,
+    });
+  }
+  return undefined;
+}
+
+/** A path cut for a message: an over-long one would fill the model's context with itself. */
+function truncatePath(path: string): string {
+  return path.length <= 300 ? path : `${path.slice(0, 150)}…${path.slice(-150)}`;
 }
 
 export function fileChanged(path: string): AnchorError {

@@ -70,6 +70,8 @@ export type ErrorCode =
   | "UNREACHABLE_NAME"
   /** A symlink on the path points at nothing; anchorfs does not write or confine through it. */
   | "DANGLING_SYMLINK"
+  /** The path goes through a symlink loop (a link that leads back to itself). */
+  | "SYMLINK_LOOP"
   /** The path is outside the directories the server may use (--allow, --roots). */
   | "OUTSIDE_ALLOWED"
   /** The client has not answered roots/list yet, so no path can be checked. */

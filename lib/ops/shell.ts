@@ -94,6 +94,19 @@ export async function runShell(
       hint: guide`Pass a shell command line, e.g. ${step("shell", { command: "make test" })}.`,
     });
   }
+  const nul = command.indexOf("\0");
+  if (nul >= 0) {
+    // The spawn would fail and blame the directory; bash could not run it anyway.
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: `The command contains a NUL byte (character ${
+        nul + 1
+      }), which no command line can hold; nothing was run.`,
+      hint: guide`Remove it; to write a NUL byte, let the command make one, e.g. ${
+        step("shell", { command: "printf 'a\\0b' > file.bin" })
+      }.`,
+    });
+  }
   // The policy tables load on the first shell call, not at server start (start-up time).
   const { judgeCommand } = await import("../core/shell/policy/mod.ts");
   const verdict = judgeCommand(command, deps.shell);

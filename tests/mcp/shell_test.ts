@@ -137,6 +137,17 @@ test("shell: a 200 KB command line runs", async () => {
   assertStringIncludes(r.text, "begin\nend-of-long");
 });
 
+test("shell: a command with a NUL byte is the caller's error, and no job is recorded", async () => {
+  await using s = await startJobsServer("v1");
+  const r = await s.server.call("shell", { command: "echo a\u0000b > nul.txt" });
+  assert(r.isError);
+  assertStringIncludes(r.text, "contains a NUL byte (character 7)");
+  assertStringIncludes(r.text, `shell {"command":"printf 'a\\\\0b' > file.bin"}`);
+  // It used to reach the spawn, which failed with "the command itself was fine".
+  assertEquals(r.text.includes("itself was fine"), false);
+  assertStringIncludes((await s.server.call("jobs", { action: "list" })).text, "No jobs");
+});
+
 test("shell: a missing cwd is refused with the directory named", async () => {
   await using s = await startJobsServer("v1");
   const r = await s.server.call("shell", { command: "true", cwd: "no/such" });

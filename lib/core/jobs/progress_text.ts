@@ -30,7 +30,10 @@ export function lastOutputLine(text: string): string {
 
 /** Cuts text to at most `max` characters (code points), marking the cut with "…". */
 export function truncateText(text: string, max: number): string {
-  const chars = Array.from(text);
+  if (text.length <= max) return text; // never more code points than code units
+  // Split only a head that surely holds max + 1 code points (each is at most 2 code units).
+  const head = text.length > 2 * max + 2 ? text.slice(0, 2 * max + 2) : text;
+  const chars = Array.from(head);
   if (chars.length <= max) return text;
   return `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
 }

@@ -310,16 +310,7 @@ export class JobManager {
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
     if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
-    if (this.running.size + this.starting >= this.maxRunning) {
-      const ids = [...this.running.keys()];
-      throw new AnchorError({
-        code: "TOO_MANY_JOBS",
-        message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${ids.length} jobs ` +
-          `are already running, and the limit is ${this.maxRunning} (${ids.join(", ")}).`,
-        hint: waitOrKill(ids[0]!),
-        fault: "environment",
-      });
-    }
+    if (this.running.size + this.starting >= this.maxRunning) throw this.tooManyJobs(command);
     // Claim the key and a slot before the first await, so concurrent calls see them.
     this.byKey.set(key, STARTING);
     this.starting++;
@@ -333,6 +324,30 @@ export class JobManager {
     } finally {
       this.starting--;
     }
+  }
+
+  /**
+   * TOO_MANY_JOBS. Calls that arrived together count the jobs still starting (no id yet): the
+   * refusal then names the running ones, or, when none has an id yet, the list call.
+   */
+  private tooManyJobs(command: string): AnchorError {
+    const ids = [...this.running.keys()];
+    const busy = ids.length + this.starting;
+    const starting = this.starting > 0 ? `, ${this.starting} of them still starting` : "";
+    return new AnchorError({
+      code: "TOO_MANY_JOBS",
+      message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${busy} ${
+        busy === 1 ? "job is" : "jobs are"
+      } already running${starting}, and the limit is ${this.maxRunning}${
+        ids.length > 0 ? ` (${ids.join(", ")})` : ""
+      }.`,
+      hint: ids.length > 0
+        ? waitOrKill(ids[0]!)
+        : guide`They are all still starting: retry in a moment, or see them with ${
+          step("jobs", { action: "list" })
+        }.`,
+      fault: "environment",
+    });
   }
 
   /**

@@ -26,6 +26,8 @@ import {
 import type { JobOutput } from "./job_output.ts";
 import { WARNING_SEARCH } from "../../core/jobs/failure_lines.ts";
 import { displayCommand } from "../../core/jobs/command_display.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../read_limits.ts";
+import { VIEWABLE_LOG_BYTES } from "./job_log_files.ts";
 
 /** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
 export const DEFAULT_TAIL_BYTES = 4 * 1024;
@@ -108,6 +110,27 @@ export function viewLogCall(id: string, args: Omit<ToolArgs["view"], "path"> = {
   return toolCallSyntax(step("view", { path: jobUri(id), ...args }));
 }
 
+/**
+ * Logs above this are not offered to view: view reads a log whole and refuses one over the
+ * server's --max-file-bytes (16 MiB by default) or VIEWABLE_LOG_BYTES. `jobs read` reads any
+ * log's end, so that is the call named for them (also right when the flag was raised).
+ */
+export const VIEW_OFFER_LOG_BYTES = Math.min(DEFAULT_MAX_FILE_BYTES, VIEWABLE_LOG_BYTES);
+
+/** The calls that read more of a job's log than its result shows, for the omitted-bytes note. */
+function moreOfLog(output: JobOutput, passing: boolean): string {
+  const id = output.record.id;
+  if (output.logBytes > VIEW_OFFER_LOG_BYTES) {
+    return `${toolCallSyntax(step("jobs", { action: "read", id, bytes: 1000000 }))} (its last ` +
+      `1,000,000 bytes: the log, ${
+        plural(output.logBytes, "byte")
+      }, is more than view reads whole)`;
+  }
+  return `${viewLogCall(id, { start: -200 })}${
+    passing ? "" : " (the last 200 lines of the log)"
+  }, or search it: ${viewLogCall(id, { content: "TEXT" })}`;
+}
+
 /** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */
 export const LATEST_LINES_BYTES = 2048;
 
@@ -138,9 +161,13 @@ export function formatFailures(output: JobOutput): string {
       plural(f.omittedLogBytes, "byte")
     } before the tail`
     : `the ${plural(f.omittedLogBytes, "byte")} before the tail`;
+  const viewable = output.logBytes <= VIEW_OFFER_LOG_BYTES;
+  const numbers = viewable
+    ? `line numbers as in ${viewLogCall(id, { start: f.excerpts[0]?.firstLine ?? 1 })}`
+    : "line numbers of the log";
   const lines = [
     `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, with context; ` +
-    `line numbers as in ${viewLogCall(id, { start: f.excerpts[0]?.firstLine ?? 1 })}) ---`,
+    `${numbers}) ---`,
   ];
   for (const e of f.excerpts) {
     lines.push(`[line ${e.firstLine}${e.lastLine > e.firstLine ? `-${e.lastLine}` : ""}]`);
@@ -148,8 +175,10 @@ export function formatFailures(output: JobOutput): string {
   }
   if (f.shown < f.matched) {
     lines.push(
-      `[${plural(f.matched - f.shown, "more failure-looking line")}: ${
-        viewLogCall(id, { content: FAILURE_SEARCH, regex: true })
+      `[${plural(f.matched - f.shown, "more failure-looking line")}${
+        viewable
+          ? `: ${viewLogCall(id, { content: FAILURE_SEARCH, regex: true })}`
+          : " (the log is too big to search with view)"
       }]`,
     );
   }
@@ -174,9 +203,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
     lines.push(
       `[${plural(output.omittedBytes, "earlier byte")} omitted: a passing run shows its last ${
         plural(output.passingLines, "line")
-      }; more: ${viewLogCall(record.id, { start: -200 })}, or search it: ${
-        viewLogCall(record.id, { content: "TEXT" })
-      }]`,
+      }; more: ${moreOfLog(output, true)}]`,
     );
   } else if (output.omittedBytes > 0) {
     const capped = output.cutLine
@@ -186,8 +213,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
     lines.push(
       `[${plural(output.omittedBytes, "earlier byte")} omitted; showing the last ${
         plural(output.shownRawBytes, "byte")
-      }${capped}; more: ${viewLogCall(record.id, { start: -200 })} (the last 200 lines of the ` +
-        `log), or search it: ${viewLogCall(record.id, { content: "TEXT" })}]`,
+      }${capped}; more: ${moreOfLog(output, false)}]`,
     );
   }
   const w = output.warnings;
@@ -198,8 +224,10 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
       } before them not checked)`
       : "in the omitted part";
     lines.push(
-      `[${plural(w.count, "warning-looking line")} ${where}: ${
-        viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })
+      `[${plural(w.count, "warning-looking line")} ${where}${
+        output.logBytes > VIEW_OFFER_LOG_BYTES
+          ? " (the log is too big to search with view: use the jobs read call above)"
+          : `: ${viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })}`
       }]`,
     );
   }

@@ -5,6 +5,7 @@ import {
   formatProgress,
   lastOutputLine,
   PROGRESS_MAX_CHARS,
+  truncateText,
 } from "../../../lib/core/jobs/progress_text.ts";
 
 Deno.test("formatProgress is never longer than 200 characters", () => {
@@ -29,4 +30,19 @@ Deno.test("formatDuration reads naturally across scales", () => {
   assertEquals(formatDuration(4200), "4.2s");
   assertEquals(formatDuration(185_000), "3m05s");
   assertEquals(formatDuration(3_720_000), "1h02m");
+});
+
+Deno.test("truncateText cuts at max code points however long the text (surrogates too)", () => {
+  const piece = fc.constantFrom("a", "é", "\ud83d\ude00", "\ud800", "\udc00", "\n");
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 80 }), fc.integer({ min: 0, max: 20 }), (p, max) => {
+      const text = p.join("");
+      const chars = Array.from(text);
+      const expected = chars.length <= max
+        ? text
+        : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+      assertEquals(truncateText(text, max), expected, JSON.stringify([text, max]));
+    }),
+    { numRuns: 3000 },
+  );
 });

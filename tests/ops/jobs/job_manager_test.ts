@@ -166,3 +166,22 @@ test("JobManager.prune drops the oldest finished logs past the byte budget", asy
     assertEquals((await jobs.list()).length, 2);
   }, { keepFinishedBytes: 2500 });
 });
+
+test("JobManager's refusal past the cap counts jobs still starting, and names a usable next step", async () => {
+  await withManager(async (jobs, cwd) => {
+    // Three calls at once: the third is refused while the first two may still be starting.
+    const results = await Promise.allSettled(
+      ["a", "b", "c"].map((name) => jobs.start(`${loop(50)}; echo ${name}`, cwd)),
+    );
+    const refused = results.filter((r) => r.status === "rejected");
+    assertEquals(refused.length, 1);
+    const text = String((refused[0] as PromiseRejectedResult).reason) + " " +
+      JSON.stringify((refused[0] as PromiseRejectedResult).reason);
+    assertStringIncludes(text, "2 jobs are already running");
+    assertStringIncludes(text, "the limit is 2");
+    assertEquals(text.includes("undefined"), false, text);
+    // Every suggested jobs call names a job, or the hint is the list call.
+    assert(/"id":"\d+-\d+"|"action":"list"/.test(text), text);
+    assertEquals(/"args":\{"action":"(wait|kill)"\}/.test(text), false, text);
+  }, { maxRunning: 2 });
+});

@@ -114,6 +114,45 @@ Deno.test("job texts count a single byte as 1 byte", () => {
   assertStringIncludes(tail, "[the log passed its cap of 1 byte: 1 byte of output dropped]");
 });
 
+Deno.test("a log too big for view is offered as jobs read, never as a view that would refuse it", () => {
+  const record = {
+    id: "7-2",
+    command: "yes | head -c 1G",
+    cwd: "/x",
+    status: "succeeded",
+    exitCode: 0,
+    signal: null,
+    startedAt: 0,
+    endedAt: 1000,
+    droppedBytes: 0,
+  } as unknown as JobRecord;
+  const big: JobOutput = {
+    ...outputOf(record, "y\n", 1_000_000_000),
+    passingLines: 10,
+    warnings: { count: 2, checkedBytes: 1000, uncheckedBytes: 0 },
+  };
+  const tail = formatTail(big);
+  assertStringIncludes(tail, 'jobs {"action":"read","id":"7-2","bytes":1000000}');
+  assertStringIncludes(tail, "1,000,000,002 bytes, is more than view reads whole");
+  assertEquals(tail.includes('view {"path":"anchorfs://jobs/7-2"'), false, tail);
+  const failed = formatTail({
+    ...big,
+    record: { ...record, status: "failed", exitCode: 1 },
+    failures: {
+      excerpts: [{ firstLine: 5, lastLine: 5, lines: ["not ok 1"] }],
+      shown: 1,
+      matched: 3,
+      scannedBytes: 8_388_608,
+      omittedLogBytes: 1_000_000_000,
+    } as unknown as NonNullable<JobOutput["failures"]>,
+  });
+  assertStringIncludes(failed, "line numbers of the log");
+  assertEquals(failed.includes('view {"path":"anchorfs://jobs/7-2"'), false, failed);
+  // A log view reads whole keeps the view calls.
+  const small = formatTail({ ...big, logBytes: 5000, omittedBytes: 4998, warnings: undefined });
+  assertStringIncludes(small, 'view {"path":"anchorfs://jobs/7-2","start":-200}');
+});
+
 /** A JobOutput as readJobOutput returns it, for the text functions alone. */
 function outputOf(record: JobRecord, text: string, omittedBytes: number): JobOutput {
   return {
