@@ -16,10 +16,7 @@ export type ErrorCode =
   | "INVALID_OPERATION"
   /** A line range is outside the file or reversed. */
   | "INVALID_RANGE"
-  /**
-   * A path cannot be used: bad JSON string quoting (plus \xNN), a NUL, a name too long, or a
-   * Windows drive-relative path (`C:foo`).
-   */
+  /** A path cannot be used: bad quoting, a NUL, a name too long, or drive-relative `C:foo`. */
   | "INVALID_PATH"
   /** A glob pattern does not parse. */
   | "INVALID_PATTERN"

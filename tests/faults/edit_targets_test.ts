@@ -115,7 +115,7 @@ test("a NUL or a too-long name is the caller's mistake; newlines and '..' are na
   });
   assertEquals(long.isError, true, long.text);
   assertStringIncludes(long.text, "longer than the file system allows");
-  assertStringIncludes(long.text, "Next: Use a shorter file name.");
+  assertStringIncludes(long.text, "Next: Use a shorter path");
   const fixed = await server.call("text_editor", {
     command: "str_replace",
     path: "nul\0x.txt",
