@@ -111,7 +111,7 @@ async function read(w: World): Promise<Uint8Array> {
 }
 
 async function attempt(
-  body: () => Promise<string>,
+  body: () => Promise<unknown>,
 ): Promise<{ ok: true } | { ok: false; text: string }> {
   try {
     await body();
@@ -131,9 +131,9 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) =>
  */
 async function judge(
   w: World,
-  edit: () => Promise<string>,
+  edit: () => Promise<unknown>,
   intended: Uint8Array | null,
-  retry: (errorText: string) => (() => Promise<string>) | null,
+  retry: (errorText: string) => (() => Promise<unknown>) | null,
   recoveredIntended: Uint8Array | null = intended,
 ): Promise<Outcome> {
   const before = await read(w);
@@ -361,7 +361,7 @@ function closestRegionRetry(
   w: World,
   text: string,
   content: string[],
-): (() => Promise<string>) | null {
+): (() => Promise<unknown>) | null {
   const m = /Closest region: lines ([0-9]+)-([0-9]+):/.exec(text);
   if (!m) return null;
   const shown = renderedLines(text);

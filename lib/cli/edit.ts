@@ -9,6 +9,7 @@ import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
 import { cliStepSyntax } from "./step_command.ts";
 import { renderResultForTerminal } from "./output.ts";
+import type { Guide } from "../core/next_step.ts";
 import {
   ALLOW_HELP,
   ALLOW_OPTION,
@@ -96,7 +97,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
     const all = services();
     await applyAllow(all, values.allow);
     const session = createSession(all.locations.localAt(Deno.cwd()), cliStepSyntax);
-    let text: string;
+    let text: Guide;
     if (values.batch !== undefined) {
       const raw = await readInput(values.batch, "--batch");
       const { operations, allowRepeat } = readBatchOperations(

@@ -15,9 +15,8 @@ import { waitForJob } from "../ops/jobs/wait_for_job.ts";
 import { followJob } from "../ops/jobs/follow_job.ts";
 import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import { EXIT, type Terminal } from "./output.ts";
+import { EXIT, renderResultForTerminal, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
-import { cliStepSyntax } from "./step_command.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
@@ -120,7 +119,7 @@ async function runJobs(
       // From another terminal the likely cause of an empty list is another state dir: name it.
       terminal.out(
         records.length > 0
-          ? `${formatJobList(records, Date.now(), cliStepSyntax)}\n`
+          ? renderResultForTerminal(formatJobList(records, Date.now()))
           : `No jobs recorded in ${jobs.store.stateDir}. A server started with another ` +
             "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
       );

@@ -2,6 +2,7 @@
 
 import { createSession } from "../ops/session.ts";
 import { cliStepSyntax } from "./step_command.ts";
+import { renderResultForTerminal } from "./output.ts";
 import { step, toolCallSyntax } from "../core/next_step.ts";
 import { runWorkdir } from "../ops/workdir.ts";
 import {
@@ -38,7 +39,7 @@ ${ALLOW_HELP}`,
     const { locations } = all;
     const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
     if (positionals[0] === undefined) {
-      terminal.out(`${await runWorkdir(session, locations, "get")}\n`);
+      terminal.out(renderResultForTerminal(await runWorkdir(session, locations, "get")));
       return 0;
     }
     // The check is the tool's "set"; its "set to ... (was ...)" would claim a change that a

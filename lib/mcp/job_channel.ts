@@ -7,6 +7,7 @@ import type { McpServer } from "@modelcontextprotocol/server";
 import { formatJobReport } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ToolEnv } from "./tool_env.ts";
+import { modelText } from "./render.ts";
 
 export { CHANNEL_CAPABILITY } from "./server_info.ts";
 export const CHANNEL_METHOD = "notifications/claude/channel";
@@ -25,7 +26,7 @@ export function registerJobChannel(mcp: McpServer, env: ToolEnv): void {
       const output = await readJobOutput(jobs, id, env.options.tailBytes, {
         passingLines: env.options.passingLines ?? DEFAULT_PASSING_LINES,
       });
-      const content = formatJobReport(output, Date.now(), env.options.tailBytes);
+      const content = modelText(formatJobReport(output, Date.now(), env.options.tailBytes));
       await mcp.server.notification({
         method: CHANNEL_METHOD,
         params: { content, meta: { job: id } },

@@ -18,6 +18,7 @@ import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ObservedTransport } from "./stdio_transport.ts";
 import type { ToolEnv } from "./tool_env.ts";
+import { modelText } from "./render.ts";
 
 const LIST_LIMIT = 50;
 const URI_PREFIX = "anchorfs://jobs/";
@@ -64,7 +65,7 @@ export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
         contents: [{
           uri: uri.href,
           mimeType: "text/plain",
-          text: formatJobReport(read, Date.now(), env.options.tailBytes),
+          text: modelText(formatJobReport(read, Date.now(), env.options.tailBytes)),
         }],
       };
     },

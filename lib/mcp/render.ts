@@ -16,9 +16,14 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** A text as the model reads it: its suggested next steps written as tool calls. */
+export function modelText(text: string | Guide): string {
+  return renderGuide(text, toolCallSyntax);
+}
+
 /** A result as the model reads it: its suggested next steps written as tool calls. */
 export function textResult(text: string | Guide): ToolResult {
-  return { content: [{ type: "text", text: renderGuide(text, toolCallSyntax) }] };
+  return { content: [{ type: "text", text: modelText(text) }] };
 }
 
 /** An error as the model reads it: its suggested next steps written as tool calls. */

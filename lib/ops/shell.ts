@@ -7,7 +7,7 @@ import type { JobRecord } from "../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../core/shell/pipeline_note.ts";
 import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
-import { guide, joinGuide, renderGuide, step, toolCallSyntax } from "../core/next_step.ts";
+import { type Guide, guide, joinGuide, joinGuides, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
@@ -38,10 +38,11 @@ export interface ShellDeps {
   remote?: RemotePlace;
 }
 
+/** How a shell call ended; `text` keeps the calls it suggests as steps. */
 export type ShellOutcome =
   /** `failed`: it ended with anything but exit 0 (the result is an error the model reads). */
-  | { kind: "finished"; record: JobRecord; text: string; failed: boolean }
-  | { kind: "promoted"; record: JobRecord; text: string };
+  | { kind: "finished"; record: JobRecord; text: Guide; failed: boolean }
+  | { kind: "promoted"; record: JobRecord; text: Guide };
 
 /**
  * Where a command runs: a local directory, or a directory on an ssh host (then the command runs
@@ -139,7 +140,7 @@ export async function runShell(
       kind: "finished",
       record: final,
       failed: endedBadly(final),
-      text: `${head}\n${note ? `${note}\n` : ""}${formatTail(output, tailBytes)}`,
+      text: joinGuide(`${head}\n${note ? `${note}\n` : ""}`, formatTail(output, tailBytes)),
     };
   }
   const { tail } = await jobs.readTail(started.id, 1024);
@@ -150,30 +151,27 @@ export async function runShell(
   };
 }
 
-export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): string {
+/** The answer for a command that outlived the foreground window and runs on as a job. */
+export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): Guide {
   const id = record.id;
-  const lines = [
+  const lines: (string | Guide)[] = [
     `\`${shortCommand(record.command)}\` … still running as job ${id} (${jobUri(id)}) after ${
       formatDuration(elapsedMs)
     }; you will get a notification ` +
     `(notifications/resources/updated for ${jobUri(id)}) when it ends, if your client listens ` +
     "for resource updates (otherwise jobs wait below tells you). It keeps running and its " +
     "output is captured in full; do not start it again.",
-    // Only the shell tool shows this (the CLI has no shell command): written as tool calls.
-    renderGuide(
-      joinGuide(
-        "Meanwhile: read its output with ",
-        step("jobs", { action: "read", id }),
-        "; block until it ends with ",
-        step("jobs", { action: "wait", id }),
-        " (at most 50 s per call, never kills); stop it with ",
-        step("jobs", { action: "kill", id }),
-        ". Other, independent commands can run now.",
-      ),
-      toolCallSyntax,
+    joinGuide(
+      "Meanwhile: read its output with ",
+      step("jobs", { action: "read", id }),
+      "; block until it ends with ",
+      step("jobs", { action: "wait", id }),
+      " (at most 50 s per call, never kills); stop it with ",
+      step("jobs", { action: "kill", id }),
+      ". Other, independent commands can run now.",
     ),
   ];
   const last = lastOutput.trimEnd();
   if (last !== "") lines.push("--- latest output ---", last);
-  return lines.join("\n");
+  return joinGuides(lines, "\n");
 }

@@ -3,23 +3,24 @@
 
 import { AnchorError } from "../core/errors.ts";
 import { quotePath } from "../core/path/path_quote.ts";
-import { guide, step } from "../core/next_step.ts";
+import { type Guide, guide, joinGuide, step } from "../core/next_step.ts";
 import type { Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import type { Session } from "./session.ts";
 
 export type WorkdirAction = "get" | "set" | "reset";
 
+/** Gets, sets or resets the working directory; the result is data like every op's. */
 export async function runWorkdir(
   session: Session,
   locations: Locations,
   action: WorkdirAction,
   path?: string,
-): Promise<string> {
-  if (action === "get") return `Working directory: ${quotePath(session.cwd.url)}`;
+): Promise<Guide> {
+  if (action === "get") return joinGuide(`Working directory: ${quotePath(session.cwd.url)}`);
   if (action === "reset") {
     session.cwd = session.root;
-    return `Working directory reset to ${quotePath(session.root.url)}`;
+    return joinGuide(`Working directory reset to ${quotePath(session.root.url)}`);
   }
   if (path === undefined || path.trim() === "") {
     throw new AnchorError({
@@ -53,5 +54,7 @@ export async function runWorkdir(
     path: await target.backend.realPath(target.path).catch(() => target.path),
   };
   if (!session.cwd.remote) session.cwd.url = session.cwd.path;
-  return `Working directory set to ${quotePath(session.cwd.url)} (was ${quotePath(previous)}).`;
+  return joinGuide(
+    `Working directory set to ${quotePath(session.cwd.url)} (was ${quotePath(previous)}).`,
+  );
 }

@@ -158,3 +158,20 @@ Deno.test("anchorfs edit --batch with a stale id names the anchorfs view of the 
   assertNotIncludes(r.stderr, '{"path"');
   assertEquals(await Deno.readTextFile(`${dir.path}/x.txt`), "a\nb\n");
 });
+
+Deno.test("anchorfs edit: a diff cut at 400 lines names the anchorfs view of the rest", async () => {
+  await using dir = await tempDir();
+  // A change every sixth line: 150 hunks, more than a result diff shows.
+  const lines = Array.from({ length: 900 }, (_, i) => i % 6 === 0 ? "k" : `l${i}`);
+  await writeTree(dir.path, { "big.txt": `${lines.join("\n")}\n` });
+  const r = await runCliProcess(
+    ["edit", "big.txt", "--old", "k", "--new", "K", "--replace-all"],
+    { cwd: dir.path },
+  );
+  assertEquals(r.code, 0, r.stderr);
+  assertStringIncludes(
+    r.stdout,
+    "... diff cut at 400 lines; `anchorfs view big.txt` for the rest.",
+  );
+  assertNotIncludes(r.stdout, '{"path"');
+});

@@ -192,7 +192,12 @@ for (const kind of CLIENT_KINDS) {
     assertEquals(await Deno.readTextFile(`${dir.path}/pkg/new.ts`), "let a = 2;\nlet b = 2;\n");
 
     const del = await server.call("text_editor", { command: "delete", path: "pkg/new.ts" });
-    assertStringIncludes(del.text, "undo_edit");
+    // The op keeps the undo call as a step; the model reads it as a tool call.
+    assertEquals(
+      del.text,
+      'Deleted pkg/new.ts (22 bytes). Undo with text_editor {"command":"undo_edit","path":' +
+        '"pkg/new.ts"}.',
+    );
     const back = await server.call("text_editor", { command: "undo_edit", path: "pkg/new.ts" });
     assertEquals(back.isError, false, back.text);
     assertEquals(await Deno.readTextFile(`${dir.path}/pkg/new.ts`), "let a = 2;\nlet b = 2;\n");

@@ -34,6 +34,13 @@ for (const kind of CLIENT_KINDS) {
     const uri = `anchorfs://jobs/${id}`;
     assertMatch(r.text, new RegExp(`still running as job ${id}`));
     assertStringIncludes(r.text, "you will get a notification when it ends".slice(0, 20));
+    // Its next steps are written as tool calls (the op keeps them as data).
+    assertStringIncludes(
+      r.text,
+      `Meanwhile: read its output with jobs {"action":"read","id":"${id}"}; block until it ` +
+        `ends with jobs {"action":"wait","id":"${id}"} (at most 50 s per call, never kills); ` +
+        `stop it with jobs {"action":"kill","id":"${id}"}.`,
+    );
     // deno-lint-ignore no-explicit-any
     const link = r.raw.content.find((c: any) => c.type === "resource_link");
     assertStringIncludes(link.name, "do sleep 0.1; done; echo first");

@@ -15,6 +15,7 @@ import { runExtractLines } from "../../lib/ops/edit/extract_lines.ts";
 import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
 import type { EditServices } from "../../lib/ops/edit/commit.ts";
+import { asText } from "./edit/_env.ts";
 
 function windowsDisk(files: Record<string, string> = {}) {
   const disk = new MemoryBackend(
@@ -84,7 +85,7 @@ Deno.test("workdir set takes Windows paths and folds case; get shows the disk's 
   const t = windowsDisk();
   await runWorkdir(t.session, t.locations, "set", "c:\\PROJ\\SUB");
   assertEquals(t.session.cwd.path, "C:\\proj\\sub");
-  assertStringIncludes(await runWorkdir(t.session, t.locations, "get"), "C:\\proj\\sub");
+  assertStringIncludes(await asText(runWorkdir(t.session, t.locations, "get")), "C:\\proj\\sub");
   assertEquals(await resolved(t, "..\\a.txt"), "C:\\proj\\a.txt");
   const e = await assertRejects(() =>
     runWorkdir(t.session, t.locations, "set", "C:\\proj\\a.txt")
@@ -102,12 +103,12 @@ Deno.test("edits: create, str_replace and undo under any spelling of one Windows
   assertEquals(await t.text("C:\\proj\\new\\dir\\c.txt"), "one\n");
   assertEquals((await t.disk.readDir("C:\\proj\\new")).map((e) => e.name), ["dir"]);
   await runView(t.locations, t.session, { path: "a.txt" });
-  const out = await runTextEditor(t.services, t.session, {
+  const out = await asText(runTextEditor(t.services, t.session, {
     command: "str_replace",
     path: "C:\\PROJ\\A.TXT",
     old_text: "alpha",
     new_text: "gamma",
-  });
+  }));
   assertStringIncludes(out, "A.TXT");
   assertEquals(await t.text("C:\\proj\\a.txt"), "gamma\nbeta\n");
   // The undo entry was keyed by the file, not by how it was spelled.

@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { guide, step, toolCallSyntax } from "../../core/next_step.ts";
+import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
 import { durationMs, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   formatJobList,
@@ -22,7 +22,7 @@ import {
   readJobOutput,
   tailReadBytes,
 } from "../../ops/jobs/job_output.ts";
-import { runTool, type ToolResult } from "../render.ts";
+import { modelText, runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 import { progressReporter } from "../progress.ts";
@@ -102,20 +102,19 @@ async function jobReport(
 ): Promise<ToolResult> {
   const output = await readJobOutput(jobs, jobId, tailBytes, { passingLines });
   return {
-    content: [{ type: "text", text: formatJobReport(output, Date.now(), tailBytes) }],
+    content: [{ type: "text", text: modelText(formatJobReport(output, Date.now(), tailBytes)) }],
     isError: endedBadly(output.record),
   };
 }
 
 /** The recent jobs, newest first, and how to read one. */
-async function listText(jobs: JobManager): Promise<string> {
+async function listText(jobs: JobManager): Promise<Guide> {
   const records = await jobs.list(30);
   const readOne = step("jobs", { action: "read", id: "ID" });
-  return `${formatJobList(records, Date.now())}${
-    records.length > 0
-      ? `\nRead one with ${toolCallSyntax(readOne)} or the resource anchorfs://jobs/ID.`
-      : ""
-  }`;
+  return joinGuide(
+    formatJobList(records, Date.now()),
+    records.length > 0 ? guide`\nRead one with ${readOne} or the resource anchorfs://jobs/ID.` : "",
+  );
 }
 
 /** Kills a job's whole process tree; says what was killed and shows its latest output. */
@@ -167,7 +166,7 @@ async function jobsCall(
   env: ToolEnv,
   args: JobsArgs,
   ctx: ServerContext,
-): Promise<ToolResult | string> {
+): Promise<ToolResult | string | Guide> {
   const { action, id, bytes } = args;
   const jobs = env.services.jobs;
   const tailBytes = bytes ?? env.options.tailBytes;
@@ -224,7 +223,7 @@ async function waitReport(
   timeoutMs: number,
   ctx: ServerContext,
   report: (jobId: string) => Promise<ToolResult>,
-): Promise<ToolResult | string> {
+): Promise<ToolResult | Guide> {
   const progress = progressReporter(ctx);
   const notify = progress.report;
   const waited = await waitForJob(jobs, jobId, {

@@ -8,7 +8,7 @@ import { step, toolCallSyntax } from "../../core/next_step.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { resolveShellCwd, runShell } from "../../ops/shell.ts";
-import { runTool, type ToolResult } from "../render.ts";
+import { modelText, runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
@@ -130,12 +130,12 @@ async function shellCall(
   if (outcome.kind === "finished") {
     // A non-zero exit, signal, kill or capped output is an error result: clients and
     // models that look only at isError do not read a failed build as done.
-    return { content: [{ type: "text", text: outcome.text }], isError: outcome.failed };
+    return { content: [{ type: "text", text: modelText(outcome.text) }], isError: outcome.failed };
   }
   const id = outcome.record.id;
   return {
     content: [
-      { type: "text", text: outcome.text },
+      { type: "text", text: modelText(outcome.text) },
       {
         type: "resource_link",
         uri: jobUri(id),

@@ -23,6 +23,7 @@ import {
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
 import { plural } from "../../core/plural.ts";
+import type { Guide } from "../../core/next_step.ts";
 
 export interface BatchEditArgs {
   path: string;
@@ -31,12 +32,13 @@ export interface BatchEditArgs {
   allow_repeat?: boolean;
 }
 
+/** Applies the operations (all or none); the result keeps the calls it suggests as steps. */
 export async function runBatchEdit(
   services: EditServices,
   session: Session,
   args: BatchEditArgs,
   options: EditOptions = {},
-): Promise<string> {
+): Promise<Guide> {
   const ops: EditOp[] = parseEditOps(args.operations);
   return await editExistingFile(services, session, args.path, async (file, location) => {
     const path = displayPathOf(session, location);

@@ -12,7 +12,7 @@ import {
   encodeDoc,
   type TextDoc,
 } from "../../core/text/text_file.ts";
-import { guide, step } from "../../core/next_step.ts";
+import { type Guide, guide, joinGuides, step } from "../../core/next_step.ts";
 import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween } from "../../core/edit/edit_log.ts";
@@ -193,8 +193,11 @@ export interface CommitRequest {
   isNew?: boolean;
 }
 
-/** Writes the new document (unless dry run) and returns the result text with the diff. */
-export async function commitEdit(services: EditServices, request: CommitRequest): Promise<string> {
+/**
+ * Writes the new document (unless dry run) and returns the result with the diff, the calls it
+ * suggests kept as steps for each adapter to write in its own syntax.
+ */
+export async function commitEdit(services: EditServices, request: CommitRequest): Promise<Guide> {
   const { file, doc, session } = request;
   const location = file.location;
   const name = displayPathOf(session, location);
@@ -224,7 +227,7 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
     });
   }
   const counts = `${plural(diff.removed, "line")} removed, ${plural(diff.added, "line")} added`;
-  const lines = [
+  const lines: (string | Guide)[] = [
     `${dryRun ? "Dry run, nothing written: would edit" : "Edited"} ${
       quotePath(name)
     }${via} (${request.action}; ${counts}; ${plural(doc.lines.length, "line")} now${
@@ -235,12 +238,15 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
   ];
   if (diff.truncated) {
     lines.push(
-      `... diff cut at 400 lines; ${
-        session.steps(step("view", { path: quotePath(name) }))
-      } for the rest.`,
+      guide`... diff cut at 400 lines; ${step("view", { path: quotePath(name) })} for the rest.`,
     );
   }
-  return lines.filter((l) => l !== "").join("\n");
+  return resultLines(lines);
+}
+
+/** A result's lines joined, the empty ones left out; guides keep their steps. */
+export function resultLines(lines: readonly (string | Guide)[]): Guide {
+  return joinGuides(lines.filter((l) => l !== ""), "\n");
 }
 
 function formatNote(doc: TextDoc): string {
@@ -396,14 +402,9 @@ export function underLock<T>(
 }
 
 /** After a file head: how many lines are not shown and the view that shows them. */
-export function restNote(
-  session: Session,
-  shownPath: string,
-  rest: number,
-  total: number,
-): string {
+export function restNote(shownPath: string, rest: number, total: number): string | Guide {
   if (rest <= 0) return "";
-  return `[… ${plural(rest, "more line")} not shown: ${
-    session.steps(step("view", { path: shownPath, start: total - rest + 1 }))
+  return guide`[… ${plural(rest, "more line")} not shown: ${
+    step("view", { path: shownPath, start: total - rest + 1 })
   }]`;
 }

@@ -7,7 +7,7 @@ import { planLineEdits } from "../../core/edit/edit_plan.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { checkLineId, type LineId, parseLineId, staleIdError } from "../../core/edit/line_id.ts";
 import type { TextDoc } from "../../core/text/text_file.ts";
-import { guide, step } from "../../core/next_step.ts";
+import { type Guide, guide, step } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import {
@@ -49,12 +49,13 @@ function parseSourceLine(raw: unknown, what: string): SourceLine {
   return { kind: "id", id: parseLineId(raw, what) };
 }
 
+/** Copies the range into to_path; the result keeps the calls it suggests as steps. */
 export async function runExtractLines(
   services: EditServices,
   session: Session,
   args: ExtractLinesArgs,
   options: EditOptions = {},
-): Promise<string> {
+): Promise<Guide> {
   const startArg = parseSourceLine(args.start, "start");
   const endArg = args.end === undefined || args.end === ""
     ? startArg

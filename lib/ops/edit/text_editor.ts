@@ -7,7 +7,7 @@ import { renderFileHead } from "../../core/edit/edit_diff.ts";
 import { planStrReplace } from "../../core/edit/str_replace/mod.ts";
 import { splitLines, type TextDoc } from "../../core/text/text_file.ts";
 import { encodeDoc } from "../../core/text/text_file.ts";
-import { guide, step, type ToolArgs } from "../../core/next_step.ts";
+import { type Guide, guide, step, type ToolArgs } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import type { Location } from "../location.ts";
 import type { FileInfo } from "../file_backend.ts";
@@ -21,6 +21,7 @@ import {
   resolvePath,
   resolveWritePath,
   restNote,
+  resultLines,
   underLock,
   writePathOf,
 } from "./commit.ts";
@@ -48,12 +49,13 @@ export interface TextEditorArgs {
   replace_all?: boolean;
 }
 
+/** Runs one text_editor command; the result keeps the calls it suggests as steps. */
 export function runTextEditor(
   services: EditServices,
   session: Session,
   args: TextEditorArgs,
   options: EditOptions = {},
-): Promise<string> {
+): Promise<Guide> {
   switch (args.command) {
     case "create":
       return createFile(services, session, args.path, args.file_text);
@@ -85,7 +87,7 @@ export async function createFile(
   session: Session,
   rawPath: string,
   fileText: string | undefined,
-): Promise<string> {
+): Promise<Guide> {
   if (fileText === undefined) {
     throw missing("file_text", "create", {
       command: "create",
@@ -117,11 +119,11 @@ export async function createFile(
     session.shown.replaceFile(fileKey(location), []);
     recordShown(session, fileKey(location), head.shown);
     const shownPath = quotePath(displayPathOf(session, location));
-    return [
+    return resultLines([
       `Created ${shownPath} (${plural(lines.length, "line")}, ${plural(bytes.length, "byte")}).`,
       head.text,
-      restNote(session, shownPath, head.rest, lines.length),
-    ].filter((l) => l !== "").join("\n");
+      restNote(shownPath, head.rest, lines.length),
+    ]);
   });
 }
 
@@ -184,7 +186,7 @@ async function strReplace(
   session: Session,
   args: TextEditorArgs,
   options: EditOptions,
-): Promise<string> {
+): Promise<Guide> {
   if (args.old_text === undefined) {
     throw missing("old_text (the exact text to replace)", "str_replace", {
       command: "str_replace",
@@ -229,7 +231,7 @@ async function deleteFile(
   services: EditServices,
   session: Session,
   rawPath: string,
-): Promise<string> {
+): Promise<Guide> {
   const location = await resolvePath(services, session, rawPath);
   const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
@@ -275,15 +277,9 @@ async function deleteFile(
       url: location.url,
     });
     session.shown.forget(fileKey(location));
-    return `Deleted ${quotePath(displayPathOf(session, location))} (${
-      plural(bytes.length, "byte")
-    }). Undo with ${
-      session.steps(
-        step("text_editor", {
-          command: "undo_edit",
-          path: quotePath(displayPathOf(session, location)),
-        }),
-      )
+    const shownPath = quotePath(displayPathOf(session, location));
+    return guide`Deleted ${shownPath} (${plural(bytes.length, "byte")}). Undo with ${
+      step("text_editor", { command: "undo_edit", path: shownPath })
     }.`;
   });
 }
@@ -294,7 +290,7 @@ async function deleteLink(
   session: Session,
   location: Location,
   link: string,
-): Promise<string> {
+): Promise<Guide> {
   await location.backend.removeFile(location.path);
   services.undo.push(fileKey(location), {
     action: "delete",
@@ -306,9 +302,9 @@ async function deleteLink(
   });
   session.shown.forget(fileKey(location));
   const shownPath = quotePath(displayPathOf(session, location));
-  return `Deleted ${shownPath} (a symlink to ${
+  return guide`Deleted ${shownPath} (a symlink to ${
     JSON.stringify(link)
   }; the file it points to is untouched). Undo with ${
-    session.steps(step("text_editor", { command: "undo_edit", path: shownPath }))
+    step("text_editor", { command: "undo_edit", path: shownPath })
   }.`;
 }

@@ -6,7 +6,7 @@ import { AnchorError } from "../../core/errors.ts";
 import { renderEditDiff, renderFileHead } from "../../core/edit/edit_diff.ts";
 import { splicesBetween } from "../../core/edit/edit_log.ts";
 import { formatLineId, renderLine } from "../../core/edit/line_id.ts";
-import { guide, step } from "../../core/next_step.ts";
+import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { plural } from "../../core/plural.ts";
 import { fileKey, type Session } from "../session.ts";
@@ -20,16 +20,18 @@ import {
   recordShown,
   resolveWritePath,
   restNote,
+  resultLines,
   underLock,
   writePathOf,
 } from "./commit.ts";
 import { fingerprintBytes, type UndoEntry } from "./undo_store.ts";
 
+/** Undoes the last edit of `rawPath`; the result keeps the calls it suggests as steps. */
 export async function undoEdit(
   services: EditServices,
   session: Session,
   rawPath: string,
-): Promise<string> {
+): Promise<Guide> {
   const location = await resolveWritePath(services, session, rawPath);
   const key = fileKey(location);
   return await underLock(services, location, async () => {
@@ -101,7 +103,7 @@ async function restoreLink(
   session: Session,
   location: Location,
   entry: UndoEntry,
-): Promise<string> {
+): Promise<Guide> {
   const backend = location.backend;
   const taken = (await backend.readLink?.(location.path)) != null ||
     (await backend.stat(location.path)) !== null;
@@ -109,11 +111,13 @@ async function restoreLink(
   await backend.symlink(entry.link!, location.path);
   services.undo.pop(fileKey(location));
   session.shown.forget(fileKey(location));
-  return `Undid the last edit of ${
-    quotePath(displayPathOf(session, location))
-  } (${entry.action}): the symlink to ${JSON.stringify(entry.link)} is back; ${
-    plural(services.undo.depth(fileKey(location)), "earlier edit")
-  } can still be undone.`;
+  return joinGuide(
+    `Undid the last edit of ${
+      quotePath(displayPathOf(session, location))
+    } (${entry.action}): the symlink to ${JSON.stringify(entry.link)} is back; ${
+      plural(services.undo.depth(fileKey(location)), "earlier edit")
+    } can still be undone.`,
+  );
 }
 
 /** Most lines and characters of current content an UNDO_CONFLICT shows and its call rewrites. */
@@ -196,7 +200,7 @@ function undoneText(
   location: Location,
   entry: UndoEntry,
   current: Uint8Array | null,
-): string {
+): Guide {
   const key = fileKey(location);
   const shownPath = quotePath(displayPathOf(session, location));
   const head = `Undid the last edit of ${shownPath} (${entry.action})${
@@ -205,21 +209,21 @@ function undoneText(
   session.shown.forget(key);
   const before = decodeForDiff(current);
   const after = entry.before === null ? null : decodeForDiff(entry.before);
-  if (!before || !after || entry.before === null) return head;
+  if (!before || !after || entry.before === null) return joinGuide(head);
   session.shown.replaceFile(key, []);
   if (current === null) {
     // A deleted file restored whole: counts and a short head, not the file.
     const top = renderFileHead(after.lines);
     recordShown(session, key, top.shown);
-    return [
+    return resultLines([
       `${head} Restored ${plural(after.lines.length, "line")} (${
         plural(entry.before.length, "byte")
       }):`,
       top.text,
-      restNote(session, shownPath, top.rest, after.lines.length),
-    ].filter((l) => l !== "").join("\n");
+      restNote(shownPath, top.rest, after.lines.length),
+    ]);
   }
   const diff = renderEditDiff(before.lines, after.lines);
   recordShown(session, key, diff.shown);
-  return [head, diff.text].filter((l) => l !== "").join("\n");
+  return resultLines([head, diff.text]);
 }

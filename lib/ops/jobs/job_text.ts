@@ -1,7 +1,8 @@
 // How a job reads to a model or a person: status lines, list rows, and the output tail with the
-// omitted-byte count and the exact call that reads more. Shared by the MCP tools, the job
-// resources and `anchorfs jobs`. Tails are capped by their size on the wire (JSON-escaped UTF-8)
-// and show control bytes as visible symbols, so NUL- or ESC-flooded output stays within its cap.
+// omitted-byte count and the exact call that reads more, kept as a step each adapter writes in
+// its own syntax. Shared by the MCP tools, the job resources and `anchorfs jobs`. Tails are capped
+// by their size on the wire (JSON-escaped UTF-8) and show control bytes as visible symbols, so
+// NUL- or ESC-flooded output stays within its cap.
 
 import {
   durationMs,
@@ -14,7 +15,15 @@ import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "./job_store.ts";
 import { jobUri, type KillResult } from "./job_manager.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
-import { step, type StepSyntax, type ToolArgs, toolCallSyntax } from "../../core/next_step.ts";
+import {
+  type Guide,
+  guide,
+  joinGuide,
+  joinGuides,
+  type NextStep,
+  step,
+  type ToolArgs,
+} from "../../core/next_step.ts";
 import type { ListedJob } from "./host_probe.ts";
 import { plural } from "../../core/plural.ts";
 import { CONTROL_PICTURES_NOTE, showControls, tailForWire } from "../../core/text/wire_text.ts";
@@ -72,11 +81,7 @@ export function shortCommand(command: string, max = 80): string {
  * One line of `jobs list`. A job whose host did not answer the listing's probe says so, when it
  * was asked, and the call that tries again (it waits for the host, up to --ssh-timeout).
  */
-export function formatJobRow(
-  record: ListedJob,
-  now: number,
-  steps: StepSyntax = toolCallSyntax,
-): string {
+export function formatJobRow(record: ListedJob, now: number): Guide {
   const when = isTerminal(record.status)
     ? `took ${formatDuration(durationMs(record, now))}`
     : `running ${formatDuration(durationMs(record, now))}`;
@@ -84,30 +89,23 @@ export function formatJobRow(
     shortCommand(record.command)
   }  (in ${record.cwd})`;
   const down = record.unreachable;
-  if (!down) return row;
-  return `${row}  [host unreachable: ${down.reason} (checked ${
+  if (!down) return joinGuide(row);
+  return guide`${row}  [host unreachable: ${down.reason} (checked ${
     new Date(down.checkedAt).toISOString().slice(11, 19)
   } UTC); its server is gone, so its state there is unknown: retry with ${
-    steps(step("jobs", { action: "read", id: record.id }))
+    step("jobs", { action: "read", id: record.id })
   }]`;
 }
 
-/** The rows of `jobs list`; steps written in `steps` (tool calls by default). */
-export function formatJobList(
-  records: ListedJob[],
-  now: number,
-  steps: StepSyntax = toolCallSyntax,
-): string {
-  if (records.length === 0) return "No jobs recorded.";
-  return records.map((r) => formatJobRow(r, now, steps)).join("\n");
+/** The rows of `jobs list`. */
+export function formatJobList(records: ListedJob[], now: number): Guide {
+  if (records.length === 0) return joinGuide("No jobs recorded.");
+  return joinGuides(records.map((r) => formatJobRow(r, now)), "\n");
 }
 
-/**
- * The view calls that read a job's log (cleaned) like a file. Job reports reach only MCP
- * clients (the shell and jobs tools, job resources), so they are written as tool calls.
- */
-export function viewLogCall(id: string, args: Omit<ToolArgs["view"], "path"> = {}): string {
-  return toolCallSyntax(step("view", { path: jobUri(id), ...args }));
+/** A view call that reads a job's log (cleaned) like a file. */
+export function viewLogStep(id: string, args: Omit<ToolArgs["view"], "path"> = {}): NextStep {
+  return step("view", { path: jobUri(id), ...args });
 }
 
 /**
@@ -118,17 +116,18 @@ export function viewLogCall(id: string, args: Omit<ToolArgs["view"], "path"> = {
 export const VIEW_OFFER_LOG_BYTES = Math.min(DEFAULT_MAX_FILE_BYTES, VIEWABLE_LOG_BYTES);
 
 /** The calls that read more of a job's log than its result shows, for the omitted-bytes note. */
-function moreOfLog(output: JobOutput, passing: boolean): string {
+function moreOfLog(output: JobOutput, passing: boolean): Guide {
   const id = output.record.id;
   if (output.logBytes > VIEW_OFFER_LOG_BYTES) {
-    return `${toolCallSyntax(step("jobs", { action: "read", id, bytes: 1000000 }))} (its last ` +
-      `1,000,000 bytes: the log, ${
-        plural(output.logBytes, "byte")
-      }, is more than view reads whole)`;
+    return guide`${
+      step("jobs", { action: "read", id, bytes: 1000000 })
+    } (its last 1,000,000 bytes: the log, ${
+      plural(output.logBytes, "byte")
+    }, is more than view reads whole)`;
   }
-  return `${viewLogCall(id, { start: -200 })}${
+  return guide`${viewLogStep(id, { start: -200 })}${
     passing ? "" : " (the last 200 lines of the log)"
-  }, or search it: ${viewLogCall(id, { content: "TEXT" })}`;
+  }, or search it: ${viewLogStep(id, { content: "TEXT" })}`;
 }
 
 /** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */
@@ -151,10 +150,13 @@ export function latestLines(tail: TailRead, maxWireBytes = LATEST_LINES_BYTES): 
   return fit.pictured > 0 && text !== "" ? `${text}\n[${CONTROL_PICTURES_NOTE}]` : text;
 }
 
-/** The failure-looking lines of the omitted part, each excerpt headed by its log line. */
-export function formatFailures(output: JobOutput): string {
+/**
+ * The failure-looking lines of the omitted part, each excerpt headed by its log line; undefined
+ * when there are none.
+ */
+export function formatFailures(output: JobOutput): Guide | undefined {
   const f = output.failures;
-  if (!f || f.matched === 0) return "";
+  if (!f || f.matched === 0) return undefined;
   const id = output.record.id;
   const scope = f.scannedBytes < f.omittedLogBytes
     ? `the first ${plural(f.scannedBytes, "byte")} of the ${
@@ -163,26 +165,25 @@ export function formatFailures(output: JobOutput): string {
     : `the ${plural(f.omittedLogBytes, "byte")} before the tail`;
   const viewable = output.logBytes <= VIEW_OFFER_LOG_BYTES;
   const numbers = viewable
-    ? `line numbers as in ${viewLogCall(id, { start: f.excerpts[0]?.firstLine ?? 1 })}`
+    ? guide`line numbers as in ${viewLogStep(id, { start: f.excerpts[0]?.firstLine ?? 1 })}`
     : "line numbers of the log";
-  const lines = [
-    `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, with context; ` +
-    `${numbers}) ---`,
-  ];
+  const heading = `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, ` +
+    "with context; ";
+  const lines: (string | Guide)[] = [guide`${heading}${numbers}) ---`];
   for (const e of f.excerpts) {
     lines.push(`[line ${e.firstLine}${e.lastLine > e.firstLine ? `-${e.lastLine}` : ""}]`);
     lines.push(showControls(renderCleanLines(e.lines)).text);
   }
   if (f.shown < f.matched) {
     lines.push(
-      `[${plural(f.matched - f.shown, "more failure-looking line")}${
+      guide`[${plural(f.matched - f.shown, "more failure-looking line")}${
         viewable
-          ? `: ${viewLogCall(id, { content: FAILURE_SEARCH, regex: true })}`
+          ? guide`: ${viewLogStep(id, { content: FAILURE_SEARCH, regex: true })}`
           : " (the log is too big to search with view)"
       }]`,
     );
   }
-  return lines.join("\n");
+  return joinGuides(lines, "\n");
 }
 
 /** A regex for the log search that finds what failure excerpts show. */
@@ -193,15 +194,15 @@ export const FAILURE_SEARCH = "not ok|FAIL|Error|error:|Traceback|panicked|asser
  * omitted-bytes note with the calls that read more, then the cleaned tail, at most
  * `maxWireBytes` of it as sent (JSON escapes and control pictures counted).
  */
-export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES): string {
+export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES): Guide {
   const { record } = output;
-  const lines: string[] = [];
+  const lines: (string | Guide)[] = [];
   const failures = formatFailures(output);
   if (failures) lines.push(failures, "--- output (tail) ---");
   if (output.omittedBytes > 0 && output.passingLines !== undefined && !output.cutLine) {
     // A passing run: its last lines carry the summary; the rest is one call away.
     lines.push(
-      `[${plural(output.omittedBytes, "earlier byte")} omitted: a passing run shows its last ${
+      guide`[${plural(output.omittedBytes, "earlier byte")} omitted: a passing run shows its last ${
         plural(output.passingLines, "line")
       }; more: ${moreOfLog(output, true)}]`,
     );
@@ -211,7 +212,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
         "pictures count)"
       : "";
     lines.push(
-      `[${plural(output.omittedBytes, "earlier byte")} omitted; showing the last ${
+      guide`[${plural(output.omittedBytes, "earlier byte")} omitted; showing the last ${
         plural(output.shownRawBytes, "byte")
       }${capped}; more: ${moreOfLog(output, false)}]`,
     );
@@ -224,10 +225,10 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
       } before them not checked)`
       : "in the omitted part";
     lines.push(
-      `[${plural(w.count, "warning-looking line")} ${where}${
+      guide`[${plural(w.count, "warning-looking line")} ${where}${
         output.logBytes > VIEW_OFFER_LOG_BYTES
           ? " (the log is too big to search with view: use the jobs read call above)"
-          : `: ${viewLogCall(record.id, { content: WARNING_SEARCH, regex: true })}`
+          : guide`: ${viewLogStep(record.id, { content: WARNING_SEARCH, regex: true })}`
       }]`,
     );
   }
@@ -246,7 +247,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
     );
   }
   lines.push(output.text === "" ? "(no output)" : output.text.replace(/\n$/, ""));
-  return lines.join("\n");
+  return joinGuides(lines, "\n");
 }
 
 /** The full report of resources/read and jobs read; the tail as in formatTail. */
@@ -254,7 +255,7 @@ export function formatJobReport(
   output: JobOutput,
   now: number,
   maxWireBytes = DEFAULT_TAIL_BYTES,
-): string {
+): Guide {
   const { record } = output;
   const header = [
     `job ${record.id}: ${shortCommand(record.command, 200)}`,
@@ -273,7 +274,7 @@ export function formatJobReport(
   if (note) header.push(note);
   const body = formatTail(output, maxWireBytes);
   const sep = output.failures?.matched ? "" : "--- output (tail) ---\n";
-  return `${header.join("\n")}\n${sep}${body}`;
+  return joinGuide(`${header.join("\n")}\n${sep}`, body);
 }
 
 /**
@@ -294,20 +295,20 @@ export function killText({ record, wasRunning, killed }: KillResult): string {
     }`;
 }
 
-/** jobs wait's answer when the job outlived the wait (the MCP jobs tool: steps as tool calls). */
+/** jobs wait's answer when the job outlived the wait. */
 export function stillRunningText(
   record: JobRecord,
   waitedMs: number,
   tail: TailRead,
   now: number,
-): string {
-  return `Job ${record.id} (\`${shortCommand(record.command)}\`) is still running after ` +
-    `waiting ${formatDuration(waitedMs)} (running for ${
-      formatDuration(durationMs(record, now))
-    }). Waiting did not stop it. Continue with ${
-      toolCallSyntax(step("jobs", { action: "wait", id: record.id }))
-    } ` +
-    `or carry on with other work: a notification for ${
-      jobUri(record.id)
-    } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
+): Guide {
+  return guide`Job ${record.id} (\`${
+    shortCommand(record.command)
+  }\`) is still running after waiting ${formatDuration(waitedMs)} (running for ${
+    formatDuration(durationMs(record, now))
+  }). Waiting did not stop it. Continue with ${
+    step("jobs", { action: "wait", id: record.id })
+  } or carry on with other work: a notification for ${
+    jobUri(record.id)
+  } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
 }

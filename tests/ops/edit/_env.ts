@@ -10,6 +10,7 @@ import { FileLocks } from "../../../lib/ops/edit/file_locks.ts";
 import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
 import { hashLine } from "../../../lib/core/edit/line_id.ts";
 import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
+import { type Guide, renderGuide, toolCallSyntax } from "../../../lib/core/next_step.ts";
 
 /** A MemoryBackend answering for an ssh:// host (its own id keeps file keys apart). */
 function asRemote(mem: MemoryBackend): FileBackend {
@@ -77,4 +78,9 @@ export function idIn(result: string, content: string): string {
     if (m && m[2] === content) return m[1]!;
   }
   throw new Error(`no line ${JSON.stringify(content)} with an id in:\n${result}`);
+}
+
+/** An edit result as the model reads it: its suggested calls written as tool calls. */
+export async function asText(result: Promise<Guide>): Promise<string> {
+  return renderGuide(await result, toolCallSyntax);
 }

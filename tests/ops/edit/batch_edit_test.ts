@@ -3,10 +3,10 @@ import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
-import { editEnv, idIn } from "./_env.ts";
+import { asText, editEnv, idIn } from "./_env.ts";
 
 const be = (env: ReturnType<typeof editEnv>, path: string, operations: unknown) =>
-  runBatchEdit(env.services, env.session, { path, operations });
+  asText(runBatchEdit(env.services, env.session, { path, operations }));
 
 async function rejected(p: Promise<unknown>): Promise<AnchorError> {
   const e = await assertRejects(() => p);

@@ -3,7 +3,7 @@ import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId } from "../../../lib/core/edit/line_id.ts";
 import { runExtractLines } from "../../../lib/ops/edit/extract_lines.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
-import { editEnv } from "./_env.ts";
+import { asText, editEnv } from "./_env.ts";
 
 const SRC = "import x;\nfunction helper() {\n  return 42;\n}\nmain();\n";
 
@@ -16,13 +16,13 @@ async function rejected(p: Promise<unknown>): Promise<AnchorError> {
 Deno.test("extract_lines copies a verified range from a local file to a remote one", async () => {
   const env = editEnv({ "/src/a.ts": SRC });
   env.remote.put("/srv/b.ts", new TextEncoder().encode("// b\n"));
-  const out = await runExtractLines(env.services, env.session, {
+  const out = await asText(runExtractLines(env.services, env.session, {
     from_path: "/src/a.ts",
     start: formatLineId(2, "function helper() {"),
     end: formatLineId(4, "}"),
     to_path: "ssh://box/srv/b.ts",
     position: -1,
-  });
+  }));
   assertStringIncludes(out, "Edited ssh://box/srv/b.ts (");
   assertEquals(
     await env.text("/srv/b.ts", env.remote),
@@ -113,13 +113,13 @@ Deno.test("extract_lines refuses a line number past the end, naming the length a
 
 Deno.test("extract_lines counts negative line numbers from the end, like view", async () => {
   const env = editEnv({ "/x.txt": "1\n2\n3\n4\n5\n6\n" });
-  const out = await runExtractLines(env.services, env.session, {
+  const out = await asText(runExtractLines(env.services, env.session, {
     from_path: "/x.txt",
     start: -2,
     end: "-1",
     to_path: "/y.txt",
     position: -1,
-  });
+  }));
   assertStringIncludes(out, "2 lines copied from x.txt:5-6");
   assertEquals(await env.text("/y.txt"), "5\n6\n");
   const e = await rejected(runExtractLines(env.services, env.session, {

@@ -7,7 +7,7 @@ import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
 import { runView } from "../../../lib/ops/view.ts";
-import { editEnv } from "./_env.ts";
+import { asText, editEnv } from "./_env.ts";
 
 /** A line different from `line` with the same 8-bit hash. */
 function sameHashAs(line: string): string {
@@ -70,7 +70,7 @@ Deno.test("ids from a stale-id report work for the retry, also for lines with a 
   );
   assertEquals(report.code, "STALE_LINE_ID");
   // Lines 2-4 now hold one, two\rmid, three; the report rendered them with fresh ids.
-  const result = await runBatchEdit(env.services, env.session, {
+  const result = await asText(runBatchEdit(env.services, env.session, {
     path: "/f.txt",
     operations: [{
       op: "replace",
@@ -78,7 +78,7 @@ Deno.test("ids from a stale-id report work for the retry, also for lines with a 
       end: formatLineId(4, "three"),
       content: "ONE\nTWO\nTHREE",
     }],
-  });
+  }));
   assertStringIncludes(result, "batch_edit, 1 operation");
   assertEquals(await env.text("/f.txt"), "zero\nONE\nTWO\nTHREE\nfour\n");
 });
@@ -91,7 +91,7 @@ Deno.test("ids from a view's stale-id report work in batch_edit without another 
   await assertRejects(() =>
     runView(locations, env.session, { path: "/f.txt", start: `200:${wrong}` })
   );
-  const result = await runBatchEdit(env.services, env.session, {
+  const result = await asText(runBatchEdit(env.services, env.session, {
     path: "/f.txt",
     operations: [{
       op: "replace",
@@ -99,7 +99,7 @@ Deno.test("ids from a view's stale-id report work in batch_edit without another 
       end: formatLineId(201, "l201"),
       content: "X",
     }],
-  });
+  }));
   assertStringIncludes(result, "3 lines removed, 1 line added");
 });
 
@@ -112,9 +112,9 @@ Deno.test("an id from a view report's 'is now at' list works in batch_edit", asy
   const wrong = `5:${far.split(":")[1]}`;
   const error = await rejected(runView(locations, env.session, { path: "/f.txt", start: wrong }));
   const offered = /is now at: ([0-9]+:[0-9a-f]{2})\|/.exec(error.detail!)![1]!;
-  const result = await runBatchEdit(env.services, env.session, {
+  const result = await asText(runBatchEdit(env.services, env.session, {
     path: "/f.txt",
     operations: [{ op: "replace", start: offered, content: "X" }],
-  });
+  }));
   assertStringIncludes(result, "1 line removed, 1 line added");
 });

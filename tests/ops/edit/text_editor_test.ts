@@ -2,10 +2,12 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../..
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
 import type { FileBackend, WriteOptions } from "../../../lib/ops/file_backend.ts";
-import { editEnv } from "./_env.ts";
+import { asText, editEnv } from "./_env.ts";
+import { renderGuide, toolCallSyntax } from "../../../lib/core/next_step.ts";
+import { cliStepSyntax } from "../../../lib/cli/step_command.ts";
 
 const te = (env: ReturnType<typeof editEnv>, args: Parameters<typeof runTextEditor>[2]) =>
-  runTextEditor(env.services, env.session, args);
+  asText(runTextEditor(env.services, env.session, args));
 
 async function rejected(p: Promise<unknown>): Promise<AnchorError> {
   const e = await assertRejects(() => p);
@@ -195,4 +197,37 @@ Deno.test("create and the undo of a delete answer with counts and a short head, 
   assertStringIncludes(undo, "line 5\n[… 295 more lines not shown");
   assert(undo.length < 600, `${undo.length} characters`);
   assertEquals(await env.text("/big.md"), text);
+});
+
+Deno.test("edit results carry their suggested calls as steps, written per syntax by the adapters", async () => {
+  // A change every sixth line: 150 hunks, a diff past its 400 lines.
+  const lines = Array.from({ length: 900 }, (_, i) => i % 6 === 0 ? "k" : `l${i}`);
+  const env = editEnv({ "/big.txt": lines.join("\n") });
+  const call = { command: "str_replace", path: "/big.txt", old_text: "k", new_text: "K" } as const;
+  const edited = await runTextEditor(env.services, env.session, { ...call, replace_all: true });
+  assertEquals(edited.next, [{ tool: "view", args: { path: "big.txt" } }]);
+  assertStringIncludes(
+    renderGuide(edited, toolCallSyntax),
+    '... diff cut at 400 lines; view {"path":"big.txt"} for the rest.',
+  );
+  assertStringIncludes(
+    renderGuide(edited, cliStepSyntax),
+    "... diff cut at 400 lines; `anchorfs view big.txt` for the rest.",
+  );
+  const deleted = await runTextEditor(env.services, env.session, {
+    command: "delete",
+    path: "/big.txt",
+  });
+  assertEquals(deleted.next, [
+    { tool: "text_editor", args: { command: "undo_edit", path: "big.txt" } },
+  ]);
+  const undone = await runTextEditor(env.services, env.session, {
+    command: "undo_edit",
+    path: "/big.txt",
+  });
+  assertEquals(undone.next, [{ tool: "view", args: { path: "big.txt", start: 6 } }]);
+  assertStringIncludes(
+    renderGuide(undone, cliStepSyntax),
+    "[… 895 more lines not shown: `anchorfs view big.txt --start 6`]",
+  );
 });

@@ -1,14 +1,16 @@
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
-  formatJobList,
-  formatJobReport,
-  formatTail,
+  formatJobList as jobListGuide,
+  formatJobReport as jobReportGuide,
+  formatTail as tailGuide,
   killText,
   latestLines,
   shortCommand,
   statusPhrase,
-  stillRunningText,
+  stillRunningText as stillRunningGuide,
 } from "../../../lib/ops/jobs/job_text.ts";
+import { type Guide, renderGuide, toolCallSyntax } from "../../../lib/core/next_step.ts";
+import { cliStepSyntax } from "../../../lib/cli/step_command.ts";
 import type { JobOutput } from "../../../lib/ops/jobs/job_output.ts";
 import {
   finishRecord,
@@ -17,6 +19,14 @@ import {
   loseRecord,
   startRecord,
 } from "../../../lib/core/jobs/job_state.ts";
+
+/** The texts as the model reads them: their steps written as tool calls. */
+const asCall = (text: Guide) => renderGuide(text, toolCallSyntax);
+const formatJobList = (...a: Parameters<typeof jobListGuide>) => asCall(jobListGuide(...a));
+const formatJobReport = (...a: Parameters<typeof jobReportGuide>) => asCall(jobReportGuide(...a));
+const formatTail = (...a: Parameters<typeof tailGuide>) => asCall(tailGuide(...a));
+const stillRunningText = (...a: Parameters<typeof stillRunningGuide>) =>
+  asCall(stillRunningGuide(...a));
 
 Deno.test("latestLines drops a partial first line only when earlier output was cut off", () => {
   // "…19739\n19740\n" read from the middle: "9" is the end of "19739", not output of its own.
@@ -264,5 +274,42 @@ Deno.test("a listed job whose host did not answer says why, when, and the call t
       "no answer within 3.0s (checked 09:05:07 UTC); its server is gone, so its state there is " +
       'unknown: retry with jobs {"action":"read","id":"4242-7"}]\n' +
       "4242-6  running        running 1m00s   make deploy  (in ssh://box/srv)",
+  );
+});
+
+Deno.test("job texts carry the calls that read more as steps, written per syntax by the adapters", () => {
+  const record = {
+    id: "7-3",
+    command: "make",
+    cwd: "/x",
+    status: "failed",
+    exitCode: 2,
+    signal: null,
+    startedAt: 0,
+    endedAt: 1000,
+    droppedBytes: 0,
+  } as unknown as JobRecord;
+  const tail = tailGuide({ ...outputOf(record, "y\n", 5000), passingLines: undefined });
+  assertEquals(tail.next, [
+    { tool: "view", args: { path: "anchorfs://jobs/7-3", start: -200 } },
+    { tool: "view", args: { path: "anchorfs://jobs/7-3", content: "TEXT" } },
+  ]);
+  assertStringIncludes(
+    renderGuide(tail, cliStepSyntax),
+    "more: `anchorfs view anchorfs://jobs/7-3 --start -200` (the last 200 lines of the log), " +
+      "or search it: `anchorfs view anchorfs://jobs/7-3 --content TEXT`]",
+  );
+  const big = tailGuide(outputOf(record, "y\n", 1_000_000_000));
+  assertEquals(big.next, [{ tool: "jobs", args: { action: "read", id: "7-3", bytes: 1000000 } }]);
+  assertStringIncludes(renderGuide(big, cliStepSyntax), "`anchorfs jobs tail 7-3 --bytes 1000000`");
+  const waiting = stillRunningGuide(
+    { ...record, status: "running" },
+    1000,
+    { text: "", omittedBytes: 0, logBytes: 0 },
+    1000,
+  );
+  assertStringIncludes(
+    renderGuide(waiting, cliStepSyntax),
+    "Continue with `anchorfs jobs wait 7-3` or carry on",
   );
 });
