@@ -6,7 +6,6 @@
 import { parseArgs } from "node:util";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
-import type { PathRules } from "../core/path/path_rules.ts";
 import { Confinement } from "../ops/confinement.ts";
 import type { Location, Locations } from "../ops/location.ts";
 import { nearestExistingParentUrl } from "../ops/missing_path.ts";
