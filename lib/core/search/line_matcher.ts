@@ -111,8 +111,9 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
 
 /** The scan of one decoded text: where it is, and what was kept so far. */
 export interface LineScan {
-  /** The number of the line starting at the scan position. */
+  /** The number of the line starting at offset `at` of the current text. */
   line: number;
+  at: number;
   count: number;
   kept: number[];
   next: number;
@@ -130,6 +131,7 @@ export interface LineScan {
 export function newLineScan(room: number): LineScan {
   return {
     line: 1,
+    at: 0,
     count: 0,
     kept: [],
     next: 0,
@@ -181,7 +183,9 @@ export function nextCandidate(
 /**
  * Scans the whole lines of `text` in `[start, end)` (`start` a line start; `end` just after a
  * `\n`, or the text's end when it is the file's end): counts and keeps matches, and keeps
- * context. The lines before `start` that context may need must be in `text`.
+ * context. The lines before `start` that context may need must be in `text`. Lines are counted
+ * only up to a match (and to the end of a chunk but the last), so a file without a match costs
+ * the search for candidates alone.
  */
 export function scanLines(
   s: LineScan,
@@ -190,24 +194,30 @@ export function scanLines(
   text: string,
   start: number,
   end: number,
+  final: boolean,
 ): void {
   s.passUntil = -1;
+  s.at = start;
   let pos = start;
   while (pos < end) {
     const at = nextCandidate(s, m, text, pos, end);
     if (at === -1) break;
     const lineStart = at === pos ? pos : Math.max(pos, text.lastIndexOf("\n", at - 1) + 1);
-    passLines(s, o, text, pos, lineStart);
     const nl = text.indexOf("\n", at);
     const lineEnd = nl === -1 || nl >= end ? end : nl;
     const cr = lineEnd === nl && lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13;
     const content = text.slice(lineStart, cr ? lineEnd - 1 : lineEnd);
-    if (m.test(content)) keepMatch(s, m, o, text, lineStart, content);
-    else if (s.line <= s.afterUntil) showLine(s, m, o, content, false);
-    s.line++;
     pos = lineEnd === nl ? nl + 1 : end;
+    if (!m.test(content)) continue;
+    passLines(s, o, text, s.at, lineStart);
+    keepMatch(s, m, o, text, lineStart, content);
+    s.line++;
+    s.at = pos;
   }
-  passLines(s, o, text, pos, end);
+  if (!final || s.count > 0) {
+    passLines(s, o, text, s.at, end);
+    s.at = end;
+  }
 }
 
 /** Moves over the lines in `[from, to)` that hold no candidate, showing those due as context. */

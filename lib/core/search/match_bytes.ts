@@ -109,7 +109,7 @@ export function scanDecoded(
       return "invalid";
     }
     const end = final ? text.length : text.lastIndexOf("\n") + 1;
-    if (end > start) scanLines(s, m, o, text, start, end);
+    if (end > start) scanLines(s, m, o, text, start, end, final);
     if (final) break;
     if (end <= start) continue; // one line longer than the chunk: read on
     // Keep the `context` lines before `end` (a match in the next chunk shows them) and the

@@ -223,3 +223,31 @@ Deno.test("matchBytes stops between chunks when told to, and reads a 20 MB file'
   let calls = 0;
   assertEquals(matchBytes(readAt, search.matchers(), o, () => ++calls > 3), "stopped");
 });
+
+Deno.test("matchBytes on files of many 64 Ki windows: the regex probe's windows miss no line", () => {
+  const line = fc.oneof(
+    {
+      weight: 20,
+      arbitrary: fc.string({ unit: fc.constantFrom("a", "b", " ", "x"), maxLength: 120 }),
+    },
+    { weight: 1, arbitrary: fc.constantFrom("12", "a1b", "ab\r", "b") },
+    { weight: 1, arbitrary: fc.nat(90_000).map((n) => "x".repeat(n) + "b") },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(line, { minLength: 500, maxLength: 2500 }),
+      fc.constantFrom("\\d{2}", "^a\\d", "b$", "(?i)B\\z", "x{3}b$"),
+      fc.constantFrom(1000, 65536, 1 << 20),
+      (lines, source, size) => {
+        const data = enc.encode(lines.join("\n"));
+        const search = compileSearchPattern(source, true);
+        const o = { context: 2, perFile: 40, maxChars: 400, room: 400 };
+        const expected = oracle(data, search, o);
+        const whole = oracle(data, search, { ...o, room: 1 << 30 });
+        const found = matchBytes(chunked(data, size), search.matchers(), o, () => false);
+        assertEquals(comparable(found, whole, search, o), expected);
+      },
+    ),
+    { numRuns: 10 },
+  );
+});
