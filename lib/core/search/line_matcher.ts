@@ -27,6 +27,11 @@ export interface MatchSpec {
   probe?: MatcherRecipe;
   /** A window holding `\r` may match though the probe says no (RE2's `$` before CRLF). */
   crMayHide?: boolean;
+  /**
+   * The longest match of the probe, in UTF-16 units, when bounded (regex_width.ts): a line
+   * longer than the probe's window is then probed in overlapping windows.
+   */
+  probeWidth?: number;
 }
 
 /** How much of each file to keep. */
@@ -76,8 +81,12 @@ export interface LineMatchers {
   /** Whether a window of whole lines may hold a match; null without a probe. */
   probe: ((text: string) => boolean) | null;
   crMayHide: boolean;
+  probeWidth: number | null;
   test(line: string): boolean;
   find(line: string): [number, number] | null;
+  /** This thread's UTF-8 decoders, made once: the single-pass one, and a strict one. */
+  utf8: TextDecoder;
+  utf8Strict: TextDecoder;
 }
 
 /** re2js's RE2JS, passed in (a worker imports it itself; a bundle may have no way to). */
@@ -104,8 +113,11 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
     needle: findNeedle,
     probe: probe ? probe.test : null,
     crMayHide: spec.crMayHide === true,
+    probeWidth: spec.probeWidth ?? null,
     test: line ? line.test : () => true,
     find: line ? line.find : literalFind,
+    utf8: new TextDecoder("utf-8", { ignoreBOM: true }),
+    utf8Strict: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }),
   };
 }
 
@@ -148,7 +160,8 @@ export function newLineScan(room: number): LineScan {
  * The offset of the next line at or after `from` (a line start) that may match, or -1 before
  * `end`. Probes run on windows of at most 64 Ki characters of whole lines: V8 started with
  * --enable-experimental-regexp-engine-on-excessive-backtracks counts backtracks per call, and
- * one call over megabytes falls back to its linear engine, some 30 times slower.
+ * one call over megabytes falls back to its linear engine, some 30 times slower. A longer line
+ * is probed whole, or in overlapping windows when every match fits in the overlap.
  */
 export function nextCandidate(
   s: LineScan,
@@ -163,15 +176,27 @@ export function nextCandidate(
   }
   if (!m.probe || from < s.passUntil) return from;
   const WINDOW = 65536;
+  const probe = (a: number, b: number) => {
+    const window = text.slice(a, b);
+    return (m.crMayHide && window.includes("\r")) || m.probe!(window);
+  };
   while (from < end) {
     let to = end;
+    let pass: boolean;
     if (from + WINDOW < end) {
       to = text.lastIndexOf("\n", from + WINDOW - 1) + 1;
-      if (to <= from) to = text.indexOf("\n", from + WINDOW) + 1 || end;
-      if (to > end) to = end;
-    }
-    const window = text.slice(from, to);
-    if ((m.crMayHide && window.includes("\r")) || m.probe(window)) {
+      if (to <= from) to = Math.min(end, text.indexOf("\n", from + WINDOW) + 1 || end);
+      if (to - from > WINDOW && m.probeWidth !== null && m.probeWidth + 2 < WINDOW / 2) {
+        // One long line: windows overlapping by a match and a character on each side (for
+        // \b and \B), so each match sits whole in one, its neighbours included.
+        pass = false;
+        for (let a = from; !pass; a += WINDOW - (m.probeWidth + 2)) {
+          pass = probe(a, Math.min(to, a + WINDOW));
+          if (a + WINDOW >= to) break;
+        }
+      } else pass = probe(from, to);
+    } else pass = probe(from, to);
+    if (pass) {
       s.passUntil = to;
       return from;
     }
@@ -297,8 +322,11 @@ export function showLine(
     return;
   }
   s.room--;
+  // A copy (a flat string of its own): a slice would keep the whole decoded piece it was cut
+  // from alive, for every line kept, until the file's answer is sent.
+  const own = (part: string) => (" " + part).slice(1);
   if (content.length <= o.maxChars) {
-    s.shown.push({ n: s.line, text: content });
+    s.shown.push({ n: s.line, text: own(content) });
     return;
   }
   const [from, to] = (matched && m ? m.find(content) : null) ?? [0, 0];
@@ -306,7 +334,7 @@ export function showLine(
   const offset = Math.max(0, start - 1);
   s.shown.push({
     n: s.line,
-    text: content.slice(offset, Math.min(content.length, end + 1)),
+    text: own(content.slice(offset, Math.min(content.length, end + 1))),
     long: { offset, length: content.length, print: fingerprint(content), from, to },
   });
 }

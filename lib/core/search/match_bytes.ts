@@ -79,8 +79,11 @@ export function matchBytes(
 }
 
 /**
- * Decodes the file chunk by chunk in `encoding` (after `skip` bytes of byte order mark) and
- * scans each chunk's whole lines; "invalid" when the bytes are not valid UTF-8 (for "utf-8").
+ * Decodes the file in `encoding` (from byte `skip`, after a byte order mark) a piece of at most
+ * 32 KiB at a time and scans each piece's whole lines; "invalid" when the bytes are not valid
+ * UTF-8 (for "utf-8"). Small pieces keep every string this makes in V8's young generation, so a
+ * worker's heap does not grow with the big files it meets; UTF-8 pieces are cut before a
+ * character, and decoded by the fast single-pass decoder (the strict one confirms a U+FFFD).
  */
 export function scanDecoded(
   readAt: ReadAt,
@@ -91,39 +94,94 @@ export function scanDecoded(
   stopped: () => boolean,
   size: number,
 ): FileScan | "invalid" {
-  const decoder = encoding === "latin1"
+  const PIECE = 32768;
+  const wide = encoding === "utf-8" || encoding === "latin1"
     ? null
-    : new TextDecoder(encoding, { fatal: encoding === "utf-8", ignoreBOM: true });
+    : new TextDecoder(encoding, { ignoreBOM: true });
   const s = newLineScan(o.room);
+  // The context lines before `start`, then the start of a line not ended yet; `long` holds the
+  // pieces of a line longer than one piece until it ends.
   let text = "";
   let start = 0;
-  for (let position = 0;;) {
+  const long: string[] = [];
+  for (let position = skip;;) {
     if (stopped()) return "stopped";
-    const chunk = readAt(position);
-    const bytes = position < skip ? chunk.subarray(skip - position) : chunk;
-    position += chunk.length;
-    const final = chunk.length === 0 || position >= size;
-    try {
-      text += decoder ? decoder.decode(bytes, { stream: !final }) : decodeLatin1(bytes);
-    } catch {
-      return "invalid";
+    let chunk = readAt(position);
+    let final = chunk.length === 0 || position + chunk.length >= size;
+    let used = 0;
+    while (used < chunk.length || final) {
+      const last = final && used + PIECE >= chunk.length;
+      const to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      if (to === used && !last) {
+        if (used > 0) break; // a character cut by the read's end: read on from its start
+        const more = chunk.slice();
+        const next = readAt(position + more.length);
+        chunk = new Uint8Array(more.length + next.length);
+        chunk.set(more);
+        chunk.set(next, more.length);
+        final = next.length === 0 || position + chunk.length >= size;
+        continue;
+      }
+      const bytes = chunk.subarray(used, to);
+      used = to;
+      let piece: string;
+      if (wide) piece = wide.decode(bytes, { stream: !last });
+      else if (encoding === "latin1") piece = decodeLatin1(bytes);
+      else {
+        piece = m.utf8.decode(bytes);
+        if (piece.includes("\uFFFD")) {
+          try {
+            m.utf8Strict.decode(bytes);
+          } catch {
+            return "invalid";
+          }
+        }
+      }
+      const nl = piece.lastIndexOf("\n");
+      if (nl === -1 && !last) {
+        long.push(piece);
+        continue;
+      }
+      const whole = long.length > 0 ? text + long.join("") + piece : text + piece;
+      long.length = 0;
+      const end = last ? whole.length : whole.length - piece.length + nl + 1;
+      if (end > start) scanLines(s, m, o, whole, start, end, last);
+      if (last) break;
+      // Keep the `context` lines before `end` (a match in the next piece shows them) and the
+      // start of the line after it.
+      let keep = end;
+      for (let k = 0; k < o.context && keep > 0; k++) {
+        keep = keep >= 2 ? whole.lastIndexOf("\n", keep - 2) + 1 : 0;
+      }
+      text = whole.slice(keep);
+      start = end - keep;
     }
-    const end = final ? text.length : text.lastIndexOf("\n") + 1;
-    if (end > start) scanLines(s, m, o, text, start, end, final);
     if (final) break;
-    if (end <= start) continue; // one line longer than the chunk: read on
-    // Keep the `context` lines before `end` (a match in the next chunk shows them) and the
-    // start of the line after it.
-    let keep = end;
-    for (let k = 0; k < o.context && keep > 0; k++) {
-      keep = keep >= 2 ? text.lastIndexOf("\n", keep - 2) + 1 : 0;
-    }
-    text = text.slice(keep);
-    start = end - keep;
+    position += used;
   }
   if (s.count === 0) return "miss";
   const { count, kept, next, shown, truncated } = s;
   return { count, kept, next, lineCount: s.line - 1, shown, truncated };
+}
+
+/**
+ * Where a piece of `chunk` from `from` may end, at most at `to`: for UTF-8, before a character
+ * that `to` would cut (one whose first byte is at or after `from`; a read's last bytes are
+ * left for the next read when they start a character they do not finish). Cutting before a
+ * character's first byte leaves the bytes valid or invalid as they were whole.
+ */
+export function pieceEnd(chunk: Uint8Array, from: number, to: number, encoding: string): number {
+  if (to >= chunk.length) to = chunk.length;
+  if (encoding !== "utf-8") return to;
+  if (to < chunk.length) {
+    for (let k = 0; k < 3 && to > from && (chunk[to]! & 0xc0) === 0x80; k++) to--;
+    return to;
+  }
+  let lead = to - 1;
+  for (let k = 0; k < 3 && lead > from && (chunk[lead]! & 0xc0) === 0x80; k++) lead--;
+  const b = chunk[lead]!;
+  const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+  return lead >= from && lead + need > to ? lead : to;
 }
 
 /** matchBytes on bytes already in memory, a mebibyte of text at a time. */
@@ -150,5 +208,6 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   windowBounds,
   decodeLatin1,
   scanDecoded,
+  pieceEnd,
   matchBytes,
 ];

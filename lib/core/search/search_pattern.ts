@@ -8,6 +8,7 @@ import { type CallFormatter, guide, joinGuide, viewArgExample } from "../next_st
 import { RE2JS } from "re2js";
 import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
 import { type LineMatchers, type MatchSpec, openMatchers } from "./line_matcher.ts";
+import { maxMatchWidth } from "./regex_width.ts";
 
 export interface SearchPattern {
   /** As the agent wrote it. */
@@ -279,10 +280,12 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
   const folded = required !== null && ignoreCase
     ? new RegExp(escapeForJsRegex(required), "i")
     : null;
+  const width = maxMatchWidth(translated);
   const spec: MatchSpec = {
     ...(required === null ? {} : { needle: { text: required, ignoreCase } }),
     line: line.recipe,
     ...(textAnchor ? {} : { probe: whole.recipe, crMayHide }),
+    ...(width === null ? {} : { probeWidth: width }),
   };
   const mayHold = required === null
     ? null

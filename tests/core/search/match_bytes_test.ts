@@ -7,7 +7,12 @@ import {
   compileSearchPattern,
   type SearchPattern,
 } from "../../../lib/core/search/search_pattern.ts";
-import { matchBytes, matchData, type ReadAt } from "../../../lib/core/search/match_bytes.ts";
+import {
+  matchBytes,
+  matchData,
+  pieceEnd,
+  type ReadAt,
+} from "../../../lib/core/search/match_bytes.ts";
 import {
   type FileMatches,
   type FileScan,
@@ -250,4 +255,65 @@ Deno.test("matchBytes on files of many 64 Ki windows: the regex probe's windows 
     ),
     { numRuns: 10 },
   );
+});
+
+Deno.test("pieceEnd cuts UTF-8 before a character: the pieces decode to the whole, valid or not alike", () => {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const valid = (b: Uint8Array) => {
+    try {
+      strict.decode(b);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const unit = fc.constantFrom(
+    [0x61],
+    [0x0a],
+    [0xc3, 0xa9], // é
+    [0xe2, 0x82, 0xac], // €
+    [0xf0, 0x9f, 0x98, 0x80], // 😀
+    [0x80], // a stray continuation byte
+    [0xe2, 0x82], // a character cut short
+    [0xff],
+  );
+  fc.assert(
+    fc.property(
+      fc.array(unit, { maxLength: 60 }),
+      fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1 }),
+      (units, sizes) => {
+        const bytes = Uint8Array.from(units.flat());
+        const pieces: Uint8Array[] = [];
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          let to = pieceEnd(bytes, at, at + sizes[i % sizes.length]!, "utf-8");
+          if (to === at) to = bytes.length; // as scanDecoded: read on (here: to the end)
+          pieces.push(bytes.subarray(at, to));
+          at = to;
+        }
+        assertEquals(pieces.every(valid), valid(bytes));
+        if (valid(bytes)) {
+          assertEquals(pieces.map((p) => strict.decode(p)).join(""), strict.decode(bytes));
+        }
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("a line longer than the probe's window is probed in overlapping windows: a match at any seam is found", () => {
+  const o = { context: 0, perFile: 40, maxChars: 40, room: 40 };
+  for (const [source, needle] of [["\\d{2}", "12"], ["\\b[qz]{3}\\b", " qzq "]] as const) {
+    const search = compileSearchPattern(source, true);
+    assert(search.spec.probeWidth !== undefined, source);
+    const step = 65536 - (search.spec.probeWidth! + 2);
+    for (const seam of [65536, step + 65536, 2 * step + 65536, step, 2 * step]) {
+      for (let at = seam - needle.length - 2; at <= seam + 2; at++) {
+        const line = "x".repeat(at) + needle + "x".repeat(200_000 - at);
+        const found = matchData(enc.encode(`a\n${line}\nb\n`), search.matchers(), o);
+        assertEquals(typeof found === "object" ? found.kept : found, [2], `${source} at ${at}`);
+      }
+    }
+    const none = matchData(enc.encode(`a\n${"x".repeat(300_000)}\n`), search.matchers(), o);
+    assertEquals(none, "miss");
+  }
 });
