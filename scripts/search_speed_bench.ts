@@ -418,6 +418,11 @@ async function growthTable(dirs: string[]) {
         content: "rare_\\w+_token",
         regex: true,
       }, ["-e", "rare_\\w+_token", "."]],
+      ["regex `\\d{7}[qxz]\\d{7}` (no literal)", "search", {
+        path: ".",
+        content: "\\d{7}[qxz]\\d{7}",
+        regex: true,
+      }, ["-e", "\\d{7}[qxz]\\d{7}", "."]],
     ];
     const server = await anchorfs(dir);
     const old = await compared(dir);

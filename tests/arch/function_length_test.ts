@@ -14,7 +14,6 @@ const MAX_LINES = 80;
 const ALLOWED_LONG: Record<string, string> = {
   // One self-contained function on purpose: its source text is shipped to the scanner's workers.
   "lib/core/search/simd_find.ts finderModuleBytes": "a WebAssembly assembler, shipped as text",
-  "lib/ops/search.ts searchRoots": "split on the match branch",
 };
 
 interface LongFunction {

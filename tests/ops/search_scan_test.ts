@@ -6,8 +6,27 @@ import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { runView, type ViewArgs } from "../../lib/ops/view.ts";
 import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
-import { matchFile } from "../../lib/ops/search.ts";
+import { matchBytes } from "../../lib/core/search/match_bytes.ts";
+import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
+
+/** One batch through the scanner: which files matched, were binary, or were left unchecked. */
+async function scanOnce(
+  scanner: ParallelScanner,
+  paths: string[],
+  source: string,
+  regex = false,
+  maxBytes = 1 << 30,
+): Promise<{ found: number[]; binaries: number[]; unchecked: number[] }> {
+  const search = compileSearchPattern(source, regex);
+  const run = scanner.open({
+    spec: search.spec,
+    ...(search.literal ? { literal: search.literal } : {}),
+    options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
+  }, maxBytes);
+  const result = await run.scan(paths);
+  return { ...result, found: result.found.map(([i]) => i) };
+}
 
 /** The same view in fresh sessions, with the plain engine and with the parallel scanner. */
 async function viewBothWays(
@@ -18,6 +37,7 @@ async function viewBothWays(
 ): Promise<{ plain: string; fast: string }> {
   const plain = await runView(locations, createSession(locations.localAt(root)), args);
   const fast = await runView(locations, createSession(locations.localAt(root)), args, { scanner });
+  assert(!scanner.inline, "the workers answered");
   return { plain, fast };
 }
 
@@ -119,8 +139,11 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
   for (let i = 0; i < 20; i++) files[`f${i}.txt`] = i % 3 === 0 ? "a needle\n" : "hay\n";
   await writeTree(dir.path, files);
   const paths = Object.keys(files).map((f) => `${dir.path}/${f}`);
-  const literal = compileSearchPattern("needle", false).literal!;
-  const expected = paths.map((_, i) => i).filter((i) => i % 3 === 0);
+  const expected = {
+    found: paths.map((_, i) => i).filter((i) => i % 3 === 0),
+    binaries: [],
+    unchecked: [],
+  };
   const real = globalThis.Worker;
   for (const mode of ["throws", "errors"]) {
     class BrokenWorker {
@@ -138,16 +161,9 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
     (globalThis as any).Worker = BrokenWorker;
     const scanner = new ParallelScanner(2);
     try {
-      assertEquals(
-        await scanner.candidates(paths, { literal }, 1 << 30),
-        { hits: expected, binaries: [] },
-        mode,
-      );
-      assertEquals(
-        await scanner.candidates(paths, { literal }, 1 << 30),
-        { hits: expected, binaries: [] },
-        `${mode}, again`,
-      );
+      assertEquals(await scanOnce(scanner, paths, "needle"), expected, mode);
+      assertEquals(await scanOnce(scanner, paths, "needle"), expected, `${mode}, again`);
+      assert(scanner.inline);
     } finally {
       globalThis.Worker = real;
       await scanner.close();
@@ -155,25 +171,31 @@ Deno.test("the scanner falls back to this thread when workers cannot start or fa
   }
 });
 
-Deno.test("matchFile calls a file with a NUL in its first 8 KiB binary before any whole-buffer work", () => {
+Deno.test("matchBytes calls a file with a NUL in its first 8 KiB binary before reading on or decoding", () => {
   const search = compileSearchPattern("needle", false);
-  let wholeBufferCalls = 0;
-  const spy = {
-    ...search,
-    mayMatchBytes: (bytes: Uint8Array) => (wholeBufferCalls++, search.mayMatchBytes(bytes)),
-    mayMatchText: (text: string) => (wholeBufferCalls++, search.mayMatchText(text)),
-  };
+  const o = { context: 0, perFile: 40, maxChars: 400, room: 400 };
   const enc = new TextEncoder();
+  const read = (data: Uint8Array) => {
+    let furthest = 0;
+    const scan = matchBytes(
+      (position) => {
+        const chunk = data.subarray(position, position + 4096);
+        furthest = Math.max(furthest, position + chunk.length);
+        return chunk;
+      },
+      search.matchers(),
+      o,
+      () => false,
+    );
+    return { scan, furthest };
+  };
   const binary = new Uint8Array([...enc.encode("needle"), 0, ...new Uint8Array(100_000)]);
-  assertEquals(matchFile(binary, spy), "binary");
-  assertEquals(matchFile(new Uint8Array([0, 1, 2]), spy), "binary"); // no needle: still binary
-  assertEquals(wholeBufferCalls, 0);
+  assertEquals(read(binary), { scan: "binary", furthest: 12288 });
+  assertEquals(read(new Uint8Array([0, 1, 2])).scan, "binary"); // no needle: still binary
   // A NUL past the first 8 KiB does not make a file binary, and UTF-16 (byte order mark) is text.
   const lateNul = new Uint8Array([...enc.encode("needle\n"), ...new Uint8Array(9000).fill(97), 0]);
-  assertEquals(matchFile(lateNul, spy) !== "binary", true);
-  const found = matchFile(utf16le("a needle\n"), spy);
-  assert(found !== null && found !== "binary", "UTF-16 with a BOM is searched");
-  assertEquals(found.matches, [1]);
+  assertEquals((read(lateNul).scan as { kept: number[] }).kept, [1]);
+  assertEquals((read(utf16le("a needle\n")).scan as { kept: number[] }).kept, [1]);
 });
 
 Deno.test("both engines skip every binary file, matching or not, and still search UTF-16 and late-NUL files", async () => {
@@ -208,10 +230,10 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
     assertStringIncludes(found, "utf16.txt (line 2)");
     const paths = ["bin_match.dat", "bin_hay.dat", "late_nul.txt", "utf16.txt", "plain.txt"]
       .map((f) => `${dir.path}/${f}`);
-    const literal = compileSearchPattern("needle", false).literal!;
-    assertEquals(await scanner.candidates(paths, { literal }, 1 << 30), {
-      hits: [2, 3],
+    assertEquals(await scanOnce(scanner, paths, "needle"), {
+      found: [2, 3],
       binaries: [0, 1],
+      unchecked: [],
     });
   } finally {
     await scanner.close();
@@ -313,13 +335,10 @@ Deno.test("the scanner's workers run a regex's whole-text prefilter, on V8 and o
   try {
     // No repetition (V8), repetition (re2js without V8's linear engine), case folding.
     for (const source of ["id-[0-9][0-9]?-end", "id-\\d+-end$", "(?i)ID-\\d+-END"]) {
-      const search = compileSearchPattern(source, true);
-      const result = await scanner.candidates(paths, {
-        ...(search.literal ? { literal: search.literal } : {}),
-        regex: search.probe!,
-      }, 1 << 30);
-      assertEquals(result, { hits: expected, binaries: [] }, source);
+      const result = await scanOnce(scanner, paths, source, true);
+      assertEquals(result, { found: expected, binaries: [], unchecked: [] }, source);
     }
+    assert(!scanner.inline);
   } finally {
     await scanner.close();
   }
@@ -352,10 +371,9 @@ Deno.test("big files stream through the workers' bounded buffer: a needle across
   const paths = names.map((f) => `${dir.path}/${f}`);
   const scanner = new ParallelScanner(2);
   try {
-    const literal = compileSearchPattern("needle-42", false).literal!;
-    const hits = await scanner.candidates(paths, { literal }, 1 << 30);
+    const hits = await scanOnce(scanner, paths, "needle-42");
     assertEquals(
-      hits.hits.map((i) => names[i]),
+      hits.found.map((i) => names[i]),
       names.filter((n) => n !== "d_absent.txt"),
     );
     const locations = new Locations(new LocalBackend());

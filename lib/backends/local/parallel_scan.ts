@@ -1,152 +1,203 @@
-// A parallel prefilter for local search: worker threads read batches of files and report which
-// ones contain the needle's bytes and match the regex probe (or could not be checked), so the
-// main thread only decodes those. The answer is a superset of the real matches; the search re-checks every candidate, so
-// results are identical to the in-process engine. Workers start on first use from inline code
-// (no extra module file, so bundles and compiled binaries keep working) and stop when idle.
+// Local search on worker threads: each worker reads a batch of files and matches them where their
+// bytes are (core/search/match_bytes.ts, the code the main thread runs for other backends), and
+// answers with each file's matching lines, the context to show and the counts, so the main
+// thread only renders. Files a worker cannot answer for (unreadable, over the size limit, names
+// only the backend can open, re2js not importable) are left to the main thread. Workers start on
+// first use from inline code (no extra module file, so bundles and compiled binaries keep
+// working) and stop when idle.
 
 import * as fs from "node:fs";
-import { type ByteLiteral, containsLiteral } from "../../core/search/search_pattern.ts";
-import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
-import { matcherFromRecipe } from "../../core/search/linear_regex.ts";
-import type { RegexProbe } from "../../core/search/search_pattern.ts";
 import { RE2JS } from "re2js";
-import type { ContentScanner, ScanProbe, ScanResult } from "../../ops/search.ts";
+import type { ByteLiteral } from "../../core/search/search_pattern.ts";
+import { containsLiteral } from "../../core/search/search_pattern.ts";
+import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
+import {
+  type FileMatches,
+  type FileScan,
+  type LineMatchers,
+  type MatchOptions,
+  type MatchSpec,
+  openMatchers,
+} from "../../core/search/line_matcher.ts";
+import { matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
+import type { ContentScanner, ScanRequest, ScanResult, ScanRun } from "../../ops/search.ts";
 
-// Runs inside each worker: the same scanFile and SIMD finder the main thread uses (their source
-// text, so there is one implementation), plus a message loop.
+// Runs inside each worker: the matching functions and scanFile as declarations (their source
+// text, so there is one implementation), then a message loop.
 const WORKER_SOURCE = `
 import * as fs from "node:fs";
-const finderModuleBytes = ${finderModuleBytes.toString()};
-const createFinder = ${createFinder.toString()};
-const matcherFromRecipe = ${matcherFromRecipe.toString()};
-const scanFile = ${scanFile.toString()};
-const finder = createFinder(finderModuleBytes());
-const decoder = new TextDecoder();
-const tests = new Map();
-// The regex probe's matcher, built once per pattern; null when it cannot be built here (re2js
-// not importable, as in a bundle): the literal alone decides then.
-async function regexTest(regex) {
-  if (!regex) return null;
-  const key = JSON.stringify(regex.recipe);
-  if (!tests.has(key)) {
+${[...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch].join("\n")}
+const finder = ${createFinder.name}(${finderModuleBytes.name}());
+const built = new Map();
+// The matchers, built once per search; null when they cannot be built here (re2js not
+// importable, as in a bundle): the byte prefilter alone decides, and the main thread matches.
+async function matchersFor(spec) {
+  const key = JSON.stringify(spec);
+  if (!built.has(key)) {
     let re2 = null;
-    if (regex.recipe.engine === "re2") {
+    if (spec.line?.engine === "re2" || spec.probe?.engine === "re2") {
       re2 = await import("re2js").then((m) => m.RE2JS, () => null);
     }
-    let test = null;
+    let m = null;
     try {
-      test = { test: matcherFromRecipe(regex.recipe, re2), crMayHide: regex.crMayHide };
-    } catch { /* no probe */ }
-    tests.set(key, test);
+      m = ${openMatchers.name}(spec, re2);
+    } catch { /* left to the main thread */ }
+    built.set(key, m);
   }
-  return tests.get(key);
+  return built.get(key);
 }
 self.onmessage = async (e) => {
-  const { id, paths, probe, maxBytes } = e.data;
-  const regex = await regexTest(probe.regex);
-  const hits = [];
-  const binaries = [];
-  for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i], probe.literal, regex, finder, decoder, maxBytes, fs);
-    if (verdict === "binary") binaries.push(i);
-    else if (verdict !== "miss") hits.push(i);
-  }
-  self.postMessage({ id, hits, binaries });
+  const { id, paths, request, maxBytes, stop } = e.data;
+  const m = await matchersFor(request.spec);
+  const result = ${scanBatch.name}(paths, request, m, finder, maxBytes, fs, stop, ${matchBytes.name});
+  self.postMessage({ id, ...result });
 };
 `;
 
 /**
- * One file's verdict. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
- * the rest is read (looksBinary in core/text/text_file.ts applies the same rule, so the plain
- * engine agrees); a UTF-16 byte order mark exempts it: those files are decoded by the main thread, and
- * their bytes do not hold UTF-8 needles. Unreadable files are hits: the main thread reports them,
- * and so are files over `maxBytes` (checked before the
- * binary rule, as the plain engine does).
+ * One batch: each file's answer, until the batch has shown lines enough to fill the output cap
+ * (`request.options.room`) or `stop[0]` is set; the files after that are left unchecked (the
+ * caller stops before them, or reads them itself). Self-contained, like scanFile.
+ */
+function scanBatch(
+  paths: readonly string[],
+  request: ScanRequest,
+  m: LineMatchers | null,
+  finder: Finder,
+  maxBytes: number,
+  fs: NodeFs,
+  stop: Int32Array,
+  match: typeof matchBytes,
+): ScanResult {
+  const found: [number, FileMatches][] = [];
+  const binaries: number[] = [];
+  const unchecked: number[] = [];
+  let room = request.options.room;
+  const stopped = () => Atomics.load(stop, 0) !== 0;
+  for (let i = 0; i < paths.length; i++) {
+    if (room <= 0 || stopped()) {
+      for (; i < paths.length; i++) unchecked.push(i);
+      break;
+    }
+    const options = { ...request.options, room };
+    const scan = scanFile(
+      paths[i]!,
+      request.literal,
+      m,
+      finder,
+      maxBytes,
+      fs,
+      options,
+      stopped,
+      match,
+    );
+    if (scan === "binary") binaries.push(i);
+    else if (scan === "unchecked" || scan === "stopped") unchecked.push(i);
+    else if (scan !== "miss") {
+      found.push([i, scan]);
+      room -= scan.shown.length + (scan.truncated ? 1 : 0);
+    }
+  }
+  return { found, binaries, unchecked };
+}
+
+/**
+ * One file's answer. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
+ * the rest is read (matchBytes applies the same rule; a UTF-16 byte order mark exempts it).
+ * Unreadable files and files over `maxBytes` are "unchecked": the main thread reports them.
  * Few system calls, as ripgrep makes: no stat; an open with O_NONBLOCK (the walk saw a regular
  * file, but if a FIFO took its place since, the open and the read fail at once instead of
- * blocking this worker forever; the main thread's bounded read then reports it), reads until
- * end of file (a big binary file stops after its first 64 KiB), a close. The bytes land in the
- * finder's reused buffer, never in a fresh allocation. Self-contained (its source text also
- * runs inside the workers, where a bundler's renamed imports would not exist), so `fs` is
- * passed in.
+ * blocking this worker forever; the main thread's bounded read then reports it), reads into the
+ * finder's reused buffer, a close. A file of up to 1 MiB is read whole, its literal checked by
+ * the SIMD finder, then matched from that buffer; a bigger one streams through it a mebibyte at
+ * a time (its literal first, window by window with an overlap, then the matching from its start
+ * again), so a worker's memory does not grow with the files it meets. Self-contained (its source
+ * text also runs inside the workers, where a bundler's renamed imports would not exist), so
+ * `fs` and `match` (matchBytes) are passed in.
  */
 function scanFile(
   path: string,
   literal: ByteLiteral | undefined,
-  regex: RegexTest | null,
+  m: LineMatchers | null,
   finder: Finder,
-  decoder: TextDecoder,
   maxBytes: number,
   fs: NodeFs,
-): "hit" | "miss" | "binary" {
+  options: MatchOptions,
+  stopped: () => boolean,
+  match: typeof matchBytes,
+): FileScan | "unchecked" {
   const SNIFF_BYTES = 8192;
   const CHUNK = 65536;
-  // The most bytes of one file held at once: past it the file streams (see below), so the
-  // scanners' memory does not grow with the files they meet.
   const WHOLE_BYTES = 1024 * 1024;
   // A name that is not UTF-8 (lone surrogates, see core/path/path_quote.ts) is opened only by the
   // backend: Deno would open the name with U+FFFD instead, another file or none.
-  if (!path.isWellFormed()) return "hit";
+  if (!path.isWellFormed()) return "unchecked";
   let fd = -1;
   try {
     fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    let buf = finder.room(CHUNK);
+    let buf = finder.room(WHOLE_BYTES + CHUNK);
     let length = fs.readSync(fd, buf, 0, CHUNK, null);
     if (length === 0) return "miss";
     // Too large comes before binary, as in the plain engine (it never reads such a file).
-    if (length === CHUNK && fs.fstatSync(fd).size > maxBytes) return "hit";
+    if (length > maxBytes || (length === CHUNK && fs.fstatSync(fd).size > maxBytes)) {
+      return "unchecked";
+    }
     const utf16 = length >= 2 &&
       ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
-    if (utf16) return "hit";
-    if (finder.hasZero(Math.min(length, SNIFF_BYTES))) return "binary";
-    // Bytes read before this one (the buffer holds only the rest when a big file streams).
-    let before = 0;
-    while (true) {
-      if (before + length > maxBytes) return "hit";
-      if (length >= WHOLE_BYTES + CHUNK) {
-        // A big file streams through a bounded buffer: the literal is checked window by window,
-        // keeping its length less one byte from each for a needle across the seam; the regex is
-        // left to the main thread, which reads one candidate at a time within the read budget.
-        if (!literal) return "hit";
-        if (finder.contains(length, literal)) return "hit";
-        const keep = Math.max(0, literal.bytes.length - 1, (literal.latin1?.bytes.length ?? 0) - 1);
-        buf.copyWithin(0, length - keep, length);
-        before += length - keep;
-        length = keep;
-      }
-      if (buf.length - length < CHUNK) {
-        buf = finder.room(Math.min(Math.max(buf.length * 2, length + CHUNK), WHOLE_BYTES + CHUNK));
-      }
-      const room = Math.min(buf.length, WHOLE_BYTES + CHUNK) - length;
-      const got = fs.readSync(fd, buf, length, room, null);
-      if (got === 0) break;
+    if (!utf16 && finder.hasZero(Math.min(length, SNIFF_BYTES))) return "binary";
+    for (let got = -1; got !== 0 && length < WHOLE_BYTES + CHUNK;) {
+      got = fs.readSync(fd, buf, length, WHOLE_BYTES + CHUNK - length, null);
       length += got;
     }
-    if (literal && !finder.contains(length, literal)) return "miss";
-    if (before > 0) return "hit";
-    if (!regex) return "hit";
-    // The regex probe on the text as UTF-8; invalid UTF-8 (maybe Latin-1) is left to the main
-    // thread, as is a `\r` that may hide an RE2 `$` match.
-    const text = decoder.decode(buf.subarray(0, length));
-    if (text.includes("\uFFFD") || (regex.crMayHide && text.includes("\r"))) return "hit";
-    return regex.test(text) ? "hit" : "miss";
+    if (length > maxBytes) return "unchecked"; // it grew: the main thread says so
+    const whole = length < WHOLE_BYTES + CHUNK;
+    // The literal, on the bytes (UTF-16 text does not hold UTF-8 needles).
+    if (literal && !utf16) {
+      let before = 0;
+      while (!finder.contains(length, literal)) {
+        if (whole) return "miss";
+        if (before + length > maxBytes) return "unchecked"; // it grew: the main thread says so
+        // Keep the needle's length less one byte for a needle across the seam.
+        const keep = Math.max(literal.bytes.length, literal.latin1?.bytes.length ?? 0) - 1;
+        buf.copyWithin(0, length - keep, length);
+        before += length - keep;
+        const got = fs.readSync(fd, buf, keep, WHOLE_BYTES + CHUNK - keep, null);
+        if (got === 0) return "miss";
+        length = keep + got;
+      }
+    }
+    if (!m) return "unchecked";
+    if (whole) {
+      const bytes = buf.subarray(0, length);
+      return match((position) => bytes.subarray(position), m, options, stopped, length);
+    }
+    return match(
+      (position) => {
+        if (position >= maxBytes) return buf.subarray(0, 0);
+        buf = finder.room(WHOLE_BYTES);
+        return buf.subarray(0, fs.readSync(fd, buf, 0, WHOLE_BYTES, position));
+      },
+      m,
+      options,
+      stopped,
+    );
   } catch {
-    return "hit";
+    return "unchecked";
   } finally {
     if (fd !== -1) fs.closeSync(fd);
   }
 }
 
-/** A regex probe built in this thread (see SearchPattern.probe). */
-interface RegexTest {
-  test(text: string): boolean;
-  crMayHide: boolean;
-}
-
 /** The parts of node:fs that scanFile uses. */
 interface NodeFs {
   openSync(path: string, flags: number): number;
-  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: null): number;
+  readSync(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number | null,
+  ): number;
   closeSync(fd: number): void;
   fstatSync(fd: number): { size: number };
   constants: { O_RDONLY: number; O_NONBLOCK: number };
@@ -159,7 +210,14 @@ function mainThreadFinder(): Finder {
   } catch {
     let buf = new Uint8Array(0);
     return {
-      room: (bytes) => buf.length >= bytes ? buf : (buf = new Uint8Array(bytes)),
+      room: (bytes) => {
+        if (buf.length < bytes) {
+          const grown = new Uint8Array(bytes);
+          grown.set(buf);
+          buf = grown;
+        }
+        return buf;
+      },
       contains: (length, literal) => containsLiteral(buf.subarray(0, length), literal),
       hasZero: (length) => buf.subarray(0, length).includes(0),
     };
@@ -171,8 +229,9 @@ let inlineFinder: Finder | undefined;
 interface Job {
   resolve(result: ScanResult): void;
   paths: readonly string[];
-  probe: ScanProbe;
+  request: ScanRequest;
   maxBytes: number;
+  stop: Int32Array;
 }
 
 /** Idle workers are stopped after this long, so a quiet server holds no threads. */
@@ -192,22 +251,36 @@ export class ParallelScanner implements ContentScanner {
     this.parallelism = parallelism;
   }
 
-  candidates(
+  /** True once workers could not start or failed: scans then run on the calling thread. */
+  get inline(): boolean {
+    return this.broken;
+  }
+
+  open(request: ScanRequest, maxBytes: number): ScanRun {
+    // One flag per search, shared with the workers: set, it stops their loops between files
+    // and between a big file's chunks.
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    return {
+      scan: (paths) => this.scan(paths, request, maxBytes, stop),
+      stop: () => Atomics.store(stop, 0, 1),
+    };
+  }
+
+  private scan(
     paths: readonly string[],
-    probe: ScanProbe,
+    request: ScanRequest,
     maxBytes: number,
+    stop: Int32Array,
   ): Promise<ScanResult> {
     this.touch();
-    if (this.broken || !this.start()) return Promise.resolve(scanInline(paths, probe, maxBytes));
+    if (this.broken || !this.start()) {
+      return Promise.resolve(scanInline(paths, request, maxBytes, stop));
+    }
     return new Promise((resolve) => {
       const id = this.nextId++;
-      this.jobs.set(id, { resolve, paths, probe, maxBytes });
-      this.workers[this.turn++ % this.workers.length]!.postMessage({
-        id,
-        paths,
-        probe,
-        maxBytes,
-      });
+      this.jobs.set(id, { resolve, paths, request, maxBytes, stop });
+      const worker = this.workers[this.turn++ % this.workers.length]!;
+      worker.postMessage({ id, paths, request, maxBytes, stop });
     });
   }
 
@@ -222,7 +295,8 @@ export class ParallelScanner implements ContentScanner {
         worker.onmessage = (e: MessageEvent<{ id: number } & ScanResult>) => {
           const job = this.jobs.get(e.data.id);
           this.jobs.delete(e.data.id);
-          job?.resolve({ hits: e.data.hits, binaries: e.data.binaries });
+          const { found, binaries, unchecked } = e.data;
+          job?.resolve({ found, binaries, unchecked });
         };
         worker.onerror = (e) => {
           e.preventDefault();
@@ -243,7 +317,7 @@ export class ParallelScanner implements ContentScanner {
     this.broken = true;
     this.stopWorkers();
     for (const job of this.jobs.values()) {
-      job.resolve(scanInline(job.paths, job.probe, job.maxBytes));
+      job.resolve(scanInline(job.paths, job.request, job.maxBytes, job.stop));
     }
     this.jobs.clear();
   }
@@ -269,28 +343,28 @@ export class ParallelScanner implements ContentScanner {
     this.idleTimer = undefined;
     this.stopWorkers();
     for (const job of this.jobs.values()) {
-      job.resolve({ hits: job.paths.map((_, i) => i), binaries: [] });
+      job.resolve({ found: [], binaries: [], unchecked: job.paths.map((_, i) => i) });
     }
     this.jobs.clear();
     return Promise.resolve();
   }
 }
 
-const inlineDecoder = new TextDecoder();
+const inlineMatchers = new Map<string, LineMatchers>();
 
-function scanInline(paths: readonly string[], probe: ScanProbe, maxBytes: number): ScanResult {
-  const regex = probe.regex ? inlineTest(probe.regex) : null;
-  const finder = inlineFinder ??= mainThreadFinder();
-  const hits: number[] = [];
-  const binaries: number[] = [];
-  for (let i = 0; i < paths.length; i++) {
-    const verdict = scanFile(paths[i]!, probe.literal, regex, finder, inlineDecoder, maxBytes, fs);
-    if (verdict === "binary") binaries.push(i);
-    else if (verdict !== "miss") hits.push(i);
+function scanInline(
+  paths: readonly string[],
+  request: ScanRequest,
+  maxBytes: number,
+  stop: Int32Array,
+): ScanResult {
+  const key = JSON.stringify(request.spec);
+  let m = inlineMatchers.get(key);
+  if (!m) {
+    if (inlineMatchers.size > 16) inlineMatchers.clear();
+    m = openMatchers(request.spec as MatchSpec, RE2JS);
+    inlineMatchers.set(key, m);
   }
-  return { hits, binaries };
-}
-
-function inlineTest(regex: RegexProbe): RegexTest {
-  return { test: matcherFromRecipe(regex.recipe, RE2JS), crMayHide: regex.crMayHide };
+  const finder = inlineFinder ??= mainThreadFinder();
+  return scanBatch(paths, request, m, finder, maxBytes, fs, stop, matchBytes);
 }

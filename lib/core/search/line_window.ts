@@ -11,22 +11,61 @@ import { plural } from "../plural.ts";
  * window). Cut lines end with `[line cut: N characters; shown A-B: X cut before, Y after]`.
  */
 export function windowAround(text: string, from: number, to: number, maxChars: number): string {
-  if (text.length <= maxChars) return text;
+  return excerptWindow({ text, offset: 0, length: text.length }, from, to, maxChars);
+}
+
+/**
+ * Part of a long line: `text` is the line's characters from `offset` on, of a line `length`
+ * characters long. A search worker sends this instead of the whole line; it must cover the
+ * window of {@linkcode windowBounds} and one character on each side of it.
+ */
+export interface LineExcerpt {
+  text: string;
+  offset: number;
+  length: number;
+}
+
+/** windowAround for a line known by an excerpt of it (see LineExcerpt). */
+export function excerptWindow(
+  line: LineExcerpt,
+  from: number,
+  to: number,
+  maxChars: number,
+): string {
+  const { text, offset, length } = line;
+  if (length <= maxChars) return text;
+  let [start, end] = windowBounds(length, from, to, maxChars);
+  const at = (i: number) => text.charCodeAt(i - offset);
+  // Never split a surrogate pair.
+  if (start > 0 && isLowSurrogate(at(start))) start--;
+  if (end < length && isLowSurrogate(at(end))) end++;
+  const before = start > 0 ? `${count(start)} cut before` : "";
+  const after = end < length ? `${count(length - end)}` : "";
+  const sides = before && after ? `${before}, ${after} after` : before || `${after} cut after`;
+  return `${start > 0 ? "…" : ""}${text.slice(start - offset, end - offset)}${
+    end < length ? "…" : ""
+  }` +
+    ` [line cut: ${plural(length, "character")}; shown ${count(start + 1)}-${count(end)}: ` +
+    `${sides}]`;
+}
+
+/**
+ * Where the window of a line `length` characters long lies, `[start, end)`, before the
+ * adjustment for surrogate pairs (which may widen it by one on each side). Self-contained: the
+ * search's worker threads run its source text to cut long lines where they are read.
+ */
+export function windowBounds(
+  length: number,
+  from: number,
+  to: number,
+  maxChars: number,
+): [number, number] {
   let start: number;
   if (to <= maxChars) start = 0;
   else if (to - from >= maxChars) start = Math.max(0, from - Math.floor(maxChars / 10));
   else start = Math.floor((from + to) / 2) - Math.floor(maxChars / 2);
-  start = Math.max(0, Math.min(start, text.length - maxChars));
-  let end = start + maxChars;
-  // Never split a surrogate pair.
-  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start--;
-  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end++;
-  const before = start > 0 ? `${count(start)} cut before` : "";
-  const after = end < text.length ? `${count(text.length - end)}` : "";
-  const sides = before && after ? `${before}, ${after} after` : before || `${after} cut after`;
-  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}` +
-    ` [line cut: ${plural(text.length, "character")}; shown ${count(start + 1)}-${count(end)}: ` +
-    `${sides}]`;
+  start = Math.max(0, Math.min(start, length - maxChars));
+  return [start, start + maxChars];
 }
 
 function count(n: number): string {

@@ -20,20 +20,38 @@ export type MatcherRecipe =
   | { engine: "re2"; source: string; flags: number };
 
 /**
- * The matcher a recipe describes. Self-contained on purpose (the parallel scanner ships its
- * source text to worker threads): re2js is passed in, and needed only for "re2" recipes.
+ * The matcher a recipe describes: `test`, and `find` (the first match, `[start, end)` in UTF-16
+ * units). Self-contained on purpose (the parallel scanner ships its source text to worker
+ * threads): re2js is passed in, and needed only for "re2" recipes.
  */
 export function matcherFromRecipe(
   recipe: MatcherRecipe,
-  re2: { compile(source: string, flags: number): { test(text: string): boolean } } | null,
-): (text: string) => boolean {
+  re2: {
+    compile(source: string, flags: number): {
+      test(text: string): boolean;
+      matcher(text: string): { find(): boolean; start(): number; end(): number };
+    };
+  } | null,
+): { test(text: string): boolean; find(text: string): [number, number] | null } {
   if (recipe.engine === "v8") {
     const regex = new RegExp(recipe.source, recipe.flags);
-    return (text) => regex.test(text);
+    return {
+      test: (text) => regex.test(text),
+      find: (text) => {
+        const m = regex.exec(text);
+        return m ? [m.index, m.index + m[0].length] : null;
+      },
+    };
   }
   if (!re2) throw new Error("re2js is not available");
   const compiled = re2.compile(recipe.source, recipe.flags);
-  return (text) => compiled.test(text);
+  return {
+    test: (text) => compiled.test(text),
+    find: (text) => {
+      const m = compiled.matcher(text);
+      return m.find() ? [m.start(), m.end()] : null;
+    },
+  };
 }
 
 export interface RegexFlags {

@@ -5,7 +5,10 @@
 
 import { AnchorError } from "../errors.ts";
 import { type CallFormatter, guide, joinGuide, viewArgExample } from "../next_step.ts";
-import { compileUserRegex, type LinearMatcher, type MatcherRecipe } from "./linear_regex.ts";
+import { RE2JS } from "re2js";
+import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
+import { type LineMatchers, type MatchSpec, openMatchers } from "./line_matcher.ts";
+import { maxMatchWidth } from "./regex_width.ts";
 
 export interface SearchPattern {
   /** As the agent wrote it. */
@@ -21,28 +24,21 @@ export interface SearchPattern {
    */
   readonly literal?: ByteLiteral;
   /**
+   * The search as data, for matching where the bytes are (core/search/match_bytes.ts; the
+   * parallel scanner's worker threads rebuild it with openMatchers).
+   */
+  readonly spec: MatchSpec;
+  /** openMatchers(spec) in this thread, built once. */
+  matchers(): LineMatchers;
+  /**
    * Checks raw UTF-8 bytes: false means no line can match. Null when only the decoded text can
    * tell (regular expressions); then `mayMatchText` is the prefilter.
    */
-  /**
-   * For a regex: its whole-text prefilter as data, so that worker threads can run it on files
-   * they read (decoded as UTF-8; a file with invalid UTF-8, and any file holding `\r` when
-   * `crMayHide`, may match). Absent for literals and for `\A`/`\z` patterns.
-   */
-  readonly probe?: RegexProbe;
   mayMatchBytes(bytes: Uint8Array): boolean | null;
   mayMatchText(text: string): boolean;
   matchesLine(line: string): boolean;
   /** Where the first match in a line lies, `[start, end)` in UTF-16 units; null without one. */
   findInLine(line: string): [number, number] | null;
-}
-
-/** A regex prefilter that can be rebuilt in another thread (see SearchPattern.probe). */
-export interface RegexProbe {
-  /** The multi-line regex run on a whole decoded file. */
-  recipe: MatcherRecipe;
-  /** A file holding `\r` may match even when the recipe says no (RE2's `$` before CRLF). */
-  crMayHide: boolean;
 }
 
 /** A needle for byte prefilters: `ignoreCase` folds ASCII letters (bytes are then lowercase). */
@@ -95,11 +91,14 @@ export function compileSearchPattern(
 
 function compileLiteral(source: string): SearchPattern {
   const literal = byteLiteral(source, false);
+  const spec: MatchSpec = { needle: { text: source, ignoreCase: false } };
   return {
     source,
     regex: false,
     description: `literal ${JSON.stringify(source)}`,
     literal,
+    spec,
+    matchers: once(() => openMatchers(spec, RE2JS)),
     mayMatchBytes: (bytes) => containsLiteral(bytes, literal),
     mayMatchText: (text) => text.includes(source),
     matchesLine: (line) => line.includes(source),
@@ -272,14 +271,22 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
   // RE2's multi-line `$` matches before `\n` only, so over a CRLF buffer the whole-text
   // prefilter would miss `foo$` on `foo\r\n`: such buffers go straight to the per-line match.
   const endAnchor = /\$/.test(body);
-  // \A and \z mean the start and end of a line here, but of the buffer in the prefilter.
-  const textAnchor = /\\[Az]/.test(body);
+  // \A and \z mean the start and end of a line here, but of the buffer in the prefilter; a
+  // lookbehind at a line's start sees nothing here, but the line break before it there.
+  const textAnchor = /\\[Az]/.test(body) || /\(\?<[=!]/.test(body);
   const crMayHide = endAnchor && whole.engine === "re2";
   // Every match holds the required literal, so a line without it is not run through the regex
   // (re2js costs far more per line than a substring check).
   const folded = required !== null && ignoreCase
     ? new RegExp(escapeForJsRegex(required), "i")
     : null;
+  const width = maxMatchWidth(translated);
+  const spec: MatchSpec = {
+    ...(required === null ? {} : { needle: { text: required, ignoreCase } }),
+    line: line.recipe,
+    ...(textAnchor ? {} : { probe: whole.recipe, crMayHide }),
+    ...(width === null ? {} : { probeWidth: width }),
+  };
   const mayHold = required === null
     ? null
     : folded
@@ -291,7 +298,8 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     description: `regex /${body}/${flags}`,
     engine: line.engine,
     ...(literal ? { literal } : {}),
-    ...(textAnchor ? {} : { probe: { recipe: whole.recipe, crMayHide } }),
+    spec,
+    matchers: once(() => openMatchers(spec, RE2JS)),
     mayMatchBytes: literal ? (bytes) => containsLiteral(bytes, literal) : () => null,
     mayMatchText: (text) =>
       textAnchor || (crMayHide && text.includes("\r")) ||
@@ -299,6 +307,11 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     matchesLine: mayHold ? (text) => mayHold(text) && line.test(text) : (text) => line.test(text),
     findInLine: (text) => line.find(text),
   };
+}
+
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => made ??= make();
 }
 
 function escapeForJsRegex(text: string): string {

@@ -1,0 +1,213 @@
+// One file's bytes to what a search finds in it (line_matcher.ts), read chunk by chunk: the
+// encoding is decided as core/text/text_file.ts decodeText decides it, and only one chunk of text
+// (plus the context lines before it and a line cut at its end) is held at a time. Pure and
+// self-contained like line_matcher.ts: the search's workers run these from their source text.
+
+import { decodeLatin1 } from "../text/text_file.ts";
+import { matcherFromRecipe } from "./linear_regex.ts";
+import { windowBounds } from "./line_window.ts";
+import {
+  type FileScan,
+  fingerprint,
+  keepMatch,
+  type LineMatchers,
+  type MatchOptions,
+  newLineScan,
+  nextCandidate,
+  openMatchers,
+  passLines,
+  scanLines,
+  showLine,
+} from "./line_matcher.ts";
+
+/**
+ * The bytes of a file from `position` on (some of them), empty at the end. An answer may reuse
+ * the memory of the one before.
+ */
+export type ReadAt = (position: number) => Uint8Array;
+
+/**
+ * What one file holds: "binary" for a NUL in its first 8 KiB (no UTF-16 byte order mark), or
+ * when decoding fails (UTF-16 with an odd byte count; invalid UTF-8 after a UTF-8 BOM or with
+ * many control bytes, then only when its Latin-1 reading matches); else its matches, read as
+ * UTF-8, as UTF-16 after a BOM, or as Latin-1 when it is not valid UTF-8.
+ */
+export function matchBytes(
+  readAt: ReadAt,
+  m: LineMatchers,
+  o: MatchOptions,
+  stopped: () => boolean,
+  /** The file's size when known: the last chunk is then decoded as such, without a read more. */
+  size = Infinity,
+): FileScan {
+  const SNIFF_BYTES = 8192;
+  // A copy of the head: readAt may reuse its memory.
+  let head = readAt(0).slice(0, SNIFF_BYTES + 3);
+  while (head.length < SNIFF_BYTES + 3 && head.length < size) {
+    const more = readAt(head.length);
+    if (more.length === 0) break;
+    const joined = new Uint8Array(Math.min(head.length + more.length, SNIFF_BYTES + 3));
+    joined.set(head);
+    joined.set(more.subarray(0, joined.length - head.length), head.length);
+    head = joined;
+  }
+  if (head.length === 0) return "miss";
+  const le = head[0] === 0xff && head[1] === 0xfe;
+  if (le || (head[0] === 0xfe && head[1] === 0xff)) {
+    let read = 0;
+    const counted: ReadAt = (position) => {
+      const bytes = readAt(position);
+      read = position + bytes.length;
+      return bytes;
+    };
+    const found = scanDecoded(counted, le ? "utf-16le" : "utf-16be", 2, m, o, stopped, size);
+    return found === "invalid" || (found !== "stopped" && read % 2 === 1) ? "binary" : found;
+  }
+  const sniff = head.subarray(0, SNIFF_BYTES);
+  if (sniff.includes(0)) return "binary";
+  const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+  const found = scanDecoded(readAt, "utf-8", bom ? 3 : 0, m, o, stopped, size);
+  if (found !== "invalid") return found;
+  // Latin-1 decodes any bytes: never "invalid".
+  const latin1 = scanDecoded(readAt, "latin1", bom ? 3 : 0, m, o, stopped, size) as FileScan;
+  let control = 0;
+  for (const b of sniff) {
+    if (b < 0x20 && b !== 9 && b !== 10 && b !== 13 && b !== 12 && b !== 27) control++;
+  }
+  if (!bom && control * 10 <= sniff.length) return latin1;
+  return typeof latin1 === "object" ? "binary" : latin1;
+}
+
+/**
+ * Decodes the file in `encoding` (from byte `skip`, after a byte order mark) a piece of at most
+ * 32 KiB at a time and scans each piece's whole lines; "invalid" when the bytes are not valid
+ * UTF-8 (for "utf-8"). Small pieces keep every string this makes in V8's young generation, so a
+ * worker's heap does not grow with the big files it meets; UTF-8 pieces are cut before a
+ * character, and decoded by the fast single-pass decoder (the strict one confirms a U+FFFD).
+ */
+export function scanDecoded(
+  readAt: ReadAt,
+  encoding: "utf-8" | "utf-16le" | "utf-16be" | "latin1",
+  skip: number,
+  m: LineMatchers,
+  o: MatchOptions,
+  stopped: () => boolean,
+  size: number,
+): FileScan | "invalid" {
+  const PIECE = 32768;
+  const wide = encoding === "utf-8" || encoding === "latin1"
+    ? null
+    : new TextDecoder(encoding, { ignoreBOM: true });
+  const s = newLineScan(o.room);
+  // The context lines before `start`, then the start of a line not ended yet; `long` holds the
+  // pieces of a line longer than one piece until it ends.
+  let text = "";
+  let start = 0;
+  const long: string[] = [];
+  for (let position = skip;;) {
+    if (stopped()) return "stopped";
+    let chunk = readAt(position);
+    let final = chunk.length === 0 || position + chunk.length >= size;
+    let used = 0;
+    while (used < chunk.length || final) {
+      const last = final && used + PIECE >= chunk.length;
+      const to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      if (to === used && !last) {
+        if (used > 0) break; // a character cut by the read's end: read on from its start
+        const more = chunk.slice();
+        const next = readAt(position + more.length);
+        chunk = new Uint8Array(more.length + next.length);
+        chunk.set(more);
+        chunk.set(next, more.length);
+        final = next.length === 0 || position + chunk.length >= size;
+        continue;
+      }
+      const bytes = chunk.subarray(used, to);
+      used = to;
+      let piece: string;
+      if (wide) piece = wide.decode(bytes, { stream: !last });
+      else if (encoding === "latin1") piece = decodeLatin1(bytes);
+      else {
+        piece = m.utf8.decode(bytes);
+        if (piece.includes("\uFFFD")) {
+          try {
+            m.utf8Strict.decode(bytes);
+          } catch {
+            return "invalid";
+          }
+        }
+      }
+      const nl = piece.lastIndexOf("\n");
+      if (nl === -1 && !last) {
+        long.push(piece);
+        continue;
+      }
+      const whole = long.length > 0 ? text + long.join("") + piece : text + piece;
+      long.length = 0;
+      const end = last ? whole.length : whole.length - piece.length + nl + 1;
+      if (end > start) scanLines(s, m, o, whole, start, end, last);
+      if (last) break;
+      // Keep the `context` lines before `end` (a match in the next piece shows them) and the
+      // start of the line after it.
+      let keep = end;
+      for (let k = 0; k < o.context && keep > 0; k++) {
+        keep = keep >= 2 ? whole.lastIndexOf("\n", keep - 2) + 1 : 0;
+      }
+      text = whole.slice(keep);
+      start = end - keep;
+    }
+    if (final) break;
+    position += used;
+  }
+  if (s.count === 0) return "miss";
+  const { count, kept, next, shown, truncated } = s;
+  return { count, kept, next, lineCount: s.line - 1, shown, truncated };
+}
+
+/**
+ * Where a piece of `chunk` from `from` may end, at most at `to`: for UTF-8, before a character
+ * that `to` would cut (one whose first byte is at or after `from`; a read's last bytes are
+ * left for the next read when they start a character they do not finish). Cutting before a
+ * character's first byte leaves the bytes valid or invalid as they were whole.
+ */
+export function pieceEnd(chunk: Uint8Array, from: number, to: number, encoding: string): number {
+  if (to >= chunk.length) to = chunk.length;
+  if (encoding !== "utf-8") return to;
+  if (to < chunk.length) {
+    for (let k = 0; k < 3 && to > from && (chunk[to]! & 0xc0) === 0x80; k++) to--;
+    return to;
+  }
+  let lead = to - 1;
+  for (let k = 0; k < 3 && lead > from && (chunk[lead]! & 0xc0) === 0x80; k++) lead--;
+  const b = chunk[lead]!;
+  const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+  return lead >= from && lead + need > to ? lead : to;
+}
+
+/** matchBytes on bytes already in memory, a mebibyte of text at a time. */
+export function matchData(data: Uint8Array, m: LineMatchers, o: MatchOptions): FileScan {
+  const CHUNK = 1024 * 1024;
+  const readAt = (position: number) => data.subarray(position, position + CHUNK);
+  return matchBytes(readAt, m, o, () => false, data.length);
+}
+
+/**
+ * Every function the matching needs, for a worker thread's source text: each is written out as
+ * a declaration (`String(f)`), under the name it has here (a bundler's renaming included).
+ */
+export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
+  matcherFromRecipe,
+  openMatchers,
+  newLineScan,
+  nextCandidate,
+  scanLines,
+  passLines,
+  keepMatch,
+  showLine,
+  fingerprint,
+  windowBounds,
+  decodeLatin1,
+  scanDecoded,
+  pieceEnd,
+  matchBytes,
+];

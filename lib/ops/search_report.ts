@@ -1,0 +1,283 @@
+// What a content search says: the tally of files searched, skipped and matched, each matching
+// file's block of `N:hh|content` lines (recorded as shown, so edit tools take the ids as is), and
+// the result text with its header and notices. The search itself is lib/ops/search.ts.
+
+import { fold8, hashHex } from "../core/edit/line_id.ts";
+import { linePrint } from "../core/edit/shown_lines.ts";
+import type { FileMatches, FileScan, ShownLine } from "../core/search/line_matcher.ts";
+import { excerptWindow } from "../core/search/line_window.ts";
+import type { SearchPattern } from "../core/search/search_pattern.ts";
+import { step } from "../core/next_step.ts";
+import { plural } from "../core/plural.ts";
+import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
+import { shellQuote } from "../core/shell/shell_quote.ts";
+import { shellStepForFile } from "../core/shell/file_shell_step.ts";
+import type { Budget, StopReason } from "./budget.ts";
+import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
+import type { Location, Locations } from "./location.ts";
+import { formatSize } from "./read_limits.ts";
+import { fileKey, type Session } from "./session.ts";
+import { displayPath } from "./view_args.ts";
+import type { WalkOptions, WalkStats } from "./walk.ts";
+
+/** Printed lines (matches plus context) before the search stops. */
+export const SEARCH_MAX_LINES = 400;
+/** Matching lines printed per file before moving on to the next file. */
+export const SEARCH_MAX_PER_FILE = 40;
+/** Characters of one line printed in search output. */
+export const SEARCH_MAX_LINE_CHARS = 400;
+
+/** Counts and output of one search, file by file in walk order. */
+export class SearchTally {
+  searched = 0;
+  binaries = 0;
+  unreadable = 0;
+  readonly tooLarge: string[] = [];
+  matchedFiles = 0;
+  matchedLines = 0;
+  printed = 0;
+  readonly blocks: string[] = [];
+
+  constructor(private readonly session: Session) {}
+
+  /** Lines still to print before the output cap. */
+  get room(): number {
+    return SEARCH_MAX_LINES - this.printed;
+  }
+
+  /** Adds one file's answer; true once the output cap is reached. */
+  add(location: Location, scan: FileScan): boolean {
+    this.searched++;
+    if (scan === "binary") this.binaries++;
+    else if (typeof scan === "object") return this.found(location, scan);
+    return false;
+  }
+
+  /** A file that could not be searched: too large (named in a notice) or unreadable. */
+  failed(location: Location, error: unknown): null {
+    this.searched++;
+    if ((error as { code?: string } | undefined)?.code === "FILE_TOO_LARGE") {
+      this.tooLarge.push(displayPath(this.session, location));
+    } else this.unreadable++;
+    return null;
+  }
+
+  private found(location: Location, found: FileMatches): boolean {
+    this.matchedFiles++;
+    this.matchedLines += found.count;
+    const block = renderFileMatches(this.session, location, found, this.room);
+    this.printed += block.printed;
+    this.blocks.push(block.text);
+    return this.printed >= SEARCH_MAX_LINES;
+  }
+}
+
+/** One line as printed: `N:hh|content`, a long line cut around its match. */
+function printLine(line: ShownLine): { text: string; hash: number; print: number } {
+  if (!line.long) {
+    const print = linePrint(line.text);
+    const hash = fold8(print);
+    return { text: `${line.n}:${hashHex(hash)}|${line.text}`, hash, print };
+  }
+  // The id is the whole line's, so it works in edits as is.
+  const { offset, length, print, from, to } = line.long;
+  const cut = excerptWindow({ text: line.text, offset, length }, from, to, SEARCH_MAX_LINE_CHARS);
+  const hash = fold8(print);
+  return { text: `${line.n}:${hashHex(hash)}|${cut}`, hash, print };
+}
+
+function renderFileMatches(
+  session: Session,
+  location: Location,
+  found: FileMatches,
+  budget: number,
+): { text: string; printed: number } {
+  const key = fileKey(location);
+  const shown = displayPath(session, location);
+  const out: string[] = [];
+  let printed = 0;
+  let last = 0;
+  // A run of consecutive lines, recorded as shown once printed (batch_edit checks against it).
+  let run = { from: 0, hashes: [] as number[], prints: [] as number[] };
+  const record = () => {
+    if (run.hashes.length > 0) {
+      session.shown.recordWithPrints(key, run.from, run.hashes, run.prints);
+    }
+  };
+  for (const line of found.shown) {
+    if (printed >= budget) break;
+    if (last !== 0 && line.n !== last + 1) {
+      record();
+      out.push("--");
+    }
+    if (last === 0 || line.n !== last + 1) run = { from: line.n, hashes: [], prints: [] };
+    const { text, hash, print } = printLine(line);
+    out.push(text);
+    run.hashes.push(hash);
+    run.prints.push(print);
+    printed++;
+    last = line.n;
+  }
+  record();
+  const kept = found.kept;
+  const label = kept.length === 1 ? `line ${kept[0]}` : `lines ${kept.join(", ")}`;
+  const rest = found.count - kept.length;
+  const notes: string[] = [];
+  if (rest > 0) {
+    const next = found.next;
+    notes.push(
+      `[${plural(rest, "more matching line")} in this file, from line ${next}: ${
+        session.steps(step("view", {
+          path: quotePath(shown),
+          start: next,
+          end: Math.min(found.lineCount, next + 99),
+        }))
+      }]`,
+    );
+  } else if (printed < found.shown.length || found.truncated) {
+    notes.push(`[cut at the output cap after line ${last}]`);
+  }
+  return { text: [`${quotePath(shown)} (${label})`, ...out, ...notes].join("\n"), printed };
+}
+
+/** Where and how a search ran, for its result text. */
+export interface SearchScope {
+  roots: readonly { location: Location }[];
+  search: SearchPattern;
+  options: WalkOptions & { pattern?: string | undefined };
+  stats: WalkStats;
+  limit: number;
+  budget: Budget;
+  capped: boolean;
+  stopped: StopReason | null;
+}
+
+/** The result text: header and file blocks, or the no-match sentence; then the notices. */
+export function describeSearch(
+  session: Session,
+  locations: Locations,
+  tally: SearchTally,
+  scope: SearchScope,
+): string {
+  const { roots, search, capped, stopped } = scope;
+  const where = roots.map((r) => quotePathAlways(displayPath(session, r.location))).join(", ");
+  const skipped = [
+    tally.binaries > 0 ? `${plural(tally.binaries, "binary file")} skipped` : "",
+    tally.unreadable > 0 ? `${plural(tally.unreadable, "unreadable file")} skipped` : "",
+    tally.tooLarge.length > 0
+      ? `${plural(tally.tooLarge.length, "file")} over ${describeLimit(scope.limit)} skipped`
+      : "",
+  ].filter(Boolean).join(", ");
+  const notices = searchNotices(session, tally, scope);
+  if (tally.matchedFiles === 0) {
+    return noMatches(session, locations, tally, scope, where, skipped) + bracketed(notices);
+  }
+  const partial = capped || stopped;
+  const header = `${partial ? "At least " : ""}${plural(tally.matchedLines, "matching line")} in ${
+    plural(tally.matchedFiles, "file")
+  } for ${search.description} in ${where} (searched ${plural(tally.searched, "file")}${
+    capped ? " before the output cap" : stopped ? " before it stopped" : ""
+  }${skipped ? `; ${skipped}` : ""}). Lines are N:hh|content; the ids work in edit tools as is.`;
+  const all = capped
+    ? [
+      `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
+      `deeper path, a pattern such as ${narrowStep(session, scope)}, or more specific content.`,
+      ...notices,
+    ]
+    : notices;
+  return `${header}\n\n${tally.blocks.join("\n\n")}${bracketed(all)}`;
+}
+
+function bracketed(notices: readonly string[]): string {
+  return notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "";
+}
+
+function rootsArg(session: Session, scope: SearchScope): string {
+  return scope.roots.map((r) => displayPath(session, r.location)).join("|");
+}
+
+function narrowStep(session: Session, scope: SearchScope): string {
+  return session.steps(step("view", {
+    path: rootsArg(session, scope),
+    content: scope.search.source,
+    pattern: "*.ts|!*_test.ts",
+  }));
+}
+
+/** Files over the size limit, a stop before the end, directories that could not be read. */
+function searchNotices(session: Session, tally: SearchTally, scope: SearchScope): string[] {
+  const { search, limit, stopped } = scope;
+  const notices: string[] = [];
+  const tooLarge = tally.tooLarge;
+  if (tooLarge.length > 0) {
+    notices.push(
+      `Not searched, over the ${describeLimit(limit)} search limit: ${
+        tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
+      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
+        `shell, e.g. ${
+          session.steps(shellStepForFile(
+            tooLarge[0]!,
+            (file) =>
+              `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${file}`,
+          ))
+        }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
+        "server's --max-file-bytes.",
+    );
+  }
+  if (stopped) {
+    notices.push(
+      `${scope.budget.describe(stopped)}: the search stopped after ${
+        plural(tally.searched, "file")
+      }, so the results are partial. Narrow it: a deeper path, a pattern such as ${
+        narrowStep(session, scope)
+      }, or more specific content.`,
+    );
+  }
+  const unreadableDirs = unreadableNotice(scope.stats);
+  if (unreadableDirs) notices.push(unreadableDirs);
+  return notices;
+}
+
+function noMatches(
+  session: Session,
+  locations: Locations,
+  tally: SearchTally,
+  scope: SearchScope,
+  where: string,
+  skipped: string,
+): string {
+  const { roots, search, options, stopped } = scope;
+  const path = rootsArg(session, scope);
+  const rules = describeRules(options, options.pattern);
+  return `No matches for ${search.description} in ${where}: searched ${
+    plural(tally.searched, "file")
+  }${stopped ? " before it stopped" : ""} (${rules}${skipped ? `; ${skipped}` : ""}).` +
+    emptyHint(session.steps, scope.stats, options, {
+      path,
+      content: search.source,
+      ...(search.regex ? { regex: true } : {}),
+      ...(options.pattern ? { pattern: options.pattern } : {}),
+    }, (abs) => {
+      // Named from the root it was found under (several roots may sit on several hosts).
+      const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
+      return displayPath(session, locations.sibling(root.location, abs));
+    }) +
+    (search.regex
+      ? ""
+      : ` Literal search is case-sensitive; to ignore case: ${
+        session.steps(step("view", {
+          path,
+          content: `(?i)${escapeForRegex(search.source)}`,
+          regex: true,
+        }))
+      }.`);
+}
+
+/** A byte limit as the notices say it: "16 MiB" for whole MiB, else "1.5 MB"-style. */
+function describeLimit(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : formatSize(bytes);
+}
+
+function escapeForRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

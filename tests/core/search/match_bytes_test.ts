@@ -1,0 +1,319 @@
+// matchBytes reads a file chunk by chunk; whatever the chunk sizes, it must find what decoding
+// the whole file and testing every line finds (the engine it replaced, kept here as the oracle).
+
+import fc from "fast-check";
+import { assert, assertEquals } from "../../_assert.ts";
+import {
+  compileSearchPattern,
+  type SearchPattern,
+} from "../../../lib/core/search/search_pattern.ts";
+import {
+  matchBytes,
+  matchData,
+  pieceEnd,
+  type ReadAt,
+} from "../../../lib/core/search/match_bytes.ts";
+import {
+  type FileMatches,
+  type FileScan,
+  fingerprint,
+  type MatchOptions,
+} from "../../../lib/core/search/line_matcher.ts";
+import { decodeText } from "../../../lib/core/text/text_file.ts";
+import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
+import { windowAround } from "../../../lib/core/search/line_window.ts";
+import { excerptWindow } from "../../../lib/core/search/line_window.ts";
+
+const enc = new TextEncoder();
+
+/** The file read `size` bytes at a time (a fresh copy each time, then overwritten: reuse). */
+function chunked(data: Uint8Array, size: number): ReadAt {
+  let last = new Uint8Array(0);
+  return (position) => {
+    last.fill(0xaa);
+    last = data.slice(position, position + size);
+    return last;
+  };
+}
+
+/** What the whole-file engine finds: decodeText, then every line through matchesLine. */
+function oracle(data: Uint8Array, search: SearchPattern, o: MatchOptions): FileScan {
+  if (data.length === 0) return "miss";
+  const decoded = decodeText(data);
+  if (decoded.kind === "binary") {
+    if (decoded.reason === "contains NUL bytes" || decoded.reason.startsWith("UTF-16")) {
+      return "binary";
+    }
+    // Invalid UTF-8 that is not read as Latin-1: binary when its Latin-1 reading matches.
+    const body = decoded.reason.startsWith("UTF-8 byte order mark") ? data.subarray(3) : data;
+    const latin1 = String.fromCharCode(...body);
+    return latin1.split(/\r?\n/).some((l) => search.matchesLine(l)) ? "binary" : "miss";
+  }
+  const lines = decoded.doc.lines;
+  const matches: number[] = [];
+  lines.forEach((l, i) => search.matchesLine(l) && matches.push(i + 1));
+  if (matches.length === 0) return "miss";
+  const kept = matches.slice(0, o.perFile);
+  const numbers = new Set<number>();
+  for (const k of kept) {
+    for (let n = Math.max(1, k - o.context); n <= Math.min(lines.length, k + o.context); n++) {
+      numbers.add(n);
+    }
+  }
+  const all = [...numbers].sort((a, b) => a - b);
+  return {
+    count: matches.length,
+    kept,
+    next: matches[o.perFile] ?? 0,
+    lineCount: lines.length,
+    shown: all.slice(0, o.room).map((n) => ({ n, text: lines[n - 1]! })),
+    truncated: all.length > o.room,
+  };
+}
+
+/** Shown lines with long ones checked against the whole line and put back whole. */
+function comparable(
+  found: FileScan,
+  whole: FileScan,
+  search: SearchPattern,
+  o: MatchOptions,
+): FileScan {
+  if (typeof found !== "object" || typeof whole !== "object") return found;
+  const full = new Map(whole.shown.map((l) => [l.n, l.text]));
+  return {
+    ...found,
+    shown: found.shown.map((l) => {
+      if (!l.long) return l;
+      const text = full.get(l.n)!;
+      assertEquals(l.long.length, text.length);
+      assertEquals(l.long.print, linePrint(text));
+      const [from, to] = (found.kept.includes(l.n) ? search.findInLine(text) : null) ?? [0, 0];
+      assertEquals([l.long.from, l.long.to], [from, to]);
+      assertEquals(
+        excerptWindow({ ...l.long, text: l.text }, from, to, o.maxChars),
+        windowAround(text, from, to, o.maxChars),
+      );
+      return { n: l.n, text };
+    }),
+  };
+}
+
+const piece = fc.constantFrom(
+  "a",
+  "b",
+  "ab",
+  "x",
+  "é",
+  "😀",
+  "12",
+  "\r",
+  "\n",
+  "\r\n",
+  "\n\n",
+  " ",
+  "A",
+  "aXb",
+);
+const fileArb = fc.oneof(
+  { weight: 6, arbitrary: fc.array(piece, { maxLength: 60 }).map((p) => enc.encode(p.join(""))) },
+  // Latin-1 (invalid UTF-8), a UTF-8 BOM, UTF-16 with a BOM, a NUL, a long line.
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.constantFrom(0x61, 0x62, 0x0a, 0xe9, 0x0d, 0x01, 0x00), {
+      maxLength: 40,
+    }).map((b) => Uint8Array.from(b)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.array(piece, { maxLength: 30 }).map((p) =>
+      Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(p.join(""))])
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.array(piece, { maxLength: 30 }), fc.boolean(), fc.boolean()).map(
+      ([p, be, odd]) => {
+        const text = p.join("");
+        const out = [be ? 0xfe : 0xff, be ? 0xff : 0xfe];
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
+          out.push(...(be ? [c >> 8, c & 0xff] : [c & 0xff, c >> 8]));
+        }
+        if (odd) out.push(0x61);
+        return Uint8Array.from(out);
+      },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.nat(30), fc.nat(30)).map(([a, b]) =>
+      enc.encode(`x\n${"a".repeat(a * 7)}ab${"b".repeat(b * 7)}\n😀${"y".repeat(b * 5)}ab\n`)
+    ),
+  },
+);
+const patterns = [
+  ["ab", false],
+  ["é", false],
+  ["a.b", true],
+  ["(?i)AB", true],
+  ["b$", true],
+  ["^a", true],
+  ["\\d{2}", true],
+  ["a\\z", true],
+  ["(?<!a)b", true],
+  ["x|é", true],
+  ["", true], // replaced below: any line
+] as const;
+
+Deno.test("matchBytes finds what decoding the whole file and testing every line finds, for any chunking", () => {
+  fc.assert(
+    fc.property(
+      fileArb,
+      fc.constantFrom(...patterns.slice(0, -1)),
+      fc.integer({ min: 1, max: 40 }),
+      fc.record({
+        context: fc.nat(3),
+        perFile: fc.integer({ min: 1, max: 4 }),
+        maxChars: fc.constantFrom(5, 40, 400),
+        room: fc.integer({ min: 1, max: 30 }),
+      }),
+      (data, [source, regex], size, o) => {
+        const search = compileSearchPattern(source, regex);
+        const m = search.matchers();
+        const expected = oracle(data, search, o);
+        const whole = oracle(data, search, { ...o, room: 1 << 30 });
+        const found = matchBytes(chunked(data, size), m, o, () => false);
+        assertEquals(comparable(found, whole, search, o), expected);
+        const sized = matchBytes(chunked(data, size), m, o, () => false, data.length);
+        assertEquals(comparable(sized, whole, search, o), expected);
+        assertEquals(comparable(matchData(data, m, o), whole, search, o), expected);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("fingerprint() is linePrint: FNV-1a over UTF-8, lone surrogates as U+FFFD", () => {
+  fc.assert(
+    fc.property(fc.string({ unit: "binary", maxLength: 40 }), (text) => {
+      assertEquals(fingerprint(text), linePrint(text));
+    }),
+  );
+  for (const text of ["", "a", "é", "😀", "\ud800", "x\udc00y", "\ud83d"]) {
+    assertEquals(fingerprint(text), linePrint(text), JSON.stringify(text));
+  }
+});
+
+Deno.test("matchBytes stops between chunks when told to, and reads a 20 MB file's last-line match a chunk at a time", () => {
+  const size = 20_000_000;
+  const data = new Uint8Array(size).fill(0x61);
+  for (let i = 99; i < size; i += 100) data[i] = 10;
+  data.set(enc.encode("needle"), size - 50);
+  const search = compileSearchPattern("needle", false);
+  const o = { context: 1, perFile: 40, maxChars: 400, room: 400 };
+  let biggest = 0;
+  let reads = 0;
+  const readAt: ReadAt = (position) => {
+    reads++;
+    const chunk = data.subarray(position, position + 65536);
+    biggest = Math.max(biggest, chunk.length);
+    return chunk;
+  };
+  const found = matchBytes(readAt, search.matchers(), o, () => false) as FileMatches;
+  assertEquals(found.kept, [size / 100]);
+  assertEquals(found.lineCount, size / 100);
+  assertEquals(found.shown.map((l) => l.n), [size / 100 - 1, size / 100]);
+  assertEquals(biggest, 65536);
+  assert(reads > 300, `${reads} reads`);
+  let calls = 0;
+  assertEquals(matchBytes(readAt, search.matchers(), o, () => ++calls > 3), "stopped");
+});
+
+Deno.test("matchBytes on files of many 64 Ki windows: the regex probe's windows miss no line", () => {
+  const line = fc.oneof(
+    {
+      weight: 20,
+      arbitrary: fc.string({ unit: fc.constantFrom("a", "b", " ", "x"), maxLength: 120 }),
+    },
+    { weight: 1, arbitrary: fc.constantFrom("12", "a1b", "ab\r", "b") },
+    { weight: 1, arbitrary: fc.nat(90_000).map((n) => "x".repeat(n) + "b") },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(line, { minLength: 500, maxLength: 2500 }),
+      fc.constantFrom("\\d{2}", "^a\\d", "b$", "(?i)B\\z", "x{3}b$"),
+      fc.constantFrom(1000, 65536, 1 << 20),
+      (lines, source, size) => {
+        const data = enc.encode(lines.join("\n"));
+        const search = compileSearchPattern(source, true);
+        const o = { context: 2, perFile: 40, maxChars: 400, room: 400 };
+        const expected = oracle(data, search, o);
+        const whole = oracle(data, search, { ...o, room: 1 << 30 });
+        const found = matchBytes(chunked(data, size), search.matchers(), o, () => false);
+        assertEquals(comparable(found, whole, search, o), expected);
+      },
+    ),
+    { numRuns: 10 },
+  );
+});
+
+Deno.test("pieceEnd cuts UTF-8 before a character: the pieces decode to the whole, valid or not alike", () => {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const valid = (b: Uint8Array) => {
+    try {
+      strict.decode(b);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const unit = fc.constantFrom(
+    [0x61],
+    [0x0a],
+    [0xc3, 0xa9], // é
+    [0xe2, 0x82, 0xac], // €
+    [0xf0, 0x9f, 0x98, 0x80], // 😀
+    [0x80], // a stray continuation byte
+    [0xe2, 0x82], // a character cut short
+    [0xff],
+  );
+  fc.assert(
+    fc.property(
+      fc.array(unit, { maxLength: 60 }),
+      fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1 }),
+      (units, sizes) => {
+        const bytes = Uint8Array.from(units.flat());
+        const pieces: Uint8Array[] = [];
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          let to = pieceEnd(bytes, at, at + sizes[i % sizes.length]!, "utf-8");
+          if (to === at) to = bytes.length; // as scanDecoded: read on (here: to the end)
+          pieces.push(bytes.subarray(at, to));
+          at = to;
+        }
+        assertEquals(pieces.every(valid), valid(bytes));
+        if (valid(bytes)) {
+          assertEquals(pieces.map((p) => strict.decode(p)).join(""), strict.decode(bytes));
+        }
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("a line longer than the probe's window is probed in overlapping windows: a match at any seam is found", () => {
+  const o = { context: 0, perFile: 40, maxChars: 40, room: 40 };
+  for (const [source, needle] of [["\\d{2}", "12"], ["\\b[qz]{3}\\b", " qzq "]] as const) {
+    const search = compileSearchPattern(source, true);
+    assert(search.spec.probeWidth !== undefined, source);
+    const step = 65536 - (search.spec.probeWidth! + 2);
+    for (const seam of [65536, step + 65536, 2 * step + 65536, step, 2 * step]) {
+      for (let at = seam - needle.length - 2; at <= seam + 2; at++) {
+        const line = "x".repeat(at) + needle + "x".repeat(200_000 - at);
+        const found = matchData(enc.encode(`a\n${line}\nb\n`), search.matchers(), o);
+        assertEquals(typeof found === "object" ? found.kept : found, [2], `${source} at ${at}`);
+      }
+    }
+    const none = matchData(enc.encode(`a\n${"x".repeat(300_000)}\n`), search.matchers(), o);
+    assertEquals(none, "miss");
+  }
+});
