@@ -11,7 +11,7 @@ import { decodeLatin1, decodeText, looksBinary } from "../core/text/text_file.ts
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
-import { step } from "../core/next_step.ts";
+import { renderGuide, step } from "../core/next_step.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import {
@@ -26,8 +26,7 @@ import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
 import { type ByteBudget, DEFAULT_MAX_FILE_BYTES, formatSize } from "./read_limits.ts";
-import { shellQuote } from "../core/shell/shell_quote.ts";
-import { shellStepForFile } from "../core/shell/file_shell_step.ts";
+import { searchBigFileHint } from "./big_file_hints.ts";
 import { windowAround } from "../core/search/line_window.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
@@ -260,15 +259,9 @@ export async function searchRoots(
     notices.push(
       `Not searched, over the ${describeLimit(limit)} search limit: ${
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
-      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
-        `shell, e.g. ${
-          session.steps(shellStepForFile(
-            tooLarge[0]!,
-            (file) =>
-              `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${file}`,
-          ))
-        }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
-        "server's --max-file-bytes.",
+      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. ${
+        renderGuide(searchBigFileHint(tooLarge[0]!, search.source, search.regex), session.steps)
+      }; the limit is the server's --max-file-bytes.`,
     );
   }
   if (stopped) {
