@@ -5,7 +5,6 @@ import { NEVER_ENDS_REASONS, type PolicyRule, type RefusalText } from "./policy_
 import type { SimpleCommand, Word } from "../parse/mod.ts";
 import { isPseudoFile, stdinFile, stdinIsData, stdoutToFile } from "./redirects.ts";
 import { stripTrailing } from "../../path/path_text.ts";
-import { joinPath } from "./suggest.ts";
 
 /** A refusal before it is rendered: exactly what policy_messages.ts formats. */
 export type Refusal = RefusalText;
@@ -103,6 +102,13 @@ export function readsProjectFiles(
   if (onlyShellFiles(inv, paths)) return undefined;
   if (rule !== "edit_in_place" && stdoutToFile(cmd)) return undefined;
   return { files: paths, nothingToRead };
+}
+
+/** `path` as seen from the start of the line, after a `cd base` (absolute and ~ paths as they are). */
+export function joinPath(base: string | undefined, path: string): string {
+  if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
+  if (path === ".") return base;
+  return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
 }
 
 /** The program name as the rules know it: `/usr/bin/grep` → `grep`. */
