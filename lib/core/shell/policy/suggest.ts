@@ -3,7 +3,6 @@
 
 import { formatCall } from "./policy_messages.ts";
 import { type Invocation, joinPath } from "./invocation.ts";
-import { stripTrailing } from "../../path/path_text.ts";
 
 /** A path as the replacement tool should get it: relative to a `cd`, remote as ssh://. */
 export function toolPath(inv: Invocation, path: string): string {
