@@ -98,7 +98,7 @@ export {
 } from "./lib/core/edit/mod.ts";
 
 // The shell policy every command passes before it runs.
-export { judgeCommand, type PolicyVerdict } from "./lib/core/shell/mod.ts";
+export { judgeCommand, type JudgeOptions, type PolicyVerdict } from "./lib/core/shell/mod.ts";
 export type { ShellKind } from "./lib/core/platform/mod.ts";
 
 // File backends.

@@ -7,11 +7,10 @@ import { linePrint } from "../core/edit/shown_lines.ts";
 import type { FileMatches, FileScan, ShownLine } from "../core/search/line_matcher.ts";
 import { excerptWindow } from "../core/search/line_window.ts";
 import type { SearchPattern } from "../core/search/search_pattern.ts";
-import { step } from "../core/next_step.ts";
+import { renderGuide, step } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
-import { shellQuote } from "../core/shell/shell_quote.ts";
-import { shellStepForFile } from "../core/shell/file_shell_step.ts";
+import { searchBigFileHint } from "./big_file_hints.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
@@ -213,15 +212,9 @@ function searchNotices(session: Session, tally: SearchTally, scope: SearchScope)
     notices.push(
       `Not searched, over the ${describeLimit(limit)} search limit: ${
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
-      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. Search one from the ` +
-        `shell, e.g. ${
-          session.steps(shellStepForFile(
-            tooLarge[0]!,
-            (file) =>
-              `grep -n${search.regex ? "P" : "F"} -m 100 -e ${shellQuote(search.source)} ${file}`,
-          ))
-        }, or read a range of it with the shell (sed -n '1,200p', head, tail); the limit is the ` +
-        "server's --max-file-bytes.",
+      }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. ${
+        renderGuide(searchBigFileHint(tooLarge[0]!, search.source, search.regex), session.steps)
+      }; the limit is the server's --max-file-bytes.`,
     );
   }
   if (stopped) {

@@ -9,6 +9,7 @@ import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
 import { type Guide, guide, joinGuide, joinGuides, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
+import { judgeShellCommand, type ShellFiles } from "./shell_files.ts";
 import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
 import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
@@ -36,6 +37,11 @@ export interface ShellDeps {
   shell?: ShellKind;
   /** Run on this host (`cwd` is then the directory's ssh:// URL). */
   remote?: RemotePlace;
+  /**
+   * Where the command's files are looked up when the policy refuses reading them: a file
+   * anchorfs cannot read itself (too big, not a regular file) is the shell's to read.
+   */
+  files?: ShellFiles;
 }
 
 /** How a shell call ended; `text` keeps the calls it suggests as steps. */
@@ -53,7 +59,7 @@ export async function resolveShellCwd(
   locations: Locations,
   base: Location,
   given: string | undefined,
-): Promise<{ dir: string; remote?: RemotePlace }> {
+): Promise<{ dir: string; remote?: RemotePlace; location: Location }> {
   // Models send "" for "not set": that is the working directory, not an empty path.
   const raw = given?.trim() === "" ? undefined : given;
   const location = raw === undefined ? base : await locations.locate(raw, base);
@@ -68,7 +74,7 @@ export async function resolveShellCwd(
         `(${JSON.stringify(base.url)}).`,
     });
   }
-  if (!location.remote) return { dir: location.path };
+  if (!location.remote) return { dir: location.path, location };
   const host = location.backend.jobHost;
   if (!host) {
     throw new AnchorError({
@@ -80,7 +86,7 @@ export async function resolveShellCwd(
       }.`,
     });
   }
-  return { dir: location.url, remote: { host, dir: location.path } };
+  return { dir: location.url, remote: { host, dir: location.path }, location };
 }
 
 export async function runShell(
@@ -108,9 +114,7 @@ export async function runShell(
       }.`,
     });
   }
-  // The policy tables load on the first shell call, not at server start (start-up time).
-  const { judgeCommand } = await import("../core/shell/policy/mod.ts");
-  const verdict = judgeCommand(command, deps.shell);
+  const verdict = await judgeShellCommand(command, deps.shell, deps.files);
   if (!verdict.allowed) {
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });
   }

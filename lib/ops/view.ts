@@ -115,6 +115,11 @@ export async function viewResult(
   return withNotices(text, notices);
 }
 
+/** The whole view call of `path` with a bad argument's value fixed, for that argument's hint. */
+function correctedCall(path: string): CallFormatter {
+  return (fix) => step("view", { path, ...fix });
+}
+
 /** The view arguments, parsed and checked. */
 interface ParsedView {
   search: SearchPattern | undefined;
@@ -133,26 +138,26 @@ interface ParsedView {
 function parseViewArgs(args: ViewArgs, budget: Budget | undefined, notices: string[]): ParsedView {
   const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
-  const call: CallFormatter = (fix) => step("view", { path: args.path, ...fix });
+  const call = correctedCall(args.path);
   const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern, call) : undefined;
   const search = searching
-    ? compileSearchPattern(args.content!, parseFlag("regex", args.regex), call)
+    ? compileSearchPattern(args.content!, parseFlag("regex", args.regex, call), call)
     : undefined;
-  const start = parsePosition("start", args.start);
-  const end = parsePosition("end", args.end);
-  let context = parseWholeNumber("context", args.context, 2) ?? 0;
+  const start = parsePosition("start", args.start, call);
+  const end = parsePosition("end", args.end, call);
+  let context = parseWholeNumber("context", args.context, 2, call) ?? 0;
   if (context < 0 || context > CONTEXT_MAX) {
     const used = context < 0 ? 0 : CONTEXT_MAX;
     notices.push(`context ${context} is out of range (0-${CONTEXT_MAX}); used ${used}.`);
     context = used;
   }
-  let maxDepth = parseWholeNumber("max_depth", args.max_depth, 2);
+  let maxDepth = parseWholeNumber("max_depth", args.max_depth, 2, call);
   if (maxDepth !== undefined && maxDepth < 1) {
     notices.push(`max_depth ${maxDepth} is below 1; used 1 (the directory's own entries).`);
     maxDepth = 1;
   }
   const walk: WalkOptions = {
-    includeHidden: parseFlag("include_hidden", args.include_hidden),
+    includeHidden: parseFlag("include_hidden", args.include_hidden, call),
     ...(maxDepth === undefined ? {} : { maxDepth }),
     ...(filter ? { filter } : {}),
     ...(budget ? { budget } : {}),
@@ -210,7 +215,7 @@ async function viewRoot(
     if (pattern || maxDepth !== undefined || context > 0) {
       notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
     }
-    const full = parseFlag("full", args.full);
+    const full = parseFlag("full", args.full, correctedCall(args.path));
     // One read of at most --max-file-bytes (about a second for 16 MiB here), not cut short
     // once started; a call cancelled or past its deadline before then reads nothing.
     const stop = accel.budget?.stopped();
@@ -222,7 +227,7 @@ async function viewRoot(
     notices.push(
       'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
     );
-  } else if (parseFlag("regex", args.regex) || context > 0) {
+  } else if (parseFlag("regex", args.regex, correctedCall(args.path)) || context > 0) {
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
   return await listDirectory(session, root.location, walk, pattern);

@@ -1,9 +1,10 @@
 // Argument coercion shared by the view tool and `anchorfs view`: models send numbers as strings
 // and booleans as "true"; each bad value gets an error naming the argument and an example value
-// (an argument example: a JSON fragment for the model, the flag for a person).
+// (the whole view call with the value fixed when the caller passes its CallFormatter, else an
+// argument example: a JSON fragment for the model, the flag for a person).
 
 import { AnchorError } from "../core/errors.ts";
-import { argExample, guide, type ToolArgs } from "../core/next_step.ts";
+import { type CallFormatter, guide, type ToolArgs, viewArgExample } from "../core/next_step.ts";
 import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";
 import type { Location } from "./location.ts";
 import type { Session } from "./session.ts";
@@ -14,10 +15,14 @@ export type LinePosition = { kind: "number"; value: number } | { kind: "id"; id:
 /** The view arguments these functions read, by name (each error's example names one). */
 type ViewArgName = keyof ToolArgs["view"];
 
-export function parsePosition(name: "start" | "end", raw: unknown): LinePosition | undefined {
+export function parsePosition(
+  name: "start" | "end",
+  raw: unknown,
+  call: CallFormatter = viewArgExample,
+): LinePosition | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
   if (typeof raw === "number") {
-    if (!Number.isInteger(raw)) throw badPosition(name, raw);
+    if (!Number.isInteger(raw)) throw badPosition(name, raw, call);
     return { kind: "number", value: raw };
   }
   if (typeof raw === "string") {
@@ -25,10 +30,10 @@ export function parsePosition(name: "start" | "end", raw: unknown): LinePosition
     if (/^[+-]?[0-9]+$/.test(text)) return { kind: "number", value: Number(text) };
     if (isLineIdLike(text)) return { kind: "id", id: parseLineId(text, name) };
   }
-  throw badPosition(name, raw);
+  throw badPosition(name, raw, call);
 }
 
-function badPosition(name: "start" | "end", raw: unknown): AnchorError {
+function badPosition(name: "start" | "end", raw: unknown, call: CallFormatter): AnchorError {
   return new AnchorError({
     code: "INVALID_ARGUMENT",
     message:
@@ -36,8 +41,8 @@ function badPosition(name: "start" | "end", raw: unknown): AnchorError {
         JSON.stringify(raw)
       } is neither a line number nor a line id. Use a whole number (negative counts from the ` +
       'end: -1 is the last line) or an id "N:hh" as view shows it.',
-    hint: guide`e.g. ${argExample("view", { [name]: name === "end" ? -1 : 10 })} or ${
-      argExample("view", { [name]: "10:a3" })
+    hint: guide`e.g. ${call({ [name]: name === "end" ? -1 : 10 })} or ${
+      call({ [name]: "10:a3" })
     }.`,
   });
 }
@@ -46,6 +51,7 @@ export function parseWholeNumber(
   name: ViewArgName,
   raw: unknown,
   example: number,
+  call: CallFormatter = viewArgExample,
 ): number | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
   const value = typeof raw === "string" && /^\s*[+-]?[0-9]+\s*$/.test(raw) ? Number(raw) : raw;
@@ -53,11 +59,15 @@ export function parseWholeNumber(
   throw new AnchorError({
     code: "INVALID_ARGUMENT",
     message: `${name} ${JSON.stringify(raw)} is not a whole number.`,
-    hint: guide`Pass a number, e.g. ${argExample("view", { [name]: example })}.`,
+    hint: guide`Pass a number, e.g. ${call({ [name]: example })}.`,
   });
 }
 
-export function parseFlag(name: ViewArgName, raw: unknown): boolean {
+export function parseFlag(
+  name: ViewArgName,
+  raw: unknown,
+  call: CallFormatter = viewArgExample,
+): boolean {
   if (raw === undefined || raw === null || raw === "") return false;
   if (typeof raw === "boolean") return raw;
   const text = String(raw).trim().toLowerCase();
@@ -66,7 +76,7 @@ export function parseFlag(name: ViewArgName, raw: unknown): boolean {
   throw new AnchorError({
     code: "INVALID_ARGUMENT",
     message: `${name} ${JSON.stringify(raw)} is not true or false.`,
-    hint: guide`Pass a boolean, e.g. ${argExample("view", { [name]: true })}.`,
+    hint: guide`Pass a boolean, e.g. ${call({ [name]: true })}.`,
   });
 }
 

@@ -43,34 +43,34 @@ Deno.test("anchorfs view reports errors with a hint and exits non-zero", async (
   assertEquals(flag.code, 2);
 });
 
-Deno.test("a bad view argument's example is the flag for a person and the JSON fragment for a model", async () => {
+Deno.test("a bad view argument's hint is the whole corrected call: a command line for a person, a tool call for a model", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, { "a.txt": "one\ntwo\n", "d/b.txt": "x\n" });
   await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
   const cases: [string[], Record<string, unknown>, string, string][] = [
     [
-      ["a.txt", "--start", "abc"],
-      { path: "a.txt", start: "abc" },
-      'e.g. {"start":10} or {"start":"10:a3"}.',
-      "e.g. `--start 10` or `--start 10:a3`.",
+      ["a.txt", "--start", "NaN"],
+      { path: "a.txt", start: "NaN" },
+      'e.g. view {"path":"a.txt","start":10} or view {"path":"a.txt","start":"10:a3"}.',
+      "e.g. `anchorfs view a.txt --start 10` or `anchorfs view a.txt --start 10:a3`.",
     ],
     [
       ["a.txt", "--end", "x"],
       { path: "a.txt", end: "x" },
-      'e.g. {"end":-1} or {"end":"10:a3"}.',
-      "e.g. `--end -1` or `--end 10:a3`.",
+      'e.g. view {"path":"a.txt","end":-1} or view {"path":"a.txt","end":"10:a3"}.',
+      "e.g. `anchorfs view a.txt --end -1` or `anchorfs view a.txt --end 10:a3`.",
     ],
     [
       ["d", "--max-depth", "deep"],
       { path: "d", max_depth: "deep" },
-      'Pass a number, e.g. {"max_depth":2}.',
-      "Pass a number, e.g. `--max-depth 2`.",
+      'Pass a number, e.g. view {"path":"d","max_depth":2}.',
+      "Pass a number, e.g. `anchorfs view d --max-depth 2`.",
     ],
     [
       ["d", "--content", "x", "--context", "wide"],
       { path: "d", content: "x", context: "wide" },
-      'Pass a number, e.g. {"context":2}.',
-      "Pass a number, e.g. `--context 2`.",
+      'Pass a number, e.g. view {"path":"d","context":2}.',
+      "Pass a number, e.g. `anchorfs view d --context 2`.",
     ],
   ];
   for (const [args, toolArgs, forModel, forPerson] of cases) {

@@ -85,3 +85,33 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(loop.text, "ready");
   });
 }
+
+test("shell policy (v2 client): the shell call a FILE_TOO_LARGE hint names runs, and a small file's grep stays refused", async () => {
+  await using dir = await tempDir();
+  await using state = await tempDir("anchorfs-state-");
+  await Deno.writeTextFile(`${dir.path}/big.log`, "x\n".repeat(1000) + "needle TEXT\n");
+  await Deno.writeTextFile(`${dir.path}/small.txt`, "TEXT\n");
+  await using server = await startServer({
+    client: "v2",
+    args: [
+      "--path",
+      dir.path,
+      "--state-dir",
+      state.path,
+      "--foreground-window",
+      "20",
+      "--max-file-bytes",
+      "1K",
+    ],
+  });
+  const view = await server.call("view", { path: "big.log" });
+  assert(view.isError, view.text);
+  const call = /shell (\{"command":"grep[^}]*\})/.exec(view.text)?.[1];
+  assert(call, `a grep call in the hint: ${view.text}`);
+  const grep = await server.call("shell", JSON.parse(call));
+  assertEquals(grep.isError, false, grep.text);
+  assertStringIncludes(grep.text, "1001:needle TEXT");
+  const small = await server.call("shell", { command: "grep -n TEXT small.txt" });
+  assert(small.isError, small.text);
+  assertStringIncludes(small.text, "(rule search_text)");
+});

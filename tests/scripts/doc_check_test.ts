@@ -74,6 +74,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "planLineEdits",
       "planStrReplace",
       // Shell policy.
+      "JudgeOptions",
       "PolicyVerdict",
       "ShellKind",
       "judgeCommand",

@@ -142,7 +142,11 @@ export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<voi
   }
 }
 
-function interruptedWrite(
+/**
+ * INTERRUPTED_WRITE: the file may be half written; the hint's shell calls put the kept content
+ * back or drop the copy. Exported for the test that runs every shell call a hint suggests.
+ */
+export function interruptedWrite(
   target: InPlaceTarget,
   copy: string,
   pid: number,

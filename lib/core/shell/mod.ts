@@ -4,5 +4,5 @@
 
 export { maskedStatusNote } from "./pipeline_note.ts";
 export { shellQuote } from "./shell_quote.ts";
-export { judgeCommand, type PolicyVerdict } from "./policy/mod.ts";
+export { judgeCommand, type JudgeOptions, type PolicyVerdict } from "./policy/mod.ts";
 export { shellStepForFile } from "./file_shell_step.ts";

@@ -112,7 +112,11 @@ async function shellCall(
   ctx: ServerContext,
 ): Promise<ToolResult> {
   const { command, cwd } = args;
-  const { dir, remote } = await resolveShellCwd(env.services.locations, env.session.cwd, cwd);
+  const { dir, remote, location } = await resolveShellCwd(
+    env.services.locations,
+    env.session.cwd,
+    cwd,
+  );
   const progress = progressReporter(ctx);
   const outcome = await runShell(command, dir, {
     jobs: env.services.jobs,
@@ -120,6 +124,11 @@ async function shellCall(
     ...(remote
       ? { shell: "bash" as const, remote }
       : env.services.shell !== undefined && { shell: env.services.shell }),
+    files: {
+      locations: env.services.locations,
+      cwd: location,
+      maxFileBytes: env.services.reads.maxFileBytes,
+    },
     foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,
     tailBytes: env.options.tailBytes,
     passingLines: env.options.passingLines,

@@ -10,7 +10,7 @@ import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { plural } from "../../core/plural.ts";
 import { fileKey, type Session } from "../session.ts";
-import type { Location } from "../location.ts";
+import { type Location, siblingLocation } from "../location.ts";
 import { assertRegularFile, createReadLimits } from "../read_limits.ts";
 import {
   decodeForDiff,
@@ -36,7 +36,7 @@ export async function undoEdit(
   const key = fileKey(location);
   return await underLock(services, location, async () => {
     const entry = services.undo.peek(key);
-    if (!entry) throw nothingToUndo(session, location);
+    if (!entry) throw await nothingToUndo(session, location);
     if (entry.link !== undefined) return await restoreLink(services, session, location, entry);
     const current = await readCurrent(services, location, entry);
     if (current === undefined) throw undoConflict(session, location, entry, null);
@@ -62,14 +62,29 @@ export async function undoEdit(
   });
 }
 
-function nothingToUndo(session: Session, location: Location): AnchorError {
+/**
+ * NOTHING_TO_UNDO, with the call that shows what is there: the file itself, or (when the path
+ * names nothing) its folder, whose listing gives the right name.
+ */
+async function nothingToUndo(session: Session, location: Location): Promise<AnchorError> {
+  const name = displayPathOf(session, location);
+  const exists = await location.backend.stat(location.path).then((i) => i !== null, () => false);
+  const folder = displayPathOf(
+    session,
+    siblingLocation(location, location.backend.paths.parent(location.path)),
+  ) || ".";
   return new AnchorError({
     code: "NOTHING_TO_UNDO",
     message: `No edit of ${
-      JSON.stringify(displayPathOf(session, location))
+      JSON.stringify(name)
     } to undo: this server has not changed it (or every edit was undone already).`,
-    hint: "undo_edit reverts edits made through text_editor, batch_edit and extract_lines " +
-      "in this server; check the path.",
+    hint: exists
+      ? guide`undo_edit reverts edits made through text_editor, batch_edit and extract_lines in this server, by the path they were made at. See what the file holds now with ${
+        step("view", { path: quotePath(name) })
+      } and change it with str_replace or batch_edit.`
+      : guide`Nothing is at that path. undo_edit reverts edits made through text_editor, batch_edit and extract_lines in this server, by the path they were made at: find the file's name with ${
+        step("view", { path: quotePath(folder) })
+      } and undo that path.`,
   });
 }
 

@@ -38,23 +38,7 @@ export class JobLogFiles implements FileBackend {
   async readFile(path: string): Promise<Uint8Array> {
     const id = this.jobId(path);
     const { bytes, path: onDisk } = await this.jobs.logInfo(id);
-    if (bytes > VIEWABLE_LOG_BYTES) {
-      throw new AnchorError({
-        code: "LOG_TOO_LARGE",
-        message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
-          plural(VIEWABLE_LOG_BYTES, "byte")
-        }).`,
-        hint: joinGuide(
-          "Read its end with ",
-          step("jobs", { action: "read", id, bytes: 100000 }),
-          onDisk === undefined ? "." : joinGuide(
-            ", or search the raw log with the shell: ",
-            shellStepForFile(onDisk, (log) => `grep -n -m 50 FAIL ${log}`),
-            ".",
-          ),
-        ),
-      });
-    }
+    if (bytes > VIEWABLE_LOG_BYTES) throw logTooLarge(id, bytes, onDisk);
     const raw = new TextDecoder().decode(await this.jobs.readLog(id, 0, bytes));
     return new TextEncoder().encode(cleanLogForViewing(raw));
   }
@@ -111,4 +95,26 @@ export class JobLogFiles implements FileBackend {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/**
+ * LOG_TOO_LARGE: a job log view will not read whole. Its end through `jobs read`, and the raw
+ * log on disk (`onDisk`, where the store keeps one on this machine) searched with grep.
+ */
+export function logTooLarge(id: string, bytes: number, onDisk: string | undefined): AnchorError {
+  return new AnchorError({
+    code: "LOG_TOO_LARGE",
+    message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
+      plural(VIEWABLE_LOG_BYTES, "byte")
+    }).`,
+    hint: joinGuide(
+      "Read its end with ",
+      step("jobs", { action: "read", id, bytes: 100000 }),
+      onDisk === undefined ? "." : joinGuide(
+        ", or search the raw log with the shell: ",
+        shellStepForFile(onDisk, (log) => `grep -n -m 50 FAIL ${log}`),
+        ".",
+      ),
+    ),
+  });
 }

@@ -114,6 +114,11 @@ interface RunningJob {
   endKilled: ProcessInfo[];
   /** Set for a job on an ssh host. */
   remote?: RemoteJob;
+  /**
+   * The sweep of a `jobs kill` in flight: the processes it signalled. The end waits for it to
+   * tell a kill from an exit that came first (the kill then found the job's shell gone).
+   */
+  killing?: Promise<ProcessInfo[]>;
 }
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
@@ -551,6 +556,12 @@ export class JobManager {
     clearInterval(job.timer);
     if (exit.lost !== undefined) return await this.finishLost(job, exit.lost);
     let cause = job.cause;
+    // A kill that reached the job's shell ended it; one that found the shell already gone (it
+    // exited by itself while the kill was on its way) did not: the exit code is the real end.
+    if (cause === "exit" && job.killing) {
+      const signalled = await job.killing;
+      if (signalled.some((p) => p.pid === job.record.pid)) cause = "killed";
+    }
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
     // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
     // nohup) is terminated before the end is recorded, so nothing grows the log after that.
@@ -802,13 +813,19 @@ export class JobManager {
     }
     const here = this.running.get(id);
     if (here) {
-      here.cause = "killed";
-      const killed = here.remote
-        ? await this.killRemote(here.remote)
-        : await killJobProcesses(this.runner, target, this.killGraceMs);
+      const sweep = here.remote
+        ? this.killRemote(here.remote)
+        : killJobProcesses(this.runner, target, this.killGraceMs);
+      here.killing = sweep;
+      const killed = await sweep;
       const ended = await here.done;
-      // The shell's end sweeps concurrently and may have terminated some of them first.
-      return { record: ended, wasRunning: true, killed: mergeProcesses(killed, here.endKilled) };
+      // The shell's end sweeps concurrently and may have terminated some of them first; an end
+      // that is not "killed" came before the kill reached the shell: report it as it was.
+      return {
+        record: ended,
+        wasRunning: ended.status === "killed",
+        killed: mergeProcesses(killed, here.endKilled),
+      };
     }
     // A job whose server is gone: terminate what is provably its, record it as lost.
     const reconciled = await this.reconcileKilling(record);

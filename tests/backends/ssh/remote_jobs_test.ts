@@ -631,3 +631,27 @@ sshTest(
     assertEquals(livePidsMatching(marker).length, 0);
   },
 );
+
+sshTest(
+  "remote shell: the grep a FILE_TOO_LARGE hint names for an ssh:// file runs on that host",
+  async () => {
+    const { world, env } = await remoteJobsWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await Deno.writeTextFile(`${remote.path}/big log.txt`, "x\n".repeat(1000) + "needle TEXT\n");
+    await using s = await startJobsServer("v2", {
+      window: 20,
+      env,
+      args: ["--max-file-bytes", "1K"],
+    });
+    const view = await s.server.call("view", { path: `ssh://box${remote.path}/big log.txt` });
+    assert(view.isError, view.text);
+    const call = /shell (\{"command":"grep[^}]*\})/.exec(view.text)?.[1];
+    assert(call, `a grep call in the hint: ${view.text}`);
+    const args = JSON.parse(call);
+    assertEquals(args.cwd, `ssh://box${remote.path}`);
+    const grep = await s.server.call("shell", args);
+    assertEquals(grep.isError, false, grep.text);
+    assertStringIncludes(grep.text, "1001:needle TEXT");
+  },
+);

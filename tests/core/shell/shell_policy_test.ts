@@ -606,3 +606,46 @@ Deno.test("a find test view cannot express is named in the refusal, not silently
   assert(!plain.allowed);
   assert(!plain.message.includes("no equivalent"), plain.message);
 });
+
+Deno.test("a refusal names the literal files it read, joined with a cd; none for globs or hosts", () => {
+  const files = (command: string) => {
+    const v = judgeCommand(command);
+    return v.allowed ? "allowed" : v.files;
+  };
+  assertEquals(files("grep -n x big.log other.log"), ["big.log", "other.log"]);
+  assertEquals(files("cd logs && tail -n 5 app.log"), ["logs/app.log"]);
+  assertEquals(files("grep x < in.log"), ["in.log"]);
+  assertEquals(files("sed -i 's/a/b/' f.txt"), ["f.txt"]);
+  assertEquals(files("ls -l pipe"), ["pipe"]);
+  assertEquals(files("grep x *.log"), undefined);
+  assertEquals(files('cat "$f"'), undefined);
+  assertEquals(files("ssh box cat /var/log/app.log"), undefined);
+  assertEquals(files("sleep 5"), undefined);
+});
+
+Deno.test("files the caller found anchorfs cannot read (outside) are the shell's to read, search, list and edit", () => {
+  const outside = new Set(["big.log", "logs/app.log", "pipe"]);
+  const judge = (command: string) => judgeCommand(command, "bash", { outside });
+  for (
+    const command of [
+      "grep -n -m 100 -e TEXT big.log",
+      "sed -n '1,200p' big.log",
+      "head big.log | wc -l",
+      "cd logs && tail -n 5 app.log",
+      "ls -l pipe",
+      "sed -i 's/a/b/' big.log",
+      "perl -pi -e 's/a/b/' big.log",
+      "awk '{print $1}' big.log",
+    ]
+  ) assertEquals(judge(command).allowed, true, command);
+  for (
+    const command of [
+      "grep x big.log small.txt", // one file view can read
+      "tail -n 5 app.log", // not the file found: logs/app.log was
+      "grep x big.log && cat small.txt", // the next command is judged on its own
+      "ssh box grep x big.log", // a host's file of the same name was never looked up
+      "tail -f big.log", // never ends: the follow is refused for its own reason
+      "vim big.log",
+    ]
+  ) assertEquals(judge(command).allowed, false, command);
+});

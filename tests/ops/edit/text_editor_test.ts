@@ -133,6 +133,17 @@ Deno.test("undo_edit reverts at least 10 levels, then says there is nothing left
   assertEquals(e.code, "NOTHING_TO_UNDO");
 });
 
+Deno.test("undo_edit with nothing to undo names the call: view the file, or its folder for a wrong name", async () => {
+  const env = editEnv({ "/src/a.txt": "a\n" });
+  const there = await rejected(te(env, { command: "undo_edit", path: "/src/a.txt" }));
+  assertEquals(there.code, "NOTHING_TO_UNDO");
+  assertEquals(there.next, [{ tool: "view", args: { path: "src/a.txt" } }]);
+  const typo = await rejected(te(env, { command: "undo_edit", path: "/src/b.txt" }));
+  assertEquals(typo.next, [{ tool: "view", args: { path: "src" } }]);
+  const top = await rejected(te(env, { command: "undo_edit", path: "/nope.txt" }));
+  assertEquals(top.next, [{ tool: "view", args: { path: "/" } }]);
+});
+
 Deno.test("undo_edit of a create removes the file; undo refuses to discard others' changes", async () => {
   const env = editEnv({ "/o.txt": "a\n" });
   await te(env, { command: "create", path: "/c.txt", file_text: "c\n" });

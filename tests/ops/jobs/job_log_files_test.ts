@@ -9,6 +9,11 @@ import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { JobLogFiles, VIEWABLE_LOG_BYTES } from "../../../lib/ops/jobs/job_log_files.ts";
 import { isAnchorError } from "../../../lib/core/errors.ts";
 import { testNeeding } from "../../_requires.ts";
+import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
+import { Locations } from "../../../lib/ops/location.ts";
+import { createSession } from "../../../lib/ops/session.ts";
+import { runView } from "../../../lib/ops/view.ts";
+import { createReadLimits, DEFAULT_MAX_FILE_BYTES } from "../../../lib/ops/read_limits.ts";
 
 const test = testNeeding("bash");
 
@@ -46,6 +51,36 @@ test("LOG_TOO_LARGE suggests a grep that runs as given, in a state dir with a sp
     const stderr = new TextDecoder().decode(out.stderr);
     assertEquals(out.code, 0, `${shell.args.command}: ${stderr}`);
     assertStringIncludes(shell.args.command, `'${stateDir.replaceAll("'", `'\\''`)}/`);
+  } finally {
+    await jobs.shutdown();
+  }
+});
+
+test("a search of a job log over the file limit suggests jobs read, not a grep of its URI", async () => {
+  await using state = await tempDir();
+  await using dir = await tempDir();
+  const jobs = new JobManager(localProcessRunner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
+  try {
+    const job = await jobs.start("echo 'test 3: FAIL'", dir.path);
+    assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
+    await Deno.truncate(jobs.store.localFiles(job.id)!.log, DEFAULT_MAX_FILE_BYTES + 1);
+    const locations = new Locations(new LocalBackend());
+    locations.setJobLogs(new JobLogFiles(jobs));
+    const session = createSession(locations.localAt(dir.path));
+    const uri = `anchorfs://jobs/${job.id}`;
+    const text = await runView(locations, session, { path: uri, content: "FAIL" }, {
+      reads: createReadLimits(),
+    });
+    assertStringIncludes(text, `Not searched, over the 16 MiB search limit: "${uri}"`);
+    assertStringIncludes(
+      text,
+      `read its end with jobs {"action":"read","id":"${job.id}","bytes":1000000}`,
+    );
+    assertEquals(text.includes("grep"), false, text);
   } finally {
     await jobs.shutdown();
   }

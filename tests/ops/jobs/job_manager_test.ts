@@ -5,7 +5,8 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import * as runner from "../../../lib/backends/local/process_runner.ts";
-import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import { JobManager, type ProcessRunner } from "../../../lib/ops/jobs/job_manager.ts";
+import { killText } from "../../../lib/ops/jobs/job_text.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 import { testNeeding } from "../../_requires.ts";
@@ -184,4 +185,69 @@ test("JobManager's refusal past the cap counts jobs still starting, and names a 
     assert(/"id":"\d+-\d+"|"action":"list"/.test(text), text);
     assertEquals(/"args":\{"action":"(wait|kill)"\}/.test(text), false, text);
   }, { maxRunning: 2 });
+});
+
+/**
+ * The local runner, except that the manager hears of each job's exit only when the test opens
+ * the gate: the process has really ended (`exited` resolves first), the manager does not know.
+ */
+function runnerHoldingExits(): { runner: ProcessRunner; exited: Promise<void>; open(): void } {
+  let seen!: () => void;
+  const exited = new Promise<void>((r) => seen = r);
+  let open!: () => void;
+  const gate = new Promise<void>((r) => open = r);
+  const held: ProcessRunner = Object.create(localRunner);
+  held.spawn = async (request) => {
+    const spawned = await localRunner.spawn(request);
+    return {
+      ...spawned,
+      exited: spawned.exited.then(async (exit) => {
+        seen();
+        await gate;
+        return exit;
+      }),
+    };
+  };
+  return { runner: held, exited, open };
+}
+
+test("a kill that finds the job already exited 0 reports that end, not a kill", async () => {
+  await using state = await tempDir();
+  await using cwd = await tempDir();
+  const held = runnerHoldingExits();
+  const jobs = new JobManager(held.runner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
+  try {
+    const job = await jobs.start("echo done", cwd.path);
+    await held.exited; // the shell is gone; the manager has not recorded its end yet
+    const killing = jobs.kill(job.id); // in flight: its sweep finds no process of the job
+    held.open();
+    const result = await killing;
+    assertEquals(result.record.status, "succeeded");
+    assertEquals(result.record.exitCode, 0);
+    assertEquals(result.wasRunning, false);
+    assertEquals(
+      killText(result),
+      `Job ${job.id} had already ended: succeeded (exit 0). No process of it is left; nothing to kill.`,
+    );
+    assertEquals((await jobs.store.read(job.id))?.status, "succeeded");
+  } finally {
+    await jobs.shutdown();
+  }
+});
+
+test("a kill that reaches a job's shell records it killed, even when the shell exits 0 on TERM", async () => {
+  await withManager(async (jobs, cwd) => {
+    const job = await jobs.start("trap 'exit 0' TERM; echo up; while :; do sleep 0.05; done", cwd);
+    while ((await jobs.readTail(job.id, 100)).tail.text === "") {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const result = await jobs.kill(job.id);
+    assertEquals(result.wasRunning, true);
+    assertEquals(result.record.status, "killed");
+    assert(result.killed.some((p) => p.pid === job.pid), "the shell itself was signalled");
+  });
 });

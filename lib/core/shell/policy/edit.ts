@@ -2,8 +2,14 @@
 // output into a file) and perl -i, with a text_editor str_replace call for a literal s/old/new/.
 
 import { formatCall, NOTHING_TO_READ_REASON, type PolicyRule } from "./policy_messages.ts";
-import { type Invocation, readsProjectFiles, type Refusal, refuse } from "./invocation.ts";
-import { isPseudoFile, stdoutToFile } from "./redirects.ts";
+import {
+  type Invocation,
+  onlyShellFiles,
+  readsProjectFiles,
+  type Refusal,
+  refuse,
+} from "./invocation.ts";
+import { stdoutToFile } from "./redirects.ts";
 import { scanArgs } from "./scan_args.ts";
 import { isLiteralPath, toolPath, viewCalls } from "./suggest.ts";
 
@@ -23,7 +29,8 @@ export function judgeSed(inv: Invocation): Refusal | undefined {
   const files = hasScriptOption ? operands : operands.slice(1);
   const quiet = opts.some((o) => ["-n", "--quiet", "--silent"].includes(o.name));
   if (inPlace) {
-    if (files.length > 0 && files.every((w) => isPseudoFile(w.value))) return undefined;
+    // A file anchorfs cannot edit itself (over the size limit) is the shell's to edit.
+    if (onlyShellFiles(inv, files.map((w) => w.value))) return undefined;
     return refuse(inv, "edit_in_place", {
       calls: substitutionCalls(inv, scripts, files.map((w) => w.value)),
     });
@@ -109,7 +116,7 @@ export function judgeAwk(inv: Invocation): Refusal | undefined {
     // `awk 'BEGIN { print 6*7 }'`: computes, reads nothing (unless a main rule follows).
     if (!/\}\s*[^\s}]/.test(program.replace(/^\s*BEGIN\s*\{[^]*?\}\s*$/, ""))) return undefined;
   }
-  if (inPlace && files.length > 0 && files.every((w) => isPseudoFile(w.value))) return undefined;
+  if (inPlace && onlyShellFiles(inv, files.map((w) => w.value))) return undefined;
   // gawk -i inplace, or output written to a file (`awk … f > f.tmp && mv f.tmp f`): an edit.
   // Otherwise awk on files extracts and prints: a read, and view is the tool for it.
   const rule: PolicyRule = inPlace || stdoutToFile(inv.cmd) ? "edit_in_place" : "read_file";
@@ -150,6 +157,6 @@ export function judgePerl(inv: Invocation): Refusal | undefined {
   }
   if (!inPlace) return undefined;
   const files = inv.args.slice(scripts.length > 0 ? i : i + 1).map((w) => w.value);
-  if (files.length > 0 && files.every(isPseudoFile)) return undefined;
+  if (onlyShellFiles(inv, files)) return undefined;
   return refuse(inv, "edit_in_place", { calls: substitutionCalls(inv, scripts, files) });
 }

@@ -13,6 +13,12 @@ export type Refusal = RefusalText;
 export interface Scope {
   host?: string;
   depth: number;
+  /**
+   * Files the caller found anchorfs cannot read itself (over --max-file-bytes, or not a regular
+   * file), named as refusals name them in `files`: reading, searching, listing or editing only
+   * such files is the shell's job, so it is allowed. Never set for an ssh host's scope.
+   */
+  outside?: ReadonlySet<string>;
 }
 
 /** What a simple command runs once wrappers are peeled off. */
@@ -31,6 +37,8 @@ export interface Invocation {
    * its operands. Passed in so the rules need not import the script walker that calls them.
    */
   judgeInner(words: Word[]): Refusal | undefined;
+  /** The files this program reads, as a refusal names them (set by onlyShellFiles). */
+  reads?: string[];
 }
 
 export function refuse(
@@ -42,7 +50,23 @@ export function refuse(
   if (inv.scope.host) r.host = inv.scope.host;
   if (extra.reason) r.reason = extra.reason;
   if (extra.calls && extra.calls.length > 0) r.calls = extra.calls;
+  if (!inv.scope.host && inv.reads && inv.reads.length > 0) r.files = inv.reads;
   return r;
+}
+
+/**
+ * True when every file named is one only the shell can read: a kernel pseudo-file (/proc, /sys,
+ * /dev), or one the caller found anchorfs cannot read itself (Scope.outside). Notes the files on
+ * `inv`, so that a refusal names them for a caller that can look them up (Refusal.files).
+ */
+export function onlyShellFiles(inv: Invocation, paths: readonly string[]): boolean {
+  const literal = paths.every((p) => !/[$`*?[]/.test(p));
+  inv.reads = literal ? paths.map((p) => joinPath(inv.cwd, p)) : [];
+  if (paths.length === 0) return false;
+  if (paths.every(isPseudoFile)) return true;
+  const outside = inv.scope.outside;
+  if (!outside || !literal) return false;
+  return paths.every((p) => isPseudoFile(p) || outside.has(joinPath(inv.cwd, p)));
 }
 
 export function neverEnds(inv: Invocation, why: keyof typeof NEVER_ENDS_REASONS): Refusal {
@@ -53,7 +77,8 @@ export function neverEnds(inv: Invocation, why: keyof typeof NEVER_ENDS_REASONS)
  * The common shape of read/search/edit rules: a program that reads `files` (or its stdin when
  * there are none). Returns undefined when the reading is allowed:
  * - a later pipeline stage, or stdin from a heredoc/here-string: a stream filter;
- * - every file under /proc, /sys or /dev: kernel pseudo-files, not project text;
+ * - every file under /proc, /sys or /dev (kernel pseudo-files, not project text), or one
+ *   anchorfs cannot read itself (onlyShellFiles);
  * - (read/search/list only) stdout redirected into a file: nothing reaches the model.
  */
 export function readsProjectFiles(
@@ -74,9 +99,16 @@ export function readsProjectFiles(
       else nothingToRead = true;
     }
   }
-  if (paths.length > 0 && paths.every(isPseudoFile)) return undefined;
+  if (onlyShellFiles(inv, paths)) return undefined;
   if (rule !== "edit_in_place" && stdoutToFile(cmd)) return undefined;
   return { files: paths, nothingToRead };
+}
+
+/** `path` as seen from the start of the line, after a `cd base` (absolute and ~ paths as they are). */
+export function joinPath(base: string | undefined, path: string): string {
+  if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
+  if (path === ".") return base;
+  return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
 }
 
 /** The program name as the rules know it: `/usr/bin/grep` → `grep`. */

@@ -21,7 +21,22 @@ export type PolicyVerdict =
     message: string;
     /** The simple command that triggered the rule, as written. */
     offending: string;
+    /**
+     * The literal files the refused command reads, for a caller that can look them up: when
+     * every one is a file anchorfs cannot read itself, pass them in `outside` and judge again.
+     */
+    files?: string[];
   };
+
+/** What the caller knows about the files a command names (the policy itself does no I/O). */
+export interface JudgeOptions {
+  /**
+   * Files found to be ones anchorfs cannot read itself (larger than --max-file-bytes, or not a
+   * regular file: a FIFO, a device), named as a refusal's `files` names them. A command that
+   * reads, searches, lists or edits only such files is allowed: no tool can do it instead.
+   */
+  outside?: ReadonlySet<string>;
+}
 
 /**
  * Judges a whole command line as the given shell reads it (default bash; cmd.exe and
@@ -37,14 +52,18 @@ export type PolicyVerdict =
  * if (!verdict.allowed) verdict.rule; // "read_file": the message names the view call to use
  * ```
  */
-export function judgeCommand(command: string, shell: ShellKind = "bash"): PolicyVerdict {
+export function judgeCommand(
+  command: string,
+  shell: ShellKind = "bash",
+  options: JudgeOptions = {},
+): PolicyVerdict {
   let refusal: Refusal | undefined;
   try {
     refusal = shell === "cmd"
       ? judgeWindowsScript(command, "cmd")
       : shell === "powershell" || shell === "pwsh"
       ? judgeWindowsScript(command, "powershell")
-      : judgeScript(command, { depth: 0 });
+      : judgeScript(command, { depth: 0, ...(options.outside && { outside: options.outside }) });
   } catch (e) {
     // Only a pathological line (thousands of nested find -exec) gets here: refuse, never crash.
     if (!(e instanceof RangeError)) throw e;
@@ -60,5 +79,6 @@ export function judgeCommand(command: string, shell: ShellKind = "bash"): Policy
     rule: refusal.rule,
     message: formatRefusal(refusal),
     offending: refusal.offending,
+    ...(refusal.files && { files: refusal.files }),
   };
 }

@@ -142,6 +142,12 @@ export interface RefusalText {
   calls?: string[];
   /** For parse errors: what could not be parsed. */
   parseError?: string;
+  /**
+   * The literal files the refused program reads (joined with any `cd` before it), for a caller
+   * that can look them up: see `outside` in judgeCommand's options. Absent when one of them is
+   * only known at run time (`$f`, a glob) or the command runs on an ssh host.
+   */
+  files?: string[];
 }
 
 /**

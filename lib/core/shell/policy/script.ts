@@ -4,12 +4,19 @@
 
 import { EDITOR_REASON } from "./policy_messages.ts";
 import { parseCommandLine, type SimpleCommand, type Word } from "../parse/mod.ts";
-import { baseName, type Invocation, type Refusal, refuse, type Scope } from "./invocation.ts";
+import {
+  baseName,
+  type Invocation,
+  joinPath,
+  type Refusal,
+  refuse,
+  type Scope,
+} from "./invocation.ts";
 import { heredocBody, isPseudoFile, stdinFile } from "./redirects.ts";
 import { judgeProgram } from "./rules.ts";
 import { scanArgs, type ScanSpec } from "./scan_args.ts";
 import { sshRemoteRun } from "./ssh.ts";
-import { joinPath, viewCalls } from "./suggest.ts";
+import { viewCalls } from "./suggest.ts";
 
 // bash -c inside ssh inside eval…: deeper than this is not something an agent writes by hand.
 const MAX_NESTING = 8;

@@ -2,14 +2,7 @@
 // roots, and paths as the tool needs them (relative to a `cd`, ssh:// on a remote host).
 
 import { formatCall } from "./policy_messages.ts";
-import type { Invocation } from "./invocation.ts";
-import { stripTrailing } from "../../path/path_text.ts";
-
-export function joinPath(base: string | undefined, path: string): string {
-  if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
-  if (path === ".") return base;
-  return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
-}
+import { type Invocation, joinPath } from "./invocation.ts";
 
 /** A path as the replacement tool should get it: relative to a `cd`, remote as ssh://. */
 export function toolPath(inv: Invocation, path: string): string {

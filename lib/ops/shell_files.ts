@@ -1,0 +1,61 @@
+// The shell policy with the facts it cannot gather itself: when it refuses a read, search,
+// listing or edit of files, those files are looked up (through the backend of the command's
+// directory, local or ssh://) and the command is let through when anchorfs cannot read any of
+// them itself (larger than --max-file-bytes, or not a regular file). The policy stays pure.
+
+import type { JudgeOptions, PolicyVerdict } from "../core/shell/policy/mod.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
+import type { Location, Locations } from "./location.ts";
+
+/** Where a command's relative paths start, and what anchorfs can read there. */
+export interface ShellFiles {
+  locations: Locations;
+  /** The directory the command runs in. */
+  cwd: Location;
+  /** view, search and the edit tools refuse regular files larger than this (--max-file-bytes). */
+  maxFileBytes: number;
+}
+
+/**
+ * judgeCommand, then for each refusal that names its files: when every one of them is a file
+ * anchorfs cannot read itself, judge again with them allowed (a line may name several).
+ */
+export async function judgeShellCommand(
+  command: string,
+  shell: ShellKind | undefined,
+  files: ShellFiles | undefined,
+): Promise<PolicyVerdict> {
+  // The policy tables load on the first shell call, not at server start (start-up time).
+  const { judgeCommand } = await import("../core/shell/policy/mod.ts");
+  const outside = new Set<string>();
+  for (;;) {
+    const options: JudgeOptions = { outside };
+    const verdict = judgeCommand(command, shell, options);
+    if (verdict.allowed || !files || !verdict.files) return verdict;
+    const fresh = verdict.files.filter((f) => !outside.has(f));
+    // Each round adds at least one file, so this ends.
+    if (fresh.length === 0 || !(await everyOutsideTools(fresh, files))) return verdict;
+    for (const f of fresh) outside.add(f);
+  }
+}
+
+async function everyOutsideTools(paths: readonly string[], files: ShellFiles): Promise<boolean> {
+  for (const path of paths) {
+    if (!(await outsideTools(path, files))) return false;
+  }
+  return true;
+}
+
+/** True for a file that exists and that view and the edit tools refuse to open. */
+async function outsideTools(path: string, files: ShellFiles): Promise<boolean> {
+  try {
+    // The shell is not confined (--allow limits the file tools only): locate, not resolve.
+    const location = await files.locations.locate(path, files.cwd);
+    const info = await location.backend.stat(location.path);
+    if (!info) return false;
+    if (info.type === "other" || info.special !== undefined) return true;
+    return info.type === "file" && info.size > files.maxFileBytes;
+  } catch {
+    return false; // unreadable, a bad path, a host that cannot be reached: the refusal stands
+  }
+}
