@@ -108,6 +108,7 @@ export type {
   FileBackend,
   FileInfo,
   ListTreeOptions,
+  ReadFileOptions,
   ReadFilesOptions,
   SpecialKind,
   TreeEntry,

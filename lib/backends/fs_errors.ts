@@ -66,6 +66,7 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       fault: "environment",
     });
   }
+  if (code === "EAGAIN" || code === "WouldBlock") return wouldBlock(action, path);
   const caller = callerPathError(e, code, action, path);
   if (caller) return caller;
   if (code === "ENOSPC") {
@@ -83,6 +84,25 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
       "The arguments look fine; retry once, and if it fails again ask the user to check the file system.",
     fault: "environment",
     cause: error,
+  });
+}
+
+/**
+ * A read opened with O_NONBLOCK that found no data yet: a file such as /proc/kmsg, which waits
+ * for the next kernel message instead of ending, or a pipe put in the file's place. A blocking
+ * read would have held the server (or one of its threads) until data came, maybe never.
+ */
+function wouldBlock(action: string, path: string): AnchorError {
+  return new AnchorError({
+    code: "WOULD_BLOCK",
+    message:
+      `Cannot ${action} ${
+        JSON.stringify(path)
+      }: reading it would wait for data that may never come (a stream such as /proc/kmsg, not a ` +
+      "file with an end), so nothing was read.",
+    hint: guide`Read it with the shell under a time limit, e.g. ${
+      step("shell", { command: `timeout 5 head -c 65536 ${shellQuote(path)}` })
+    }, or name a regular file.`,
   });
 }
 

@@ -45,6 +45,8 @@ export type ErrorCode =
   | "NOT_A_DIRECTORY"
   /** The path is a device, socket or FIFO, which anchorfs does not read. */
   | "NOT_A_REGULAR_FILE"
+  /** Reading the file would wait for data that may never come (/proc/kmsg): nothing was read. */
+  | "WOULD_BLOCK"
   /** text_editor create found a file already there. */
   | "FILE_EXISTS"
   /** The target of a create or move already exists. */

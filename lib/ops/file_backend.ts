@@ -65,6 +65,17 @@ export interface ListTreeOptions {
   skipHiddenDirContents?: boolean;
 }
 
+/** Options of `readFile`. */
+export interface ReadFileOptions {
+  /**
+   * Stop after `maxBytes + 1` bytes, whatever the file's stat said (a /proc file says 0 bytes, a
+   * log grows while it is read): a longer result means the file holds more than `maxBytes`, and
+   * the caller refuses it (FILE_TOO_LARGE) or keeps the head it wanted. Without it the read goes
+   * to the end of the file.
+   */
+  maxBytes?: number;
+}
+
 /** Options of `readFiles`. */
 export interface ReadFilesOptions {
   /**
@@ -108,10 +119,12 @@ export interface FileBackend {
   /** Follows symlinks. Returns null when nothing exists at the path. */
   stat(path: string): Promise<FileInfo | null>;
   /**
-   * The whole file. Local disk refuses anything but a regular file before opening it
-   * (NOT_A_REGULAR_FILE); callers check the size (lib/ops/read_limits.ts) first.
+   * The whole file, or with `options.maxBytes` at most one byte more than that (see
+   * ReadFileOptions). Local disk refuses anything but a regular file before opening it
+   * (NOT_A_REGULAR_FILE) and a read that would wait for data (WOULD_BLOCK); callers check the
+   * size (lib/ops/read_limits.ts) first.
    */
-  readFile(path: string): Promise<Uint8Array>;
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array>;
   /** Reads at most `length` bytes from `offset`; fewer at the end of the file. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
   /**

@@ -188,15 +188,15 @@ export function assertWithinLimit(
   limits: ReadLimits,
   action: string,
   alternatives: string | Guide,
+  statSize?: number,
 ): void {
   if (size <= limits.maxFileBytes) return;
   throw new AnchorError({
     code: "FILE_TOO_LARGE",
-    message: `${JSON.stringify(url)} is ${formatSize(size)} (${
-      plural(size, "byte")
-    }); ${action} holds the whole file in memory and is limited to ${
-      formatSize(limits.maxFileBytes)
-    } (${plural(limits.maxFileBytes, "byte")}), so nothing was read or changed.`,
+    message: `${sizeClause(url, size, limits.maxFileBytes, statSize)}; ${action} holds the ` +
+      `whole file in memory and is limited to ${formatSize(limits.maxFileBytes)} (${
+        plural(limits.maxFileBytes, "byte")
+      }), so nothing was read or changed.`,
     hint: guide`${alternatives} The limit is set by the server's --max-file-bytes flag.`,
   });
 }
@@ -204,17 +204,58 @@ export function assertWithinLimit(
 /**
  * A file a bounded bulk read (a search) did not read because it is larger than `limit`. Callers
  * count these and say which were left out; the hint is for a caller that shows it alone.
+ * `statSize`: what the stat said, when the read itself went past the limit.
  */
-export function fileTooLargeToRead(url: string, size: number, limit: number): AnchorError {
+export function fileTooLargeToRead(
+  url: string,
+  size: number,
+  limit: number,
+  statSize?: number,
+): AnchorError {
   return new AnchorError({
     code: "FILE_TOO_LARGE",
-    message: `${JSON.stringify(url)} is ${formatSize(size)} (${plural(size, "byte")}), over the ${
+    message: `${sizeClause(url, size, limit, statSize)}, over the ${
       formatSize(limit)
     } limit of this read, so it was not read.`,
     hint: guide`${
       bigFileAlternatives(url)
     } The limit is set by the server's --max-file-bytes flag.`,
   });
+}
+
+/**
+ * The file and its size, for FILE_TOO_LARGE. A read that went past a smaller stat size (a /proc
+ * file says 0 bytes, a log grows while read) stopped one byte past the limit: its real size is
+ * unknown, so the clause says "more than" the limit and what the stat said.
+ */
+function sizeClause(url: string, size: number, limit: number, statSize?: number): string {
+  if (statSize === undefined || statSize >= size) {
+    return `${JSON.stringify(url)} is ${formatSize(size)} (${plural(size, "byte")})`;
+  }
+  return `${JSON.stringify(url)} holds more than ${
+    formatSize(limit)
+  } although its size on disk says ${
+    plural(statSize, "byte")
+  } (a /proc-style file, or one growing while it was read)`;
+}
+
+/**
+ * The whole file for `action`, reading at most `maxFileBytes + 1` bytes whatever `statSize` (its
+ * stat's size) said: a file holding more is refused with FILE_TOO_LARGE, so a /proc file that
+ * states 0 bytes or a log that grows while read never fills memory.
+ */
+export async function readWithinLimit(
+  backend: FileBackend,
+  path: string,
+  url: string,
+  statSize: number,
+  limits: ReadLimits,
+  action: string,
+  alternatives: string | Guide,
+): Promise<Uint8Array> {
+  const bytes = await backend.readFile(path, { maxBytes: limits.maxFileBytes });
+  assertWithinLimit(url, bytes.length, limits, action, alternatives, statSize);
+  return bytes;
 }
 
 /**
@@ -236,8 +277,8 @@ export function bigFileAlternatives(url: string): Guide {
 }
 
 /**
- * At most `maxBytes` from the start of a regular file, with its full size. Non-regular files are
- * refused before any open; a file that grows past its stat size is cut at `maxBytes`.
+ * At most `maxBytes` from the start of a regular file, with its size as stated. Non-regular files
+ * are refused before any open; a file that grows past its stat size is cut at `maxBytes`.
  */
 export async function readHead(
   backend: FileBackend,
@@ -248,9 +289,10 @@ export async function readHead(
   const st = info ?? await backend.stat(path);
   if (st && st.type !== "file" && st.type !== "dir") assertRegularFile(path, st, "reading");
   const size = st?.size ?? 0;
-  // A size of 0 may be a /proc-style file that has content: read up to the bound anyway.
+  // A size of 0 may be a /proc-style file that has content: read up to the bound anyway. A file
+  // that grew since the stat is still read only to the bound (readFile stops one byte past it).
   const data = size > 0 && size <= maxBytes
-    ? await backend.readFile(path)
+    ? await backend.readFile(path, { maxBytes })
     : await backend.readRange(path, 0, maxBytes);
   return { data: data.length > maxBytes ? data.subarray(0, maxBytes) : data, size };
 }

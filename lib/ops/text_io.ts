@@ -22,6 +22,7 @@ import {
   createReadLimits,
   formatSize,
   type ReadLimits,
+  readWithinLimit,
   SNIFF_BYTES,
 } from "./read_limits.ts";
 
@@ -104,11 +105,12 @@ async function readDecoded<T>(
   }
   assertWithinLimit(location.url, info.size, limits, action, bigFileAlternatives(location.url));
   return await limits.budget.use(info.size * DOC_COPIES, async () => {
-    const bytes = await location.backend.readFile(location.path);
-    // The file grew past the limit between the stat and the read (a log being written).
-    assertWithinLimit(
+    // Bounded whatever the stat said: a log grows while read, a /proc file states 0 bytes.
+    const bytes = await readWithinLimit(
+      location.backend,
+      location.path,
       location.url,
-      bytes.length,
+      info.size,
       limits,
       action,
       bigFileAlternatives(location.url),

@@ -56,6 +56,15 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
     assertEquals((await b.readFile(`${root}/empty.txt`)).length, 0);
   });
 
+  await t.step("readFile with maxBytes reads at most one byte past it", async () => {
+    const data = new Uint8Array(100_000).map((_, i) => i % 253);
+    await b.writeFileAtomic(`${root}/bounded.bin`, data);
+    // One byte more than asked tells the caller the file holds more (FILE_TOO_LARGE).
+    assertEquals(await b.readFile(`${root}/bounded.bin`, { maxBytes: 1000 }), data.slice(0, 1001));
+    assertEquals(await b.readFile(`${root}/bounded.bin`, { maxBytes: 100_000 }), data);
+    assertEquals(await b.readFile(`${root}/bounded.bin`, { maxBytes: 99_999 }), data);
+  });
+
   await t.step("an overwrite keeps the file's mode unless a mode is given", async () => {
     if (!f.modes) return;
     await b.writeFileAtomic(`${root}/run.sh`, enc.encode("#!/bin/sh\n"), { mode: 0o750 });

@@ -2,12 +2,14 @@
 // the FileBackend interface so that remote hosts behave the same.
 
 import * as fs from "node:fs";
+import * as fsp from "node:fs/promises";
 import { fileChanged, mapFsError, matchesExpected, noTempBeside, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
   EntryType,
   FileBackend,
   FileInfo,
+  ReadFileOptions,
   ReadFilesOptions,
   SpecialKind,
   WriteOptions,
@@ -19,6 +21,7 @@ import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
+import { BoundedRead } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDir } from "./fast_dir.ts";
@@ -70,38 +73,30 @@ async function checkUnchanged(
   path: string,
   expect: NonNullable<WriteOptions["expect"]>,
 ): Promise<void> {
-  let file: Deno.FsFile;
+  let file: fsp.FileHandle;
   try {
-    file = await Deno.open(path, { read: true });
+    file = await fsp.open(path, READ_FLAGS);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw fileChanged(path);
+    if ((e as { code?: string }).code === "ENOENT") throw fileChanged(path);
     throw e;
   }
-  let read: Deno.FileInfo;
+  let read: fs.Stats;
   let bytes: Uint8Array;
   try {
     read = await file.stat();
-    bytes = read.size === expect.bytes.length ? await readAll(file, read.size) : new Uint8Array();
+    // One byte more than expected: a file that grew meanwhile shows.
+    bytes = read.size === expect.bytes.length
+      ? await readToEnd(file, read.size, read.size)
+      : new Uint8Array();
   } finally {
-    file.close();
+    await file.close();
   }
   if (read.size !== expect.bytes.length || !matchesExpected(bytes, expect)) throw fileChanged(path);
   const now = await Deno.stat(path).catch(() => null);
   if (
     !now || now.ino !== read.ino || now.dev !== read.dev || now.size !== read.size ||
-    now.mtime?.getTime() !== read.mtime?.getTime()
+    now.mtime?.getTime() !== read.mtimeMs
   ) throw fileChanged(path);
-}
-
-async function readAll(file: Deno.FsFile, size: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(size + 1); // one byte more: a file that grew meanwhile shows
-  let filled = 0;
-  while (filled < buf.length) {
-    const n = await file.read(buf.subarray(filled));
-    if (n === null) break;
-    filled += n;
-  }
-  return buf.subarray(0, filled);
 }
 
 /**
@@ -197,30 +192,39 @@ function hosted<T>(path: string, op: (path: string) => Promise<T>): Promise<T> {
 }
 
 /**
+ * Flags of every read of a file's content: O_NONBLOCK makes a read that would wait for data
+ * (/proc/kmsg, which waits for the next kernel message; a FIFO put where the stat saw a file)
+ * fail at once with EAGAIN (WOULD_BLOCK), where a blocking read would hold the main thread, or
+ * a thread of the blocking pool, until data came, maybe never. Regular files read as usual.
+ * Windows has no such flag (0).
+ */
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
  * Reads an open file to its end into one buffer allocated here, sized from the stat (grown if the
  * file grew). Deno.readFile allocates its buffer on a blocking-pool thread instead: under many
  * concurrent reads each such thread's malloc arena kept its freed buffers, and the resident size
- * grew by tens of MB (10,000 views; BENCHMARKS.md).
+ * grew by tens of MB (10,000 views; BENCHMARKS.md). At most `max + 1` bytes whatever the stat
+ * said (bounded_read.ts).
  */
-async function readToEnd(file: Deno.FsFile, size: number): Promise<Uint8Array> {
-  let buf = new Uint8Array(Math.max(size, 0));
-  let filled = 0;
-  while (true) {
-    if (filled === buf.length) {
-      // At the stat's size: the end, unless the file grew meanwhile.
-      const probe = new Uint8Array(64 * 1024);
-      const n = await file.read(probe);
-      if (n === null) return buf;
-      const grown = new Uint8Array(Math.max(buf.length * 2, filled + n + probe.length));
-      grown.set(buf.subarray(0, filled));
-      grown.set(probe.subarray(0, n), filled);
-      buf = grown;
-      filled += n;
-      continue;
-    }
-    const n = await file.read(buf.subarray(filled));
-    if (n === null) return buf.subarray(0, filled);
-    filled += n;
+async function readToEnd(file: fsp.FileHandle, size: number, max: number): Promise<Uint8Array> {
+  const read = new BoundedRead(size, max);
+  while (!read.done) {
+    const [buf, at, length] = read.next();
+    read.took((await file.read(buf, at, length, null)).bytesRead);
+  }
+  return read.bytes();
+}
+
+/** readToEnd on this thread, for the bulk reads (opened with READ_FLAGS: it cannot block). */
+function readSyncUpTo(path: string, size: number, max: number): Uint8Array {
+  const fd = fs.openSync(path, READ_FLAGS);
+  try {
+    const read = new BoundedRead(size, max);
+    while (!read.done) read.took(fs.readSync(fd, ...read.next(), null));
+    return read.bytes();
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -261,16 +265,16 @@ export class LocalBackend implements FileBackend {
     }
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     try {
       return await hosted(path, async (p) => {
         const info = await Deno.stat(p);
         refuseSpecial(path, info);
-        const file = await Deno.open(p, { read: true });
+        const file = await fsp.open(p, READ_FLAGS);
         try {
-          return await readToEnd(file, info.size);
+          return await readToEnd(file, info.size, options.maxBytes ?? Infinity);
         } finally {
-          file.close();
+          await file.close();
         }
       });
     } catch (e) {
@@ -279,25 +283,26 @@ export class LocalBackend implements FileBackend {
   }
 
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
-    let file: Deno.FsFile | undefined;
+    let file: fsp.FileHandle | undefined;
     try {
       file = await hosted(path, async (p) => {
         refuseSpecial(path, await Deno.stat(p));
-        return await Deno.open(p, { read: true });
+        return await fsp.open(p, READ_FLAGS);
       });
-      await file.seek(offset, Deno.SeekMode.Start);
-      const buf = new Uint8Array(length);
+      const buf = new Uint8Array(Math.max(0, length));
       let filled = 0;
       while (filled < length) {
-        const n = await file.read(buf.subarray(filled));
-        if (n === null) break;
+        // From the start, plain reads: a stream-like /proc file cannot seek (ESPIPE).
+        const at = offset === 0 ? null : offset + filled;
+        const { bytesRead: n } = await file.read(buf, filled, length - filled, at);
+        if (n === 0) break;
         filled += n;
       }
       return buf.subarray(0, filled);
     } catch (e) {
       throw mapFsError(e, "read", path);
     } finally {
-      file?.close();
+      await file?.close();
     }
   }
 
@@ -442,8 +447,8 @@ export class LocalBackend implements FileBackend {
   /**
    * Listing summaries made beside the read: each file's head lands in one reused buffer and only
    * its counts leave (no buffer per file, no stat for a file smaller than the head). Anything the
-   * quick read cannot settle (an empty file, an odd name, an error) takes readFiles' path, so its
-   * error is the one readFiles gives.
+   * quick read cannot settle (an empty file, an odd name, an error) is stated first, as readFiles
+   * does, so its error is the one readFiles gives; its head lands in the same buffer.
    */
   *summarizeFiles(
     paths: readonly string[],
@@ -451,16 +456,8 @@ export class LocalBackend implements FileBackend {
   ): Iterable<{ path: string; summary?: FileSummary; error?: Error }> {
     for (const path of paths) {
       const quick = summarizeQuick(path, headBytes);
-      if (quick) {
-        yield { path, summary: quick };
-        continue;
-      }
-      const { data, size, error } = readOneSync(path, { headBytes });
-      if (!data) yield { path, error: error ?? new Error("no data") };
-      else {
-        const head = data.length > headBytes ? data.subarray(0, headBytes) : data;
-        yield { path, summary: summarizeHead(head, size ?? data.length) };
-      }
+      if (quick) yield { path, summary: quick };
+      else yield summarizeCareful(path, headBytes);
     }
   }
 
@@ -595,7 +592,10 @@ export class LocalBackend implements FileBackend {
   }
 }
 
-/** One file for readFiles: stat, refuse anything but a regular file, read (its head). */
+/**
+ * One file for readFiles: stat, refuse anything but a regular file, read its head or the whole
+ * file, stopping one byte past `skipLargerThan` whatever the stat said (FILE_TOO_LARGE).
+ */
 function readOneSync(
   path: string,
   options: ReadFilesOptions,
@@ -607,9 +607,14 @@ function readOneSync(
       const s = Deno.statSync(p);
       refuseSpecial(path, s); // a FIFO would block the thread, a device never end
       if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
-      return head === undefined || (s.size > 0 && s.size <= head)
-        ? { path, data: Deno.readFileSync(p), size: s.size }
-        : { path, data: readHeadSync(p, head), size: s.size };
+      const data = readSyncUpTo(p, s.size, head ?? limit ?? Infinity);
+      if (head !== undefined) {
+        return { path, data: data.subarray(0, head), size: Math.max(s.size, data.length) };
+      }
+      if (limit !== undefined && data.length > limit) {
+        throw fileTooLargeToRead(path, data.length, limit, s.size);
+      }
+      return { path, data, size: data.length };
     };
     return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
   } catch (e) {
@@ -617,8 +622,30 @@ function readOneSync(
   }
 }
 
-/** The buffer of summarizeQuick, shared: each summary is made before the next read starts. */
+/**
+ * The buffer of summarizeQuick and summarizeCareful, shared: each summary is made before the
+ * next read starts, so a listing reads its 1,000 heads without a buffer per file.
+ */
 let summaryBuffer = new Uint8Array(0);
+
+function summaryRoom(headBytes: number): Uint8Array {
+  if (summaryBuffer.length < headBytes) summaryBuffer = new Uint8Array(headBytes);
+  return summaryBuffer;
+}
+
+/**
+ * Up to `max` bytes from the start of the open file `fd` into `buf`; the count read. A read that
+ * would wait (the file was opened with READ_FLAGS) throws EAGAIN.
+ */
+function readHeadInto(fd: number, buf: Uint8Array, max: number): number {
+  let filled = 0;
+  while (filled < max) {
+    const n = fs.readSync(fd, buf, filled, max - filled, null);
+    if (n === 0) break;
+    filled += n;
+  }
+  return filled;
+}
 
 /**
  * A file's summary from an open, reads into the shared buffer and a close (a stat only when the
@@ -628,23 +655,17 @@ let summaryBuffer = new Uint8Array(0);
  */
 function summarizeQuick(path: string, headBytes: number): FileSummary | null {
   if (hasRawBytes(path) || headBytes <= 0) return null;
-  if (summaryBuffer.length < headBytes) summaryBuffer = new Uint8Array(headBytes);
-  const buf = summaryBuffer;
+  const buf = summaryRoom(headBytes);
   let fd = -1;
   try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    let filled = 0;
-    while (filled < headBytes) {
-      const n = fs.readSync(fd, buf, filled, headBytes - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
+    fd = fs.openSync(path, READ_FLAGS);
+    const filled = readHeadInto(fd, buf, headBytes);
     if (filled === 0) return null;
     let size = filled;
     if (filled === headBytes) {
       const info = fs.fstatSync(fd);
       if (!info.isFile()) return null;
-      size = info.size;
+      size = Math.max(info.size, filled);
     }
     return summarizeHead(buf.subarray(0, filled), size);
   } catch {
@@ -654,19 +675,29 @@ function summarizeQuick(path: string, headBytes: number): FileSummary | null {
   }
 }
 
-/** At most `max` bytes from the start of a file (the rest of a 3 GB file is never touched). */
-function readHeadSync(path: string, max: number): Uint8Array {
-  const file = Deno.openSync(path, { read: true });
+/**
+ * summarizeQuick's fallback, with readFiles' checks and errors: a stat (links followed), anything
+ * but a regular file refused unopened, then the head into the shared buffer.
+ */
+function summarizeCareful(
+  path: string,
+  headBytes: number,
+): { path: string; summary?: FileSummary; error?: Error } {
   try {
-    const buf = new Uint8Array(max);
-    let filled = 0;
-    while (filled < max) {
-      const n = file.readSync(buf.subarray(filled));
-      if (n === null || n === 0) break;
-      filled += n;
-    }
-    return buf.subarray(0, filled);
-  } finally {
-    file.close();
+    const summarize = (p: string) => {
+      const s = Deno.statSync(p);
+      refuseSpecial(path, s);
+      const buf = summaryRoom(headBytes);
+      const fd = fs.openSync(p, READ_FLAGS);
+      try {
+        const filled = readHeadInto(fd, buf, headBytes);
+        return { path, summary: summarizeHead(buf.subarray(0, filled), Math.max(s.size, filled)) };
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    return hasRawBytes(path) ? raw(path).withAliasSync(path, summarize) : summarize(path);
+  } catch (e) {
+    return { path, error: mapFsError(e, "read", path) };
   }
 }

@@ -5,7 +5,13 @@
 
 import { fileChanged, matchesExpected, notFound } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import type { DirEntry, FileBackend, FileInfo, WriteOptions } from "../../ops/file_backend.ts";
+import type {
+  DirEntry,
+  FileBackend,
+  FileInfo,
+  ReadFileOptions,
+  WriteOptions,
+} from "../../ops/file_backend.ts";
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 
 interface MemFile {
@@ -108,10 +114,11 @@ export class MemoryBackend implements FileBackend {
     return Promise.resolve(null);
   }
 
-  readFile(path: string): Promise<Uint8Array> {
+  readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     const f = this.file(path);
     if (!f) return Promise.reject(this.isDir(path) ? isDir(path) : notFound(path));
-    return Promise.resolve(f.data.slice());
+    const max = options.maxBytes;
+    return Promise.resolve(max === undefined ? f.data.slice() : f.data.slice(0, max + 1));
   }
 
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {

@@ -13,6 +13,7 @@ import type {
   FileBackend,
   FileInfo,
   ListTreeOptions,
+  ReadFileOptions,
   ReadFilesOptions,
   SpecialKind,
   TreeEntry,
@@ -160,7 +161,7 @@ export class SftpBackend implements FileBackend {
     return false;
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     try {
       return await this.sftp("read", path, "safe", async (sftp) => {
         const handle = await call<Uint8Array>((cb) => sftp.open(path, "r", cb));
@@ -173,7 +174,8 @@ export class SftpBackend implements FileBackend {
           if (typeOfMode(st.mode) === "other") {
             assertRegularFile(this.shown(path), toInfo(st), "anchorfs");
           }
-          return await readAll(sftp, handle, st.size);
+          const cap = options.maxBytes === undefined ? Infinity : options.maxBytes + 1;
+          return await readAll(sftp, handle, st.size, cap);
         } finally {
           sftp.close(handle as never, () => {});
         }
@@ -271,7 +273,7 @@ export class SftpBackend implements FileBackend {
       throw fileChanged(this.shown(path));
     }
     if (before.size !== expect.bytes.length) throw fileChanged(this.shown(path));
-    const bytes = await this.readFile(path).catch(() => null);
+    const bytes = await this.readFile(path, { maxBytes: expect.bytes.length }).catch(() => null);
     if (!matchesExpected(bytes, expect)) throw fileChanged(this.shown(path));
     const after = await this.stat(path);
     if (after?.size !== before.size || after.mtimeMs !== before.mtimeMs) {
@@ -747,15 +749,18 @@ async function readAll(
   sftp: SFTPWrapper,
   handle: Uint8Array,
   sizeHint: number,
+  cap: number,
 ): Promise<Uint8Array> {
-  const first = await readSpan(sftp, handle, 0, Math.max(sizeHint, 0));
+  const first = await readSpan(sftp, handle, 0, Math.min(Math.max(sizeHint, 0), cap));
   // A snapshot as of fstat: a file that grows meanwhile is read to its size then, saving the
   // extra end-of-file round trip on every small file.
   if (sizeHint > 0 && first.length <= sizeHint) return first;
+  // Stated 0 (/proc) or cut at the cap: chunks until the end, never past `cap` (a remote
+  // /proc/self/pagemap would otherwise stream gigabytes).
   const chunks = [first];
   let offset = first.length;
-  while (true) {
-    const more = await readSpan(sftp, handle, offset, CHUNK);
+  while (offset < cap) {
+    const more = await readSpan(sftp, handle, offset, Math.min(CHUNK, cap - offset));
     if (more.length === 0) break;
     chunks.push(more);
     offset += more.length;

@@ -35,6 +35,7 @@ import {
   assertWithinLimit,
   createReadLimits,
   describeSpecial,
+  readWithinLimit,
 } from "../read_limits.ts";
 import { shellQuote } from "../../core/shell/shell_quote.ts";
 
@@ -266,7 +267,16 @@ async function deleteFile(
     }
     const bytes = await limits.budget.use(
       info!.size,
-      () => location.backend.readFile(location.path),
+      () =>
+        readWithinLimit(
+          location.backend,
+          location.path,
+          location.url,
+          info!.size,
+          limits,
+          "delete (which keeps the bytes for undo_edit)",
+          guide`Delete it with the shell (no undo): ${rm}.`,
+        ),
     );
     await location.backend.removeFile(location.path);
     services.undo.push(fileKey(location), {

@@ -109,7 +109,14 @@ async function readCurrent(
   if (entry.after !== null && info.size !== entry.after.size && info.size > CONFLICT_READ_MAX) {
     return undefined;
   }
-  return await limits.budget.use(info.size, () => location.backend.readFile(location.path));
+  // Bounded whatever the stat said (a log grows while read): more than the edit left or the
+  // limit allows is a change, shown without its bytes.
+  const max = Math.max(limits.maxFileBytes, entry.after?.size ?? 0);
+  const bytes = await limits.budget.use(
+    info.size,
+    () => location.backend.readFile(location.path, { maxBytes: max }),
+  );
+  return bytes.length > max ? undefined : bytes;
 }
 
 /** Undo of a symlink's delete: the same link, holding the same target text, if the name is free. */

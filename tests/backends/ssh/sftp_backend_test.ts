@@ -216,3 +216,25 @@ test("bulk reads over ssh skip a huge file remotely, stream with a slow consumer
     await pool.close();
   }
 });
+
+const testProc = testNeeding("sshd", "proc");
+
+testProc(
+  "a remote file stating 0 bytes (/proc) is read only to maxBytes + 1 over SFTP",
+  async () => {
+    await using world = await createSshWorld({
+      config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+    });
+    const pool = world.pool();
+    try {
+      const backend = await pool.openSftp({ host: "box" });
+      // The sftp-server's own memory map: stat says 0 bytes, it holds kilobytes.
+      assertEquals((await backend.stat("/proc/self/maps"))?.size, 0);
+      assertEquals((await backend.readFile("/proc/self/maps", { maxBytes: 100 })).length, 101);
+      const whole = await backend.readFile("/proc/self/maps", { maxBytes: 10_000_000 });
+      assert(whole.length > 1000 && whole.length < 10_000_000, `${whole.length} bytes`);
+    } finally {
+      await pool.close();
+    }
+  },
+);
