@@ -230,7 +230,7 @@ async function gatherListing(
     extra: 0,
     exact: true,
   };
-  const control: WalkControl = { countOnly: false, counted: 0 };
+  const control: WalkControl = { countOnly: false, counted: 0, rows: LIST_MAX_ROWS };
   const walk = walkBatches(backend, root, options, stats, control);
   try {
     const head = headOf(walk, listing);
@@ -240,7 +240,7 @@ async function gatherListing(
     if (stop) {
       stats.stopped = stop;
       listing.more = false;
-    }
+    } else if (control.counted > 0) listing.more = true; // files past the rows, counted early
     if (listing.more && !stats.stopped) await countRest(walk, control, listing);
   } finally {
     await walk.return(undefined);
@@ -318,6 +318,8 @@ export function emptyHint(
     | "hiddenIgnoreFiles"
     | "ignoredSamples"
     | "hiddenSamples"
+    | "symlinks"
+    | "symlinkSamples"
     | "dirsPassedOver"
   >,
   options: WalkOptions,
@@ -360,6 +362,23 @@ export function emptyHint(
       }): ${steps(step("view", { ...args, include_hidden: true }))} includes ${
         hidden === 1 ? "it" : "them"
       }`,
+    );
+  }
+  if (stats.symlinks > 0) {
+    // Links are not followed (one could leave the tree or loop, as ripgrep reasons): the call
+    // on one link reads or lists what it points to.
+    const named = stats.symlinkSamples.map(name);
+    const first = stats.symlinkSamples[0];
+    const searching = "content" in args;
+    tips.push(
+      `${plural(stats.symlinks, "symlink")} skipped (${named.join(", ")}${
+        more(named.length, stats.symlinks)
+      }): links are not followed in ${searching ? "a search" : "a listing"}` +
+        (first
+          ? `; naming one as the path ${searching ? "searches" : "views"} its target: ${
+            steps(step("view", { ...withoutPattern(args, false), path: show(first.path) }))
+          }`
+          : ""),
     );
   }
   // Files the pattern rejected, or directories it could not reach into: a broader one may help.

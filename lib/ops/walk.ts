@@ -42,6 +42,10 @@ export interface WalkStats {
   /** The first few entries skipped, and why: an empty result names them and the call to use. */
   ignoredSamples: SkippedEntry[];
   hiddenSamples: SkippedEntry[];
+  /** Symbolic links skipped: never followed (as in ripgrep), so an all-links folder lists nothing. */
+  symlinks: number;
+  /** The first few of them, for the empty-result text (it names the call that views one). */
+  symlinkSamples: SkippedEntry[];
   /** Directories not entered because the pattern cannot match anything below them. */
   dirsPassedOver: number;
   /** Directories that could not be read (permissions, races); the walk goes on. */
@@ -69,6 +73,8 @@ export function newWalkStats(): WalkStats {
     hiddenIgnoreFiles: 0,
     ignoredSamples: [],
     hiddenSamples: [],
+    symlinks: 0,
+    symlinkSamples: [],
     dirsPassedOver: 0,
     unreadable: [],
   };
@@ -125,8 +131,12 @@ async function bulkSource(
     }
   }
   const texts = new Map<string, string>();
-  for await (const item of readMany(backend, ignoreFiles)) {
-    if (item.data) texts.set(item.path, decoder.decode(item.data));
+  // Cut like readIgnoreFile's: a bulk read without a bound would carry a file of any size.
+  const head = { headBytes: IGNORE_FILE_MAX_BYTES };
+  for await (const item of readMany(backend, ignoreFiles, head)) {
+    if (item.data) {
+      texts.set(item.path, decoder.decode(cutToHead(item, IGNORE_FILE_MAX_BYTES).data));
+    }
   }
   return {
     list: (dir) => Promise.resolve(children.get(dir) ?? []),
@@ -196,6 +206,12 @@ const WALK_BATCH = 256;
 export interface WalkControl {
   countOnly: boolean;
   counted: number;
+  /**
+   * The items the consumer will take before it switches to counting (a listing's rows). Files a
+   * directory holds past them are counted in `counted` as soon as it is read, so a directory of
+   * 100,000 files is never held whole for the walk's length. Undefined: every file is handed out.
+   */
+  rows?: number;
 }
 
 /**
@@ -240,6 +256,8 @@ interface Frame {
 class TreeWalker {
   private readonly stack: Frame[] = [];
   private out: WalkItem[] = [];
+  /** Items handed out in batches so far. */
+  private handedOut = 0;
   /** Set when counting reached another WALK_BATCH files: an empty batch goes out. */
   private tick = false;
   private readonly shortcuts: GlobShortcuts | null;
@@ -270,15 +288,55 @@ class TreeWalker {
       if (text) chain = chain.with(this.paths.slashed(dir), text, path);
     }
     if (this.shortcuts) entries = this.dropUnmatchable(dir, entries, chain, this.shortcuts);
+    const frame: Frame = { dir, relDir, depth, chain, entries, next: 0 };
     if (!this.control.countOnly) entries.sort(byName);
-    this.stack.push({ dir, relDir, depth, chain, entries, next: 0 });
+    const rows = this.control.rows;
+    if (this.control.countOnly) frame.entries = this.settleFiles(frame, 0);
+    else if (rows !== undefined && entries.length > rows - this.handedOut - this.out.length) {
+      frame.entries = this.settleFiles(frame, rows - this.handedOut - this.out.length);
+    }
+    this.stack.push(frame);
+  }
+
+  /**
+   * Visits now, counting, every file of a just-read directory that cannot become one of the
+   * consumer's rows: the first `room` files that would be listed stay (in order), with every
+   * directory; the rest are counted (or skipped, as a visit would) and dropped, so a huge
+   * directory's entries are let go at once instead of held while its rows are read.
+   */
+  private settleFiles(frame: Frame, room: number): Entry[] {
+    const kept: Entry[] = [];
+    for (const entry of frame.entries) {
+      if (entry.type === "dir") kept.push(entry);
+      else if (room > 0 && this.wouldList(frame, entry)) {
+        kept.push(entry);
+        room--;
+      } else this.visit(frame, entry, true);
+    }
+    return kept;
+  }
+
+  /** Whether a visit would hand out this file (the rules of `visit`, without counting). */
+  private wouldList(frame: Frame, entry: Entry): boolean {
+    if (entry.type !== "file") return false;
+    const hidden = entry.name.charCodeAt(0) === 46;
+    if (hidden && (isWriteTempName(entry.name) || !this.options.includeHidden)) return false;
+    const chain = frame.chain;
+    if (
+      chain.size > 0 &&
+      chain.ignores(this.paths.slashed(this.paths.join(frame.dir, entry.name)), false, entry.name)
+    ) return false;
+    const filter = this.options.filter;
+    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
+    return !filter || filter.keepsFile(rel);
   }
 
   /**
    * Before sorting, drops the files whose name the pattern surely rejects, counting them as the
    * visit would (seen, filtered): a name search then sorts and visits only what may match. Hidden
    * and ignored files stay for the visit, which names the first few it skips in walk order;
-   * symlinks and other entries go (never followed, never counted).
+   * other entries go (never followed), but for symlinks whose name may match: the visit counts
+   * those, as links skipped.
    */
   private dropUnmatchable(
     dir: string,
@@ -289,8 +347,9 @@ class TreeWalker {
     const kept: Entry[] = [];
     for (const e of entries) {
       if (e.type === "dir") kept.push(e);
-      else if (e.type !== "file") continue;
-      else if (
+      else if (e.type !== "file") {
+        if (e.type === "symlink" && shortcuts.fileNameMayMatch(e.name)) kept.push(e);
+      } else if (
         e.name.charCodeAt(0) === 46 || shortcuts.fileNameMayMatch(e.name) ||
         (chain.size > 0 &&
           chain.ignores(this.paths.slashed(this.paths.join(dir, e.name)), false, e.name))
@@ -327,6 +386,7 @@ class TreeWalker {
       if (into) await this.enter(into.path, into.rel, frame.depth + 1, frame.chain);
       if (this.out.length >= WALK_BATCH || this.tick) {
         this.tick = false;
+        this.handedOut += this.out.length;
         yield this.out;
         this.out = [];
       }
@@ -334,21 +394,30 @@ class TreeWalker {
     if (this.out.length > 0) yield this.out;
   }
 
-  /** Applies the rules to one entry: adds an item or a count, or returns the directory to enter. */
-  private visit(frame: Frame, entry: Entry): { path: string; rel: string } | null {
+  /**
+   * Applies the rules to one entry: adds an item or a count, or returns the directory to enter.
+   * `counting`: a file that passes is counted, not handed out (a listing past its rows).
+   */
+  private visit(
+    frame: Frame,
+    entry: Entry,
+    counting = this.control.countOnly,
+  ): { path: string; rel: string } | null {
     const isDir = entry.type === "dir";
     if (this.skipped(frame, entry, isDir)) return null;
-    const path = this.paths.join(frame.dir, entry.name);
-    if (frame.chain.size > 0 && frame.chain.ignores(this.paths.slashed(path), isDir, entry.name)) {
+    const chain = frame.chain;
+    // No path is built for a file only counted where no ignore rule needs it (no garbage per file).
+    const path = chain.size > 0 || isDir || !counting ? this.paths.join(frame.dir, entry.name) : "";
+    if (chain.size > 0 && chain.ignores(this.paths.slashed(path), isDir, entry.name)) {
       this.stats.ignored++;
       if (this.stats.ignoredSamples.length < SKIPPED_SAMPLES) {
-        const reason = frame.chain.explain(this.paths.slashed(path), isDir);
+        const reason = chain.explain(this.paths.slashed(path), isDir);
         this.stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
       }
       return null;
     }
     const filter = this.options.filter;
-    if (this.control.countOnly && !isDir && !filter) {
+    if (counting && !isDir && !filter) {
       this.stats.filesSeen++;
       this.count();
       return null;
@@ -360,7 +429,7 @@ class TreeWalker {
       this.stats.filesFiltered++;
       return null;
     }
-    if (this.control.countOnly) this.count();
+    if (counting) this.count();
     else {
       this.out.push(
         entry.size === undefined
@@ -374,7 +443,10 @@ class TreeWalker {
   /** Entries never walked: not a file or directory (symlinks are not followed, as in ripgrep: a
    * link could leave the tree or loop), `.git`, a write in progress, and hidden ones. */
   private skipped(frame: Frame, entry: Entry, isDir: boolean): boolean {
-    if (!isDir && entry.type !== "file") return true;
+    if (!isDir && entry.type !== "file") {
+      if (entry.type === "symlink") this.noteSymlink(frame, entry.name);
+      return true;
+    }
     if (entry.name === ".git" && isDir) return true;
     // A write in progress (or one a killed writer left): never the user's file, even hidden.
     if (!isDir && entry.name.charCodeAt(0) === 46 && isWriteTempName(entry.name)) return true;
@@ -385,6 +457,20 @@ class TreeWalker {
       this.stats.hiddenSamples.push({ path: this.paths.join(frame.dir, entry.name), isDir });
     }
     return true;
+  }
+
+  /**
+   * Counts a skipped symlink that would have been listed as a file (not hidden, or hidden ones
+   * included; within the pattern); the first few are named in an empty result.
+   */
+  private noteSymlink(frame: Frame, name: string): void {
+    if (name.charCodeAt(0) === 46 && !this.options.includeHidden) return;
+    const filter = this.options.filter;
+    if (filter && !filter.keepsFile(frame.relDir === "" ? name : `${frame.relDir}/${name}`)) return;
+    this.stats.symlinks++;
+    if (this.stats.symlinkSamples.length < SKIPPED_SAMPLES) {
+      this.stats.symlinkSamples.push({ path: this.paths.join(frame.dir, name), isDir: false });
+    }
   }
 
   /** A directory that passed the rules: entered, cut by `max_depth`, or passed over. */
@@ -581,11 +667,15 @@ async function* readMany(
   }
 }
 
-/** The whole file; with `limit`, a stat first refuses a bigger one (FILE_TOO_LARGE) unread. */
+/**
+ * The whole file; with `limit`, a stat first refuses a bigger one (FILE_TOO_LARGE) unread, and
+ * the read stops one byte past it whatever the stat said (a /proc file says 0 bytes).
+ */
 async function readWhole(backend: FileBackend, path: string, limit?: number): Promise<Uint8Array> {
-  if (limit !== undefined) {
-    const info = await backend.stat(path);
-    if (info && info.size > limit) throw fileTooLargeToRead(path, info.size, limit);
-  }
-  return await backend.readFile(path);
+  if (limit === undefined) return await backend.readFile(path);
+  const info = await backend.stat(path);
+  if (info && info.size > limit) throw fileTooLargeToRead(path, info.size, limit);
+  const data = await backend.readFile(path, { maxBytes: limit });
+  if (data.length > limit) throw fileTooLargeToRead(path, data.length, limit, info?.size ?? 0);
+  return data;
 }

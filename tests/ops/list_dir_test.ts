@@ -72,3 +72,39 @@ needsPosixFs("a FIFO put where the walk saw a file is refused at once, not waite
   assertEquals(pipe!.summary, undefined);
   assertEquals((pipe!.error as { code?: string }).code, "NOT_A_REGULAR_FILE");
 });
+
+needsPosixFs(
+  "a folder of symlinks says the links were skipped and names the call that views one",
+  async () => {
+    await using dir = await tempDir();
+    await writeTree(dir.path, { "real/target.txt": "hello\n", "real/other.md": "# hi\n" });
+    await Deno.mkdir(`${dir.path}/links`);
+    await Deno.symlink("../real/target.txt", `${dir.path}/links/a.txt`);
+    await Deno.symlink("../real/other.md", `${dir.path}/links/b.md`);
+    await Deno.symlink("../real", `${dir.path}/links/c-dir`);
+    await Deno.symlink("../real/target.txt", `${dir.path}/links/.hidden-link`);
+    const locations = new Locations(new LocalBackend());
+    const session = createSession(locations.localAt(dir.path));
+    const listed = await runView(locations, session, { path: "links" });
+    assertStringIncludes(listed, 'No files to list in "links": scanned 0 files');
+    assertStringIncludes(
+      listed,
+      '3 symlinks skipped ("links/a.txt", "links/b.md", "links/c-dir"): links are not followed ' +
+        'in a listing; naming one as the path views its target: view {"path":"links/a.txt"}.',
+    );
+    // The call it names works: it shows the link's target.
+    assertStringIncludes(await runView(locations, session, { path: "links/a.txt" }), "|hello");
+    // A pattern counts only the links it would have listed; a search says it searched none.
+    const md = await runView(locations, session, { path: "links", pattern: "*.md" });
+    assertStringIncludes(md, '1 symlink skipped ("links/b.md")');
+    assertStringIncludes(md, 'view {"path":"links/b.md"}');
+    const searched = await runView(locations, session, { path: "links", content: "hello" });
+    assertStringIncludes(searched, "links are not followed in a search");
+    const step = 'view {"path":"links/a.txt","content":"hello"}';
+    assertStringIncludes(searched, step);
+    assertStringIncludes(
+      await runView(locations, session, { path: "links/a.txt", content: "hello" }),
+      "hello",
+    );
+  },
+);

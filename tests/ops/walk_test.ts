@@ -1,10 +1,17 @@
-import { assertEquals, assertStringIncludes } from "../_assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { compileGlobs } from "../../lib/core/search/glob.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { runView } from "../../lib/ops/view.ts";
-import { newWalkStats, walkFiles, type WalkOptions } from "../../lib/ops/walk.ts";
+import {
+  newWalkStats,
+  walkBatches,
+  type WalkControl,
+  walkFiles,
+  type WalkItem,
+  type WalkOptions,
+} from "../../lib/ops/walk.ts";
 
 const tree: Record<string, string> = {
   "/repo/.gitignore": "*.log\nbuild/\n",
@@ -83,4 +90,35 @@ Deno.test("a listing names directories cut by max_depth even where the pattern c
   const none = await runView(locations, session, { path: "only", pattern: "x/*.rs" });
   assertStringIncludes(none, "scanned 0 files");
   assertStringIncludes(none, 'Try a broader pattern or none: view {"path":"only"}.');
+});
+
+Deno.test("a walk told its consumer's rows hands out those files and counts the rest of a big directory as it reads it", async () => {
+  const files: Record<string, string> = { "/r/.gitignore": "*.log\n" };
+  for (let i = 0; i < 3000; i++) files[`/r/f${String(i).padStart(4, "0")}.txt`] = "x\n";
+  for (let i = 0; i < 5; i++) {
+    files[`/r/a/${i}.txt`] = "x\n";
+    files[`/r/z/${i}.txt`] = "x\n";
+    files[`/r/.h${i}`] = "x\n"; // hidden: skipped, never counted
+    files[`/r/i${i}.log`] = "x\n"; // ignored: skipped, never counted
+  }
+  const backend = new MemoryBackend(files);
+  const full: string[] = [];
+  const fullStats = newWalkStats();
+  for await (const item of walkFiles(backend, "/r", { includeHidden: false }, fullStats)) {
+    full.push(item.rel);
+  }
+  assertEquals(full.length, 3010);
+  const control: WalkControl = { countOnly: false, counted: 0, rows: 10 };
+  const stats = newWalkStats();
+  const items: WalkItem[] = [];
+  for await (const batch of walkBatches(backend, "/r", { includeHidden: false }, stats, control)) {
+    items.push(...batch);
+  }
+  // The rows come first, in walk order; files past them were counted, not held or handed out.
+  assertEquals(items.slice(0, 10).map((i) => i.rel), full.slice(0, 10));
+  assert(items.length <= 20, `${items.length} items handed out`);
+  assertEquals(items.length + control.counted, 3010);
+  // Skipped entries are told as a full walk tells them (.gitignore counts as hidden).
+  assertEquals([stats.filesSeen, stats.hidden, stats.ignored], [3010, 6, 5]);
+  assertEquals(stats, fullStats);
 });
