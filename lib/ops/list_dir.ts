@@ -364,23 +364,7 @@ export function emptyHint(
       }`,
     );
   }
-  if (stats.symlinks > 0) {
-    // Links are not followed (one could leave the tree or loop, as ripgrep reasons): the call
-    // on one link reads or lists what it points to.
-    const named = stats.symlinkSamples.map(name);
-    const first = stats.symlinkSamples[0];
-    const searching = "content" in args;
-    tips.push(
-      `${plural(stats.symlinks, "symlink")} skipped (${named.join(", ")}${
-        more(named.length, stats.symlinks)
-      }): links are not followed in ${searching ? "a search" : "a listing"}` +
-        (first
-          ? `; naming one as the path ${searching ? "searches" : "views"} its target: ${
-            steps(step("view", { ...withoutPattern(args, false), path: show(first.path) }))
-          }`
-          : ""),
-    );
-  }
+  if (stats.symlinks > 0) tips.push(symlinkTip(steps, stats, args, show));
   // Files the pattern rejected, or directories it could not reach into: a broader one may help.
   if ((stats.filesSeen > 0 || stats.dirsPassedOver > 0) && options.filter) {
     const { pattern: _pattern, ...rest } = args;
@@ -389,6 +373,29 @@ export function emptyHint(
   if (tips.length === 0) return "";
   // Sentences of their own: they follow "...(rules)." in the empty-result text.
   return tips.map((t) => ` ${t[0]!.toUpperCase()}${t.slice(1)}.`).join("");
+}
+
+/**
+ * The tip on skipped symlinks: links are not followed (one could leave the tree or loop, as
+ * ripgrep reasons), and the call on one link reads or searches what it points to.
+ */
+function symlinkTip(
+  steps: StepSyntax,
+  stats: Pick<WalkStats, "symlinks" | "symlinkSamples">,
+  args: ToolArgs["view"],
+  show: (abs: string) => string,
+): string {
+  const named = stats.symlinkSamples.map((e) => JSON.stringify(show(e.path)));
+  const first = stats.symlinkSamples[0];
+  const searching = "content" in args;
+  return `${plural(stats.symlinks, "symlink")} skipped (${named.join(", ")}${
+    stats.symlinks > named.length ? ", …" : ""
+  }): links are not followed in ${searching ? "a search" : "a listing"}` +
+    (first
+      ? `; naming one as the path ${searching ? "searches" : "views"} its target: ${
+        steps(step("view", { ...withoutPattern(args, false), path: show(first.path) }))
+      }`
+      : "");
 }
 
 /** A file named as the path is read whatever the pattern says; a directory keeps the pattern. */

@@ -3,7 +3,7 @@ import { BoundedRead, PROBE_BYTES } from "../../../lib/backends/local/bounded_re
 
 /**
  * Drives a BoundedRead against a simulated file of `length` bytes (Infinity: one that never
- * ends, as /dev/zero or /proc/self/pagemap read), returning the bytes and every read's length.
+ * ends, as a kernel's page map reads), returning the bytes and every read's length.
  */
 function run(statSize: number, length: number, max: number) {
   const read = new BoundedRead(statSize, max);
@@ -38,7 +38,7 @@ Deno.test("a never-ending file stating 0 bytes stops one byte past the bound", (
   const { bytes, asked } = run(0, Infinity, 1_000_000);
   assertEquals(bytes.length, 1_000_001);
   assertEquals(bytes, pattern(1_000_001));
-  // Every read asks for whole 8-byte blocks: /proc/self/pagemap refuses others (EINVAL).
+  // Every read asks for whole 8-byte blocks: the kernel's page map refuses others (EINVAL).
   for (const want of asked) assertEquals(want % 8, 0, `a read of ${want} bytes`);
 });
 
