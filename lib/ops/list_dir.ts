@@ -117,7 +117,9 @@ function headOf(walk: AsyncGenerator<WalkItem[]>, listing: Listing): AsyncIterab
   return {
     async *[Symbol.asyncIterator]() {
       let pulled = 0;
-      while (true) {
+      // The walk switches to counting after the last row (WalkControl.rows): the rest is
+      // countRest's.
+      while (pulled < LIST_MAX_ROWS) {
         const next = await walk.next();
         if (next.done) return;
         const items = next.value;
@@ -195,7 +197,10 @@ async function readRows(
   return null;
 }
 
-/** Past the last row only the number matters: the walk counts (unsorted, no items). */
+/**
+ * Past the last row only the number matters: the walk counts (unsorted, no items), files it
+ * counted early included. Sets `more` when any came after the rows.
+ */
 async function countRest(
   walk: AsyncGenerator<WalkItem[]>,
   control: WalkControl,
@@ -211,6 +216,7 @@ async function countRest(
     listing.extra = COUNT_LIMIT;
     listing.exact = false;
   }
+  if (listing.extra > 0) listing.more = true;
 }
 
 /** Walks and reads: up to LIST_MAX_ROWS rows, then a count of the rest. */
@@ -240,8 +246,7 @@ async function gatherListing(
     if (stop) {
       stats.stopped = stop;
       listing.more = false;
-    } else if (control.counted > 0) listing.more = true; // files past the rows, counted early
-    if (listing.more && !stats.stopped) await countRest(walk, control, listing);
+    } else await countRest(walk, control, listing);
   } finally {
     await walk.return(undefined);
   }

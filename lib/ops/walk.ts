@@ -207,9 +207,10 @@ export interface WalkControl {
   countOnly: boolean;
   counted: number;
   /**
-   * The items the consumer will take before it switches to counting (a listing's rows). Files a
-   * directory holds past them are counted in `counted` as soon as it is read, so a directory of
-   * 100,000 files is never held whole for the walk's length. Undefined: every file is handed out.
+   * The items the consumer takes before counting (a listing's rows): once they are handed out
+   * the walk switches to counting itself, and files a directory holds past them are counted in
+   * `counted` as soon as it is read, so a directory of 100,000 files is never held whole for the
+   * walk's length. Undefined: every file is handed out.
    */
   rows?: number;
 }
@@ -431,13 +432,25 @@ class TreeWalker {
     }
     if (counting) this.count();
     else {
-      this.out.push(
+      this.handOut(
         entry.size === undefined
           ? { kind: "file", path, rel }
           : { kind: "file", path, rel, size: entry.size },
       );
     }
     return null;
+  }
+
+  /**
+   * Adds an item to the batch; the consumer's last row switches the walk to counting, so what
+   * follows is counted unsorted instead of sorted and dropped.
+   */
+  private handOut(item: WalkItem): void {
+    this.out.push(item);
+    const rows = this.control.rows;
+    if (rows !== undefined && this.handedOut + this.out.length >= rows) {
+      this.control.countOnly = true;
+    }
   }
 
   /** Entries never walked: not a file or directory (symlinks are not followed, as in ripgrep: a
@@ -478,7 +491,7 @@ class TreeWalker {
     const options = this.options;
     if (options.filter && !options.filter.keepsDir(rel)) return null;
     if (options.maxDepth !== undefined && frame.depth >= options.maxDepth) {
-      if (!this.control.countOnly) this.out.push({ kind: "cut", path, rel });
+      if (!this.control.countOnly) this.handOut({ kind: "cut", path, rel });
       return null;
     }
     // After the cut rows: a directory the pattern cannot reach inside is shown cut all the same.
