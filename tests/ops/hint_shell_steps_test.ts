@@ -38,7 +38,7 @@ const LIMIT = 4096;
 
 /** Files that hold a shell step, and how many each: what the builders below cover. */
 const SHELL_STEP_SITES: Record<string, number> = {
-  "lib/backends/fs_errors.ts": 1, // SYMLINK_LOOP: readlink
+  "lib/backends/fs_errors.ts": 2, // SYMLINK_LOOP: readlink; WOULD_BLOCK: timeout 5 head -c
   "lib/backends/local/write_in_place.ts": 2, // INTERRUPTED_WRITE: cp back, or rm the copy
   "lib/ops/big_file_hints.ts": 1, // a search's over-limit notice: grep
   "lib/ops/edit/text_editor.ts": 2, // create over a FIFO, delete of a big file or a FIFO: rm
@@ -169,6 +169,25 @@ test("every shell call a hint suggests passes the shell policy and does what the
     );
     const [readlink] = shellSteps(loopError?.next ?? []);
     assertEquals((await run(readlink!)).trimEnd().split("\n").at(-1), "loop");
+
+    // WOULD_BLOCK (/proc/kmsg as root: a read waits for the next kernel message) and
+    // FILE_TOO_LARGE of a file stating 0 bytes (/proc/self/pagemap): judged only, since neither
+    // file ends; they pass (the policy leaves /proc to the shell).
+    const files = { locations, cwd: session.cwd, maxFileBytes: LIMIT };
+    const [wait] = shellSteps(mapFsError({ code: "EAGAIN" }, "read", "/proc/kmsg").next);
+    assertEquals(wait?.command, "timeout 5 head -c 65536 /proc/kmsg");
+    if (Deno.uid() === 0) {
+      assert((await judgeShellCommand(wait!.command, "bash", files)).allowed, wait!.command);
+    }
+    const pagemap = await hintSteps(() =>
+      runView(locations, session, { path: "/proc/self/pagemap" }, { reads })
+    );
+    for (const step of shellSteps(pagemap)) {
+      assert((await judgeShellCommand(step.command, "bash", files)).allowed, step.command);
+    }
+    // A truly empty file stays refused: view reads it.
+    await Deno.writeTextFile(`${root}/empty.txt`, "");
+    assertEquals((await judgeShellCommand("cat empty.txt", "bash", files)).allowed, false);
 
     // text_editor create over a FIFO, delete of a FIFO and of a big file: rm removes it.
     for (

@@ -88,6 +88,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "LocalBackend",
       "MemoryBackend",
       "MemoryBackendOptions",
+      "ReadFileOptions",
       "ReadFilesOptions",
       "SpecialKind",
       "TreeEntry",
