@@ -20,7 +20,7 @@ import { runTextEditor } from "../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../lib/ops/edit/undo_store.ts";
 import { Locations } from "../lib/ops/location.ts";
 import { createSession, type Session } from "../lib/ops/session.ts";
-import { runView } from "../lib/ops/view.ts";
+import { viewText } from "../tests/ops/_view_text.ts";
 
 type Outcome = "applied" | "recovered" | "loud" | "silent";
 
@@ -47,7 +47,7 @@ const PATH = "/src/app.ts";
 let baseline = false;
 
 async function viewAll(w: World): Promise<void> {
-  await runView(w.services.locations, w.session, { path: PATH });
+  await viewText(w.services.locations, w.session, { path: PATH });
   if (baseline) w.session.shown.forget(`memory\u0000${PATH}`);
 }
 

@@ -7,7 +7,7 @@
 
 import { createServices } from "../lib/compose.ts";
 import { createSession } from "../lib/ops/session.ts";
-import { runView } from "../lib/ops/view.ts";
+import { viewText } from "../tests/ops/_view_text.ts";
 import * as searchPattern from "../lib/core/search/search_pattern.ts";
 
 const tree = Deno.args[0] ?? "/tmp/anchorfs-bench-tree";
@@ -77,10 +77,10 @@ for (const q of queries) {
   for (let i = 0; i < runs; i++) {
     const args = { path: ".", content: q.content, regex: q.regex };
     let t = performance.now();
-    const text = await runView(services.locations, session, args, { scanner: services.scanner });
+    const text = await viewText(services.locations, session, args, { scanner: services.scanner });
     ours.push(performance.now() - t);
     t = performance.now();
-    const plainText = await runView(services.locations, session, args);
+    const plainText = await viewText(services.locations, session, args);
     plain.push(performance.now() - t);
     if (plainText !== text) throw new Error(`engines differ for ${q.name}`);
     summary = text.split("\n")[0]!.slice(0, 100);

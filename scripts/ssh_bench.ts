@@ -8,7 +8,7 @@ import { LocalBackend } from "../lib/backends/local/local_backend.ts";
 import type { SftpBackend } from "../lib/backends/ssh/sftp_backend.ts";
 import { Locations } from "../lib/ops/location.ts";
 import { createSession } from "../lib/ops/session.ts";
-import { runView } from "../lib/ops/view.ts";
+import { viewText } from "../tests/ops/_view_text.ts";
 import { createSshWorld } from "../tests/backends/ssh/_sshd.ts";
 
 const fileCount = Number(Deno.args[0] ?? 10_000);
@@ -62,11 +62,11 @@ for (const c of cases) {
   let agree = true;
   for (let i = 0; i < runs; i++) {
     let t = performance.now();
-    const a = await runView(locations, local, c.args);
+    const a = await viewText(locations, local, c.args);
     lt.push(performance.now() - t);
     const before = sftp.stats.requests;
     t = performance.now();
-    const b = await runView(locations, remote, c.args);
+    const b = await viewText(locations, remote, c.args);
     rt.push(performance.now() - t);
     requests = sftp.stats.requests - before;
     // Same result text apart from how paths are shown.

@@ -173,6 +173,15 @@ export function renderGuide(text: string | Guide, syntax: StepSyntax): string {
   return out;
 }
 
+/**
+ * A guide's prose (or a plain string) with each step as one `…`: its lines as the prose breaks
+ * them, for layout decisions (does it end with a `[notice]` line?) that then come out the same
+ * in every syntax. A step never starts a `[` line or ends one with `]`.
+ */
+export function guideShape(text: string | Guide): string {
+  return typeof text === "string" ? text : text.text.join("…");
+}
+
 /** The calls a text suggests (none for a plain string; argument examples are not calls). */
 export function stepsOf(text: string | Guide | undefined): readonly NextStep[] {
   return text === undefined || typeof text === "string" ? [] : text.next.filter(isCall);

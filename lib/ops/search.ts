@@ -7,6 +7,7 @@
 import type { ByteLiteral, SearchPattern } from "../core/search/search_pattern.ts";
 import type { FileMatches, MatchOptions, MatchSpec } from "../core/search/line_matcher.ts";
 import { matchData } from "../core/search/match_bytes.ts";
+import type { Guide } from "../core/next_step.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import type { Session } from "./session.ts";
@@ -105,6 +106,7 @@ interface SearchRun {
 
 type RootEnd = "capped" | "done" | StopReason;
 
+/** Searches the roots in order; the result keeps the calls it suggests as steps. */
 export async function searchRoots(
   locations: Locations,
   session: Session,
@@ -112,7 +114,7 @@ export async function searchRoots(
   search: SearchPattern,
   options: SearchOptions,
   scanner?: ContentScanner,
-): Promise<string> {
+): Promise<Guide> {
   const budget = options.budget ?? UNLIMITED;
   const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const stats = newWalkStats();

@@ -1,13 +1,22 @@
 // What a content search says: the tally of files searched, skipped and matched, each matching
 // file's block of `N:hh|content` lines (recorded as shown, so edit tools take the ids as is), and
-// the result text with its header and notices. The search itself is lib/ops/search.ts.
+// the result text with its header and notices, its suggested calls kept as steps (a guide) for
+// each adapter to write. The search itself is lib/ops/search.ts.
 
 import { fold8, hashHex } from "../core/edit/line_id.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
 import type { FileMatches, FileScan, ShownLine } from "../core/search/line_matcher.ts";
 import { excerptWindow } from "../core/search/line_window.ts";
 import type { SearchPattern } from "../core/search/search_pattern.ts";
-import { renderGuide, step } from "../core/next_step.ts";
+import {
+  type Guide,
+  guide,
+  type GuidePart,
+  joinGuide,
+  joinGuides,
+  type NextStep,
+  step,
+} from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
 import { searchBigFileHint } from "./big_file_hints.ts";
@@ -35,7 +44,7 @@ export class SearchTally {
   matchedFiles = 0;
   matchedLines = 0;
   printed = 0;
-  readonly blocks: string[] = [];
+  readonly blocks: Guide[] = [];
 
   constructor(private readonly session: Session) {}
 
@@ -90,7 +99,7 @@ function renderFileMatches(
   location: Location,
   found: FileMatches,
   budget: number,
-): { text: string; printed: number } {
+): { text: Guide; printed: number } {
   const key = fileKey(location);
   const shown = displayPath(session, location);
   const out: string[] = [];
@@ -121,22 +130,22 @@ function renderFileMatches(
   const kept = found.kept;
   const label = kept.length === 1 ? `line ${kept[0]}` : `lines ${kept.join(", ")}`;
   const rest = found.count - kept.length;
-  const notes: string[] = [];
+  const notes: GuidePart[] = [];
   if (rest > 0) {
     const next = found.next;
     notes.push(
-      `[${plural(rest, "more matching line")} in this file, from line ${next}: ${
-        session.steps(step("view", {
+      guide`[${plural(rest, "more matching line")} in this file, from line ${next}: ${
+        step("view", {
           path: quotePath(shown),
           start: next,
           end: Math.min(found.lineCount, next + 99),
-        }))
+        })
       }]`,
     );
   } else if (printed < found.shown.length || found.truncated) {
     notes.push(`[cut at the output cap after line ${last}]`);
   }
-  return { text: [`${quotePath(shown)} (${label})`, ...out, ...notes].join("\n"), printed };
+  return { text: joinGuides([`${quotePath(shown)} (${label})`, ...out, ...notes], "\n"), printed };
 }
 
 /** Where and how a search ran, for its result text. */
@@ -151,13 +160,16 @@ export interface SearchScope {
   stopped: StopReason | null;
 }
 
-/** The result text: header and file blocks, or the no-match sentence; then the notices. */
+/**
+ * The result: header and file blocks, or the no-match sentence; then the notices. The calls it
+ * suggests stay steps, for each adapter to write in its own syntax.
+ */
 export function describeSearch(
   session: Session,
   locations: Locations,
   tally: SearchTally,
   scope: SearchScope,
-): string {
+): Guide {
   const { roots, search, capped, stopped } = scope;
   const where = roots.map((r) => quotePathAlways(displayPath(session, r.location))).join(", ");
   const skipped = [
@@ -169,7 +181,10 @@ export function describeSearch(
   ].filter(Boolean).join(", ");
   const notices = searchNotices(session, tally, scope);
   if (tally.matchedFiles === 0) {
-    return noMatches(session, locations, tally, scope, where, skipped) + bracketed(notices);
+    return joinGuide(
+      noMatches(session, locations, tally, scope, where, skipped),
+      bracketed(notices),
+    );
   }
   const partial = capped || stopped;
   const header = `${partial ? "At least " : ""}${plural(tally.matchedLines, "matching line")} in ${
@@ -179,47 +194,53 @@ export function describeSearch(
   }${skipped ? `; ${skipped}` : ""}). Lines are N:hh|content; the ids work in edit tools as is.`;
   const all = capped
     ? [
-      `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a ` +
-      `deeper path, a pattern such as ${narrowStep(session, scope)}, or more specific content.`,
+      joinGuide(
+        `Output capped at ${SEARCH_MAX_LINES} lines; the search stopped there. Narrow it: a `,
+        "deeper path, a pattern such as ",
+        narrowStep(session, scope),
+        ", or more specific content.",
+      ),
       ...notices,
     ]
     : notices;
-  return `${header}\n\n${tally.blocks.join("\n\n")}${bracketed(all)}`;
+  return joinGuide(header, "\n\n", joinGuides(tally.blocks, "\n\n"), bracketed(all));
 }
 
-function bracketed(notices: readonly string[]): string {
-  return notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "";
+/** Notices after a blank line, one `[notice]` a line; nothing when there are none. */
+function bracketed(notices: readonly GuidePart[]): Guide {
+  if (notices.length === 0) return joinGuide();
+  return joinGuide("\n\n", joinGuides(notices.map((n) => guide`[${n}]`), "\n"));
 }
 
 function rootsArg(session: Session, scope: SearchScope): string {
   return scope.roots.map((r) => displayPath(session, r.location)).join("|");
 }
 
-function narrowStep(session: Session, scope: SearchScope): string {
-  return session.steps(step("view", {
+function narrowStep(session: Session, scope: SearchScope): NextStep {
+  return step("view", {
     path: rootsArg(session, scope),
     content: scope.search.source,
     pattern: "*.ts|!*_test.ts",
-  }));
+  });
 }
 
 /** Files over the size limit, a stop before the end, directories that could not be read. */
-function searchNotices(session: Session, tally: SearchTally, scope: SearchScope): string[] {
+function searchNotices(session: Session, tally: SearchTally, scope: SearchScope): GuidePart[] {
   const { search, limit, stopped } = scope;
-  const notices: string[] = [];
+  const notices: GuidePart[] = [];
   const tooLarge = tally.tooLarge;
   if (tooLarge.length > 0) {
     notices.push(
-      `Not searched, over the ${describeLimit(limit)} search limit: ${
+      guide`Not searched, over the ${describeLimit(limit)} search limit: ${
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
       }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. ${
-        renderGuide(searchBigFileHint(tooLarge[0]!, search.source, search.regex), session.steps)
+        searchBigFileHint(tooLarge[0]!, search.source, search.regex)
       }; the limit is the server's --max-file-bytes.`,
     );
   }
   if (stopped) {
     notices.push(
-      `${scope.budget.describe(stopped)}: the search stopped after ${
+      guide`${scope.budget.describe(stopped)}: the search stopped after ${
         plural(tally.searched, "file")
       }, so the results are partial. Narrow it: a deeper path, a pattern such as ${
         narrowStep(session, scope)
@@ -238,13 +259,14 @@ function noMatches(
   scope: SearchScope,
   where: string,
   skipped: string,
-): string {
+): Guide {
   const { roots, search, options, stopped } = scope;
   const path = rootsArg(session, scope);
   const rules = describeRules(options, options.pattern);
-  return `No matches for ${search.description} in ${where}: searched ${
-    plural(tally.searched, "file")
-  }${stopped ? " before it stopped" : ""} (${rules}${skipped ? `; ${skipped}` : ""}).` +
+  return joinGuide(
+    `No matches for ${search.description} in ${where}: searched ${plural(tally.searched, "file")}${
+      stopped ? " before it stopped" : ""
+    } (${rules}${skipped ? `; ${skipped}` : ""}).`,
     emptyHint(session.steps, scope.stats, options, {
       path,
       content: search.source,
@@ -254,16 +276,13 @@ function noMatches(
       // Named from the root it was found under (several roots may sit on several hosts).
       const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
       return displayPath(session, locations.sibling(root.location, abs));
-    }) +
-    (search.regex
+    }),
+    search.regex
       ? ""
-      : ` Literal search is case-sensitive; to ignore case: ${
-        session.steps(step("view", {
-          path,
-          content: `(?i)${escapeForRegex(search.source)}`,
-          regex: true,
-        }))
-      }.`);
+      : guide` Literal search is case-sensitive; to ignore case: ${
+        step("view", { path, content: `(?i)${escapeForRegex(search.source)}`, regex: true })
+      }.`,
+  );
 }
 
 /** A byte limit as the notices say it: "16 MiB" for whole MiB, else "1.5 MB"-style. */

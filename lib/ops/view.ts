@@ -1,6 +1,6 @@
 // The one core function behind the view tool and `anchorfs view`: resolves the path(s) and
 // dispatches to a file view, a directory listing or a content search. Both adapters print
-// exactly the text returned here (its suggested calls in the session's step syntax).
+// the result returned here, each writing the calls it suggests (kept as steps) in its own syntax.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { compileGlobs, type GlobFilter } from "../core/search/glob.ts";
@@ -10,11 +10,10 @@ import {
   type CallFormatter,
   type Guide,
   guide,
+  guideShape,
   joinGuide,
   joinGuides,
-  renderGuide,
   step,
-  toolCallSyntax,
 } from "../core/next_step.ts";
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
@@ -52,19 +51,6 @@ export interface ViewAccel {
   scanner?: ContentScanner | undefined;
   reads?: ReadLimits | undefined;
   budget?: Budget;
-}
-
-/**
- * The view's text, its suggested calls written in the session's step syntax (`session.steps`).
- * The adapters use {@linkcode viewResult}, which keeps the calls as steps.
- */
-export async function runView(
-  locations: Locations,
-  session: Session,
-  args: ViewArgs,
-  accel: ViewAccel = {},
-): Promise<string> {
-  return renderGuide(await viewResult(locations, session, args, accel), session.steps);
 }
 
 /**
@@ -172,9 +158,7 @@ function parseViewArgs(args: ViewArgs, budget: Budget | undefined, notices: stri
  */
 function withNotices(text: string | Guide, notices: readonly string[]): Guide {
   if (notices.length === 0) return joinGuide(text);
-  // A step never holds a line break as a tool call: its shape is the text's in any syntax.
-  const shape = renderGuide(text, toolCallSyntax);
-  const sep = /(^|\n)\[[^\n]*\]$/.test(shape) ? "\n" : "\n\n";
+  const sep = /(^|\n)\[[^\n]*\]$/.test(guideShape(text)) ? "\n" : "\n\n";
   return joinGuide(text, sep, notices.map((n) => `[${n}]`).join("\n"));
 }
 

@@ -21,7 +21,7 @@ import { interruptedWrite } from "../../lib/backends/local/write_in_place.ts";
 import { mapFsError } from "../../lib/backends/fs_errors.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView } from "../../lib/ops/view.ts";
+import { viewResult } from "../../lib/ops/view.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
@@ -106,12 +106,6 @@ test("every shell call a hint suggests passes the shell policy and does what the
     pid: Deno.pid,
     killGraceMs: 500,
   });
-  /** Steps the search notice renders inline (session.steps), collected as data. */
-  const rendered: GuideStep[] = [];
-  const collecting = createSession(locations.localAt(root), (s) => {
-    rendered.push(s);
-    return toolCallSyntax(s);
-  });
 
   /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
   async function run(args: { command: string; cwd?: string }): Promise<string> {
@@ -129,13 +123,15 @@ test("every shell call a hint suggests passes the shell policy and does what the
 
   try {
     // NOT_A_REGULAR_FILE (view of a FIFO): ls -l shows what it is.
-    const [ls] = shellSteps(await hintSteps(() => runView(locations, session, { path: "pipe" })));
+    const [ls] = shellSteps(
+      await hintSteps(() => viewResult(locations, session, { path: "pipe" })),
+    );
     assertEquals(ls?.command, `ls -l ${root}/pipe`);
     assert(/^p/m.test(await run(ls!)), "ls -l names a FIFO with p");
 
     // FILE_TOO_LARGE (view of a big file): grep finds the text, sed prints the first lines.
     const [grep, sed] = shellSteps(
-      await hintSteps(() => runView(locations, session, { path: "big copy.log" }, { reads })),
+      await hintSteps(() => viewResult(locations, session, { path: "big copy.log" }, { reads })),
     );
     assertEquals(grep?.command, `grep -n -m 100 -e TEXT '${root}/big copy.log'`);
     assertStringIncludes(await run(grep!), "302:needle TEXT here");
@@ -146,10 +142,9 @@ test("every shell call a hint suggests passes the shell policy and does what the
 
     // A search that skipped the big files: grep for the same text (literal, then regex).
     for (const [content, regex] of [["needle", false], ["need+le", true]] as const) {
-      rendered.length = 0;
-      const text = await runView(locations, collecting, { path: ".", content, regex }, { reads });
-      assertStringIncludes(text, "Not searched, over the");
-      const [found] = shellSteps(rendered);
+      const result = await viewResult(locations, session, { path: ".", content, regex }, { reads });
+      assertStringIncludes(renderGuide(result, toolCallSyntax), "Not searched, over the");
+      const [found] = shellSteps(result.next);
       assertEquals(
         found?.command,
         `grep -n${regex ? "P" : "F"} -m 100 -e ${content} 'big copy.log'`,
@@ -180,7 +175,7 @@ test("every shell call a hint suggests passes the shell policy and does what the
       assert((await judgeShellCommand(wait!.command, "bash", files)).allowed, wait!.command);
     }
     const pagemap = await hintSteps(() =>
-      runView(locations, session, { path: "/proc/self/pagemap" }, { reads })
+      viewResult(locations, session, { path: "/proc/self/pagemap" }, { reads })
     );
     for (const step of shellSteps(pagemap)) {
       assert((await judgeShellCommand(step.command, "bash", files)).allowed, step.command);

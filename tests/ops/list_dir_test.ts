@@ -3,7 +3,8 @@ import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { type ViewArgs } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
 import type { FileBackend } from "../../lib/ops/file_backend.ts";
 import { testNeeding } from "../_requires.ts";
@@ -43,12 +44,12 @@ Deno.test("local listing summaries give the rows that reading each head gives", 
     const views: string[] = [];
     for (const backend of [local, reading]) {
       const locations = new Locations(backend);
-      views.push(await runView(locations, createSession(locations.localAt(dir.path)), args));
+      views.push(await viewText(locations, createSession(locations.localAt(dir.path)), args));
     }
     assertEquals(views[0], views[1], JSON.stringify(args));
   }
   const locations = new Locations(local);
-  const rows = await runView(locations, createSession(locations.localAt(dir.path)), { path: "." });
+  const rows = await viewText(locations, createSession(locations.localAt(dir.path)), { path: "." });
   assertMatch(rows, /\nbig\.log\.txt\t~(29|30),\d{3} lines \(estimated\)\t~[\d,]+ tokens\n/);
   assertStringIncludes(rows, "exact.txt\t2 lines\t~65,536 tokens");
   assertStringIncludes(rows, "utf16.txt\t3 lines\t");
@@ -85,7 +86,7 @@ needsPosixFs(
     await Deno.symlink("../real/target.txt", `${dir.path}/links/.hidden-link`);
     const locations = new Locations(new LocalBackend());
     const session = createSession(locations.localAt(dir.path));
-    const listed = await runView(locations, session, { path: "links" });
+    const listed = await viewText(locations, session, { path: "links" });
     assertStringIncludes(listed, 'No files to list in "links": scanned 0 files');
     assertStringIncludes(
       listed,
@@ -93,17 +94,17 @@ needsPosixFs(
         'in a listing; naming one as the path views its target: view {"path":"links/a.txt"}.',
     );
     // The call it names works: it shows the link's target.
-    assertStringIncludes(await runView(locations, session, { path: "links/a.txt" }), "|hello");
+    assertStringIncludes(await viewText(locations, session, { path: "links/a.txt" }), "|hello");
     // A pattern counts only the links it would have listed; a search says it searched none.
-    const md = await runView(locations, session, { path: "links", pattern: "*.md" });
+    const md = await viewText(locations, session, { path: "links", pattern: "*.md" });
     assertStringIncludes(md, '1 symlink skipped ("links/b.md")');
     assertStringIncludes(md, 'view {"path":"links/b.md"}');
-    const searched = await runView(locations, session, { path: "links", content: "hello" });
+    const searched = await viewText(locations, session, { path: "links", content: "hello" });
     assertStringIncludes(searched, "links are not followed in a search");
     const step = 'view {"path":"links/a.txt","content":"hello"}';
     assertStringIncludes(searched, step);
     assertStringIncludes(
-      await runView(locations, session, { path: "links/a.txt", content: "hello" }),
+      await viewText(locations, session, { path: "links/a.txt", content: "hello" }),
       "hello",
     );
   },

@@ -5,14 +5,15 @@ import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { type ViewArgs } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 
 function setup(budget: Budget) {
   const files: Record<string, string> = {};
   for (let i = 0; i < 50; i++) files[`/repo/f${i}.txt`] = `needle ${i}\n`;
   const locations = new Locations(new MemoryBackend(files));
   const session = createSession(locations.localAt("/repo"));
-  return (args: ViewArgs) => runView(locations, session, args, { budget });
+  return (args: ViewArgs) => viewText(locations, session, args, { budget });
 }
 
 Deno.test("a cancelled search returns what it found with a sentence saying it was cancelled", async () => {
@@ -37,7 +38,7 @@ Deno.test("a listing past its deadline says it is partial", async () => {
   for (let i = 0; i < 600; i++) files[`/repo/d${i}/f.txt`] = "x\n";
   const locations = new Locations(new MemoryBackend(files));
   const session = createSession(locations.localAt("/repo"));
-  const text = await runView(locations, session, { path: "." }, {
+  const text = await viewText(locations, session, { path: "." }, {
     budget: new Budget(undefined, 0),
   });
   assertStringIncludes(
@@ -63,7 +64,7 @@ Deno.test("a search takes its file bytes from the process-wide read budget: it w
   const reads = createReadLimits({ budgetBytes: 1024 });
   const releaseAll = await reads.budget.take(1024); // a big view or edit holds every byte
   let settled = false;
-  const search = runView(locations, session, { path: ".", content: "needle" }, { reads })
+  const search = viewText(locations, session, { path: ".", content: "needle" }, { reads })
     .finally(() => settled = true);
   await new Promise((resolve) => setTimeout(resolve, 50));
   assertEquals(settled, false);
@@ -106,7 +107,7 @@ Deno.test("a search waiting for read budget stops when cancelled and says it is 
   const reads = createReadLimits({ budgetBytes: 1024 });
   const releaseAll = await reads.budget.take(1024);
   const controller = new AbortController();
-  const search = runView(locations, session, { path: ".", content: "needle" }, {
+  const search = viewText(locations, session, { path: ".", content: "needle" }, {
     reads,
     budget: new Budget(controller.signal),
   });

@@ -15,7 +15,8 @@ import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import type { ContentScanner } from "../../lib/ops/search.ts";
 import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { type ViewArgs } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 
 const MiB = 1024 * 1024;
 const enc = new TextEncoder();
@@ -34,10 +35,10 @@ async function bothWays(root: string, args: ViewArgs, maxFileBytes = 64 * MiB) {
   const reads = createReadLimits({ maxFileBytes });
   const scanner = new ParallelScanner(2);
   try {
-    const plain = await runView(locations, createSession(locations.localAt(root)), args, {
+    const plain = await viewText(locations, createSession(locations.localAt(root)), args, {
       reads,
     });
-    const fast = await runView(locations, createSession(locations.localAt(root)), args, {
+    const fast = await viewText(locations, createSession(locations.localAt(root)), args, {
       scanner,
       reads,
     });
@@ -211,7 +212,7 @@ Deno.test("a search cancelled while the workers scan returns what was found, and
     close: () => real.close(),
   };
   try {
-    const text = await runView(
+    const text = await viewText(
       locations,
       createSession(locations.localAt(dir.path)),
       { path: ".", content: "needle" },

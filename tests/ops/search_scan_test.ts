@@ -4,7 +4,8 @@ import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { ParallelScanner } from "../../lib/backends/local/parallel_scan.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../lib/ops/view.ts";
+import { type ViewArgs } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { matchBytes } from "../../lib/core/search/match_bytes.ts";
 import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
@@ -35,8 +36,8 @@ async function viewBothWays(
   args: ViewArgs,
   scanner: ParallelScanner,
 ): Promise<{ plain: string; fast: string }> {
-  const plain = await runView(locations, createSession(locations.localAt(root)), args);
-  const fast = await runView(locations, createSession(locations.localAt(root)), args, { scanner });
+  const plain = await viewText(locations, createSession(locations.localAt(root)), args);
+  const fast = await viewText(locations, createSession(locations.localAt(root)), args, { scanner });
   assert(!scanner.inline, "the workers answered");
   return { plain, fast };
 }
@@ -86,11 +87,11 @@ Deno.test("the parallel scanner gives exactly the plain engine's search results"
     for (const args of cases) {
       const plainSession = createSession(locations.localAt(dir.path));
       const fastSession = createSession(locations.localAt(dir.path));
-      const plain = await runView(locations, plainSession, args);
-      const fast = await runView(locations, fastSession, args, { scanner });
+      const plain = await viewText(locations, plainSession, args);
+      const fast = await viewText(locations, fastSession, args, { scanner });
       assertEquals(fast, plain, JSON.stringify(args));
     }
-    const all = await runView(locations, createSession(locations.localAt(dir.path)), {
+    const all = await viewText(locations, createSession(locations.localAt(dir.path)), {
       path: ".",
       content: "needle",
     }, { scanner });
@@ -222,7 +223,7 @@ Deno.test("both engines skip every binary file, matching or not, and still searc
       assertEquals(fast, plain, JSON.stringify(args));
       assertStringIncludes(plain, "2 binary files skipped");
     }
-    const found = await runView(locations, createSession(locations.localAt(dir.path)), {
+    const found = await viewText(locations, createSession(locations.localAt(dir.path)), {
       path: ".",
       content: "needle",
     }, { scanner });
@@ -251,7 +252,7 @@ Deno.test("scanner batches and candidate reads take from the process-wide read b
     const reads = createReadLimits({ budgetBytes: 4096 });
     const releaseAll = await reads.budget.take(4096);
     let settled = false;
-    const search = runView(
+    const search = viewText(
       locations,
       createSession(locations.localAt(dir.path)),
       { path: ".", content: "needle" },
@@ -299,10 +300,10 @@ Deno.test("both engines agree on files past the first 64 KiB read, over the size
     const reads = createReadLimits({ maxFileBytes: 1_000_000 });
     for (const content of ["needle", "absent", "aaaaneedleaaaa"]) {
       const args = { path: ".", content };
-      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+      const plain = await viewText(locations, createSession(locations.localAt(dir.path)), args, {
         reads,
       });
-      const fast = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+      const fast = await viewText(locations, createSession(locations.localAt(dir.path)), args, {
         scanner,
         reads,
       });
@@ -310,7 +311,7 @@ Deno.test("both engines agree on files past the first 64 KiB read, over the size
       assertStringIncludes(plain, "1 binary file skipped", content);
       assertStringIncludes(plain, "2 files over", content);
     }
-    const found = await runView(locations, createSession(locations.localAt(dir.path)), {
+    const found = await viewText(locations, createSession(locations.localAt(dir.path)), {
       path: ".",
       content: "needle",
     }, { scanner, reads });
@@ -385,10 +386,10 @@ Deno.test("big files stream through the workers' bounded buffer: a needle across
         { path: ".", content: "[ln]e{2}dle-4[0-9]", regex: true },
       ] as ViewArgs[]
     ) {
-      const plain = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+      const plain = await viewText(locations, createSession(locations.localAt(dir.path)), args, {
         reads,
       });
-      const fast = await runView(locations, createSession(locations.localAt(dir.path)), args, {
+      const fast = await viewText(locations, createSession(locations.localAt(dir.path)), args, {
         scanner,
         reads,
       });

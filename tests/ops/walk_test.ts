@@ -3,7 +3,7 @@ import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { compileGlobs } from "../../lib/core/search/glob.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { runView } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 import {
   newWalkStats,
   walkBatches,
@@ -83,11 +83,11 @@ Deno.test("a name pattern still counts every file it passed over, and a path pat
 Deno.test("a listing names directories cut by max_depth even where the pattern cannot reach", async () => {
   const locations = new Locations(new MemoryBackend(tree));
   const session = createSession(locations.localAt("/repo"));
-  const cut = await runView(locations, session, { path: ".", pattern: "docs/*.md", max_depth: 1 });
+  const cut = await viewText(locations, session, { path: ".", pattern: "docs/*.md", max_depth: 1 });
   assertStringIncludes(cut, "docs/\tdirectory, not entered (max_depth 1)");
   assertStringIncludes(cut, "src/\tdirectory, not entered (max_depth 1)");
   // Nothing matches and every directory was passed over: a broader pattern is still offered.
-  const none = await runView(locations, session, { path: "only", pattern: "x/*.rs" });
+  const none = await viewText(locations, session, { path: "only", pattern: "x/*.rs" });
   assertStringIncludes(none, "scanned 0 files");
   assertStringIncludes(none, 'Try a broader pattern or none: view {"path":"only"}.');
 });

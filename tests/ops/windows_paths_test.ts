@@ -8,7 +8,7 @@ import { MACOS_PATHS, WINDOWS_PATHS } from "../../lib/core/path/path_rules.ts";
 import { Confinement } from "../../lib/ops/confinement.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession, fileKey } from "../../lib/ops/session.ts";
-import { runView } from "../../lib/ops/view.ts";
+import { viewText } from "./_view_text.ts";
 import { runWorkdir } from "../../lib/ops/workdir.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { runExtractLines } from "../../lib/ops/edit/extract_lines.ts";
@@ -47,7 +47,7 @@ Deno.test("Windows paths resolve: drive letters, / or \\, .., relative to the wo
 Deno.test("a drive-relative C:foo is refused, naming C:\\foo as the spelling to use", async () => {
   const t = windowsDisk();
   const e = await assertRejects(() =>
-    runView(t.locations, t.session, { path: "C:foo" })
+    viewText(t.locations, t.session, { path: "C:foo" })
   ) as AnchorError;
   assertEquals(e.code, "INVALID_PATH");
   assertStringIncludes(String(e.hint), '"C:\\\\foo"');
@@ -55,18 +55,18 @@ Deno.test("a drive-relative C:foo is refused, naming C:\\foo as the spelling to 
 
 Deno.test("view, list and search show Windows paths relative to the workdir", async () => {
   const t = windowsDisk();
-  const file = await runView(t.locations, t.session, { path: "c:/PROJ/sub/B.TXT" });
+  const file = await viewText(t.locations, t.session, { path: "c:/PROJ/sub/B.TXT" });
   assertStringIncludes(file, "beta two");
-  const listing = await runView(t.locations, t.session, { path: "." });
+  const listing = await viewText(t.locations, t.session, { path: "." });
   assertStringIncludes(listing, "a.txt\t");
   assertStringIncludes(listing, "sub\\b.txt\t");
-  const cut = await runView(t.locations, t.session, { path: "C:\\proj", max_depth: 1 });
+  const cut = await viewText(t.locations, t.session, { path: "C:\\proj", max_depth: 1 });
   assertStringIncludes(cut, "sub\\\tdirectory, not entered");
-  const found = await runView(t.locations, t.session, { path: ".", content: "beta" });
+  const found = await viewText(t.locations, t.session, { path: ".", content: "beta" });
   assertStringIncludes(found, "a.txt");
   assertStringIncludes(found, "sub\\b.txt");
   assert(!found.includes("sub/b.txt"), found);
-  const elsewhere = await runView(t.locations, t.session, { path: "sub", content: "two" });
+  const elsewhere = await viewText(t.locations, t.session, { path: "sub", content: "two" });
   assertStringIncludes(elsewhere, "sub\\b.txt");
 });
 
@@ -76,7 +76,7 @@ Deno.test(".gitignore rules apply under a Windows root", async () => {
     "C:\\proj\\.gitignore": "build/\n",
     "C:\\proj\\build\\out.txt": "beta built\n",
   });
-  const found = await runView(t.locations, t.session, { path: ".", content: "beta" });
+  const found = await viewText(t.locations, t.session, { path: ".", content: "beta" });
   assert(!found.includes("out.txt"), found);
   assertStringIncludes(found, "sub\\b.txt");
 });
@@ -102,7 +102,7 @@ Deno.test("edits: create, str_replace and undo under any spelling of one Windows
   });
   assertEquals(await t.text("C:\\proj\\new\\dir\\c.txt"), "one\n");
   assertEquals((await t.disk.readDir("C:\\proj\\new")).map((e) => e.name), ["dir"]);
-  await runView(t.locations, t.session, { path: "a.txt" });
+  await viewText(t.locations, t.session, { path: "a.txt" });
   const out = await asText(runTextEditor(t.services, t.session, {
     command: "str_replace",
     path: "C:\\PROJ\\A.TXT",
@@ -137,10 +137,10 @@ Deno.test("confinement on Windows paths: case-insensitive, by components, no ..\
     roots: false,
   });
   t.locations.setGuard(confinement);
-  assertStringIncludes(await runView(t.locations, t.session, { path: "c:\\proj\\x.txt" }), "mine");
-  assertStringIncludes(await runView(t.locations, t.session, { path: "sub\\b.txt" }), "beta two");
+  assertStringIncludes(await viewText(t.locations, t.session, { path: "c:\\proj\\x.txt" }), "mine");
+  assertStringIncludes(await viewText(t.locations, t.session, { path: "sub\\b.txt" }), "beta two");
   for (const path of ["C:\\proj2\\x.txt", "..\\proj2\\x.txt", "..\\..\\proj2\\x.txt"]) {
-    const e = await assertRejects(() => runView(t.locations, t.session, { path })) as AnchorError;
+    const e = await assertRejects(() => viewText(t.locations, t.session, { path })) as AnchorError;
     assertEquals(e.code, "OUTSIDE_ALLOWED", path);
     assertStringIncludes(e.message, "proj2", path);
   }
@@ -156,8 +156,8 @@ Deno.test("client roots as Windows file URIs become the allowed set", async () =
   t.locations.setGuard(confinement);
   const ignored = await confinement.setRoots(["file:///c%3A/Proj", "https://example.com/"]);
   assertEquals(ignored, ["https://example.com/"]);
-  assertStringIncludes(await runView(t.locations, t.session, { path: "a.txt" }), "alpha");
-  await assertRejects(() => runView(t.locations, t.session, { path: "C:\\proj2\\x.txt" }));
+  assertStringIncludes(await viewText(t.locations, t.session, { path: "a.txt" }), "alpha");
+  await assertRejects(() => viewText(t.locations, t.session, { path: "C:\\proj2\\x.txt" }));
 });
 
 Deno.test("macOS rules: confinement folds case on a case-insensitive disk", async () => {
@@ -169,9 +169,9 @@ Deno.test("macOS rules: confinement folds case on a case-insensitive disk", asyn
     roots: false,
   });
   locations.setGuard(confinement);
-  assertStringIncludes(await runView(locations, session, { path: "Proj/A.TXT" }), "alpha");
+  assertStringIncludes(await viewText(locations, session, { path: "Proj/A.TXT" }), "alpha");
   const e = await assertRejects(() =>
-    runView(locations, session, { path: "/Users/me/Other" })
+    viewText(locations, session, { path: "/Users/me/Other" })
   ) as AnchorError;
   assertEquals(e.code, "OUTSIDE_ALLOWED");
 });

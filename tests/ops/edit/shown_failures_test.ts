@@ -6,7 +6,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../..
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../../lib/ops/edit/batch_edit.ts";
-import { runView } from "../../../lib/ops/view.ts";
+import { viewText } from "../_view_text.ts";
 import { asText, editEnv } from "./_env.ts";
 
 /** A line different from `line` with the same 8-bit hash. */
@@ -86,10 +86,10 @@ Deno.test("ids from a stale-id report work for the retry, also for lines with a 
 Deno.test("ids from a view's stale-id report work in batch_edit without another view", async () => {
   const env = editEnv({ "/f.txt": Array.from({ length: 300 }, (_, i) => `l${i + 1}\n`).join("") });
   const locations = env.services.locations;
-  await runView(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
+  await viewText(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
   const wrong = ((hashLine("l200") + 1) % 256).toString(16).padStart(2, "0");
   await assertRejects(() =>
-    runView(locations, env.session, { path: "/f.txt", start: `200:${wrong}` })
+    viewText(locations, env.session, { path: "/f.txt", start: `200:${wrong}` })
   );
   const result = await asText(runBatchEdit(env.services, env.session, {
     path: "/f.txt",
@@ -106,11 +106,11 @@ Deno.test("ids from a view's stale-id report work in batch_edit without another 
 Deno.test("an id from a view report's 'is now at' list works in batch_edit", async () => {
   const env = editEnv({ "/f.txt": Array.from({ length: 300 }, (_, i) => `l${i + 1}\n`).join("") });
   const locations = env.services.locations;
-  await runView(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
+  await viewText(locations, env.session, { path: "/f.txt", start: 1, end: 10 });
   // An id whose hash is some other line's: the report offers that line ("is now at").
   const far = formatLineId(250, "l250");
   const wrong = `5:${far.split(":")[1]}`;
-  const error = await rejected(runView(locations, env.session, { path: "/f.txt", start: wrong }));
+  const error = await rejected(viewText(locations, env.session, { path: "/f.txt", start: wrong }));
   const offered = /is now at: ([0-9]+:[0-9a-f]{2})\|/.exec(error.detail!)![1]!;
   const result = await asText(runBatchEdit(env.services, env.session, {
     path: "/f.txt",

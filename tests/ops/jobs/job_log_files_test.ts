@@ -12,7 +12,7 @@ import { testNeeding } from "../../_requires.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import { createSession } from "../../../lib/ops/session.ts";
-import { runView } from "../../../lib/ops/view.ts";
+import { viewText } from "../_view_text.ts";
 import { createReadLimits, DEFAULT_MAX_FILE_BYTES } from "../../../lib/ops/read_limits.ts";
 
 const test = testNeeding("bash");
@@ -72,7 +72,7 @@ test("a search of a job log over the file limit suggests jobs read, not a grep o
     locations.setJobLogs(new JobLogFiles(jobs));
     const session = createSession(locations.localAt(dir.path));
     const uri = `anchorfs://jobs/${job.id}`;
-    const text = await runView(locations, session, { path: uri, content: "FAIL" }, {
+    const text = await viewText(locations, session, { path: uri, content: "FAIL" }, {
       reads: createReadLimits(),
     });
     assertStringIncludes(text, `Not searched, over the 16 MiB search limit: "${uri}"`);
