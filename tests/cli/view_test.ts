@@ -84,3 +84,48 @@ Deno.test("a bad view argument's hint is the whole corrected call: a command lin
     assertStringIncludes(cli.stderr, `error: ${tool.text.split("\n\n")[0]}`);
   }
 });
+
+Deno.test("a search or an empty listing suggests anchorfs commands to a person and tool calls to a model, the prose the same", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, {
+    ".gitignore": "out/\n",
+    ".env": "y\n",
+    "out/c.ts": "x\n",
+    "lib/b.ts": "foo\n",
+    "many.txt": "hit\n".repeat(45),
+  });
+  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+  const cases: [string[], Record<string, unknown>, [string, string][]][] = [
+    [["many.txt", "--content", "hit"], { path: "many.txt", content: "hit" }, [
+      [
+        'view {"path":"many.txt","start":41,"end":45}',
+        "`anchorfs view many.txt --start 41 --end 45`",
+      ],
+    ]],
+    [[".", "--content", "Needle"], { path: ".", content: "Needle" }, [
+      ['view {"path":"out","content":"Needle"}', "`anchorfs view out --content Needle`"],
+      [
+        'view {"path":".","content":"Needle","include_hidden":true}',
+        "`anchorfs view . --content Needle --include-hidden`",
+      ],
+      [
+        'view {"path":".","content":"(?i)Needle","regex":true}',
+        "`anchorfs view . --content '(?i)Needle' --regex`",
+      ],
+    ]],
+    [["lib", "--pattern", "*.rs"], { path: "lib", pattern: "*.rs" }, [
+      ['view {"path":"lib"}', "`anchorfs view lib`"],
+    ]],
+  ];
+  for (const [args, toolArgs, steps] of cases) {
+    const cli = await runCliProcess(["view", ...args], { cwd: dir.path });
+    const tool = await server.call("view", toolArgs);
+    assertEquals(cli.code, 0, cli.stderr);
+    let asCommands = tool.text;
+    for (const [call, command] of steps) {
+      assertStringIncludes(tool.text, call);
+      asCommands = asCommands.replace(call, command);
+    }
+    assertEquals(cli.stdout, `${asCommands}\n`, args.join(" "));
+  }
+});
