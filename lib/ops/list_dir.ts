@@ -24,7 +24,15 @@ import {
 } from "./walk.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
-import { step, type StepSyntax, type ToolArgs } from "../core/next_step.ts";
+import {
+  type Guide,
+  guide,
+  type GuidePart,
+  joinGuide,
+  joinGuides,
+  step,
+  type ToolArgs,
+} from "../core/next_step.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 export const LIST_MAX_ROWS = 1000;
@@ -40,30 +48,31 @@ const LIST_BATCH = 64;
 
 /** What a listing says after its rows: entries left out, or a stop before the end. */
 function listNotices(
-  session: Session,
   shownPath: string,
   stats: WalkStats,
   options: WalkOptions,
   counts: { more: boolean; exact: boolean; shown: number; extra: number },
-): string[] {
-  const notices: string[] = [];
+): GuidePart[] {
+  const notices: GuidePart[] = [];
   if (counts.more) {
     notices.push(
-      `Listed the first ${plural(counts.shown, "entry", "entries")}; ${
+      guide`Listed the first ${plural(counts.shown, "entry", "entries")}; ${
         counts.exact ? "" : "more than "
       }${plural(counts.extra, "more file")} not shown. Narrow it: ${
-        session.steps(step("view", { path: quotePath(shownPath), max_depth: 2 }))
+        step("view", { path: quotePath(shownPath), max_depth: 2 })
       }, a subdirectory, or a pattern such as ${
-        session.steps(step("view", { path: quotePath(shownPath), pattern: "*.ts" }))
+        step("view", { path: quotePath(shownPath), pattern: "*.ts" })
       }.`,
     );
   }
   if (stats.stopped && options.budget) {
     notices.push(
-      `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. ` +
-        `Narrow it: ${
-          session.steps(step("view", { path: quotePath(shownPath), max_depth: 2 }))
-        } or a subdirectory.`,
+      joinGuide(
+        `${options.budget.describe(stats.stopped)}: the listing stopped early and is partial. `,
+        "Narrow it: ",
+        step("view", { path: quotePath(shownPath), max_depth: 2 }),
+        " or a subdirectory.",
+      ),
     );
   }
   return notices;
@@ -253,33 +262,35 @@ async function gatherListing(
   return listing;
 }
 
+/** The listing of a directory; the calls it suggests stay steps, for each adapter to write. */
 export async function listDirectory(
   session: Session,
   location: Location,
   options: WalkOptions,
   pattern: string | undefined,
-): Promise<string> {
+): Promise<Guide> {
   const stats = newWalkStats();
   const shown = displayPath(session, location);
   const listing = await gatherListing(location.backend, location.path, options, stats);
   const { listed, cuts, extra, exact } = listing;
   const rules = describeRules(options, pattern);
   if (listed === 0 && cuts === 0) {
-    return `No files to list in ${quotePathAlways(shown)}${
+    return guide`No files to list in ${quotePathAlways(shown)}${
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
-    }: scanned ${plural(stats.filesSeen, "file")} (${rules}).` +
-      emptyHint(session.steps, stats, options, {
+    }: scanned ${plural(stats.filesSeen, "file")} (${rules}).${
+      emptyHint(stats, options, {
         path: quotePath(shown),
         ...(pattern ? { pattern } : {}),
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
-      }, (abs) => displayPath(session, siblingLocation(location, abs)));
+      }, (abs) => displayPath(session, siblingLocation(location, abs)))
+    }`;
   }
   const header =
     `${quotePath(shown)}: ${plural(listed + extra, "file")}${exact ? "" : "+"}${
       cuts > 0 ? `, ${plural(cuts, "directory", "directories")} not entered` : ""
     } (${rules}${listing.binaries > 0 ? `; ${listing.binaries} binary` : ""}). ` +
     "Columns: path, lines, ~tokens.";
-  const notices = listNotices(session, shown, stats, options, {
+  const notices = listNotices(shown, stats, options, {
     more: listing.more,
     exact,
     shown: listed + cuts,
@@ -287,8 +298,12 @@ export async function listDirectory(
   });
   const unreadable = unreadableNotice(stats);
   if (unreadable) notices.push(unreadable);
-  return [header, ...listing.rows].join("\n") +
-    (notices.length > 0 ? `\n\n${notices.map((n) => `[${n}]`).join("\n")}` : "");
+  return joinGuide(
+    [header, ...listing.rows].join("\n"),
+    notices.length > 0
+      ? joinGuide("\n\n", joinGuides(notices.map((n) => guide`[${n}]`), "\n"))
+      : "",
+  );
 }
 
 /** The sentence on directories the walk could not read (listing and search), or "". */
@@ -314,7 +329,6 @@ export function describeRules(options: WalkOptions, pattern: string | undefined)
  * turns an absolute path into the form the agent passes back.
  */
 export function emptyHint(
-  steps: StepSyntax,
   stats: Pick<
     WalkStats,
     | "filesSeen"
@@ -330,8 +344,8 @@ export function emptyHint(
   options: WalkOptions,
   args: ToolArgs["view"],
   show: (abs: string) => string,
-): string {
-  const tips: string[] = [];
+): Guide {
+  const tips: Guide[] = [];
   const name = (e: SkippedEntry) => JSON.stringify(`${show(e.path)}${e.isDir ? "/" : ""}`);
   const more = (shown: number, all: number) => (all > shown ? ", …" : "");
   if (stats.ignored > 0) {
@@ -345,16 +359,17 @@ export function emptyHint(
     const first = stats.ignoredSamples.find((e) => e.isDir) ?? stats.ignoredSamples[0];
     const searching = "content" in args;
     tips.push(
-      `${plural(stats.ignored, "entry", "entries")} gitignored, not ${
+      guide`${plural(stats.ignored, "entry", "entries")} gitignored, not ${
         searching ? "searched" : "listed"
-      }: ${named.join(", ")}${more(named.length, stats.ignored)}` +
-        (first
-          ? `; an ignored ${first.isDir ? "directory" : "file"} is ${
+      }: ${named.join(", ")}${more(named.length, stats.ignored)}${
+        first
+          ? guide`; an ignored ${first.isDir ? "directory" : "file"} is ${
             searching ? "searched" : first.isDir ? "listed" : "shown"
           } when named as the path: ${
-            steps(step("view", { ...withoutPattern(args, first.isDir), path: show(first.path) }))
+            step("view", { ...withoutPattern(args, first.isDir), path: show(first.path) })
           }`
-          : ""),
+          : ""
+      }`,
     );
   }
   const hidden = stats.hidden - stats.hiddenIgnoreFiles;
@@ -362,22 +377,28 @@ export function emptyHint(
     // .gitignore files alone are not worth a retry: their rules were applied, as the text says.
     const named = stats.hiddenSamples.map(name);
     tips.push(
-      `${plural(hidden, "hidden entry", "hidden entries")} skipped (${named.join(", ")}${
+      guide`${plural(hidden, "hidden entry", "hidden entries")} skipped (${named.join(", ")}${
         more(named.length, hidden)
-      }): ${steps(step("view", { ...args, include_hidden: true }))} includes ${
+      }): ${step("view", { ...args, include_hidden: true })} includes ${
         hidden === 1 ? "it" : "them"
       }`,
     );
   }
-  if (stats.symlinks > 0) tips.push(symlinkTip(steps, stats, args, show));
+  if (stats.symlinks > 0) tips.push(symlinkTip(stats, args, show));
   // Files the pattern rejected, or directories it could not reach into: a broader one may help.
   if ((stats.filesSeen > 0 || stats.dirsPassedOver > 0) && options.filter) {
     const { pattern: _pattern, ...rest } = args;
-    tips.push(`try a broader pattern or none: ${steps(step("view", rest))}`);
+    tips.push(guide`try a broader pattern or none: ${step("view", rest)}`);
   }
-  if (tips.length === 0) return "";
   // Sentences of their own: they follow "...(rules)." in the empty-result text.
-  return tips.map((t) => ` ${t[0]!.toUpperCase()}${t.slice(1)}.`).join("");
+  return joinGuide(...tips.map(asSentence));
+}
+
+/** A tip as a sentence of its own: a space before, a capital first letter, a full stop after. */
+function asSentence(tip: Guide): Guide {
+  const [first = "", ...rest] = tip.text;
+  const text = [`${first.charAt(0).toUpperCase()}${first.slice(1)}`, ...rest];
+  return joinGuide(" ", { text, next: tip.next }, ".");
 }
 
 /**
@@ -385,22 +406,22 @@ export function emptyHint(
  * ripgrep reasons), and the call on one link reads or searches what it points to.
  */
 function symlinkTip(
-  steps: StepSyntax,
   stats: Pick<WalkStats, "symlinks" | "symlinkSamples">,
   args: ToolArgs["view"],
   show: (abs: string) => string,
-): string {
+): Guide {
   const named = stats.symlinkSamples.map((e) => JSON.stringify(show(e.path)));
   const first = stats.symlinkSamples[0];
   const searching = "content" in args;
-  return `${plural(stats.symlinks, "symlink")} skipped (${named.join(", ")}${
+  return guide`${plural(stats.symlinks, "symlink")} skipped (${named.join(", ")}${
     stats.symlinks > named.length ? ", …" : ""
-  }): links are not followed in ${searching ? "a search" : "a listing"}` +
-    (first
-      ? `; naming one as the path ${searching ? "searches" : "views"} its target: ${
-        steps(step("view", { ...withoutPattern(args, false), path: show(first.path) }))
+  }): links are not followed in ${searching ? "a search" : "a listing"}${
+    first
+      ? guide`; naming one as the path ${searching ? "searches" : "views"} its target: ${
+        step("view", { ...withoutPattern(args, false), path: show(first.path) })
       }`
-      : "");
+      : ""
+  }`;
 }
 
 /** A file named as the path is read whatever the pattern says; a directory keeps the pattern. */

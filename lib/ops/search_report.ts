@@ -267,7 +267,7 @@ function noMatches(
     `No matches for ${search.description} in ${where}: searched ${plural(tally.searched, "file")}${
       stopped ? " before it stopped" : ""
     } (${rules}${skipped ? `; ${skipped}` : ""}).`,
-    emptyHint(session.steps, scope.stats, options, {
+    emptyHint(scope.stats, options, {
       path,
       content: search.source,
       ...(search.regex ? { regex: true } : {}),
