@@ -7,7 +7,6 @@ import { runBatchEdit } from "../ops/edit/batch_edit.ts";
 import { readBatchOperations } from "../ops/edit/batch_operations.ts";
 import { runTextEditor } from "../ops/edit/text_editor.ts";
 import { createSession } from "../ops/session.ts";
-import { cliStepSyntax } from "./step_command.ts";
 import { renderResultForTerminal } from "./output.ts";
 import type { Guide } from "../core/next_step.ts";
 import {
@@ -96,7 +95,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
     const dryRun = values["dry-run"] === true;
     const all = services();
     await applyAllow(all, values.allow);
-    const session = createSession(all.locations.localAt(Deno.cwd()), cliStepSyntax);
+    const session = createSession(all.locations.localAt(Deno.cwd()));
     let text: Guide;
     if (values.batch !== undefined) {
       const raw = await readInput(values.batch, "--batch");

@@ -1,5 +1,5 @@
 // Next steps as a person types them: the one table from tool arguments to `anchorfs …` flags
-// (or to the shell command a step stands for), and the StepSyntax the CLI's session and error
+// (or to the shell command a step stands for), and the StepSyntax the CLI's result and error
 // rendering use. A step with no command-line form falls back to the tool call, for a stated reason.
 
 import {

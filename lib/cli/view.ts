@@ -2,7 +2,6 @@
 // from the same core function (lib/ops/view.ts), with suggested calls as `anchorfs …` commands.
 
 import { createSession } from "../ops/session.ts";
-import { cliStepSyntax } from "./step_command.ts";
 import { type ViewArgs, viewResult } from "../ops/view.ts";
 import { renderResultForTerminal } from "./output.ts";
 import {
@@ -75,7 +74,7 @@ Examples:
     const all = services();
     await applyAllow(all, values.allow);
     const { locations, scanner, reads } = all;
-    const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
+    const session = createSession(locations.localAt(Deno.cwd()));
     const result = await viewResult(locations, session, viewArgs, { scanner, reads });
     terminal.out(renderResultForTerminal(result));
     return 0;

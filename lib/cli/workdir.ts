@@ -1,7 +1,6 @@
 // `anchorfs workdir [PATH]`: shows how a path resolves (local or ssh://), as the workdir tool would.
 
 import { createSession } from "../ops/session.ts";
-import { cliStepSyntax } from "./step_command.ts";
 import { renderResultForTerminal } from "./output.ts";
 import { step, toolCallSyntax } from "../core/next_step.ts";
 import { runWorkdir } from "../ops/workdir.ts";
@@ -37,7 +36,7 @@ ${ALLOW_HELP}`,
     const all = services();
     await applyAllow(all, values.allow);
     const { locations } = all;
-    const session = createSession(locations.localAt(Deno.cwd()), cliStepSyntax);
+    const session = createSession(locations.localAt(Deno.cwd()));
     if (positionals[0] === undefined) {
       terminal.out(renderResultForTerminal(await runWorkdir(session, locations, "get")));
       return 0;

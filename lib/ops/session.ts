@@ -5,7 +5,6 @@
 import type { LoggedEdit } from "../core/edit/edit_log.ts";
 import { ShownLines } from "../core/edit/shown_lines.ts";
 import { ViewMemory } from "../core/edit/view_memory.ts";
-import { type StepSyntax, toolCallSyntax } from "../core/next_step.ts";
 import type { Location } from "./location.ts";
 
 /**
@@ -35,13 +34,11 @@ export interface Session {
    * @ignore
    */
   readonly views: ViewMemory;
-  /** How result texts write the calls they suggest: tool calls (MCP), command lines (CLI). */
-  readonly steps: StepSyntax;
 }
 
 /**
- * A fresh session starting (and with its working directory) at `root`. `steps` is how its result
- * texts write the calls they suggest: tool calls (the default, for MCP) or command lines.
+ * A fresh session starting (and with its working directory) at `root`. Results keep the calls
+ * they suggest as steps; each adapter writes them in its own syntax.
  *
  * @example
  * ```ts
@@ -52,14 +49,13 @@ export interface Session {
  * session.cwd.path; // "/srv/app": relative paths resolve against it
  * ```
  */
-export function createSession(root: Location, steps: StepSyntax = toolCallSyntax): Session {
+export function createSession(root: Location): Session {
   return {
     root,
     cwd: root,
     shown: new ShownLines(),
     edits: new Map(),
     views: new ViewMemory(),
-    steps,
   };
 }
 

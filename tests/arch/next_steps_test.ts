@@ -28,11 +28,23 @@ const TOOL_CALL_TEXT = new RegExp(
 
 /** Lines of `text` (comments removed) that write a tool call by hand, as "path:line: text". */
 function handWrittenCalls(path: string, text: string): string[] {
+  return linesMatching(path, text, TOOL_CALL_TEXT);
+}
+
+/**
+ * What writes a step in some syntax: the syntax type, the renderer, a syntax itself, or a
+ * session's (`session.steps`). The ops return guides; only the adapters (lib/mcp, lib/cli) and
+ * start-up code that knows its reader choose a syntax.
+ */
+const STEP_RENDERING = /\b(?:StepSyntax|renderGuide|toolCallSyntax|cliStepSyntax)\b|\.steps\s*\(/g;
+
+/** Lines of `text` (comments removed) that match `pattern`, as "path:line: text". */
+function linesMatching(path: string, text: string, pattern: RegExp): string[] {
   // Comments may show the syntax (they document it); blank them out, keeping line numbers.
   const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, " "))
     .replace(/^\s*\/\/.*$/gm, "");
   const found: string[] = [];
-  for (const m of code.matchAll(TOOL_CALL_TEXT)) {
+  for (const m of code.matchAll(pattern)) {
     const line = code.slice(0, m.index).split("\n").length;
     found.push(`${path}:${line}: ${text.split("\n")[line - 1]!.trim()}`);
   }
@@ -76,4 +88,32 @@ Deno.test("the tool-call scanner finds quoted, templated and multi-line calls (s
   const found = handWrittenCalls("sample.ts", sample);
   assertEquals(found.map((f) => f.split(": ")[0]), ["sample.ts:1", "sample.ts:2", "sample.ts:3"]);
   for (const [path, why] of Object.entries(EXEMPT)) assert(why.length > 40, `${path}: say why`);
+});
+
+Deno.test("no lib/ops file writes a step in a syntax: results and errors keep them as data", async () => {
+  const found: string[] = [];
+  for (const path of await sources("lib/ops")) {
+    found.push(
+      ...linesMatching(path, await Deno.readTextFile(`${REPO_ROOT}/${path}`), STEP_RENDERING),
+    );
+  }
+  assertEquals(found, [], "return a Guide (guide`...${step(...)}...`); the adapters render it");
+});
+
+Deno.test("the step-rendering scanner finds a syntax, a renderer and a session's steps (so the rule can fail)", () => {
+  const sample = [
+    'import { renderGuide, step } from "../core/next_step.ts";',
+    'const text = `Read it: ${session.steps(step("view", { path }))}`;',
+    "function hint(steps: StepSyntax) {}",
+    "const call = toolCallSyntax(s);",
+    "// a comment may name renderGuide",
+    'const g = guide`Read it: ${step("view", { path })}`;',
+  ].join("\n");
+  const found = linesMatching("sample.ts", sample, STEP_RENDERING);
+  assertEquals([...new Set(found.map((f) => f.split(": ")[0]))], [
+    "sample.ts:1",
+    "sample.ts:2",
+    "sample.ts:3",
+    "sample.ts:4",
+  ]);
 });
