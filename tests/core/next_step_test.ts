@@ -2,6 +2,7 @@ import { assertEquals } from "../_assert.ts";
 import {
   argExample,
   guide,
+  guideShape,
   type GuideStep,
   joinGuide,
   joinGuides,
@@ -38,6 +39,16 @@ Deno.test("guides splice into guides and join with a separator, steps kept in or
   assertEquals(outer.next, [a, b, b]);
   assertEquals(renderGuide(outer, upper), "View each: <VIEW>, plain, <VIEW>; then retry <VIEW>.");
   assertEquals(renderGuide("no steps", upper), "no steps");
+});
+
+Deno.test("a guide's shape keeps its prose's lines, each step one character, in no syntax", () => {
+  const g = guide`rows\n\n[Narrow it: ${step("view", { path: "a", max_depth: 2 })}.]`;
+  assertEquals(guideShape(g), "rows\n\n[Narrow it: ….]");
+  assertEquals(guideShape("plain\n[notice]"), "plain\n[notice]");
+  // Where the lines break is the rendered text's in every syntax.
+  for (const syntax of [toolCallSyntax, upper]) {
+    assertEquals(renderGuide(g, syntax).split("\n").length, guideShape(g).split("\n").length);
+  }
 });
 
 Deno.test("an AnchorError carries its next steps; hint and formatError write them per syntax", () => {
