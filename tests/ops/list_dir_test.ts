@@ -3,8 +3,10 @@ import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { type ViewArgs } from "../../lib/ops/view.ts";
+import { type ViewArgs, viewResult } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
+import { renderGuide } from "../../lib/core/next_step.ts";
+import { cliStepSyntax } from "../../lib/cli/step_command.ts";
 import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
 import type { FileBackend } from "../../lib/ops/file_backend.ts";
 import { testNeeding } from "../_requires.ts";
@@ -92,6 +94,11 @@ needsPosixFs(
       listed,
       '3 symlinks skipped ("links/a.txt", "links/b.md", "links/c-dir"): links are not followed ' +
         'in a listing; naming one as the path views its target: view {"path":"links/a.txt"}.',
+    );
+    // A person reads the same tip with the command to run.
+    assertStringIncludes(
+      renderGuide(await viewResult(locations, session, { path: "links" }), cliStepSyntax),
+      "naming one as the path views its target: `anchorfs view links/a.txt`.",
     );
     // The call it names works: it shows the link's target.
     assertStringIncludes(await viewText(locations, session, { path: "links/a.txt" }), "|hello");

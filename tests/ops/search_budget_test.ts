@@ -5,7 +5,7 @@ import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { type ViewArgs } from "../../lib/ops/view.ts";
+import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 
 function setup(budget: Budget) {

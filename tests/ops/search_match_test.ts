@@ -15,7 +15,7 @@ import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import type { ContentScanner } from "../../lib/ops/search.ts";
 import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { type ViewArgs } from "../../lib/ops/view.ts";
+import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 
 const MiB = 1024 * 1024;

@@ -4,7 +4,7 @@ import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { ParallelScanner } from "../../lib/backends/local/parallel_scan.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { type ViewArgs } from "../../lib/ops/view.ts";
+import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { matchBytes } from "../../lib/core/search/match_bytes.ts";
