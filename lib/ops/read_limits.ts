@@ -89,8 +89,8 @@ export class ByteBudget {
    * Takes `bytes` (waiting for room) and returns the function that gives them back, for a hold
    * that outlives one call (a reply held until it is written). Calling it twice is harmless.
    */
-  async take(bytes: number, signal?: AbortSignal): Promise<() => void> {
-    return await this.hold(bytes, signal, true);
+  take(bytes: number, signal?: AbortSignal): Promise<() => void> {
+    return this.hold(bytes, signal, true);
   }
 
   /**
