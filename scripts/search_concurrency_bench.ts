@@ -3,7 +3,7 @@
 // on an installed node_modules tree; wall time of each call, the total, the server's peak RSS
 // (VmHWM, reset before each row) and its RSS once idle. Not a test. Usage:
 //   deno run -A scripts/search_concurrency_bench.ts [--many DIR] [--node-modules DIR]
-//     [--n 1,2,4,10] [--idle 3] [--compare CHECKOUT] [--write FILE]
+//     [--n 1,2,4,10] [--idle 3] [--compare CHECKOUT] [--compare-n 1,2,4] [--write FILE]
 // --many is created (100,000 empty files and one holding "hello") when missing. --compare runs
 // the server of another checkout (e.g. main exported with `git archive`) on the same rows, one
 // after the other, for a "before" column.
@@ -20,6 +20,7 @@ const { values: opts } = parseArgs({
     n: { type: "string", default: "1,2,4,10" },
     idle: { type: "string", default: "3" },
     compare: { type: "string" },
+    "compare-n": { type: "string" },
     write: { type: "string" },
   },
 });
@@ -108,13 +109,19 @@ const loadNow = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0,
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One row per N: the N calls sent at once, each call's time, the total, peak and idle RSS. */
-async function rows(label: string, dir: string, args: Record<string, unknown>, checkout: string) {
+async function rows(
+  label: string,
+  dir: string,
+  args: Record<string, unknown>,
+  checkout: string,
+  counts: string,
+) {
   const server = await start(dir, checkout);
   const out: string[] = [];
   try {
     const first = await server.call(args); // warm-up: page cache, workers, JIT
     note(`${label} [${checkout}]: ${first.text.split("\n").at(-1)?.slice(0, 100)}`);
-    for (const n of opts.n!.split(",").map(Number)) {
+    for (const n of counts.split(",").map(Number)) {
       resetPeak(server.pid);
       const load = loadNow();
       const cpu = cpuSeconds(server.pid);
@@ -157,8 +164,11 @@ const checkouts: [string, string][] = [["this checkout", root]];
 if (opts.compare) checkouts.unshift(["before", opts.compare.replace(/\/$/, "")]);
 const sections: string[] = [];
 for (const [name, checkout] of checkouts) {
+  const counts = checkout === root ? opts.n! : opts["compare-n"] ?? opts.n!;
   const lines: string[] = [];
-  for (const [label, dir, args] of trees) lines.push(...await rows(label, dir, args, checkout));
+  for (const [label, dir, args] of trees) {
+    lines.push(...await rows(label, dir, args, checkout, counts));
+  }
   sections.push(
     `${name} (\`${checkout === root ? "HEAD" : checkout}\`):\n\n` +
       `| tree, search | N at once | fastest / slowest call (ms) | total (ms) | total / N | server CPU (s) | peak RSS (MB) | RSS ${opts.idle} s idle (MB) | load before |\n` +
