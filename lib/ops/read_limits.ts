@@ -89,24 +89,7 @@ export class ByteBudget {
    * Takes `bytes` (waiting for room) and returns the function that gives them back, for a hold
    * that outlives one call (a reply held until it is written). Calling it twice is harmless.
    */
-  take(bytes: number, signal?: AbortSignal): Promise<() => void> {
-    return this.hold(bytes, signal, true);
-  }
-
-  /**
-   * Like `take`, for bytes that live elsewhere (a search worker's read): giving them back leaves
-   * no garbage on this thread, so it never asks for a collection. Counting them did: concurrent
-   * searches over many small files forced a full collection every 100 ms, most of the run.
-   */
-  reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
-    return this.hold(bytes, signal, false);
-  }
-
-  private async hold(
-    bytes: number,
-    signal: AbortSignal | undefined,
-    reclaims: boolean,
-  ): Promise<() => void> {
+  async take(bytes: number, signal?: AbortSignal): Promise<() => void> {
     const take = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
     if (this.waiters.length > 0 || this.used + take > this.capacity) {
       // A cancelled call leaves the queue (it rejects with the signal's reason) instead of
@@ -139,7 +122,7 @@ export class ByteBudget {
       held = false;
       this.used -= take;
       this.wakeWaiters();
-      if (reclaims) this.noteReleased(take);
+      this.noteReleased(take);
     };
   }
 

@@ -242,7 +242,7 @@ async function scanRoot(
   // (its most) can all be busy. More batches wait for room instead of piling up reads.
   const hold = readBudget ? Math.min(limit, readBudget.capacity / 4) : 0;
   const send = async () => {
-    const release = readBudget ? await takeOrStop(readBudget, hold, budget, true) : () => {};
+    const release = readBudget ? await takeOrStop(readBudget, hold, budget) : () => {};
     if (release === null) return false;
     inFlight.push({ paths: batch, result: scan.scan(batch).finally(release) });
     batch = [];
@@ -305,13 +305,9 @@ async function takeOrStop(
   readBudget: ByteBudget,
   bytes: number,
   budget: Budget,
-  elsewhere = false,
 ): Promise<(() => void) | null> {
   try {
-    // A scanner batch's bytes are read in a worker: reserved, they ask for no collection here.
-    return await (elsewhere
-      ? readBudget.reserve(bytes, budget.signal)
-      : readBudget.take(bytes, budget.signal));
+    return await readBudget.take(bytes, budget.signal);
   } catch (e) {
     if (budget.signal?.aborted) return null;
     throw e;

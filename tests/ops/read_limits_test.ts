@@ -68,18 +68,3 @@ Deno.test("ByteBudget asks for a collection after enough bytes were given back",
   release(); // twice is harmless
   assertEquals(budget.inUse, 0);
 });
-
-Deno.test("ByteBudget reservations (bytes read in a worker) share the room but never ask for a collection", async () => {
-  let reclaims = 0;
-  const budget = new ByteBudget(100, { reclaim: () => reclaims++, reclaimEveryBytes: 50 });
-  const held = await budget.reserve(80);
-  let woken = false;
-  const waiting = budget.take(40).then((release) => (woken = true, release));
-  await new Promise((r) => setTimeout(r, 1));
-  assertEquals(woken, false); // 80 + 40 is over the capacity: the take waits
-  held();
-  (await waiting)();
-  for (let i = 0; i < 4; i++) (await budget.reserve(90))();
-  assertEquals(reclaims, 0);
-  assertEquals(budget.inUse, 0);
-});
