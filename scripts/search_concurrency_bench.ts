@@ -3,7 +3,8 @@
 // on an installed node_modules tree; wall time of each call, the total, the server's peak RSS
 // (VmHWM, reset before each row) and its RSS once idle. Not a test. Usage:
 //   deno run -A scripts/search_concurrency_bench.ts [--many DIR] [--node-modules DIR]
-//     [--n 1,2,4,10] [--idle 3] [--compare CHECKOUT] [--compare-n 1,2,4] [--write FILE]
+//     [--n 1,2,4,10] [--idle 3] [--compare CHECKOUT] [--compare-n 1,2,4] [--decode]
+//     [--write FILE]
 // --many is created (100,000 empty files and one holding "hello") when missing. --compare runs
 // the server of another checkout (e.g. main exported with `git archive`) on the same rows, one
 // after the other, for a "before" column.
@@ -21,6 +22,8 @@ const { values: opts } = parseArgs({
     idle: { type: "string", default: "3" },
     compare: { type: "string" },
     "compare-n": { type: "string" },
+    // Adds a node_modules row whose search decodes every file (a regex without a literal).
+    decode: { type: "boolean", default: false },
     write: { type: "string" },
   },
 });
@@ -158,6 +161,13 @@ if (opts["node-modules"]) {
     "node_modules 70k, literal no match",
     opts["node-modules"],
     { path: ".", content: "anchorfs_no_such_token_qq" },
+  ]);
+}
+if (opts["node-modules"] && opts.decode) {
+  trees.push([
+    "node_modules 70k, regex `\\d{7}[qxz]\\d{7}` (decodes every file)",
+    opts["node-modules"],
+    { path: ".", content: "\\d{7}[qxz]\\d{7}", regex: true },
   ]);
 }
 const checkouts: [string, string][] = [["this checkout", root]];
