@@ -22,6 +22,7 @@ type Gc = () => unknown;
 let gc: Gc | null | undefined;
 let pending = false;
 let last = -Infinity;
+let pause = COLLECT_INTERVAL_MS;
 
 function findGc(): Gc | null {
   try {
@@ -43,8 +44,13 @@ export function requestCollection(): void {
   pending = true;
   const timer = setTimeout(() => {
     pending = false;
-    last = Date.now();
+    const start = Date.now();
     gc?.();
-  }, Math.max(0, last + COLLECT_INTERVAL_MS - Date.now()));
+    // The pause is counted from the collection's end, and is at least 9 times its length: a
+    // big heap (concurrent searches holding their walks) made each one last longer than the
+    // interval, so they ran back to back (4 searches at once over 100k files: 118 s, not 4).
+    last = Date.now();
+    pause = Math.max(COLLECT_INTERVAL_MS, 9 * (last - start));
+  }, Math.max(0, last + pause - Date.now()));
   Deno.unrefTimer(timer);
 }

@@ -34,6 +34,7 @@ const built = new Map();
 async function matchersFor(spec) {
   const key = JSON.stringify(spec);
   if (!built.has(key)) {
+    if (built.size >= 16) built.clear();
     let re2 = null;
     if (spec.line?.engine === "re2" || spec.probe?.engine === "re2") {
       re2 = await import("re2js").then((m) => m.RE2JS, () => null);
@@ -234,16 +235,36 @@ interface Job {
   stop: Int32Array;
 }
 
-/** Idle workers are stopped after this long, so a quiet server holds no threads. */
-const IDLE_MS = 20_000;
+/** One search's batches waiting for a worker. */
+interface Queue {
+  stop: Int32Array;
+  jobs: Job[];
+}
 
+/**
+ * Idle workers are stopped after this long, so a quiet server holds no threads. Each worker's
+ * V8 young generation grows to its cap (~30 MB per worker, 58 MB for two, measured) once it has
+ * decoded many files and is only returned when the worker stops: 5 s keeps the workers of an
+ * agent's burst of searches warm (no start-up per call) and returns that memory soon after.
+ */
+export const IDLE_MS = 5_000;
+
+/**
+ * The worker pool, shared by every search of the process. Each worker has one batch at a time;
+ * waiting batches queue per search and the next free worker takes the oldest batch of the next
+ * search in turn, so N searches at once each get 1/N of the workers (a search posting its
+ * batches first no longer runs ahead while the others wait behind it in the workers' message
+ * queues). The queue is bounded by the callers (ops/search.ts keeps a few batches in flight per
+ * search, within the read budget). A stopped search leaves the queue at once: its waiting
+ * batches come back unchecked without reaching a worker.
+ */
 export class ParallelScanner implements ContentScanner {
   readonly backendId = "local";
   readonly parallelism: number;
   private workers: Worker[] = [];
-  private jobs = new Map<number, Job>();
-  private nextId = 0;
-  private turn = 0;
+  /** The batch each worker has (by worker index), undefined when the worker is free. */
+  private running: (Job | undefined)[] = [];
+  private queues: Queue[] = [];
   private broken = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -256,13 +277,26 @@ export class ParallelScanner implements ContentScanner {
     return this.broken;
   }
 
+  /** Batches waiting for a worker, across all searches (for tests and benchmarks). */
+  get queued(): number {
+    return this.queues.reduce((n, q) => n + q.jobs.length, 0);
+  }
+
+  /** Batches being scanned by a worker right now. */
+  get busy(): number {
+    return this.running.filter((j) => j !== undefined).length;
+  }
+
   open(request: ScanRequest, maxBytes: number): ScanRun {
     // One flag per search, shared with the workers: set, it stops their loops between files
     // and between a big file's chunks.
     const stop = new Int32Array(new SharedArrayBuffer(4));
     return {
       scan: (paths) => this.scan(paths, request, maxBytes, stop),
-      stop: () => Atomics.store(stop, 0, 1),
+      stop: () => {
+        Atomics.store(stop, 0, 1);
+        this.drop(stop);
+      },
     };
   }
 
@@ -273,15 +307,39 @@ export class ParallelScanner implements ContentScanner {
     stop: Int32Array,
   ): Promise<ScanResult> {
     this.touch();
+    if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
     if (this.broken || !this.start()) {
       return Promise.resolve(scanInline(paths, request, maxBytes, stop));
     }
     return new Promise((resolve) => {
-      const id = this.nextId++;
-      this.jobs.set(id, { resolve, paths, request, maxBytes, stop });
-      const worker = this.workers[this.turn++ % this.workers.length]!;
-      worker.postMessage({ id, paths, request, maxBytes, stop });
+      const job = { resolve, paths, request, maxBytes, stop };
+      let queue = this.queues.find((q) => q.stop === stop);
+      if (!queue) this.queues.push(queue = { stop, jobs: [] });
+      queue.jobs.push(job);
+      this.dispatch();
     });
+  }
+
+  /** Gives free workers the next batches, one search after another. */
+  private dispatch(): void {
+    for (let w = 0; w < this.workers.length && this.queues.length > 0; w++) {
+      if (this.running[w]) continue;
+      const queue = this.queues.shift()!;
+      const job = queue.jobs.shift()!;
+      // The search goes to the back of the turn; with nothing left waiting it leaves it.
+      if (queue.jobs.length > 0) this.queues.push(queue);
+      this.running[w] = job;
+      const { paths, request, maxBytes, stop } = job;
+      this.workers[w]!.postMessage({ id: w, paths, request, maxBytes, stop });
+    }
+  }
+
+  /** A stopped search's waiting batches come back unchecked at once. */
+  private drop(stop: Int32Array): void {
+    const at = this.queues.findIndex((q) => q.stop === stop);
+    if (at === -1) return;
+    const [queue] = this.queues.splice(at, 1);
+    for (const job of queue!.jobs) job.resolve(allUnchecked(job.paths));
   }
 
   private start(): boolean {
@@ -293,16 +351,18 @@ export class ParallelScanner implements ContentScanner {
       for (let i = 0; i < this.parallelism; i++) {
         const worker = new Worker(url, { type: "module" });
         worker.onmessage = (e: MessageEvent<{ id: number } & ScanResult>) => {
-          const job = this.jobs.get(e.data.id);
-          this.jobs.delete(e.data.id);
+          const job = this.running[e.data.id];
+          this.running[e.data.id] = undefined;
           const { found, binaries, unchecked } = e.data;
           job?.resolve({ found, binaries, unchecked });
+          this.dispatch();
         };
         worker.onerror = (e) => {
           e.preventDefault();
           this.fail();
         };
         this.workers.push(worker);
+        this.running.push(undefined);
       }
       URL.revokeObjectURL(url);
       return true;
@@ -315,18 +375,29 @@ export class ParallelScanner implements ContentScanner {
   /** Workers unavailable (no permission, a runtime without them): scan on this thread instead. */
   private fail(): void {
     this.broken = true;
+    const jobs = this.takeAll();
     this.stopWorkers();
-    for (const job of this.jobs.values()) {
+    for (const job of jobs) {
       job.resolve(scanInline(job.paths, job.request, job.maxBytes, job.stop));
     }
-    this.jobs.clear();
+  }
+
+  /** Every batch waiting or running, taken out of the pool. */
+  private takeAll(): Job[] {
+    const jobs = [
+      ...this.running.filter((j): j is Job => j !== undefined),
+      ...this.queues.flatMap((q) => q.jobs),
+    ];
+    this.running = this.running.map(() => undefined);
+    this.queues = [];
+    return jobs;
   }
 
   private touch(): void {
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     const timer = setTimeout(() => {
       this.idleTimer = undefined;
-      if (this.jobs.size === 0) this.stopWorkers();
+      if (this.busy === 0 && this.queued === 0) this.stopWorkers();
     }, IDLE_MS);
     // The idle timer must not keep a finished CLI or server process alive.
     Deno.unrefTimer(timer);
@@ -336,18 +407,21 @@ export class ParallelScanner implements ContentScanner {
   private stopWorkers(): void {
     for (const w of this.workers) w.terminate();
     this.workers = [];
+    this.running = [];
   }
 
   close(): Promise<void> {
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
+    const jobs = this.takeAll();
     this.stopWorkers();
-    for (const job of this.jobs.values()) {
-      job.resolve({ found: [], binaries: [], unchecked: job.paths.map((_, i) => i) });
-    }
-    this.jobs.clear();
+    for (const job of jobs) job.resolve(allUnchecked(job.paths));
     return Promise.resolve();
   }
+}
+
+function allUnchecked(paths: readonly string[]): ScanResult {
+  return { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
 }
 
 const inlineMatchers = new Map<string, LineMatchers>();

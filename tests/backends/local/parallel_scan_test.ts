@@ -1,0 +1,125 @@
+import { assertEquals } from "../../_assert.ts";
+import { tempDir, writeTree } from "../../_harness.ts";
+import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
+import { ParallelScanner } from "../../../lib/backends/local/parallel_scan.ts";
+import { compileSearchPattern } from "../../../lib/core/search/search_pattern.ts";
+import { Budget } from "../../../lib/ops/budget.ts";
+import { Locations } from "../../../lib/ops/location.ts";
+import { createReadLimits } from "../../../lib/ops/read_limits.ts";
+import { SEARCH_MAX_LINES } from "../../../lib/ops/search.ts";
+import { createSession } from "../../../lib/ops/session.ts";
+import { runView, type ViewArgs } from "../../../lib/ops/view.ts";
+
+/** A tree where every 37th file holds the needle, spread over a few directories. */
+async function haystack(files: number): Promise<{ path: string } & AsyncDisposable> {
+  const dir = await tempDir();
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < files; i++) {
+    tree[`d${i % 5}/f${i}.txt`] = i % 37 === 0 ? `line\nneedle ${i}\n` : `hay ${i}\n`;
+  }
+  await writeTree(dir.path, tree);
+  return dir;
+}
+
+function viewer(root: string, scanner: ParallelScanner) {
+  const locations = new Locations(new LocalBackend());
+  const reads = createReadLimits();
+  return (args: ViewArgs, budget?: Budget) =>
+    runView(locations, createSession(locations.localAt(root)), args, {
+      scanner,
+      reads,
+      ...(budget ? { budget } : {}),
+    });
+}
+
+Deno.test("searches run at once on one pool give the same results as one after another", async () => {
+  await using dir = await haystack(2000);
+  const scanner = new ParallelScanner(2);
+  try {
+    const view = viewer(dir.path, scanner);
+    const calls: ViewArgs[] = [
+      { path: ".", content: "needle" },
+      { path: ".", content: "needle \\d+5\\b", regex: true },
+      { path: ".", content: "hay 1999" },
+      { path: ".", content: "no such text" },
+    ];
+    const sequential: string[] = [];
+    for (const args of calls) sequential.push(await view(args));
+    const concurrent = await Promise.all([...calls, ...calls].map((args) => view(args)));
+    assertEquals(concurrent, [...sequential, ...sequential]);
+    assertEquals(scanner.queued, 0);
+    assertEquals(scanner.busy, 0);
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("a stopped search leaves the pool's queue at once and the others still finish", async () => {
+  const scanner = new ParallelScanner(1);
+  await using dir = await haystack(400);
+  try {
+    const search = compileSearchPattern("needle", false);
+    const open = () =>
+      scanner.open({
+        spec: search.spec,
+        ...(search.literal ? { literal: search.literal } : {}),
+        options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
+      }, 1 << 20);
+    const paths = [...Array(400).keys()].map((i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const batches = [paths.slice(0, 100), paths.slice(100, 200), paths.slice(200, 300)];
+    const a = open();
+    const b = open();
+    // One worker: the first batch runs, the other five wait, queued per search.
+    const aResults = batches.map((batch) => a.scan(batch));
+    const bResults = batches.map((batch) => b.scan(batch));
+    assertEquals(scanner.busy, 1);
+    assertEquals(scanner.queued, 5);
+    a.stop();
+    // Its two waiting batches came back without reaching the worker; b's three still wait.
+    assertEquals(scanner.queued, 3);
+    for (const result of (await Promise.all(aResults)).slice(1)) {
+      assertEquals(result.unchecked.length, 100);
+      assertEquals(result.found, []);
+    }
+    const found = (await Promise.all(bResults)).flatMap((r, k) =>
+      r.found.map(([i]) => batches[k]![i]!)
+    );
+    assertEquals(found, paths.filter((_, i) => i % 37 === 0 && i < 300));
+    assertEquals(scanner.queued, 0);
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("a cancelled search among others returns, and theirs are the same as alone", async () => {
+  await using dir = await haystack(1500);
+  const scanner = new ParallelScanner(2);
+  try {
+    const view = viewer(dir.path, scanner);
+    const alone = await view({ path: ".", content: "needle" });
+    const controller = new AbortController();
+    const others = [view({ path: ".", content: "needle" }), view({ path: ".", content: "needle" })];
+    const cancelled = view({ path: ".", content: "hay" }, new Budget(controller.signal));
+    controller.abort();
+    await cancelled;
+    assertEquals(await Promise.all(others), [alone, alone]);
+    assertEquals(scanner.queued, 0);
+    assertEquals(scanner.busy, 0);
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("workers stopped and started again between searches give identical results", async () => {
+  await using dir = await haystack(800);
+  const scanner = new ParallelScanner(2);
+  try {
+    const view = viewer(dir.path, scanner);
+    const first = await view({ path: ".", content: "needle \\d+", regex: true });
+    await scanner.close(); // the idle stop: the next search starts fresh workers
+    assertEquals(await view({ path: ".", content: "needle \\d+", regex: true }), first);
+    assertEquals(scanner.inline, false);
+  } finally {
+    await scanner.close();
+  }
+});
