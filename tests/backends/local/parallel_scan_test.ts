@@ -8,7 +8,8 @@ import { Locations } from "../../../lib/ops/location.ts";
 import { createReadLimits } from "../../../lib/ops/read_limits.ts";
 import { SEARCH_MAX_LINES } from "../../../lib/ops/search.ts";
 import { createSession } from "../../../lib/ops/session.ts";
-import { runView, type ViewArgs } from "../../../lib/ops/view.ts";
+import type { ViewArgs } from "../../../lib/ops/view.ts";
+import { viewText } from "../../ops/_view_text.ts";
 
 /** A tree where every 37th file holds the needle, spread over a few directories. */
 async function haystack(files: number): Promise<{ path: string } & AsyncDisposable> {
@@ -25,7 +26,7 @@ function viewer(root: string, scanner: ParallelScanner) {
   const locations = new Locations(new LocalBackend());
   const reads = createReadLimits();
   return (args: ViewArgs, budget?: Budget) =>
-    runView(locations, createSession(locations.localAt(root)), args, {
+    viewText(locations, createSession(locations.localAt(root)), args, {
       scanner,
       reads,
       ...(budget ? { budget } : {}),
