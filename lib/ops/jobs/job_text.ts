@@ -312,3 +312,33 @@ export function stillRunningText(
     jobUri(record.id)
   } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
 }
+
+/**
+ * What a view of a job's empty log says instead of an empty file's "add lines" (the log is
+ * read-only): the job has printed nothing yet, and how to wait for it; or it ended with no output.
+ */
+export function emptyLogText(record: JobRecord, now: number): Guide {
+  const what = `${jobUri(record.id)} is empty: job ${record.id} (\`${
+    shortCommand(record.command)
+  }\`)`;
+  const took = formatDuration(durationMs(record, now));
+  if (isTerminal(record.status)) {
+    return joinGuide(`${what} ended after ${took} with no output: ${statusPhrase(record)}.`);
+  }
+  const id = record.id;
+  return guide`${what} has printed nothing yet (running for ${took}). Wait for it to end with ${
+    step("jobs", { action: "wait", id })
+  } (waiting never kills it), or view this log again later.`;
+}
+
+/**
+ * The notice on a re-view of a running job's log (a model polling it): it may still grow, and
+ * jobs wait follows it without more views.
+ */
+export function runningLogNotice(record: JobRecord, now: number): Guide {
+  return guide`job ${record.id} is still running (for ${
+    formatDuration(durationMs(record, now))
+  }), so its log may grow: wait for its end with ${
+    step("jobs", { action: "wait", id: record.id })
+  } instead of viewing it again`;
+}
