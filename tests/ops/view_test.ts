@@ -407,6 +407,8 @@ Deno.test("notices about ignored arguments follow the output after a blank line"
   );
   const listing = await t.view({ path: "d", content: "" });
   assertMatch(listing, /b\.txt\t1 line\t~2 tokens\n\n\[content is empty, so this is a listing/);
+  // The search it suggests is a whole call, so each interface writes it its own way.
+  assertStringIncludes(listing, 'pass the text to find, e.g. view {"path":"d","content":"TODO"}.]');
   assertStringIncludes(
     await t.view({ path: "d", regex: true }),
     "\n\n[regex and context apply to searches (with content); ignored for a listing.]",
