@@ -213,6 +213,11 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
       'case-sensitive; to ignore case: view {"path":"src","content":"(?i)nothing-like-this",' +
       '"regex":true}.',
   );
+  // No file searched: ignoring case would not help, a broader pattern may.
+  const noFiles = await t.view({ path: "src", content: "nothing-like-this", pattern: "*.md" });
+  assertStringIncludes(noFiles, "searched 0 files");
+  assertStringIncludes(noFiles, "Try a broader pattern or none");
+  assertNotIncludes(noFiles, "case-sensitive");
   const bad = await assertRejects(() =>
     t.view({ path: ".", content: "a(", regex: true })
   ) as AnchorError;
