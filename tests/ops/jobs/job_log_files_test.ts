@@ -168,3 +168,36 @@ test("a re-view of a running job's log names jobs wait instead of viewing it aga
     await jobs.shutdown();
   }
 });
+
+test("an anchorfs:// path that names no job log is said to be one, not a missing local file", async () => {
+  await using state = await tempDir();
+  await using dir = await tempDir();
+  const jobs = new JobManager(localProcessRunner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
+  try {
+    const job = await jobs.start("echo logged", dir.path);
+    await jobs.wait(job.id, 60_000);
+    const locations = new Locations(new LocalBackend());
+    locations.setJobLogs(new JobLogFiles(jobs));
+    const session = createSession(locations.localAt(dir.path));
+    for (const path of ["anchorfs://jobs", "anchorfs://jobs/", "anchorfs://other/x"]) {
+      const e = await viewResult(locations, session, { path }).then(() => undefined, (e) => e);
+      if (!isAnchorError(e)) throw new Error(`${path}: ${e}`);
+      assertEquals(e.code, "INVALID_ARGUMENT", path);
+      assertStringIncludes(e.message, `"${path}" names no job log`);
+      assertEquals(e.next, [step("jobs", { action: "list" })]);
+    }
+    // The id with a trailing slash or /log still names the log.
+    for (const suffix of ["", "/", "/log"]) {
+      const text = await viewText(locations, createSession(session.cwd), {
+        path: `anchorfs://jobs/${job.id}${suffix}`,
+      });
+      assertMatch(text, /^1:[0-9a-f]{2}\|logged$/);
+    }
+  } finally {
+    await jobs.shutdown();
+  }
+});
