@@ -246,7 +246,9 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
       } of output dropped]`,
     );
   }
-  lines.push(output.text === "" ? "(no output)" : output.text.replace(/\n$/, ""));
+  // A running job may still print: "(no output)" alone would read as its final result.
+  const none = isTerminal(record.status) ? "(no output)" : "(no output yet)";
+  lines.push(output.text === "" ? none : output.text.replace(/\n$/, ""));
   return joinGuides(lines, "\n");
 }
 
