@@ -193,13 +193,21 @@ async function follow(
   bytes: number,
   terminal: Terminal,
 ): Promise<number> {
+  let last = "";
   const record = await followJob(jobs, id, {
     tailBytes: bytes,
-    onText: (text) => terminal.out(text),
+    onText: (text) => {
+      terminal.out(text);
+      if (text !== "") last = text;
+    },
     onCut: () =>
       terminal.err("[the log passed its cap and was cut; continuing with the newest output]\n"),
   });
-  terminal.err(`\n[job ${record.id}: ${statusPhrase(record)}]\n`);
+  // The status on a line of its own; a job that printed nothing says so (not a blank line).
+  const end = last === "" ? "; it printed no output" : "";
+  terminal.err(`${last.endsWith("\n") || last === "" ? "" : "\n"}[job ${record.id}: ${
+    statusPhrase(record)
+  }${end}]\n`);
   // Like `wait`: the job's own result, so `anchorfs jobs tail -f ID && next` works.
   return cliExitCodeFor(record);
 }

@@ -79,7 +79,7 @@ test("anchorfs jobs tail -f prints new output until the job ends", async () => {
   const out = await following;
   assertEquals(out.code, 0); // the job's exit code
   assertEquals(out.stdout, "before\nafter\n");
-  assertStringIncludes(out.stderr, "succeeded (exit 0)");
+  assertEquals(out.stderr, `[job ${id}: succeeded (exit 0)]\n`);
 });
 
 test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
@@ -107,6 +107,9 @@ test("anchorfs jobs tail and view of a job that printed nothing say so (not an e
   assertEquals(tail.code, 0, tail.stderr);
   assertEquals(tail.stdout, "");
   assertEquals(tail.stderr, `[job ${id}: succeeded (exit 0); it printed no output]\n`);
+  const follow = await runCliProcess(["jobs", "tail", id, "-f", "--state-dir", s.stateDir]);
+  assertEquals([follow.code, follow.stdout], [0, ""], follow.stderr);
+  assertEquals(follow.stderr, `[job ${id}: succeeded (exit 0); it printed no output]\n`);
   const view = await runCliProcess(["view", `anchorfs://jobs/${id}`], {
     env: { ANCHORFS_STATE_DIR: s.stateDir },
   });
