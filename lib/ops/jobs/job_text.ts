@@ -227,7 +227,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
     lines.push(
       guide`[${plural(w.count, "warning-looking line")} ${where}${
         output.logBytes > VIEW_OFFER_LOG_BYTES
-          ? " (the log is too big to search with view: use the jobs read call above)"
+          ? " (the log is too big to search with view: read its end with the call above)"
           : guide`: ${viewLogStep(record.id, { content: WARNING_SEARCH, regex: true })}`
       }]`,
     );

@@ -169,6 +169,8 @@ Deno.test("a log too big for view is offered as jobs read, never as a view that 
   assertStringIncludes(tail, 'jobs {"action":"read","id":"7-2","bytes":1000000}');
   assertStringIncludes(tail, "1,000,000,002 bytes, is more than view reads whole");
   assertEquals(tail.includes('view {"path":"anchorfs://jobs/7-2"'), false, tail);
+  // The warnings note names no call of one interface in prose: it points at the call above.
+  assertStringIncludes(tail, "too big to search with view: read its end with the call above)]");
   const failed = formatTail({
     ...big,
     record: { ...record, status: "failed", exitCode: 1 },
