@@ -205,9 +205,8 @@ async function follow(
   });
   // The status on a line of its own; a job that printed nothing says so (not a blank line).
   const end = last === "" ? "; it printed no output" : "";
-  terminal.err(`${last.endsWith("\n") || last === "" ? "" : "\n"}[job ${record.id}: ${
-    statusPhrase(record)
-  }${end}]\n`);
+  const newline = last === "" || last.endsWith("\n") ? "" : "\n";
+  terminal.err(`${newline}[job ${record.id}: ${statusPhrase(record)}${end}]\n`);
   // Like `wait`: the job's own result, so `anchorfs jobs tail -f ID && next` works.
   return cliExitCodeFor(record);
 }
