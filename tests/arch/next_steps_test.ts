@@ -52,12 +52,12 @@ const COMMAND_LINE_WRITERS: Record<string, string> = {
 };
 
 /**
- * A subcommand's --help text (`usage: \`…\`` or `const USAGE = \`…\``) is its manual: its
+ * A subcommand's --help text (`usage: \`…\`` or `const MCP_USAGE = \`…\``) is its manual: its
  * examples are checked by the docs test, not steps. Blanked out, keeping line numbers.
  */
 function withoutUsageTexts(text: string): string {
   return text.replace(
-    /(\busage:\s*|\bUSAGE\s*=\s*)`(?:\\[\s\S]|[^`\\])*`/g,
+    /(\busage:\s*|\b[A-Z_]*USAGE\s*=\s*)`(?:\\[\s\S]|[^`\\])*`/g,
     (m) => m.replace(/[^\n]/g, " "),
   );
 }
@@ -139,7 +139,7 @@ Deno.test("the command-line scanner finds hints and templates, not --help texts 
   const sample = [
     'hint: "List the jobs with `anchorfs jobs`; pass --state-dir",',
     "terminal.err(`wait again with: anchorfs jobs wait ${id}\\n`);",
-    "const USAGE = `Usage:",
+    "const MCP_USAGE = `Usage:",
     "  anchorfs jobs wait ID    Wait (\\`anchorfs jobs\\` lists)",
     "`;",
     "  usage: `Usage: anchorfs view PATH",
