@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { Confinement } from "../ops/confinement.ts";
 import type { Services } from "../ops/services.ts";
 import type { Terminal } from "./output.ts";
+import type { StepSyntax } from "../core/next_step.ts";
 
 export interface CliContext {
   terminal: Terminal;
@@ -33,6 +34,11 @@ export interface CliCommand {
    */
   parse(args: string[]): unknown;
   run(args: string[], context: CliContext): Promise<number>;
+  /**
+   * How the next steps of this command's errors are written when its arguments hold options the
+   * suggested commands must repeat (`jobs --state-dir DIR`); cliStepSyntax when left out.
+   */
+  stepSyntax?(args: string[]): StepSyntax;
 }
 
 export class UsageError extends Error {}

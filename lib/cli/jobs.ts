@@ -1,7 +1,7 @@
 // `anchorfs jobs`: list, tail, wait for and kill the shell jobs an MCP server started. Reads the
 // durable state dir, so it works from another terminal while the server runs.
 
-import { cliExitCodeFor, durationMs, type JobRecord } from "../core/jobs/job_state.ts";
+import { cliExitCodeFor, durationMs, isTerminal, type JobRecord } from "../core/jobs/job_state.ts";
 import { formatDuration } from "../core/jobs/progress_text.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
 import {
@@ -17,6 +17,8 @@ import { type CliCommand, parseCommandArgs, UsageError } from "./command.ts";
 import { AnchorError, isAnchorError } from "../core/errors.ts";
 import { EXIT, renderResultForTerminal, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
+import { guide, step, type StepSyntax } from "../core/next_step.ts";
+import { cliStepSyntax, cliSyntax } from "./step_command.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
@@ -76,26 +78,42 @@ function parseJobsArgs(args: string[]) {
   return { values, action, id, bytes, timeout };
 }
 
+/**
+ * The commands suggested after `anchorfs jobs --state-dir DIR ...` read the same state dir: a
+ * plain `anchorfs jobs` would list another one.
+ */
+function jobsStepSyntax(args: string[]): StepSyntax {
+  let stateDir: string | undefined;
+  try {
+    stateDir = parseCommandArgs(args, JOBS_OPTIONS).values["state-dir"];
+  } catch {
+    // Bad usage is reported without next steps of this kind.
+  }
+  return stateDir === undefined ? cliStepSyntax : cliSyntax({ stateDir });
+}
+
 export const jobsCommand: CliCommand = {
   name: "jobs",
   summary: "List, tail, wait for or kill the shell jobs started by the MCP server",
   usage: USAGE,
   parse: parseJobsArgs,
+  stepSyntax: jobsStepSyntax,
   async run(args, { terminal, services }) {
     const parsed = parseJobsArgs(args);
     const stateDir = parsed.values["state-dir"];
     const jobs = services(stateDir !== undefined ? { stateDir } : {}).jobs;
     try {
-      return await runJobs(jobs, parsed, terminal);
+      return await runJobs(jobs, parsed, { terminal, syntax: jobsStepSyntax(args) });
     } catch (e) {
-      // The shared message's hint is in tool syntax; from a terminal, name the CLI call and the
-      // state dir (another terminal's server may use a different one).
+      // The shared hint names the recent jobs of the server's own state dir; from a terminal,
+      // name the state dir read (another terminal's server may use a different one).
       if (isAnchorError(e) && e.code === "JOB_NOT_FOUND") {
         throw new AnchorError({
           code: e.code,
           message: `${e.message.replace(/\.$/, "")} in the state dir ${jobs.store.stateDir}.`,
-          hint: "List the jobs with `anchorfs jobs`; pass the server's --state-dir if it uses " +
-            "another one.",
+          hint: guide`List the jobs with ${
+            step("jobs", { action: "list" })
+          }; pass the server's --state-dir if it uses another one.`,
         });
       }
       throw e;
@@ -103,11 +121,18 @@ export const jobsCommand: CliCommand = {
   },
 };
 
+/** Where `anchorfs jobs` writes, and how its suggested commands are written. */
+interface JobsOutput {
+  terminal: Terminal;
+  syntax: StepSyntax;
+}
+
 async function runJobs(
   jobs: JobManager,
   { values, action, id, bytes, timeout }: ReturnType<typeof parseJobsArgs>,
-  terminal: Terminal,
+  output: JobsOutput,
 ): Promise<number> {
+  const { terminal, syntax } = output;
   const needId = () => {
     if (id === undefined) throw new UsageError(`jobs ${action} needs a job ID`);
     return id;
@@ -119,7 +144,7 @@ async function runJobs(
       // From another terminal the likely cause of an empty list is another state dir: name it.
       terminal.out(
         records.length > 0
-          ? renderResultForTerminal(formatJobList(records, Date.now()))
+          ? renderResultForTerminal(formatJobList(records, Date.now()), syntax)
           : `No jobs recorded in ${jobs.store.stateDir}. A server started with another ` +
             "--state-dir or ANCHORFS_STATE_DIR keeps its jobs there: pass the same one here.\n",
       );
@@ -130,7 +155,7 @@ async function runJobs(
         ? await follow(jobs, needId(), bytes, terminal)
         : await printTail(jobs, needId(), bytes, terminal);
     case "wait":
-      return await wait(jobs, needId(), timeout, bytes, terminal);
+      return await wait(jobs, needId(), timeout, bytes, output);
     case "kill":
       terminal.out(`${killText(await jobs.kill(needId()))}\n`);
       return 0;
@@ -153,7 +178,11 @@ async function printTail(
   }
   terminal.out(tail.text);
   if (tail.text !== "" && !tail.text.endsWith("\n")) terminal.out("\n");
-  terminal.err(`[job ${record.id}: ${statusPhrase(record)}]\n`);
+  // An empty stdout alone reads as a failed read: say the job printed nothing.
+  const silent = tail.text === "" && tail.omittedBytes === 0
+    ? isTerminal(record.status) ? "; it printed no output" : "; no output yet"
+    : "";
+  terminal.err(`[job ${record.id}: ${statusPhrase(record)}${silent}]\n`);
   return 0;
 }
 
@@ -164,13 +193,20 @@ async function follow(
   bytes: number,
   terminal: Terminal,
 ): Promise<number> {
+  let last = "";
   const record = await followJob(jobs, id, {
     tailBytes: bytes,
-    onText: (text) => terminal.out(text),
+    onText: (text) => {
+      terminal.out(text);
+      if (text !== "") last = text;
+    },
     onCut: () =>
       terminal.err("[the log passed its cap and was cut; continuing with the newest output]\n"),
   });
-  terminal.err(`\n[job ${record.id}: ${statusPhrase(record)}]\n`);
+  // The status on a line of its own; a job that printed nothing says so (not a blank line).
+  const end = last === "" ? "; it printed no output" : "";
+  const newline = last === "" || last.endsWith("\n") ? "" : "\n";
+  terminal.err(`${newline}[job ${record.id}: ${statusPhrase(record)}${end}]\n`);
   // Like `wait`: the job's own result, so `anchorfs jobs tail -f ID && next` works.
   return cliExitCodeFor(record);
 }
@@ -180,7 +216,7 @@ async function wait(
   id: string,
   timeoutSeconds: number | undefined,
   bytes: number,
-  terminal: Terminal,
+  { terminal, syntax }: JobsOutput,
 ): Promise<number> {
   const frames = "|/-\\";
   let frame = 0;
@@ -200,10 +236,12 @@ async function wait(
   });
   if (terminal.stderrIsTty) terminal.err("\r\x1b[K");
   if (!result.done) {
-    terminal.err(
-      `job ${id} is still running after ${formatDuration(result.elapsedMs)} (waiting did not ` +
-        `stop it); wait again with: anchorfs jobs wait ${id}\n`,
-    );
+    terminal.err(renderResultForTerminal(
+      guide`job ${id} is still running after ${
+        formatDuration(result.elapsedMs)
+      } (waiting did not stop it); wait again with ${step("jobs", { action: "wait", id })}`,
+      syntax,
+    ));
     return WAIT_TIMEOUT_EXIT_CODE;
   }
   await printTail(jobs, id, bytes, terminal);

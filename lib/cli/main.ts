@@ -105,7 +105,7 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
     }
     const error = toAnchorError(e);
     if (error.fault === "internal" && e instanceof Error) terminal.err(`${e.stack ?? e.message}\n`);
-    terminal.err(renderErrorForTerminal(error));
+    terminal.err(renderErrorForTerminal(error, command.stepSyntax?.(rest)));
     return exitCodeFor(error);
   } finally {
     if (services) await closeServices(services);

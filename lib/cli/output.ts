@@ -2,7 +2,7 @@
 // `hint:` lines on stderr; results go to stdout.
 
 import type { AnchorError, ErrorCode } from "../core/errors.ts";
-import { type Guide, renderGuide } from "../core/next_step.ts";
+import { type Guide, renderGuide, type StepSyntax } from "../core/next_step.ts";
 import { cliStepSyntax } from "./step_command.ts";
 
 const encoder = new TextEncoder();
@@ -33,17 +33,26 @@ export const realTerminal: Terminal = {
   stderrIsTty: Deno.stderr.isTerminal(),
 };
 
-/** Renders a result for a person: its next steps as command lines, ending with a newline. */
-export function renderResultForTerminal(result: string | Guide): string {
-  const text = renderGuide(result, cliStepSyntax);
+/**
+ * Renders a result for a person: its next steps as command lines (`syntax`: with the options the
+ * command was given that they must repeat), ending with a newline.
+ */
+export function renderResultForTerminal(
+  result: string | Guide,
+  syntax: StepSyntax = cliStepSyntax,
+): string {
+  const text = renderGuide(result, syntax);
   return text.endsWith("\n") ? text : `${text}\n`;
 }
 
 /** Renders an error for a person: message and detail, then the next step as a command line. */
-export function renderErrorForTerminal(error: AnchorError): string {
+export function renderErrorForTerminal(
+  error: AnchorError,
+  syntax: StepSyntax = cliStepSyntax,
+): string {
   const lines = [`error: ${error.message}`];
-  const detail = error.detailText && renderGuide(error.detailText, cliStepSyntax);
-  const hint = error.hintText && renderGuide(error.hintText, cliStepSyntax);
+  const detail = error.detailText && renderGuide(error.detailText, syntax);
+  const hint = error.hintText && renderGuide(error.hintText, syntax);
   if (detail) lines.push("", detail);
   if (hint) lines.push("", `hint: ${hint}`);
   return `${lines.join("\n")}\n`;

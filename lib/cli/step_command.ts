@@ -115,8 +115,24 @@ function operand(path: string): string {
   return shellQuote(path.startsWith("-") ? `./${path}` : path);
 }
 
+/**
+ * What the command a person ran chose that its suggested commands must repeat to work: `anchorfs
+ * jobs --state-dir DIR` reads another state dir, so a `jobs` step names the same one.
+ */
+export interface CliStepOptions {
+  /** The --state-dir given (not one from ANCHORFS_STATE_DIR: a rerun inherits that itself). */
+  stateDir?: string;
+}
+
+/** `--state-dir DIR` (joined with "=" when DIR starts with "-", which parseArgs reads as a flag). */
+function stateDirWords(dir: string): string[] {
+  return dir.startsWith("-")
+    ? [shellQuote(`--state-dir=${dir}`)]
+    : ["--state-dir", shellQuote(dir)];
+}
+
 /** The command line for a step, or undefined when it has none (the tool call is shown then). */
-export function commandLineOf(s: NextStep): string | undefined {
+export function commandLineOf(s: NextStep, options: CliStepOptions = {}): string | undefined {
   switch (s.tool) {
     case "view":
       return ["anchorfs view", operand(s.args.path), ...flagWords("view", s.args)].join(" ");
@@ -143,10 +159,12 @@ export function commandLineOf(s: NextStep): string | undefined {
         : undefined;
     case "jobs": {
       const { action, id } = s.args;
-      if (action === "list") return "anchorfs jobs";
+      const dir = options.stateDir === undefined ? [] : stateDirWords(options.stateDir);
+      if (action === "list") return ["anchorfs jobs", ...dir].join(" ");
       if (id === undefined) return undefined;
       const verb = action === "read" ? "tail" : action;
-      return [`anchorfs jobs ${verb}`, shellQuote(id), ...flagWords("jobs", s.args)].join(" ");
+      return [`anchorfs jobs ${verb}`, shellQuote(id), ...flagWords("jobs", s.args), ...dir]
+        .join(" ");
     }
     case "extract_lines":
       return undefined;
@@ -169,8 +187,16 @@ export function flagsOf(example: ArgExample): string | undefined {
   return words.length === 0 ? undefined : words.join(" ");
 }
 
+/**
+ * Steps as a person runs them after a command that made the choices in `options`: the command
+ * line (or flags) in backticks, else the tool call.
+ */
+export function cliSyntax(options: CliStepOptions = {}): StepSyntax {
+  return (s: GuideStep) => {
+    const line = isCall(s) ? commandLineOf(s, options) : flagsOf(s);
+    return line === undefined ? toolCallSyntax(s) : `\`${line}\``;
+  };
+}
+
 /** Steps as a person runs them: the command line (or flags) in backticks, else the tool call. */
-export const cliStepSyntax: StepSyntax = (s: GuideStep) => {
-  const line = isCall(s) ? commandLineOf(s) : flagsOf(s);
-  return line === undefined ? toolCallSyntax(s) : `\`${line}\``;
-};
+export const cliStepSyntax: StepSyntax = cliSyntax();

@@ -312,7 +312,7 @@ export async function runMcpCommand(
     // Last resort if the process exits without closeServices: no job outlives the server.
     globalThis.addEventListener("unload", () => jobs.killAllNow());
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
-    jobs.recover().catch((e) => logError("job recovery", e));
+    jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
     const shell = values["no-shell"] !== true;
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
@@ -370,6 +370,27 @@ function parseErrorHint(error: unknown, args: readonly string[]): string {
     : "";
   return `anchorfs mcp takes no operands: --path ${dir} starts the session there, --allow ${dir} ` +
     `confines the file tools to it${afterRoots}; ${help}`;
+}
+
+/**
+ * Checking the jobs earlier servers left failed: a bug is logged with its stack; an unreadable
+ * state dir is a warning a person can act on (the server still serves; the shell and jobs tools
+ * answer each call with the same error), as `warning:` and `hint:` lines.
+ */
+export function recoveryWarningText(e: unknown, steps: StepSyntax): string | undefined {
+  const error = toAnchorError(e);
+  if (error.fault === "internal") return undefined;
+  const hint = error.hintText === undefined ? "" : renderGuide(error.hintText, steps);
+  return `anchorfs mcp: warning: ${error.message}\nThe jobs of earlier servers were not checked, ` +
+    `and the shell and jobs tools fail the same way until this is fixed.${
+      hint ? `\nhint: ${hint}` : ""
+    }`;
+}
+
+function logRecoveryFailure(e: unknown, steps: StepSyntax): void {
+  const text = recoveryWarningText(e, steps);
+  if (text === undefined) logError("job recovery", e);
+  else logLine(text);
 }
 
 /** A start-up error as a person reads it on stderr: `error:`, then `hint:` in `steps` syntax. */

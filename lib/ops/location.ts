@@ -3,6 +3,7 @@
 // vs remote; they get a Location and call its backend.
 
 import { AnchorError } from "../core/errors.ts";
+import { guide, step } from "../core/next_step.ts";
 import { joinPath } from "../core/path/path_text.ts";
 import { unquotePath } from "../core/path/path_quote.ts";
 import {
@@ -13,8 +14,24 @@ import {
 } from "../core/ssh/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
 
-/** Paths that name a job's output log rather than a file. */
-const JOB_LOG_PREFIX = "anchorfs://jobs/";
+/**
+ * Paths that name a job's output log rather than a file: `anchorfs://jobs/ID` (a trailing slash
+ * or `/log` tolerated, as lib/ops/jobs/job_log_files.ts reads them).
+ */
+const JOB_LOG_PATH = /^anchorfs:\/\/jobs\/[^/]+(?:\/(?:log|output)?)?$/i;
+
+/**
+ * An `anchorfs://` path that names no job log (no id, another name): said as such, not as a
+ * missing local file `anchorfs:/…` under the working directory.
+ */
+function notAJobLog(url: string): AnchorError {
+  return new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message: `${JSON.stringify(url)} names no job log: the anchorfs:// paths are the logs of ` +
+      "shell jobs, anchorfs://jobs/ID with the id a shell result or the job list shows.",
+    hint: guide`List the jobs and their ids with ${step("jobs", { action: "list" })}.`,
+  });
+}
 
 /** A path the tools can use: the backend that owns it plus an absolute path there. */
 export interface Location {
@@ -123,8 +140,9 @@ export class Locations {
   async resolve(raw: string, cwd: Location): Promise<Location> {
     // A job's log is the server's own record of a command's output, not a path in the tree:
     // confinement does not apply to it (the shell is not confined either).
-    if (this.jobLogs && raw.trim().startsWith(JOB_LOG_PREFIX)) {
+    if (this.jobLogs && /^anchorfs:\/\//i.test(raw.trim())) {
       const url = raw.trim();
+      if (!JOB_LOG_PATH.test(url)) throw notAJobLog(url);
       return { backend: this.jobLogs, path: url, url };
     }
     const location = await this.locate(raw, cwd, this.guard);

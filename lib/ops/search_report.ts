@@ -277,7 +277,8 @@ function noMatches(
       const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
       return displayPath(session, locations.sibling(root.location, abs));
     }),
-    search.regex
+    // Ignoring case cannot find anything when no file was searched.
+    search.regex || tally.searched === 0
       ? ""
       : guide` Literal search is case-sensitive; to ignore case: ${
         step("view", { path, content: `(?i)${escapeForRegex(search.source)}`, regex: true })

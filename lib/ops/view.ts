@@ -10,6 +10,7 @@ import {
   type CallFormatter,
   type Guide,
   guide,
+  type GuidePart,
   guideShape,
   joinGuide,
   joinGuides,
@@ -72,7 +73,7 @@ export async function viewResult(
       } shows a file.`,
     });
   }
-  const notices: string[] = [];
+  const notices: GuidePart[] = [];
   const parsed = parseViewArgs(args, accel.budget, notices);
   const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
   let text: string | Guide;
@@ -121,7 +122,11 @@ interface ParsedView {
  * Checks every argument before the file system is touched (hints name the corrected view call);
  * an out-of-range context or max_depth is clamped, with a notice.
  */
-function parseViewArgs(args: ViewArgs, budget: Budget | undefined, notices: string[]): ParsedView {
+function parseViewArgs(
+  args: ViewArgs,
+  budget: Budget | undefined,
+  notices: GuidePart[],
+): ParsedView {
   const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
   const call = correctedCall(args.path);
@@ -156,10 +161,10 @@ function parseViewArgs(args: ViewArgs, budget: Budget | undefined, notices: stri
  * the file view's own notices do, so that a notice is never read as one more line of the file
  * or listing; after a text that ends with notices of its own, they join them.
  */
-function withNotices(text: string | Guide, notices: readonly string[]): Guide {
+function withNotices(text: string | Guide, notices: readonly GuidePart[]): Guide {
   if (notices.length === 0) return joinGuide(text);
   const sep = /(^|\n)\[[^\n]*\]$/.test(guideShape(text)) ? "\n" : "\n\n";
-  return joinGuide(text, sep, notices.map((n) => `[${n}]`).join("\n"));
+  return joinGuide(text, sep, joinGuides(notices.map((n) => joinGuide("[", n, "]")), "\n"));
 }
 
 /** The roots a view names: several (comma-separated) for a search, else exactly one. */
@@ -191,7 +196,7 @@ async function viewRoot(
   root: SearchRoot,
   args: ViewArgs,
   accel: ViewAccel,
-  notices: string[],
+  notices: GuidePart[],
   parsed: ParsedView,
 ): Promise<string | Guide> {
   const { start, end, pattern, maxDepth, context, walk } = parsed;
@@ -209,7 +214,9 @@ async function viewRoot(
   if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
   if (args.content === "") {
     notices.push(
-      'content is empty, so this is a listing, not a search: pass the text to find, e.g. "content":"TODO".',
+      guide`content is empty, so this is a listing, not a search: pass the text to find, e.g. ${
+        correctedCall(args.path)({ content: "TODO" })
+      }.`,
     );
   } else if (parseFlag("regex", args.regex, correctedCall(args.path)) || context > 0) {
     notices.push("regex and context apply to searches (with content); ignored for a listing.");

@@ -36,6 +36,9 @@ import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath } from "../core/path/path_quote.ts";
+import { JobLogFiles } from "./jobs/job_log_files.ts";
+import { emptyLogText, runningLogNotice } from "./jobs/job_text.ts";
+import { isTerminal } from "../core/jobs/job_state.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;
@@ -66,11 +69,16 @@ export async function viewFile(
   const whole = options.start === undefined && options.end === undefined;
   const source = await readViewSource(locations, session, location, whole, limits);
   if (!("total" in source)) return source; // a binary file: what it is, and what to use
-  if (source.total === 0) return emptyFileText(shownPath, source.size);
+  if (source.total === 0) {
+    // A job's log is read-only: say whether the job may still print, not how to add lines.
+    return location.backend instanceof JobLogFiles
+      ? emptyLogText(await location.backend.record(location.path), Date.now())
+      : emptyFileText(shownPath, source.size);
+  }
 
   if (whole && options.full !== true && source.lines && source.print) {
     const delta = reViewDelta(session, location, shownPath, source.print, source.lines);
-    if (delta !== null) return delta;
+    if (delta !== null) return await withRunningJobNotice(location, delta);
   }
 
   assertRangeIdsFresh(session, location, shownPath, source, options);
@@ -135,6 +143,14 @@ async function readViewSource(
     }
     throw e;
   }
+}
+
+/** A re-view of a running job's log ends with how to follow the job instead. */
+async function withRunningJobNotice(location: Location, text: Guide): Promise<Guide> {
+  if (!(location.backend instanceof JobLogFiles)) return text;
+  const record = await location.backend.record(location.path);
+  if (isTerminal(record.status)) return text;
+  return joinGuide(text, "\n\n[", runningLogNotice(record, Date.now()), "]");
 }
 
 /** An empty file (or one holding only a byte order mark), and how to add its first line. */

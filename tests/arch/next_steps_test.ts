@@ -38,6 +38,35 @@ function handWrittenCalls(path: string, text: string): string[] {
  */
 const STEP_RENDERING = /\b(?:StepSyntax|renderGuide|toolCallSyntax|cliStepSyntax)\b|\.steps\s*\(/g;
 
+/**
+ * A command line of the CLI written by hand (`anchorfs jobs wait ${id}`): the CLI writes steps as
+ * command lines in one place (lib/cli/step_command.ts), so a hint written this way would reach a
+ * model in CLI syntax, or miss an option the CLI renderer adds (`--state-dir`). `anchorfs mcp`
+ * flags are not steps (nothing runs them as a next call), so they may be named.
+ */
+const COMMAND_LINE_TEXT = /\banchorfs (?:view|edit|jobs|workdir)\b/g;
+
+/** Files allowed to write `anchorfs …` command lines as text, each with its reason. */
+const COMMAND_LINE_WRITERS: Record<string, string> = {
+  "lib/cli/step_command.ts": "the CLI's renderer: it writes every step as a command line",
+};
+
+/**
+ * A subcommand's --help text (`usage: \`…\`` or `const MCP_USAGE = \`…\``) is its manual: its
+ * examples are checked by the docs test, not steps. Blanked out, keeping line numbers.
+ */
+function withoutUsageTexts(text: string): string {
+  return text.replace(
+    /(\busage:\s*|\b[A-Z_]*USAGE\s*=\s*)`(?:\\[\s\S]|[^`\\])*`/g,
+    (m) => m.replace(/[^\n]/g, " "),
+  );
+}
+
+/** Lines of `text` (comments and --help texts removed) that write an anchorfs command line. */
+function handWrittenCommandLines(path: string, text: string): string[] {
+  return linesMatching(path, withoutUsageTexts(text), COMMAND_LINE_TEXT);
+}
+
 /** Lines of `text` (comments removed) that match `pattern`, as "path:line: text". */
 function linesMatching(path: string, text: string, pattern: RegExp): string[] {
   // Comments may show the syntax (they document it); blank them out, keeping line numbers.
@@ -88,6 +117,39 @@ Deno.test("the tool-call scanner finds quoted, templated and multi-line calls (s
   const found = handWrittenCalls("sample.ts", sample);
   assertEquals(found.map((f) => f.split(": ")[0]), ["sample.ts:1", "sample.ts:2", "sample.ts:3"]);
   for (const [path, why] of Object.entries(EXEMPT)) assert(why.length > 40, `${path}: say why`);
+});
+
+Deno.test(`no text in ${SCANNED.join(", ")} writes an anchorfs command line by hand (but --help texts)`, async () => {
+  const found: string[] = [];
+  for (const dir of SCANNED) {
+    for (const path of await sources(dir)) {
+      if (path in COMMAND_LINE_WRITERS) continue;
+      found.push(
+        ...handWrittenCommandLines(path, await Deno.readTextFile(`${REPO_ROOT}/${path}`)),
+      );
+    }
+  }
+  assertEquals(found, [], "build these with step(...); the CLI renders them (step_command.ts)");
+  for (const path in COMMAND_LINE_WRITERS) {
+    assert((await Deno.stat(`${REPO_ROOT}/${path}`)).isFile, path);
+  }
+});
+
+Deno.test("the command-line scanner finds hints and templates, not --help texts or comments (so the rule can fail)", () => {
+  const sample = [
+    'hint: "List the jobs with `anchorfs jobs`; pass --state-dir",',
+    "terminal.err(`wait again with: anchorfs jobs wait ${id}\\n`);",
+    "const MCP_USAGE = `Usage:",
+    "  anchorfs jobs wait ID    Wait (\\`anchorfs jobs\\` lists)",
+    "`;",
+    "  usage: `Usage: anchorfs view PATH",
+    "  anchorfs view src --max-depth 2`,",
+    "// a comment may name anchorfs edit",
+    'const server = "anchorfs mcp --path DIR";',
+    'message: "see anchorfs view --help" + `${"x"}`,',
+  ].join("\n");
+  const found = handWrittenCommandLines("sample.ts", sample);
+  assertEquals(found.map((f) => f.split(": ")[0]), ["sample.ts:1", "sample.ts:2", "sample.ts:10"]);
 });
 
 Deno.test("no lib/ops file writes a step in a syntax: results and errors keep them as data", async () => {

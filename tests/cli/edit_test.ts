@@ -32,6 +32,9 @@ Deno.test("anchorfs edit fails with exit 1 and the same error text the model get
   assertEquals(r.code, 1);
   assertStringIncludes(r.stderr, 'error: old_text matches 2 places in "a.txt" exactly');
   assertStringIncludes(r.stderr, "hint: Either (1) add surrounding lines");
+  // The flag a person adds, not the tool's JSON argument.
+  assertStringIncludes(r.stderr, "(2) pass `--replace-all` to replace every match");
+  assertNotIncludes(r.stderr, '"replace_all"');
   assertEquals(await Deno.readTextFile(`${dir.path}/a.txt`), "x\nx\n");
   const all = await runCliProcess(["edit", "a.txt", "--old", "x", "--new", "y", "--replace-all"], {
     cwd: dir.path,
@@ -174,4 +177,23 @@ Deno.test("anchorfs edit: a diff cut at 400 lines names the anchorfs view of the
     "... diff cut at 400 lines; `anchorfs view big.txt` for the rest.",
   );
   assertNotIncludes(r.stdout, '{"path"');
+});
+
+Deno.test("anchorfs edit --batch with no operations shows an example the same command reads", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "x.txt": "a\nb\n" });
+  const empty = await runCliProcess(["edit", "x.txt", "--batch", "-"], {
+    cwd: dir.path,
+    stdin: "[]",
+  });
+  assertEquals(empty.code, 2, empty.stderr);
+  const example = /^hint: e\.g\. (\{.*\})$/m.exec(empty.stderr)?.[1];
+  assertEquals(example?.startsWith('{"operations":[{"op":"replace"'), true, empty.stderr);
+  // Fed back as the batch, the example parses: it fails only on its made-up ids.
+  const again = await runCliProcess(["edit", "x.txt", "--batch", "-", "--dry-run"], {
+    cwd: dir.path,
+    stdin: example!,
+  });
+  assertEquals(again.code, 1, again.stderr);
+  assertStringIncludes(again.stderr, "error: 2 line ids for x.txt are stale");
 });

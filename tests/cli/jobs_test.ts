@@ -11,6 +11,14 @@ import {
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
 import { testNeeding } from "../_requires.ts";
+import { parseCommandLine } from "../../lib/core/shell/parse/mod.ts";
+
+/** The words of a one-command line after the shell's quote removal. */
+function commandWords(line: string): string[] {
+  const parsed = parseCommandLine(line);
+  assert(parsed.ok && parsed.commands.length === 1, `not one command: ${line}`);
+  return parsed.commands[0]!.words.map((w) => w.value);
+}
 
 const test = testNeeding("bash", "proc", "signals");
 
@@ -31,9 +39,13 @@ test("anchorfs jobs: list, tail, wait and kill work on a running server's jobs",
   assertEquals(early.code, 124);
   assertStringIncludes(early.stderr, "still running");
   assert(!early.stderr.includes("\r"), "a spinner was drawn without a TTY");
+  // The suggested command names the same state dir, and is what waits for the job below.
+  const again = /wait again with `([^`]+)`/.exec(early.stderr)?.[1];
+  const words = again === undefined ? [] : commandWords(again);
+  assertEquals(words, ["anchorfs", "jobs", "wait", id, "--state-dir", s.stateDir], early.stderr);
   await Deno.writeTextFile(`${s.dir}/go`, "");
 
-  const waited = await cli("wait", id);
+  const waited = await runCliProcess(words.slice(1));
   assertEquals(waited.code, 3);
   assertStringIncludes(waited.stdout, "one\ntwo");
   assertStringIncludes(waited.stderr, "FAILED (exit 3)");
@@ -67,7 +79,7 @@ test("anchorfs jobs tail -f prints new output until the job ends", async () => {
   const out = await following;
   assertEquals(out.code, 0); // the job's exit code
   assertEquals(out.stdout, "before\nafter\n");
-  assertStringIncludes(out.stderr, "succeeded (exit 0)");
+  assertEquals(out.stderr, `[job ${id}: succeeded (exit 0)]\n`);
 });
 
 test("anchorfs jobs: an unknown id and a missing id are explained", async () => {
@@ -77,10 +89,34 @@ test("anchorfs jobs: an unknown id and a missing id are explained", async () => 
   const waited = await runCliProcess(["jobs", "wait", "12-34", "--state-dir", s.stateDir]);
   assertEquals(waited.code, 125);
   assertStringIncludes(missing.stderr, `No job with id "12-34" in the state dir ${s.stateDir}.`);
-  assertStringIncludes(missing.stderr, "hint: List the jobs with `anchorfs jobs`");
+  // The listing suggested reads the same state dir (a plain `anchorfs jobs` would list another).
+  assertStringIncludes(
+    missing.stderr,
+    `hint: List the jobs with \`anchorfs jobs --state-dir ${s.stateDir}\``,
+  );
   const usage = await runCliProcess(["jobs", "wait", "--state-dir", s.stateDir]);
   assertEquals(usage.code, 2);
   assertEquals(usage.stderr, "error: jobs wait needs a job ID\nhint: see `anchorfs jobs --help`\n");
+});
+
+test("anchorfs jobs tail and view of a job that printed nothing say so (not an editable file)", async () => {
+  await using s = await startJobsServer("v1");
+  const ran = await s.server.call("shell", { command: "true" });
+  const id = /· job (\S+)/.exec(ran.text)?.[1] ?? "";
+  const tail = await runCliProcess(["jobs", "tail", id, "--state-dir", s.stateDir]);
+  assertEquals(tail.code, 0, tail.stderr);
+  assertEquals(tail.stdout, "");
+  assertEquals(tail.stderr, `[job ${id}: succeeded (exit 0); it printed no output]\n`);
+  const follow = await runCliProcess(["jobs", "tail", id, "-f", "--state-dir", s.stateDir]);
+  assertEquals([follow.code, follow.stdout], [0, ""], follow.stderr);
+  assertEquals(follow.stderr, `[job ${id}: succeeded (exit 0); it printed no output]\n`);
+  const view = await runCliProcess(["view", `anchorfs://jobs/${id}`], {
+    env: { ANCHORFS_STATE_DIR: s.stateDir },
+  });
+  assertEquals(view.code, 0, view.stderr);
+  assertStringIncludes(view.stdout, `job ${id} (\`true\`) ended after`);
+  assertStringIncludes(view.stdout, "with no output: succeeded (exit 0).");
+  assertEquals(/batch|anchorfs edit|insert/.test(view.stdout), false, view.stdout);
 });
 
 test("anchorfs jobs with no jobs names the state dir it read", async () => {

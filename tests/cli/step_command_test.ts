@@ -12,6 +12,7 @@ import {
   type ArgForm,
   CLI_ARG_FORMS,
   cliStepSyntax,
+  cliSyntax,
   commandLineOf,
 } from "../../lib/cli/step_command.ts";
 import { parseCommandArgs } from "../../lib/cli/command.ts";
@@ -137,6 +138,27 @@ Deno.test("edit, jobs, shell and workdir steps become the commands a person runs
   assertEquals({ ...values }, { old: "old line", new: "", "replace-all": true });
   const tail = wordsOf(commandLineOf(cases[5]![0])!);
   assertEquals(parseCommandArgs(tail.slice(2), JOBS_OPTIONS).values.bytes, "100000");
+});
+
+Deno.test("after anchorfs jobs --state-dir DIR, jobs steps name the same state dir", () => {
+  for (const stateDir of ["/srv/my state", "-odd"]) {
+    const syntax = cliSyntax({ stateDir });
+    for (
+      const s of [
+        step("jobs", { action: "list" }),
+        step("jobs", { action: "read", id: "12-3", bytes: 10 }),
+        step("jobs", { action: "wait", id: "12-3" }),
+      ]
+    ) {
+      const words = wordsOf(syntax(s).slice(1, -1));
+      assertEquals(words.slice(0, 2), ["anchorfs", "jobs"]);
+      const { values } = parseCommandArgs(words.slice(2), JOBS_OPTIONS);
+      assertEquals(values["state-dir"], stateDir, syntax(s));
+    }
+    // Other steps are as without it.
+    const view = step("view", { path: "a.txt" });
+    assertEquals(syntax(view), cliStepSyntax(view));
+  }
 });
 
 Deno.test("a batch_edit step run by bash as printed applies the same operations", async () => {

@@ -40,6 +40,12 @@ for (const kind of CLIENT_KINDS) {
       ],
       ["jobs", { action: "read", id: null }, "leave id out"],
       [
+        "jobs",
+        { action: "frob" },
+        'action must be "list", "read", "wait" or "kill", e.g. "wait" with an id; got string "frob"',
+      ],
+      ["workdir", { action: "cd" }, 'action must be "get", "set" (with a path) or "reset"; got'],
+      [
         "shell",
         { command: ["ls"] },
         'command must be a command line string, e.g. "make test"; got a list ["ls"]',

@@ -1,5 +1,8 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir } from "../_harness.ts";
+import { AnchorError } from "../../lib/core/errors.ts";
+import { toolCallSyntax } from "../../lib/core/next_step.ts";
+import { recoveryWarningText } from "../../lib/mcp/command.ts";
 
 Deno.test("anchorfs mcp --path naming a file says it is a file and offers its folder", async () => {
   await using dir = await tempDir();
@@ -46,4 +49,28 @@ Deno.test("anchorfs mcp start-up errors write their next steps as commands a per
       "--allow /srv/app confines the file tools to it (--roots takes no value: the client " +
       "names the roots); anchorfs mcp --help lists the options",
   );
+});
+
+Deno.test("an unreadable state dir at start-up is a warning with its hint, not a stack trace", async () => {
+  const unreadable = new AnchorError({
+    code: "STATE_DIR_UNREADABLE",
+    message: 'Cannot read the job state dir "x/jobs": Not a directory',
+    hint: "Make the state dir readable, or point anchorfs at another one with --state-dir DIR.",
+    fault: "environment",
+  });
+  assertEquals(
+    recoveryWarningText(unreadable, toolCallSyntax),
+    'anchorfs mcp: warning: Cannot read the job state dir "x/jobs": Not a directory\n' +
+      "The jobs of earlier servers were not checked, and the shell and jobs tools fail the same " +
+      "way until this is fixed.\nhint: Make the state dir readable, or point anchorfs at " +
+      "another one with --state-dir DIR.",
+  );
+  // A bug keeps its stack trace (logged as such).
+  assertEquals(recoveryWarningText(new TypeError("x is undefined"), toolCallSyntax), undefined);
+
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/file`, "x\n");
+  const r = await runCliProcess(["mcp", "--path", dir.path, "--state-dir", `${dir.path}/file`]);
+  assertEquals(r.code, 0, r.stderr); // stdin closed: it served, then ended
+  assertEquals(r.stderr.includes("    at "), false, `a stack trace on stderr:\n${r.stderr}`);
 });

@@ -213,6 +213,11 @@ Deno.test("search: regex with (?i), several roots, a single file, zero matches a
       'case-sensitive; to ignore case: view {"path":"src","content":"(?i)nothing-like-this",' +
       '"regex":true}.',
   );
+  // No file searched: ignoring case would not help, a broader pattern may.
+  const noFiles = await t.view({ path: "src", content: "nothing-like-this", pattern: "*.md" });
+  assertStringIncludes(noFiles, "searched 0 files");
+  assertStringIncludes(noFiles, "Try a broader pattern or none");
+  assertNotIncludes(noFiles, "case-sensitive");
   const bad = await assertRejects(() =>
     t.view({ path: ".", content: "a(", regex: true })
   ) as AnchorError;
@@ -407,6 +412,8 @@ Deno.test("notices about ignored arguments follow the output after a blank line"
   );
   const listing = await t.view({ path: "d", content: "" });
   assertMatch(listing, /b\.txt\t1 line\t~2 tokens\n\n\[content is empty, so this is a listing/);
+  // The search it suggests is a whole call, so each interface writes it its own way.
+  assertStringIncludes(listing, 'pass the text to find, e.g. view {"path":"d","content":"TODO"}.]');
   assertStringIncludes(
     await t.view({ path: "d", regex: true }),
     "\n\n[regex and context apply to searches (with content); ignored for a listing.]",

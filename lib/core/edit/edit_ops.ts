@@ -3,6 +3,7 @@
 
 import { AnchorError } from "../errors.ts";
 import { hashHex, type LineId, parseLineId } from "./line_id.ts";
+import { argExample, type Guide, guide } from "../next_step.ts";
 
 /** Where an insert goes: after a verified line, at the start (0) or at the end (-1). */
 export type Anchor = { kind: "start" } | { kind: "end" } | { kind: "after"; id: LineId };
@@ -31,12 +32,22 @@ export function contentLines(content: string): string[] {
   return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
 }
 
-function invalidOp(message: string, hint: string): AnchorError {
+function invalidOp(message: string, hint: string | Guide): AnchorError {
   return new AnchorError({ code: "INVALID_OPERATION", message, hint });
 }
 
-const EXAMPLE_OPS =
-  '[{"op":"replace","start":"12:a3","end":"14:0f","content":"new lines\\n"},{"op":"insert","anchor":-1,"content":"appended\\n"}]';
+/**
+ * Example operations, as an argument example: the tool call's `{"operations":[…]}` is also what
+ * `anchorfs edit --batch` reads, so both interfaces show the same JSON.
+ */
+const EXAMPLE_OPS = guide`e.g. ${
+  argExample("batch_edit", {
+    operations: [
+      { op: "replace", start: "12:a3", end: "14:0f", content: "new lines\n" },
+      { op: "insert", anchor: -1, content: "appended\n" },
+    ],
+  })
+}`;
 
 /** Parses an anchor: 0 (start), -1 (end), or a line id. Any other number is refused. */
 export function parseAnchor(raw: unknown, what: string): Anchor {
@@ -67,13 +78,13 @@ export function parseEditOps(raw: unknown): EditOp[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw invalidOp(
       "operations must be a non-empty list of insert/replace operations.",
-      `e.g. "operations": ${EXAMPLE_OPS}`,
+      EXAMPLE_OPS,
     );
   }
   return raw.map((given: RawEditOp, i): EditOp => {
     const at = `operations[${i}]`;
     if (typeof given !== "object" || given === null) {
-      throw invalidOp(`${at} is not an object.`, `e.g. "operations": ${EXAMPLE_OPS}`);
+      throw invalidOp(`${at} is not an object.`, EXAMPLE_OPS);
     }
     const item = withOctofsNames(given);
     if (item.op !== "insert" && item.op !== "replace") throw unknownOp(item, at);
@@ -176,7 +187,7 @@ function unknownOp(item: RawEditOp, at: string): AnchorError {
   }
   return invalidOp(
     `${what}; ${ops}. To delete lines, replace them with content "".`,
-    `e.g. "operations": ${EXAMPLE_OPS}`,
+    EXAMPLE_OPS,
   );
 }
 

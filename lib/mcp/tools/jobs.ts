@@ -67,7 +67,10 @@ function needId(action: "read" | "wait" | "kill", id: string | undefined): strin
  */
 function jobsInput({ tailBytes, passingLines = DEFAULT_PASSING_LINES }: ToolEnv["options"]) {
   return toolInput({
-    action: z.enum(["list", "read", "wait", "kill"]).default("list").describe(
+    action: z.enum(
+      ["list", "read", "wait", "kill"],
+      argError("action", '"list", "read", "wait" or "kill", e.g. "wait" with an id'),
+    ).default("list").describe(
       '"list", "read", "wait" or "kill".',
     ),
     id: z.string(argError("id", 'a job id string, e.g. "4242-3"')).optional().describe(

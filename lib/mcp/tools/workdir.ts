@@ -18,7 +18,10 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
         "directory.\n" +
         'Examples: {"action":"get"} · {"action":"set","path":"packages/api"} · {"action":"reset"}',
       inputSchema: toolInput({
-        action: z.enum(["get", "set", "reset"]).optional().describe(
+        action: z.enum(
+          ["get", "set", "reset"],
+          argError("action", '"get", "set" (with a path) or "reset"'),
+        ).optional().describe(
           'Omitted: "set" when path is given, else "get".',
         ),
         path: z.string(argError("path", 'a directory path string, e.g. "packages/api"')).optional()

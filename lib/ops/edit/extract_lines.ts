@@ -127,7 +127,8 @@ function resolveSource(
   const total = lines.length;
   const stale = [];
   for (const [what, s] of [["start", startArg], ["end", endArg]] as const) {
-    if (s.kind !== "id") continue;
+    // end left out is start itself: one stale id, reported once.
+    if (s.kind !== "id" || (what === "end" && endArg === startArg)) continue;
     const reason = checkLineId(lines, s.id);
     if (reason) stale.push({ id: s.id, what, reason });
   }

@@ -108,11 +108,12 @@ class AgentScope {
     throw new AnchorError({
       code: "JOB_NOT_FOUND",
       message: `No job with id ${JSON.stringify(id)} in this session.`,
-      hint: guide`${
-        this.owned.size > 0
-          ? `Your jobs: ${[...this.owned].slice(-5).reverse().join(", ")}.`
-          : "This session has started no jobs yet."
-      } List them with ${step("jobs", { action: "list" })}.`,
+      hint: this.owned.size > 0
+        ? guide`Your jobs: ${[...this.owned].slice(-5).reverse().join(", ")}. List them with ${
+          step("jobs", { action: "list" })
+        }.`
+        : "This session has started no jobs yet: every shell call starts one, and its result " +
+          "names the id.",
     });
   }
 

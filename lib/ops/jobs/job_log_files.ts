@@ -11,6 +11,7 @@ import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import type { JobManager } from "./job_manager.ts";
+import type { JobRecord } from "../../core/jobs/job_state.ts";
 
 export const JOB_URI_PREFIX = "anchorfs://jobs/";
 
@@ -27,6 +28,11 @@ export class JobLogFiles implements FileBackend {
   /** `anchorfs://jobs/ID` (a trailing slash or `/log` tolerated) → the job id. */
   private jobId(path: string): string {
     return path.trim().slice(JOB_URI_PREFIX.length).replace(/\/(?:log|output)?$/, "");
+  }
+
+  /** The job whose log `path` names (JOB_NOT_FOUND for an unknown id): what a view says of it. */
+  record(path: string): Promise<JobRecord> {
+    return this.jobs.require(this.jobId(path));
   }
 
   async stat(path: string): Promise<FileInfo | null> {

@@ -690,9 +690,12 @@ export class JobManager {
       message: `No job with id ${JSON.stringify(id)}${
         isJobId(id) ? "" : " (job ids look like 1234-5: the server pid, a dash, a number)"
       }.`,
-      hint: guide`${
-        recent.length > 0 ? `Recent jobs: ${recent.join(", ")}.` : "No jobs recorded yet."
-      } List them with ${step("jobs", { action: "list" })}.`,
+      // With none recorded, a listing would show nothing: say where ids come from instead.
+      hint: recent.length > 0
+        ? guide`Recent jobs: ${recent.join(", ")}. List them with ${
+          step("jobs", { action: "list" })
+        }.`
+        : "No jobs recorded yet: every shell call records one, and its result names the id.",
     });
   }
 

@@ -227,7 +227,7 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
     lines.push(
       guide`[${plural(w.count, "warning-looking line")} ${where}${
         output.logBytes > VIEW_OFFER_LOG_BYTES
-          ? " (the log is too big to search with view: use the jobs read call above)"
+          ? " (the log is too big to search with view: read its end with the call above)"
           : guide`: ${viewLogStep(record.id, { content: WARNING_SEARCH, regex: true })}`
       }]`,
     );
@@ -246,7 +246,9 @@ export function formatTail(output: JobOutput, maxWireBytes = DEFAULT_TAIL_BYTES)
       } of output dropped]`,
     );
   }
-  lines.push(output.text === "" ? "(no output)" : output.text.replace(/\n$/, ""));
+  // A running job may still print: "(no output)" alone would read as its final result.
+  const none = isTerminal(record.status) ? "(no output)" : "(no output yet)";
+  lines.push(output.text === "" ? none : output.text.replace(/\n$/, ""));
   return joinGuides(lines, "\n");
 }
 
@@ -311,4 +313,34 @@ export function stillRunningText(
   } or carry on with other work: a notification for ${
     jobUri(record.id)
   } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
+}
+
+/**
+ * What a view of a job's empty log says instead of an empty file's "add lines" (the log is
+ * read-only): the job has printed nothing yet, and how to wait for it; or it ended with no output.
+ */
+export function emptyLogText(record: JobRecord, now: number): Guide {
+  const what = `${jobUri(record.id)} is empty: job ${record.id} (\`${
+    shortCommand(record.command)
+  }\`)`;
+  const took = formatDuration(durationMs(record, now));
+  if (isTerminal(record.status)) {
+    return joinGuide(`${what} ended after ${took} with no output: ${statusPhrase(record)}.`);
+  }
+  const id = record.id;
+  return guide`${what} has printed nothing yet (running for ${took}). Wait for it to end with ${
+    step("jobs", { action: "wait", id })
+  } (waiting never kills it), or view this log again later.`;
+}
+
+/**
+ * The notice on a re-view of a running job's log (a model polling it): it may still grow, and
+ * jobs wait follows it without more views.
+ */
+export function runningLogNotice(record: JobRecord, now: number): Guide {
+  return guide`job ${record.id} is still running (for ${
+    formatDuration(durationMs(record, now))
+  }), so its log may grow: wait for its end with ${
+    step("jobs", { action: "wait", id: record.id })
+  } instead of viewing it again`;
 }

@@ -4,6 +4,7 @@
 // settled, the others are listed as recorded, marked with why and when, and the call to retry.
 // The records are written as a killed server leaves them (its pid is gone).
 
+import { shellQuote } from "../../../lib/core/shell/shell_quote.ts";
 import { assertEquals, assertMatch, assertStringIncludes } from "../../_assert.ts";
 import { runCliProcess, tempDir } from "../../_harness.ts";
 import { createSshWorld } from "./_sshd.ts";
@@ -100,10 +101,14 @@ sshTest(
     assertStringIncludes(row(local), "succeeded");
     assertMatch(
       row(onHang),
-      /running .*\[host unreachable: no answer within 3\.0s \(checked \d\d:\d\d:\d\d UTC\); .*retry with `anchorfs jobs tail \d+-3`\]$/,
+      /running .*\[host unreachable: no answer within 3\.0s \(checked \d\d:\d\d:\d\d UTC\); .*retry with `anchorfs jobs tail \d+-3 --state-dir [^`]+`\]$/,
     );
     assertMatch(row(onShut), /\[host unreachable: Cannot connect to .*refused/);
-    assertStringIncludes(row(onShut), `retry with \`anchorfs jobs tail ${onShut}\``);
+    // The retry reads the same state dir as this listing.
+    assertStringIncludes(
+      row(onShut),
+      `retry with \`anchorfs jobs tail ${onShut} --state-dir ${shellQuote(state.path)}\``,
+    );
     // Listing changed nothing it could not check.
     for (const id of [onHang, onShut]) assertEquals((await store.read(id))?.status, "running");
   },

@@ -70,6 +70,9 @@ Deno.test("extract_lines refuses stale source ids and bare target line numbers",
   }));
   assertEquals(e.code, "STALE_LINE_ID");
   assertStringIncludes(e.detail!, "|function helper() {");
+  // end left out is start: one stale id, reported once (not "2 line ids" for one).
+  assertStringIncludes(e.message, "Line id for a.ts is stale (first: start 2:00)");
+  assertEquals(e.detail!.split("line 2 no longer has hash 00").length, 2, e.detail);
   const e2 = await rejected(runExtractLines(env.services, env.session, {
     from_path: "/a.ts",
     start: 1,

@@ -2,7 +2,7 @@
 // refusals (job cap, duplicate guard) still apply to every agent, but never name another
 // agent's job, and a job's log is read only by the agent that started it.
 
-import { assert, assertRejects, assertStringIncludes } from "../../_assert.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
@@ -34,7 +34,10 @@ test("agent jobs: the shared cap refuses b without naming a's jobs; a's refusal 
     const refusedA = await assertRejects(() => a.view.start("echo a2", cwd.path));
     assertStringIncludes(`${(refusedA as { hint?: string }).hint}`, job.id);
     // b cannot read a's log through the view either (anchorfs://jobs/ID goes through these).
-    await assertRejects(() => b.view.logInfo(job.id));
+    const notB = await assertRejects(() => b.view.logInfo(job.id));
+    // b has no jobs: no list step (it would show nothing), but where a job id comes from.
+    assertStringIncludes(`${(notB as { hint?: string }).hint}`, "started no jobs yet: every shell");
+    assertEquals((notB as { next?: unknown[] }).next, []);
     await assertRejects(() => b.view.readLog(job.id, 0, 10));
     assert((await a.view.logInfo(job.id)).bytes >= 0);
   } finally {

@@ -10,6 +10,8 @@ import { killText } from "../../../lib/ops/jobs/job_text.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 import { testNeeding } from "../../_requires.ts";
+import { isAnchorError } from "../../../lib/core/errors.ts";
+import { step } from "../../../lib/core/next_step.ts";
 
 const test = testNeeding("bash", "proc", "signals");
 
@@ -249,5 +251,22 @@ test("a kill that reaches a job's shell records it killed, even when the shell e
     assertEquals(result.wasRunning, true);
     assertEquals(result.record.status, "killed");
     assert(result.killed.some((p) => p.pid === job.pid), "the shell itself was signalled");
+  });
+});
+
+test("an unknown job id names the recent jobs, or where ids come from when there are none", async () => {
+  await withManager(async (jobs, cwd) => {
+    const none = await assertRejects(() => jobs.require("1-1"));
+    assert(isAnchorError(none), String(none));
+    assertEquals(none.code, "JOB_NOT_FOUND");
+    // Nothing to list: no jobs list step, but how a job and its id come about.
+    assertEquals(none.next, []);
+    assertStringIncludes(String(none.hint), "every shell call records one");
+    const job = await jobs.start("true", cwd);
+    await jobs.wait(job.id, 60_000);
+    const some = await assertRejects(() => jobs.require("1-1"));
+    assert(isAnchorError(some), String(some));
+    assertStringIncludes(String(some.hint), `Recent jobs: ${job.id}.`);
+    assertEquals(some.next, [step("jobs", { action: "list" })]);
   });
 });

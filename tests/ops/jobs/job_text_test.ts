@@ -102,6 +102,30 @@ Deno.test("a job's report states its exit once; the end's reason only when it sa
   assertStringIncludes(reportOf(lost), "ended: its anchorfs server (pid 1) ended");
 });
 
+Deno.test("a running job with no output yet says so; an ended one has no output", () => {
+  const started = startRecord({
+    id: "1-3",
+    command: "make",
+    cwd: "/x",
+    pid: 10,
+    serverPid: 1,
+    startedAt: 0,
+    logCapBytes: 1000,
+  });
+  assertStringIncludes(formatJobReport(outputOf(started, "", 0), 500), "---\n(no output yet)");
+  const ended = finishRecord(started, {
+    exitCode: 0,
+    signal: null,
+    cause: "exit",
+    outputBytes: 0,
+    droppedBytes: 0,
+    endedAt: 1000,
+  }).record;
+  const report = formatJobReport(outputOf(ended, "", 0), 2000);
+  assertStringIncludes(report, "---\n(no output)");
+  assertEquals(report.includes("yet"), false, report);
+});
+
 Deno.test("job texts count a single byte as 1 byte", () => {
   const record = {
     id: "1-1",
@@ -145,6 +169,8 @@ Deno.test("a log too big for view is offered as jobs read, never as a view that 
   assertStringIncludes(tail, 'jobs {"action":"read","id":"7-2","bytes":1000000}');
   assertStringIncludes(tail, "1,000,000,002 bytes, is more than view reads whole");
   assertEquals(tail.includes('view {"path":"anchorfs://jobs/7-2"'), false, tail);
+  // The warnings note names no call of one interface in prose: it points at the call above.
+  assertStringIncludes(tail, "too big to search with view: read its end with the call above)]");
   const failed = formatTail({
     ...big,
     record: { ...record, status: "failed", exitCode: 1 },

@@ -2,7 +2,7 @@
 // call can pick one by id (batch_edit) or widen old_text. Shared by the four matching rungs.
 
 import { AnchorError } from "../../errors.ts";
-import { joinGuide, step } from "../../next_step.ts";
+import { argExample, joinGuide, step } from "../../next_step.ts";
 import { hashHex, hashLine, renderLine } from "../line_id.ts";
 import type { TextDoc } from "../../text/text_file.ts";
 import { type LfText, lineAt } from "./lf_text.ts";
@@ -54,7 +54,8 @@ export function ambiguous(
     hint: how === "exactly"
       ? joinGuide(
         "Either (1) add surrounding lines to old_text so it matches one place, (2) pass ",
-        '"replace_all": true to replace every match, or (3) use the ids above, e.g. ',
+        argExample("text_editor", { replace_all: true }),
+        " to replace every match, or (3) use the ids above, e.g. ",
         batch,
         ".",
       )
