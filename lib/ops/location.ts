@@ -137,6 +137,13 @@ export class Locations {
    * directory, the --allow list itself).
    */
   async locate(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
+    const location = await this.place(raw, cwd, guard);
+    // Before anything compares or keys the path: whether its directories fold case.
+    await location.backend.learnCase?.(location.path);
+    return location;
+  }
+
+  private async place(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
     if (text === "") {
