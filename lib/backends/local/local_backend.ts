@@ -266,7 +266,11 @@ export class LocalBackend implements FileBackend {
       if (hasRawBytes(path)) return false;
       return (await Deno.stat(path)).isDirectory;
     });
-    this.locks = new LocalWriteLocks({ ...options.locks, paths: this.paths });
+    this.locks = new LocalWriteLocks({
+      ...options.locks,
+      paths: this.paths,
+      learnCase: (path) => this.prober.learn(path),
+    });
   }
 
   /** Asks the disk whether the directories on the way to `path` compare names without case. */

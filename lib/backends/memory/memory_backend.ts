@@ -175,17 +175,19 @@ export class MemoryBackend implements FileBackend {
 
   /** One process holds all of this file system: the lock only orders callers in this process. */
   async withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
-    const previous = this.lockTails.get(path) ?? Promise.resolve();
+    // One file under any spelling the store folds to it is one lock.
+    const key = this.disk.key(path);
+    const previous = this.lockTails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = previous.then(() => mine);
-    this.lockTails.set(path, tail);
+    this.lockTails.set(key, tail);
     await previous;
     try {
       return await body();
     } finally {
       release();
-      if (this.lockTails.get(path) === tail) this.lockTails.delete(path);
+      if (this.lockTails.get(key) === tail) this.lockTails.delete(key);
     }
   }
 

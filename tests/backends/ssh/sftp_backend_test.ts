@@ -238,3 +238,28 @@ testProc(
     }
   },
 );
+
+test("the case probe asks the host: a Linux host's disk does not fold, and says so once", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/Src`);
+  await Deno.writeTextFile(`${dir.path}/Src/Main.ts`, "x\n");
+  const pool = world.pool();
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    await backend.learnCase(`${dir.path}/Src/Main.ts`);
+    assert(!backend.paths.foldsIn(`${dir.path}/Src`));
+    assert(!backend.paths.foldsIn(dir.path));
+    const key = backend.paths.key(`${dir.path}/Src/Main.ts`);
+    assert(key !== backend.paths.key(`${dir.path}/src/main.ts`));
+    // Probed once per directory: asking again costs no request.
+    const before = backend.stats.requests;
+    await backend.learnCase(`${dir.path}/Src/Main.ts`);
+    await backend.learnCase(`${dir.path}/Src`);
+    assertEquals(backend.stats.requests - before, 0);
+  } finally {
+    await pool.close();
+  }
+});
