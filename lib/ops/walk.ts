@@ -7,6 +7,7 @@
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
+import { gitDirPointer, gitIgnoreCase } from "../core/search/git_config.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import type { Budget, StopReason } from "./budget.ts";
@@ -148,12 +149,18 @@ async function bulkSource(
   };
 }
 
-/** The nearest directory at or above `dir` holding `.git`, or null (a few stats, no listing). */
-async function findGitRoot(backend: FileBackend, dir: string): Promise<string | null> {
+/**
+ * The nearest directory at or above `dir` holding `.git` (a folder, or a worktree's or
+ * submodule's file), or null (a few stats, no listing).
+ */
+async function findGitRoot(
+  backend: FileBackend,
+  dir: string,
+): Promise<{ dir: string; gitIsDir: boolean } | null> {
   const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
     const info = await backend.stat(join(d, ".git")).catch(() => null);
-    if (info) return d;
+    if (info) return { dir: d, gitIsDir: info.type === "dir" };
     if (parent(d) === d) return null;
     d = parent(d);
   }
@@ -161,13 +168,40 @@ async function findGitRoot(backend: FileBackend, dir: string): Promise<string | 
 }
 
 /**
+ * Whether the repository at `dir` sets `core.ignorecase` (its .gitignore rules then match without
+ * case, as git's do): one small read of its config; a `.git` file is followed to the git dir
+ * (and a worktree's to the common dir, which holds the config).
+ */
+async function repoIgnoresCase(
+  paths: PathRules,
+  source: DirSource,
+  dir: string,
+  gitIsDir: boolean,
+): Promise<boolean> {
+  let gitDir = paths.join(dir, ".git");
+  if (!gitIsDir) {
+    const pointer = gitDirPointer(await source.readText(gitDir) ?? "");
+    if (pointer === undefined) return false;
+    gitDir = paths.resolve(dir, pointer);
+  }
+  let config = await source.readText(paths.join(gitDir, "config"));
+  if (config === null && !gitIsDir) {
+    const common = (await source.readText(paths.join(gitDir, "commondir")))?.trim();
+    if (common) config = await source.readText(paths.join(paths.resolve(gitDir, common), "config"));
+  }
+  return config !== null && gitIgnoreCase(config) === true;
+}
+
+/**
  * The rules that apply at `root` before walking it: .git/info/exclude and the .gitignore files
  * of the enclosing repository's directories above `root`.
  */
 async function rulesAbove(backend: FileBackend, root: string, source: DirSource) {
-  let chain = IgnoreChain.EMPTY;
-  const gitRoot = await findGitRoot(backend, root);
-  if (gitRoot === null) return chain;
+  const repo = await findGitRoot(backend, root);
+  if (repo === null) return IgnoreChain.EMPTY;
+  const gitRoot = repo.dir;
+  const ignoreCase = await repoIgnoresCase(backend.paths, source, gitRoot, repo.gitIsDir);
+  let chain = IgnoreChain.EMPTY.withIgnoreCase(ignoreCase);
   const { join, parent, slashed } = backend.paths;
   const excludePath = join(gitRoot, ".git/info/exclude");
   const exclude = await source.readText(excludePath);
@@ -283,6 +317,12 @@ class TreeWalker {
       return;
     }
     let chain = inherited;
+    // A repository inside the walk: its own core.ignorecase (the root's was read before).
+    const git = relDir === "" ? undefined : entries.find((e) => e.name === ".git");
+    if (git && (git.type === "dir" || git.type === "file")) {
+      const gitIsDir = git.type === "dir";
+      chain = chain.withIgnoreCase(await repoIgnoresCase(this.paths, this.source, dir, gitIsDir));
+    }
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
       const path = this.paths.join(dir, ".gitignore");
       const text = await this.source.readText(path);
