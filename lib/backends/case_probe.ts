@@ -76,7 +76,7 @@ export async function probeDirectory(
  */
 export class CaseProber {
   private readonly pending = new Map<string, Promise<void>>();
-  /** Paths whose directory was probed and which were not directories themselves when asked. */
+  /** Paths that were not directories when asked (files, or not there yet), below probed ones. */
   private readonly leaves = new Set<string>();
 
   constructor(
@@ -103,7 +103,9 @@ export class CaseProber {
     while (start < dirs.length - 1 && !await this.isDir(dirs[start]!).catch(() => false)) start++;
     const todo = dirs.slice(start).filter((d) => !this.volumes.probed(d));
     await Promise.all(todo.map((d) => this.probeOnce(d)));
-    if (start === 1) {
+    // Not a directory (a file, or not there yet): a folder made there later inherits the answer
+    // of the nearest probed one, as a new folder on the same volume does.
+    if (start >= 1) {
       if (this.leaves.size >= 10_000) this.leaves.clear();
       this.leaves.add(normal);
     }
