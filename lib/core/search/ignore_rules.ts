@@ -100,13 +100,32 @@ function fastTest(
   if (ignoreCase) {
     // Lower-casing both sides gives the regex's `i` answer for text whose lower case keeps its
     // length (not `İ`): keep the fast path to those patterns.
-    const folded = line.toLowerCase();
-    const plain = folded.length === line.length ? fastTest(folded, byName, false) : null;
-    return plain && ((text) => plain(text.toLowerCase()));
+    const folded = rest.toLowerCase();
+    if (folded.length !== rest.length) return null;
+    const n = folded.length;
+    if (star === -1) return (text) => text.length === n && foldedAt(text, 0, folded);
+    if (!byName) return null;
+    return star === 0
+      ? (text) => text.length >= n && foldedAt(text, text.length - n, folded)
+      : (text) => text.length >= n && foldedAt(text, 0, folded);
   }
   if (star === -1) return (text) => text === rest;
   if (!byName) return null; // an anchored `*` would have to stop at a slash
   return star === 0 ? (text) => text.endsWith(rest) : (text) => text.startsWith(rest);
+}
+
+/**
+ * Whether `text` from `at` reads `folded` (lower case) without case: ASCII compared in place, so
+ * a name costs no new string per rule; anything else through toLowerCase of that part.
+ */
+function foldedAt(text: string, at: number, folded: string): boolean {
+  for (let i = 0; i < folded.length; i++) {
+    let c = text.charCodeAt(at + i);
+    if (c > 127) return text.slice(at, at + folded.length).toLowerCase() === folded;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== folded.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** An immutable chain of ignore levels; `with` returns a longer chain for a subdirectory. */
