@@ -127,7 +127,10 @@ export class SftpBackend implements FileBackend {
     const h = link.host;
     this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
       (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");
-    this.locks = new RemoteWriteLocks(link, () => this.homeDir());
+    this.locks = new RemoteWriteLocks(link, () => this.homeDir(), async (path) => {
+      await this.learnCase(path);
+      return this.paths.key(path);
+    });
     // POSIX grammar, case-sensitive until a probe of the host says otherwise.
     const volumes = new CaseVolumes(describePlatform("linux"));
     this.paths = posixPathsOn(volumes);
