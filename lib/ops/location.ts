@@ -143,6 +143,7 @@ export class Locations {
     return location;
   }
 
+  /** `locate` without the case probe: the backend and the absolute path `raw` names. */
   private async place(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);

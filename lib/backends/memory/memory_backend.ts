@@ -103,6 +103,7 @@ export class MemoryBackend implements FileBackend {
     return this.prober?.learn(path) ?? Promise.resolve();
   }
 
+  /** The store's lookups as the case probe needs them (full listings, no inode numbers). */
   private caseView(): ProbeView {
     return {
       names: async (dir) => ({
