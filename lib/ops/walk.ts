@@ -107,12 +107,16 @@ function readDirSource(backend: FileBackend): DirSource {
   };
 }
 
-/** One listTree request; ignore files found in it are fetched together with readFiles. */
+/**
+ * One listTree request; ignore files found in it are fetched together with readFiles, and with
+ * them `also` (the enclosing repository's info/exclude and config): one request for all.
+ */
 async function bulkSource(
   backend: FileBackend,
   root: string,
   maxDepth: number | undefined,
   includeHidden: boolean,
+  also: readonly string[],
 ): Promise<DirSource> {
   const listing: TreeEntry[] = await backend.listTree!(root, maxDepth, {
     skipHiddenDirContents: !includeHidden,
@@ -134,6 +138,7 @@ async function bulkSource(
   const texts = new Map<string, string>();
   // Cut like readIgnoreFile's: a bulk read without a bound would carry a file of any size.
   const head = { headBytes: IGNORE_FILE_MAX_BYTES };
+  ignoreFiles.push(...also);
   for await (const item of readMany(backend, ignoreFiles, head)) {
     if (item.data) {
       texts.set(item.path, decoder.decode(cutToHead(item, IGNORE_FILE_MAX_BYTES).data));
@@ -142,7 +147,7 @@ async function bulkSource(
   return {
     list: (dir) => Promise.resolve(children.get(dir) ?? []),
     readText: (path) =>
-      texts.has(path) ||
+      texts.has(path) || also.includes(path) ||
         (path.endsWith(`${sep}.gitignore`) && path.startsWith(join(root, "")))
         ? Promise.resolve(texts.get(path) ?? null)
         : readIgnoreFile(backend, path),
@@ -196,8 +201,12 @@ async function repoIgnoresCase(
  * The rules that apply at `root` before walking it: .git/info/exclude and the .gitignore files
  * of the enclosing repository's directories above `root`.
  */
-async function rulesAbove(backend: FileBackend, root: string, source: DirSource) {
-  const repo = await findGitRoot(backend, root);
+async function rulesAbove(
+  backend: FileBackend,
+  root: string,
+  source: DirSource,
+  repo: { dir: string; gitIsDir: boolean } | null,
+) {
   if (repo === null) return IgnoreChain.EMPTY;
   const gitRoot = repo.dir;
   const ignoreCase = await repoIgnoresCase(backend.paths, source, gitRoot, repo.gitIsDir);
@@ -261,13 +270,18 @@ export async function* walkBatches(
   control: WalkControl = { countOnly: false, counted: 0 },
 ): AsyncGenerator<WalkItem[]> {
   let source = readDirSource(backend);
+  const repo = await findGitRoot(backend, root);
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
-    source = await bulkSource(backend, root, options.maxDepth, options.includeHidden)
+    const { join } = backend.paths;
+    const gitFiles = repo?.gitIsDir
+      ? [join(repo.dir, ".git/info/exclude"), join(repo.dir, ".git/config")]
+      : [];
+    source = await bulkSource(backend, root, options.maxDepth, options.includeHidden, gitFiles)
       .catch(() => source);
   }
   const walker = new TreeWalker(source, backend.paths, options, stats, control);
-  await walker.enter(root, "", 1, await rulesAbove(backend, root, source));
+  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo));
   yield* walker.batches();
 }
 
