@@ -49,6 +49,7 @@ export async function resolveReal(
   return found;
 }
 
+/** resolveReal's lookup: symlinks and `..` resolved by the backend, no probe. */
 async function resolveRealText(
   location: Location,
 ): Promise<{ real: string; dangling?: string }> {
