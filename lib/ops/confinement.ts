@@ -43,6 +43,16 @@ export async function realPathOf(location: Location): Promise<string> {
 export async function resolveReal(
   location: Location,
 ): Promise<{ real: string; dangling?: string }> {
+  const found = await resolveRealText(location);
+  // The real path may lie on another volume than the path as named (a symlink to a USB stick).
+  await location.backend.learnCase?.(found.real);
+  return found;
+}
+
+/** resolveReal's lookup: symlinks and `..` resolved by the backend, no probe. */
+async function resolveRealText(
+  location: Location,
+): Promise<{ real: string; dangling?: string }> {
   const rules = location.backend.paths;
   const tail: string[] = [];
   let path = location.path;

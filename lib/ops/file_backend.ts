@@ -111,6 +111,13 @@ export interface FileBackend {
   /** How this machine spells and compares paths: POSIX on ssh hosts, the platform's locally. */
   readonly paths: PathRules;
   /**
+   * Probes, read-only, whether the directories on the way to `path` (the nearest existing one and
+   * its ancestors) compare names without case, so `paths` compares them as the file system does.
+   * Cached per directory; never throws. Called before a path is compared or keyed
+   * (Locations.locate, confinement's real paths). Absent: `paths` alone decides.
+   */
+  learnCase?(path: string): Promise<void>;
+  /**
    * Set when shell commands can run where these files are (an ssh host): runs jobs there.
    * Wiring between the SSH backend and the job manager, not part of the public API.
    * @ignore

@@ -155,6 +155,14 @@ export class Locations {
    * directory, the --allow list itself).
    */
   async locate(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
+    const location = await this.place(raw, cwd, guard);
+    // Before anything compares or keys the path: whether its directories fold case.
+    await location.backend.learnCase?.(location.path);
+    return location;
+  }
+
+  /** `locate` without the case probe: the backend and the absolute path `raw` names. */
+  private async place(raw: string, cwd: Location, guard?: PathGuard): Promise<Location> {
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
     if (text === "") {

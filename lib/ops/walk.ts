@@ -7,6 +7,7 @@
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
+import { gitDirPointer, gitIgnoreCase } from "../core/search/git_config.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import type { Budget, StopReason } from "./budget.ts";
@@ -106,12 +107,16 @@ function readDirSource(backend: FileBackend): DirSource {
   };
 }
 
-/** One listTree request; ignore files found in it are fetched together with readFiles. */
+/**
+ * One listTree request; ignore files found in it are fetched together with readFiles, and with
+ * them `also` (the enclosing repository's info/exclude and config): one request for all.
+ */
 async function bulkSource(
   backend: FileBackend,
   root: string,
   maxDepth: number | undefined,
   includeHidden: boolean,
+  also: readonly string[],
 ): Promise<DirSource> {
   const listing: TreeEntry[] = await backend.listTree!(root, maxDepth, {
     skipHiddenDirContents: !includeHidden,
@@ -133,6 +138,7 @@ async function bulkSource(
   const texts = new Map<string, string>();
   // Cut like readIgnoreFile's: a bulk read without a bound would carry a file of any size.
   const head = { headBytes: IGNORE_FILE_MAX_BYTES };
+  ignoreFiles.push(...also);
   for await (const item of readMany(backend, ignoreFiles, head)) {
     if (item.data) {
       texts.set(item.path, decoder.decode(cutToHead(item, IGNORE_FILE_MAX_BYTES).data));
@@ -141,19 +147,25 @@ async function bulkSource(
   return {
     list: (dir) => Promise.resolve(children.get(dir) ?? []),
     readText: (path) =>
-      texts.has(path) ||
+      texts.has(path) || also.includes(path) ||
         (path.endsWith(`${sep}.gitignore`) && path.startsWith(join(root, "")))
         ? Promise.resolve(texts.get(path) ?? null)
         : readIgnoreFile(backend, path),
   };
 }
 
-/** The nearest directory at or above `dir` holding `.git`, or null (a few stats, no listing). */
-async function findGitRoot(backend: FileBackend, dir: string): Promise<string | null> {
+/**
+ * The nearest directory at or above `dir` holding `.git` (a folder, or a worktree's or
+ * submodule's file), or null (a few stats, no listing).
+ */
+async function findGitRoot(
+  backend: FileBackend,
+  dir: string,
+): Promise<{ dir: string; gitIsDir: boolean } | null> {
   const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
     const info = await backend.stat(join(d, ".git")).catch(() => null);
-    if (info) return d;
+    if (info) return { dir: d, gitIsDir: info.type === "dir" };
     if (parent(d) === d) return null;
     d = parent(d);
   }
@@ -161,13 +173,44 @@ async function findGitRoot(backend: FileBackend, dir: string): Promise<string | 
 }
 
 /**
+ * Whether the repository at `dir` sets `core.ignorecase` (its .gitignore rules then match without
+ * case, as git's do): one small read of its config; a `.git` file is followed to the git dir
+ * (and a worktree's to the common dir, which holds the config).
+ */
+async function repoIgnoresCase(
+  paths: PathRules,
+  source: DirSource,
+  dir: string,
+  gitIsDir: boolean,
+): Promise<boolean> {
+  let gitDir = paths.join(dir, ".git");
+  if (!gitIsDir) {
+    const pointer = gitDirPointer(await source.readText(gitDir) ?? "");
+    if (pointer === undefined) return false;
+    gitDir = paths.resolve(dir, pointer);
+  }
+  let config = await source.readText(paths.join(gitDir, "config"));
+  if (config === null && !gitIsDir) {
+    const common = (await source.readText(paths.join(gitDir, "commondir")))?.trim();
+    if (common) config = await source.readText(paths.join(paths.resolve(gitDir, common), "config"));
+  }
+  return config !== null && gitIgnoreCase(config) === true;
+}
+
+/**
  * The rules that apply at `root` before walking it: .git/info/exclude and the .gitignore files
  * of the enclosing repository's directories above `root`.
  */
-async function rulesAbove(backend: FileBackend, root: string, source: DirSource) {
-  let chain = IgnoreChain.EMPTY;
-  const gitRoot = await findGitRoot(backend, root);
-  if (gitRoot === null) return chain;
+async function rulesAbove(
+  backend: FileBackend,
+  root: string,
+  source: DirSource,
+  repo: { dir: string; gitIsDir: boolean } | null,
+) {
+  if (repo === null) return IgnoreChain.EMPTY;
+  const gitRoot = repo.dir;
+  const ignoreCase = await repoIgnoresCase(backend.paths, source, gitRoot, repo.gitIsDir);
+  let chain = IgnoreChain.EMPTY.withIgnoreCase(ignoreCase);
   const { join, parent, slashed } = backend.paths;
   const excludePath = join(gitRoot, ".git/info/exclude");
   const exclude = await source.readText(excludePath);
@@ -227,13 +270,18 @@ export async function* walkBatches(
   control: WalkControl = { countOnly: false, counted: 0 },
 ): AsyncGenerator<WalkItem[]> {
   let source = readDirSource(backend);
+  const repo = await findGitRoot(backend, root);
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
-    source = await bulkSource(backend, root, options.maxDepth, options.includeHidden)
+    const { join } = backend.paths;
+    const gitFiles = repo?.gitIsDir
+      ? [join(repo.dir, ".git/info/exclude"), join(repo.dir, ".git/config")]
+      : [];
+    source = await bulkSource(backend, root, options.maxDepth, options.includeHidden, gitFiles)
       .catch(() => source);
   }
   const walker = new TreeWalker(source, backend.paths, options, stats, control);
-  await walker.enter(root, "", 1, await rulesAbove(backend, root, source));
+  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo));
   yield* walker.batches();
 }
 
@@ -283,6 +331,12 @@ class TreeWalker {
       return;
     }
     let chain = inherited;
+    // A repository inside the walk: its own core.ignorecase (the root's was read before).
+    const git = relDir === "" ? undefined : entries.find((e) => e.name === ".git");
+    if (git && (git.type === "dir" || git.type === "file")) {
+      const gitIsDir = git.type === "dir";
+      chain = chain.withIgnoreCase(await repoIgnoresCase(this.paths, this.source, dir, gitIsDir));
+    }
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
       const path = this.paths.join(dir, ".gitignore");
       const text = await this.source.readText(path);

@@ -314,4 +314,23 @@ export async function backendContract(t: Deno.TestContext, f: ContractFixture): 
       }
     },
   );
+
+  await t.step(
+    "learnCase, when offered, never throws, and keys two spellings as the store treats them",
+    async () => {
+      if (!b.learnCase) return;
+      await b.mkdirp(`${root}/Cased`);
+      await b.writeFileAtomic(`${root}/Cased/Name.txt`, enc.encode("upper"));
+      await b.writeFileAtomic(`${root}/Cased/name.txt`, enc.encode("lower"));
+      await b.learnCase(`${root}/Cased/Name.txt`);
+      await b.learnCase(`${root}/missing/deeper/x.txt`);
+      await b.learnCase("relative/x.txt");
+      // Two files (a case-sensitive disk) must key apart; one file written twice (APFS, NTFS)
+      // must key alike: the probe found what the store does.
+      const keepsCase = dec.decode(await b.readFile(`${root}/Cased/Name.txt`)) === "upper";
+      assertEquals(b.paths.foldsIn(`${root}/Cased`), !keepsCase);
+      const apart = b.paths.key(`${root}/Cased/Name.txt`) !== b.paths.key(`${root}/Cased/name.txt`);
+      assertEquals(apart, keepsCase);
+    },
+  );
 }

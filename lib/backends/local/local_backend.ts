@@ -15,6 +15,9 @@ import type {
   WriteOptions,
 } from "../../ops/file_backend.ts";
 import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
+import { CaseVolumes } from "../../core/path/case_volumes.ts";
+import { CaseProber } from "../case_probe.ts";
+import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
@@ -247,13 +250,32 @@ function readSyncUpTo(path: string, size: number, max: number): Uint8Array {
  */
 export class LocalBackend implements FileBackend {
   readonly id = "local";
-  /** The platform's path rules (Windows: drive letters, `\`, UNC; case folded on macOS too). */
-  readonly paths: PathRules = pathRulesFor(currentPlatform());
+  /**
+   * The platform's path rules (Windows: drive letters, `\`, UNC), comparing names with or without
+   * case per directory as `learnCase` found the disk does (the platform's default until then).
+   */
+  readonly paths: PathRules;
   private readonly locks: LocalWriteLocks;
+  private readonly prober: CaseProber;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
-    this.locks = new LocalWriteLocks({ ...options.locks, paths: this.paths });
+    const volumes = new CaseVolumes(currentPlatform());
+    this.paths = pathRulesFor(currentPlatform(), volumes);
+    this.prober = new CaseProber(volumes, this.paths, localCaseView, async (path) => {
+      if (hasRawBytes(path)) return false;
+      return (await Deno.stat(path)).isDirectory;
+    });
+    this.locks = new LocalWriteLocks({
+      ...options.locks,
+      paths: this.paths,
+      learnCase: (path) => this.prober.learn(path),
+    });
+  }
+
+  /** Asks the disk whether the directories on the way to `path` compare names without case. */
+  learnCase(path: string): Promise<void> {
+    return this.prober.learn(path);
   }
 
   async stat(path: string): Promise<FileInfo | null> {

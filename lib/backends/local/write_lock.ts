@@ -14,6 +14,11 @@ export interface WriteLockOptions {
   waitMs?: number;
   /** The disk's path rules (default POSIX): one lock per file however its name is spelled. */
   paths?: PathRules;
+  /**
+   * Probes whether the folder of a lock's file folds case before it is keyed (LocalBackend's
+   * learnCase): every process must key one file alike, whatever it probed before.
+   */
+  learnCase?: (path: string) => Promise<void>;
 }
 
 const DEFAULT_WAIT_MS = 30_000;
@@ -51,6 +56,7 @@ export class LocalWriteLocks {
   readonly waitMs: number;
   private readonly candidates: readonly string[];
   private readonly paths: PathRules;
+  private readonly learnCase: (path: string) => Promise<void>;
   private chosen: string | undefined;
 
   constructor(options: WriteLockOptions & { candidates?: readonly string[] } = {}) {
@@ -59,6 +65,7 @@ export class LocalWriteLocks {
       : options.candidates ?? lockDirCandidates();
     this.waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
     this.paths = options.paths ?? POSIX_PATHS;
+    this.learnCase = options.learnCase ?? (() => Promise.resolve());
   }
 
   /** The lock folder in use (the first usable candidate, found on the first lock). */
@@ -186,7 +193,9 @@ export class LocalWriteLocks {
         dir = parent(dir);
       }
     }
-    const full = this.paths.key(this.paths.join(dir, rest));
+    const named = this.paths.join(dir, rest);
+    await this.learnCase(named);
+    const full = this.paths.key(named);
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(full));
     return Array.from(
       new Uint8Array(digest).subarray(0, 16),

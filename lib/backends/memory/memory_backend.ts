@@ -12,7 +12,10 @@ import type {
   ReadFileOptions,
   WriteOptions,
 } from "../../ops/file_backend.ts";
-import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
+import { type PathRules, pathRulesFor, POSIX_PATHS } from "../../core/path/path_rules.ts";
+import { CaseVolumes } from "../../core/path/case_volumes.ts";
+import { describePlatform } from "../../core/platform/platform.ts";
+import { CaseProber, type ProbeView } from "../case_probe.ts";
 
 interface MemFile {
   /** The path as it was created (its spelling, where the rules fold case). */
@@ -26,6 +29,13 @@ interface MemFile {
 export interface MemoryBackendOptions {
   /** Path rules (default POSIX_PATHS); e.g. WINDOWS_PATHS to test Windows paths on any OS. */
   paths?: PathRules;
+  /**
+   * Directories whose lookups fold case (true) or not (false), below which the answer holds
+   * (`{ "/usb": true }`: a vfat stick under a case-sensitive `/`); the rest follows `paths`. With
+   * it the backend behaves like a disk of mixed volumes: its `paths` start from the default and
+   * learn the truth through `learnCase`, which probes this store like a disk.
+   */
+  volumes?: Record<string, boolean>;
   /** The home directory `~` names (default "/home/user", or "C:\\Users\\user" on Windows rules). */
   home?: string;
 }
@@ -46,8 +56,12 @@ export interface MemoryBackendOptions {
  */
 export class MemoryBackend implements FileBackend {
   readonly id = "memory";
+  /** The path rules as anchorfs knows them (learned through `learnCase` where volumes differ). */
   readonly paths: PathRules;
-  /** Files and directories by the rules' key (case folded where the rules fold it). */
+  /** How this store really compares names (with `volumes`, per directory). */
+  private readonly disk: PathRules;
+  private readonly prober: CaseProber | undefined;
+  /** Files and directories by the disk rules' key (case folded where the rules fold it). */
   private files = new Map<string, MemFile>();
   /** Directory key → the directory's path as created. */
   private dirs = new Map<string, string>();
@@ -60,42 +74,76 @@ export class MemoryBackend implements FileBackend {
     initial: Record<string, string | Uint8Array> = {},
     options: MemoryBackendOptions = {},
   ) {
-    this.paths = options.paths ?? POSIX_PATHS;
+    const base = options.paths ?? POSIX_PATHS;
+    if (options.volumes) {
+      const platform = describePlatform(
+        base.style === "windows" ? "windows" : base.foldsCase ? "darwin" : "linux",
+      );
+      const truth = new CaseVolumes(platform);
+      for (const [dir, folds] of Object.entries(options.volumes)) truth.record(dir, folds);
+      const learned = new CaseVolumes(platform);
+      this.disk = pathRulesFor(platform, truth);
+      this.paths = pathRulesFor(platform, learned);
+      this.prober = new CaseProber(learned, this.paths, this.caseView(), (path) => {
+        return Promise.resolve(this.isDir(path));
+      });
+    } else {
+      this.disk = this.paths = base;
+    }
     this.home = options.home ??
-      (this.paths.style === "windows" ? "C:\\Users\\user" : "/home/user");
-    if (this.paths.style === "posix") this.dirs.set("/", "/");
+      (this.disk.style === "windows" ? "C:\\Users\\user" : "/home/user");
+    if (this.disk.style === "posix") this.dirs.set("/", "/");
     for (const [path, content] of Object.entries(initial)) {
       this.put(path, typeof content === "string" ? new TextEncoder().encode(content) : content);
     }
   }
 
+  /** Probes the store, as the local backend probes a disk (only with `volumes`). */
+  learnCase(path: string): Promise<void> {
+    return this.prober?.learn(path) ?? Promise.resolve();
+  }
+
+  /** The store's lookups as the case probe needs them (full listings, no inode numbers). */
+  private caseView(): ProbeView {
+    return {
+      names: async (dir) => ({
+        names: (await this.readDir(dir)).map((e) => e.name),
+        complete: true,
+      }),
+      lookup: (path) =>
+        Promise.resolve(
+          this.file(path) ? { isDir: false } : this.isDir(path) ? { isDir: true } : "missing",
+        ),
+    };
+  }
+
   /** Test helper: writes without any checks, creating parents. */
   put(path: string, data: Uint8Array, mode = 0o644): void {
-    const p = this.paths.normalize(path);
+    const p = this.disk.normalize(path);
     this.addParents(p);
-    this.files.set(this.paths.key(p), { path: p, data, mode, mtimeMs: this.clock++ });
+    this.files.set(this.disk.key(p), { path: p, data, mode, mtimeMs: this.clock++ });
   }
 
   /** Creates `path` (unless it exists) and every missing parent directory of it. */
   private addDir(path: string): void {
-    for (let d = path; !this.dirs.has(this.paths.key(d)); d = this.paths.parent(d)) {
-      this.dirs.set(this.paths.key(d), d);
+    for (let d = path; !this.dirs.has(this.disk.key(d)); d = this.disk.parent(d)) {
+      this.dirs.set(this.disk.key(d), d);
     }
   }
 
   /** Creates every missing parent directory of `path`. */
   private addParents(path: string): void {
-    this.addDir(this.paths.parent(path));
+    this.addDir(this.disk.parent(path));
   }
 
   /** The file at `path` under any spelling the rules accept, if there is one. */
   private file(path: string): MemFile | undefined {
-    return this.files.get(this.paths.key(path));
+    return this.files.get(this.disk.key(path));
   }
 
   /** Whether a directory is at `path`, under any spelling the rules accept. */
   private isDir(path: string): boolean {
-    return this.dirs.has(this.paths.key(path));
+    return this.dirs.has(this.disk.key(path));
   }
 
   stat(path: string): Promise<FileInfo | null> {
@@ -128,29 +176,31 @@ export class MemoryBackend implements FileBackend {
 
   /** One process holds all of this file system: the lock only orders callers in this process. */
   async withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
-    const previous = this.lockTails.get(path) ?? Promise.resolve();
+    // One file under any spelling the store folds to it is one lock.
+    const key = this.disk.key(path);
+    const previous = this.lockTails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = previous.then(() => mine);
-    this.lockTails.set(path, tail);
+    this.lockTails.set(key, tail);
     await previous;
     try {
       return await body();
     } finally {
       release();
-      if (this.lockTails.get(path) === tail) this.lockTails.delete(path);
+      if (this.lockTails.get(key) === tail) this.lockTails.delete(key);
     }
   }
 
   writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
-    const parent = this.paths.parent(path);
+    const parent = this.disk.parent(path);
     if (!this.isDir(parent)) return Promise.reject(notFound(parent, "directory"));
     if (this.isDir(path)) return Promise.reject(isDir(path));
     const now = this.file(path);
     if (options.expect !== undefined && !matchesExpected(now?.data ?? null, options.expect)) {
       return Promise.reject(fileChanged(path));
     }
-    this.files.set(this.paths.key(path), {
+    this.files.set(this.disk.key(path), {
       path: now?.path ?? path,
       data: data.slice(),
       mode: options.mode ?? now?.mode ?? 0o644,
@@ -170,23 +220,23 @@ export class MemoryBackend implements FileBackend {
   }
 
   removeFile(path: string): Promise<void> {
-    if (!this.files.delete(this.paths.key(path))) return Promise.reject(notFound(path, "file"));
+    if (!this.files.delete(this.disk.key(path))) return Promise.reject(notFound(path, "file"));
     return Promise.resolve();
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
   readDir(path: string): Promise<DirEntry[]> {
-    const key = this.paths.key(path);
+    const key = this.disk.key(path);
     if (!this.dirs.has(key)) return Promise.reject(notFound(path, "directory"));
     const out: DirEntry[] = [];
-    const { parent, baseName } = this.paths;
+    const { parent, baseName } = this.disk;
     for (const [k, d] of this.dirs) {
-      if (k !== key && this.paths.key(parent(d)) === key) {
+      if (k !== key && this.disk.key(parent(d)) === key) {
         out.push({ name: baseName(d), type: "dir" });
       }
     }
     for (const f of this.files.values()) {
-      if (this.paths.key(parent(f.path)) === key) {
+      if (this.disk.key(parent(f.path)) === key) {
         out.push({ name: baseName(f.path), type: "file" });
       }
     }
@@ -195,7 +245,7 @@ export class MemoryBackend implements FileBackend {
 
   realPath(path: string): Promise<string> {
     // As a disk that folds case does: the spelling the entry was created with.
-    const real = this.file(path)?.path ?? this.dirs.get(this.paths.key(path));
+    const real = this.file(path)?.path ?? this.dirs.get(this.disk.key(path));
     return real !== undefined ? Promise.resolve(real) : Promise.reject(notFound(path));
   }
 

@@ -30,12 +30,21 @@ export class RemoteWriteLocks {
   /** false once the lock folder could not be made (read-only home): writes go on unlocked. */
   private usable = true;
 
-  constructor(private link: SshLink, private home: () => Promise<string>) {}
+  /**
+   * `keyOf`: one key per file however it is spelled (the backend's path rules, which fold case
+   * where the host's directory does).
+   */
+  constructor(
+    private link: SshLink,
+    private home: () => Promise<string>,
+    private keyOf: (path: string) => Promise<string> = (path) => Promise.resolve(path),
+  ) {}
 
   /** The lock folder of `path` on the remote host. */
   async lockPathOf(path: string): Promise<{ root: string; lock: string }> {
     const root = `${await this.home()}/.cache/anchorfs/locks`;
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
+    const key = await this.keyOf(path);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
     const name = Array.from(
       new Uint8Array(digest).subarray(0, 16),
       (b) => b.toString(16).padStart(2, "0"),

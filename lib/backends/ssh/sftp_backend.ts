@@ -6,7 +6,10 @@ import { Buffer } from "node:buffer";
 import type { Attributes, SFTPWrapper, Stats } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { baseName, joinPath, parentPath } from "../../core/path/path_text.ts";
-import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
+import { type PathRules, posixPathsOn } from "../../core/path/path_rules.ts";
+import { CaseVolumes } from "../../core/path/case_volumes.ts";
+import { describePlatform } from "../../core/platform/platform.ts";
+import { CaseProber, type ProbeLookup, type ProbeView } from "../case_probe.ts";
 import type {
   DirEntry,
   EntryType,
@@ -95,8 +98,12 @@ let tempCounter = 0;
 
 export class SftpBackend implements FileBackend {
   readonly id: string;
-  /** Remote paths are POSIX, whatever the client's platform. */
-  readonly paths: PathRules = POSIX_PATHS;
+  /**
+   * Remote paths are POSIX, whatever the client's platform; names compare byte for byte unless
+   * `learnCase` found a directory of the host that folds case (a macOS host's APFS, a vfat mount).
+   */
+  readonly paths: PathRules;
+  private readonly prober: CaseProber;
   private home: string | undefined;
   /** Exec fast paths on/off (benchmarks compare both; SFTP is the fallback either way). */
   useExec = true;
@@ -120,7 +127,40 @@ export class SftpBackend implements FileBackend {
     const h = link.host;
     this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
       (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");
-    this.locks = new RemoteWriteLocks(link, () => this.homeDir());
+    this.locks = new RemoteWriteLocks(link, () => this.homeDir(), async (path) => {
+      await this.learnCase(path);
+      return this.paths.key(path);
+    });
+    // POSIX grammar, case-sensitive until a probe of the host says otherwise.
+    const volumes = new CaseVolumes(describePlatform("linux"));
+    this.paths = posixPathsOn(volumes);
+    this.prober = new CaseProber(
+      volumes,
+      this.paths,
+      this.caseView(),
+      async (path) => (await this.stat(path))?.type === "dir",
+    );
+  }
+
+  /** Asks the host whether the directories on the way to `path` compare names without case. */
+  learnCase(path: string): Promise<void> {
+    return this.prober.learn(path);
+  }
+
+  /** SFTP has no inode numbers: the probe compares against the directory's full listing. */
+  private caseView(): ProbeView {
+    return {
+      names: async (dir) => ({
+        names: (await this.readDir(dir)).map((e) => e.name),
+        complete: true,
+      }),
+      lookup: (path) =>
+        this.sftp("probe", path, "safe", (sftp) => call<Stats>((cb) => sftp.lstat(path, cb)))
+          .then(
+            (s): ProbeLookup => ({ isDir: typeOfMode(s.mode) === "dir" }),
+            (e): ProbeLookup => sftpCode(e) === SFTP_NO_SUCH_FILE ? "missing" : "error",
+          ),
+    };
   }
 
   private shown(path: string): string {

@@ -33,6 +33,7 @@ export {
   type PathRules,
   pathRulesFor,
   POSIX_PATHS,
+  posixPathsOn,
   WINDOWS_PATHS,
 } from "./path_rules.ts";
 export {
@@ -41,3 +42,4 @@ export {
   writeTempName,
   writeTempPid,
 } from "./write_temp_name.ts";
+export { caseSwapped, CaseVolumes } from "./case_volumes.ts";

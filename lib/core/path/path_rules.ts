@@ -15,6 +15,7 @@ import {
   resolvePath,
 } from "../platform/platform_path.ts";
 import { fileUriPath, isPathInside } from "./confinement.ts";
+import { CaseVolumes } from "./case_volumes.ts";
 import { baseName, isAbsolutePath, joinPath, parentPath, relativeTo } from "./path_text.ts";
 
 /** The path rules of one machine's files. Paths given to them are absolute unless said. */
@@ -23,8 +24,13 @@ export interface PathRules {
   readonly style: "posix" | "windows";
   /** The separator paths are written with. */
   readonly sep: "/" | "\\";
-  /** Whether names compare without case (APFS and NTFS by default). */
+  /**
+   * Whether names compare without case by default (APFS and NTFS: yes). Rules built over
+   * CaseVolumes decide per directory, from what the backend's probes found (`foldsIn`).
+   */
   readonly foldsCase: boolean;
+  /** Whether names looked up in the directory `dir` compare without case, as far as known. */
+  foldsIn(dir: string): boolean;
   /** Whether `path` names one place whatever the working directory (`/x`, `C:\x`, `\\srv\s\x`). */
   isAbsolute(path: string): boolean;
   /** `path` (absolute or relative) resolved against the absolute directory `base`, normalised. */
@@ -62,6 +68,7 @@ export const POSIX_PATHS: PathRules = {
   style: "posix",
   sep: "/",
   foldsCase: false,
+  foldsIn: () => false,
   isAbsolute: isAbsolutePath,
   resolve: joinPath,
   normalize: (path) => joinPath("/", path),
@@ -84,20 +91,49 @@ export const POSIX_PATHS: PathRules = {
   refusal: () => undefined,
 };
 
-/** The path rules of a local disk on `platform`. */
-export function pathRulesFor(platform: PlatformDescription): PathRules {
+/**
+ * The path rules of a local disk on `platform`. With `volumes`, names compare with or without case
+ * per directory, as the backend's probes of the file system found (the platform's default where
+ * nothing was probed); without, by the platform's default everywhere.
+ */
+export function pathRulesFor(platform: PlatformDescription, volumes?: CaseVolumes): PathRules {
+  if (volumes) {
+    const posix = platform.os !== "windows" && !platform.caseInsensitive;
+    return posix ? posixPathsOn(volumes) : componentRules(platform, volumes);
+  }
   if (platform.os === "windows") return WINDOWS_PATHS;
   return platform.caseInsensitive ? MACOS_PATHS : POSIX_PATHS;
+}
+
+/**
+ * POSIX paths whose comparisons follow `volumes` (an ssh:// host, a Linux disk): the byte-for-byte
+ * POSIX_PATHS while no probe found a folding directory, component keys from then on.
+ */
+export function posixPathsOn(volumes: CaseVolumes): PathRules {
+  const folded = componentRules(volumes.platform, volumes);
+  const pick = () => volumes.uniform && !volumes.fallback ? POSIX_PATHS : folded;
+  return {
+    ...POSIX_PATHS,
+    foldsCase: volumes.fallback,
+    foldsIn: (dir) => volumes.foldsIn(dir),
+    relativeTo: (root, path) => pick().relativeTo(root, path),
+    below: (dir, path) => pick().below(dir, path),
+    key: (path) => pick().key(path),
+    isInside: (path, dir) => pick().isInside(path, dir),
+  };
 }
 
 /**
  * Rules from platform_path.ts, comparing whole components (case folded when the platform says
  * so): Windows, and POSIX on a case-insensitive disk (macOS).
  */
-function componentRules(platform: PlatformDescription): PathRules {
+function componentRules(platform: PlatformDescription, volumes?: CaseVolumes): PathRules {
   const windows = platform.os === "windows";
   const sep = platform.pathSep;
   const fold = platform.caseInsensitive ? (s: string) => s.toLowerCase() : same;
+  /** The root and components of a path as comparisons see them. */
+  const keyParts = (root: string, segments: string[], normal: string) =>
+    volumes && !volumes.uniform ? volumes.keyParts(normal) : [fold(root), ...segments.map(fold)];
   const normalize = (path: string) => normalizePath(platform, path);
   const split = (path: string) => {
     const normal = normalize(path);
@@ -109,10 +145,10 @@ function componentRules(platform: PlatformDescription): PathRules {
   const tail = (dir: string, path: string): string[] | undefined => {
     const d = split(dir);
     const p = split(path);
-    if (fold(d.root) !== fold(p.root) || p.segments.length < d.segments.length) return undefined;
-    for (let i = 0; i < d.segments.length; i++) {
-      if (fold(d.segments[i]!) !== fold(p.segments[i]!)) return undefined;
-    }
+    if (p.segments.length < d.segments.length) return undefined;
+    const dk = keyParts(d.root, d.segments, d.normal);
+    const pk = keyParts(p.root, p.segments, p.normal);
+    for (let i = 0; i < dk.length; i++) if (dk[i] !== pk[i]) return undefined;
     return p.segments.slice(d.segments.length);
   };
   const toNative = windows ? (rel: string) => rel.replaceAll("/", "\\") : same;
@@ -120,6 +156,7 @@ function componentRules(platform: PlatformDescription): PathRules {
     style: windows ? "windows" : "posix",
     sep,
     foldsCase: platform.caseInsensitive,
+    foldsIn: (dir) => volumes?.foldsIn(dir) ?? platform.caseInsensitive,
     isAbsolute: (path) => isAbsoluteOn(platform, path),
     resolve: (base, path) => resolvePath(platform, base, path),
     normalize,
@@ -139,7 +176,7 @@ function componentRules(platform: PlatformDescription): PathRules {
       const rest = tail(dir, path);
       return rest === undefined || rest.length === 0 ? undefined : rest.join(sep);
     },
-    key: (path) => pathKey(platform, path),
+    key: (path) => volumes && !volumes.uniform ? volumes.key(path) : pathKey(platform, path),
     isInside: (path, dir) => tail(dir, path) !== undefined,
     show: toNative,
     slashed: windows ? (path) => path.replaceAll("\\", "/") : same,

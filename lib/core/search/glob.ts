@@ -178,9 +178,9 @@ function compileRule(pattern: string, piece: string): GlobRule {
  * handling), or null when it is invalid. Used by the gitignore rules, which share `*`, `**`, `?`,
  * classes and escapes (the caller escapes what gitignore treats literally: braces and `#`).
  */
-export function globRegex(glob: string): LinearMatcher | null {
+export function globRegex(glob: string, ignoreCase = false): LinearMatcher | null {
   try {
-    return compileGeneratedRegex(`^${translate(glob, glob)}$`);
+    return compileGeneratedRegex(`^${translate(glob, glob)}$`, ignoreCase);
   } catch {
     return null;
   }

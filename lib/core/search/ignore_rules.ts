@@ -4,6 +4,8 @@
 // win, as in git. Pure: texts in, answers out. Rules compile to one regular expression each
 // (sharing the glob translator), which is several times faster per entry than a general library
 // on large trees; tests/core/search/ignore_rules_test.ts checks it against the `ignore` package.
+// A repository whose config says `core.ignorecase = true` gets its rules matched without case, as
+// git matches them (the walker reads that setting: lib/core/search/git_config.ts).
 
 import { globRegex, hasUnescapedSlash } from "./glob.ts";
 import type { LinearMatcher } from "./linear_regex.ts";
@@ -37,8 +39,11 @@ export interface IgnoreReason {
   pattern: string;
 }
 
-/** Parses the text of a .gitignore (or info/exclude) file into rules; invalid lines are skipped. */
-export function parseIgnoreFile(text: string): IgnoreRule[] {
+/**
+ * Parses the text of a .gitignore (or info/exclude) file into rules; invalid lines are skipped.
+ * `ignoreCase`: the rules match names without case (git's `core.ignorecase`).
+ */
+export function parseIgnoreFile(text: string, ignoreCase = false): IgnoreRule[] {
   const rules: IgnoreRule[] = [];
   const lines = text.split(/\r?\n/);
   for (let n = 0; n < lines.length; n++) {
@@ -61,7 +66,7 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
     if (line.startsWith("/")) line = line.slice(1);
     // Braces, commas and # are ordinary characters in gitignore patterns.
     const glob = line.replace(/(?<!\\)([{},#])/g, "\\$1");
-    const regex = globRegex(glob);
+    const regex = globRegex(glob, ignoreCase);
     if (regex) {
       rules.push({
         negate,
@@ -70,7 +75,7 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
         regex,
         line: n + 1,
         text: written,
-        test: fastTest(line, byName) ?? ((t) => regex.test(t)),
+        test: fastTest(line, byName, ignoreCase) ?? ((t) => regex.test(t)),
       });
     }
   }
@@ -83,24 +88,66 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
  * has no `/`; an anchored rule without a star compares the whole relative path) at a fraction of
  * its cost per entry. Null for anything else: `?`, classes, escapes, more stars, anchored stars.
  */
-function fastTest(line: string, byName: boolean): ((text: string) => boolean) | null {
+function fastTest(
+  line: string,
+  byName: boolean,
+  ignoreCase: boolean,
+): ((text: string) => boolean) | null {
   const special = /[?[\\*]/;
   const star = line.startsWith("*") ? 0 : line.endsWith("*") ? line.length - 1 : -1;
   const rest = star === 0 ? line.slice(1) : star > 0 ? line.slice(0, -1) : line;
   if (special.test(rest)) return null;
+  if (ignoreCase) {
+    // Lower-casing both sides gives the regex's `i` answer for text whose lower case keeps its
+    // length (not `İ`): keep the fast path to those patterns.
+    const folded = rest.toLowerCase();
+    if (folded.length !== rest.length) return null;
+    const n = folded.length;
+    if (star === -1) return (text) => text.length === n && foldedAt(text, 0, folded);
+    if (!byName) return null;
+    return star === 0
+      ? (text) => text.length >= n && foldedAt(text, text.length - n, folded)
+      : (text) => text.length >= n && foldedAt(text, 0, folded);
+  }
   if (star === -1) return (text) => text === rest;
   if (!byName) return null; // an anchored `*` would have to stop at a slash
   return star === 0 ? (text) => text.endsWith(rest) : (text) => text.startsWith(rest);
 }
 
+/**
+ * Whether `text` from `at` reads `folded` (lower case) without case: ASCII compared in place, so
+ * a name costs no new string per rule; anything else through toLowerCase of that part.
+ */
+function foldedAt(text: string, at: number, folded: string): boolean {
+  for (let i = 0; i < folded.length; i++) {
+    let c = text.charCodeAt(at + i);
+    if (c > 127) return text.slice(at, at + folded.length).toLowerCase() === folded;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== folded.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /** An immutable chain of ignore levels; `with` returns a longer chain for a subdirectory. */
 export class IgnoreChain {
-  static readonly EMPTY = new IgnoreChain([]);
+  static readonly EMPTY = new IgnoreChain([], false);
 
-  private constructor(private readonly levels: readonly IgnoreLevel[]) {}
+  private constructor(
+    private readonly levels: readonly IgnoreLevel[],
+    /** Whether levels added from now on match without case (the repository's core.ignorecase). */
+    readonly ignoreCase: boolean,
+  ) {}
 
   get size(): number {
     return this.levels.length;
+  }
+
+  /**
+   * This chain, with the ignore files added from now on matched with or without case: entering a
+   * repository sets its `core.ignorecase` (levels already in the chain keep theirs).
+   */
+  withIgnoreCase(ignoreCase: boolean): IgnoreChain {
+    return ignoreCase === this.ignoreCase ? this : new IgnoreChain(this.levels, ignoreCase);
   }
 
   /**
@@ -108,12 +155,12 @@ export class IgnoreChain {
    * the file in explanations.
    */
   with(base: string, text: string, source?: string): IgnoreChain {
-    const rules = parseIgnoreFile(text);
+    const rules = parseIgnoreFile(text, this.ignoreCase);
     if (rules.length === 0) return this;
     const trimmed = base.length > 1 && base.endsWith("/") ? base.slice(0, -1) : base;
     const prefix = trimmed === "/" ? "/" : `${trimmed}/`;
     const level: IgnoreLevel = source === undefined ? { prefix, rules } : { prefix, rules, source };
-    return new IgnoreChain([...this.levels, level]);
+    return new IgnoreChain([...this.levels, level], this.ignoreCase);
   }
 
   /**

@@ -106,8 +106,9 @@ export function compileUserRegex(body: string, flags: RegexFlags = {}): LinearMa
  * punctuation; the same meaning in JavaScript and RE2). V8 takes it when its worst case is
  * small (at most two stars, two globstars and four alternations) or when the linear fallback
  * covers it; otherwise re2js (`*a*a*a*a*b` is polynomial of high degree under backtracking).
+ * `ignoreCase`: letters match either case (gitignore rules of a `core.ignorecase` repository).
  */
-export function compileGeneratedRegex(source: string): LinearMatcher {
+export function compileGeneratedRegex(source: string, ignoreCase = false): LinearMatcher {
   // `**/` becomes `(?:[^/]*/)*`: each turn must end at a `/` that `[^/]*` cannot cross, so one
   // of them is unambiguous; several in a row are not.
   const globstars = source.split(GLOBSTAR).length - 1;
@@ -115,11 +116,13 @@ export function compileGeneratedRegex(source: string): LinearMatcher {
   const stars = countUnescaped(rest, "*") + countUnescaped(rest, "+");
   const alternations = countUnescaped(rest, "|");
   const cheap = stars <= 2 && globstars <= 2 && alternations <= 4;
-  if (cheap || (v8LinearFallback && tryRegExp(source, "sl"))) {
-    const v8 = tryRegExp(source, "s");
+  // V8's linear engine cannot fold case: with `ignoreCase` only a cheap pattern runs on V8.
+  if (cheap || (!ignoreCase && v8LinearFallback && tryRegExp(source, "sl"))) {
+    const v8 = tryRegExp(source, ignoreCase ? "si" : "s");
     if (v8) return v8Matcher(v8);
   }
-  return re2Matcher(compileRe2(source, { dotAll: true }), source, { dotAll: true });
+  const flags = { dotAll: true, ignoreCase };
+  return re2Matcher(compileRe2(source, flags), source, flags);
 }
 
 const GLOBSTAR = "(?:[^/]*/)*";

@@ -4,6 +4,7 @@ import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
 import { testNeeding } from "../../_requires.ts";
+import { newWalkStats, walkFiles } from "../../../lib/ops/walk.ts";
 
 const test = testNeeding("sshd", "posix-fs");
 
@@ -238,3 +239,58 @@ testProc(
     }
   },
 );
+
+test("the case probe asks the host: a Linux host's disk does not fold, and says so once", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/Src`);
+  await Deno.writeTextFile(`${dir.path}/Src/Main.ts`, "x\n");
+  const pool = world.pool();
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    await backend.learnCase(`${dir.path}/Src/Main.ts`);
+    assert(!backend.paths.foldsIn(`${dir.path}/Src`));
+    assert(!backend.paths.foldsIn(dir.path));
+    const key = backend.paths.key(`${dir.path}/Src/Main.ts`);
+    assert(key !== backend.paths.key(`${dir.path}/src/main.ts`));
+    // Probed once per directory: asking again costs no request.
+    const before = backend.stats.requests;
+    await backend.learnCase(`${dir.path}/Src/Main.ts`);
+    await backend.learnCase(`${dir.path}/Src`);
+    assertEquals(backend.stats.requests - before, 0);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a walk over ssh reads the repository's core.ignorecase through the host", async () => {
+  await using world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+  });
+  await using dir = await tempDir();
+  const files: Record<string, string> = {
+    ".git/HEAD": "ref: refs/heads/main\n",
+    ".git/config": "[core]\n\tignorecase = true\n",
+    ".gitignore": "*.log\n",
+    "App.LOG": "x\n",
+    "main.ts": "x\n",
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    await Deno.mkdir(`${dir.path}/${rel}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${dir.path}/${rel}`, text);
+  }
+  const pool = world.pool();
+  try {
+    const backend = await pool.openSftp({ host: "box" });
+    const rels: string[] = [];
+    const options = { includeHidden: false };
+    for await (const item of walkFiles(backend, dir.path, options, newWalkStats())) {
+      rels.push(item.rel);
+    }
+    assertEquals(rels, ["main.ts"]);
+  } finally {
+    await pool.close();
+  }
+});

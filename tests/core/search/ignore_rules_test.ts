@@ -125,3 +125,40 @@ Deno.test("the rules agree with the ignore package (git semantics) on random tre
     { numRuns: 3000 },
   );
 });
+
+Deno.test("with core.ignorecase, rules match names without case, as the ignore package's ignorecase", async () => {
+  const fc = (await import("fast-check")).default;
+  const ignore = (await import("ignore")).default;
+  const patterns = ["*.LOG", "Build/", "!Keep.log", "/Root.txt", "docs/*.md", "x?Z", "[AB]c"]
+    .concat(["!b*", "Sub/", "foo/**", "*.d.TS", "/B*", "bu*", "r.MD", "/sub/Deep", "a/**/B"]);
+  const names = ["a", "B", "bc", "BUILD", "keep.LOG", "X.log", "root.TXT", "Deep", "DOCS"]
+    .concat(["r.md", "xyz", "SUB", "Foo", "t.D.ts", "build"]);
+  fc.assert(
+    fc.property(
+      fc.subarray(patterns, { minLength: 1 }),
+      fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }),
+      fc.boolean(),
+      (rules: string[], parts: string[], folds: boolean) => {
+        const text = rules.join("\n");
+        const chain = IgnoreChain.EMPTY.withIgnoreCase(folds).with("/r", text);
+        let ours = false;
+        for (let i = 1; i <= parts.length && !ours; i++) {
+          ours = chain.ignores(`/r/${parts.slice(0, i).join("/")}`, i < parts.length);
+        }
+        const theirs = ignore({ ignorecase: folds }).add(text).ignores(parts.join("/"));
+        assertEquals(ours, theirs, `${folds} ${JSON.stringify(rules)} vs ${parts.join("/")}`);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("core.ignorecase applies to the levels added after it, not to those before", () => {
+  const sensitive = IgnoreChain.EMPTY.with("/r", "*.LOG\n");
+  const both = sensitive.withIgnoreCase(true).with("/r/sub", "Build/\n");
+  assertEquals(both.ignores("/r/x.log", false), false);
+  assertEquals(both.ignores("/r/x.LOG", false), true);
+  assertEquals(both.ignores("/r/sub/BUILD", true), true);
+  assertEquals(both.ignores("/r/sub/build", true), true);
+  assertEquals(sensitive.ignores("/r/sub/build", true), false);
+});
