@@ -119,16 +119,18 @@ export function joinPath(base: string | undefined, path: string): string {
 }
 
 /**
- * joinPath as the machine's `paths` rules join: on Windows a drive or UNC path stands alone, a
- * relative one joins an absolute `cd` by the rules (`..` resolved, `\` separators) and a relative
- * `cd` with `\`; a leading `.\` or `./` is dropped. POSIX rules (or none): joinPath.
+ * joinPath as the machine's `paths` rules join. On Windows a drive or UNC path stands alone, in
+ * normal form (`C:/x` → `C:\x`); a relative one joins an absolute `cd` by the rules (`..`
+ * resolved, `\` separators) and a relative `cd` with `\`; a leading `.\` or `./` is dropped.
+ * POSIX rules (or none): joinPath.
  */
 export function joinOn(paths: PathRules | undefined, base: string | undefined, path: string) {
   if (paths?.style !== "windows") return joinPath(base, path);
-  if (paths.isAbsolute(path) || /^~(?:[\\/]|$)/.test(path)) return path;
+  if (paths.isAbsolute(path)) return paths.normalize(path);
+  if (/^~(?:[\\/]|$)/.test(path)) return path;
   const rel = path.replace(/^\.[\\/]+(?=.)/, "");
   if (base === undefined) return rel;
-  if (rel === ".") return base;
+  if (rel === ".") return paths.isAbsolute(base) ? paths.normalize(base) : base;
   if (paths.isAbsolute(base)) return paths.resolve(base, rel);
   return `${base.replace(/[\\/]+$/, "")}\\${rel}`;
 }
