@@ -63,7 +63,9 @@ export function createServices(options: ServiceOptions = {}): Services {
     if (!backend.jobHost) throw new Error(`${JSON.stringify(url)} does not run commands`);
     return backend.jobHost;
   });
-  locations.setJobLogs(new JobLogFiles(jobs));
+  const shell = options.shell ?? currentPlatform().defaultShell;
+  locations.setShell(shell);
+  locations.setJobLogs(new JobLogFiles(jobs, shell));
   const services = {
     locations,
     jobs,
@@ -74,7 +76,7 @@ export function createServices(options: ServiceOptions = {}): Services {
       reclaim: requestCollection,
     }),
     scanner: new ParallelScanner(),
-    shell: options.shell ?? currentPlatform().defaultShell,
+    shell,
   };
   sshPools.set(services, sshPool);
   return services;

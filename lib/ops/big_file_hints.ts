@@ -4,26 +4,36 @@
 
 import { type Guide, guide, step } from "../core/next_step.ts";
 import { shellStepForFile } from "../core/shell/file_shell_step.ts";
-import { shellQuote } from "../core/shell/shell_quote.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
+import type { FileIntent } from "../core/shell/file_command.ts";
 
 /** Bytes of a big job log's end the suggested `jobs read` asks for. */
 const LOG_END_BYTES = 1000000;
 
 /**
  * How to search `file` (as the search names it) for `source` without view: a sentence fragment
- * with the call in it, to follow "Search one from the shell" style prose.
+ * with the calls in it, to follow "Search one from the shell" style prose. The calls are written
+ * for `shell` (Locations.shellFor the search root; bash when not known).
  */
-export function searchBigFileHint(file: string, source: string, regex: boolean): Guide {
+export function searchBigFileHint(
+  file: string,
+  source: string,
+  regex: boolean,
+  shell?: ShellKind,
+): Guide {
   const job = /^anchorfs:\/\/jobs\/([0-9]+-[0-9]+)\/?$/.exec(file)?.[1];
   if (job !== undefined) {
     return guide`A job's log is no file for the shell: read its end with ${
       step("jobs", { action: "read", id: job, bytes: LOG_END_BYTES })
     }`;
   }
+  const search: FileIntent = {
+    kind: "search",
+    text: source,
+    max: 100,
+    match: regex ? "regex" : "literal",
+  };
   return guide`Search one from the shell, e.g. ${
-    shellStepForFile(
-      file,
-      (f) => `grep -n${regex ? "P" : "F"} -m 100 -e ${shellQuote(source)} ${f}`,
-    )
-  }, or read a range of it with the shell (sed -n '1,200p', head, tail)`;
+    shellStepForFile(file, search, shell)
+  }, or read its first lines with ${shellStepForFile(file, { kind: "head", lines: 200 }, shell)}`;
 }

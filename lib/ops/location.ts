@@ -13,6 +13,7 @@ import {
   type RemoteTarget,
 } from "../core/ssh/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
 
 /**
  * Paths that name a job's output log rather than a file: `anchorfs://jobs/ID` (a trailing slash
@@ -89,6 +90,7 @@ export interface PathGuard {
 export class Locations {
   private guard: PathGuard | undefined;
   private jobLogs: FileBackend | undefined;
+  private localShell: ShellKind | undefined;
 
   /**
    * Resolves plain paths to `local` and `ssh://` paths through `remote`.
@@ -101,6 +103,21 @@ export class Locations {
   /** Confines every later `resolve` (anchorfs mcp --allow / --roots). */
   setGuard(guard: PathGuard | undefined): void {
     this.guard = guard;
+  }
+
+  /** The shell local commands run with (`--shell`), for the shell calls hints suggest. */
+  setShell(shell: ShellKind | undefined): void {
+    this.localShell = shell;
+  }
+
+  /**
+   * The shell a suggested call about `location` is written for: the local one for local files
+   * (`--shell`; without it, cmd where the local disk has Windows paths, else bash), bash for a
+   * file on an ssh host (commands there run bash).
+   */
+  shellFor(location: Location): ShellKind {
+    if (location.remote) return "bash";
+    return this.localShell ?? (this.local.paths.style === "windows" ? "cmd" : "bash");
   }
 
   /** Serves `anchorfs://jobs/ID` paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */

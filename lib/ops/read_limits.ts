@@ -6,7 +6,8 @@
 import { AnchorError } from "../core/errors.ts";
 import { type Guide, guide, step } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
-import { shellStepForFile } from "../core/shell/file_shell_step.ts";
+import { fileShellDialect, shellStepForFile } from "../core/shell/file_shell_step.ts";
+import type { ShellKind } from "../core/platform/platform.ts";
 import type { FileBackend, FileInfo } from "./file_backend.ts";
 
 /**
@@ -164,9 +165,15 @@ export function describeSpecial(info: FileInfo): string {
 
 /**
  * Refuses anything but a regular file before it is opened: opening a FIFO blocks until a writer
- * comes, and a device such as /dev/zero never ends.
+ * comes, and a device such as /dev/zero never ends. `shell`: the one the hint's call is written
+ * for (Locations.shellFor; bash when not known).
  */
-export function assertRegularFile(url: string, info: FileInfo, action: string): void {
+export function assertRegularFile(
+  url: string,
+  info: FileInfo,
+  action: string,
+  shell?: ShellKind,
+): void {
   if (info.type === "file" || info.type === "dir") return;
   throw new AnchorError({
     code: "NOT_A_REGULAR_FILE",
@@ -176,7 +183,7 @@ export function assertRegularFile(url: string, info: FileInfo, action: string): 
       }, not a regular file; ${action} opens only regular files (reading it could block or never ` +
       "end), so nothing was read or changed.",
     hint: guide`Use the shell for it, e.g. ${
-      shellStepForFile(url, (file) => `ls -l ${file}`)
+      shellStepForFile(url, { kind: "describe" }, shell)
     }, or name a regular file.`,
   });
 }
@@ -259,21 +266,23 @@ export async function readWithinLimit(
 }
 
 /**
- * The alternatives for reading part of a big file: the shell, since a search (view with
- * content) skips files above the same --max-file-bytes limit.
+ * The alternatives for reading part of a big file: the shell (written for `shell`, see
+ * Locations.shellFor), since a search (view with content) skips files above the same
+ * --max-file-bytes limit.
  */
-export function bigFileAlternatives(url: string): Guide {
+export function bigFileAlternatives(url: string, shell?: ShellKind): Guide {
   const job = /^anchorfs:\/\/jobs\/([0-9]+-[0-9]+)$/.exec(url)?.[1];
   if (job !== undefined) {
     // A job's log is not a path the shell can read, and a search skips it like any big file:
     // name the call that reads it.
     return guide`Read its end: ${step("jobs", { action: "read", id: job, bytes: 1000000 })}.`;
   }
+  const search = { kind: "search", text: "TEXT", max: 100, match: "word" } as const;
   return guide`Search it with the shell: ${
-    shellStepForFile(url, (file) => `grep -n -m 100 -e TEXT ${file}`)
-  }; or read a range: ${
-    shellStepForFile(url, (file) => `sed -n '1,200p' ${file}`)
-  } (head and tail work too).`;
+    shellStepForFile(url, search, shell)
+  }; or read a range: ${shellStepForFile(url, { kind: "head", lines: 200 }, shell)}${
+    fileShellDialect(url, shell) === "posix" ? " (head and tail work too)" : ""
+  }.`;
 }
 
 /**

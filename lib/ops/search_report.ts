@@ -179,7 +179,7 @@ export function describeSearch(
       ? `${plural(tally.tooLarge.length, "file")} over ${describeLimit(scope.limit)} skipped`
       : "",
   ].filter(Boolean).join(", ");
-  const notices = searchNotices(session, tally, scope);
+  const notices = searchNotices(session, locations, tally, scope);
   if (tally.matchedFiles === 0) {
     return joinGuide(
       noMatches(session, locations, tally, scope, where, skipped),
@@ -225,7 +225,12 @@ function narrowStep(session: Session, scope: SearchScope): NextStep {
 }
 
 /** Files over the size limit, a stop before the end, directories that could not be read. */
-function searchNotices(session: Session, tally: SearchTally, scope: SearchScope): GuidePart[] {
+function searchNotices(
+  session: Session,
+  locations: Locations,
+  tally: SearchTally,
+  scope: SearchScope,
+): GuidePart[] {
   const { search, limit, stopped } = scope;
   const notices: GuidePart[] = [];
   const tooLarge = tally.tooLarge;
@@ -234,8 +239,13 @@ function searchNotices(session: Session, tally: SearchTally, scope: SearchScope)
       guide`Not searched, over the ${describeLimit(limit)} search limit: ${
         tooLarge.slice(0, 5).map(quotePathAlways).join(", ")
       }${tooLarge.length > 5 ? ` and ${tooLarge.length - 5} more` : ""}. ${
-        searchBigFileHint(tooLarge[0]!, search.source, search.regex)
-      }; the limit is the server's --max-file-bytes.`,
+        // The suggested call runs in the session's directory (or on the file's ssh host).
+        searchBigFileHint(
+          tooLarge[0]!,
+          search.source,
+          search.regex,
+          locations.shellFor(session.cwd),
+        )}; the limit is the server's --max-file-bytes.`,
     );
   }
   if (stopped) {

@@ -52,6 +52,9 @@ export interface Services {
    * @ignore
    */
   confinement?: Confinement;
-  /** The shell local commands run with (`--shell`; the platform's default when absent). */
+  /**
+   * The shell local commands run with (`--shell`; the platform's default when absent). Hints that
+   * suggest a shell call read it from `locations` (Locations.setShell; createServices sets both).
+   */
   shell?: ShellKind;
 }

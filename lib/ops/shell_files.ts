@@ -29,7 +29,8 @@ export async function judgeShellCommand(
   const { judgeCommand } = await import("../core/shell/policy/mod.ts");
   const outside = new Set<string>();
   for (;;) {
-    const options: JudgeOptions = { outside };
+    // Paths join as the machine the command runs on writes them (Windows: `cd C:\src`).
+    const options: JudgeOptions = { outside, ...(files && { paths: files.cwd.backend.paths }) };
     const verdict = judgeCommand(command, shell, options);
     if (verdict.allowed || !files || !verdict.files) return verdict;
     const fresh = verdict.files.filter((f) => !outside.has(f));

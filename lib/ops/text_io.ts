@@ -97,13 +97,20 @@ async function readDecoded<T>(
       hint: guide`${step("view", { path: location.url })} lists its files; name one of them.`,
     });
   }
-  assertRegularFile(location.url, info, action);
+  const shell = locations.shellFor(location);
+  assertRegularFile(location.url, info, action, shell);
   // Binary from the first bytes: a 3 GB disk image is named without reading it.
   if (info.size > SNIFF_BYTES) {
     const head = await location.backend.readRange(location.path, 0, SNIFF_BYTES);
     if (looksBinary(head)) throw binaryFile(location, "contains NUL bytes", info.size);
   }
-  assertWithinLimit(location.url, info.size, limits, action, bigFileAlternatives(location.url));
+  assertWithinLimit(
+    location.url,
+    info.size,
+    limits,
+    action,
+    bigFileAlternatives(location.url, shell),
+  );
   return await limits.budget.use(info.size * DOC_COPIES, async () => {
     // Bounded whatever the stat said: a log grows while read, a /proc file states 0 bytes.
     const bytes = await readWithinLimit(
@@ -113,7 +120,7 @@ async function readDecoded<T>(
       info.size,
       limits,
       action,
-      bigFileAlternatives(location.url),
+      bigFileAlternatives(location.url, shell),
     );
     const decoded = decodeTextBody(bytes);
     if (decoded.kind === "binary") throw binaryFile(location, decoded.reason, bytes.length);

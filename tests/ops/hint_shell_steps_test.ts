@@ -40,7 +40,7 @@ const LIMIT = 4096;
 const SHELL_STEP_SITES: Record<string, number> = {
   "lib/backends/fs_errors.ts": 2, // SYMLINK_LOOP: readlink; WOULD_BLOCK: timeout 5 head -c
   "lib/backends/local/write_in_place.ts": 2, // INTERRUPTED_WRITE: cp back, or rm the copy
-  "lib/ops/big_file_hints.ts": 1, // a search's over-limit notice: grep
+  "lib/ops/big_file_hints.ts": 2, // a search's over-limit notice: grep, sed
   "lib/ops/edit/text_editor.ts": 2, // create over a FIFO, delete of a big file or a FIFO: rm
   "lib/ops/jobs/job_log_files.ts": 1, // LOG_TOO_LARGE: grep the raw log
   "lib/ops/read_limits.ts": 3, // NOT_A_REGULAR_FILE: ls -l; FILE_TOO_LARGE: grep, sed
@@ -140,16 +140,19 @@ test("every shell call a hint suggests passes the shell policy and does what the
     assertEquals(sed?.command, `sed -n '1,200p' '${root}/big copy.log'`);
     assertStringIncludes(await run(sed!), "FAIL first line");
 
-    // A search that skipped the big files: grep for the same text (literal, then regex).
+    // A search that skipped the big files: grep for the same text (literal, then regex), or
+    // sed for the first lines.
     for (const [content, regex] of [["needle", false], ["need+le", true]] as const) {
       const result = await viewResult(locations, session, { path: ".", content, regex }, { reads });
       assertStringIncludes(renderGuide(result, toolCallSyntax), "Not searched, over the");
-      const [found] = shellSteps(result.next);
+      const [found, start] = shellSteps(result.next);
       assertEquals(
         found?.command,
         `grep -n${regex ? "P" : "F"} -m 100 -e ${content} 'big copy.log'`,
       );
       assertStringIncludes(await run(found!), "302:needle TEXT here");
+      assertEquals(start?.command, "sed -n '1,200p' 'big copy.log'");
+      assertStringIncludes(await run(start!), "FAIL first line");
     }
 
     // LOG_TOO_LARGE: grep the raw log on disk.

@@ -5,4 +5,12 @@
 export { maskedStatusNote } from "./pipeline_note.ts";
 export { shellQuote } from "./shell_quote.ts";
 export { judgeCommand, type JudgeOptions, type PolicyVerdict } from "./policy/mod.ts";
-export { shellStepForFile } from "./file_shell_step.ts";
+export { fileShellDialect, shellStepForFile } from "./file_shell_step.ts";
+export {
+  cmdQuote,
+  fileCommand,
+  type FileIntent,
+  powerShellQuote,
+  type ShellDialect,
+  shellDialect,
+} from "./file_command.ts";

@@ -247,7 +247,7 @@ async function deleteFile(
     // regular files are deleted here, and only below the size limit (the shell deletes the rest).
     const rm = step("shell", { command: `rm -- ${shellQuote(name)}` });
     try {
-      assertRegularFile(location.url, info!, "delete");
+      assertRegularFile(location.url, info!, "delete", services.locations.shellFor(location));
       assertWithinLimit(
         location.url,
         info!.size,

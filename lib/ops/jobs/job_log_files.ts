@@ -10,6 +10,7 @@ import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
 import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
+import type { ShellKind } from "../../core/platform/platform.ts";
 import type { JobManager } from "./job_manager.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 
@@ -23,7 +24,8 @@ export class JobLogFiles implements FileBackend {
   /** `anchorfs://jobs/ID` names are URLs: `/`-separated on every platform. */
   readonly paths: PathRules = POSIX_PATHS;
 
-  constructor(private readonly jobs: JobManager) {}
+  /** `shell`: the one local commands run with; the raw-log search a hint suggests is its. */
+  constructor(private readonly jobs: JobManager, private readonly shell?: ShellKind) {}
 
   /** `anchorfs://jobs/ID` (a trailing slash or `/log` tolerated) → the job id. */
   private jobId(path: string): string {
@@ -44,7 +46,7 @@ export class JobLogFiles implements FileBackend {
   async readFile(path: string): Promise<Uint8Array> {
     const id = this.jobId(path);
     const { bytes, path: onDisk } = await this.jobs.logInfo(id);
-    if (bytes > VIEWABLE_LOG_BYTES) throw logTooLarge(id, bytes, onDisk);
+    if (bytes > VIEWABLE_LOG_BYTES) throw logTooLarge(id, bytes, onDisk, this.shell);
     const raw = new TextDecoder().decode(await this.jobs.readLog(id, 0, bytes));
     return new TextEncoder().encode(cleanLogForViewing(raw));
   }
@@ -105,9 +107,15 @@ export class JobLogFiles implements FileBackend {
 
 /**
  * LOG_TOO_LARGE: a job log view will not read whole. Its end through `jobs read`, and the raw
- * log on disk (`onDisk`, where the store keeps one on this machine) searched with grep.
+ * log on disk (`onDisk`, where the store keeps one on this machine) searched with `shell`'s
+ * search command (grep in bash).
  */
-export function logTooLarge(id: string, bytes: number, onDisk: string | undefined): AnchorError {
+export function logTooLarge(
+  id: string,
+  bytes: number,
+  onDisk: string | undefined,
+  shell?: ShellKind,
+): AnchorError {
   return new AnchorError({
     code: "LOG_TOO_LARGE",
     message: `The log of job ${id} is ${plural(bytes, "byte")}, more than view reads whole (${
@@ -118,7 +126,7 @@ export function logTooLarge(id: string, bytes: number, onDisk: string | undefine
       step("jobs", { action: "read", id, bytes: 100000 }),
       onDisk === undefined ? "." : joinGuide(
         ", or search the raw log with the shell: ",
-        shellStepForFile(onDisk, (log) => `grep -n -m 50 FAIL ${log}`),
+        shellStepForFile(onDisk, { kind: "search", text: "FAIL", max: 50, match: "word" }, shell),
         ".",
       ),
     ),

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { judgeCommand } from "../../../lib/core/shell/policy/mod.ts";
 import { type PolicyRule, RULE_TEXTS } from "../../../lib/core/shell/policy/policy_messages.ts";
 import type { ShellKind } from "../../../lib/core/platform/platform.ts";
+import { type PathRules, POSIX_PATHS, WINDOWS_PATHS } from "../../../lib/core/path/path_rules.ts";
 
 type Expected = "allowed" | PolicyRule;
 
@@ -121,10 +122,126 @@ Deno.test("Get-Content -Tail and -TotalCount become view start/end", () => {
   assertStringIncludes(tail.message, 'view {"path": "build.log", "start": -50}');
   const head = judgeCommand("gc -Path .\\README.md -TotalCount 20", "powershell");
   assert(!head.allowed);
-  assertStringIncludes(head.message, 'view {"path": ".\\\\README.md", "start": 1, "end": 20}');
+  assertStringIncludes(head.message, 'view {"path": "README.md", "start": 1, "end": 20}');
 });
 
 Deno.test("bash lines are still judged by the bash rules when the shell is bash or sh", () => {
   assertEquals(judgeCommand("cat src/app.ts", "sh").allowed, false);
   assertEquals(judgeCommand("type src/app.ts", "bash").allowed, true);
+});
+
+/** The view calls a refusal offers, parsed back from its message. */
+function offeredPaths(command: string, shell: ShellKind, paths?: PathRules): string[] {
+  const verdict = judgeCommand(command, shell, paths ? { paths } : {});
+  assert(!verdict.allowed, command);
+  return [...verdict.message.matchAll(/view (\{.*\})/g)].map((m) => JSON.parse(m[1]!).path);
+}
+
+Deno.test("a Windows refusal names the literal files it reads, joined with a cd; none for globs or variables", () => {
+  const files = (command: string, shell: ShellKind = "cmd") => {
+    const v = judgeCommand(command, shell);
+    return v.allowed ? "allowed" : v.files;
+  };
+  assertEquals(files("type a.txt b.txt"), ["a.txt", "b.txt"]);
+  assertEquals(files("cd /d C:\\src && type a.txt"), ["C:\\src\\a.txt"]);
+  assertEquals(files("cd logs && more app.log"), ["logs\\app.log"]);
+  assertEquals(files("more < in.log"), ["in.log"]);
+  assertEquals(files('findstr /n /l /c:"TEXT" "big.log"'), ["big.log"]);
+  assertEquals(files('dir "big.log"'), ["big.log"]);
+  assertEquals(files("type *.txt"), undefined);
+  assertEquals(files("type %LOG%"), undefined);
+  assertEquals(files("findstr /s x big.log"), undefined); // /s: every big.log below, not one file
+  assertEquals(files("Get-Content .\\a.txt -TotalCount 5", "pwsh"), ["a.txt"]);
+  assertEquals(files("Set-Location C:\\src; gc a.txt", "powershell"), ["C:\\src\\a.txt"]);
+  assertEquals(files("Select-String TODO notes.txt", "pwsh"), ["notes.txt"]);
+  assertEquals(files("gc $f", "pwsh"), undefined);
+});
+
+Deno.test("cmd: type, more, findstr and dir on files anchorfs cannot read are the shell's", () => {
+  const outside = new Set(["big.log", "logs\\app.log", "C:\\data\\dump.bin", "pipe"]);
+  const judge = (command: string) => judgeCommand(command, "cmd", { outside });
+  for (
+    const command of [
+      "type big.log",
+      "more big.log",
+      "more < big.log",
+      'findstr /n /l /c:"TEXT" "big.log"',
+      "findstr /n FAIL big.log",
+      'dir "pipe"',
+      "cd logs && type app.log",
+      "cd /d C:\\data && findstr /n x dump.bin",
+      'type "C:\\data\\dump.bin" | findstr x',
+    ]
+  ) assertEquals(judge(command).allowed, true, command);
+  for (
+    const command of [
+      "type big.log small.txt", // one file view can read
+      "type app.log", // not the file found: logs\app.log was
+      "type big.log && type small.txt", // the next command is judged on its own
+      "findstr /s /n x big.log", // a recursive search names no single file
+      "dir",
+      "type *.log",
+    ]
+  ) assertEquals(judge(command).allowed, false, command);
+});
+
+Deno.test("PowerShell: Get-Content, gc, cat, type, Select-String, sls on files anchorfs cannot read are the shell's", () => {
+  const outside = new Set(["big.log", "C:\\logs\\app.log"]);
+  const judge = (command: string) => judgeCommand(command, "powershell", { outside });
+  for (
+    const command of [
+      "Get-Content -LiteralPath 'big.log' -TotalCount 200",
+      "gc big.log -Tail 20",
+      "cat big.log",
+      "type .\\big.log",
+      "Select-String -LiteralPath 'big.log' -Pattern 'TEXT' -SimpleMatch -CaseSensitive | " +
+      "Select-Object -First 100",
+      "sls FAIL big.log",
+      "more big.log",
+      "Get-ChildItem big.log",
+      "cd C:\\logs; Get-Content app.log",
+      "Set-Location -Path C:\\logs; sls x app.log",
+    ]
+  ) assertEquals(judge(command).allowed, true, command);
+  for (
+    const command of [
+      "Get-Content small.txt",
+      "Get-Content app.log", // C:\logs\app.log was found, not this one
+      "gc big.log -Wait", // never ends: refused for its own reason
+      "Select-String x big.log, small.txt",
+      "gc $path",
+    ]
+  ) assertEquals(judgeCommand(command, "pwsh", { outside }).allowed, false, command);
+});
+
+Deno.test("suggested view paths are Windows paths: a cd is followed, .\\ dropped, .. kept", () => {
+  assertEquals(offeredPaths("cd C:\\src && type a.txt", "cmd"), ["C:\\src\\a.txt"]);
+  assertEquals(offeredPaths("cd /d D:\\work && more notes.txt", "cmd"), ["D:\\work\\notes.txt"]);
+  assertEquals(offeredPaths("type ..\\x\\a.txt", "cmd"), ["..\\x\\a.txt"]);
+  assertEquals(offeredPaths("Get-Content .\\a.txt", "pwsh"), ["a.txt"]);
+  assertEquals(offeredPaths("cd C:\\src && cd ..\\other && type a.txt", "cmd"), [
+    "C:\\other\\a.txt",
+  ]);
+  assertEquals(offeredPaths("cd sub && type a.txt b.txt", "cmd"), ["sub\\a.txt", "sub\\b.txt"]);
+  assertEquals(offeredPaths("cd C:\\src && type D:\\x.txt", "cmd"), ["D:\\x.txt"]);
+  assertEquals(offeredPaths("pushd \\\\srv\\share && type a.txt", "cmd"), [
+    "\\\\srv\\share\\a.txt",
+  ]);
+  assertEquals(offeredPaths("cd C:\\src && findstr /n foo lib\\*.ts", "cmd"), ["C:\\src\\lib"]);
+  assertEquals(offeredPaths("cd C:\\src && dir", "cmd"), ["C:\\src"]);
+  assertEquals(offeredPaths("Set-Location C:\\src; Select-String TODO lib\\*.ps1", "pwsh"), [
+    "C:\\src\\lib",
+  ]);
+  assertEquals(offeredPaths("sl -Path C:\\src; gci -Recurse", "powershell"), ["C:\\src"]);
+  // A cd whose target is only known at run time is not followed.
+  assertEquals(offeredPaths("cd %TEMP% && type a.txt", "cmd"), ["a.txt"]);
+});
+
+Deno.test("bash on a Windows machine (Git Bash) joins a cd by the Windows rules it is given", () => {
+  assertEquals(offeredPaths("cd C:/src && cat a.txt", "bash", WINDOWS_PATHS), ["C:\\src\\a.txt"]);
+  assertEquals(offeredPaths("cd sub && cat C:/x/a.txt", "bash", WINDOWS_PATHS), ["C:\\x\\a.txt"]);
+  assertEquals(offeredPaths("cd C:/src && head -5 *.md", "bash", WINDOWS_PATHS), ["C:\\src"]);
+  // POSIX rules (an ssh host, Linux, macOS): as before.
+  assertEquals(offeredPaths("cd /srv && cat ./a.txt", "bash", POSIX_PATHS), ["/srv/a.txt"]);
+  assertEquals(offeredPaths("cd sub && cat a.txt", "bash"), ["sub/a.txt"]);
 });

@@ -5,6 +5,7 @@ import { NEVER_ENDS_REASONS, type PolicyRule, type RefusalText } from "./policy_
 import type { SimpleCommand, Word } from "../parse/mod.ts";
 import { isPseudoFile, stdinFile, stdinIsData, stdoutToFile } from "./redirects.ts";
 import { stripTrailing } from "../../path/path_text.ts";
+import type { PathRules } from "../../path/path_rules.ts";
 
 /** A refusal before it is rendered: exactly what policy_messages.ts formats. */
 export type Refusal = RefusalText;
@@ -19,6 +20,11 @@ export interface Scope {
    * such files is the shell's job, so it is allowed. Never set for an ssh host's scope.
    */
   outside?: ReadonlySet<string>;
+  /**
+   * How the machine the line runs on writes paths (the backend's rules): `cd C:\src` then
+   * `cat a.txt` names `C:\src\a.txt` on Windows. POSIX when absent; never set for an ssh host.
+   */
+  paths?: PathRules;
 }
 
 /** What a simple command runs once wrappers are peeled off. */
@@ -61,12 +67,13 @@ export function refuse(
  */
 export function onlyShellFiles(inv: Invocation, paths: readonly string[]): boolean {
   const literal = paths.every((p) => !/[$`*?[]/.test(p));
-  inv.reads = literal ? paths.map((p) => joinPath(inv.cwd, p)) : [];
+  const join = (p: string) => joinOn(inv.scope.paths, inv.cwd, p);
+  inv.reads = literal ? paths.map(join) : [];
   if (paths.length === 0) return false;
   if (paths.every(isPseudoFile)) return true;
   const outside = inv.scope.outside;
   if (!outside || !literal) return false;
-  return paths.every((p) => isPseudoFile(p) || outside.has(joinPath(inv.cwd, p)));
+  return paths.every((p) => isPseudoFile(p) || outside.has(join(p)));
 }
 
 export function neverEnds(inv: Invocation, why: keyof typeof NEVER_ENDS_REASONS): Refusal {
@@ -109,6 +116,23 @@ export function joinPath(base: string | undefined, path: string): string {
   if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
   if (path === ".") return base;
   return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
+}
+
+/**
+ * joinPath as the machine's `paths` rules join. On Windows a drive or UNC path stands alone, in
+ * normal form (`C:/x` → `C:\x`); a relative one joins an absolute `cd` by the rules (`..`
+ * resolved, `\` separators) and a relative `cd` with `\`; a leading `.\` or `./` is dropped.
+ * POSIX rules (or none): joinPath.
+ */
+export function joinOn(paths: PathRules | undefined, base: string | undefined, path: string) {
+  if (paths?.style !== "windows") return joinPath(base, path);
+  if (paths.isAbsolute(path)) return paths.normalize(path);
+  if (/^~(?:[\\/]|$)/.test(path)) return path;
+  const rel = path.replace(/^\.[\\/]+(?=.)/, "");
+  if (base === undefined) return rel;
+  if (rel === ".") return paths.isAbsolute(base) ? paths.normalize(base) : base;
+  if (paths.isAbsolute(base)) return paths.resolve(base, rel);
+  return `${base.replace(/[\\/]+$/, "")}\\${rel}`;
 }
 
 /** The program name as the rules know it: `/usr/bin/grep` → `grep`. */

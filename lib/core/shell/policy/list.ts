@@ -35,7 +35,7 @@ export function judgeList(inv: Invocation): Refusal | undefined {
   const has = (...names: string[]) => opts.some((o) => names.includes(o.name));
   const hidden = has("-a", "-A", "--all", "--almost-all");
   const calls = reading.files.filter(isLiteralPath).slice(0, 3).map((f) => {
-    const { dir, pattern } = splitGlob(f);
+    const { dir, pattern } = splitGlob(f, inv.scope.paths);
     const args: Record<string, unknown> = { path: toolPath(inv, dir) };
     if (pattern) args.pattern = pattern;
     if (isTree) {

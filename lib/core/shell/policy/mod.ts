@@ -7,6 +7,7 @@ import type { Refusal } from "./invocation.ts";
 import { judgeScript } from "./script.ts";
 import { judgeWindowsScript } from "./windows.ts";
 import type { ShellKind } from "../../platform/platform.ts";
+import type { PathRules } from "../../path/path_rules.ts";
 
 export type { PolicyRule } from "./policy_messages.ts";
 
@@ -36,6 +37,12 @@ export interface JudgeOptions {
    * reads, searches, lists or edits only such files is allowed: no tool can do it instead.
    */
   outside?: ReadonlySet<string>;
+  /**
+   * How the machine the command runs on writes paths (the rules its file backend carries):
+   * the files a refusal names and the view calls it offers join a `cd` the way that machine
+   * does (`cd C:\src && type a.txt` → `C:\src\a.txt`). POSIX when absent.
+   */
+  paths?: PathRules;
 }
 
 /**
@@ -58,12 +65,16 @@ export function judgeCommand(
   options: JudgeOptions = {},
 ): PolicyVerdict {
   let refusal: Refusal | undefined;
+  const known = {
+    ...(options.outside && { outside: options.outside }),
+    ...(options.paths && { paths: options.paths }),
+  };
   try {
     refusal = shell === "cmd"
-      ? judgeWindowsScript(command, "cmd")
+      ? judgeWindowsScript(command, "cmd", known)
       : shell === "powershell" || shell === "pwsh"
-      ? judgeWindowsScript(command, "powershell")
-      : judgeScript(command, { depth: 0, ...(options.outside && { outside: options.outside }) });
+      ? judgeWindowsScript(command, "powershell", known)
+      : judgeScript(command, { depth: 0, ...known });
   } catch (e) {
     // Only a pathological line (thousands of nested find -exec) gets here: refuse, never crash.
     if (!(e instanceof RangeError)) throw e;

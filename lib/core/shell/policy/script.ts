@@ -7,7 +7,7 @@ import { parseCommandLine, type SimpleCommand, type Word } from "../parse/mod.ts
 import {
   baseName,
   type Invocation,
-  joinPath,
+  joinOn,
   type Refusal,
   refuse,
   type Scope,
@@ -45,7 +45,7 @@ export function judgeScript(script: string, scope: Scope): Refusal | undefined {
     // `cd /x && grep …`: later suggestions name paths the way the command meant them.
     const [first, target] = cmd.words;
     if (first?.value === "cd" && target && !target.expands && cmd.words.length === 2) {
-      cwd = joinPath(cwd, target.value);
+      cwd = joinOn(scope.paths, cwd, target.value);
     }
   }
   return undefined;
