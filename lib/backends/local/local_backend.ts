@@ -681,7 +681,9 @@ function summarizeQuick(path: string, headBytes: number): FileSummary | null {
   let fd = -1;
   try {
     fd = fs.openSync(path, READ_FLAGS);
-    const filled = readHeadInto(fd, buf, headBytes);
+    // One read: a regular file on a local disk reads short only at its end, and a listing row is
+    // an estimate anyway, so the second read that would return 0 is not worth a syscall per file.
+    const filled = fs.readSync(fd, buf, 0, headBytes, null);
     if (filled === 0) return null;
     let size = filled;
     if (filled === headBytes) {

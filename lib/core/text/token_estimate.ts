@@ -15,11 +15,36 @@ export function countLines(bytes: Uint8Array): number {
   const utf16 = utf16Order(bytes);
   if (utf16 !== null) return countUtf16Lines(bytes, utf16 === "le" ? 0 : 1);
   const start = hasUtf8Bom(bytes) ? 3 : 0;
-  // A plain loop: one indexOf call per line costs ~7x more on source files (short lines).
-  let count = 0;
-  const end = bytes.length;
-  for (let i = start; i < end; i++) if (bytes[i] === 10) count++;
+  let count = countLineFeeds(bytes, start);
   if (bytes.length > start && bytes[bytes.length - 1] !== 10) count++;
+  return count;
+}
+
+/**
+ * LF bytes from `start` on, four at a time: each aligned 32-bit word is XORed with 0x0A0A0A0A,
+ * so an LF becomes a zero byte, and the zero bytes are counted with bit arithmetic (no branch per
+ * byte). About twice as fast as a byte loop on source files, which is what a listing's line
+ * counts spend most of their time on; one indexOf call per line costs ~7x more (short lines).
+ */
+function countLineFeeds(bytes: Uint8Array, start: number): number {
+  const end = bytes.length;
+  let count = 0;
+  let i = start;
+  // Bytes before the first 4-aligned offset of the underlying buffer, one by one.
+  const lead = Math.min(end, start + ((4 - ((bytes.byteOffset + start) & 3)) & 3));
+  for (; i < lead; i++) if (bytes[i] === 10) count++;
+  const words = (end - i) >>> 2;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset + i, words);
+    for (let k = 0; k < words; k++) {
+      const x = view[k]! ^ 0x0a0a0a0a;
+      // High bit of each byte set where that byte of x is zero (exact, no carries between bytes).
+      const zeros = ~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f);
+      count += Math.imul((zeros >>> 7) & 0x01010101, 0x01010101) >>> 24;
+    }
+    i += words * 4;
+  }
+  for (; i < end; i++) if (bytes[i] === 10) count++;
   return count;
 }
 

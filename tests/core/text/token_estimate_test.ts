@@ -43,3 +43,24 @@ Deno.test("countLines agrees with decodeText on random text in every encoding", 
     return true;
   }));
 });
+
+Deno.test("countLines counts every LF of any bytes at any offset of a shared buffer", async () => {
+  const fc = (await import("fast-check")).default;
+  // Bytes near LF (0x0A) in every lane of a word, and around the bit trick's edges (0x00, 0x7F,
+  // 0x80, 0x8A, 0xFF), placed at every alignment of the buffer they are a view of.
+  const byte = fc.constantFrom(0x0a, 0x0a, 0x00, 0x0b, 0x09, 0x7f, 0x80, 0x8a, 0xff, 0x61, 0x0d);
+  const bytes = fc.array(byte, { maxLength: 70 });
+  fc.assert(
+    fc.property(bytes, fc.nat(7), fc.nat(7), (list, before, after) => {
+      const whole = new Uint8Array(before + list.length + after).fill(0x0a);
+      whole.set(list, before);
+      const view = whole.subarray(before, before + list.length);
+      if (view[0] === 0xef || view[0] === 0xff || view[0] === 0xfe) return; // BOMs: other test
+      let lf = 0;
+      for (const b of list) if (b === 0x0a) lf++;
+      const expected = list.length > 0 && list[list.length - 1] !== 0x0a ? lf + 1 : lf;
+      assertEquals(countLines(view), expected);
+    }),
+    { numRuns: 3000 },
+  );
+});
