@@ -201,9 +201,8 @@ export function assertWithinLimit(
   throw new AnchorError({
     code: "FILE_TOO_LARGE",
     message: `${sizeClause(url, size, limits.maxFileBytes, statSize)}; ${action} holds the ` +
-      `whole file in memory and is limited to ${formatSize(limits.maxFileBytes)} (${
-        plural(limits.maxFileBytes, "byte")
-      }), so nothing was read or changed.`,
+      `whole file in memory and is limited to ${exactSize(limits.maxFileBytes)}, so nothing was ` +
+      `read or changed.`,
     hint: guide`${alternatives} The limit is set by the server's --max-file-bytes flag.`,
   });
 }
@@ -235,9 +234,16 @@ export function fileTooLargeToRead(
  * file says 0 bytes, a log grows while read) stopped one byte past the limit: its real size is
  * unknown, so the clause says "more than" the limit and what the stat said.
  */
+/** "2.0 MB (2,097,152 bytes)"; "17 bytes" once, where the short form is already exact. */
+function exactSize(bytes: number): string {
+  const exact = plural(bytes, "byte");
+  const short = formatSize(bytes);
+  return short === exact ? exact : `${short} (${exact})`;
+}
+
 function sizeClause(url: string, size: number, limit: number, statSize?: number): string {
   if (statSize === undefined || statSize >= size) {
-    return `${JSON.stringify(url)} is ${formatSize(size)} (${plural(size, "byte")})`;
+    return `${JSON.stringify(url)} is ${exactSize(size)}`;
   }
   return `${JSON.stringify(url)} holds more than ${
     formatSize(limit)

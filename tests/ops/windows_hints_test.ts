@@ -80,6 +80,9 @@ for (const [shell, tooLarge, skipped] of CASES) {
       viewResult(t.locations, t.session, { path: "big copy.log" }, { reads: t.reads })
     );
     assertEquals(e.code, "FILE_TOO_LARGE");
+    // Each size once, the exact count in parentheses only where the short form rounds.
+    assertStringIncludes(e.message, "is 4.7 KB (4,823 bytes);");
+    assertStringIncludes(e.message, "limited to 4.0 KB (4,096 bytes), so");
     assertEquals(shellCommands(e.next), tooLarge);
     const hint = renderGuide(e.hint!, toolCallSyntax);
     assertEquals(hint.includes("head and tail work too"), judgeAs === "bash", hint);
