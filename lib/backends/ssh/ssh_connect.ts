@@ -10,6 +10,7 @@ import type {
   ParsedKey,
 } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
+import { shellQuote } from "../../core/shell/shell_quote.ts";
 import { defaultIdentityFiles, type ResolvedHost } from "../../core/ssh/ssh_config.ts";
 import { sshLocations, WINDOWS_SSH_AGENT_PIPE } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
@@ -219,8 +220,8 @@ function hostKeyVerifier(
           `which does not match the key recorded at ${lines}. Refusing to connect: this can ` +
           "be a man-in-the-middle attack, or the host was reinstalled.",
       hint: "Ask the user to verify the new key with the host's administrator; if it is " +
-        `legitimate, remove the old entry with \`ssh-keygen -R "${names[0]}" -f ${
-          where[0]?.file ?? "~/.ssh/known_hosts"
+        `legitimate, remove the old entry with \`ssh-keygen -R ${shellQuote(names[0] ?? "")} -f ${
+          where[0] ? shellQuote(where[0].file) : "~/.ssh/known_hosts"
         }\` and retry the same call.`,
       fault: "environment",
     });

@@ -164,7 +164,8 @@ sshTest("an unknown host key is recorded (accept-new); a changed key is then ref
     assertStringIncludes(e.message, '"box"');
     assertStringIncludes(e.message, `${known}:1`);
     assertMatch(e.message, /SHA256:[A-Za-z0-9+/]{43}/);
-    assertStringIncludes(e.hint ?? "", `ssh-keygen -R "[127.0.0.1]:${port}"`);
+    // Both words quoted for a POSIX shell: [ ] would glob, and the file path may hold spaces.
+    assertStringIncludes(e.hint ?? "", `ssh-keygen -R '[127.0.0.1]:${port}' -f ${known}`);
   } finally {
     await second.close();
   }
