@@ -1,6 +1,8 @@
 // One pooled, self-healing connection to a host: opens lazily, keeps the SFTP channel, notices
 // drops and reconnects on the next request; retries an in-flight request once only when the
-// caller says it is safe to repeat. Counts requests (SFTP calls and execs) for benchmarks.
+// caller says it is safe to repeat. When the host refuses another channel on it (sshd's
+// MaxSessions, 10 by default: each running job holds one), commands go over extra connections.
+// Counts requests (SFTP calls and execs) for benchmarks.
 
 import type { Client as SshClient, ClientChannel, SFTPWrapper } from "./ssh2_types.d.ts";
 import { AnchorError } from "../../core/errors.ts";
@@ -15,6 +17,33 @@ interface Live {
   sftp?: Promise<SFTPWrapper>;
   helper?: Promise<RemoteHelper | null>;
   dead: boolean;
+  /** Channels open on it (SFTP, the helper, execs, running jobs). */
+  channels: number;
+  /** An extra connection's idle close, while it carries no channel. */
+  idle?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Extra connections one link may open when the host refuses more channels on the first (9
+ * connections of OpenSSH's default 10 channels: far more than the 16 jobs that run at once).
+ */
+const MAX_EXTRA_CONNECTIONS = 8;
+/** An extra connection without channels is closed after this long. */
+const EXTRA_IDLE_MS = 10_000;
+
+/**
+ * The host answered a channel request with a refusal (SSH_MSG_CHANNEL_OPEN_FAILURE, which ssh2
+ * reports with a numeric `reason`): the connection itself is fine.
+ */
+function isChannelRefusal(error: unknown): boolean {
+  return typeof (error as { reason?: unknown })?.reason === "number";
+}
+
+/** A command's channel on an extra connection was cut with that connection (not the first). */
+class ExtraConnectionLost extends Error {
+  constructor(readonly original: unknown) {
+    super((original as Error)?.message ?? String(original));
+  }
 }
 
 /** How to treat a request that was in flight when the connection dropped. */
@@ -35,6 +64,9 @@ export interface ExecResult {
 export class SshLink {
   private live: Live | undefined;
   private opening: Promise<Live> | undefined;
+  /** Connections opened because the host refused more channels on the first one. */
+  private extras: Live[] = [];
+  private extraOpening: Promise<Live> | undefined;
   private closed = false;
   private readonly giveUp = new AbortController();
   /** SFTP requests and execs sent; a proxy for network round trips. */
@@ -50,29 +82,12 @@ export class SshLink {
   }
 
   private async connect(): Promise<Live> {
-    if (this.closed) {
-      throw new AnchorError({
-        code: "SSH_CLOSED",
-        message: `The connection to ${this.description} was closed (anchorfs is shutting down).`,
-        fault: "environment",
-      });
-    }
+    if (this.closed) throw this.closedError();
     if (this.live && !this.live.dead) return this.live;
     this.opening ??= (async () => {
       try {
-        const opened = await openConnection(this.host, {
-          ...this.options,
-          signal: this.giveUp.signal,
-        });
+        const live = await this.openLive();
         if (this.opened++ > 0) this.reconnects++;
-        const live: Live = { client: opened.client, dead: false };
-        if (opened.jump) live.jump = opened.jump;
-        const markDead = () => {
-          live.dead = true;
-        };
-        opened.client.on("close", markDead);
-        opened.client.on("end", markDead);
-        opened.client.on("error", markDead);
         this.live = live;
         if (this.closed) this.shutdown(live);
         return live;
@@ -83,6 +98,111 @@ export class SshLink {
     return await this.opening;
   }
 
+  private closedError(): AnchorError {
+    return new AnchorError({
+      code: "SSH_CLOSED",
+      message: `The connection to ${this.description} was closed (anchorfs is shutting down).`,
+      fault: "environment",
+    });
+  }
+
+  /** A new authenticated connection, marked dead when it closes. */
+  private async openLive(): Promise<Live> {
+    const opened = await openConnection(this.host, { ...this.options, signal: this.giveUp.signal });
+    const live: Live = { client: opened.client, dead: false, channels: 0 };
+    if (opened.jump) live.jump = opened.jump;
+    const markDead = () => {
+      live.dead = true;
+      if (live.idle !== undefined) clearTimeout(live.idle);
+    };
+    opened.client.on("close", markDead);
+    opened.client.on("end", markDead);
+    opened.client.on("error", markDead);
+    return live;
+  }
+
+  /** Counts `channel` on `live` until it closes; an idle extra connection is closed later. */
+  private hold(live: Live, channel: { on(event: "close", fn: () => void): unknown }): void {
+    live.channels++;
+    if (live.idle !== undefined) clearTimeout(live.idle);
+    live.idle = undefined;
+    channel.on("close", () => {
+      live.channels--;
+      if (live.channels > 0 || live === this.live || live.dead) return;
+      live.idle = setTimeout(() => {
+        live.idle = undefined;
+        if (live.channels > 0) return;
+        this.extras = this.extras.filter((l) => l !== live);
+        this.shutdown(live);
+      }, EXTRA_IDLE_MS);
+    });
+  }
+
+  /** One exec channel on `live`, counted while open. */
+  private execOn(live: Live, command: string): Promise<ClientChannel> {
+    return new Promise<ClientChannel>((resolve, reject) => {
+      live.client.exec(command, (err, channel) => {
+        if (err) return reject(err);
+        this.hold(live, channel);
+        resolve(channel);
+      });
+    });
+  }
+
+  /**
+   * An exec channel for `command`: on `live` (the first connection), else, when the host
+   * refuses another channel there while others are open on it (its MaxSessions), on an extra
+   * connection, opened when every one has refused. A refusal with no channel open is the
+   * host's answer to any command (e.g. an SFTP-only account): it is thrown.
+   */
+  private async session(
+    live: Live,
+    command: string,
+  ): Promise<{ channel: ClientChannel; on: Live }> {
+    const refused = new Set<Live>();
+    for (;;) {
+      for (const candidate of [live, ...this.extras]) {
+        if (candidate.dead || refused.has(candidate)) continue;
+        try {
+          return { channel: await this.execOn(candidate, command), on: candidate };
+        } catch (error) {
+          if (!isChannelRefusal(error) || candidate.channels === 0) throw error;
+          refused.add(candidate);
+        }
+      }
+      await this.addExtra(refused.size);
+    }
+  }
+
+  /** Opens one more extra connection (or waits for the one being opened). */
+  private async addExtra(refusedCount: number): Promise<void> {
+    if (this.closed) throw this.closedError();
+    if (this.extraOpening) return void await this.extraOpening;
+    this.extras = this.extras.filter((l) => !l.dead);
+    if (this.extras.length >= MAX_EXTRA_CONNECTIONS) {
+      throw new AnchorError({
+        code: "SSH_EXEC_FAILED",
+        message: `${this.description} refused another channel on each of its ${refusedCount} ` +
+          "connections from anchorfs (its sshd's MaxSessions limits channels per connection; " +
+          "every running job holds one).",
+        hint: "Wait for a running job on that host to end (or kill one), then run the command " +
+          "again; nothing was started.",
+        fault: "environment",
+      });
+    }
+    this.extraOpening = (async () => {
+      try {
+        const extra = await this.openLive();
+        this.extras.push(extra);
+        if (this.closed) this.shutdown(extra);
+        return extra;
+      } finally {
+        this.extraOpening = undefined;
+      }
+    })();
+    await this.extraOpening;
+  }
+
   private sftpOf(live: Live): Promise<SFTPWrapper> {
     live.sftp ??= new Promise<SFTPWrapper>((resolve, reject) => {
       live.client.sftp((err, sftp) => {
@@ -90,6 +210,7 @@ export class SshLink {
           live.sftp = undefined;
           return reject(err);
         }
+        this.hold(live, sftp);
         sftp.on("close", () => {
           if (live.sftp) live.dead = true;
         });
@@ -103,6 +224,8 @@ export class SshLink {
   private isTransportError(error: unknown, live: Live): boolean {
     if (error instanceof AnchorError) return false;
     if (live.dead) return true;
+    // The host refused a channel: it answered, so the connection (and every job on it) is fine.
+    if (isChannelRefusal(error)) return false;
     const e = error as { code?: unknown; message?: string };
     if (typeof e?.code === "number") return false; // an SFTP status from a working server
     return /No response from server|Not connected|ECONNRESET|EPIPE|socket|channel|closed/i
@@ -133,6 +256,13 @@ export class SshLink {
     } catch (error) {
       // Give the socket's close event a moment to arrive before deciding what failed.
       await new Promise((r) => setTimeout(r, 0));
+      if (error instanceof ExtraConnectionLost) {
+        // Only an extra connection dropped: the first one and its jobs are fine.
+        const repeat = retry === "safe" ? true : retry === "unsafe" ? false : await retry(this);
+        if (!repeat) throw this.lost(action, error.original);
+        this.requests++;
+        return await fn(await this.connect());
+      }
       if (!this.isTransportError(error, live)) throw error;
       live.dead = true;
       this.shutdown(live);
@@ -165,6 +295,7 @@ export class SshLink {
       this.requests++;
       live.client.exec(helperCommand(), (err, channel) => {
         if (err) return resolve(null); // exec refused (e.g. an SFTP-only account)
+        this.hold(live, channel);
         const timeoutMs = Math.min(this.options.timeoutMs, 10_000);
         RemoteHelper.start(channel, timeoutMs).then(resolve, () => resolve(null));
       });
@@ -196,21 +327,17 @@ export class SshLink {
    * Throws the raw ssh2 error when exec is refused (callers fall back to SFTP).
    */
   async exec(action: string, command: string, stdin: Uint8Array | string): Promise<ExecResult> {
-    return await this.withLive(
-      action,
-      "safe",
-      (live) =>
-        new Promise<ExecResult>((resolve, reject) => {
-          live.client.exec(command, (err, channel) => {
-            if (err) return reject(err);
-            collect(channel, stdin).then((r) => {
-              // No exit status means the channel died with the connection, not that it ran.
-              if (r.code === null) reject(new Error("exec channel closed without an exit status"));
-              else resolve(r);
-            }, reject);
-          });
-        }),
-    );
+    return await this.withLive(action, "safe", async (live) => {
+      const { channel, on } = await this.session(live, command);
+      try {
+        const r = await collect(channel, stdin);
+        // No exit status means the channel died with the connection, not that it ran.
+        if (r.code === null) throw new Error("exec channel closed without an exit status");
+        return r;
+      } catch (error) {
+        throw await this.onExtra(on, live, error);
+      }
+    });
   }
 
   /** Like exec, but hands the live stdout stream to `consume` (for streaming parsers). */
@@ -220,14 +347,22 @@ export class SshLink {
     stdin: Uint8Array | string,
     consume: (channel: ClientChannel) => Promise<T>,
   ): Promise<T> {
-    return await this.withLive(action, "safe", (live) =>
-      new Promise<T>((resolve, reject) => {
-        live.client.exec(command, (err, channel) => {
-          if (err) return reject(err);
-          channel.end(stdin);
-          consume(channel).then(resolve, reject);
-        });
-      }));
+    return await this.withLive(action, "safe", async (live) => {
+      const { channel, on } = await this.session(live, command);
+      channel.end(stdin);
+      try {
+        return await consume(channel);
+      } catch (error) {
+        throw await this.onExtra(on, live, error);
+      }
+    });
+  }
+
+  /** The error to rethrow: marked when the extra connection `on` (not `first`) dropped. */
+  private async onExtra(on: Live, first: Live, error: unknown): Promise<unknown> {
+    if (on === first) return error;
+    await new Promise((r) => setTimeout(r, 0));
+    return on.dead ? new ExtraConnectionLost(error) : error;
   }
 
   /**
@@ -240,9 +375,8 @@ export class SshLink {
   ): Promise<{ channel: ClientChannel; dropped: () => boolean }> {
     const live = await this.connect();
     this.requests++;
-    const channel = await new Promise<ClientChannel>((resolve, reject) => {
-      live.client.exec(command, (err, ch) => (err ? reject(err) : resolve(ch)));
-    }).catch((error) => {
+    const { channel, on } = await this.session(live, command).catch((error) => {
+      if (error instanceof AnchorError) throw error;
       throw new AnchorError({
         code: "SSH_EXEC_FAILED",
         message: `Could not ${action} on ${this.description}: ${
@@ -253,7 +387,7 @@ export class SshLink {
         cause: error,
       });
     });
-    return { channel, dropped: () => live.dead };
+    return { channel, dropped: () => on.dead };
   }
 
   private shutdown(live: Live): void {
@@ -275,11 +409,15 @@ export class SshLink {
     this.closed = true;
     // A connect still in progress is given up, not waited out (up to --ssh-timeout).
     this.giveUp.abort();
-    const opening = this.opening;
-    if (opening) await opening.catch(() => {});
-    const live = this.live;
+    await Promise.all([this.opening, this.extraOpening].map((p) => p?.catch(() => {})));
+    const all = [this.live, ...this.extras];
     this.live = undefined;
-    if (!live) return;
+    this.extras = [];
+    await Promise.all(all.map((live) => live && this.closeLive(live)));
+  }
+
+  private async closeLive(live: Live): Promise<void> {
+    if (live.idle !== undefined) clearTimeout(live.idle);
     await new Promise<void>((resolve) => {
       if (live.dead) return resolve();
       const timer = setTimeout(resolve, 2000);

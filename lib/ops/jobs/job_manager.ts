@@ -419,7 +419,10 @@ export class JobManager {
         message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
           JSON.stringify(cwd)
         }: ${(e as Error).message}`,
-        hint: "Check that the directory exists and is accessible; the command itself was fine.",
+        // A remote host's refusal says itself what to do (an SFTP-only account, its limit).
+        hint: e instanceof AnchorError && e.hintText !== undefined
+          ? e.hintText
+          : "Check that the directory exists and is accessible; the command itself was fine.",
         fault: "environment",
         cause: e,
       });

@@ -54,6 +54,11 @@ export interface SshdOptions {
   port?: number;
   /** Extra sshd_config lines (e.g. "ForceCommand internal-sftp"). */
   extraConfig?: string[];
+  /**
+   * Channels one connection may open (sshd's MaxSessions; default 50 here, where OpenSSH's own
+   * default is 10).
+   */
+  maxSessions?: number;
 }
 
 export async function startSshd(options: SshdOptions): Promise<Sshd> {
@@ -85,7 +90,7 @@ export async function startSshd(options: SshdOptions): Promise<Sshd> {
     "PermitRootLogin yes",
     "AllowTcpForwarding yes",
     "MaxStartups 50",
-    "MaxSessions 50",
+    `MaxSessions ${options.maxSessions ?? 50}`,
     "LogLevel ERROR",
     "Subsystem sftp internal-sftp",
     ...(options.extraConfig ?? []),
@@ -200,6 +205,8 @@ export async function createSshWorld(
     config?: (port: number) => string;
     /** Extra sshd_config lines (e.g. "SetEnv NAME=value" for every session on the host). */
     sshdConfig?: string[];
+    /** sshd's MaxSessions (channels per connection). */
+    maxSessions?: number;
   } = {},
 ): Promise<SshWorld> {
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-home-" }));
@@ -209,6 +216,7 @@ export async function createSshWorld(
   const sshd = await startSshd({
     authorizedKeys: [publicKey],
     ...(options.sshdConfig && { extraConfig: options.sshdConfig }),
+    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
   });
   const user = currentUser();
   const world: SshWorld = {
