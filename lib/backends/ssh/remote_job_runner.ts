@@ -15,6 +15,7 @@ import type {
 import { JOB_COOKIE_VAR } from "../../core/jobs/job_processes.ts";
 import { NON_INTERACTIVE_ENV } from "../local/process_runner.ts";
 import type { SshLink } from "./ssh_link.ts";
+import type { ClientChannel } from "./ssh2_types.d.ts";
 
 /** `'…'` for sh. */
 export function shQuote(text: string): string {
@@ -123,41 +124,62 @@ function reapFunctions(graceMs: number): string[] {
   ];
 }
 
-/** `members_proc`: the group's and the cookie's live processes, from /proc (Linux). */
+/**
+ * awk over a process table (`pid ppid pgrp session state name` per row after `rows`): prints
+ * `pid (name)` for the live members of group/session `g`, the pids listed in `c` (` 12 34 `:
+ * they carry the cookie), and every descendant of those (a child that cleared its environment
+ * and left the group is still found through its parent, as locally). `self` is the sweeping
+ * shell. A live process's parent pid names its live parent, so the walk needs no start times.
+ */
+function treeAwk(rows: string): string {
+  return `awk -v g="\${pg:-0}" -v c=" $c " -v self="$$" '${rows}
+    pid == self || st ~ /^Z/ { next }
+    { up[pid] = pp; nm[pid] = name
+      if ((g > 0 && (gr == g || se == g)) || index(c, " " pid " ")) on[pid] = 1 }
+    END {
+      do { grew = 0; for (p in up) if (!(p in on) && (up[p] in on)) { on[p] = 1; grew = 1 } } while (grew)
+      for (p in on) print p, "(" nm[p] ")"
+    }'`;
+}
+
+/**
+ * `members_proc`: from /proc (Linux): the cookie by one grep over every environment (-z:
+ * NUL-separated entries, not a process per entry), then one read of every stat line.
+ */
 function membersByProc(): string[] {
+  // A stat line is `pid (comm) state ppid pgrp session …`; comm may hold spaces and parens.
+  const rows = '{ pid = $1 + 0; r = $0; sub(/^[0-9]+ \\(.*\\) /, "", r); split(r, f, " ")\n' +
+    "  st = f[1]; pp = f[2]; gr = f[3]; se = f[4]\n" +
+    '  name = $0; sub(/^[0-9]+ \\(/, "", name); sub(/\\) [^)]*$/, "", name) }';
   return [
     "members_proc() {",
-    '  [ -n "$pg" ] && cat /proc/[0-9]*/stat 2>/dev/null | awk -v g="$pg" \'$5==g && $3!="Z" {print $1, $2}\'',
-    // One grep over every environment (-z: NUL-separated entries), not a process per entry.
-    `  for e in $(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ); do`,
-    '    p=${e#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue',
-    "    s=$(cat /proc/$p/stat 2>/dev/null) || continue",
-    '    case "$s" in *") Z "*) continue;; esac',
-    '    echo "$p ($(cat /proc/$p/comm 2>/dev/null))"',
-    "  done",
+    `  c=$(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ |`,
+    "    sed 's|^/proc/||; s|/environ$||' | tr '\\n' ' ')",
+    `  cat /proc/[0-9]*/stat 2>/dev/null | ${treeAwk(rows)}`,
     "}",
   ];
 }
 
 /**
- * `members_ps`: the same from `ps` where there is no /proc. The group from the pgid column; the
- * cookie from the environment ps prints after each command line (`-e` on BSD-style ps and
- * procps, `-E` on newer macOS; both are asked, a ps without -E refuses it). Zombies are skipped;
- * a process's name is its command's first word without the directory.
+ * `members_ps`: the same from `ps` where there is no /proc. The cookie from the environment ps
+ * prints after each command line (`-e` on BSD-style ps and procps, `-E` on newer macOS; both
+ * are asked, a ps without -E refuses it); the table from pid/ppid/pgid columns (ps has no
+ * portable session column: the group and parentage serve). A name is the command's first word
+ * without the directory.
  */
 function membersByPs(): string[] {
-  const name = 'm = $N; sub(/.*\\//, "", m); print $1, "(" m ")"';
+  const rows = "{ pid = $1 + 0; pp = $2; gr = $3; se = -1; st = $4; name = $5\n" +
+    '  for (i = 6; i <= NF; i++) name = name " " $i; sub(/.*\\//, "", name) }';
   return [
     "members_ps() {",
-    '  [ -n "$pg" ] && ps -axww -o pid=,pgid=,stat=,comm= 2>/dev/null | awk -v g="$pg" ' +
-    `'$2==g && $3 !~ /^Z/ { ${name.replace("$N", "$4")} }'`,
-    "  { ps -axeww -o pid=,stat=,command= 2>/dev/null; ps -axEww -o pid=,stat=,command= 2>/dev/null; } |",
-    `    awk -v c="$cookie" -v self="$$" -v var="${JOB_COOKIE_VAR}=" '$1 != self && $2 !~ /^Z/ {`,
+    "  c=$({ ps -axeww -o pid=,stat=,command= 2>/dev/null; ps -axEww -o pid=,stat=,command= 2>/dev/null; } |",
+    `    awk -v c="$cookie" -v var="${JOB_COOKIE_VAR}=" '$2 !~ /^Z/ {`,
     "      for (i = 3; i <= NF; i++) if (index($i, var) == 1) {",
     '        n = split(substr($i, length(var) + 1), a, ",")',
-    `        for (j = 1; j <= n; j++) if (a[j] == c) { ${name.replace("$N", "$3")}; next }`,
+    "        for (j = 1; j <= n; j++) if (a[j] == c) { print $1; next }",
     "      }",
-    "    }'",
+    "    }' | tr '\\n' ' ')",
+    `  ps -axww -o pid=,ppid=,pgid=,stat=,comm= 2>/dev/null | ${treeAwk(rows)}`,
     "}",
   ];
 }
@@ -212,56 +234,14 @@ export class SshJobHost implements RemoteJobHost {
       `start ${JSON.stringify(request.command)}`,
       remoteJobScript(request),
     );
-    let pidResolve: (pid: number) => void = () => {};
-    const pidKnown = new Promise<number>((resolve) => (pidResolve = resolve));
-    let stderr = "";
-    let code: number | null = null;
-    let signal: string | null = null;
-    let sawExit = false;
-    channel.on("data", (chunk: Uint8Array) => {
-      try {
-        request.log.append(chunk);
-      } catch {
-        // the log is gone (job removed): drop the bytes, keep the job running
-      }
-    });
-    channel.stderr.on("data", (chunk: Uint8Array) => {
-      stderr += new TextDecoder().decode(chunk);
-      const m = new RegExp(`${PID_MARK}(\\d+)`).exec(stderr);
-      if (m) pidResolve(Number(m[1]));
-    });
-    channel.on("exit", (c: number | null, s?: string) => {
-      sawExit = true;
-      code = c;
-      signal = s ?? null;
-    });
-    const exited = new Promise<RemoteJobExit>((resolve) => {
-      let done = false;
-      const end = (error?: Error) => {
-        if (done) return;
-        done = true;
-        pidResolve(0);
-        if (sawExit) {
-          const reaped = stderr.includes(REAPED_MARK);
-          const left = parseKilled(
-            stderr.split("\n").filter((l) => l.startsWith(LEFT_MARK)).map((l) =>
-              l.slice(LEFT_MARK.length)
-            ).join("\n"),
-          );
-          return resolve({ exitCode: code, signal, ...(reaped && { leftovers: left }) });
-        }
-        const why = dropped()
+    const { pidKnown, exited } = followJobChannel(
+      channel,
+      request.log,
+      () =>
+        dropped()
           ? `the connection to ${this.description} dropped while the job ran`
-          : `the channel to ${this.description} closed without an exit status`;
-        resolve({
-          exitCode: null,
-          signal: null,
-          lost: error ? `${why} (${error.message})` : why,
-        });
-      };
-      channel.on("close", () => end());
-      channel.on("error", (e: Error) => end(e));
-    });
+          : `the channel to ${this.description} closed without an exit status`,
+    );
     const pid = await pidKnown;
     return {
       pid,
@@ -284,4 +264,109 @@ export class SshJobHost implements RemoteJobHost {
     const result = await this.link.exec(`stop job ${id}`, script, "");
     return parseKilled(new TextDecoder().decode(result.stdout));
   }
+}
+
+/**
+ * How long the channel may stay open after the job's exit status arrived while no output comes
+ * (sshd closes it once every writer of its stdout is gone: at once, unless a process the sweep
+ * could not recognise still holds it), and how long at most while output keeps coming.
+ */
+const DRAIN_QUIET_MS = 1000;
+const DRAIN_MAX_MS = 10_000;
+
+/**
+ * Follows a job's channel: output into the log, the pid from the wrapper's stderr, and the end:
+ * the exit status (with what the wrapper reaped) once the channel closes, or once it has been
+ * quiet for DRAIN_QUIET_MS after the exit status (then it is closed from here: the job's shell
+ * has ended, so the job has); `lost` when it closed without one.
+ */
+function followJobChannel(
+  channel: ClientChannel,
+  log: RemoteJobRequest["log"],
+  lostWhy: () => string,
+): { pidKnown: Promise<number>; exited: Promise<RemoteJobExit> } {
+  let pidResolve: (pid: number) => void = () => {};
+  const pidKnown = new Promise<number>((resolve) => (pidResolve = resolve));
+  let stderr = "";
+  let exit: { code: number | null; signal: string | null } | undefined;
+  const drain = drainTimer(() => end(undefined, true));
+  channel.on("data", (chunk: Uint8Array) => {
+    drain.touch();
+    try {
+      log.append(chunk);
+    } catch {
+      // the log is gone (job removed): drop the bytes, keep the job running
+    }
+  });
+  channel.stderr.on("data", (chunk: Uint8Array) => {
+    stderr += new TextDecoder().decode(chunk);
+    const m = new RegExp(`${PID_MARK}(\\d+)`).exec(stderr);
+    if (m) pidResolve(Number(m[1]));
+  });
+  channel.on("exit", (c: number | null, s?: string) => {
+    exit = { code: c, signal: s ?? null };
+    drain.start();
+  });
+  let resolveExit: (exit: RemoteJobExit) => void = () => {};
+  const exited = new Promise<RemoteJobExit>((resolve) => (resolveExit = resolve));
+  let done = false;
+  const end = (error?: Error, held = false) => {
+    if (done) return;
+    done = true;
+    drain.stop();
+    pidResolve(0);
+    if (held) channel.close();
+    if (exit) {
+      const reaped = stderr.includes(REAPED_MARK);
+      const left = parseKilled(
+        stderr.split("\n").filter((l) => l.startsWith(LEFT_MARK)).map((l) =>
+          l.slice(LEFT_MARK.length)
+        ).join("\n"),
+      );
+      return resolveExit({
+        exitCode: exit.code,
+        signal: exit.signal,
+        ...(reaped && { leftovers: left }),
+        ...(held && { heldOpen: true }),
+      });
+    }
+    const why = lostWhy();
+    resolveExit({ exitCode: null, signal: null, lost: error ? `${why} (${error.message})` : why });
+  };
+  channel.on("close", () => end());
+  channel.on("error", (e: Error) => end(e));
+  return { pidKnown, exited };
+}
+
+/**
+ * Calls `fire` once DRAIN_QUIET_MS pass without `touch` after `start` (at most DRAIN_MAX_MS
+ * after it). A timer that fires late (this process was busy) waits once more, so the channel
+ * events queued meanwhile are read first.
+ */
+function drainTimer(fire: () => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let deadline = 0;
+  const arm = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    const armedAt = Date.now();
+    const wait = Math.max(0, Math.min(DRAIN_QUIET_MS, deadline - armedAt));
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (Date.now() - armedAt > wait + 250 && Date.now() < deadline) arm();
+      else fire();
+    }, wait);
+  };
+  return {
+    start() {
+      deadline = Date.now() + DRAIN_MAX_MS;
+      arm();
+    },
+    touch() {
+      if (timer !== undefined) arm();
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }

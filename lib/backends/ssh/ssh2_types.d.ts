@@ -58,6 +58,8 @@ export interface ClientChannel extends Readable {
   on(event: "error", listener: (err: Error) => void): this;
   on(event: "close", listener: () => void): this;
   end(data?: Uint8Array | string): void;
+  /** Closes the channel from this side (SSH_MSG_CHANNEL_CLOSE). */
+  close(): void;
   write(data: Uint8Array | string): boolean;
   pause(): this;
   resume(): this;

@@ -93,6 +93,8 @@ export interface JobExit {
   endedAt: number;
   /** After a normal exit: the processes it left running, which were terminated (described). */
   leftovers?: string;
+  /** More about the end, appended to the end reason (e.g. a remote job's output held open). */
+  note?: string;
 }
 
 export function isTerminal(status: JobStatus): boolean {
@@ -130,7 +132,8 @@ export function finishRecord(record: JobRecord, exit: JobExit): Transition {
   if (exit.exitCode !== null) next.exitCode = exit.exitCode;
   if (exit.signal !== null) next.signal = exit.signal;
   next.endReason = endReasonFor(status, exit) +
-    (exit.leftovers ? `; it left ${exit.leftovers} running, which were terminated` : "");
+    (exit.leftovers ? `; it left ${exit.leftovers} running, which were terminated` : "") +
+    (exit.note ? `; ${exit.note}` : "");
   return { changed: true, record: next };
 }
 

@@ -554,6 +554,7 @@ export class JobManager {
       signal: string | null;
       lost?: string;
       leftovers?: RemoteProcessInfo[];
+      heldOpen?: boolean;
     },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
@@ -578,8 +579,10 @@ export class JobManager {
       } running; they were terminated, because every process of a job ends with it. Run a ` +
         "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
       : undefined;
-    job.cap.enforce(note === undefined ? 0 : new TextEncoder().encode(note).length + 2);
-    if (note !== undefined) job.cap.appendNote(note);
+    const held = exit.heldOpen ? HELD_OPEN_NOTE : undefined;
+    const notes = [note, held && `[anchorfs: ${held}.]`].filter((n) => n !== undefined);
+    job.cap.enforce(notes.reduce((n, t) => n + new TextEncoder().encode(t).length + 2, 0));
+    for (const n of notes) job.cap.appendNote(n);
     const size = await this.store.logSize(job.record.id);
     const result = finishRecord(job.record, {
       exitCode: exit.exitCode,
@@ -587,6 +590,7 @@ export class JobManager {
       cause,
       ...(cause === "exit" && leftovers.length > 0 &&
         { leftovers: describeProcesses(leftovers) }),
+      ...(held !== undefined && { note: held }),
       outputBytes: job.cap.outputBytes(size),
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
@@ -885,6 +889,14 @@ export class JobManager {
     killJobProcessesNow(this.runner, this.ownTarget());
   }
 }
+
+/**
+ * A remote job whose shell ended while something on the host still held its output open: a
+ * process carrying no proof of being the job's (see "The limit" in docs/shell-and-jobs.md).
+ */
+const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
+  "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
+  "its parent gone), so that process was left running there and what it writes now is not kept";
 
 /** A remote process as a table row (its group is the job's; no start time is known here). */
 function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {

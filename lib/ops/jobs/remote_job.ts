@@ -21,6 +21,12 @@ export interface RemoteJobExit {
    * when that could not be done there: the manager then kills them itself).
    */
   leftovers?: RemoteProcessInfo[];
+  /**
+   * The job's shell ended, but its output stayed open on the host (a process the sweep could
+   * not recognise as the job's holds it: see the documented limit); the job ended anyway and
+   * that process was left running there.
+   */
+  heldOpen?: boolean;
 }
 
 export interface RemoteJobRequest {
