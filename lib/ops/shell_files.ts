@@ -30,7 +30,11 @@ export async function judgeShellCommand(
   const outside = new Set<string>();
   for (;;) {
     // Paths join as the machine the command runs on writes them (Windows: `cd C:\src`).
-    const options: JudgeOptions = { outside, ...(files && { paths: files.cwd.backend.paths }) };
+    const options: JudgeOptions = {
+      outside,
+      ...(files && { paths: files.cwd.backend.paths }),
+      ...runsOn(files),
+    };
     const verdict = judgeCommand(command, shell, options);
     if (verdict.allowed || !files || !verdict.files) return verdict;
     const fresh = verdict.files.filter((f) => !outside.has(f));
@@ -38,6 +42,13 @@ export async function judgeShellCommand(
     if (fresh.length === 0 || !(await everyOutsideTools(fresh, files))) return verdict;
     for (const f of fresh) outside.add(f);
   }
+}
+
+/** For a command in an ssh:// directory: the host (the URL's authority) and the directory there. */
+function runsOn(files: ShellFiles | undefined): Pick<JudgeOptions, "runsOn"> {
+  if (!files?.cwd.remote) return {};
+  const host = /^[a-z]+:\/\/([^/]+)/.exec(files.cwd.url)?.[1];
+  return host === undefined ? {} : { runsOn: { host, dir: files.cwd.path } };
 }
 
 async function everyOutsideTools(paths: readonly string[], files: ShellFiles): Promise<boolean> {

@@ -530,6 +530,29 @@ Deno.test("remote commands get ssh:// paths that follow a cd", () => {
   );
 });
 
+Deno.test("a line run in an ssh:// directory gets ssh:// paths there, without 'through ssh'", () => {
+  const runsOn = { host: "deploy@box:2222", dir: "/srv/app" };
+  const judge = (line: string) => {
+    const v = judgeCommand(line, "bash", { runsOn });
+    assert(!v.allowed, line);
+    return v;
+  };
+  const v = judge("cat notes.txt");
+  assertStringIncludes(v.message, `view {"path": "ssh://deploy@box:2222/srv/app/notes.txt"}`);
+  assert(!v.message.includes("through ssh"), v.message);
+  // The files the caller looks up are the host's, as the command would name them there.
+  assertEquals(v.files, ["/srv/app/notes.txt"]);
+  assertStringIncludes(judge("cat /etc/hosts").message, `"ssh://deploy@box:2222/etc/hosts"`);
+  assertStringIncludes(judge("cat ~/.profile").message, `"ssh://deploy@box:2222/~/.profile"`);
+  assertStringIncludes(
+    judge("cd src && grep -r TODO .").message,
+    `view {"path": "ssh://deploy@box:2222/srv/app/src", "content": "TODO"`,
+  );
+  // A file found too big to view there is the shell's to read.
+  const big = new Set(["/srv/app/big.log"]);
+  assert(judgeCommand("cat big.log", "bash", { runsOn, outside: big }).allowed);
+});
+
 Deno.test("bare_sleep explains the burned call and shows the until loop", () => {
   const m = refused("sleep 10 && curl localhost").message;
   assertStringIncludes(m, "burns the whole tool call doing nothing");

@@ -25,6 +25,11 @@ export interface Scope {
    * `cat a.txt` names `C:\src\a.txt` on Windows. POSIX when absent; never set for an ssh host.
    */
   paths?: PathRules;
+  /**
+   * The line itself runs on an ssh host, in `dir` there (shell with an ssh:// cwd): suggested
+   * paths become ssh:// URLs on `host` (the URL's authority), relative ones joined to `dir`.
+   */
+  runsOn?: { host: string; dir: string };
 }
 
 /** What a simple command runs once wrappers are peeled off. */

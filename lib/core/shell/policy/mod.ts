@@ -43,6 +43,8 @@ export interface JudgeOptions {
    * does (`cd C:\src && type a.txt` → `C:\src\a.txt`). POSIX when absent.
    */
   paths?: PathRules;
+  /** The line runs on an ssh host, in `dir` there: suggested paths name that host's files. */
+  runsOn?: { host: string; dir: string };
 }
 
 /**
@@ -74,7 +76,11 @@ export function judgeCommand(
       ? judgeWindowsScript(command, "cmd", known)
       : shell === "powershell" || shell === "pwsh"
       ? judgeWindowsScript(command, "powershell", known)
-      : judgeScript(command, { depth: 0, ...known });
+      : judgeScript(command, {
+        depth: 0,
+        ...known,
+        ...(options.runsOn && { runsOn: options.runsOn }),
+      });
   } catch (e) {
     // Only a pathological line (thousands of nested find -exec) gets here: refuse, never crash.
     if (!(e instanceof RangeError)) throw e;

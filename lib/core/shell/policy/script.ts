@@ -38,7 +38,7 @@ export function judgeScript(script: string, scope: Scope): Refusal | undefined {
       parseError: `${parsed.error} (at offset ${parsed.offset})`,
     }, scope);
   }
-  let cwd: string | undefined;
+  let cwd = scope.runsOn?.dir;
   for (const [k, cmd] of parsed.commands.entries()) {
     const refusal = judgeSimple(cmd, scope, cwd);
     if (refusal) return withFilterStage(refusal, cmd, parsed.commands[k + 1], scope, cwd);

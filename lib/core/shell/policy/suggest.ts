@@ -8,7 +8,7 @@ import type { PathRules } from "../../path/path_rules.ts";
 /** A path as the replacement tool should get it: relative to a `cd`, remote as ssh://. */
 export function toolPath(inv: Invocation, path: string): string {
   const joined = joinOn(inv.scope.paths, inv.cwd, path);
-  const host = inv.scope.host;
+  const host = inv.scope.host ?? inv.scope.runsOn?.host;
   if (!host) return joined;
   if (joined.startsWith("/")) return `ssh://${host}${joined}`;
   if (joined === "~" || joined === ".") return `ssh://${host}/~`;

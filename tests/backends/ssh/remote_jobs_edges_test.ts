@@ -1,0 +1,169 @@
+// Jobs on ssh:// hosts at their edges, through the real server against a private sshd: more
+// jobs than the host lets one connection carry (OpenSSH's MaxSessions), children that shed the
+// job's cookie, a process that keeps the job's output open after its shell ended, and the shell
+// policy's suggested calls for a command refused in an ssh:// directory.
+
+import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
+import { tempDir } from "../../_harness.ts";
+import {
+  eventually,
+  jobIdOf,
+  livePidsMatching,
+  startJobsServer,
+  uniqueMarker,
+} from "../../mcp/_jobs_helpers.ts";
+import { createSshWorld } from "./_sshd.ts";
+import { testNeeding } from "../../_requires.ts";
+import { NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
+
+const sshTest = testNeeding("sshd", "bash", "proc");
+
+async function remoteWorld(options: { maxSessions?: number; noProc?: boolean } = {}) {
+  const world = await createSshWorld({
+    config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+    // The ps path, as on a host without /proc (see remote_jobs_test.ts).
+    ...(options.noProc && { sshdConfig: [`SetEnv ${NO_PROC_VAR}=1`] }),
+  });
+  return { world, env: world.env({ SSH_AUTH_SOCK: "" }) };
+}
+
+async function readRecord(stateDir: string, id: string) {
+  return JSON.parse(await Deno.readTextFile(`${stateDir}/jobs/${id}/record.json`));
+}
+
+/** SIGKILL to every process whose command line holds `marker` (a test's own cleanup). */
+function killMatching(marker: string): void {
+  for (const pid of livePidsMatching(marker)) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* gone */ }
+  }
+}
+
+sshTest(
+  "remote shell: more jobs than the host's MaxSessions run at once; kill, view and the rest go on",
+  async () => {
+    // OpenSSH's default: 10 channels per connection. The file tools hold two (SFTP, helper).
+    const { world, env } = await remoteWorld({ maxSessions: 10 });
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 0.3, env });
+    const cwd = `ssh://box${remote.path}`;
+    const listed = await s.server.call("view", { path: cwd });
+    assertEquals(listed.isError, false, listed.text);
+    const marker = uniqueMarker();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.server.call("shell", {
+          command: `echo job${i}; until [ -f stop ]; do sleep 0.1; done; : ${marker}`,
+          cwd,
+        })),
+    );
+    for (const r of results) assertStringIncludes(r.text, "still running as job");
+    const ids = results.map((r) => jobIdOf(r.raw));
+    // A kill needs a channel of its own, with every one of the first connection's taken.
+    const killed = await s.server.call("jobs", { action: "kill", id: ids[0]! });
+    assertEquals(killed.isError, false, killed.text);
+    assertStringIncludes(killed.text, `Killed job ${ids[0]}`);
+    assertEquals((await readRecord(s.stateDir, ids[0]!)).status, "killed");
+    // The file tools still work, and no other job was touched.
+    await Deno.writeTextFile(`${remote.path}/note.txt`, "still here\n");
+    const view = await s.server.call("view", { path: `${cwd}/note.txt` });
+    assertStringIncludes(view.text, "still here");
+    for (const id of ids.slice(1)) {
+      assertEquals((await readRecord(s.stateDir, id)).status, "running", id);
+    }
+    await Deno.writeTextFile(`${remote.path}/stop`, "");
+    for (const [i, id] of ids.slice(1).entries()) {
+      const done = await s.server.call("jobs", { action: "wait", id, timeout_seconds: 30 });
+      assertStringIncludes(done.text, "succeeded (exit 0)");
+      assertStringIncludes(done.text, `job${i + 1}`);
+    }
+    assert(await eventually(() => livePidsMatching(marker).length === 0), "a job survived");
+  },
+);
+
+for (const noProc of [false, true]) {
+  sshTest(
+    `remote shell${noProc ? " without /proc (ps)" : ""}: a kill takes children that dropped ` +
+      "the cookie and left the group",
+    async () => {
+      const { world, env } = await remoteWorld({ noProc });
+      await using _world = world;
+      await using remote = await tempDir("anchorfs-rjob-");
+      await using s = await startJobsServer("v1", { window: 0.3, env });
+      const marker = uniqueMarker();
+      try {
+        // Both are the job shell's children (found through it, as locally), neither carries the
+        // cookie, both lead sessions of their own.
+        const r = await s.server.call("shell", {
+          command: `env -u ANCHORFS_JOB setsid sh -c 'while :; do sleep ${marker}; done' & ` +
+            `env -i setsid sh -c 'while :; do sleep ${marker}; done' & ` +
+            "echo started; until false; do sleep 0.2; done",
+          cwd: `ssh://box${remote.path}`,
+        });
+        const id = jobIdOf(r.raw);
+        assert(await eventually(() => livePidsMatching(marker).length >= 4), "children missing");
+        const killed = await s.server.call("jobs", { action: "kill", id });
+        assertEquals(killed.isError, false, killed.text);
+        assertStringIncludes(killed.text, "KILLED on request");
+        assert(
+          await eventually(() => livePidsMatching(marker).length === 0),
+          `left running: ${livePidsMatching(marker)}`,
+        );
+      } finally {
+        killMatching(marker);
+      }
+    },
+  );
+}
+
+sshTest(
+  "remote shell: a process the job cannot recognise holding its output does not keep it running",
+  async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 30, env });
+    const marker = uniqueMarker();
+    try {
+      // The documented limit: no cookie, its own session, and its parent gone. It still holds
+      // the channel's stdout, so sshd never closes the channel.
+      const r = await s.server.call("shell", {
+        command: `(env -i setsid sh -c 'while :; do sleep ${marker}; done' &); echo finished`,
+        cwd: `ssh://box${remote.path}`,
+      });
+      assertEquals(r.isError, false, r.text);
+      assertStringIncludes(r.text, "succeeded (exit 0)");
+      assertStringIncludes(r.text, "finished");
+      const id = r.text.match(/job (\d+-\d+)/)![1]!;
+      const record = await readRecord(s.stateDir, id);
+      assertEquals(record.status, "succeeded");
+      assertStringIncludes(record.endReason ?? "", "output was still held open on the host");
+      assert(livePidsMatching(marker).length > 0, "the stray process is the limit under test");
+    } finally {
+      killMatching(marker);
+    }
+  },
+);
+
+sshTest(
+  "remote shell: a refused read names the file on the host (ssh:// paths), not a local path",
+  async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await Deno.writeTextFile(`${remote.path}/notes.txt`, "remote notes\n");
+    await using s = await startJobsServer("v1", { window: 20, env });
+    const cwd = `ssh://box${remote.path}`;
+    const relative = await s.server.call("shell", { command: "cat notes.txt", cwd });
+    assert(relative.isError, relative.text);
+    assertStringIncludes(relative.text, `view {"path": "ssh://box${remote.path}/notes.txt"}`);
+    const absolute = await s.server.call("shell", { command: "cat /etc/hostname", cwd });
+    assertStringIncludes(absolute.text, `view {"path": "ssh://box/etc/hostname"}`);
+    // The suggested call reads the host's file.
+    const view = await s.server.call("view", { path: `ssh://box${remote.path}/notes.txt` });
+    assertStringIncludes(view.text, "remote notes");
+  },
+);
