@@ -68,7 +68,12 @@ export function statusPhrase(record: JobRecord): string {
         plural(record.droppedBytes, "byte")
       } of output dropped at the log cap; incomplete, not a clean success`;
     case "lost":
-      return "LOST: its server died before recording an end; outcome unknown, not a success";
+      // A remote job's connection can drop while its server lives on (see finishLost).
+      return `LOST: ${
+        /^the (connection|channel) to /.test(record.endReason ?? "")
+          ? "the connection to its host dropped before its end was seen"
+          : "its server died before recording an end"
+      }; outcome unknown, not a success`;
   }
 }
 
