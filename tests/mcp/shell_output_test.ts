@@ -210,3 +210,16 @@ test("a job log over the file size limit names the call that reads it, not a she
   assertStringIncludes(view.text, `jobs {"action":"read","id":"${id}","bytes":1000000}`);
   assert(!view.text.includes("sed -n") && !view.text.includes("grep -n"), view.text);
 });
+
+test("the omitted byte count is the log's bytes, also for output that is not UTF-8", async () => {
+  await using s = await startJobsServer("v1", { window: 20 });
+  // 100,000 bytes of 0xFF: each decodes to U+FFFD, three bytes when counted as UTF-8 text.
+  const r = await s.server.call("shell", {
+    command: "head -c 100000 /dev/zero | tr '\\0' '\\377'; echo; echo tail-end",
+  });
+  assertStringIncludes(r.text, "tail-end");
+  const size = (await Deno.stat(`${s.stateDir}/jobs/${uriOf(r.text)}/output.log`)).size;
+  assertEquals(size, 100_010);
+  const omitted = Number(/\[([\d,]+) earlier bytes omitted/.exec(r.text)![1]!.replaceAll(",", ""));
+  assert(omitted <= size && omitted >= 100_000 - 4096, `${omitted} of ${size}: ${r.text}`);
+});

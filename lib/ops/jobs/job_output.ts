@@ -115,7 +115,11 @@ export async function readJobOutput(
   const shownTail = plainTail(raw, maxWireBytes, maxLines) ??
     cleanedTail(raw, maxWireBytes, maxLines);
   const { text, pictured, cutLine, shownRawBytes } = shownTail;
-  const omittedBytes = tail.omittedBytes + skipped + shownTail.omittedInWindow;
+  // Counted on the log's bytes, not the decoded window's: invalid UTF-8 decodes to U+FFFD (3
+  // bytes each), so 200 KB of random bytes would otherwise report ~250 KB omitted.
+  const windowBytes = tail.logBytes - Math.max(0, tail.omittedBytes - record.droppedBytes);
+  const omittedBytes = tail.omittedBytes +
+    Math.min(skipped + shownTail.omittedInWindow, Math.max(0, windowBytes - shownRawBytes));
   const output: JobOutput = {
     record,
     logBytes: tail.logBytes,
