@@ -28,6 +28,10 @@ const LEFT_MARK = "anchorfs-job-left ";
 /** Stderr of the wrapper: the leftovers were reaped. */
 const REAPED_MARK = "anchorfs-job-reaped";
 
+/** The log's first line on a host without bash. */
+export const NO_BASH_NOTE =
+  "[anchorfs: this host has no bash on its PATH; the command runs with sh instead]";
+
 /** Where the remote side keeps pid files (private to the user). */
 const PID_DIR = '"${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/anchorfs-jobs-$(id -u)"';
 
@@ -68,6 +72,8 @@ export function remoteJobScript(request: RemoteJobRequest): string {
     `cookie=${shQuote(request.cookie)}`,
     `job_env="${JOB_COOKIE_VAR}=\${${JOB_COOKIE_VAR}:+\$${JOB_COOKIE_VAR},}$cookie"`,
     "shell=bash; command -v bash >/dev/null 2>&1 || shell=sh",
+    // Said in the log, so a bash-only construct's failure (`[[: not found`) explains itself.
+    `[ "$shell" = sh ] && echo "${NO_BASH_NOTE}"`,
     "leader=; command -v setsid >/dev/null 2>&1 && leader=setsid",
     `env "$job_env" ${env} $leader "$shell" -c ${shQuote(request.command)} </dev/null 3<&- 2>&1 &`,
     "pid=$!",

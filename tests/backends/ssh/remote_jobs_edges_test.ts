@@ -14,7 +14,7 @@ import {
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
 import { testNeeding } from "../../_requires.ts";
-import { NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
+import { NO_BASH_NOTE, NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 
 const sshTest = testNeeding("sshd", "bash", "proc");
 
@@ -165,5 +165,38 @@ sshTest(
     // The suggested call reads the host's file.
     const view = await s.server.call("view", { path: `ssh://box${remote.path}/notes.txt` });
     assertStringIncludes(view.text, "remote notes");
+  },
+);
+
+sshTest(
+  "remote shell on a host without bash: the command runs with sh, and the log says so first",
+  async () => {
+    // A PATH (sshd's SetEnv) with what the job's wrapper uses, but no bash.
+    await using bin = await tempDir("anchorfs-shonly-");
+    const tools = ["sh", "setsid", "id", "mkdir", "chmod", "cat", "awk", "grep", "sort", "sed"];
+    for (const tool of [...tools, "ps", "sleep", "rm", "env", "tr", "kill"]) {
+      const out = new Deno.Command("sh", { args: ["-c", `command -v ${tool}`], stdout: "piped" })
+        .outputSync();
+      const path = new TextDecoder().decode(out.stdout).trim();
+      if (path.startsWith("/")) await Deno.symlink(path, `${bin.path}/${tool}`);
+    }
+    const world = await createSshWorld({
+      config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+      sshdConfig: [`SetEnv PATH=${bin.path}`],
+    });
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", {
+      window: 20,
+      env: world.env({ SSH_AUTH_SOCK: "" }),
+    });
+    const r = await s.server.call("shell", {
+      command: 'echo "bash=${BASH_VERSION:-none}"; [[ 1 == 1 ]]',
+      cwd: `ssh://box${remote.path}`,
+    });
+    assertEquals(r.isError, true, r.text);
+    assertStringIncludes(r.text, "bash=none");
+    assertStringIncludes(r.text, NO_BASH_NOTE);
+    assertStringIncludes(r.text, "[[: not found");
   },
 );
