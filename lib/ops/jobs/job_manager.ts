@@ -655,11 +655,25 @@ export class JobManager {
    * be reached again.
    */
   private async finishLost(job: RunningJob, why: string): Promise<JobRecord> {
-    const killed = job.remote ? await this.killRemote(job.remote) : [];
+    let killed: ProcessInfo[] = [];
+    let unreached: string | undefined;
+    if (job.remote) {
+      try {
+        killed = (await job.remote.kill(this.killGraceMs)).map(remoteRow(job.remote.pid));
+      } catch (e) {
+        unreached = stripTrailing((e as Error).message, ".");
+      }
+    }
     const reason = `${why}; its end was not observed, so its exit code is unknown and it was ` +
       "not started again" +
       (killed.length > 0
         ? ` (${describeProcesses(killed)} of it were still running there and have been terminated)`
+        : "") +
+      // Its processes there end when the host sees the connection close (the job's watcher);
+      // a host that never saw it keeps them until a kill reaches it.
+      (unreached !== undefined
+        ? ` (the host could not be reached to stop what may still run of it there: ${unreached}; ` +
+          "killing this job stops that once the host can be reached)"
         : "");
     job.cap.enforce();
     const size = await this.store.logSize(job.record.id);

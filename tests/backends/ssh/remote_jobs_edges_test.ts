@@ -200,3 +200,42 @@ sshTest(
     assertStringIncludes(r.text, "[[: not found");
   },
 );
+
+sshTest(
+  "remote shell: a job lost with its host unreachable says so, and a later kill stops it there",
+  async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 0.3, env, args: ["--ssh-timeout", "2"] });
+    const listener = Number(Deno.readTextFileSync(`${world.sshd.dir}/sshd.pid`).trim());
+    const marker = uniqueMarker();
+    try {
+      const r = await s.server.call("shell", {
+        command: `sleep ${marker} & until false; do sleep 0.2; done`,
+        cwd: `ssh://box${remote.path}`,
+      });
+      const id = jobIdOf(r.raw);
+      assert(await eventually(() => livePidsMatching(marker).length > 0), "job did not start");
+      // New connections hang (the listener is stopped), then the job's connection is cut.
+      Deno.kill(listener, "SIGSTOP");
+      assert(await world.sshd.killSessions() > 0);
+      const read = await s.server.call("jobs", { action: "wait", id, timeout_seconds: 30 });
+      assertStringIncludes(read.text, "LOST: the connection to its host dropped");
+      const record = await readRecord(s.stateDir, id);
+      assertStringIncludes(record.endReason, "the host could not be reached to stop");
+      assertStringIncludes(record.endReason, "killing this job stops that");
+      Deno.kill(listener, "SIGCONT");
+      // Here the host noticed the cut (its sshd session ended): the job's watcher ended it.
+      assert(await eventually(() => livePidsMatching(marker).length === 0), "job left running");
+      const killed = await s.server.call("jobs", { action: "kill", id });
+      assertEquals(killed.isError, false, killed.text);
+      assertStringIncludes(killed.text, "No process of it is left");
+    } finally {
+      try {
+        Deno.kill(listener, "SIGCONT");
+      } catch { /* gone */ }
+      killMatching(marker);
+    }
+  },
+);
