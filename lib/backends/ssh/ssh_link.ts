@@ -294,7 +294,11 @@ export class SshLink {
     live.helper ??= new Promise<RemoteHelper | null>((resolve) => {
       this.requests++;
       live.client.exec(helperCommand(), (err, channel) => {
-        if (err) return resolve(null); // exec refused (e.g. an SFTP-only account)
+        if (err) {
+          // Every channel taken (by running jobs): SFTP this time, the helper once one is free.
+          if (isChannelRefusal(err) && live.channels > 0) live.helper = undefined;
+          return resolve(null); // exec refused (e.g. an SFTP-only account)
+        }
         this.hold(live, channel);
         const timeoutMs = Math.min(this.options.timeoutMs, 10_000);
         RemoteHelper.start(channel, timeoutMs).then(resolve, () => resolve(null));

@@ -351,3 +351,52 @@ sshTest("a drop during the final rename repeats it only when it provably did not
     await pool.close();
   }
 });
+
+sshTest(
+  "a host's channel limit: commands go over an extra connection, none is dropped, and the bulk helper comes back once a channel is free",
+  async () => {
+    const world = await createSshWorld({
+      config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+      maxSessions: 3,
+    });
+    await using _world = world;
+    const pool = world.pool();
+    try {
+      const b = await pool.openSftp({ host: "box" });
+      await b.stat("/"); // the SFTP channel: one of the three
+      // Two long commands (they wait for stdin) take the rest of the first connection.
+      const waiting = [
+        await b.link.openExec("wait", "read _line; echo done-1"),
+        await b.link.openExec("wait", "read _line; echo done-2"),
+      ];
+      assertEquals(await world.sshd.sessionCount(), 1);
+      // Refused there: run on an extra connection; the first one (and its channels) live on.
+      const r = await b.link.exec("echo", "echo over-the-limit", "");
+      assertEquals(dec.decode(r.stdout), "over-the-limit\n");
+      assertEquals(await world.sshd.sessionCount(), 2);
+      assertEquals(b.link.reconnects, 0);
+      // The bulk helper cannot start with every channel taken: null (SFTP instead) this time.
+      assertEquals(await b.link.withHelper("probe", () => Promise.resolve("helper")), null);
+      const closed = new Promise<void>((resolve) =>
+        waiting[0]!.channel.on("close", () => resolve())
+      );
+      // Read its output (a channel closes once its output is consumed).
+      waiting[0]!.channel.on("data", () => {});
+      waiting[0]!.channel.end("go\n");
+      await closed;
+      assertEquals(await b.link.withHelper("probe", () => Promise.resolve("helper")), "helper");
+      // The waiting command was never disturbed.
+      const out: string[] = [];
+      waiting[1]!.channel.on("data", (d: Uint8Array) => out.push(dec.decode(d)));
+      const second = new Promise<void>((resolve) =>
+        waiting[1]!.channel.on("close", () => resolve())
+      );
+      waiting[1]!.channel.end("go\n");
+      await second;
+      assertEquals(out.join(""), "done-2\n");
+      assertEquals(b.link.reconnects, 0);
+    } finally {
+      await pool.close();
+    }
+  },
+);
