@@ -414,18 +414,7 @@ export class JobManager {
     } catch (e) {
       log.close();
       await this.store.remove(id);
-      throw new AnchorError({
-        code: "SPAWN_FAILED",
-        message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
-          JSON.stringify(cwd)
-        }: ${(e as Error).message}`,
-        // A remote host's refusal says itself what to do (an SFTP-only account, its limit).
-        hint: e instanceof AnchorError && e.hintText !== undefined
-          ? e.hintText
-          : "Check that the directory exists and is accessible; the command itself was fine.",
-        fault: "environment",
-        cause: e,
-      });
+      throw spawnFailed(command, cwd, e);
     }
     const record = startRecord({
       id,
@@ -911,6 +900,22 @@ export class JobManager {
 const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
   "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
   "its parent gone), so that process was left running there and what it writes now is not kept";
+
+/** A command that could not be started (nothing runs). */
+function spawnFailed(command: string, cwd: string, e: unknown): AnchorError {
+  return new AnchorError({
+    code: "SPAWN_FAILED",
+    message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
+      JSON.stringify(cwd)
+    }: ${(e as Error).message}`,
+    // A remote host's refusal says itself what to do (an SFTP-only account, its limit).
+    hint: e instanceof AnchorError && e.hintText !== undefined
+      ? e.hintText
+      : "Check that the directory exists and is accessible; the command itself was fine.",
+    fault: "environment",
+    cause: e,
+  });
+}
 
 /** A remote process as a table row (its group is the job's; no start time is known here). */
 function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {

@@ -17,6 +17,8 @@ import { testNeeding } from "../../_requires.ts";
 import { NO_BASH_NOTE, NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 
 const sshTest = testNeeding("sshd", "bash", "proc");
+/** The host without bash is a PATH of symlinks. */
+const sshFsTest = testNeeding("sshd", "bash", "proc", "posix-fs");
 
 async function remoteWorld(options: { maxSessions?: number; noProc?: boolean } = {}) {
   const world = await createSshWorld({
@@ -168,7 +170,7 @@ sshTest(
   },
 );
 
-sshTest(
+sshFsTest(
   "remote shell on a host without bash: the command runs with sh, and the log says so first",
   async () => {
     // A PATH (sshd's SetEnv) with what the job's wrapper uses, but no bash.
