@@ -12,6 +12,11 @@ export interface ShellFiles {
   locations: Locations;
   /** The directory the command runs in. */
   cwd: Location;
+  /**
+   * The session's working directory, which the file tools resolve relative paths against: when
+   * the command runs elsewhere, the calls a refusal offers are written from here.
+   */
+  base?: Location;
   /** view, search and the edit tools refuse regular files larger than this (--max-file-bytes). */
   maxFileBytes: number;
 }
@@ -34,6 +39,7 @@ export async function judgeShellCommand(
       outside,
       ...(files && { paths: files.cwd.backend.paths }),
       ...runsOn(files),
+      ...startsIn(files),
     };
     const verdict = judgeCommand(command, shell, options);
     if (verdict.allowed || !files || !verdict.files) return verdict;
@@ -51,6 +57,19 @@ function runsOn(files: ShellFiles | undefined): Pick<JudgeOptions, "runsOn"> {
   return host === undefined ? {} : { runsOn: { host, dir: files.cwd.path } };
 }
 
+/**
+ * For a local command run in another directory than the session's: that directory as the file
+ * tools name it (relative to the session's, or absolute), so suggested paths resolve to the
+ * files the command meant.
+ */
+function startsIn(files: ShellFiles | undefined): Pick<JudgeOptions, "startDir"> {
+  const base = files?.base;
+  if (!files || !base || files.cwd.remote || base.remote) return {};
+  const paths = files.cwd.backend.paths;
+  if (paths.key(files.cwd.path) === paths.key(base.path)) return {};
+  return { startDir: paths.relativeTo(base.path, files.cwd.path) };
+}
+
 async function everyOutsideTools(paths: readonly string[], files: ShellFiles): Promise<boolean> {
   for (const path of paths) {
     if (!(await outsideTools(path, files))) return false;
@@ -62,7 +81,9 @@ async function everyOutsideTools(paths: readonly string[], files: ShellFiles): P
 async function outsideTools(path: string, files: ShellFiles): Promise<boolean> {
   try {
     // The shell is not confined (--allow limits the file tools only): locate, not resolve.
-    const location = await files.locations.locate(path, files.cwd);
+    // Named as the refusal names them: from the session's directory when startsIn moved them.
+    const from = startsIn(files).startDir === undefined ? files.cwd : files.base!;
+    const location = await files.locations.locate(path, from);
     const info = await location.backend.stat(location.path);
     if (!info) return false;
     if (info.type === "other" || info.special !== undefined) return true;

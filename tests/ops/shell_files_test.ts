@@ -1,7 +1,7 @@
 // judgeShellCommand: the policy lets a read, search, listing or edit through only when every file
 // it names is one anchorfs cannot read itself, looked up where the command runs (local or a host).
 
-import { assert, assertEquals } from "../_assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import type { FileBackend } from "../../lib/ops/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
@@ -67,4 +67,33 @@ Deno.test("judgeShellCommand looks files up on the host the command runs on", as
   assert(await allowed("grep -n x there.log", remote));
   assertEquals(await allowed("grep -n x there.log", files), false);
   assertEquals(await allowed("grep -n x small.txt", remote), false);
+});
+
+/** The refusal's message; fails when the command is allowed. */
+async function refusal(command: string, files: ShellFiles, shell: "bash" | "cmd" = "bash") {
+  const verdict = await judgeShellCommand(command, shell, files);
+  if (verdict.allowed) throw new Error(`${command} was allowed`);
+  return verdict.message;
+}
+
+Deno.test("a command run in another directory than the session's is judged and answered from there", async () => {
+  const { files } = world();
+  const base = files.cwd;
+  const inSub: ShellFiles = { ...files, cwd: files.locations.localAt("/app/sub"), base };
+  // The offered view call names the file the command meant, as the file tools resolve it from
+  // the session's directory (/app), not /app/small.txt or a missing /app/notes.txt.
+  assertStringIncludes(await refusal("cat notes.txt", inSub), 'view {"path": "sub/notes.txt"}');
+  // A `cd` in the line goes on from there.
+  assertStringIncludes(await refusal("cd deep && cat a.txt", inSub), '"path": "sub/deep/a.txt"');
+  // The big file is looked up where the command runs: /app/sub/big.log, not /app/big.log.
+  assert(await allowed("tail -n 50 big.log", inSub));
+  assert(
+    !(await allowed("tail -n 50 small.txt", { ...inSub, cwd: files.locations.localAt("/app") })),
+  );
+  // Outside the session's directory the path is absolute; in it, nothing is prefixed.
+  const atEtc = { ...files, cwd: files.locations.localAt("/etc"), base };
+  assertStringIncludes(await refusal("cat x.txt", atEtc), '"path": "/etc/x.txt"');
+  assertStringIncludes(await refusal("cat x.txt", { ...files, base }), '"path": "x.txt"');
+  // cmd reads the same way from the same start.
+  assertStringIncludes(await refusal("type notes.txt", inSub, "cmd"), '"path": "sub/notes.txt"');
 });

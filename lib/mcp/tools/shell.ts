@@ -127,6 +127,7 @@ async function shellCall(
     files: {
       locations: env.services.locations,
       cwd: location,
+      base: env.session.cwd,
       maxFileBytes: env.services.reads.maxFileBytes,
     },
     foregroundWindowMs: env.options.foregroundWindowSeconds * 1000,

@@ -30,6 +30,8 @@ export interface Scope {
    * paths become ssh:// URLs on `host` (the URL's authority), relative ones joined to `dir`.
    */
   runsOn?: { host: string; dir: string };
+  /** The local directory the line starts in, from the session's directory (JudgeOptions). */
+  startDir?: string;
 }
 
 /** What a simple command runs once wrappers are peeled off. */

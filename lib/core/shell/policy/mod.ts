@@ -45,6 +45,13 @@ export interface JudgeOptions {
   paths?: PathRules;
   /** The line runs on an ssh host, in `dir` there: suggested paths name that host's files. */
   runsOn?: { host: string; dir: string };
+  /**
+   * The local directory the line starts in, as the file tools name it from the session's
+   * directory (`packages/web`, or absolute when outside it), when the two differ (shell with a
+   * `cwd`): the files a refusal names and the view calls it offers are joined to it, so
+   * `cat a.txt` run in `packages/web` offers `view packages/web/a.txt`, not the session's a.txt.
+   */
+  startDir?: string;
 }
 
 /**
@@ -70,6 +77,7 @@ export function judgeCommand(
   const known = {
     ...(options.outside && { outside: options.outside }),
     ...(options.paths && { paths: options.paths }),
+    ...(options.startDir !== undefined && { startDir: options.startDir }),
   };
   try {
     refusal = shell === "cmd"

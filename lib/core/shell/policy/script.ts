@@ -38,7 +38,7 @@ export function judgeScript(script: string, scope: Scope): Refusal | undefined {
       parseError: `${parsed.error} (at offset ${parsed.offset})`,
     }, scope);
   }
-  let cwd = scope.runsOn?.dir;
+  let cwd = scope.runsOn?.dir ?? scope.startDir;
   for (const [k, cmd] of parsed.commands.entries()) {
     const refusal = judgeSimple(cmd, scope, cwd);
     if (refusal) return withFilterStage(refusal, cmd, parsed.commands[k + 1], scope, cwd);

@@ -182,7 +182,7 @@ const view = (args: Record<string, unknown>) => formatCall("view", args);
 export function judgeWindowsScript(
   line: string,
   shell: WindowsShell,
-  known: { outside?: ReadonlySet<string>; paths?: PathRules } = {},
+  known: { outside?: ReadonlySet<string>; paths?: PathRules; startDir?: string } = {},
 ): Refusal | undefined {
   const list = stages(line, shell);
   if (!list) {
@@ -195,6 +195,7 @@ export function judgeWindowsScript(
   const ctx: LineContext = {
     paths: known.paths ?? WINDOWS_PATHS,
     ...(known.outside && { outside: known.outside }),
+    ...(known.startDir !== undefined && { cwd: known.startDir }),
   };
   for (const stage of list) {
     const refusal = shell === "cmd" ? judgeCmd(stage, ctx) : judgePowerShell(stage, ctx);
