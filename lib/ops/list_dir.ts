@@ -45,6 +45,39 @@ const COUNT_LIMIT = 200_000;
  */
 export const LIST_HEAD_BYTES = 256 * 1024;
 const LIST_BATCH = 64;
+/**
+ * Files per batch handed to other threads: small enough that the listing's thread, once its walk
+ * is done, finds batches no worker took yet and makes them itself, from the last one back.
+ */
+const OVERLAP_BATCH = 32;
+
+/**
+ * One listing's head summaries made on other threads while the listing walks on (local disk: the
+ * search workers). Batches are numbered in the order posted; each is made once, by a worker or
+ * by the caller, whichever claims it first.
+ */
+export interface SummaryRun {
+  /** Hands the next batch of files to the other threads. */
+  post(paths: readonly string[]): void;
+  /** True when batch `k` is now the caller's: no other thread took it, and none will. */
+  claim(k: number): boolean;
+  /**
+   * Batch `k`'s summaries from another thread, null for a file it left to the caller (the
+   * backend's careful path decides it); null for the whole batch when the caller must make it
+   * (claimed by the caller, or the threads failed).
+   */
+  answer(k: number): Promise<(FileSummary | null)[] | null>;
+  /** Ends the run: batches no thread took are dropped. */
+  stop(): void;
+}
+
+/** Where a listing's summaries can be made off its thread (the local parallel scanner). */
+export interface SummaryHelper {
+  /** Only listings on the backend with this id are helped. */
+  readonly backendId: string;
+  /** Null when it cannot help now (see ContentScanner.openSummaries). */
+  openSummaries?(headBytes: number): SummaryRun | null;
+}
 
 /** What a listing says after its rows: entries left out, or a stop before the end. */
 function listNotices(
@@ -206,6 +239,92 @@ async function readRows(
   return null;
 }
 
+type Summarized = { summary?: FileSummary; error?: Error };
+
+/** The backend's own summaries of `paths`, made on this thread. */
+function summarizeHere(backend: FileBackend, paths: readonly string[]): Summarized[] {
+  return [...backend.summarizeFiles!(paths, LIST_HEAD_BYTES)];
+}
+
+/** Batch `k` as another thread answered it, the files it left made here; or all made here. */
+async function answerOf(backend: FileBackend, run: SummaryRun, k: number, paths: string[]) {
+  const answer = await run.answer(k);
+  if (!answer) return summarizeHere(backend, paths);
+  const left = summarizeHere(backend, paths.filter((_, i) => !answer[i]))[Symbol.iterator]();
+  return answer.map((summary): Summarized =>
+    summary ? { summary } : left.next().value ?? { error: new Error("not summarized") }
+  );
+}
+
+/** The head's items, its files handed to `run` in batches as the walk yields them. */
+async function postHead(head: AsyncIterable<WalkItem[]>, run: SummaryRun) {
+  const items: WalkItem[] = [];
+  const batches: string[][] = [];
+  let open: string[] = [];
+  const post = () => {
+    batches.push(open);
+    run.post(open);
+    open = [];
+  };
+  for await (const batch of head) {
+    for (const item of batch) {
+      items.push(item);
+      if (item.kind !== "file") continue;
+      open.push(item.path);
+      if (open.length === OVERLAP_BATCH) post();
+    }
+  }
+  if (open.length > 0) post();
+  return { items, batches };
+}
+
+/**
+ * summarizedRows with the reads overlapped: the head's files go to other threads batch by batch
+ * while this thread walks on and counts the rest (countRest, done here before the rows); then it
+ * makes the batches no thread took, from the last back, and the rows in order. The same rows,
+ * counts and stops as summarizedRows then countRest: a stop while counting keeps every row, a
+ * stop among the rows drops the count made after them. The reason when the budget stopped the
+ * rows, else null.
+ */
+async function overlappedRows(
+  backend: FileBackend,
+  run: SummaryRun,
+  walk: { head: AsyncIterable<WalkItem[]>; rest: AsyncGenerator<WalkItem[]>; control: WalkControl },
+  options: WalkOptions,
+  listing: Listing,
+  stats: WalkStats,
+): Promise<StopReason | null> {
+  const { items, batches } = await postHead(walk.head, run);
+  const before = { extra: listing.extra, exact: listing.exact, more: listing.more };
+  const stoppedBefore = stats.stopped !== undefined;
+  await countRest(walk.rest, walk.control, listing);
+  const countStopped = !stoppedBefore && stats.stopped !== undefined;
+  const mine: Summarized[][] = [];
+  for (let k = batches.length - 1; k >= 0; k--) {
+    if (run.claim(k)) mine[k] = summarizeHere(backend, batches[k]!);
+  }
+  let files = 0;
+  let batch: Summarized[] = [];
+  for (const item of items) {
+    if (item.kind === "cut") {
+      addCut(listing, item.rel, options.maxDepth);
+      continue;
+    }
+    const k = Math.floor(files / OVERLAP_BATCH);
+    if (files++ % OVERLAP_BATCH === 0) {
+      batch = mine[k] ?? await answerOf(backend, run, k, batches[k]!);
+    }
+    const r = batch[(files - 1) % OVERLAP_BATCH] ?? { error: new Error("not summarized") };
+    addFile(listing, item.rel, r.summary, r.error);
+    const stop = await options.budget?.breathe();
+    if (stop && !countStopped) {
+      Object.assign(listing, before);
+      return stop;
+    }
+  }
+  return null;
+}
+
 /**
  * Past the last row only the number matters: the walk counts (unsorted, no items), files it
  * counted early included. Sets `more` when any came after the rows.
@@ -234,6 +353,7 @@ async function gatherListing(
   root: string,
   options: WalkOptions,
   stats: WalkStats,
+  helper: SummaryHelper | undefined,
 ): Promise<Listing> {
   const listing: Listing = {
     paths: backend.paths,
@@ -247,8 +367,20 @@ async function gatherListing(
   };
   const control: WalkControl = { countOnly: false, counted: 0, rows: LIST_MAX_ROWS };
   const walk = walkBatches(backend, root, options, stats, control);
+  const run = backend.summarizeFiles && helper?.backendId === backend.id
+    ? helper.openSummaries?.(LIST_HEAD_BYTES) ?? null
+    : null;
   try {
     const head = headOf(walk, listing);
+    if (run) {
+      const parts = { head, rest: walk, control };
+      const stop = await overlappedRows(backend, run, parts, options, listing, stats);
+      if (stop) {
+        stats.stopped = stop;
+        listing.more = false;
+      }
+      return listing;
+    }
     const stop = backend.summarizeFiles
       ? await summarizedRows(backend, head, options, listing)
       : await readRows(backend, head, options, listing);
@@ -257,21 +389,27 @@ async function gatherListing(
       listing.more = false;
     } else await countRest(walk, control, listing);
   } finally {
+    run?.stop();
     await walk.return(undefined);
   }
   return listing;
 }
 
-/** The listing of a directory; the calls it suggests stay steps, for each adapter to write. */
+/**
+ * The listing of a directory; the calls it suggests stay steps, for each adapter to write.
+ * `helper` (the local parallel scanner) may read the listed files' heads on other threads: the
+ * text is the same with or without it.
+ */
 export async function listDirectory(
   session: Session,
   location: Location,
   options: WalkOptions,
   pattern: string | undefined,
+  helper?: SummaryHelper,
 ): Promise<Guide> {
   const stats = newWalkStats();
   const shown = displayPath(session, location);
-  const listing = await gatherListing(location.backend, location.path, options, stats);
+  const listing = await gatherListing(location.backend, location.path, options, stats, helper);
   const { listed, cuts, extra, exact } = listing;
   const rules = describeRules(options, pattern);
   if (listed === 0 && cuts === 0) {

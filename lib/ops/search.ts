@@ -9,6 +9,7 @@ import type { FileMatches, MatchOptions, MatchSpec } from "../core/search/line_m
 import { matchData } from "../core/search/match_bytes.ts";
 import type { Guide } from "../core/next_step.ts";
 import type { FileBackend } from "./file_backend.ts";
+import type { SummaryRun } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import type { Session } from "./session.ts";
 import {
@@ -40,6 +41,12 @@ export interface ContentScanner {
   readonly backendId: string;
   /** Starts one search; files over `maxBytes` (and anything but regular files) come back unchecked. */
   open(request: ScanRequest, maxBytes: number): ScanRun;
+  /**
+   * Optional: one listing's head summaries made by the scanner's threads while the listing walks
+   * on (list_dir.ts); null when it cannot help now (its threads are not running: starting them
+   * costs more than a listing saves).
+   */
+  openSummaries?(headBytes: number): SummaryRun | null;
   close(): Promise<void>;
 }
 

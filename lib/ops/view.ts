@@ -221,7 +221,7 @@ async function viewRoot(
   } else if (parseFlag("regex", args.regex, correctedCall(args.path)) || context > 0) {
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
-  return await listDirectory(session, root.location, walk, pattern);
+  return await listDirectory(session, root.location, walk, pattern, accel.scanner);
 }
 
 function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): AnchorError {

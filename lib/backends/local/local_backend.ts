@@ -29,6 +29,7 @@ import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDir } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
+import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
@@ -670,33 +671,12 @@ function readHeadInto(fd: number, buf: Uint8Array, max: number): number {
 }
 
 /**
- * A file's summary from an open, reads into the shared buffer and a close (a stat only when the
- * head filled the buffer, for the full size); null when the careful path must decide. The walk
- * saw a regular file: opened with O_NONBLOCK, a FIFO put in its place since cannot hang the
- * thread, and it reads as empty, which goes to the careful path.
+ * A file's summary from an open, a read into the shared buffer and a close (quick_summary.ts,
+ * the code the listing's worker threads run too); null when the careful path must decide.
  */
 function summarizeQuick(path: string, headBytes: number): FileSummary | null {
-  if (hasRawBytes(path) || headBytes <= 0) return null;
-  const buf = summaryRoom(headBytes);
-  let fd = -1;
-  try {
-    fd = fs.openSync(path, READ_FLAGS);
-    // One read: a regular file on a local disk reads short only at its end, and a listing row is
-    // an estimate anyway, so the second read that would return 0 is not worth a syscall per file.
-    const filled = fs.readSync(fd, buf, 0, headBytes, null);
-    if (filled === 0) return null;
-    let size = filled;
-    if (filled === headBytes) {
-      const info = fs.fstatSync(fd);
-      if (!info.isFile()) return null;
-      size = Math.max(info.size, filled);
-    }
-    return summarizeHead(buf.subarray(0, filled), size);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== -1) fs.closeSync(fd);
-  }
+  if (hasRawBytes(path)) return null;
+  return quickSummary(path, summaryRoom(headBytes), headBytes, fs, summarizeHead);
 }
 
 /**

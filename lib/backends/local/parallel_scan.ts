@@ -21,13 +21,31 @@ import {
 } from "../../core/search/line_matcher.ts";
 import { matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
 import type { ContentScanner, ScanRequest, ScanResult, ScanRun } from "../../ops/search.ts";
+import type { SummaryRun } from "../../ops/list_dir.ts";
+import {
+  type FileSummary,
+  HEAD_SUMMARY_FUNCTIONS,
+  summarizeHead,
+} from "../../core/text/head_summary.ts";
+import { quickSummary } from "./quick_summary.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
 const WORKER_SOURCE = `
 import * as fs from "node:fs";
 ${[...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch].join("\n")}
+${[...HEAD_SUMMARY_FUNCTIONS, quickSummary].join("\n")}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
+let head = new Uint8Array(0);
+// A listing's batch (list_dir.ts): made unless the listing's thread claimed it first.
+function summarize({ sid, claim, paths, headBytes }) {
+  if (Atomics.compareExchange(claim, 0, 0, 1) !== 0) return;
+  if (head.length < headBytes) head = new Uint8Array(headBytes);
+  const summaries = paths.map((path) =>
+    ${quickSummary.name}(path, head, headBytes, fs, ${summarizeHead.name})
+  );
+  self.postMessage({ sid, summaries });
+}
 const built = new Map();
 // The matchers, built once per search; null when they cannot be built here (re2js not
 // importable, as in a bundle): the byte prefilter alone decides, and the main thread matches.
@@ -48,6 +66,7 @@ async function matchersFor(spec) {
   return built.get(key);
 }
 self.onmessage = async (e) => {
+  if (e.data.summarize) return summarize(e.data.summarize);
   const { id, paths, request, maxBytes, stop } = e.data;
   const m = await matchersFor(request.spec);
   const result = ${scanBatch.name}(paths, request, m, finder, maxBytes, fs, stop, ${matchBytes.name});
@@ -250,6 +269,12 @@ interface Queue {
 export const IDLE_MS = 5_000;
 
 /**
+ * How long after a listing that found the workers stopped they are started (see warmSoon):
+ * starting them blocks this thread ~15 ms a worker, which a listing must not wait for.
+ */
+export const WARM_DELAY_MS = 100;
+
+/**
  * The worker pool, shared by every search of the process. Each worker has one batch at a time;
  * waiting batches queue per search and the next free worker takes the oldest batch of the next
  * search in turn, so N searches at once each get 1/N of the workers (a search posting its
@@ -267,6 +292,13 @@ export class ParallelScanner implements ContentScanner {
   private queues: Queue[] = [];
   private broken = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Listing batches posted to a worker and not answered yet, by id (see openSummaries). */
+  private summaryWaits = new Map<number, (answer: (FileSummary | null)[] | null) => void>();
+  private summaryIds = 0;
+  private summaryRuns = 0;
+  private warmTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by close: no listing starts the workers again (a search still may, as before). */
+  private closed = false;
 
   constructor(parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))) {
     this.parallelism = parallelism;
@@ -282,9 +314,36 @@ export class ParallelScanner implements ContentScanner {
     return this.queues.reduce((n, q) => n + q.jobs.length, 0);
   }
 
+  /** Workers running (started, not yet stopped for idleness or a failure). */
+  get workerCount(): number {
+    return this.workers.length;
+  }
+
   /** Batches being scanned by a worker right now. */
   get busy(): number {
     return this.running.filter((j) => j !== undefined).length;
+  }
+
+  /**
+   * Starts the workers WARM_DELAY_MS after a listing found them stopped, off that listing's
+   * path (its answer is written by then), so the next calls of a burst (an agent's, a
+   * benchmark's) find them running; they stop after IDLE_MS without work, as after a search.
+   */
+  private warmSoon(): void {
+    if (this.warmTimer !== undefined || this.closed) return;
+    const timer = setTimeout(() => {
+      this.warmTimer = undefined;
+      if (this.workers.length === 0) this.warm();
+    }, WARM_DELAY_MS);
+    // Like the idle timer: it must not keep a finished CLI or server process alive.
+    Deno.unrefTimer(timer);
+    this.warmTimer = timer;
+  }
+
+  /** Starts the workers if they are not running (tests, benchmarks); false when they cannot. */
+  warm(): boolean {
+    this.touch();
+    return !this.broken && this.start();
   }
 
   open(request: ScanRequest, maxBytes: number): ScanRun {
@@ -296,6 +355,59 @@ export class ParallelScanner implements ContentScanner {
       stop: () => {
         Atomics.store(stop, 0, 1);
         this.drop(stop);
+      },
+    };
+  }
+
+  /**
+   * One listing's head summaries on the workers, or null when they are not running: starting
+   * them blocks this thread ~15 ms a worker, more than a listing of 1,000 files saves, so only
+   * a pool already warm (a search or listing in the last IDLE_MS) helps; a cold one is started
+   * soon after (warmSoon). Batches go straight to
+   * a worker's message queue, not through the search queues: a worker left idle while
+   * the listing's thread walks on (it hears no answer until the walk gives the event loop a turn)
+   * would save nothing. Each batch carries a claim flag; the listing's thread claims and makes
+   * the batches no worker started, so a busy or slow worker costs the listing nothing.
+   */
+  openSummaries(headBytes: number): SummaryRun | null {
+    if (this.broken) return null;
+    if (this.workers.length === 0) {
+      this.warmSoon();
+      return null;
+    }
+    this.touch();
+    // One worker per listing (in turn): a second one, on two cores beside the walking thread,
+    // measured no faster.
+    const run = this.summaryRuns++;
+    const claims: Int32Array[] = [];
+    const answers: Promise<(FileSummary | null)[] | null>[] = [];
+    const ids: number[] = [];
+    const settle = (k: number) => {
+      this.summaryWaits.get(ids[k]!)?.(null);
+      this.summaryWaits.delete(ids[k]!);
+    };
+    return {
+      post: (paths) => {
+        const claim = new Int32Array(new SharedArrayBuffer(4));
+        const sid = this.summaryIds++;
+        claims.push(claim);
+        ids.push(sid);
+        answers.push(new Promise((resolve) => this.summaryWaits.set(sid, resolve)));
+        const worker = this.workers[run % Math.max(1, this.workers.length)];
+        if (worker) worker.postMessage({ summarize: { sid, claim, paths, headBytes } });
+        else settle(claims.length - 1); // stopped meanwhile: the caller makes it
+      },
+      claim: (k) => {
+        const mine = Atomics.compareExchange(claims[k]!, 0, 0, 2) === 0;
+        if (mine) settle(k);
+        return mine;
+      },
+      answer: (k) => answers[k] ?? Promise.resolve(null),
+      stop: () => {
+        for (let k = 0; k < claims.length; k++) {
+          if (Atomics.compareExchange(claims[k]!, 0, 0, 2) === 0) settle(k);
+        }
+        this.touch();
       },
     };
   }
@@ -350,7 +462,8 @@ export class ParallelScanner implements ContentScanner {
       );
       for (let i = 0; i < this.parallelism; i++) {
         const worker = new Worker(url, { type: "module" });
-        worker.onmessage = (e: MessageEvent<{ id: number } & ScanResult>) => {
+        worker.onmessage = (e: MessageEvent<({ id: number } & ScanResult) | SummaryAnswer>) => {
+          if ("sid" in e.data) return this.summaryAnswered(e.data);
           const job = this.running[e.data.id];
           this.running[e.data.id] = undefined;
           const { found, binaries, unchecked } = e.data;
@@ -404,20 +517,37 @@ export class ParallelScanner implements ContentScanner {
     this.idleTimer = timer;
   }
 
+  private summaryAnswered({ sid, summaries }: SummaryAnswer): void {
+    this.summaryWaits.get(sid)?.(summaries);
+    this.summaryWaits.delete(sid);
+  }
+
   private stopWorkers(): void {
     for (const w of this.workers) w.terminate();
     this.workers = [];
     this.running = [];
+    // Listing batches a worker took and will not answer now: their listings make them.
+    for (const resolve of this.summaryWaits.values()) resolve(null);
+    this.summaryWaits.clear();
   }
 
   close(): Promise<void> {
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
+    if (this.warmTimer !== undefined) clearTimeout(this.warmTimer);
+    this.warmTimer = undefined;
+    this.closed = true;
     const jobs = this.takeAll();
     this.stopWorkers();
     for (const job of jobs) job.resolve(allUnchecked(job.paths));
     return Promise.resolve();
   }
+}
+
+/** A worker's answer to a listing's batch. */
+interface SummaryAnswer {
+  sid: number;
+  summaries: (FileSummary | null)[];
 }
 
 function allUnchecked(paths: readonly string[]): ScanResult {

@@ -2,8 +2,8 @@
 // bytes (scaled to the whole size when only a head was read). One function for every backend, so
 // a local summary made beside the read and a remote one made from fetched bytes agree. Pure.
 
-import { looksBinary } from "./text_file.ts";
-import { countLines, textBytes } from "./token_estimate.ts";
+import { BINARY_SNIFF_FUNCTIONS, looksBinary } from "./text_file.ts";
+import { countLines, LINE_COUNT_FUNCTIONS, textBytes } from "./token_estimate.ts";
 
 /** A file as a listing row describes it. */
 export interface FileSummary {
@@ -41,3 +41,13 @@ export function summarizeHead(head: Uint8Array, size: number): FileSummary {
   }
   return { size, binary: false, lines, textBytes: text, estimated: false };
 }
+
+/**
+ * summarizeHead and every function it calls, none referring to anything outside the list: the
+ * local listing ships their source text to its worker threads (one implementation everywhere).
+ */
+export const HEAD_SUMMARY_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
+  summarizeHead,
+  ...BINARY_SNIFF_FUNCTIONS,
+  ...LINE_COUNT_FUNCTIONS,
+];

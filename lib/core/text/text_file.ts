@@ -27,10 +27,13 @@ export type Decoded =
 
 const SNIFF_BYTES = 8192;
 
-/** True when the bytes look binary: a NUL byte in the first 8 KiB (no UTF-16 BOM). */
+/**
+ * True when the bytes look binary: a NUL byte in the first 8 KiB (no UTF-16 BOM). Self-contained
+ * with hasUtf16Bom (no other outside reference): the listing's worker threads run their source.
+ */
 export function looksBinary(bytes: Uint8Array): boolean {
   if (hasUtf16Bom(bytes)) return false;
-  const end = Math.min(bytes.length, SNIFF_BYTES);
+  const end = Math.min(bytes.length, 8192); // SNIFF_BYTES
   for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
   return false;
 }
@@ -39,6 +42,12 @@ function hasUtf16Bom(bytes: Uint8Array): boolean {
   return bytes.length >= 2 &&
     ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
 }
+
+/** looksBinary with what it calls, for code that ships their source text to worker threads. */
+export const BINARY_SNIFF_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
+  looksBinary,
+  hasUtf16Bom,
+];
 
 /** A text file decoded but not yet split into lines (a ranged view splits only its range). */
 export interface DecodedText {

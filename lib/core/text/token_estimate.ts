@@ -78,3 +78,16 @@ function countUtf16Lines(bytes: Uint8Array, low: 0 | 1): number {
   if (end > 2 && !lastIsLf) count++;
   return count;
 }
+
+/**
+ * countLines and textBytes with what they call, for code that ships their source text to worker
+ * threads (the local listing's): none of them refers to anything outside this list.
+ */
+export const LINE_COUNT_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
+  countLines,
+  countLineFeeds,
+  textBytes,
+  utf16Order,
+  hasUtf8Bom,
+  countUtf16Lines,
+];
