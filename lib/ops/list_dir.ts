@@ -59,8 +59,12 @@ const OVERLAP_BATCH = 32;
 export interface SummaryRun {
   /** Hands the next batch of files to the other threads. */
   post(paths: readonly string[]): void;
-  /** True when batch `k` is now the caller's: no other thread took it, and none will. */
-  claim(k: number): boolean;
+  /**
+   * True when batch `k` is now the caller's: no other thread took it (none will), or, with
+   * `started`, another thread is still making it (its answer is dropped). False when its answer
+   * is on its way (`answer`).
+   */
+  claim(k: number, started?: boolean): boolean;
   /**
    * Batch `k`'s summaries from another thread, null for a file it left to the caller (the
    * backend's careful path decides it); null for the whole batch when the caller must make it
@@ -281,7 +285,8 @@ async function postHead(head: AsyncIterable<WalkItem[]>, run: SummaryRun) {
 /**
  * summarizedRows with the reads overlapped: the head's files go to other threads batch by batch
  * while this thread walks on and counts the rest (countRest, done here before the rows); then it
- * makes the batches no thread took, from the last back, and the rows in order. The same rows,
+ * makes the batches no thread took, from the last back, and the rows in order, making here too
+ * a batch still being made elsewhere when the rows reach it (never waiting on a slow thread). The same rows,
  * counts and stops as summarizedRows then countRest: a stop while counting keeps every row, a
  * stop among the rows drops the count made after them. The reason when the budget stopped the
  * rows, else null.
@@ -312,7 +317,10 @@ async function overlappedRows(
     }
     const k = Math.floor(files / OVERLAP_BATCH);
     if (files++ % OVERLAP_BATCH === 0) {
-      batch = mine[k] ?? await answerOf(backend, run, k, batches[k]!);
+      batch = mine[k] ??
+        (run.claim(k, true)
+          ? summarizeHere(backend, batches[k]!)
+          : await answerOf(backend, run, k, batches[k]!));
     }
     const r = batch[(files - 1) % OVERLAP_BATCH] ?? { error: new Error("not summarized") };
     addFile(listing, item.rel, r.summary, r.error);

@@ -45,6 +45,7 @@ function summarize({ sid, claim, paths, headBytes }) {
     ${quickSummary.name}(path, head, headBytes, fs, ${summarizeHead.name})
   );
   self.postMessage({ sid, summaries });
+  Atomics.compareExchange(claim, 0, 1, 3); // answered: the listing awaits it instead of making it
 }
 const built = new Map();
 // The matchers, built once per search; null when they cannot be built here (re2js not
@@ -367,7 +368,8 @@ export class ParallelScanner implements ContentScanner {
    * a worker's message queue, not through the search queues: a worker left idle while
    * the listing's thread walks on (it hears no answer until the walk gives the event loop a turn)
    * would save nothing. Each batch carries a claim flag; the listing's thread claims and makes
-   * the batches no worker started, so a busy or slow worker costs the listing nothing.
+   * the batches no worker started, and one a worker is still making when the rows reach it (a
+   * worker descheduled on a busy machine is not waited for; its answer is dropped).
    */
   openSummaries(headBytes: number): SummaryRun | null {
     if (this.broken) return null;
@@ -397,8 +399,11 @@ export class ParallelScanner implements ContentScanner {
         if (worker) worker.postMessage({ summarize: { sid, claim, paths, headBytes } });
         else settle(claims.length - 1); // stopped meanwhile: the caller makes it
       },
-      claim: (k) => {
-        const mine = Atomics.compareExchange(claims[k]!, 0, 0, 2) === 0;
+      claim: (k, started = false) => {
+        // 0: waiting, 1: a worker is making it, 2: the listing's, 3: answered (on its way).
+        const flag = claims[k]!;
+        const mine = Atomics.compareExchange(flag, 0, 0, 2) === 0 ||
+          (started && Atomics.compareExchange(flag, 0, 1, 2) === 1);
         if (mine) settle(k);
         return mine;
       },
