@@ -334,17 +334,21 @@ export class ParallelScanner implements ContentScanner {
     if (this.warmTimer !== undefined || this.closed) return;
     const timer = setTimeout(() => {
       this.warmTimer = undefined;
-      if (this.workers.length === 0) this.warm();
+      // One: a listing uses one worker (a second measured no faster); a search adds the rest.
+      if (this.workers.length === 0) this.warm(1);
     }, WARM_DELAY_MS);
     // Like the idle timer: it must not keep a finished CLI or server process alive.
     Deno.unrefTimer(timer);
     this.warmTimer = timer;
   }
 
-  /** Starts the workers if they are not running (tests, benchmarks); false when they cannot. */
-  warm(): boolean {
+  /**
+   * Starts workers up to `count` if fewer are running (tests, benchmarks, a listing's warm-up);
+   * false when they cannot start.
+   */
+  warm(count = this.parallelism): boolean {
     this.touch();
-    return !this.broken && this.start();
+    return !this.broken && this.start(Math.min(count, this.parallelism));
   }
 
   open(request: ScanRequest, maxBytes: number): ScanRun {
@@ -459,13 +463,14 @@ export class ParallelScanner implements ContentScanner {
     for (const job of queue!.jobs) job.resolve(allUnchecked(job.paths));
   }
 
-  private start(): boolean {
-    if (this.workers.length > 0) return true;
+  /** Starts workers up to `count` (a listing's warm-up starts one; a search wants them all). */
+  private start(count = this.parallelism): boolean {
+    if (this.workers.length >= count) return true;
     try {
       const url = URL.createObjectURL(
         new Blob([WORKER_SOURCE], { type: "application/javascript" }),
       );
-      for (let i = 0; i < this.parallelism; i++) {
+      for (let i = this.workers.length; i < count; i++) {
         const worker = new Worker(url, { type: "module" });
         worker.onmessage = (e: MessageEvent<({ id: number } & ScanResult) | SummaryAnswer>) => {
           if ("sid" in e.data) return this.summaryAnswered(e.data);

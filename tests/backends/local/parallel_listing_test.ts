@@ -131,11 +131,11 @@ needsPosixFs(
   },
 );
 
-Deno.test("a listing does not start the workers; they start soon after for the next one", async () => {
+Deno.test("a listing does not start the workers; one starts soon after for the next one", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, tree());
   const view = lister(new LocalBackend(), dir.path);
-  const scanner = new ParallelScanner(1);
+  const scanner = new ParallelScanner(2);
   try {
     const helper = counting(scanner);
     const alone = await view({ path: "." });
@@ -145,6 +145,9 @@ Deno.test("a listing does not start the workers; they start soon after for the n
     assertEquals(scanner.workerCount, 1);
     assertEquals(await view({ path: "." }, helper), alone);
     assert(helper.answered > 0, "the warm pool was not used");
+    // A search tops the pool up to its size.
+    await view({ path: ".", content: "line" }, scanner);
+    assertEquals(scanner.workerCount, 2);
   } finally {
     await scanner.close();
   }
