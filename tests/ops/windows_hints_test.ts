@@ -16,6 +16,9 @@ import { assertRegularFile, createReadLimits } from "../../lib/ops/read_limits.t
 import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { judgeShellCommand } from "../../lib/ops/shell_files.ts";
 import { closeServices, createServices } from "../../lib/compose.ts";
+import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
+import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
+import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
 
 const LIMIT = 4096;
 
@@ -144,5 +147,29 @@ Deno.test("Locations.shellFor: --shell for local files, the disk's default witho
     assertEquals(services.locations.shellFor(services.locations.localAt("/x")), "powershell");
   } finally {
     await closeServices(services);
+  }
+});
+
+Deno.test("a file too big to delete (undo keeps its bytes) is removed with the session shell's own command", async () => {
+  for (
+    const [shell, expected] of [
+      [undefined, 'del "big copy.log"'],
+      ["powershell", "Remove-Item -LiteralPath 'big copy.log'"],
+      ["bash", "rm -- 'big copy.log'"],
+    ] as const
+  ) {
+    const t = windowsDisk(shell);
+    const services = {
+      locations: t.locations,
+      undo: new UndoStore(),
+      editLocks: new FileLocks(),
+      reads: t.reads,
+    };
+    const e = await hintOf(() =>
+      runTextEditor(services, t.session, { command: "delete", path: "big copy.log" })
+    );
+    assertEquals(e.code, "FILE_TOO_LARGE");
+    assertEquals(shellCommands(e.next), [expected], shell);
+    assert((await judgeShellCommand(expected, shell ?? "cmd", t.files)).allowed, expected);
   }
 });

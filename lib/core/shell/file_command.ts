@@ -17,7 +17,9 @@ export type FileIntent =
    * flag), "literal" for any text taken as it is, "regex" for a regular expression (grep -P,
    * .NET in PowerShell; cmd hands it to PowerShell, since findstr's own syntax is far smaller).
    */
-  | { kind: "search"; text: string; max: number; match: "word" | "literal" | "regex" };
+  | { kind: "search"; text: string; max: number; match: "word" | "literal" | "regex" }
+  /** Delete it (a file the edit tools will not delete: too big to keep for undo, or a FIFO). */
+  | { kind: "remove" };
 
 /** How a command line is written: POSIX shells, cmd.exe, or PowerShell (5 and 7). */
 export type ShellDialect = "posix" | "cmd" | "powershell";
@@ -55,6 +57,8 @@ function posixCommand(intent: FileIntent, file: string): string {
   switch (intent.kind) {
     case "describe":
       return `ls -l ${file}`;
+    case "remove":
+      return `rm -- ${file}`;
     case "head":
       return `sed -n '1,${intent.lines}p' ${file}`;
     case "search": {
@@ -68,6 +72,8 @@ function powerShellCommand(intent: FileIntent, file: string): string {
   switch (intent.kind) {
     case "describe":
       return `Get-Item -LiteralPath ${file}`;
+    case "remove":
+      return `Remove-Item -LiteralPath ${file}`;
     case "head":
       return `Get-Content -LiteralPath ${file} -TotalCount ${intent.lines}`;
     case "search": {
@@ -90,6 +96,8 @@ function cmdCommand(intent: FileIntent, file: string): string {
   switch (intent.kind) {
     case "describe":
       return `dir ${cmdQuote(file)}`;
+    case "remove":
+      return `del ${cmdQuote(file)}`;
     case "head":
       return powerShellFromCmd(powerShellCommand(intent, powerShellQuote(file)));
     case "search":

@@ -37,7 +37,8 @@ import {
   describeSpecial,
   readWithinLimit,
 } from "../read_limits.ts";
-import { shellQuote } from "../../core/shell/shell_quote.ts";
+import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
+import type { ShellKind } from "../../core/platform/platform.ts";
 
 export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
@@ -101,7 +102,7 @@ export async function createFile(
   const location = await resolveWritePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
-    if (info) throw alreadyThere(session, location, info);
+    if (info) throw alreadyThere(session, location, info, services.locations.shellFor(location));
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
     const bytes = encodeDoc(doc);
@@ -151,7 +152,12 @@ function endsWithSlash(rawPath: string): AnchorError {
 }
 
 /** create where something exists: create never overwrites (a folder, or a file to edit). */
-function alreadyThere(session: Session, location: Location, info: FileInfo): AnchorError {
+function alreadyThere(
+  session: Session,
+  location: Location,
+  info: FileInfo,
+  shell: ShellKind,
+): AnchorError {
   const name = displayPathOf(session, location);
   if (info.type === "dir") {
     return new AnchorError({
@@ -167,7 +173,7 @@ function alreadyThere(session: Session, location: Location, info: FileInfo): Anc
         info.special === undefined ? "something other than a regular file" : describeSpecial(info)
       }; create never replaces anything, so nothing was written.`,
       hint: guide`If a file belongs there, remove it with the shell first (${
-        step("shell", { command: `rm -- ${shellQuote(name)}` })
+        shellStepForFile(name, { kind: "remove" }, shell)
       }), then create it; or pick another name.`,
     });
   }
@@ -245,7 +251,7 @@ async function deleteFile(
     const name = displayPathOf(session, location);
     // The bytes are kept for undo: a FIFO would block that read and a device never end, so only
     // regular files are deleted here, and only below the size limit (the shell deletes the rest).
-    const rm = step("shell", { command: `rm -- ${shellQuote(name)}` });
+    const rm = shellStepForFile(name, { kind: "remove" }, services.locations.shellFor(location));
     try {
       assertRegularFile(location.url, info!, "delete", services.locations.shellFor(location));
       assertWithinLimit(

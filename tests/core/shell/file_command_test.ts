@@ -35,6 +35,13 @@ Deno.test("shellDialect: bash and sh are POSIX, cmd is cmd, powershell and pwsh 
 // [intent, file, POSIX, cmd, PowerShell]
 const CASES: [FileIntent, string, string, string, string][] = [
   [
+    { kind: "remove" },
+    "C:\\x\\it's 100% big.log",
+    "rm -- 'C:\\x\\it'\\''s 100% big.log'",
+    'del "C:\\x\\it\'s 100% big.log"',
+    "Remove-Item -LiteralPath 'C:\\x\\it''s 100% big.log'",
+  ],
+  [
     describe,
     "C:\\x\\big.log",
     "ls -l 'C:\\x\\big.log'",
@@ -166,4 +173,6 @@ testNeeding("bash")("the POSIX lines run in bash and do what the intent says", a
     await run({ kind: "search", text: "FAIL", max: 50, match: "word" }),
     "1:FAIL first\n",
   );
+  await run({ kind: "remove" });
+  assertEquals(await Deno.stat(`${dir.path}/${name}`).catch(() => null), null, "removed");
 });
