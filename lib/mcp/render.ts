@@ -3,7 +3,13 @@
 // stack traces go to stderr only.
 
 import { type AnchorError, formatError, toAnchorError } from "../core/errors.ts";
-import { type Guide, renderGuide, toolCallSyntax } from "../core/next_step.ts";
+import {
+  type Guide,
+  isCall,
+  renderGuide,
+  type StepSyntax,
+  toolCallSyntax,
+} from "../core/next_step.ts";
 import { logError } from "./log.ts";
 
 export type Content =
@@ -21,14 +27,32 @@ export function modelText(text: string | Guide): string {
   return renderGuide(text, toolCallSyntax);
 }
 
+/**
+ * Tool calls for a server without the shell and jobs tools (--no-shell): a step naming one of
+ * them would be a call the model cannot make, so it is written as the command for the user to
+ * run, and said to be that; every other step as a tool call.
+ */
+export const noShellSyntax: StepSyntax = (s) => {
+  if (!isCall(s) || (s.tool !== "shell" && s.tool !== "jobs")) return toolCallSyntax(s);
+  if (s.tool === "jobs") return "(no jobs here: this server was started with --no-shell)";
+  const where = s.args.cwd === undefined ? "" : ` in ${s.args.cwd}`;
+  return `\`${s.args.command}\`${where} (a shell command for the user to run: this server was ` +
+    "started with --no-shell and has no shell tool)";
+};
+
+/** The syntax of the calls this server can take: with or without the shell and jobs tools. */
+export function stepSyntaxFor(options: { shell: boolean }): StepSyntax {
+  return options.shell ? toolCallSyntax : noShellSyntax;
+}
+
 /** A result as the model reads it: its suggested next steps written as tool calls. */
-export function textResult(text: string | Guide): ToolResult {
-  return { content: [{ type: "text", text: modelText(text) }] };
+export function textResult(text: string | Guide, syntax = toolCallSyntax): ToolResult {
+  return { content: [{ type: "text", text: renderGuide(text, syntax) }] };
 }
 
 /** An error as the model reads it: its suggested next steps written as tool calls. */
-export function errorResult(error: AnchorError): ToolResult {
-  return { content: [{ type: "text", text: formatError(error, toolCallSyntax) }], isError: true };
+export function errorResult(error: AnchorError, syntax = toolCallSyntax): ToolResult {
+  return { content: [{ type: "text", text: formatError(error, syntax) }], isError: true };
 }
 
 /** Runs a tool body and turns any failure into an `isError` result. */
@@ -36,14 +60,16 @@ export async function runTool(
   tool: string,
   body: () => Promise<ToolResult | string | Guide>,
   notes: readonly string[] = [],
+  syntax: StepSyntax = toolCallSyntax,
 ): Promise<ToolResult> {
   try {
     const out = await body();
-    return withNotes(typeof out === "string" || !("content" in out) ? textResult(out) : out, notes);
+    const result = typeof out === "string" || !("content" in out) ? textResult(out, syntax) : out;
+    return withNotes(result, notes);
   } catch (e) {
     const error = toAnchorError(e);
     if (error.fault === "internal") logError(`tool ${tool} failed`, e);
-    return withNotes(errorResult(error), notes);
+    return withNotes(errorResult(error, syntax), notes);
   }
 }
 

@@ -447,7 +447,10 @@ needsBash(
     await buildWorld(dir.path);
     const p = `${dir.path}/proj`;
     {
-      await using server = await startServer({ client: "v1", args: ["--path", p, "--no-shell"] });
+      await using server = await startServer({
+        client: "v1",
+        args: ["--path", p, "--no-shell", "--max-file-bytes", "10"],
+      });
       const names = (await server.client.listTools()).tools.map((x: { name: string }) => x.name);
       assertEquals(names.sort(), ["batch_edit", "extract_lines", "text_editor", "view", "workdir"]);
       assertEquals(server.client.getServerCapabilities()?.resources, undefined);
@@ -459,6 +462,17 @@ needsBash(
       }));
       assertEquals(shell.isError, true);
       assertStringIncludes(shell.text, "shell");
+      // Hints that would call the shell or jobs name the command for the user instead.
+      await Deno.writeTextFile(`${p}/big.log`, "x\n".repeat(20));
+      const big = await server.call("view", { path: "big.log" });
+      assertEquals(big.isError, true);
+      assertStringIncludes(
+        big.text,
+        "(a shell command for the user to run: this server was started",
+      );
+      assertNotIncludes(big.text, "shell {");
+      const job = await server.call("view", { path: "anchorfs://jobs/1-1" });
+      assertNotIncludes(job.text, "jobs {");
     }
     {
       await using server = await startServer({ client: "v2", args: ["--path", p, "--no-shell"] });

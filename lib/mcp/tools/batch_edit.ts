@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { runBatchEdit } from "../../ops/edit/batch_edit.ts";
 import { normalizeOperations, readBatchOperations } from "../../ops/edit/batch_operations.ts";
-import { runTool } from "../render.ts";
+import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
@@ -78,6 +78,7 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
           });
         },
         argNotes(args),
+        stepSyntaxFor(env.options),
       ),
   );
 };

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { runExtractLines } from "../../ops/edit/extract_lines.ts";
-import { runTool } from "../render.ts";
+import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
@@ -54,6 +54,7 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
         "extract_lines",
         () => runExtractLines(env.services, env.session, args),
         argNotes(args),
+        stepSyntaxFor(env.options),
       ),
   );
 };

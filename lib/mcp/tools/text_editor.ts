@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { runTextEditor } from "../../ops/edit/text_editor.ts";
-import { runTool } from "../render.ts";
+import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
@@ -59,6 +59,7 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
         "text_editor",
         () => runTextEditor(env.services, env.session, args),
         argNotes(args),
+        stepSyntaxFor(env.options),
       ),
   );
 };

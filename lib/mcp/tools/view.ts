@@ -5,7 +5,7 @@ import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { Budget } from "../../ops/budget.ts";
 import { viewResult } from "../../ops/view.ts";
-import { runTool } from "../render.ts";
+import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import { DEFAULT_DEADLINE_SECONDS, type ToolRegistrar } from "../tool_env.ts";
 
@@ -92,6 +92,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
             ),
           }),
         argNotes(args),
+        stepSyntaxFor(env.options),
       ),
   );
 };

@@ -3,7 +3,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { runWorkdir } from "../../ops/workdir.ts";
-import { runTool } from "../render.ts";
+import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
 
@@ -46,6 +46,7 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
             args.path,
           ),
         argNotes(args),
+        stepSyntaxFor(env.options),
       ),
   );
 };
