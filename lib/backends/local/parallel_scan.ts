@@ -27,7 +27,7 @@ import {
   HEAD_SUMMARY_FUNCTIONS,
   summarizeHead,
 } from "../../core/text/head_summary.ts";
-import { quickSummary } from "./quick_summary.ts";
+import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
@@ -86,7 +86,7 @@ function scanBatch(
   m: LineMatchers | null,
   finder: Finder,
   maxBytes: number,
-  fs: NodeFs,
+  fs: SummaryFs,
   stop: Int32Array,
   match: typeof matchBytes,
 ): ScanResult {
@@ -142,7 +142,7 @@ function scanFile(
   m: LineMatchers | null,
   finder: Finder,
   maxBytes: number,
-  fs: NodeFs,
+  fs: SummaryFs,
   options: MatchOptions,
   stopped: () => boolean,
   match: typeof matchBytes,
@@ -155,7 +155,7 @@ function scanFile(
   if (!path.isWellFormed()) return "unchecked";
   let fd = -1;
   try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     let buf = finder.room(WHOLE_BYTES + CHUNK);
     let length = fs.readSync(fd, buf, 0, CHUNK, null);
     if (length === 0) return "miss";
@@ -207,21 +207,6 @@ function scanFile(
   } finally {
     if (fd !== -1) fs.closeSync(fd);
   }
-}
-
-/** The parts of node:fs that scanFile uses. */
-interface NodeFs {
-  openSync(path: string, flags: number): number;
-  readSync(
-    fd: number,
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number | null,
-  ): number;
-  closeSync(fd: number): void;
-  fstatSync(fd: number): { size: number };
-  constants: { O_RDONLY: number; O_NONBLOCK: number };
 }
 
 /** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */

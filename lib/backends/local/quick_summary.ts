@@ -4,7 +4,7 @@
 
 import type { FileSummary } from "../../core/text/head_summary.ts";
 
-/** The parts of node:fs that quickSummary uses. */
+/** The parts of node:fs that quickSummary and the workers' scanFile use (passed in: see below). */
 export interface SummaryFs {
   openSync(path: string, flags: number): number;
   readSync(
