@@ -39,8 +39,10 @@ Options:
 
 Lines are shown as N:hh|content: the line number and a 2-hex hash of the line's content.
 
-Exit codes: ${EXIT.ok} success · ${EXIT.failed} the operation failed (error: and hint: on stderr) ·
-${EXIT.usage} bad usage (unknown command or option, malformed argument) · ${EXIT.internal} internal error (a bug) ·
+Exit codes: ${EXIT.ok} success · ${EXIT.failed} the operation failed (error: and hint: on stderr; a failed
+write to stdout or stderr is one line: anchorfs: write error: ...) · ${EXIT.usage} bad usage (unknown command
+or option, malformed argument) · ${EXIT.internal} internal error (a bug) ·
+view --content: ${EXIT.ok} a line matched, ${EXIT.noMatch} none did, ${EXIT.searchFailed} an error (as grep) ·
 jobs wait/tail -f: the job's exit code, ${EXIT.waitTimeout} on --timeout, ${EXIT.noSuchJob} for an unknown job id.
 `;
 }

@@ -32,13 +32,17 @@ Deno.test("a malformed argument exits 2 with error: and hint: lines in every com
   }
 });
 
-Deno.test("--help documents every exit code, 3 (internal) and the jobs codes included", async () => {
+Deno.test("--help documents every exit code, 3 (internal), the search's and the jobs codes included", async () => {
   const r = await runCliProcess(["--help"]);
   assertEquals(r.code, 0);
   for (const text of ["0 success", "1 the operation failed", "2 bad usage", "3 internal error"]) {
     assertStringIncludes(r.stdout.replace(/\s+/g, " "), text);
   }
   assertStringIncludes(r.stdout, "124 on --timeout, 125 for an unknown job id");
+  assertStringIncludes(r.stdout, "view --content: 0 a line matched, 1 none did, 2 an error");
+  assertStringIncludes(r.stdout.replace(/\s+/g, " "), "anchorfs: write error:");
+  const view = await runCliProcess(["view", "--help"]);
+  assertStringIncludes(view.stdout.replace(/\s+/g, " "), "with --content, 0 some line matched, 1");
   const jobs = await runCliProcess(["jobs", "--help"]);
   assertStringIncludes(jobs.stdout, "125 when no job has that id");
 });
