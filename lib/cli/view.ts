@@ -116,7 +116,7 @@ function isSearch(args: string[]): boolean {
  * page, cut lines, the file's encoding), for stdout and stderr when stdout is not a terminal.
  * No file line, listing entry or search block starts a paragraph of bracketed lines only.
  */
-export function splitNotices(text: string): { body: string; notices: string } {
+function splitNotices(text: string): { body: string; notices: string } {
   const at = text.lastIndexOf("\n\n[");
   const tail = text.slice(at + 2);
   const lines = tail.replace(/\n$/, "").split("\n");
