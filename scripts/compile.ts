@@ -8,7 +8,7 @@
 // Usage: deno run -A scripts/compile.ts [--target TARGET]... [--out DIR]   (default: all, dist)
 
 import { parseArgs } from "node:util";
-import { parseArgsMessage, type ParseArgsFailure } from "../lib/core/usage_text.ts";
+import { type ParseArgsFailure, parseArgsMessage } from "../lib/core/usage_text.ts";
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
 
