@@ -3,7 +3,7 @@
 // They load only after `mcp` has opened stdin (lib/mcp/early_start.ts): an MCP client's
 // `initialize` is answered while the rest of the server loads.
 
-import { realTerminal } from "./lib/cli/output.ts";
+import { EXIT, realTerminal, reportWriteError, WriteError } from "./lib/cli/output.ts";
 import { openEarly } from "./lib/mcp/early_start.ts";
 
 /**
@@ -19,6 +19,10 @@ import { openEarly } from "./lib/mcp/early_start.ts";
  * ```
  */
 export async function main(args: string[]): Promise<number> {
+  // `anchorfs mcp help` and `anchorfs help mcp` read as `anchorfs mcp --help`, as for every
+  // subcommand (the CLI, which knows only its own, handles theirs).
+  const pair = args.length === 2 ? `${args[0]} ${args[1]}` : "";
+  if (pair === "mcp help" || pair === "help mcp") args = ["mcp", "--help"];
   const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
   // Loading blocks the event loop: let the opening exchange through first.
   await opening?.ready;
@@ -26,7 +30,13 @@ export async function main(args: string[]): Promise<number> {
   if (args[0] === "mcp") {
     // Start-up errors go to a person on stderr: their next steps as command lines.
     const io = { ...realTerminal, steps: cliStepSyntax };
-    return await runMcpCommand(args.slice(1), io, opening);
+    try {
+      return await runMcpCommand(args.slice(1), io, opening);
+    } catch (e) {
+      // Its help or a usage error could not be written: one line, as in the CLI.
+      if (e instanceof WriteError) return reportWriteError(e, realTerminal, EXIT.failed);
+      throw e;
+    }
   }
   return await runCli(args, realTerminal);
 }

@@ -8,6 +8,7 @@
 // Usage: deno run -A scripts/compile.ts [--target TARGET]... [--out DIR]   (default: all, dist)
 
 import { parseArgs } from "node:util";
+import { type ParseArgsFailure, parseArgsMessage } from "../lib/core/usage_text.ts";
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
 
@@ -187,7 +188,7 @@ function parse(args: string[]): { targets: Target[]; out: string } {
     }));
   } catch (e) {
     throw new UsageError(
-      (e as Error).message.split("\n")[0] ?? "bad arguments",
+      parseArgsMessage(e as ParseArgsFailure, false),
       "deno task compile [--target TARGET]... [--out DIR]",
     );
   }

@@ -5,6 +5,7 @@ import { Confinement } from "../ops/confinement.ts";
 import type { Services } from "../ops/services.ts";
 import type { Terminal } from "./output.ts";
 import type { StepSyntax } from "../core/next_step.ts";
+import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 
 export interface CliContext {
   terminal: Terminal;
@@ -34,6 +35,11 @@ export interface CliCommand {
    */
   parse(args: string[]): unknown;
   run(args: string[], context: CliContext): Promise<number>;
+  /**
+   * The exit code when the operation fails (an error that is not bad usage, or a failed write);
+   * EXIT.failed (1) when left out. `view --content` exits 2, as grep does: 1 means no match.
+   */
+  failedExitCode?(args: string[]): number;
   /**
    * How the next steps of this command's errors are written when its arguments hold options the
    * suggested commands must repeat (`jobs --state-dir DIR`); cliStepSyntax when left out.
@@ -73,21 +79,8 @@ export function parseCommandArgs<T extends Options>(args: string[], options: T) 
   try {
     return parseArgs({ args: joined, options, strict: true, allowPositionals: true });
   } catch (e) {
-    throw new UsageError(usageMessage(e as Error & { code?: string }));
+    throw new UsageError(parseArgsMessage(e as ParseArgsFailure, true));
   }
-}
-
-/** node:util's parse errors, said in one line with the fix. */
-function usageMessage(error: Error & { code?: string }): string {
-  const option = /'(-{1,2}[^' <]+)/.exec(error.message)?.[1];
-  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) {
-    return `unknown option "${option}" (an argument that starts with "-" goes after "--")`;
-  }
-  if (/ambiguous/.test(error.message) && option) {
-    return `option "${option}" got a value starting with "-"; write it as ${option}=VALUE`;
-  }
-  if (/argument missing/.test(error.message) && option) return `option "${option}" needs a value`;
-  return error.message.split("\n")[0]!;
 }
 
 /** `--allow DIR` (repeatable) for subcommands that take paths: the check of `anchorfs mcp --allow`. */

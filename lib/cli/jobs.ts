@@ -19,6 +19,7 @@ import { EXIT, renderResultForTerminal, type Terminal } from "./output.ts";
 import { plural } from "../core/plural.ts";
 import { guide, step, type StepSyntax } from "../core/next_step.ts";
 import { cliStepSyntax, cliSyntax } from "./step_command.ts";
+import { ProgressLine } from "./progress_line.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
 export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
@@ -66,7 +67,10 @@ const JOB_ACTIONS = ["list", "ls", "tail", "wait", "kill"];
 function parseJobsArgs(args: string[]) {
   const { values, positionals } = parseCommandArgs(args, JOBS_OPTIONS);
   const [action = "list", id, ...extra] = positionals;
-  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  if (extra.length > 0) {
+    const words = extra.map((w) => JSON.stringify(w)).join(" ");
+    throw new UsageError(`unexpected argument${extra.length > 1 ? "s" : ""} ${words}`);
+  }
   if (!JOB_ACTIONS.includes(action)) {
     throw new UsageError(`unknown jobs action ${JSON.stringify(action)}`);
   }
@@ -220,21 +224,25 @@ async function wait(
 ): Promise<number> {
   const frames = "|/-\\";
   let frame = 0;
-  const result = await waitForJob(jobs, id, {
-    timeoutMs: timeoutSeconds === undefined ? Infinity : timeoutSeconds * 1000,
-    heartbeatMs: terminal.stderrIsTty ? 250 : 1000,
-    // A spinner on a terminal only: piped stderr gets no redraws.
-    ...(terminal.stderrIsTty && {
-      onHeartbeat: (record: JobRecord) => {
-        terminal.err(
-          `\r${frames[frame++ % frames.length]} job ${id} running ${
-            formatDuration(durationMs(record, Date.now()))
-          } · ${shortCommand(record.command, 50)}   `,
-        );
-      },
-    }),
-  });
-  if (terminal.stderrIsTty) terminal.err("\r\x1b[K");
+  // A spinner on a terminal only: piped stderr gets no redraws.
+  const progress = terminal.stderrIsTty ? new ProgressLine(terminal) : undefined;
+  let result;
+  try {
+    result = await waitForJob(jobs, id, {
+      timeoutMs: timeoutSeconds === undefined ? Infinity : timeoutSeconds * 1000,
+      heartbeatMs: progress ? 250 : 1000,
+      ...(progress && {
+        onHeartbeat: (record: JobRecord) =>
+          progress.show(
+            `${frames[frame++ % frames.length]} job ${id} running ${
+              formatDuration(durationMs(record, Date.now()))
+            } · ${shortCommand(record.command, 50)}`,
+          ),
+      }),
+    });
+  } finally {
+    progress?.clear();
+  }
   if (!result.done) {
     terminal.err(renderResultForTerminal(
       guide`job ${id} is still running after ${

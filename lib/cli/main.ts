@@ -13,7 +13,9 @@ import {
   exitCodeFor,
   renderErrorForTerminal,
   renderUsageError,
+  reportWriteError,
   type Terminal,
+  WriteError,
 } from "./output.ts";
 
 export function topLevelUsage(commands: readonly CliCommand[] = CLI_COMMANDS): string {
@@ -37,8 +39,10 @@ Options:
 
 Lines are shown as N:hh|content: the line number and a 2-hex hash of the line's content.
 
-Exit codes: ${EXIT.ok} success · ${EXIT.failed} the operation failed (error: and hint: on stderr) ·
-${EXIT.usage} bad usage (unknown command or option, malformed argument) · ${EXIT.internal} internal error (a bug) ·
+Exit codes: ${EXIT.ok} success · ${EXIT.failed} the operation failed (error: and hint: on stderr; a failed
+write to stdout or stderr is one line: anchorfs: write error: ...) · ${EXIT.usage} bad usage (unknown command
+or option, malformed argument) · ${EXIT.internal} internal error (a bug) ·
+view --content: ${EXIT.ok} a line matched, ${EXIT.noMatch} none did, ${EXIT.searchFailed} an error (as grep) ·
 jobs wait/tail -f: the job's exit code, ${EXIT.waitTimeout} on --timeout, ${EXIT.noSuchJob} for an unknown job id.
 `;
 }
@@ -49,23 +53,34 @@ function commandsList(): string {
 
 /** Runs a human subcommand; returns the process exit code (see EXIT). */
 export async function runCli(args: string[], terminal: Terminal): Promise<number> {
+  try {
+    return await dispatch(args, terminal);
+  } catch (e) {
+    // A help text, a version or a usage error that could not be written.
+    if (e instanceof WriteError) return reportWriteError(e, terminal, EXIT.failed);
+    throw e;
+  }
+}
+
+/** The top-level options and the subcommand's name; the subcommand runs in runCommand. */
+async function dispatch(args: string[], terminal: Terminal): Promise<number> {
   let maxFileBytes: number | undefined;
   const flag = /^--max-file-bytes(?:=(.*))?$/.exec(args[0] ?? "");
   if (flag) {
     const raw = flag[1] ?? args[1];
     try {
-      if (raw === undefined) throw new UsageError("--max-file-bytes needs a number of bytes");
+      if (raw === undefined) throw new UsageError('option "--max-file-bytes" needs a value');
       maxFileBytes = parseByteCount("--max-file-bytes", raw);
     } catch (e) {
       const text = e instanceof UsageError ? e.message : toAnchorError(e).message;
-      terminal.err(`anchorfs: ${text}\n\n${topLevelUsage()}`);
-      return 2;
+      terminal.err(renderUsageError(text, "anchorfs --help lists the options"));
+      return EXIT.usage;
     }
     args = args.slice(flag[1] === undefined ? 2 : 1);
   }
   const [name, ...rest] = args;
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
-    if (name === "help" && rest[0]) return runCli([rest[0], "--help"], terminal);
+    if (name === "help" && rest[0]) return dispatch([rest[0], "--help"], terminal);
     if (name !== undefined) {
       terminal.out(topLevelUsage());
       return EXIT.ok;
@@ -85,10 +100,20 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
     ));
     return EXIT.usage;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
+  // `anchorfs jobs help` reads as `anchorfs help jobs` (a file named help: `view ./help`).
+  if (rest.includes("--help") || rest.includes("-h") || (rest.length === 1 && rest[0] === "help")) {
     terminal.out(`${command.usage}\n`);
     return 0;
   }
+  return await runCommand(command, rest, terminal, maxFileBytes);
+}
+
+async function runCommand(
+  command: CliCommand,
+  rest: string[],
+  terminal: Terminal,
+  maxFileBytes: number | undefined,
+): Promise<number> {
   let services: Services | undefined;
   try {
     return await command.run(rest, {
@@ -99,14 +124,17 @@ export async function runCli(args: string[], terminal: Terminal): Promise<number
       })),
     });
   } catch (e) {
+    const failed = command.failedExitCode?.(rest) ?? EXIT.failed;
+    if (e instanceof WriteError) return reportWriteError(e, terminal, failed);
     if (e instanceof UsageError) {
-      terminal.err(renderUsageError(e.message, `see \`anchorfs ${name} --help\``));
+      terminal.err(renderUsageError(e.message, `see \`anchorfs ${command.name} --help\``));
       return EXIT.usage;
     }
     const error = toAnchorError(e);
     if (error.fault === "internal" && e instanceof Error) terminal.err(`${e.stack ?? e.message}\n`);
     terminal.err(renderErrorForTerminal(error, command.stepSyntax?.(rest)));
-    return exitCodeFor(error);
+    const code = exitCodeFor(error);
+    return code === EXIT.failed ? failed : code;
   } finally {
     if (services) await closeServices(services);
   }

@@ -3,7 +3,8 @@
 
 import { createSession } from "../ops/session.ts";
 import { type ViewArgs, viewResult } from "../ops/view.ts";
-import { renderResultForTerminal } from "./output.ts";
+import { VIEW_MAX_LINES } from "../ops/view_file.ts";
+import { EXIT, renderResultForTerminal } from "./output.ts";
 import {
   ALLOW_HELP,
   ALLOW_OPTION,
@@ -23,6 +24,7 @@ export const VIEW_OPTIONS = {
   pattern: { type: "string" },
   "include-hidden": { type: "boolean" },
   "max-depth": { type: "string" },
+  all: { type: "boolean" },
   ...ALLOW_OPTION,
 } as const;
 
@@ -53,13 +55,20 @@ Options:
   --pattern GLOBS       Filter files: "*.ts|!*_test.ts" (ripgrep -g grammar, later globs win)
   --include-hidden      Include hidden files and directories
   --max-depth N         Directory levels to descend (1: only the directory's own entries)
+  --all                 For a file: every line of the range, not a page of ${VIEW_MAX_LINES} (files up
+                        to --max-file-bytes, 16M by default)
 ${ALLOW_HELP}
+
+The notices after the output ([...] lines: the next page, ...) go to stderr when stdout is not
+a terminal, so a pipe gets only the lines. Exit codes: 0 shown; with --content, 0 some line
+matched, 1 none did, 2 an error (as grep); without, 1 the view failed, 2 bad usage.
 
 Examples:
   anchorfs view src/main.ts --start 10 --end 40
   anchorfs view . --pattern '*.ts' --max-depth 2
   anchorfs view 'src|tests' --content parseConfig --context 2`,
   parse: parseViewArgs,
+  failedExitCode: (args) => isSearch(args) ? EXIT.searchFailed : EXIT.failed,
   async run(args, { terminal, services }) {
     const { values, positionals } = parseViewArgs(args);
     const viewArgs: ViewArgs = { path: positionals[0]! };
@@ -75,8 +84,44 @@ Examples:
     await applyAllow(all, values.allow);
     const { locations, scanner, reads } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
-    const result = await viewResult(locations, session, viewArgs, { scanner, reads });
-    terminal.out(renderResultForTerminal(result));
-    return 0;
+    let matched: number | undefined;
+    const result = await viewResult(locations, session, viewArgs, {
+      scanner,
+      reads,
+      unpaged: values.all === true,
+      onSearched: (lines) => matched = lines,
+    });
+    const text = renderResultForTerminal(result);
+    const { body, notices } = terminal.stdoutIsTty
+      ? { body: text, notices: "" }
+      : splitNotices(text);
+    terminal.out(body);
+    if (notices) terminal.err(notices);
+    return matched === 0 ? EXIT.noMatch : EXIT.ok;
   },
 };
+
+/** A search: --content with some text (an empty one lists the directory). */
+function isSearch(args: string[]): boolean {
+  try {
+    const content = parseViewArgs(args).values.content;
+    return content !== undefined && content !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The output and the `[notice]` lines after it (a blank line, then one notice a line: the next
+ * page, cut lines, the file's encoding), for stdout and stderr when stdout is not a terminal.
+ * No file line, listing entry or search block starts a paragraph of bracketed lines only.
+ */
+function splitNotices(text: string): { body: string; notices: string } {
+  const at = text.lastIndexOf("\n\n[");
+  const tail = text.slice(at + 2);
+  const lines = tail.replace(/\n$/, "").split("\n");
+  if (at < 0 || !lines.every((l) => l.startsWith("[") && l.endsWith("]"))) {
+    return { body: text, notices: "" };
+  }
+  return { body: text.slice(0, at + 1), notices: tail };
+}

@@ -4,6 +4,7 @@
 // (early_start.ts), so that the opening `initialize` is answered while all this loads.
 
 import { parseArgs } from "node:util";
+import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { Confinement } from "../ops/confinement.ts";
@@ -288,7 +289,7 @@ export async function runMcpCommand(
     values = parseMcpArgs(args);
   } catch (e) {
     // The CLI's usage-error shape and exit code (docs/errors.md "Exit codes").
-    const message = (e as Error).message.split("\n")[0]!;
+    const message = parseArgsMessage(e as ParseArgsFailure, false);
     io.err(`error: ${message}\nhint: ${parseErrorHint(e, args)}\n`);
     return 2;
   }

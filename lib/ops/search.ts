@@ -99,6 +99,8 @@ export interface SearchOptions extends WalkOptions {
    * with). Each batch at the parallel scanner holds a share too (see scanRoot).
    */
   readBudget?: ByteBudget;
+  /** Told how many lines matched once the search has run (the CLI's exit code). */
+  onSearched?: (matchedLines: number) => void;
 }
 
 /** One search over its roots, with what each needs (see searchRoots). */
@@ -151,6 +153,7 @@ export async function searchRoots(
     stopped ??= stats.stopped ?? null;
     if (capped || stopped) break;
   }
+  options.onSearched?.(tally.matchedLines);
   return describeSearch(session, locations, tally, {
     roots,
     search,

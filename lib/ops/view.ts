@@ -52,6 +52,13 @@ export interface ViewAccel {
   scanner?: ContentScanner | undefined;
   reads?: ReadLimits | undefined;
   budget?: Budget;
+  /**
+   * `anchorfs view --all`: a file view shows its whole range, without the page limit (the read
+   * is still bounded by --max-file-bytes). The tool pages: a model's context is the limit there.
+   */
+  unpaged?: boolean;
+  /** Told how many lines a search matched: `anchorfs view --content` exits 1 on none. */
+  onSearched?: (matchedLines: number) => void;
 }
 
 /**
@@ -93,6 +100,7 @@ export async function viewResult(
         ...(accel.reads
           ? { maxFileBytes: accel.reads.maxFileBytes, readBudget: accel.reads.budget }
           : {}),
+        ...(accel.onSearched && { onSearched: accel.onSearched }),
       },
       accel.scanner,
     );
@@ -209,7 +217,8 @@ async function viewRoot(
     // once started; a call cancelled or past its deadline before then reads nothing.
     const stop = accel.budget?.stopped();
     if (stop) throw stoppedBeforeRead(accel.budget!, stop, root.location.url);
-    return await viewFile(locations, session, root.location, { start, end, full }, accel.reads);
+    const options = { start, end, full, unpaged: accel.unpaged === true };
+    return await viewFile(locations, session, root.location, options, accel.reads);
   }
   if (start || end) notices.push("start/end apply to files; ignored for a directory listing.");
   if (args.content === "") {

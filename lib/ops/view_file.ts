@@ -52,6 +52,8 @@ export interface ViewFileOptions {
   end?: LinePosition;
   /** Show the whole file even when this session viewed it whole before (no re-view delta). */
   full?: boolean;
+  /** Show the whole range, without the page limit (`anchorfs view --all`). */
+  unpaged?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function viewFile(
 ): Promise<Guide> {
   const shownPath = displayPath(session, location);
   const whole = options.start === undefined && options.end === undefined;
-  const source = await readViewSource(locations, session, location, whole, limits);
+  const source = await readViewSource(locations, session, location, whole, limits, options);
   if (!("total" in source)) return source; // a binary file: what it is, and what to use
   if (source.total === 0) {
     // A job's log is read-only: say whether the job may still print, not how to add lines.
@@ -89,7 +91,7 @@ export async function viewFile(
   const end = resolvePosition("end", options.end, total, total, notices);
   if (start > end) throw rangeReversed(shownPath, start, end, total);
 
-  const { out, hashes, prints, cutLines, last } = renderRange(source, start, end);
+  const { out, hashes, prints, cutLines, last } = renderRange(source, start, end, options.unpaged);
   session.shown.recordWithPrints(fileKey(location), start, hashes, prints);
   if (whole && start === 1 && last === total && source.lines && source.print) {
     session.views.remember(fileKey(location), source.print, source.lines);
@@ -125,6 +127,7 @@ async function readViewSource(
   location: Location,
   whole: boolean,
   limits: ReadLimits | undefined,
+  options: ViewFileOptions,
 ): Promise<ViewSource | Guide> {
   try {
     const file = await readTextBody(locations, location, limits, "view");
@@ -132,7 +135,7 @@ async function readViewSource(
     // whole file (and remember it), or a re-view that sends the changes. A longer file's default
     // view shows its first page, like a range.
     const all = whole &&
-      (session.views.get(fileKey(location)) !== undefined ||
+      (options.unpaged === true || session.views.get(fileKey(location)) !== undefined ||
         countLines(file.body.text) <= VIEW_MAX_LINES);
     return all ? wholeSource(file) : rangeSource(file);
   } catch (e) {
@@ -264,10 +267,11 @@ function resolvePosition(
 }
 
 /**
- * Lines `start`..`end` as `N:hh|content`, up to a page (VIEW_MAX_LINES / VIEW_MAX_CHARS), long
- * lines cut; with the hashes and prints to record as shown, and the last line rendered.
+ * Lines `start`..`end` as `N:hh|content`, up to a page (VIEW_MAX_LINES / VIEW_MAX_CHARS) unless
+ * `unpaged`, long lines cut; with the hashes and prints to record as shown, and the last line
+ * rendered.
  */
-function renderRange(source: ViewSource, start: number, end: number) {
+function renderRange(source: ViewSource, start: number, end: number, unpaged = false) {
   const out: string[] = [];
   const hashes: number[] = [];
   const prints: number[] = [];
@@ -276,9 +280,9 @@ function renderRange(source: ViewSource, start: number, end: number) {
   let last = start - 1;
   for (let n = start; n <= end; n++) {
     const content = source.line(n)!;
-    if (n - start >= VIEW_MAX_LINES || (chars > 0 && chars + content.length > VIEW_MAX_CHARS)) {
-      break;
-    }
+    const full = n - start >= VIEW_MAX_LINES ||
+      (chars > 0 && chars + content.length > VIEW_MAX_CHARS);
+    if (full && !unpaged) break;
     const hash = hashLine(content);
     hashes.push(hash);
     prints.push(linePrint(content));

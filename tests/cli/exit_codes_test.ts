@@ -32,13 +32,17 @@ Deno.test("a malformed argument exits 2 with error: and hint: lines in every com
   }
 });
 
-Deno.test("--help documents every exit code, 3 (internal) and the jobs codes included", async () => {
+Deno.test("--help documents every exit code, 3 (internal), the search's and the jobs codes included", async () => {
   const r = await runCliProcess(["--help"]);
   assertEquals(r.code, 0);
   for (const text of ["0 success", "1 the operation failed", "2 bad usage", "3 internal error"]) {
     assertStringIncludes(r.stdout.replace(/\s+/g, " "), text);
   }
   assertStringIncludes(r.stdout, "124 on --timeout, 125 for an unknown job id");
+  assertStringIncludes(r.stdout, "view --content: 0 a line matched, 1 none did, 2 an error");
+  assertStringIncludes(r.stdout.replace(/\s+/g, " "), "anchorfs: write error:");
+  const view = await runCliProcess(["view", "--help"]);
+  assertStringIncludes(view.stdout.replace(/\s+/g, " "), "with --content, 0 some line matched, 1");
   const jobs = await runCliProcess(["jobs", "--help"]);
   assertStringIncludes(jobs.stdout, "125 when no job has that id");
 });
@@ -56,4 +60,37 @@ test("jobs tail -f exits with the job's exit code; jobs wait draws no spinner of
   assertEquals(waited.code, 7);
   // stderr is a pipe here: no spinner frames, no carriage returns.
   assertEquals(waited.stderr.includes("\r"), false, JSON.stringify(waited.stderr));
+});
+
+Deno.test("`anchorfs COMMAND help` prints that command's help like `anchorfs help COMMAND`", async () => {
+  for (const name of ["view", "workdir", "jobs", "edit", "mcp"]) {
+    const viaHelp = await runCliProcess(["help", name]);
+    const trailing = await runCliProcess([name, "help"]);
+    assertEquals(viaHelp.code, 0, `help ${name}: ${viaHelp.stderr}`);
+    assertEquals(trailing.code, 0, `${name} help: ${trailing.stderr}`);
+    assertStringIncludes(trailing.stdout, `anchorfs ${name}`);
+    assertEquals(trailing.stdout, viaHelp.stdout, name);
+  }
+});
+
+Deno.test("every usage error is worded alike: lowercase, the value in double quotes", async () => {
+  await using dir = await tempDir();
+  const cases: [string[], string][] = [
+    [["mcp", "--pth"], 'error: unknown option "--pth"\n'],
+    [["mcp", "--roots=yes"], 'error: option "--roots" takes no value\n'],
+    [["mcp", "--path"], 'error: option "--path" needs a value\n'],
+    [["mcp", "/srv/app"], 'error: unexpected argument "/srv/app"\n'],
+    [["view", "a.txt", "--frob"], 'error: unknown option "--frob"'],
+    [["jobs", "list", "--frob"], 'error: unknown option "--frob"'],
+    [["jobs", "tail", "1-2", "extra"], 'error: unexpected argument "extra"\n'],
+    [["workdir", "a", "b"], "error: workdir takes at most one PATH\n"],
+    [["--max-file-bytes"], 'error: option "--max-file-bytes" needs a value\n'],
+    [["--frob"], 'error: unknown option "--frob"\n'],
+  ];
+  for (const [args, first] of cases) {
+    const r = await runCliProcess(args, { cwd: dir.path });
+    assertEquals(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assertEquals(r.stderr.startsWith(first), true, `${args.join(" ")}: ${r.stderr}`);
+    assertStringIncludes(r.stderr, "\nhint: ", args.join(" "));
+  }
 });

@@ -24,10 +24,17 @@ Deno.test("anchorfs view prints exactly the text of the view tool", async () => 
   for (const [args, toolArgs] of cases) {
     const cli = await runCliProcess(["view", ...args], { cwd: dir.path });
     const tool = await server.call("view", toolArgs);
-    assertEquals(cli.code, 0, cli.stderr);
-    assertEquals(cli.stdout, `${tool.text}\n`, args.join(" "));
+    // A search that matched nothing exits 1 (`^FOO` is case-sensitive).
+    assertEquals(cli.code, args.includes("^FOO") ? 1 : 0, cli.stderr);
+    // stdout is a pipe here: the notices after the output ([...] lines) come on stderr.
+    assertEquals(asOneText(cli), `${tool.text}\n`, args.join(" "));
   }
 });
+
+/** What a terminal would have shown: stdout, then the notices that went to stderr. */
+function asOneText(cli: { stdout: string; stderr: string }): string {
+  return cli.stderr === "" ? cli.stdout : `${cli.stdout}\n${cli.stderr}`;
+}
 
 Deno.test("anchorfs view reports errors with a hint and exits non-zero", async () => {
   await using dir = await tempDir();
@@ -95,13 +102,13 @@ Deno.test("a search or an empty listing suggests anchorfs commands to a person a
     "many.txt": "hit\n".repeat(45),
   });
   await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
-  const cases: [string[], Record<string, unknown>, [string, string][]][] = [
+  const cases: [string[], Record<string, unknown>, [string, string][], number][] = [
     [["many.txt", "--content", "hit"], { path: "many.txt", content: "hit" }, [
       [
         'view {"path":"many.txt","start":41,"end":45}',
         "`anchorfs view many.txt --start 41 --end 45`",
       ],
-    ]],
+    ], 0],
     [[".", "--content", "Needle"], { path: ".", content: "Needle" }, [
       ['view {"path":"out","content":"Needle"}', "`anchorfs view out --content Needle`"],
       [
@@ -112,20 +119,41 @@ Deno.test("a search or an empty listing suggests anchorfs commands to a person a
         'view {"path":".","content":"(?i)Needle","regex":true}',
         "`anchorfs view . --content '(?i)Needle' --regex`",
       ],
-    ]],
+    ], 1], // no match: exit 1, as grep
     [["lib", "--pattern", "*.rs"], { path: "lib", pattern: "*.rs" }, [
       ['view {"path":"lib"}', "`anchorfs view lib`"],
-    ]],
+    ], 0],
   ];
-  for (const [args, toolArgs, steps] of cases) {
+  for (const [args, toolArgs, steps, code] of cases) {
     const cli = await runCliProcess(["view", ...args], { cwd: dir.path });
     const tool = await server.call("view", toolArgs);
-    assertEquals(cli.code, 0, cli.stderr);
+    assertEquals(cli.code, code, cli.stderr);
     let asCommands = tool.text;
     for (const [call, command] of steps) {
       assertStringIncludes(tool.text, call);
       asCommands = asCommands.replace(call, command);
     }
-    assertEquals(cli.stdout, `${asCommands}\n`, args.join(" "));
+    assertEquals(asOneText(cli), `${asCommands}\n`, args.join(" "));
   }
+});
+
+Deno.test("view --content exits 0 on a match, 1 on none and 2 on an error, as grep does", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "hello\n", "b.txt": "other\n" });
+  const run = (...args: string[]) => runCliProcess(["view", ...args], { cwd: dir.path });
+  const found = await run(".", "--content", "hello");
+  assertEquals(found.code, 0, found.stderr);
+  assertStringIncludes(found.stdout, "1:");
+  const none = await run(".", "--content", "absent");
+  assertEquals(none.code, 1, none.stderr);
+  assertStringIncludes(none.stdout, 'No matches for literal "absent"');
+  assertEquals(none.stderr, "");
+  const missing = await run("a.txt|nope", "--content", "hello");
+  assertEquals(missing.code, 2);
+  assertStringIncludes(missing.stderr, "error: ");
+  const badRegex = await run(".", "--content", "(", "--regex");
+  assertEquals(badRegex.code, 2);
+  // Not a search: a view that fails is 1, a listing (content "") is 0.
+  assertEquals((await run("nope.txt")).code, 1);
+  assertEquals((await run(".", "--content", "")).code, 0);
 });

@@ -1,7 +1,8 @@
 // The examples in README.md and docs/ are real: every `TOOL {json}` call validates against the
-// input schema the running server lists (unknown arguments refused, line ids well-formed), and
-// every `anchorfs ...` command line gets through the CLI's own argument parsing (parse only:
-// nothing runs).
+// input schema the running server lists (unknown arguments refused, line ids well-formed), every
+// `anchorfs ...` command line gets through the CLI's own argument parsing (parse only: nothing
+// runs), and every MCP client configuration parses as its client reads it, with that client's keys
+// and an `anchorfs mcp` command line that parses.
 
 import { Ajv } from "ajv";
 import { assertEquals } from "../_assert.ts";
@@ -11,6 +12,13 @@ import { parseMcpArgs } from "../../lib/mcp/command.ts";
 import { parseHttpFlags } from "../../lib/mcp/http/http_options.ts";
 import { parseByteCount } from "../../lib/ops/read_limits.ts";
 import { codeSamples, readDocs } from "./_markdown.ts";
+import {
+  type ClientConfig,
+  configProblems,
+  fencedConfigs,
+  isClientConfig,
+  parseConfig,
+} from "./_client_configs.ts";
 import {
   type CommandExample,
   commandExamples,
@@ -178,4 +186,84 @@ Deno.test("the example checks can fail: a wrong option, a wrong argument, an unk
   assertEquals(validate(JSON.parse(tool[0]!.json)), false);
   assertEquals(badIds({ start: "12" }), []);
   assertEquals(badIds({ operations: [{ anchor: "12:zz" }] }).length, 1);
+});
+
+/** The words a client hands to anchorfs, checked like a command line: `mcp` and its flags. */
+function mcpProblem(words: string[]): string | undefined {
+  if (words[0] !== "mcp") return `a client runs \`anchorfs mcp\`, not \`anchorfs ${words[0]}\``;
+  return parseProblem({ args: words, text: `anchorfs ${words.join(" ")}`, line: 0 });
+}
+
+/** What is wrong with one fenced block that configures (or should configure) a client. */
+function clientConfigProblems(config: ClientConfig): string[] {
+  let parsed: unknown;
+  try {
+    parsed = parseConfig(config);
+  } catch (e) {
+    return config.clients.length > 0 ? [`not ${config.lang}: ${(e as Error).message}`] : [];
+  }
+  if (!isClientConfig(parsed)) return [];
+  if (config.clients.length === 0) return ["no client named in bold above it (**VS Code**, ...)"];
+  return config.clients.flatMap((client) =>
+    configProblems(client, config, parsed, mcpProblem).map((p) => `${client}: ${p}`)
+  );
+}
+
+Deno.test("every MCP client configuration in README.md and docs/ parses as its client reads it, with its keys", async () => {
+  const failures: string[] = [];
+  const clients = new Set<string>();
+  let checked = 0;
+  for (const doc of await readDocs()) {
+    for (const config of fencedConfigs(doc.text)) {
+      const problems = clientConfigProblems(config);
+      failures.push(...problems.map((p) => `${doc.path}:${config.line}: ${p}`));
+      if (config.clients.length > 0 && problems.length === 0) {
+        checked++;
+        config.clients.forEach((c) => clients.add(c));
+      }
+    }
+  }
+  assertEquals(failures, []);
+  assertEquals(
+    [...clients].sort(),
+    ["Claude Desktop", "Cline", "Codex", "Cursor", "Gemini CLI", "VS Code", "Windsurf", "Zed"],
+  );
+  assertEquals(checked >= 8, true, `only ${checked} client configurations found`);
+});
+
+Deno.test("the client configuration check can fail: a wrong key, a wrong file format, a wrong command", () => {
+  const check = (markdown: string) => fencedConfigs(markdown).flatMap(clientConfigProblems);
+  const fails = (markdown: string) => assertEquals(check(markdown).length > 0, true, markdown);
+  const block = (lead: string, lang: string, body: string) =>
+    `${lead}\n\n\`\`\`${lang}\n${body}\n\`\`\`\n`;
+  const stdio = (extra = "") =>
+    `"anchorfs": { ${extra}"command": "anchorfs", "args": ["mcp", "--path", "/p"] }`;
+  assertEquals(
+    check(block("**VS Code**:", "json", `{ "servers": { ${stdio('"type": "stdio", ')} } }`)),
+    [],
+  );
+  // VS Code reads "servers", not "mcpServers", and wants the entry's type.
+  fails(block("**VS Code**:", "json", `{ "mcpServers": { ${stdio()} } }`));
+  fails(block("**VS Code**:", "json", `{ "servers": { ${stdio()} } }`));
+  fails(block("**Zed**:", "json", `{ "context_servers": { ${stdio()} } }`));
+  fails(block("**Codex**:", "json", `{ "mcp_servers": { ${stdio()} } }`));
+  assertEquals(
+    check(
+      block("**Codex**:", "toml", '[mcp_servers.anchorfs]\ncommand = "anchorfs"\nargs = ["mcp"]'),
+    ),
+    [],
+  );
+  fails(block("**Codex**:", "toml", '[mcp_servers.anchorfs]\nurl = "http://h:1/mcp"\nheaders = 1'));
+  // Windsurf's remote key is serverUrl; npx needs -y; an unknown anchorfs flag; no client named.
+  fails(block("**Windsurf**:", "json", '{ "mcpServers": { "a": { "url": "http://h:1/mcp" } } }'));
+  const npx = '{ "mcpServers": { "a": { "command": "npx", "args": ["anchorfs", "mcp"] } } }';
+  fails(block("**Cline**:", "json", npx));
+  const flag =
+    '{ "mcpServers": { "a": { "command": "anchorfs", "args": ["mcp", "--pth", "x"] } } }';
+  fails(block("**Cursor**:", "json", flag));
+  fails(block("Some client:", "json", `{ "mcpServers": { ${stdio()} } }`));
+  fails(block("**Cursor**:", "json", "{ not json"));
+  const windows =
+    '{ "mcpServers": { "a": { "command": "cmd", "args": ["/c", "npx", "-y", "anchorfs", "mcp"] } } }';
+  assertEquals(check(block("**Claude Desktop**:", "json", windows)), []);
 });

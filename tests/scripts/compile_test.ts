@@ -74,7 +74,7 @@ Deno.test("compile script: an unknown target or option is a two-line usage error
   const option = await runCompile(["--bogus"]);
   assertEquals(option.code, 2);
   assertEquals(option.stderr.trimEnd().split("\n").length, 2, option.stderr);
-  assertStringIncludes(option.stderr, "error: Unknown option '--bogus'");
+  assertStringIncludes(option.stderr, 'error: unknown option "--bogus"');
 });
 
 test({

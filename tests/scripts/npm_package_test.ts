@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
-import { serverEnv, tempDir, writeTree } from "../_harness.ts";
+import { REPO_ROOT, serverEnv, tempDir, writeTree } from "../_harness.ts";
 import { buildNpmPackage, npmPack, packageJson } from "../../scripts/npm_pack.ts";
 import { VERSION } from "../../lib/version.ts";
 
@@ -58,6 +58,7 @@ Deno.test({
     const pkgDir = await buildNpmPackage(`${work.path}/package`);
     const tarball = await npmPack(pkgDir, work.path);
     assertStringIncludes(tarball, `anchorfs-${VERSION}.tgz`);
+    await assertDocumentedSize(tarball);
 
     const prefix = `${work.path}/prefix`;
     const install = await run(NPM, [
@@ -71,6 +72,13 @@ Deno.test({
       tarball,
     ], work.path);
     assertEquals(install.code, 0, install.stderr);
+    // docs/install.md: npm 11's only remark is the deno dependency's postinstall (not needed).
+    for (const line of install.stderr.split("\n").filter((l) => l.startsWith("npm warn"))) {
+      assertEquals(line.startsWith("npm warn install-scripts"), true, install.stderr);
+    }
+    if (install.stderr.includes("allowScripts")) {
+      assertStringIncludes(install.stderr, "deno@2.9.6 (postinstall");
+    }
     const bin = WINDOWS ? `${prefix}/anchorfs.cmd` : `${prefix}/bin/anchorfs`;
 
     const version = await run(bin, ["--version"], work.path);
@@ -112,6 +120,18 @@ Deno.test({
     if (!WINDOWS) await checkSignalForwarding(bin, project);
   },
 });
+
+/** docs/install.md states the packed size ("downloads the 0.6 MB package") within 0.1 MB. */
+async function assertDocumentedSize(tarball: string) {
+  const install = await Deno.readTextFile(`${REPO_ROOT}/docs/install.md`);
+  const stated = Number(/downloads the ([\d.]+) MB package/.exec(install)?.[1]);
+  const measured = (await Deno.stat(tarball)).size / 1e6;
+  assertEquals(
+    Math.abs(stated - measured) < 0.1,
+    true,
+    `docs/install.md says ${stated} MB, the package is ${measured.toFixed(2)} MB`,
+  );
+}
 
 /** SIGTERM to the launcher reaches the Deno server, which exits; the launcher follows. */
 async function checkSignalForwarding(bin: string, project: string) {

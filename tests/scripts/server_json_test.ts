@@ -1,5 +1,5 @@
-// The MCP registry manifest (server.json): valid against the registry's rules (restated in
-// tests/fixtures for an offline check), and naming the same package, version and release
+// The MCP registry manifest (server.json): valid against the registry's rules of its current
+// schema, 2025-12-11 (restated in tests/fixtures for an offline check), and naming the same package, version and release
 // binaries that the npm package and the compile script produce.
 
 import { Ajv } from "ajv";
@@ -8,6 +8,10 @@ import { REPO_ROOT } from "../_harness.ts";
 import { VERSION } from "../../lib/version.ts";
 import { MCP_NAME, packageJson } from "../../scripts/npm_pack.ts";
 import { outputName, TARGETS } from "../../scripts/compile.ts";
+
+/** The registry's current server.json schema: mcp-publisher warns when a manifest names another. */
+const CURRENT_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 async function readJson(path: string) {
   return JSON.parse(await Deno.readTextFile(path));
@@ -25,6 +29,8 @@ Deno.test("server.json satisfies the MCP registry's server.json rules", async ()
   const ok = validate(server);
   assertEquals(ok, true, JSON.stringify(validate.errors, null, 2));
   for (const url of [server.websiteUrl, server.repository.url]) new URL(url);
+  assertEquals(server.$schema, CURRENT_SCHEMA);
+  assertEquals(typeof server.title === "string" && server.title.length > 0, true, "a title");
 });
 
 Deno.test("the registry check rejects what the registry rejects", async () => {
@@ -32,6 +38,11 @@ Deno.test("the registry check rejects what the registry rejects", async () => {
   const server = await readJson(`${REPO_ROOT}/server.json`);
   const broken = [
     { ...server, name: "anchorfs" },
+    { ...server, $schema: CURRENT_SCHEMA.replace("2025-12-11", "2025-09-29") },
+    { ...server, title: "" },
+    { ...server, title: "x".repeat(101) },
+    { ...server, icons: [{ src: "http://example.com/icon.png" }] },
+    { ...server, icons: [{ src: "https://example.com/icon.png", sizes: ["big"] }] },
     { ...server, description: "x".repeat(101) },
     { ...server, packages: [{ ...server.packages[0], version: "latest" }] },
     { ...server, packages: [{ ...server.packages[0], version: "^0.1.0" }] },
