@@ -172,8 +172,11 @@ export function formatFailures(output: JobOutput): Guide | undefined {
   const numbers = viewable
     ? guide`line numbers as in ${viewLogStep(id, { start: f.excerpts[0]?.firstLine ?? 1 })}`
     : "line numbers of the log";
+  const repeats = f.repeated > 0
+    ? `; ${plural(f.repeated, "excerpt")} that repeat lines shown here left out`
+    : "";
   const heading = `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, ` +
-    "with context; ";
+    `with context${repeats}; `;
   const lines: (string | Guide)[] = [guide`${heading}${numbers}) ---`];
   for (const e of f.excerpts) {
     lines.push(`[line ${e.firstLine}${e.lastLine > e.firstLine ? `-${e.lastLine}` : ""}]`);
