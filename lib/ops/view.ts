@@ -83,6 +83,7 @@ export async function viewResult(
   const notices: GuidePart[] = [];
   const parsed = parseViewArgs(args, accel.budget, notices);
   const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
+  for (const r of roots) if (r.location.pasted) notices.push(`${r.location.pasted.note}.`);
   let text: string | Guide;
   if (parsed.search) {
     if (parsed.start || parsed.end) {
@@ -207,7 +208,8 @@ async function viewRoot(
   notices: GuidePart[],
   parsed: ParsedView,
 ): Promise<string | Guide> {
-  const { start, end, pattern, maxDepth, context, walk } = parsed;
+  const { pattern, maxDepth, context, walk } = parsed;
+  const { start, end } = pastedRange(root.location, parsed);
   if (root.kind === "file") {
     if (pattern || maxDepth !== undefined || context > 0) {
       notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
@@ -231,6 +233,22 @@ async function viewRoot(
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
   return await listDirectory(session, root.location, walk, pattern, accel.scanner);
+}
+
+/** Lines shown around the line a pasted `a.py:623` or a forge URL's `#L623` points at. */
+const PASTED_CONTEXT = 10;
+
+/** start/end as given, or around the line a pasted path points at when neither is given. */
+function pastedRange(
+  location: Location,
+  parsed: ParsedView,
+): { start: LinePosition | undefined; end: LinePosition | undefined } {
+  const lines = location.pasted?.lines;
+  if (!lines || parsed.start || parsed.end) return parsed;
+  return {
+    start: { kind: "number", value: Math.max(1, lines.start - PASTED_CONTEXT) },
+    end: { kind: "number", value: (lines.end ?? lines.start) + PASTED_CONTEXT },
+  };
 }
 
 function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): AnchorError {

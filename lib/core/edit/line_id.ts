@@ -68,11 +68,13 @@ export function renderLine(line: number, content: string): string {
   return `${line}:${hashHex(hashLine(content))}|${content}`;
 }
 
-const ID_PATTERN = /^([1-9][0-9]*):([0-9a-f]{2})$/;
+/** Hex digits in either case: `2:EF` (a model that upper-cased it) is the id `2:ef`. */
+const ID_PATTERN = /^([1-9][0-9]*):([0-9a-fA-F]{2})$/;
 
 /**
  * Parses a line id strictly. `what` names the argument in errors ("start", "anchor").
- * Accepts the `N:hh|content` form an agent may paste from a view, and ignores what follows `|`.
+ * Accepts the `N:hh|content` form an agent may paste from a view, and ignores what follows `|`;
+ * the hash may be upper case.
  */
 export function parseLineId(raw: unknown, what = "line id"): LineId {
   const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : "";
@@ -97,7 +99,6 @@ function explainBadId(text: string): string {
   }
   if (/^[0-9]+:$/.test(text)) return "the 2-hex hash after the colon is missing.";
   if (/^0+:/.test(text)) return "line numbers start at 1.";
-  if (/^[0-9]+:[0-9a-fA-F]{2}$/.test(text)) return "the hash must be lowercase hex.";
   if (/^[0-9]+:/.test(text)) return "the hash must be exactly two hex digits (0-9, a-f).";
   return 'the form is "N:hh": a line number, a colon, two lowercase hex digits.';
 }
