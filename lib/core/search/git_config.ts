@@ -1,6 +1,7 @@
 // The little of git's own files the walker needs: `core.ignorecase` from a repository's config
 // (git sets it when the repository was made on a case-insensitive volume, and then matches
-// .gitignore rules without case), and where a `.git` file (worktree, submodule) points. Pure.
+// .gitignore rules without case), `core.excludesFile` (the global ignore file), and where a
+// `.git` file (worktree, submodule) points. Pure.
 
 /**
  * The repository's `core.ignorecase`, or undefined when the config does not set it. Git's rules:
@@ -14,8 +15,32 @@
  * ```
  */
 export function gitIgnoreCase(config: string): boolean | undefined {
-  let inCore = false;
   let found: boolean | undefined;
+  for (const value of coreValues(config, "ignorecase")) {
+    const parsed = parseBool(value === undefined ? "true" : value.toLowerCase());
+    if (parsed !== undefined) found = parsed;
+  }
+  return found;
+}
+
+/**
+ * `core.excludesFile` as written (`~/.gitignore_global`), or undefined when the config does not
+ * set it; the last setting wins.
+ *
+ * @example
+ * ```ts
+ * gitExcludesFile("[core]\n\texcludesFile = ~/.gitignore_global\n"); // "~/.gitignore_global"
+ * ```
+ */
+export function gitExcludesFile(config: string): string | undefined {
+  let found: string | undefined;
+  for (const value of coreValues(config, "excludesfile")) if (value) found = value;
+  return found;
+}
+
+/** The values of `core.<key>` in a config, in order (undefined for a bare key), unquoted. */
+function* coreValues(config: string, key: string): Generator<string | undefined> {
+  let inCore = false;
   for (const raw of config.split(/\r?\n/)) {
     let line = raw.trim();
     const section = /^\[\s*([^\]\s"]+)\s*(?:"[^"]*")?\s*\]\s*(.*)$/.exec(line);
@@ -26,15 +51,12 @@ export function gitIgnoreCase(config: string): boolean | undefined {
     }
     if (!inCore || line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!entry || entry[1]!.toLowerCase() !== "ignorecase") continue;
-    const value = entry[2] === undefined ? "true" : stripValue(entry[2]);
-    const parsed = parseBool(value);
-    if (parsed !== undefined) found = parsed;
+    if (!entry || entry[1]!.toLowerCase() !== key) continue;
+    yield entry[2] === undefined ? undefined : stripValue(entry[2]);
   }
-  return found;
 }
 
-/** A value without its trailing comment and surrounding quotes, lower-cased. */
+/** A value without its trailing comment and surrounding quotes. */
 function stripValue(value: string): string {
   let out = "";
   let quoted = false;
@@ -43,7 +65,7 @@ function stripValue(value: string): string {
     else if (!quoted && (c === "#" || c === ";")) break;
     else out += c;
   }
-  return out.trim().toLowerCase();
+  return out.trim();
 }
 
 function parseBool(value: string): boolean | undefined {
