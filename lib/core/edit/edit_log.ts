@@ -86,6 +86,15 @@ export function mapLine(line: number, splices: readonly Splice[]): number | unde
   return line + shift;
 }
 
+/** Where the lines of `ids` are after `edits` (oldest first); undefined for a replaced line. */
+function mapThrough(ids: readonly LineId[], edits: readonly LoggedEdit[]): (number | undefined)[] {
+  return ids.map((id) => {
+    let n: number | undefined = id.line;
+    for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
+    return n;
+  });
+}
+
 /**
  * How the numbers of later lines moved, e.g. "lines after 12 moved +2, after 40 +3 in all", and
  * what that means for ids the agent holds, said only as far as it is true: ids from its earlier
@@ -166,11 +175,7 @@ export function remapThroughLog(
     // Ids of one op come from one view: map them all through the same edits, newest first.
     for (let k = 1; k <= log.length; k++) {
       const edits = log.slice(log.length - k);
-      const mapped = ids.map((id) => {
-        let n: number | undefined = id.line;
-        for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
-        return n;
-      });
+      const mapped = mapThrough(ids, edits);
       if (mapped.some((n) => n === undefined)) continue;
       const fresh = ids.map((id, i) => ({ line: mapped[i]!, hash: id.hash }));
       if (fresh.some((id) => checkLineId(lines, id) !== null)) continue;
@@ -211,11 +216,7 @@ function movedReading(
 ): string | undefined {
   for (let k = 1; k <= log.length; k++) {
     const edits = log.slice(log.length - k);
-    const mapped = ids.map((id) => {
-      let n: number | undefined = id.line;
-      for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
-      return n;
-    });
+    const mapped = mapThrough(ids, edits);
     if (mapped.some((n) => n === undefined) || mapped.every((n, i) => n === ids[i]!.line)) {
       continue;
     }

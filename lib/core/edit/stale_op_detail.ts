@@ -13,6 +13,7 @@ import {
   type StaleId,
 } from "./line_id.ts";
 import { linePrint, type ShownMemory } from "./shown_lines.ts";
+import { lineRanges } from "./unshown_lines.ts";
 
 /** An operation whose ends verified but whose interior did not match what was shown. */
 export interface StaleInterior {
@@ -120,14 +121,14 @@ function describeInterior(
   const why: string[] = [];
   if (x.lines.length > 0) {
     why.push(
-      `line${x.lines.length === 1 ? "" : "s"} ${
-        compactList(x.lines)
-      } changed since you were shown ${x.lines.length === 1 ? "it" : "them"}`,
+      `line${x.lines.length === 1 ? "" : "s"} ${lineRanges(x.lines)} changed since you were shown ${
+        x.lines.length === 1 ? "it" : "them"
+      }`,
     );
   }
   if (x.unshown.length > 0) {
     why.push(
-      `line${x.unshown.length === 1 ? "" : "s"} ${compactList(x.unshown)} ${
+      `line${x.unshown.length === 1 ? "" : "s"} ${lineRanges(x.unshown)} ${
         x.unshown.length === 1 ? "was" : "were"
       } never shown to you and the range's end ids do not match what you were shown`,
     );
@@ -233,16 +234,4 @@ function describeMovedRange(
     for (let k = n; k <= n + span; k++) out.push(renderLine(k, lines[k - 1]!));
     return out.join("\n");
   });
-}
-
-function compactList(nums: readonly number[]): string {
-  const parts: string[] = [];
-  let i = 0;
-  while (i < nums.length && parts.length < 8) {
-    let j = i;
-    while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
-    parts.push(i === j ? `${nums[i]}` : `${nums[i]}-${nums[j]}`);
-    i = j + 1;
-  }
-  return parts.join(", ") + (i < nums.length ? ", ..." : "");
 }
