@@ -14,7 +14,6 @@ import {
 } from "../core/ssh/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
-import { type PastedLines } from "../core/path/pasted_path.ts";
 import { placePasted } from "./pasted_location.ts";
 
 /**
@@ -56,7 +55,7 @@ export interface Location {
    * Set when the path was pasted in another form (`a.py:623`, a forge URL, `file://`): what it
    * was read as, for the result to say, and the lines it points at.
    */
-  pasted?: { note: string; lines?: PastedLines };
+  pasted?: { note: string; lines?: { start: number; end?: number; column?: number } };
 }
 
 /** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
