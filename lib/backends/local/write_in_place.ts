@@ -67,6 +67,12 @@ export async function writeInPlace(
     try {
       await writeCopy(target, copy, original, inFlight);
       try {
+        refuseOutsideChange(target, ino, original);
+      } catch (e) {
+        await Deno.remove(copy).catch(() => {});
+        throw e;
+      }
+      try {
         await overwrite(file, data);
         if (mode !== undefined) await Deno.chmod(target.open, mode);
         const back = await Deno.readFile(target.open);
@@ -92,13 +98,26 @@ export async function writeInPlace(
   }
 }
 
+/**
+ * The last look before the overwrite, which is not atomic and so cannot be taken back: the file
+ * must still be `ino` holding `original`. Writing the recovery copy took a while (an fsync), and
+ * another program's write in that time would otherwise be overwritten. Synchronous, so the
+ * overwrite's first write follows at once; throws FILE_CHANGED (the caller removes the copy).
+ */
+function refuseOutsideChange(target: InPlaceTarget, ino: number, original: Uint8Array): void {
+  const now = Deno.statSync(target.open);
+  if (now.ino !== ino || !matchesExpected(Deno.readFileSync(target.open), { bytes: original })) {
+    throw fileChanged(target.shown);
+  }
+}
+
 /** An exclusive flock of the open file, waited for a bounded time (then LOCK_TIMEOUT). */
 async function lockInode(file: Deno.FsFile, shown: string): Promise<void> {
   const started = Date.now();
   let pause = 2;
   while (!(await file.tryLock(true))) {
     const waited = Date.now() - started;
-    if (waited >= INODE_WAIT_MS) throw lockTimeout(shown, waited, shown);
+    if (waited >= INODE_WAIT_MS) throw lockTimeout(shown, waited, "an flock of the file itself");
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 50);
   }
