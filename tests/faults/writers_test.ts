@@ -4,7 +4,10 @@
 
 import { startServer, tempDir } from "../_harness.ts";
 import { assert, assertEquals, assertNotIncludes } from "../_assert.ts";
-import { runWriters } from "./_writers.ts";
+import { mixedEnvs, OUTSIDE_KINDS, runWriters } from "./_writers.ts";
+import { testNeeding } from "../_requires.ts";
+
+const needsStrace = testNeeding("bash", "posix-fs", "strace");
 
 Deno.test("3 server processes × 6 edits on distinct lines, 3 rounds: no answered edit is lost", async () => {
   await using dir = await tempDir();
@@ -31,6 +34,86 @@ Deno.test("3 server processes editing one file through 3 hard-linked names: no a
   assertEquals(r.landed, r.answered);
   assertEquals((await Deno.stat(`${dir.path}/shared.txt`)).nlink, 3, "still one file");
 });
+
+/** Every rename the processes make held 15 ms at its entry, as on a busy machine. */
+const SLOW_RENAMES = { syscalls: ["rename", "renameat", "renameat2"], ms: 15 };
+
+needsStrace(
+  "4 servers in 4 different environments and `anchorfs edit` runs in a 5th: no answered edit is lost",
+  async () => {
+    // HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME and TMPDIR set elsewhere or unset: a desktop client's
+    // server next to a terminal's. The lock must be the file's, whatever each process's
+    // environment; the held renames make any gap in it show.
+    await using dir = await tempDir();
+    await using scratch = await tempDir("anchorfs-writers-envs-");
+    const r = await runWriters({
+      dir: dir.path,
+      processes: 4,
+      edits: 5,
+      rounds: 3,
+      lines: 24,
+      cli: 4,
+      envs: await mixedEnvs(scratch.path),
+      slow: SLOW_RENAMES,
+    });
+    assertEquals(r.lostPerRound, [0, 0, 0], JSON.stringify(r.lostBy));
+    assertEquals(r.otherCount, 0, r.other.join("\n---\n"));
+    assertEquals(r.answered + r.changed, r.sent);
+    assertEquals(r.landed, r.answered);
+    assert((r.answeredBy.cli ?? 0) > 0, "no anchorfs edit run was answered");
+  },
+);
+
+for (const kind of OUTSIDE_KINDS) {
+  needsStrace(
+    `an outside writer (${kind}) racing 3 servers' edits: no outside write is lost`,
+    async () => {
+      // rename(2) is held 15 ms: the last step of a write that renames after its final check, so
+      // an outside write lands in that gap often. A write that swaps the file in (renameat2) and
+      // then checks what it swapped out has no such gap to hold open.
+      await using dir = await tempDir();
+      const r = await runWriters({
+        dir: dir.path,
+        processes: 3,
+        edits: 4,
+        rounds: 3,
+        lines: 12,
+        outside: { kind, writes: 400 },
+        slow: { syscalls: ["rename"], ms: 15 },
+      });
+      assert(r.outsideWrites > 0, "the outside writer wrote nothing");
+      assertEquals(r.outsideLost, 0, `${r.outsideLost} of ${r.outsideWrites} outside writes lost`);
+      // An outside read-modify-write may itself overwrite an edit answered before it (nothing
+      // anchorfs can prevent); an append never does.
+      if (kind === "append") assertEquals(r.lost, 0);
+    },
+  );
+}
+
+for (const kind of ["append", "overwrite"] as const) {
+  needsStrace(
+    `an outside writer (${kind}) racing in-place edits of a hard-linked file: no outside write is lost`,
+    async () => {
+      // A hard-linked file is written in place after a recovery copy is made (its rename is held
+      // 15 ms here): the content is compared again after the copy, just before the overwrite.
+      await using dir = await tempDir();
+      const r = await runWriters({
+        dir: dir.path,
+        processes: 2,
+        edits: 4,
+        rounds: 3,
+        lines: 8,
+        links: ["second-name.txt"],
+        outside: { kind, writes: 400 },
+        slow: { syscalls: ["rename"], ms: 15 },
+      });
+      assert(r.outsideWrites > 0, "the outside writer wrote nothing");
+      assertEquals(r.outsideLost, 0, `${r.outsideLost} of ${r.outsideWrites} outside writes lost`);
+      if (kind === "append") assertEquals(r.lost, 0);
+      assertEquals((await Deno.stat(`${dir.path}/shared.txt`)).nlink, 2, "still one file");
+    },
+  );
+}
 
 const TEMP = /\.anchorfs-\d+(-\d+)+\.tmp$/;
 
