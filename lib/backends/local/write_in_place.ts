@@ -40,8 +40,8 @@ const INODE_WAIT_MS = 30_000;
  * Writes `data` into the target's inode. Under an flock of the inode itself (writers through
  * other names hold other path locks, so the path lock alone would let two of them interleave),
  * `prepare` runs the checks and returns the old content; that goes to a recovery copy first
- * (whole and fsynced before it gets its name; 0600), then the file is overwritten from the
- * start, cut to the new length, fsynced and read back. On any failure the old content is written
+ * (whole and fsynced before it gets its name; 0600), then the file is compared once more, cut to
+ * the new length and overwritten from the start, fsynced and read back. On any failure the old content is written
  * back and the copy removed; if even that fails the copy stays and the error names it.
  */
 export async function writeInPlace(
@@ -73,12 +73,10 @@ export async function writeInPlace(
         throw e;
       }
       try {
-        await overwrite(file, data);
+        overwriteSync(file, data); // at once: no await since the last comparison
+        await file.sync();
         if (mode !== undefined) await Deno.chmod(target.open, mode);
-        const back = await Deno.readFile(target.open);
-        if (!matchesExpected(back, { bytes: data })) {
-          throw new Error("the file read back differs from what was written");
-        }
+        verifyWritten(target, data, file.statSync());
       } catch (e) {
         try {
           await overwrite(file, original);
@@ -220,6 +218,35 @@ async function writeCopy(
     inFlight.delete(temp);
   }
   await syncDir(target.dir); // the copy's name survives a power cut before the overwrite starts
+}
+
+/**
+ * Cuts the open file to the length of `bytes`, then writes them from its start. Cut first: a
+ * program appending meanwhile appends after the new end, and keeps its bytes.
+ */
+function overwriteSync(file: Deno.FsFile, bytes: Uint8Array): void {
+  file.truncateSync(bytes.length);
+  file.seekSync(0, Deno.SeekMode.Start);
+  for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+}
+
+/**
+ * Reads the file back. Not `data`: fine when another program wrote after ours (what we wrote
+ * followed by more, or the file's stat moved since `after`, taken right after our write): that
+ * write stays, it must not be undone with the old content. Otherwise our write did not land.
+ */
+export function verifyWritten(target: InPlaceTarget, data: Uint8Array, after: Deno.FileInfo): void {
+  const back = Deno.readFileSync(target.open);
+  if (matchesExpected(back, { bytes: data })) return;
+  if (
+    back.length > data.length && matchesExpected(back.subarray(0, data.length), { bytes: data })
+  ) {
+    return;
+  }
+  const now = Deno.statSync(target.open);
+  const moved = now.size !== after.size || now.mtime?.getTime() !== after.mtime?.getTime() ||
+    now.ctime?.getTime() !== after.ctime?.getTime();
+  if (!moved) throw new Error("the file read back differs from what was written");
 }
 
 /** Writes `bytes` over the open file from its start, cuts it to their length and fsyncs it. */
