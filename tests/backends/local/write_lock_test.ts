@@ -15,9 +15,15 @@ const HOLDER = new URL("./_hold_lock.ts", import.meta.url).pathname;
  * Starts another process that takes the write lock of `path` and holds it until released; its
  * environment has no HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME or TMPDIR of ours (`env`).
  */
-async function holdElsewhere(path: string, style: LockStyle, env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", HOLDER, path, style],
+async function holdElsewhere(
+  path: string,
+  style: LockStyle | "",
+  env: Record<string, string>,
+  launcher: string[] = [],
+) {
+  const line = [...launcher, Deno.execPath(), "run", "-A", "--quiet", HOLDER, path, style];
+  const child = new Deno.Command(line[0]!, {
+    args: line.slice(1),
     clearEnv: true,
     env: { PATH: Deno.env.get("PATH") ?? "", DENO_DIR: await denoDir(), ...env },
     stdin: "piped",
@@ -123,6 +129,53 @@ testNeeding("signals")(
     const locks = new LocalWriteLocks({ style: "beside", waitMs: 1_000 });
     assertEquals(await locks.run(path, () => Promise.resolve("taken")), "taken");
     assertEquals([...Deno.readDirSync(dir.path)], []);
+  },
+);
+
+/** A launcher under which root cannot read a folder of mode 0333 (capabilities dropped). */
+const NO_READ = Deno.uid() === 0
+  ? [
+    "setpriv",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--bounding-set=-dac_override,-dac_read_search",
+  ]
+  : [];
+
+testNeeding("posix-fs")(
+  "a folder this process cannot read is not flocked: it locks a file beside the target",
+  async (t) => {
+    await using dir = await tempDir();
+    await Deno.mkdir(`${dir.path}/wx`);
+    await Deno.chmod(`${dir.path}/wx`, 0o333);
+    try {
+      const probe = await new Deno.Command(NO_READ[0] ?? "ls", {
+        args: [...NO_READ.slice(1), ...(NO_READ.length > 0 ? ["ls"] : []), `${dir.path}/wx`],
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (probe.success) {
+        await t.step({
+          name: "skipped: this user reads a 0333 folder anyway",
+          ignore: true,
+          fn() {},
+        });
+        return;
+      }
+      const holder = await holdElsewhere(`${dir.path}/wx/held.txt`, "", {}, NO_READ);
+      try {
+        await Deno.chmod(`${dir.path}/wx`, 0o755);
+        assertEquals([...Deno.readDirSync(`${dir.path}/wx`)].map((e) => e.name), [
+          ".held.txt.anchorfs-lock",
+        ]);
+        await Deno.chmod(`${dir.path}/wx`, 0o333);
+      } finally {
+        await holder.release();
+      }
+      await Deno.chmod(`${dir.path}/wx`, 0o755);
+      assertEquals([...Deno.readDirSync(`${dir.path}/wx`)], []);
+    } finally {
+      await Deno.chmod(`${dir.path}/wx`, 0o755);
+    }
   },
 );
 
