@@ -74,9 +74,10 @@ export async function writeInPlace(
       }
       try {
         overwriteSync(file, data); // at once: no await since the last comparison
+        const after = file.statSync(); // before the fsync, which may take a while
         await file.sync();
         if (mode !== undefined) await Deno.chmod(target.open, mode);
-        verifyWritten(target, data, file.statSync());
+        verifyWritten(target, data, after, mode !== undefined);
       } catch (e) {
         try {
           await overwrite(file, original);
@@ -232,10 +233,16 @@ function overwriteSync(file: Deno.FsFile, bytes: Uint8Array): void {
 
 /**
  * Reads the file back. Not `data`: fine when another program wrote after ours (what we wrote
- * followed by more, or the file's stat moved since `after`, taken right after our write): that
- * write stays, it must not be undone with the old content. Otherwise our write did not land.
+ * followed by more, or the file's size or times moved since `after`, taken right after our
+ * write; `chmodded`: our own chmod moved its ctime): that write stays, it must not be undone with
+ * the old content. Otherwise our write did not land.
  */
-export function verifyWritten(target: InPlaceTarget, data: Uint8Array, after: Deno.FileInfo): void {
+export function verifyWritten(
+  target: InPlaceTarget,
+  data: Uint8Array,
+  after: Deno.FileInfo,
+  chmodded = false,
+): void {
   const back = Deno.readFileSync(target.open);
   if (matchesExpected(back, { bytes: data })) return;
   if (
@@ -245,7 +252,7 @@ export function verifyWritten(target: InPlaceTarget, data: Uint8Array, after: De
   }
   const now = Deno.statSync(target.open);
   const moved = now.size !== after.size || now.mtime?.getTime() !== after.mtime?.getTime() ||
-    now.ctime?.getTime() !== after.ctime?.getTime();
+    (!chmodded && now.ctime?.getTime() !== after.ctime?.getTime());
   if (!moved) throw new Error("the file read back differs from what was written");
 }
 
