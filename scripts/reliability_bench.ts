@@ -1,7 +1,8 @@
 // Reliability benchmark (issue 9): drives the real server (`deno run -A main.ts mcp`) with hostile
-// protocol input, fuzzed tool calls, kill -9 during big writes, concurrent writer processes and
-// unbounded files, and prints one table per section. Every case has a deadline and kills what it
-// started, so the script always ends with its tables, on a broken server as on a fixed one.
+// protocol input, fuzzed tool calls, kill -9 during big writes, concurrent writer processes (also
+// in mixed environments, beside `anchorfs edit` runs and outside writers) and unbounded files,
+// and prints one table per section. Every case has a deadline and kills what it started, so the
+// script always ends with its tables, on a broken server as on a fixed one.
 //
 //   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss]
 //       [--fuzz-calls N] [--kill-iterations N] [--rounds N] [--seed N] [--rss-cap-mb MB]
@@ -25,6 +26,7 @@ import {
 } from "./_reliability_server.ts";
 import { protocolInputs } from "./_reliability_protocol.ts";
 import { describeCall, type FuzzCall, sampleCalls, writeFixture } from "./_reliability_fuzz.ts";
+import { mixedEnvs, OUTSIDE_KINDS, runWriters } from "../tests/faults/_writers.ts";
 
 const enc = new TextEncoder();
 const MB = 1024 * 1024;
@@ -588,6 +590,63 @@ export async function runMulti(
   return result;
 }
 
+/** One row of the mixed-writers table: a case and what its writers lost. */
+export interface MixedWritersRow {
+  name: string;
+  edits: number;
+  answeredEdited: number;
+  /** Answered edits not in the file (with an outside read-modify-write: overwritten by it). */
+  lost: number;
+  outsideWrites: number;
+  outsideLost: number;
+}
+
+/**
+ * Writers that do not share an environment or a program: 4 servers and 2 `anchorfs edit` runs a
+ * round in five environments (tests/faults/_writers.ts), then the same servers with an outside
+ * writer of each kind racing them.
+ */
+export async function runMixedWriters(options: { rounds: number }): Promise<MixedWritersRow[]> {
+  const envDir = await scratch("multi-envs");
+  const rows: MixedWritersRow[] = [];
+  try {
+    const envs = await mixedEnvs(envDir);
+    const cases: [string, Partial<Parameters<typeof runWriters>[0]>][] = [
+      ["5 environments + anchorfs edit", { cli: 2 }],
+      ...OUTSIDE_KINDS.map((kind) =>
+        [`outside writer: ${kind}`, { outside: { kind, writes: 400 } }] as [string, object]
+      ),
+    ];
+    for (const [name, extra] of cases) {
+      const dir = await scratch("multi-mixed");
+      try {
+        const r = await runWriters({
+          dir,
+          processes: 4,
+          edits: 8,
+          rounds: options.rounds,
+          lines: 34,
+          envs,
+          ...extra,
+        });
+        rows.push({
+          name,
+          edits: r.sent,
+          answeredEdited: r.answered,
+          lost: r.lost,
+          outsideWrites: r.outsideWrites,
+          outsideLost: r.outsideLost,
+        });
+      } finally {
+        await removeDir(dir);
+      }
+    }
+  } finally {
+    await removeDir(envDir);
+  }
+  return rows;
+}
+
 // -------------------------------------------------------------------------------------------
 // 5. Peak RSS per case
 
@@ -1105,6 +1164,35 @@ if (import.meta.main) {
           "rounds with a loss",
         ], [[r.edits, r.answeredEdited, r.fileChanged, r.otherErrors, r.lost, r.roundsWithLoss]])
       }\n${offenders(r.offending)}`,
+    );
+    log("mixed environments and outside writers…");
+    const mixed = await runMixedWriters({ rounds: quick ? 2 : 5 });
+    // An outside read-modify-write may overwrite an edit answered before it: only the plain
+    // mixed case and appends must lose no edit; no case may lose an outside write.
+    failed ||= mixed.some((m) =>
+      m.outsideLost > 0 || (m.lost > 0 && !/sed|rename-save|overwrite/.test(m.name))
+    );
+    print(
+      `\n#### Mixed environments and outside writers (4 servers × 8 edits, 5 environments)\n\n${
+        table(
+          [
+            "case",
+            "edits",
+            "answered Edited",
+            "false Edited (outside RMW: overwritten by it)",
+            "outside writes",
+            "outside writes lost",
+          ],
+          mixed.map((m) => [
+            m.name,
+            m.edits,
+            m.answeredEdited,
+            m.lost,
+            m.name.startsWith("outside") ? m.outsideWrites : "–",
+            m.name.startsWith("outside") ? m.outsideLost : "–",
+          ]),
+        )
+      }\n`,
     );
   }
   if (wanted("rss")) {

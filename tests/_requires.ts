@@ -1,9 +1,9 @@
 // Tests that need what only some runners have (bash, sshd, /proc, POSIX signals and process
-// groups, POSIX file modes, a pseudo-terminal): on Linux they run and fail loudly when a tool is missing (CI installs
+// groups, POSIX file modes, a pseudo-terminal, strace): on Linux they run and fail loudly when a tool is missing (CI installs
 // them); on macOS and Windows they are registered as ignored, with the reason in the test's name,
 // so a runner's report says why they did not run. Everything else runs everywhere.
 
-export type Requirement = "bash" | "sshd" | "proc" | "signals" | "posix-fs" | "pty";
+export type Requirement = "bash" | "sshd" | "proc" | "signals" | "posix-fs" | "pty" | "strace";
 
 function exists(path: string): boolean {
   try {
@@ -42,6 +42,8 @@ export function missingReason(
     case "pty":
       return `needs util-linux script(1) for a pseudo-terminal and /dev/full (this is ${os}; ` +
         "BSD script takes other arguments)";
+    case "strace":
+      return `holds the server's system calls with strace, which only Linux has (this is ${os})`;
     case "posix-fs":
       return os === "windows"
         ? "uses POSIX file modes, symlinks or /-rooted paths (Windows path rules are tested in " +

@@ -28,6 +28,8 @@ import { OutboundQueue } from "./outbound_queue.ts";
 import type { EarlyOpening } from "./early_start.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
+import { writeModeLine } from "../backends/local/checked_swap.ts";
+import { exchangeSupport } from "../backends/local/rename_exchange.ts";
 import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES } from "../ops/jobs/job_output.ts";
 import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.ts";
@@ -321,6 +323,7 @@ export async function runMcpCommand(
     if (info?.type !== "dir") {
       throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
     }
+    logLine(`anchorfs mcp: ${writeModeLine(exchangeSupport())}.`);
     if (confinement && shell) {
       logLine(
         "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +

@@ -46,6 +46,34 @@ export interface WriteOptions {
   expect?: { bytes: Uint8Array } | null;
 }
 
+/**
+ * The `cause` of a FILE_CHANGED thrown at a write's very last step: another program wrote the file
+ * in the instant the new content replaced it, and the write was taken back (the file is as that
+ * program left it). `kept`: a file that had to be kept beside the target (named as shown).
+ */
+export interface ChangedAtReplace {
+  atReplace: true;
+  kept?: string;
+}
+
+/** What a FILE_CHANGED at the last step says after the file's name (backend and edit alike). */
+export function changedAtReplaceText(atReplace: ChangedAtReplace): string {
+  const kept = atReplace.kept === undefined
+    ? ""
+    : ` It was written more than once in that instant: another version is kept in ${
+      JSON.stringify(atReplace.kept)
+    } (compare it with the file, then delete it).`;
+  return "changed on disk at the moment this edit replaced it (another program wrote it then); " +
+    "the edit was taken back, so the file is as that program left it and nothing was " +
+    `written.${kept}`;
+}
+
+/** The ChangedAtReplace cause of `error`, if it has one. */
+export function changedAtReplace(error: unknown): ChangedAtReplace | undefined {
+  const cause = (error as { cause?: unknown })?.cause as ChangedAtReplace | undefined;
+  return cause?.atReplace === true ? cause : undefined;
+}
+
 /** One entry of a whole-tree listing; `path` is relative to the listed root, "/"-separated. */
 export interface TreeEntry {
   /** Relative to the listed root, "/"-separated. */

@@ -20,7 +20,7 @@ import { CaseProber } from "../case_probe.ts";
 import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
-import { writeTempName } from "../../core/path/write_temp_name.ts";
+import { keptCopyName, writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { removeDeadTemps } from "./dead_temps.ts";
@@ -31,6 +31,7 @@ import { fastListDir } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
+import { type FileIdentity, swapChecked, type SwapNames, SwappedOut } from "./checked_swap.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -71,12 +72,12 @@ const writesInFlight = new Set<string>();
 /**
  * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
  * one descriptor; a stat just before returning must still show that inode, size and mtime, so a
- * change while the (possibly long) read ran is caught too.
+ * change while the (possibly long) read ran is caught too. Returns the file checked.
  */
 async function checkUnchanged(
   path: string,
   expect: NonNullable<WriteOptions["expect"]>,
-): Promise<void> {
+): Promise<FileIdentity> {
   let file: fsp.FileHandle;
   try {
     file = await fsp.open(path, READ_FLAGS);
@@ -101,6 +102,7 @@ async function checkUnchanged(
     !now || now.ino !== read.ino || now.dev !== read.dev || now.size !== read.size ||
     now.mtime?.getTime() !== read.mtimeMs
   ) throw fileChanged(path);
+  return { dev: read.dev, ino: read.ino };
 }
 
 /**
@@ -156,7 +158,7 @@ async function checkUnchangedRaw(
   names: RawNames,
   path: string,
   expect: NonNullable<WriteOptions["expect"]>,
-): Promise<void> {
+): Promise<FileIdentity> {
   let checked: Deno.FileInfo;
   try {
     checked = await names.withAlias(path, async (alias) => {
@@ -172,6 +174,80 @@ async function checkUnchangedRaw(
     !now || now.ino !== checked.ino || now.dev !== checked.dev || now.size !== checked.size ||
     now.mtime?.getTime() !== checked.mtime?.getTime()
   ) throw fileChanged(path);
+  return { dev: checked.dev, ino: checked.ino ?? 0 };
+}
+
+/**
+ * Writes the temp file of a write to `path`: `data`, the mode given or the target's, its owner
+ * kept (keepOwner), fsynced before anything makes it the file.
+ */
+async function writeTemp(
+  temp: string,
+  data: Uint8Array,
+  options: WriteOptions,
+  path: string,
+): Promise<void> {
+  let mode = options.mode;
+  if (mode === undefined) {
+    const current = await hosted(path, Deno.stat).catch(() => null);
+    if (current?.mode != null) mode = current.mode & 0o7777;
+  }
+  const owner = options.expect === null ? null : await ownerOf(path);
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
+  try {
+    for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+    await keepOwner(temp, owner);
+    if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
+    await file.sync(); // the data is on disk before the rename makes it the file
+  } finally {
+    file.close();
+  }
+}
+
+/** The names checked_swap.ts works with for a write of `path` (a UTF-8 name) through `temp`. */
+function swapNames(temp: string, path: string, dir: string, base: string): SwapNames {
+  return {
+    temp,
+    path,
+    tempOpen: temp,
+    shown: path,
+    statPath: () => {
+      const info = fs.lstatSync(path, { throwIfNoEntry: false });
+      return info ? { dev: info.dev, ino: info.ino } : null;
+    },
+    keptName: () => {
+      const kept = `${dir === "/" ? "" : dir}/${keptCopyName(base, Deno.pid, ++tempCounter)}`;
+      return { open: kept, shown: kept };
+    },
+  };
+}
+
+/**
+ * swapNames for a name that is not UTF-8: the exchange takes the names by bytes, Deno opens the
+ * temp (a UTF-8 name) through the folder's fd alias and stats the target through its own.
+ */
+function rawSwapNames(
+  names: RawNames,
+  at: { temp: string; tempOpen: string; path: string; alias: string; dir: string; base: string },
+): SwapNames {
+  return {
+    temp: at.temp,
+    path: at.path,
+    tempOpen: at.tempOpen,
+    shown: at.path,
+    statPath: () => {
+      try {
+        const info = names.withAliasSync(at.path, Deno.statSync);
+        return { dev: info.dev, ino: info.ino ?? 0 };
+      } catch {
+        return null;
+      }
+    },
+    keptName: () => {
+      const name = keptCopyName(at.base, Deno.pid, ++tempCounter);
+      return { open: `${at.alias}/${name}`, shown: `${at.dir === "/" ? "" : at.dir}/${name}` };
+    },
+  };
 }
 
 /** The raw-name helper for a path holding bytes that are not UTF-8 (see raw_names.ts). */
@@ -330,9 +406,9 @@ export class LocalBackend implements FileBackend {
   }
 
   /**
-   * The write: temp file written and fsynced, checked against `expect`, renamed over the target,
-   * folder fsynced. Another program writing the target between the final check and the rename
-   * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
+   * The write: temp file written and fsynced, checked against `expect`, swapped in for the target
+   * and what came out checked again (checked_swap.ts; where names cannot be exchanged, a rename
+   * right after the check), folder fsynced (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     if (options.expect !== null && await hasOtherLinks(path)) {
@@ -340,35 +416,34 @@ export class LocalBackend implements FileBackend {
     }
     const dir = this.paths.parent(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
-    const temp = this.paths.join(
-      dir,
-      writeTempName(this.paths.baseName(path), Deno.pid, ++tempCounter),
-    );
-    let mode = options.mode;
+    const base = this.paths.baseName(path);
+    const temp = this.paths.join(dir, writeTempName(base, Deno.pid, ++tempCounter));
+    // Once the names are exchanged, the temp's name holds the old file: never remove it blindly.
+    let tempIsOurs = true;
     writesInFlight.add(temp);
     try {
-      if (mode === undefined) {
-        const current = await this.stat(path);
-        if (current?.mode != null) mode = current.mode;
-      }
-      const owner = options.expect === null ? null : await ownerOf(path);
-      const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
-      try {
-        for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-        await keepOwner(temp, owner);
-        if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
-        await file.sync(); // the data is on disk before the rename makes it the file
-      } finally {
-        file.close();
-      }
+      await writeTemp(temp, data, options, path);
+      let swapped: SwappedOut | null = null;
       if (options.expect === null) await placeNew(temp, path);
+      else if (options.expect === undefined) await Deno.rename(temp, path);
       else {
-        if (options.expect !== undefined) await checkUnchanged(path, options.expect);
-        await Deno.rename(temp, path);
+        const checked = await checkUnchanged(path, options.expect);
+        tempIsOurs = false;
+        swapped = swapChecked(
+          swapNames(temp, path, dir, base),
+          data,
+          options.expect.bytes,
+          checked,
+        );
+        if (swapped === null) {
+          tempIsOurs = true;
+          await Deno.rename(temp, path); // no exchange here: renamed right after the check
+        }
       }
       await syncDir(dir); // the rename itself survives a power cut
+      swapped?.settle();
     } catch (e) {
-      await Deno.remove(temp).catch(() => {});
+      if (tempIsOurs) await Deno.remove(temp).catch(() => {});
       if (e instanceof Deno.errors.NotFound && await hosted(path, Deno.stat).catch(() => null)) {
         throw noTempBeside(path);
       }
@@ -523,40 +598,40 @@ export class LocalBackend implements FileBackend {
   private async writeRawName(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
     const names = raw(path);
     const dir = this.paths.parent(path);
-    const tempName = writeTempName(
-      this.paths.baseName(path).toWellFormed(),
-      Deno.pid,
-      ++tempCounter,
-    );
+    const base = this.paths.baseName(path).toWellFormed();
+    const tempName = writeTempName(base, Deno.pid, ++tempCounter);
     const tempByName = this.paths.resolve(dir, tempName);
     try {
-      let mode = options.mode;
-      if (mode === undefined) {
-        const current = await this.stat(path);
-        if (current?.mode != null) mode = current.mode;
-      }
-      const owner = options.expect === null ? null : await ownerOf(path);
       await names.withAlias(dir, async (alias) => {
         const temp = `${alias}/${tempName}`;
+        let tempIsOurs = true; // as in writeFileAtomic
         writesInFlight.add(temp);
         try {
-          const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
-          try {
-            for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-            await keepOwner(temp, owner);
-            if (mode !== undefined) await Deno.chmod(temp, mode);
-            await file.sync();
-          } finally {
-            file.close();
-          }
+          await writeTemp(temp, data, options, path);
+          let swapped: SwappedOut | null = null;
           if (options.expect === null) await this.placeNewRaw(names, tempByName, path);
+          else if (options.expect === undefined) names.rename(tempByName, path);
           else {
-            if (options.expect !== undefined) await checkUnchangedRaw(names, path, options.expect);
-            names.rename(tempByName, path);
+            const checked = await checkUnchangedRaw(names, path, options.expect);
+            tempIsOurs = false;
+            const swap = rawSwapNames(names, {
+              temp: tempByName,
+              tempOpen: temp,
+              path,
+              alias,
+              dir,
+              base,
+            });
+            swapped = swapChecked(swap, data, options.expect.bytes, checked);
+            if (swapped === null) {
+              tempIsOurs = true;
+              names.rename(tempByName, path);
+            }
           }
           await syncDir(alias);
+          swapped?.settle();
         } catch (e) {
-          await Deno.remove(temp).catch(() => {});
+          if (tempIsOurs) await Deno.remove(temp).catch(() => {});
           throw e;
         } finally {
           writesInFlight.delete(temp);

@@ -23,6 +23,7 @@ import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import { resolveReal } from "../confinement.ts";
+import { type ChangedAtReplace, changedAtReplace, changedAtReplaceText } from "../file_backend.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -278,17 +279,22 @@ async function writeChecked(
     });
   } catch (e) {
     if (e instanceof AnchorError && e.code === "FILE_CHANGED") {
-      throw await changedOnDisk(services.locations, location, name, nearLine);
+      throw await changedOnDisk(services.locations, location, name, nearLine, changedAtReplace(e));
     }
     throw e;
   }
 }
 
+/**
+ * FILE_CHANGED for an edit, with the current lines around `nearLine` and their fresh ids.
+ * `atReplace`: the change was found at the write's last step (see ChangedAtReplace).
+ */
 export async function changedOnDisk(
   locations: Locations,
   location: Location,
   name: string,
   nearLine: number,
+  atReplace?: ChangedAtReplace,
 ): Promise<AnchorError> {
   let detail = "The file is gone now.";
   let from = Math.max(1, nearLine - 3);
@@ -306,11 +312,12 @@ export async function changedOnDisk(
   }
   return new AnchorError({
     code: "FILE_CHANGED",
-    message:
-      `${
+    message: atReplace
+      ? `${JSON.stringify(name)} ${changedAtReplaceText(atReplace)}`
+      : `${
         JSON.stringify(name)
-      } changed on disk after it was read for this edit (another program wrote it); nothing was ` +
-      "written.",
+      } changed on disk after it was read for this edit (another program wrote it); nothing ` +
+        "was written.",
     detail,
     hint: guide`Retry the edit with the fresh ids above, or ${
       step("view", { path: quotePath(name), start: from, end: Math.max(from, to) })
