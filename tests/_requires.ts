@@ -1,9 +1,9 @@
 // Tests that need what only some runners have (bash, sshd, /proc, POSIX signals and process
-// groups, POSIX file modes): on Linux they run and fail loudly when a tool is missing (CI installs
+// groups, POSIX file modes, Linux system calls through FFI): on Linux they run and fail loudly when a tool is missing (CI installs
 // them); on macOS and Windows they are registered as ignored, with the reason in the test's name,
 // so a runner's report says why they did not run. Everything else runs everywhere.
 
-export type Requirement = "bash" | "sshd" | "proc" | "signals" | "posix-fs";
+export type Requirement = "bash" | "sshd" | "proc" | "signals" | "posix-fs" | "linux-ffi";
 
 function exists(path: string): boolean {
   try {
@@ -39,6 +39,9 @@ export function missingReason(
         ? "sends POSIX signals to processes and process groups, which Windows has not (its " +
           "taskkill plan is tested in tests/core/platform)"
         : undefined;
+    case "linux-ffi":
+      return `calls Linux's libc through FFI (openat2, renameat2: the confinement beneath the ` +
+        `allowed directories is Linux-only; this is ${os}, where the path check confines)`;
     case "posix-fs":
       return os === "windows"
         ? "uses POSIX file modes, symlinks or /-rooted paths (Windows path rules are tested in " +

@@ -16,6 +16,7 @@ const USES: { requirement: Requirement; pattern: RegExp }[] = [
   { requirement: "sshd", pattern: /createSshWorld\(|startSshd\(/ },
   { requirement: "bash", pattern: /startJobsServer\(|call\("shell"|\.start\(`|spawnShell\(/ },
   { requirement: "posix-fs", pattern: /mkfifo|Deno\.chmod\(|Deno\.symlink\(/ },
+  { requirement: "linux-ffi", pattern: /runSwapRace\(|\.confine\(/ },
 ];
 
 /** Files that match a pattern without needing it, and why. */
@@ -62,13 +63,13 @@ Deno.test("the scan sees a use it is shown (so the rule above can fail)", () => 
   assertEquals([...declared('const test = testNeeding("bash", "proc");')], ["bash", "proc"]);
 });
 
-Deno.test("missingReason: Linux runs everything; macOS lacks /proc; Windows lacks bash, signals, POSIX files", () => {
-  const all: Requirement[] = ["bash", "sshd", "proc", "signals", "posix-fs"];
+Deno.test("missingReason: Linux runs everything; macOS lacks /proc and Linux FFI; Windows lacks bash, signals, POSIX files", () => {
+  const all: Requirement[] = ["bash", "sshd", "proc", "signals", "posix-fs", "linux-ffi"];
   const skipped = (os: typeof Deno.build.os, sshd: boolean) =>
     all.filter((r) => missingReason(r, os, () => sshd) !== undefined);
   assertEquals(skipped("linux", false), []);
-  assertEquals(skipped("darwin", true), ["proc"]);
-  assertEquals(skipped("darwin", false), ["sshd", "proc"]);
+  assertEquals(skipped("darwin", true), ["proc", "linux-ffi"]);
+  assertEquals(skipped("darwin", false), ["sshd", "proc", "linux-ffi"]);
   assertEquals(skipped("windows", true), all);
   assertStringIncludes(missingReason("proc", "darwin")!, "needs Linux /proc (this is darwin");
   assertStringIncludes(missingReason("bash", "windows")!, "Windows runs cmd.exe");

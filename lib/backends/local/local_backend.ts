@@ -23,7 +23,7 @@ import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts"
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { removeDeadTemps } from "./dead_temps.ts";
+import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts";
 import { BoundedRead } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
@@ -31,6 +31,9 @@ import { fastListDir } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
+import { Beneath, type BeneathMethod } from "./beneath.ts";
+import { type BeneathConfig, beneathConfig } from "./beneath_fs.ts";
+import { ConfinedLocal } from "./confined_local.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -63,10 +66,6 @@ function toInfo(s: Deno.FileInfo): FileInfo {
 function refuseSpecial(path: string, s: Deno.FileInfo): void {
   if (!s.isFile && !s.isDirectory) assertRegularFile(path, toInfo(s), "anchorfs");
 }
-
-let tempCounter = 0;
-/** Temp files of writes in progress in this process (shared by every LocalBackend). */
-const writesInFlight = new Set<string>();
 
 /**
  * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
@@ -258,6 +257,9 @@ export class LocalBackend implements FileBackend {
   readonly paths: PathRules;
   private readonly locks: LocalWriteLocks;
   private readonly prober: CaseProber;
+  /** The held allowed directories once confined (null: the kernel cannot confine here). */
+  private beneath: Beneath | null | undefined;
+  private confined: ConfinedLocal | undefined;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
@@ -342,7 +344,7 @@ export class LocalBackend implements FileBackend {
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
     const temp = this.paths.join(
       dir,
-      writeTempName(this.paths.baseName(path), Deno.pid, ++tempCounter),
+      writeTempName(this.paths.baseName(path), Deno.pid, nextTempNumber()),
     );
     let mode = options.mode;
     writesInFlight.add(temp);
@@ -526,7 +528,7 @@ export class LocalBackend implements FileBackend {
     const tempName = writeTempName(
       this.paths.baseName(path).toWellFormed(),
       Deno.pid,
-      ++tempCounter,
+      nextTempNumber(),
     );
     const tempByName = this.paths.resolve(dir, tempName);
     try {
@@ -610,8 +612,48 @@ export class LocalBackend implements FileBackend {
     );
   }
 
+  /**
+   * Holds `dirs` open and returns the confined view whose operations open every path beneath
+   * them (confined_local.ts); undefined without FFI or off Linux. Called again with the new
+   * directories when they change; the same view follows.
+   * @ignore
+   */
+  confine(
+    dirs: readonly { path: string; named?: string }[],
+    refuse: (path: string, real: string) => Error,
+  ): { backend: FileBackend; method: "openat2" | "openat" } | undefined {
+    if (this.beneath === undefined) this.beneath = Beneath.open(this.paths, forcedMethod());
+    if (this.beneath === null) return undefined;
+    this.beneath.set(dirs);
+    if (this.confined) this.confined.setRefusal(refuse);
+    else this.confined = new ConfinedLocal(this, this.beneath, refuse);
+    return { backend: this.confined, method: this.beneath.method };
+  }
+
+  /**
+   * What the search workers need to open files beneath the same directories; null: unconfined.
+   * @ignore
+   */
+  beneathConfig(): BeneathConfig | null {
+    const b = this.beneath;
+    return b && this.confined ? beneathConfig(b.method, b.generation, b.held()) : null;
+  }
+
   close(): Promise<void> {
+    this.beneath?.close();
     return Promise.resolve();
+  }
+}
+
+/**
+ * ANCHORFS_BENEATH=openat makes a confined server walk with openat even where openat2 exists:
+ * how tests and benchmarks reach the path older kernels take.
+ */
+function forcedMethod(): BeneathMethod | undefined {
+  try {
+    return Deno.env.get("ANCHORFS_BENEATH") === "openat" ? "openat" : undefined;
+  } catch {
+    return undefined; // no env permission: the default
   }
 }
 
