@@ -229,3 +229,70 @@ export async function runSwapRace(
   const copiedInside = [...inside].filter(([, v]) => v.includes(SECRET)).map(([k]) => k);
   return { kinds, writtenOutside, copiedInside, swaps, samples };
 }
+
+/** One row of the reliability bench's `swap` section: a race on a server opening by `method`. */
+export interface SwapRow {
+  /** How the server opened paths; "base" for another checkout (`main`), whatever it does. */
+  method: "openat2" | "openat" | "base";
+  result: RaceResult;
+  seconds: number;
+}
+
+/**
+ * The `swap` section of scripts/reliability_bench.ts: the race against a server started with
+ * --allow and --no-shell, once per way of opening beneath the allowed directory.
+ */
+export async function runSwapSection(
+  counts: RaceCounts,
+  log: (line: string) => void,
+  /** Another checkout's main.ts to race instead (a base to compare with). */
+  main?: string,
+): Promise<SwapRow[]> {
+  const { startServer } = await import("../tests/_harness.ts");
+  const rows: SwapRow[] = [];
+  const methods = main === undefined ? ["openat2", "openat"] as const : ["base"] as const;
+  for (const method of methods) {
+    log(`  swap race, ${method}…`);
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-reliab-swap-" }));
+    try {
+      const world = await buildSwapWorld(dir, 20);
+      await using server = await startServer({
+        client: "v1",
+        args: ["--path", world.proj, "--allow", world.proj, "--no-shell"],
+        env: method === "openat" ? { ANCHORFS_BENEATH: "openat" } : {},
+        ...(main !== undefined && { main }),
+      });
+      const started = performance.now();
+      const result = await runSwapRace(server, world, counts);
+      rows.push({ method, result, seconds: (performance.now() - started) / 1000 });
+    } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  }
+  return rows;
+}
+
+/** The swap section's table: per method and kind, calls, refusals and leaks. */
+export function swapTable(rows: readonly SwapRow[]): string {
+  const kinds = ["views", "creates", "replaces", "searches", "listings"] as const;
+  const head = ["method", ...kinds.map((k) => `${k} leaked / calls (refused)`)];
+  const lines = rows.map(({ method, result }) => [
+    method,
+    ...kinds.map((k) => {
+      const t = result.kinds[k];
+      return `${t.leaked} / ${t.calls} (${t.refused})`;
+    }),
+  ]);
+  const extra = ["method", "files written outside", "inside files with outside text", "swaps", "s"];
+  const more = rows.map(({ method, result, seconds }) => [
+    method,
+    result.writtenOutside.length,
+    result.copiedInside.length,
+    result.swaps,
+    seconds.toFixed(0),
+  ]);
+  const md = (h: string[], r: (string | number)[][]) =>
+    [`| ${h.join(" | ")} |`, `|${h.map((_, i) => (i ? "---:" : "---")).join("|")}|`]
+      .concat(r.map((x) => `| ${x.join(" | ")} |`)).join("\n");
+  return `${md(head, lines)}\n\n${md(extra, more)}`;
+}

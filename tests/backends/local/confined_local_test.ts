@@ -2,14 +2,16 @@
 // ways of opening beneath the allowed directories (openat2, and the openat walk of kernels
 // without it), symlinks that stay inside (relative, absolute, into another allowed directory)
 // followed as before, everything that leads outside refused with the confinement's wording,
-// roots that change, and the refusal an operation gives when a directory was swapped for a
-// symlink after the check.
+// roots that change (descriptors of old ones kept a while), hard-linked files written in place,
+// the enclosing repository's ignore rules above the allowed folder, and the refusal an operation
+// gives when a directory was swapped for a symlink after the check.
 
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { Confinement } from "../../../lib/ops/confinement.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import type { FileBackend } from "../../../lib/ops/file_backend.ts";
+import { newWalkStats, walkFiles } from "../../../lib/ops/walk.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
@@ -202,5 +204,66 @@ test("an operation on a path checked inside, whose folder became a symlink to ou
   assertEquals([...Deno.readDirSync(`${t}/out`)].map((e) => e.name), ["secret.txt"]);
   // The shell's paths stay unconfined: locate gives the disk itself.
   assertEquals((await locations.locate(`${t}/out`, location)).backend, local);
+  await local.close();
+});
+
+test("a root no longer allowed keeps its descriptor open for the next 64 changes, then closes it", async () => {
+  await using dir = await tempDir();
+  const t = await Deno.realPath(dir.path);
+  for (let i = 0; i <= 65; i++) await Deno.mkdir(`${t}/d${i}`);
+  const local = new LocalBackend();
+  local.confine([{ path: `${t}/d0` }], () => new Error("outside"));
+  const fd = local.beneathConfig()!.roots[0]!.fd;
+  const target = () => {
+    try {
+      return Deno.readLinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return null;
+    }
+  };
+  for (let i = 1; i <= 64; i++) {
+    local.confine([{ path: `${t}/d${i}` }], () => new Error("outside"));
+    assertEquals(target(), `${t}/d0`, `closed after ${i} changes`);
+  }
+  local.confine([{ path: `${t}/d65` }], () => new Error("outside"));
+  assert(target() !== `${t}/d0`, "still open after 65 changes");
+  await local.close();
+});
+
+test("a file with other hard links is written in place through the confined view: every name sees the edit", async () => {
+  await using dir = await tempDir();
+  const t = await Deno.realPath(dir.path);
+  await Deno.writeTextFile(`${t}/a.txt`, "one\n");
+  await Deno.link(`${t}/a.txt`, `${t}/b.txt`);
+  const { local, view } = confined([{ path: t }], "openat2");
+  await view.writeFileAtomic(`${t}/a.txt`, enc.encode("two\n"), {
+    expect: { bytes: enc.encode("one\n") },
+  });
+  assertEquals(await Deno.readTextFile(`${t}/b.txt`), "two\n");
+  const stale = await assertRejects(() =>
+    view.writeFileAtomic(`${t}/a.txt`, enc.encode("three\n"), {
+      expect: { bytes: enc.encode("one\n") },
+    })
+  );
+  assertEquals((stale as AnchorError).code, "FILE_CHANGED");
+  assertEquals([...Deno.readDirSync(t)].map((e) => e.name).sort(), ["a.txt", "b.txt"]);
+  await local.close();
+});
+
+test("a walk through the confined view still applies the enclosing repository's .gitignore above the allowed folder", async () => {
+  await using dir = await tempDir();
+  const t = await Deno.realPath(dir.path);
+  await writeTree(t, {
+    ".git/config": "[core]\n",
+    ".gitignore": "*.log\n",
+    "pkg/keep.ts": "k\n",
+    "pkg/drop.log": "d\n",
+  });
+  const { local, view } = confined([{ path: `${t}/pkg` }], "openat2");
+  const names: string[] = [];
+  for await (const item of walkFiles(view, `${t}/pkg`, { includeHidden: false }, newWalkStats())) {
+    names.push(item.rel);
+  }
+  assertEquals(names, ["keep.ts"]);
   await local.close();
 });
