@@ -104,7 +104,10 @@ export interface RaceCounts {
   listings: number;
 }
 
-/** Per kind: calls made, answers carrying outside content, answers that were refusals. */
+/**
+ * Per kind: calls made, leaks (answers carrying outside content; for creates, files that landed
+ * outside), answers that were refusals.
+ */
 export interface RaceTally {
   calls: number;
   leaked: number;
@@ -225,6 +228,8 @@ export async function runSwapRace(
   }
   const after = await snapshot(world.outside);
   const writtenOutside = [...after].filter(([k, v]) => before.get(k) !== v).map(([k]) => k);
+  // A create leaks by where its file landed (its answer carries no content).
+  kinds.creates.leaked += writtenOutside.filter((n) => /^new\d+\.txt$/.test(n)).length;
   const inside = await snapshot(`${world.proj}/sub`);
   const copiedInside = [...inside].filter(([, v]) => v.includes(SECRET)).map(([k]) => k);
   return { kinds, writtenOutside, copiedInside, swaps, samples };
@@ -283,14 +288,27 @@ export function swapTable(rows: readonly SwapRow[]): string {
       return `${t.leaked} / ${t.calls} (${t.refused})`;
     }),
   ]);
-  const extra = ["method", "files written outside", "inside files with outside text", "swaps", "s"];
-  const more = rows.map(({ method, result, seconds }) => [
-    method,
-    result.writtenOutside.length,
-    result.copiedInside.length,
-    result.swaps,
-    seconds.toFixed(0),
-  ]);
+  const extra = [
+    "method",
+    "files created outside",
+    "outside files edited",
+    "temp files left outside",
+    "inside files with outside text",
+    "swaps",
+    "s",
+  ];
+  const more = rows.map(({ method, result, seconds }) => {
+    const out = result.writtenOutside;
+    return [
+      method,
+      out.filter((n) => /^new\d+\.txt$/.test(n)).length,
+      out.filter((n) => /^r\d+\.txt$/.test(n) || n === "a.txt").length,
+      out.filter((n) => n.endsWith(".tmp")).length,
+      result.copiedInside.length,
+      result.swaps,
+      seconds.toFixed(0),
+    ];
+  });
   const md = (h: string[], r: (string | number)[][]) =>
     [`| ${h.join(" | ")} |`, `|${h.map((_, i) => (i ? "---:" : "---")).join("|")}|`]
       .concat(r.map((x) => `| ${x.join(" | ")} |`)).join("\n");

@@ -19,7 +19,8 @@ import { AnchorError } from "../../core/errors.ts";
 import { decodeNameBytes, hasRawBytes } from "../../core/path/path_quote.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
-import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
+import { readBulkOne } from "./bounded_read.ts";
 import { fileChanged, mapFsError, matchesExpected, noTempBeside } from "../fs_errors.ts";
 import {
   type Beneath,
@@ -324,21 +325,11 @@ export class ConfinedLocal implements FileBackend {
     path: string,
     options: ReadFilesOptions,
   ): { path: string; data?: Uint8Array; size?: number; error?: Error } {
-    const head = options.headBytes;
-    const limit = options.skipLargerThan;
     try {
       const fd = this.openContent(path);
       try {
         const size = statFd(this.c, fd).size;
-        if (limit !== undefined && size > limit) throw fileTooLargeToRead(path, size, limit);
-        const data = readToEndSync(this.c, fd, size, head ?? limit ?? Infinity);
-        if (head !== undefined) {
-          return { path, data: data.subarray(0, head), size: Math.max(size, data.length) };
-        }
-        if (limit !== undefined && data.length > limit) {
-          throw fileTooLargeToRead(path, data.length, limit, size);
-        }
-        return { path, data, size: data.length };
+        return readBulkOne(path, size, options, (max) => readToEndSync(this.c, fd, size, max));
       } finally {
         this.c.close(fd);
       }

@@ -19,12 +19,12 @@ import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { CaseProber } from "../case_probe.ts";
 import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
-import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts";
-import { BoundedRead } from "./bounded_read.ts";
+import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDir } from "./fast_dir.ts";
@@ -665,21 +665,11 @@ function readOneSync(
   path: string,
   options: ReadFilesOptions,
 ): { path: string; data?: Uint8Array; size?: number; error?: Error } {
-  const head = options.headBytes;
-  const limit = options.skipLargerThan;
   try {
     const read = (p: string) => {
       const s = Deno.statSync(p);
       refuseSpecial(path, s); // a FIFO would block the thread, a device never end
-      if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
-      const data = readSyncUpTo(p, s.size, head ?? limit ?? Infinity);
-      if (head !== undefined) {
-        return { path, data: data.subarray(0, head), size: Math.max(s.size, data.length) };
-      }
-      if (limit !== undefined && data.length > limit) {
-        throw fileTooLargeToRead(path, data.length, limit, s.size);
-      }
-      return { path, data, size: data.length };
+      return readBulkOne(path, s.size, options, (max) => readSyncUpTo(p, s.size, max));
     };
     return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
   } catch (e) {
