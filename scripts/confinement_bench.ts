@@ -40,14 +40,23 @@ for (let i = 0; i < 2000; i++) {
   await Deno.writeTextFile(`${sub}/n${i}.ts`, `// file ${i}\nexport const n = ${i};\n`.repeat(20));
 }
 
-async function time(fn: () => Promise<unknown> | unknown, n = runs): Promise<number> {
-  const out: number[] = [];
+/**
+ * The median of each of `fns`, run in turn (one of each per round): on a shared, noisy machine a
+ * change of load then weighs on every column alike.
+ */
+async function interleaved(
+  fns: readonly (() => Promise<unknown> | unknown)[],
+  n = runs,
+): Promise<number[]> {
+  const out: number[][] = fns.map(() => []);
   for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
+    for (const [k, fn] of fns.entries()) {
+      const t = performance.now();
+      await fn();
+      out[k]!.push(performance.now() - t);
+    }
   }
-  return median(out);
+  return out.map(median);
 }
 
 async function resolveTable(): Promise<void> {
@@ -64,9 +73,11 @@ async function resolveTable(): Promise<void> {
       ["new file 2 levels below src", "src/new/dir/n.ts"],
     ] as const
   ) {
-    const a = await time(() => plain.resolve(raw, start).catch(() => {}));
-    const b = await time(() => confined.resolve(raw, start).catch(() => {}));
-    print(`| ${label} | ${(a * 1000).toFixed(0)} µs | ${(b * 1000).toFixed(0)} µs |`);
+    const [a, b] = await interleaved([
+      () => plain.resolve(raw, start).catch(() => {}),
+      () => confined.resolve(raw, start).catch(() => {}),
+    ]);
+    print(`| ${label} | ${(a! * 1000).toFixed(0)} µs | ${(b! * 1000).toFixed(0)} µs |`);
   }
 }
 
@@ -109,12 +120,9 @@ async function backendTable(): Promise<void> {
   print(`| operation | plain LocalBackend | confined, openat2 | confined, openat walk |`);
   print(`| --- | ---: | ---: | ---: |`);
   for (const [label, op, n] of ops) {
-    const cells: string[] = [];
-    for (const [, b] of backends) {
-      for (let i = 0; i < 20; i++) await op(b); // warm
-      const ms = await time(() => op(b), n ?? runs);
-      cells.push(ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(0)} µs`);
-    }
+    for (const [, b] of backends) for (let i = 0; i < 20; i++) await op(b); // warm
+    const ms = await interleaved(backends.map(([, b]) => () => op(b)), n ?? runs);
+    const cells = ms.map((x) => x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(0)} µs`);
     print(`| ${label} | ${cells.join(" | ")} |`);
   }
 }
@@ -138,17 +146,21 @@ async function serverTable(): Promise<void> {
     ["--allow (openat walk)", ["--allow", proj], { ANCHORFS_BENEATH: "openat" }],
   ];
   const n = Math.max(20, Math.min(100, Math.floor(runs / 20)));
-  const results: string[][] = calls.map(([label]) => [label]);
+  const servers = [];
   for (const [, extra, env] of setups) {
-    await using server = await startServer({
-      client: "v1",
-      args: ["--path", proj, "--no-shell", ...extra],
-      env,
-    });
-    for (const [i, [, tool, args]] of calls.entries()) {
-      for (let w = 0; w < 5; w++) await server.call(tool, args);
-      results[i]!.push(`${(await time(() => server.call(tool, args), n)).toFixed(2)} ms`);
+    servers.push(
+      await startServer({ client: "v1", args: ["--path", proj, "--no-shell", ...extra], env }),
+    );
+  }
+  const results: string[][] = [];
+  try {
+    for (const [label, tool, args] of calls) {
+      for (const server of servers) for (let w = 0; w < 5; w++) await server.call(tool, args);
+      const ms = await interleaved(servers.map((server) => () => server.call(tool, args)), n);
+      results.push([label, ...ms.map((x) => `${x.toFixed(2)} ms`)]);
     }
+  } finally {
+    for (const server of servers) await server.close();
   }
   print(`| call (median of ${n}) | ${setups.map(([s]) => s).join(" | ")} |`);
   print(`| --- | ${setups.map(() => "---:").join(" | ")} |`);

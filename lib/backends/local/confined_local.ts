@@ -224,6 +224,8 @@ export class ConfinedLocal implements FileBackend {
     try {
       const placed = this.place(path);
       const parts = placed.rel === "" ? [] : placed.rel.split("/");
+      // Mostly the folder is there already: one open says so.
+      if (this.isDir(placed)) return Promise.resolve();
       for (let i = 1; i <= parts.length; i++) this.makeDir(placed, parts, i);
       return Promise.resolve();
     } catch (e) {
@@ -476,6 +478,17 @@ export class ConfinedLocal implements FileBackend {
       this.c.close(this.beneath.openPlaced(at(i), dirFlags)); // made, or made by someone else
     } catch (e) {
       throw asMkdirError(e, i === parts.length);
+    }
+  }
+
+  /** Whether `placed` opens as a directory (beneath its root); escapes still throw. */
+  private isDir(placed: Placed): boolean {
+    try {
+      this.c.close(this.beneath.openPlaced(placed, LINUX.O_PATH | LINUX.O_DIRECTORY));
+      return true;
+    } catch (e) {
+      if (e instanceof OutsideRoots) throw e;
+      return false;
     }
   }
 

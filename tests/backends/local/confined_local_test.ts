@@ -17,7 +17,7 @@ import { tempDir, writeTree } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
 import { testNeeding } from "../../_requires.ts";
 
-const test = testNeeding("posix-fs", "linux-ffi");
+const test = testNeeding("posix-fs", "proc", "linux-ffi");
 const METHODS = ["openat2", "openat"] as const;
 type Method = typeof METHODS[number];
 
