@@ -53,7 +53,8 @@ export interface ServiceOptions {
  * ```
  */
 export function createServices(options: ServiceOptions = {}): Services {
-  const locations = new Locations(new LocalBackend());
+  const local = new LocalBackend();
+  const locations = new Locations(local);
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(options);
@@ -75,7 +76,8 @@ export function createServices(options: ServiceOptions = {}): Services {
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
       reclaim: requestCollection,
     }),
-    scanner: new ParallelScanner(),
+    // On a confined server the workers open files beneath the same held directories.
+    scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
     shell,
   };
   sshPools.set(services, sshPool);

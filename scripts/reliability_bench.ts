@@ -4,8 +4,9 @@
 // and prints one table per section. Every case has a deadline and kills what it started, so the
 // script always ends with its tables, on a broken server as on a fixed one.
 //
-//   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss]
+//   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss|swap]
 //       [--fuzz-calls N] [--kill-iterations N] [--rounds N] [--seed N] [--rss-cap-mb MB]
+//       [--swap-views N] [--swap-main OTHER/main.ts]
 //
 // Nothing runs in the repository: every section works in its own temporary directory.
 
@@ -27,6 +28,7 @@ import {
 import { protocolInputs } from "./_reliability_protocol.ts";
 import { describeCall, type FuzzCall, sampleCalls, writeFixture } from "./_reliability_fuzz.ts";
 import { mixedEnvs, OUTSIDE_KINDS, runWriters } from "../tests/faults/_writers.ts";
+import { runSwapSection, swapTable } from "./_swap_race.ts";
 
 const enc = new TextEncoder();
 const MB = 1024 * 1024;
@@ -1025,7 +1027,7 @@ export async function runRss(
 
 // -------------------------------------------------------------------------------------------
 
-const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss"] as const;
+const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss", "swap"] as const;
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -1039,6 +1041,8 @@ if (import.meta.main) {
       rounds: { type: "string" },
       "rss-cap-mb": { type: "string", default: "3000" },
       "case-timeout": { type: "string" },
+      "swap-views": { type: "string" },
+      "swap-main": { type: "string" },
     },
   });
   const quick = values.quick === true;
@@ -1227,6 +1231,31 @@ if (import.meta.main) {
           ]),
         )
       }\n`,
+    );
+  }
+  if (wanted("swap")) {
+    log("confinement swap race…");
+    // The issue's run: 6,000 views, 1,500 creates and str_replace, 300 searches and listings.
+    const views = Number(values["swap-views"] ?? (quick ? 300 : 6000));
+    const rows = await runSwapSection(
+      {
+        views,
+        creates: Math.ceil(views / 4),
+        replaces: Math.ceil(views / 4),
+        searches: Math.ceil(views / 20),
+        listings: Math.ceil(views / 20),
+      },
+      log,
+      values["swap-main"],
+    );
+    failed ||= rows.some(({ result: r }) =>
+      Object.values(r.kinds).some((t) => t.leaked > 0) || r.writtenOutside.length > 0 ||
+      r.copiedInside.length > 0
+    );
+    print(
+      `\n### 6. Confinement swap race (--allow --no-shell; PROJ/sub swapped with a symlink out by renameat2 RENAME_EXCHANGE in a loop${
+        values["swap-main"] ? `; server ${values["swap-main"]}` : ""
+      })\n\n${swapTable(rows)}\n`,
     );
   }
   print(

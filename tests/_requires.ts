@@ -1,9 +1,17 @@
 // Tests that need what only some runners have (bash, sshd, /proc, POSIX signals and process
-// groups, POSIX file modes, a pseudo-terminal, strace): on Linux they run and fail loudly when a tool is missing (CI installs
+// groups, POSIX file modes, a pseudo-terminal, strace, Linux system calls through FFI): on Linux they run and fail loudly when a tool is missing (CI installs
 // them); on macOS and Windows they are registered as ignored, with the reason in the test's name,
 // so a runner's report says why they did not run. Everything else runs everywhere.
 
-export type Requirement = "bash" | "sshd" | "proc" | "signals" | "posix-fs" | "pty" | "strace";
+export type Requirement =
+  | "bash"
+  | "sshd"
+  | "proc"
+  | "signals"
+  | "posix-fs"
+  | "pty"
+  | "strace"
+  | "linux-ffi";
 
 function exists(path: string): boolean {
   try {
@@ -44,6 +52,9 @@ export function missingReason(
         "BSD script takes other arguments)";
     case "strace":
       return `holds the server's system calls with strace, which only Linux has (this is ${os})`;
+    case "linux-ffi":
+      return `calls Linux's libc through FFI (openat2, renameat2: the confinement beneath the ` +
+        `allowed directories is Linux-only; this is ${os}, where the path check confines)`;
     case "posix-fs":
       return os === "windows"
         ? "uses POSIX file modes, symlinks or /-rooted paths (Windows path rules are tested in " +

@@ -227,6 +227,19 @@ async function sessionRoot(
   return root;
 }
 
+/** The start-up line saying how the file tools' paths are confined (docs/security.md). */
+function describeMethod(method: "openat2" | "openat" | "path"): string {
+  const how = {
+    openat2: "each path is opened beneath the allowed directories by the kernel " +
+      "(openat2 RESOLVE_BENEATH)",
+    openat: "each path is opened beneath the allowed directories one component at a time " +
+      "(openat O_NOFOLLOW from held descriptors; this kernel has no openat2)",
+    path: "path check only (no FFI or not Linux): a process that swaps a directory for a " +
+      "symlink between the check and the operation can redirect it",
+  }[method];
+  return `anchorfs mcp: confinement: ${method}: ${how}.`;
+}
+
 /** Where the file tools may go, for the server instructions. */
 function describeConfinement(confinement: Confinement): string {
   const allowed = confinement.allowed.map((a) => JSON.stringify(a.url)).join(", ");
@@ -324,6 +337,7 @@ export async function runMcpCommand(
       throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
     }
     logLine(`anchorfs mcp: ${writeModeLine(exchangeSupport())}.`);
+    if (confinement) logLine(describeMethod(confinement.method));
     if (confinement && shell) {
       logLine(
         "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +

@@ -13,6 +13,7 @@ import {
 } from "../core/path/confinement.ts";
 import { hasRawBytes } from "../core/path/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
+import type { FileBackend } from "./file_backend.ts";
 import { formatRemoteUrl, type RemoteTarget } from "../core/ssh/remote_url.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
@@ -92,6 +93,10 @@ export class Confinement implements PathGuard {
   /** The client's roots once it answered roots/list (--roots). */
   private rootDirs: AllowedDir[] | undefined;
   private rootsPending: Promise<void> | undefined;
+  /** The local disk's confined view, when the kernel confines it (FileBackend.confine). */
+  private kernel: { backend: FileBackend; method: "openat2" | "openat" } | undefined;
+  /** The directories last handed to the kernel, and where they came from (for its refusals). */
+  private published: { dirs: AllowedDir[]; source: string } = { dirs: [], source: "--allow" };
 
   private constructor(
     private readonly locations: Locations,
@@ -131,16 +136,51 @@ export class Confinement implements PathGuard {
       );
       if (!same) allowDirs.push(dir);
     }
-    return new Confinement(
+    const confinement = new Confinement(
       locations,
       options.allow.length > 0 ? allowDirs : null,
       options.roots,
     );
+    confinement.publish();
+    return confinement;
   }
 
   /** With --roots: the start directory, used (unless --allow is given) until roots arrive. */
   async setStartDir(start: Location): Promise<void> {
     this.fallback = this.allowDirs ?? [await allowedDirOf(this.locations, start)];
+    this.publish();
+  }
+
+  /**
+   * How local paths are confined: "openat2" or "openat" (opened beneath the allowed directories
+   * in the kernel: FileBackend.confine), or "path" (this check alone: no FFI, or not Linux).
+   */
+  get method(): "openat2" | "openat" | "path" {
+    return this.kernel?.method ?? "path";
+  }
+
+  /** The backend of an approved location: the local disk's confined view when there is one. */
+  backendFor(backend: FileBackend): FileBackend {
+    return this.kernel && backend === this.locations.local ? this.kernel.backend : backend;
+  }
+
+  /** Hands the directories that apply now to the local disk, to hold and open beneath. */
+  private publish(): void {
+    const now = this.effective();
+    if (now === null) return;
+    this.published = now;
+    const local = now.dirs.filter((d) => d.backendId === this.locations.local.id);
+    this.kernel = this.locations.local.confine?.(
+      local.map((d) => ({ path: d.path, ...(d.named !== undefined && { named: d.named }) })),
+      (path, real) =>
+        outsideRefusal(
+          this.locations,
+          this.locations.localAt(path),
+          real,
+          undefined,
+          this.published,
+        ),
+    ) ?? this.kernel;
   }
 
   /** The --allow directories (for the start-up warning and the session's start). */
@@ -178,6 +218,7 @@ export class Confinement implements PathGuard {
       dirs.push(await allowedDirOf(this.locations, this.locations.localAt(path)));
     }
     this.rootDirs = dirs;
+    this.publish();
     // The answer is in: calls stop waiting now (the caller may still be finishing up, e.g. moving
     // the working directory, and must not wait for itself).
     this.rootsPending = undefined;
@@ -186,10 +227,7 @@ export class Confinement implements PathGuard {
 
   /** The directories that apply now; null: not confined. Waits briefly for pending roots. */
   async current(): Promise<{ dirs: AllowedDir[]; source: string } | null> {
-    if (!this.rootsMode) {
-      return this.allowDirs ? { dirs: this.allowDirs, source: "--allow" } : null;
-    }
-    if (this.rootsPending) {
+    if (this.rootsMode && this.rootsPending) {
       const pending = this.rootsPending;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<"timeout">((resolve) => {
@@ -208,6 +246,14 @@ export class Confinement implements PathGuard {
           fault: "environment",
         });
       }
+    }
+    return this.effective();
+  }
+
+  /** The directories that apply now, without waiting for roots on their way. */
+  private effective(): { dirs: AllowedDir[]; source: string } | null {
+    if (!this.rootsMode) {
+      return this.allowDirs ? { dirs: this.allowDirs, source: "--allow" } : null;
     }
     if (this.rootDirs === undefined) {
       return { dirs: this.fallback, source: this.allowDirs ? "--allow" : "the start directory" };
@@ -280,30 +326,45 @@ export class Confinement implements PathGuard {
     if (dangling && await this.leadsInside(location, dangling, now.dirs)) {
       throw await danglingRefusal(this.locations, location, dangling);
     }
-    const realUrl = this.locations.sibling(location, real).url;
-    const via = dangling
-      ? `, which goes through the symlink ${
-        JSON.stringify(this.locations.sibling(location, dangling).url)
-      } whose target does not exist (so it cannot be checked),`
-      : real === location.path
-      ? ""
-      : `, which resolves to ${JSON.stringify(realUrl)}`;
-    const first = now.dirs[0];
-    const restart = now.source.includes("roots")
-      ? "add that directory to the client's roots (workspace folders)"
-      : `restart anchorfs with one more --allow naming a directory that holds ${
-        JSON.stringify(realUrl)
-      }`;
-    throw new AnchorError({
-      code: "OUTSIDE_ALLOWED",
-      message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
-        `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.`,
-      hint: joinGuide(
-        first ? usePathInside(first.url) : "No directory is allowed at all. ",
-        `If the user wants this path reachable, they must ${restart}.`,
-      ),
-    });
+    throw outsideRefusal(this.locations, location, real, dangling, now);
   }
+}
+
+/**
+ * OUTSIDE_ALLOWED for `location`, whose real path `real` is outside `now.dirs` (or which goes
+ * through the dangling link `dangling`): the check's refusal, and the kernel's when an operation
+ * found the path leading outside after the check (a directory swapped for a symlink).
+ */
+function outsideRefusal(
+  locations: Locations,
+  location: Location,
+  real: string,
+  dangling: string | undefined,
+  now: { dirs: AllowedDir[]; source: string },
+): AnchorError {
+  const realUrl = locations.sibling(location, real).url;
+  const via = dangling
+    ? `, which goes through the symlink ${
+      JSON.stringify(locations.sibling(location, dangling).url)
+    } whose target does not exist (so it cannot be checked),`
+    : real === location.path
+    ? ""
+    : `, which resolves to ${JSON.stringify(realUrl)}`;
+  const first = now.dirs[0];
+  const restart = now.source.includes("roots")
+    ? "add that directory to the client's roots (workspace folders)"
+    : `restart anchorfs with one more --allow naming a directory that holds ${
+      JSON.stringify(realUrl)
+    }`;
+  return new AnchorError({
+    code: "OUTSIDE_ALLOWED",
+    message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
+      `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.`,
+    hint: joinGuide(
+      first ? usePathInside(first.url) : "No directory is allowed at all. ",
+      `If the user wants this path reachable, they must ${restart}.`,
+    ),
+  });
 }
 
 function usePathInside(url: string): Guide {
@@ -359,6 +420,7 @@ async function allowedDirOf(locations: Locations, location: Location): Promise<A
     backendId: location.backend.id,
     path: real,
     url: locations.sibling(location, real).url,
+    ...(real !== location.path && { named: location.path }),
     paths: location.backend.paths,
   };
 }

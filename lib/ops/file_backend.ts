@@ -224,6 +224,32 @@ export interface FileBackend {
     paths: readonly string[],
     headBytes: number,
   ): Iterable<{ path: string; summary?: FileSummary; error?: Error }>;
+  /**
+   * Optional (local disk on Linux with FFI): confines this backend's file operations to `dirs`
+   * (real paths, each with the path it was allowed by) in the kernel, and returns the confined
+   * view, the backend of every path the confinement check approved: it opens each path beneath
+   * a held descriptor of its directory, so a directory swapped for a symlink after the check
+   * cannot lead outside; an escape is refused with `refuse(path, whereItLeads)`. Called again
+   * when the allowed directories change (the view follows). Undefined where the kernel cannot do
+   * it here: the path check alone confines. `method`: "openat2" or "openat" (a walk).
+   * @ignore
+   */
+  confine?(
+    dirs: readonly { path: string; named?: string }[],
+    refuse: (path: string, real: string) => Error,
+  ): { backend: FileBackend; method: "openat2" | "openat" } | undefined;
+  /**
+   * Set on a confined view (see `confine`): the backend it confines, for what confinement does
+   * not cover (the shell's directories, lookups that explain a refusal, ignore files above an
+   * allowed directory).
+   * @ignore
+   */
+  readonly unconfined?: FileBackend;
   /** Releases connections; a no-op for local disk. */
   close(): Promise<void>;
+}
+
+/** Whether two backends are one machine's files (a confined view counts as its backend). */
+export function sameFiles(a: FileBackend, b: FileBackend): boolean {
+  return (a.unconfined ?? a) === (b.unconfined ?? b);
 }

@@ -156,15 +156,17 @@ async function bulkSource(
 
 /**
  * The nearest directory at or above `dir` holding `.git` (a folder, or a worktree's or
- * submodule's file), or null (a few stats, no listing).
+ * submodule's file), or null (a few stats, no listing). Above `dir` through `above` (see
+ * walkBatches).
  */
 async function findGitRoot(
   backend: FileBackend,
+  above: FileBackend,
   dir: string,
 ): Promise<{ dir: string; gitIsDir: boolean } | null> {
   const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
-    const info = await backend.stat(join(d, ".git")).catch(() => null);
+    const info = await (d === dir ? backend : above).stat(join(d, ".git")).catch(() => null);
     if (info) return { dir: d, gitIsDir: info.type === "dir" };
     if (parent(d) === d) return null;
     d = parent(d);
@@ -206,20 +208,23 @@ async function rulesAbove(
   root: string,
   source: DirSource,
   repo: { dir: string; gitIsDir: boolean } | null,
+  above: DirSource,
 ) {
   if (repo === null) return IgnoreChain.EMPTY;
   const gitRoot = repo.dir;
-  const ignoreCase = await repoIgnoresCase(backend.paths, source, gitRoot, repo.gitIsDir);
+  // The repository's own files through `source` when it is the walked root, else from above.
+  const git = gitRoot === root ? source : above;
+  const ignoreCase = await repoIgnoresCase(backend.paths, git, gitRoot, repo.gitIsDir);
   let chain = IgnoreChain.EMPTY.withIgnoreCase(ignoreCase);
   const { join, parent, slashed } = backend.paths;
   const excludePath = join(gitRoot, ".git/info/exclude");
-  const exclude = await source.readText(excludePath);
+  const exclude = await git.readText(excludePath);
   if (exclude) chain = chain.with(slashed(gitRoot), exclude, excludePath);
   const dirs: string[] = [];
   for (let d = root; d !== gitRoot && parent(d) !== d; d = parent(d)) dirs.unshift(parent(d));
   for (const d of dirs) {
     const path = join(d, ".gitignore");
-    const text = await source.readText(path);
+    const text = await above.readText(path);
     if (text) chain = chain.with(slashed(d), text, path);
   }
   return chain;
@@ -270,7 +275,10 @@ export async function* walkBatches(
   control: WalkControl = { countOnly: false, counted: 0 },
 ): AsyncGenerator<WalkItem[]> {
   let source = readDirSource(backend);
-  const repo = await findGitRoot(backend, root);
+  // The enclosing repository's ignore files above an allowed directory are read by their path,
+  // outside the confinement (docs/security.md): nothing inside the directory can redirect them.
+  const outer = backend.unconfined ?? backend;
+  const repo = await findGitRoot(backend, outer, root);
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
     const { join } = backend.paths;
@@ -281,7 +289,8 @@ export async function* walkBatches(
       .catch(() => source);
   }
   const walker = new TreeWalker(source, backend.paths, options, stats, control);
-  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo));
+  const above = outer === backend ? source : readDirSource(outer);
+  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo, above));
   yield* walker.batches();
 }
 

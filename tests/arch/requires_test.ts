@@ -18,6 +18,7 @@ const USES: { requirement: Requirement; pattern: RegExp }[] = [
   { requirement: "posix-fs", pattern: /mkfifo|Deno\.chmod\(|Deno\.symlink\(/ },
   { requirement: "pty", pattern: /startInTerminal\(|\/dev\/full/ },
   { requirement: "strace", pattern: /\bslow: \{|"strace"/ },
+  { requirement: "linux-ffi", pattern: /runSwapRace\(|\.confine\(/ },
 ];
 
 /** Files that match a pattern without needing it, and why. */
@@ -64,13 +65,22 @@ Deno.test("the scan sees a use it is shown (so the rule above can fail)", () => 
   assertEquals([...declared('const test = testNeeding("bash", "proc");')], ["bash", "proc"]);
 });
 
-Deno.test("missingReason: Linux runs everything; macOS lacks /proc, util-linux script and strace; Windows lacks bash, signals, POSIX files", () => {
-  const all: Requirement[] = ["bash", "sshd", "proc", "signals", "posix-fs", "pty", "strace"];
+Deno.test("missingReason: Linux runs everything; macOS lacks /proc, util-linux script, strace and Linux FFI; Windows lacks bash, signals, POSIX files", () => {
+  const all: Requirement[] = [
+    "bash",
+    "sshd",
+    "proc",
+    "signals",
+    "posix-fs",
+    "pty",
+    "strace",
+    "linux-ffi",
+  ];
   const skipped = (os: typeof Deno.build.os, sshd: boolean) =>
     all.filter((r) => missingReason(r, os, () => sshd) !== undefined);
   assertEquals(skipped("linux", false), []);
-  assertEquals(skipped("darwin", true), ["proc", "pty", "strace"]);
-  assertEquals(skipped("darwin", false), ["sshd", "proc", "pty", "strace"]);
+  assertEquals(skipped("darwin", true), ["proc", "pty", "strace", "linux-ffi"]);
+  assertEquals(skipped("darwin", false), ["sshd", "proc", "pty", "strace", "linux-ffi"]);
   assertEquals(skipped("windows", true), all);
   assertStringIncludes(missingReason("proc", "darwin")!, "needs Linux /proc (this is darwin");
   assertStringIncludes(missingReason("bash", "windows")!, "Windows runs cmd.exe");

@@ -41,7 +41,8 @@ function load(): Libc | null {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-// Reused: each listing is read and decoded before the next one starts (no await in between).
+// Reused: each listing is read and decoded before the next one starts (no await in between; the
+// confined backend's listings share them).
 const records = new Uint8Array(64 * 1024);
 const view = new DataView(records.buffer);
 let names: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
@@ -52,38 +53,67 @@ export function fastListDir(path: string): DirEntry[] | null {
   if (!c) return null;
   const fd = c.open(encoder.encode(`${path}\0`), O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return null;
-  const types: EntryType[] = [];
-  let filled = 0;
   try {
-    while (true) {
-      const got = Number(c.getdents64(fd, records, BigInt(records.length)));
-      if (got < 0) return null;
-      if (got === 0) break;
-      for (let at = 0; at < got; at += view.getUint16(at + RECLEN, true)) {
-        const start = at + NAME;
-        const end = records.indexOf(0, start);
-        if (
-          records[start] === 46 &&
-          (end === start + 1 || (end === start + 2 && records[start + 1] === 46))
-        ) continue;
-        const type = records[at + TYPE]!;
-        if (type === DT_UNKNOWN) return null; // the file system does not say: a stat would
-        types.push(TYPES[type] ?? "other");
-        if (filled + end - start + 1 > names.length) names = grow(names, filled + end - start + 1);
-        names.set(records.subarray(start, end), filled);
-        filled += end - start;
-        names[filled++] = 0;
-      }
-    }
+    return readEntries((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))));
   } finally {
     c.close(fd);
+  }
+}
+
+/**
+ * The entries of an open directory, read with `getdents` (getdents64 on its descriptor: the byte
+ * count, 0 at the end, negative on error). Without `exact`, null when the usual listing must
+ * answer (an error, an entry type the directory does not say, a name that is not UTF-8). With
+ * it (the confined backend, which has no usual listing to fall back on), an error throws its
+ * errno, `exact.typeOf` settles an unknown type and such names keep their bytes (path_quote.ts).
+ */
+export function readEntries(
+  getdents: (buf: Uint8Array<ArrayBuffer>) => number,
+  exact?: {
+    typeOf(name: string): EntryType;
+    decode(bytes: Uint8Array): string;
+    fail(n: number): never;
+  },
+): DirEntry[] | null {
+  const types: (EntryType | undefined)[] = [];
+  let filled = 0;
+  while (true) {
+    const got = getdents(records);
+    if (got < 0) return exact ? exact.fail(got) : null;
+    if (got === 0) break;
+    for (let at = 0; at < got; at += view.getUint16(at + RECLEN, true)) {
+      const start = at + NAME;
+      const end = records.indexOf(0, start);
+      if (
+        records[start] === 46 &&
+        (end === start + 1 || (end === start + 2 && records[start + 1] === 46))
+      ) continue;
+      const type = records[at + TYPE]!;
+      if (type === DT_UNKNOWN && !exact) return null; // the file system does not say: a stat would
+      types.push(type === DT_UNKNOWN ? undefined : TYPES[type] ?? "other");
+      if (filled + end - start + 1 > names.length) names = grow(names, filled + end - start + 1);
+      names.set(records.subarray(start, end), filled);
+      filled += end - start;
+      names[filled++] = 0;
+    }
   }
   if (types.length === 0) return [];
   const text = decoder.decode(names.subarray(0, filled - 1));
   // Bytes that are not UTF-8 came out as U+FFFD: the raw-name path lists those exactly.
-  if (text.includes("\uFFFD")) return null;
-  const list = text.split("\0");
-  return list.map((name, i) => ({ name, type: types[i]! }));
+  if (text.includes("\uFFFD") && !exact) return null;
+  const list = text.includes("\uFFFD") ? splitExact(filled, exact!.decode) : text.split("\0");
+  return list.map((name, i) => ({ name, type: types[i] ?? exact!.typeOf(name) }));
+}
+
+/** The names in `names` (NUL-separated), each decoded by `decode` (keeping bytes that are not UTF-8). */
+function splitExact(filled: number, decode: (bytes: Uint8Array) => string): string[] {
+  const out: string[] = [];
+  for (let start = 0; start < filled;) {
+    const end = names.indexOf(0, start);
+    out.push(decode(names.subarray(start, end)));
+    start = end + 1;
+  }
+  return out;
 }
 
 function grow(buffer: Uint8Array, needed: number): Uint8Array<ArrayBuffer> {

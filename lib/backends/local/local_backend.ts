@@ -23,8 +23,8 @@ import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts"
 import { keptCopyName, writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { removeDeadTemps } from "./dead_temps.ts";
-import { BoundedRead } from "./bounded_read.ts";
+import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts";
+import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDir } from "./fast_dir.ts";
@@ -32,6 +32,9 @@ import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
 import { type FileIdentity, swapChecked, type SwapNames, SwappedOut } from "./checked_swap.ts";
+import { Beneath, type BeneathMethod } from "./beneath.ts";
+import { type BeneathConfig, beneathConfig } from "./beneath_fs.ts";
+import { ConfinedLocal } from "./confined_local.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -64,10 +67,6 @@ function toInfo(s: Deno.FileInfo): FileInfo {
 function refuseSpecial(path: string, s: Deno.FileInfo): void {
   if (!s.isFile && !s.isDirectory) assertRegularFile(path, toInfo(s), "anchorfs");
 }
-
-let tempCounter = 0;
-/** Temp files of writes in progress in this process (shared by every LocalBackend). */
-const writesInFlight = new Set<string>();
 
 /**
  * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
@@ -216,7 +215,7 @@ function swapNames(temp: string, path: string, dir: string, base: string): SwapN
       return info ? { dev: info.dev, ino: info.ino } : null;
     },
     keptName: () => {
-      const kept = `${dir === "/" ? "" : dir}/${keptCopyName(base, Deno.pid, ++tempCounter)}`;
+      const kept = `${dir === "/" ? "" : dir}/${keptCopyName(base, Deno.pid, nextTempNumber())}`;
       return { open: kept, shown: kept };
     },
   };
@@ -244,7 +243,7 @@ function rawSwapNames(
       }
     },
     keptName: () => {
-      const name = keptCopyName(at.base, Deno.pid, ++tempCounter);
+      const name = keptCopyName(at.base, Deno.pid, nextTempNumber());
       return { open: `${at.alias}/${name}`, shown: `${at.dir === "/" ? "" : at.dir}/${name}` };
     },
   };
@@ -334,6 +333,9 @@ export class LocalBackend implements FileBackend {
   readonly paths: PathRules;
   private readonly locks: LocalWriteLocks;
   private readonly prober: CaseProber;
+  /** The held allowed directories once confined (null: the kernel cannot confine here). */
+  private beneath: Beneath | null | undefined;
+  private confined: ConfinedLocal | undefined;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
@@ -417,7 +419,7 @@ export class LocalBackend implements FileBackend {
     const dir = this.paths.parent(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
     const base = this.paths.baseName(path);
-    const temp = this.paths.join(dir, writeTempName(base, Deno.pid, ++tempCounter));
+    const temp = this.paths.join(dir, writeTempName(base, Deno.pid, nextTempNumber()));
     // Once the names are exchanged, the temp's name holds the old file: never remove it blindly.
     let tempIsOurs = true;
     writesInFlight.add(temp);
@@ -599,7 +601,7 @@ export class LocalBackend implements FileBackend {
     const names = raw(path);
     const dir = this.paths.parent(path);
     const base = this.paths.baseName(path).toWellFormed();
-    const tempName = writeTempName(base, Deno.pid, ++tempCounter);
+    const tempName = writeTempName(base, Deno.pid, nextTempNumber());
     const tempByName = this.paths.resolve(dir, tempName);
     try {
       await names.withAlias(dir, async (alias) => {
@@ -685,8 +687,48 @@ export class LocalBackend implements FileBackend {
     );
   }
 
+  /**
+   * Holds `dirs` open and returns the confined view whose operations open every path beneath
+   * them (confined_local.ts); undefined without FFI or off Linux. Called again with the new
+   * directories when they change; the same view follows.
+   * @ignore
+   */
+  confine(
+    dirs: readonly { path: string; named?: string }[],
+    refuse: (path: string, real: string) => Error,
+  ): { backend: FileBackend; method: "openat2" | "openat" } | undefined {
+    if (this.beneath === undefined) this.beneath = Beneath.open(this.paths, forcedMethod());
+    if (this.beneath === null) return undefined;
+    this.beneath.set(dirs);
+    if (this.confined) this.confined.setRefusal(refuse);
+    else this.confined = new ConfinedLocal(this, this.beneath, refuse);
+    return { backend: this.confined, method: this.beneath.method };
+  }
+
+  /**
+   * What the search workers need to open files beneath the same directories; null: unconfined.
+   * @ignore
+   */
+  beneathConfig(): BeneathConfig | null {
+    const b = this.beneath;
+    return b && this.confined ? beneathConfig(b.method, b.generation, b.held()) : null;
+  }
+
   close(): Promise<void> {
+    this.beneath?.close();
     return Promise.resolve();
+  }
+}
+
+/**
+ * ANCHORFS_BENEATH=openat makes a confined server walk with openat even where openat2 exists:
+ * how tests and benchmarks reach the path older kernels take.
+ */
+function forcedMethod(): BeneathMethod | undefined {
+  try {
+    return Deno.env.get("ANCHORFS_BENEATH") === "openat" ? "openat" : undefined;
+  } catch {
+    return undefined; // no env permission: the default
   }
 }
 
@@ -698,21 +740,11 @@ function readOneSync(
   path: string,
   options: ReadFilesOptions,
 ): { path: string; data?: Uint8Array; size?: number; error?: Error } {
-  const head = options.headBytes;
-  const limit = options.skipLargerThan;
   try {
     const read = (p: string) => {
       const s = Deno.statSync(p);
       refuseSpecial(path, s); // a FIFO would block the thread, a device never end
-      if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
-      const data = readSyncUpTo(p, s.size, head ?? limit ?? Infinity);
-      if (head !== undefined) {
-        return { path, data: data.subarray(0, head), size: Math.max(s.size, data.length) };
-      }
-      if (limit !== undefined && data.length > limit) {
-        throw fileTooLargeToRead(path, data.length, limit, s.size);
-      }
-      return { path, data, size: data.length };
+      return readBulkOne(path, s.size, options, (max) => readSyncUpTo(p, s.size, max));
     };
     return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
   } catch (e) {

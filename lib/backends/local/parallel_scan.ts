@@ -28,21 +28,39 @@ import {
   summarizeHead,
 } from "../../core/text/head_summary.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
+import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
+import { beneathLibc } from "./beneath.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
 const WORKER_SOURCE = `
 import * as fs from "node:fs";
 ${[...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch].join("\n")}
-${[...HEAD_SUMMARY_FUNCTIONS, quickSummary].join("\n")}
+${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs].join("\n")}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
 let head = new Uint8Array(0);
+// A confined server's files are opened beneath the allowed directories' descriptors (sent with
+// each batch); null when libc cannot be opened here: the main thread then reads every file.
+let beneathLibc;
+let beneath;
+function filesFor(confine) {
+  if (!confine) return fs;
+  if (beneath?.generation === confine.generation) return beneath.files;
+  try {
+    beneathLibc ??= Deno.dlopen("libc.so.6", ${JSON.stringify(SUMMARY_SYMBOLS)}).symbols;
+  } catch {
+    return null;
+  }
+  beneath = { generation: confine.generation, files: ${beneathSummaryFs.name}(beneathLibc, confine) };
+  return beneath.files;
+}
 // A listing's batch (list_dir.ts): made unless the listing's thread claimed it first.
-function summarize({ sid, claim, paths, headBytes }) {
+function summarize({ sid, claim, paths, headBytes, confine }) {
   if (Atomics.compareExchange(claim, 0, 0, 1) !== 0) return;
   if (head.length < headBytes) head = new Uint8Array(headBytes);
+  const files = filesFor(confine);
   const summaries = paths.map((path) =>
-    ${quickSummary.name}(path, head, headBytes, fs, ${summarizeHead.name})
+    files && ${quickSummary.name}(path, head, headBytes, files, ${summarizeHead.name})
   );
   self.postMessage({ sid, summaries });
   Atomics.compareExchange(claim, 0, 1, 3); // answered: the listing awaits it instead of making it
@@ -68,9 +86,12 @@ async function matchersFor(spec) {
 }
 self.onmessage = async (e) => {
   if (e.data.summarize) return summarize(e.data.summarize);
-  const { id, paths, request, maxBytes, stop } = e.data;
+  const { id, paths, request, maxBytes, stop, confine } = e.data;
   const m = await matchersFor(request.spec);
-  const result = ${scanBatch.name}(paths, request, m, finder, maxBytes, fs, stop, ${matchBytes.name});
+  const files = filesFor(confine);
+  const result = files
+    ? ${scanBatch.name}(paths, request, m, finder, maxBytes, files, stop, ${matchBytes.name})
+    : { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
   self.postMessage({ id, ...result });
 };
 `;
@@ -238,6 +259,8 @@ interface Job {
   request: ScanRequest;
   maxBytes: number;
   stop: Int32Array;
+  /** Set on a confined server: open the files beneath these directories (beneath_fs.ts). */
+  confine: BeneathConfig | undefined;
 }
 
 /** One search's batches waiting for a worker. */
@@ -286,7 +309,14 @@ export class ParallelScanner implements ContentScanner {
   /** Set by close: no listing starts the workers again (a search still may, as before). */
   private closed = false;
 
-  constructor(parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))) {
+  /**
+   * `confined`: on a confined server, the allowed directories the files are opened beneath
+   * (LocalBackend.beneathConfig), read when each search or listing starts.
+   */
+  constructor(
+    parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)),
+    private readonly confined: () => BeneathConfig | null = () => null,
+  ) {
     this.parallelism = parallelism;
   }
 
@@ -340,8 +370,9 @@ export class ParallelScanner implements ContentScanner {
     // One flag per search, shared with the workers: set, it stops their loops between files
     // and between a big file's chunks.
     const stop = new Int32Array(new SharedArrayBuffer(4));
+    const confine = this.confined() ?? undefined;
     return {
-      scan: (paths) => this.scan(paths, request, maxBytes, stop),
+      scan: (paths) => this.scan(paths, request, maxBytes, stop, confine),
       stop: () => {
         Atomics.store(stop, 0, 1);
         this.drop(stop);
@@ -370,6 +401,7 @@ export class ParallelScanner implements ContentScanner {
     // One worker per listing (in turn): a second one, on two cores beside the walking thread,
     // measured no faster.
     const run = this.summaryRuns++;
+    const confine = this.confined() ?? undefined;
     const claims: Int32Array[] = [];
     const answers: Promise<(FileSummary | null)[] | null>[] = [];
     const ids: number[] = [];
@@ -385,7 +417,7 @@ export class ParallelScanner implements ContentScanner {
         ids.push(sid);
         answers.push(new Promise((resolve) => this.summaryWaits.set(sid, resolve)));
         const worker = this.workers[run % Math.max(1, this.workers.length)];
-        if (worker) worker.postMessage({ summarize: { sid, claim, paths, headBytes } });
+        if (worker) worker.postMessage({ summarize: { sid, claim, paths, headBytes, confine } });
         else settle(claims.length - 1); // stopped meanwhile: the caller makes it
       },
       claim: (k, started = false) => {
@@ -411,14 +443,15 @@ export class ParallelScanner implements ContentScanner {
     request: ScanRequest,
     maxBytes: number,
     stop: Int32Array,
+    confine: BeneathConfig | undefined,
   ): Promise<ScanResult> {
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
     if (this.broken || !this.start()) {
-      return Promise.resolve(scanInline(paths, request, maxBytes, stop));
+      return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine));
     }
     return new Promise((resolve) => {
-      const job = { resolve, paths, request, maxBytes, stop };
+      const job = { resolve, paths, request, maxBytes, stop, confine };
       let queue = this.queues.find((q) => q.stop === stop);
       if (!queue) this.queues.push(queue = { stop, jobs: [] });
       queue.jobs.push(job);
@@ -435,8 +468,8 @@ export class ParallelScanner implements ContentScanner {
       // The search goes to the back of the turn; with nothing left waiting it leaves it.
       if (queue.jobs.length > 0) this.queues.push(queue);
       this.running[w] = job;
-      const { paths, request, maxBytes, stop } = job;
-      this.workers[w]!.postMessage({ id: w, paths, request, maxBytes, stop });
+      const { paths, request, maxBytes, stop, confine } = job;
+      this.workers[w]!.postMessage({ id: w, paths, request, maxBytes, stop, confine });
     }
   }
 
@@ -486,7 +519,7 @@ export class ParallelScanner implements ContentScanner {
     const jobs = this.takeAll();
     this.stopWorkers();
     for (const job of jobs) {
-      job.resolve(scanInline(job.paths, job.request, job.maxBytes, job.stop));
+      job.resolve(scanInline(job.paths, job.request, job.maxBytes, job.stop, job.confine));
     }
   }
 
@@ -556,7 +589,10 @@ function scanInline(
   request: ScanRequest,
   maxBytes: number,
   stop: Int32Array,
+  confine: BeneathConfig | undefined,
 ): ScanResult {
+  const files = confine ? inlineBeneath(confine) : fs;
+  if (!files) return allUnchecked(paths);
   const key = JSON.stringify(request.spec);
   let m = inlineMatchers.get(key);
   if (!m) {
@@ -565,5 +601,16 @@ function scanInline(
     inlineMatchers.set(key, m);
   }
   const finder = inlineFinder ??= mainThreadFinder();
-  return scanBatch(paths, request, m, finder, maxBytes, fs, stop, matchBytes);
+  return scanBatch(paths, request, m, finder, maxBytes, files, stop, matchBytes);
+}
+
+let inlineFiles: { generation: number; files: SummaryFs } | undefined;
+
+/** The main thread's SummaryFs beneath `confine`'s directories (null without libc). */
+function inlineBeneath(confine: BeneathConfig): SummaryFs | null {
+  if (inlineFiles?.generation === confine.generation) return inlineFiles.files;
+  const c = beneathLibc();
+  if (!c) return null;
+  inlineFiles = { generation: confine.generation, files: beneathSummaryFs(c, confine) };
+  return inlineFiles.files;
 }

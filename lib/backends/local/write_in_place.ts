@@ -26,6 +26,11 @@ export interface InPlaceTarget {
   shown: string;
   /** Its folder as named, for messages. */
   shownDir: string;
+  /**
+   * The inode the name has now, when `open` cannot tell (a /proc/self/fd alias of the file itself,
+   * as the confined backend passes, always reaches the inode it was opened on).
+   */
+  inoNow?: () => number;
 }
 
 let copyCounter = 0;
@@ -59,7 +64,8 @@ export async function writeInPlace(
     const ino = (await file.stat()).ino ?? 0;
     // Another program may have renamed a new file over the name since the open: the checks
     // read that one, so the inode held here would get an edit based on other content.
-    if ((await Deno.stat(target.open)).ino !== ino) throw fileChanged(target.shown);
+    const now = target.inoNow ? target.inoNow() : (await Deno.stat(target.open)).ino;
+    if (now !== ino) throw fileChanged(target.shown);
     const written = { size: data.length, fingerprint: fnv1a32(data) };
     const name = recoveryCopyName(target.base, ++copyCounter, { pid: Deno.pid, ino, written });
     const copy = `${target.dir}/${name}`;

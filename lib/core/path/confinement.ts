@@ -11,6 +11,11 @@ export interface AllowedDir {
   /** How to show it: the plain path locally, ssh://host/path remotely. */
   url: string;
   /**
+   * The absolute path it was allowed by, when that differs from `path` (named through a
+   * symlink): paths written under it are placed in this directory by their text.
+   */
+  named?: string;
+  /**
    * The backend's path rules (a PathRules), which decide what is inside (case folded on Windows and macOS);
    * POSIX byte comparison when omitted.
    */

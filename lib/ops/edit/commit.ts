@@ -2,6 +2,7 @@
 // new document atomically with a check that the file did not change since it was read, the undo
 // record, the result diff with fresh ids, and updating what the agent was shown.
 
+import { sameFiles } from "../file_backend.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { ShownMemory } from "../../core/edit/shown_lines.ts";
 import { renderEditDiff, type ShownLine } from "../../core/edit/edit_diff.ts";
@@ -148,7 +149,7 @@ async function danglingLinkError(
 
 /** How a file is named in results: relative to the working directory when inside it. */
 export function displayPathOf(session: Session, location: Location): string {
-  if (location.backend !== session.cwd.backend) return location.url;
+  if (!sameFiles(location.backend, session.cwd.backend)) return location.url;
   return location.backend.paths.below(session.cwd.path, location.path) ?? location.url;
 }
 
