@@ -43,6 +43,8 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
       kind: "fallback",
       why: "dropped: every `anchorfs view` is a new session, so it always shows the whole file",
     },
+    outline: { kind: "flag", flag: "--outline" },
+    symbol: { kind: "flag", flag: "--symbol" },
   },
   text_editor: {
     command: {

@@ -23,6 +23,8 @@ export const VIEW_OPTIONS = {
   pattern: { type: "string" },
   "include-hidden": { type: "boolean" },
   "max-depth": { type: "string" },
+  outline: { type: "boolean" },
+  symbol: { type: "string" },
   ...ALLOW_OPTION,
 } as const;
 
@@ -53,12 +55,15 @@ Options:
   --pattern GLOBS       Filter files: "*.ts|!*_test.ts" (ripgrep -g grammar, later globs win)
   --include-hidden      Include hidden files and directories
   --max-depth N         Directory levels to descend (1: only the directory's own entries)
+  --outline             The file's declarations with ids; a directory's map of its files
+  --symbol NAME         One declaration's lines with ids (with --outline: its members)
 ${ALLOW_HELP}
 
 Examples:
   anchorfs view src/main.ts --start 10 --end 40
   anchorfs view . --pattern '*.ts' --max-depth 2
-  anchorfs view 'src|tests' --content parseConfig --context 2`,
+  anchorfs view 'src|tests' --content parseConfig --context 2
+  anchorfs view src/app.ts --symbol JobManager.start`,
   parse: parseViewArgs,
   async run(args, { terminal, services }) {
     const { values, positionals } = parseViewArgs(args);
@@ -71,11 +76,13 @@ Examples:
     if (values.pattern !== undefined) viewArgs.pattern = values.pattern;
     if (values["include-hidden"]) viewArgs.include_hidden = true;
     if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
+    if (values.outline) viewArgs.outline = true;
+    if (values.symbol !== undefined) viewArgs.symbol = values.symbol;
     const all = services();
     await applyAllow(all, values.allow);
-    const { locations, scanner, reads } = all;
+    const { locations, scanner, reads, outliner } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
-    const result = await viewResult(locations, session, viewArgs, { scanner, reads });
+    const result = await viewResult(locations, session, viewArgs, { scanner, reads, outliner });
     terminal.out(renderResultForTerminal(result));
     return 0;
   },

@@ -17,6 +17,8 @@ export interface ToolArgs {
     include_hidden?: boolean;
     max_depth?: number;
     full?: boolean;
+    outline?: boolean;
+    symbol?: string;
   };
   /** Create, str_replace, delete or undo an edit of one file. */
   text_editor: {

@@ -22,6 +22,8 @@ export const VIEW_DESCRIPTION =
   "long files are cut with the next range named.\n" +
   "- Directory: recursive, .gitignore-aware rows path<TAB>N lines<TAB>~T tokens.\n" +
   "- Search (content): matching lines with ids, by file, with context.\n" +
+  '- Structure: {"path":"src/app.ts","outline":true} lists declarations; then ' +
+  '{"path":"src/app.ts","symbol":"JobManager.start"} shows just that one.\n' +
   "Paths: relative, absolute, ~/x or ssh://host/abs/path; odd names are shown quoted: pass them " +
   "back exactly, quotes included.\n" +
   'Examples: {"path":"src/app.ts","start":120,"end":180} · {"path":"src","pattern":"*.ts|!*_test.ts"} ' +
@@ -70,6 +72,11 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         full: flag("full").describe(
           "Send all (re-views send only changes).",
         ),
+        outline: flag("outline").describe(
+          "Declarations with ids and lines; for a directory, a map of its files.",
+        ),
+        symbol: z.string(argError("symbol", 'a name string, e.g. "JobManager.start"')).optional()
+          .describe("A declaration's lines with ids (with outline: its members)."),
       }, { meant: VIEW_MEANT }),
       annotations: {
         readOnlyHint: true,
@@ -85,6 +92,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
           viewResult(env.services.locations, env.session, args, {
             reads: env.services.reads,
             scanner: env.services.scanner,
+            outliner: env.services.outliner,
             // notifications/cancelled aborts this signal; the deadline bounds every call.
             budget: new Budget(
               ctx.mcpReq.signal,

@@ -1,0 +1,144 @@
+// The tree-sitter adapter behind outlines: loads the runtime and each grammar (wasm, from the
+// @vscode/tree-sitter-wasm package, or the copies shipped beside the bundle and in compiled
+// binaries) on first use, parses with a stop check, and hands the tree to lib/core/outline's
+// collector. Nothing is imported or read before the first outline: start-up stays as it was.
+
+import { collectDeclarations } from "../../core/outline/collect.ts";
+import type { SyntaxNode } from "../../core/outline/declaration.ts";
+import type { Language } from "../../core/outline/languages.ts";
+import type { ParsedOutline, SyntaxParser } from "../../ops/outline/syntax_parser.ts";
+
+/** The part of web-tree-sitter's API this adapter uses. */
+interface TreeSitterNode extends SyntaxNode {
+  readonly hasError: boolean;
+  readonly isMissing: boolean;
+  readonly children: readonly (TreeSitterNode | null)[];
+}
+interface Tree {
+  readonly rootNode: TreeSitterNode;
+  delete(): void;
+}
+interface Parser {
+  setLanguage(language: unknown): Parser;
+  parse(
+    input: string,
+    oldTree: null,
+    options: { progressCallback: () => boolean },
+  ): Tree | null;
+  delete(): void;
+}
+interface Runtime {
+  Parser: {
+    new (): Parser;
+    init(options: Record<string, unknown>): Promise<void>;
+  };
+  Language: { load(bytes: Uint8Array): Promise<unknown> };
+}
+
+/** Where the wasm files are shipped beside the bundle (dist/) and inside compiled binaries. */
+export const WASM_SUBDIR = "tree-sitter";
+/** The runtime's own wasm file. */
+export const RUNTIME_WASM = "tree-sitter.wasm";
+/** The grammar file of a grammar name (`typescript` → tree-sitter-typescript.wasm). */
+export const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
+
+/** Syntax error ranges reported per file (the first ones, in source order). */
+const MAX_ERROR_RANGES = 3;
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function say(line: string): void {
+  // stdout is the MCP channel: the runtime's messages go to stderr.
+  Deno.stderr.writeSync(new TextEncoder().encode(`anchorfs: tree-sitter: ${line}\n`));
+}
+
+export class TreeSitterParser implements SyntaxParser {
+  #runtime: Promise<{ runtime: Runtime; parser: Parser; dir: string }> | undefined;
+  readonly #grammars = new Map<string, Promise<unknown>>();
+
+  /** `wasmDir`: where the wasm files are (default: found next to the runtime's script). */
+  constructor(private readonly wasmDir?: string) {}
+
+  async outline(
+    text: string,
+    language: Language,
+    shouldStop?: () => boolean,
+  ): Promise<ParsedOutline | null> {
+    const { parser } = await this.#load();
+    parser.setLanguage(await this.#grammar(language.grammar));
+    const tree = parser.parse(text, null, { progressCallback: () => shouldStop?.() ?? false });
+    if (!tree) return null;
+    try {
+      const { declarations, truncated } = collectDeclarations(tree.rootNode, text, language);
+      return { declarations, truncated, errors: errorRanges(tree.rootNode) };
+    } finally {
+      tree.delete();
+    }
+  }
+
+  #load() {
+    this.#runtime ??= (async () => {
+      const runtime = (await import("@vscode/tree-sitter-wasm")).default as unknown as Runtime;
+      let dir = this.wasmDir;
+      await runtime.Parser.init({
+        // The runtime's folder (the npm package's wasm/, or the bundle's own folder): the wasm
+        // files sit in it, or in its tree-sitter/ subfolder beside a bundle.
+        locateFile: (file: string, folder: string) => {
+          dir ??= isFile(`${folder}${WASM_SUBDIR}/${file}`) ? `${folder}${WASM_SUBDIR}/` : folder;
+          return `${dir}${file}`;
+        },
+        print: say,
+        printErr: say,
+      });
+      return { runtime, parser: new runtime.Parser(), dir: dir! };
+    })();
+    // A failed load is not kept: the next outline tries again (and says why again).
+    this.#runtime.catch(() => (this.#runtime = undefined));
+    return this.#runtime;
+  }
+
+  #grammar(grammar: string): Promise<unknown> {
+    let loaded = this.#grammars.get(grammar);
+    if (!loaded) {
+      loaded = this.#load().then(async ({ runtime, dir }) =>
+        runtime.Language.load(await Deno.readFile(`${dir}${grammarFile(grammar)}`))
+      );
+      this.#grammars.set(grammar, loaded);
+      loaded.catch(() => this.#grammars.delete(grammar));
+    }
+    return loaded;
+  }
+}
+
+/**
+ * The lines of the first few syntax errors (ERROR and MISSING nodes), descending only into nodes
+ * that contain one; adjacent ranges are merged.
+ */
+function errorRanges(root: TreeSitterNode): { start: number; end: number }[] {
+  const ranges: { start: number; end: number }[] = [];
+  if (!root.hasError) return ranges;
+  const stack: TreeSitterNode[] = [root];
+  let visited = 0;
+  while (stack.length > 0 && ranges.length < MAX_ERROR_RANGES && visited++ < 100_000) {
+    const node = stack.pop()!;
+    if (node.type === "ERROR" || node.isMissing) {
+      const start = node.startPosition.row + 1;
+      const end = Math.max(start, node.endPosition.row + 1);
+      const last = ranges.at(-1);
+      if (last && start <= last.end + 1) last.end = Math.max(last.end, end);
+      else ranges.push({ start, end });
+      continue;
+    }
+    const children = node.children.filter((c): c is TreeSitterNode =>
+      c !== null && (c.hasError || c.isMissing || c.type === "ERROR")
+    );
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return ranges;
+}

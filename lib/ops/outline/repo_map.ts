@@ -1,0 +1,161 @@
+// The outline of a directory: a repository map. Walks it as a listing does (.gitignore, hidden
+// files, max_depth, pattern), reads the files the outline has a grammar for in path order, and
+// gives each one line of its top-level declarations, within a byte budget shared out among the
+// files; what did not fit, and why the walk stopped, is said with the call that shows it.
+
+import {
+  type Guide,
+  guide,
+  type GuidePart,
+  joinGuide,
+  joinGuides,
+  step,
+} from "../../core/next_step.ts";
+import { plural } from "../../core/plural.ts";
+import { quotePath } from "../../core/path/path_quote.ts";
+import { decodeTextBody } from "../../core/text/text_file.ts";
+import { languageFor, mapEntry } from "../../core/outline/mod.ts";
+import { describeRules } from "../list_dir.ts";
+import { type Location, siblingLocation } from "../location.ts";
+import type { Session } from "../session.ts";
+import { displayPath } from "../view_args.ts";
+import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "../walk.ts";
+import type { Outliner } from "./outliner.ts";
+
+/** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
+export const MAP_MAX_BYTES = 32 * 1024;
+/** Files larger than this are named in a map but not parsed for it. */
+export const MAP_FILE_MAX_BYTES = 1024 * 1024;
+/** Files considered per map (the walk stops there; the rest are counted as not mapped). */
+const MAP_MAX_FILES = 2000;
+/** Each file's line is given at least, and at most, this many bytes. */
+const ENTRY_MIN_BYTES = 120;
+const ENTRY_MAX_BYTES = 1500;
+
+type FileItem = WalkItem & { kind: "file" };
+
+/** The repository map of the directory at `location`. */
+export async function repoMap(
+  session: Session,
+  location: Location,
+  options: WalkOptions,
+  pattern: string | undefined,
+  outliner: Outliner,
+): Promise<Guide> {
+  const shown = displayPath(session, location);
+  const stats = newWalkStats();
+  const code: FileItem[] = [];
+  let others = 0;
+  let more = false;
+  for await (const item of walkFiles(location.backend, location.path, options, stats)) {
+    if (item.kind !== "file") continue;
+    if (!languageFor(location.backend.paths.baseName(item.path))) others++;
+    else if (code.length < MAP_MAX_FILES) code.push(item);
+    else more = true;
+  }
+  const entryBudget = Math.min(
+    ENTRY_MAX_BYTES,
+    Math.max(ENTRY_MIN_BYTES, Math.floor(MAP_MAX_BYTES / Math.max(1, code.length))),
+  );
+  const rows: string[] = [];
+  let used = 0;
+  let mapped = 0;
+  const reads = readInOrder(
+    location.backend,
+    (async function* () {
+      yield* code;
+    })(),
+    { skipLargerThan: MAP_FILE_MAX_BYTES },
+  );
+  for await (const { item, data, error } of reads) {
+    if (used >= MAP_MAX_BYTES) break;
+    const stop = await options.budget?.breathe();
+    const row = stop
+      ? null
+      : await mapRow(session, location, item, data, error, outliner, entryBudget, options);
+    if (row === null) {
+      stats.stopped = stop ?? options.budget?.stopped() ?? "deadline";
+      break;
+    }
+    rows.push(row);
+    used += row.length + 1;
+    mapped++;
+  }
+  const header = `${quotePath(shown)}: repository map of ${plural(mapped, "file")}${
+    others > 0 ? ` (${plural(others, "other file")} without a grammar not shown)` : ""
+  } (${describeRules(options, pattern)}). Per file: top-level declarations, lines, {members}.`;
+  const notices = mapNotices(
+    shown,
+    code.length - mapped + (more ? 1 : 0),
+    more,
+    options,
+    stats.stopped,
+  );
+  if (mapped === 0 && notices.length === 0) {
+    return guide`${quotePath(shown)}: no files the outline reads (${
+      plural(others, "other file")
+    }; ${describeRules(options, pattern)}). List them: ${
+      step("view", { path: quotePath(shown) })
+    }.`;
+  }
+  return joinGuide(
+    [header, ...rows].join("\n"),
+    notices.length > 0
+      ? joinGuide("\n\n", joinGuides(notices.map((n) => guide`[${n}]`), "\n"))
+      : "",
+  );
+}
+
+/** One file's map line; null when the call was stopped while it was parsed. */
+async function mapRow(
+  session: Session,
+  root: Location,
+  item: FileItem,
+  data: Uint8Array | undefined,
+  error: Error | undefined,
+  outliner: Outliner,
+  budget: number,
+  options: WalkOptions,
+): Promise<string | null> {
+  // Paths as the next call takes them (relative to the working directory), not to the map's root.
+  const path = quotePath(displayPath(session, siblingLocation(root, item.path)));
+  if (!data) {
+    return `${path}: ${error?.message.includes("large") ? "too large to map" : "unreadable"}`;
+  }
+  const decoded = decodeTextBody(data);
+  if (decoded.kind === "binary") return `${path}: binary`;
+  const text = decoded.body.text;
+  const language = languageFor(root.backend.paths.baseName(item.path))!;
+  const outline = await outliner.outline(text, language, () => options.budget?.stopped() != null);
+  if (!outline) return null;
+  const lines = text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  return mapEntry({
+    path,
+    lines,
+    decls: outline.declarations,
+    unparsed: outline.unparsed.length > 0,
+  }, budget);
+}
+
+function mapNotices(
+  shown: string,
+  left: number,
+  more: boolean,
+  options: WalkOptions,
+  stop: "cancelled" | "deadline" | undefined,
+): GuidePart[] {
+  const notices: GuidePart[] = [];
+  if (left > 0) {
+    notices.push(
+      guide`${more ? "More than " : ""}${plural(left, "file")} not mapped (the map is limited to ${
+        MAP_MAX_BYTES / 1024
+      } KB and ${MAP_MAX_FILES} files). Map a subdirectory, or outline one file: ${
+        step("view", { path: quotePath(shown), outline: true, max_depth: 1 })
+      }.`,
+    );
+  }
+  if (stop && options.budget) {
+    notices.push(`${options.budget.describe(stop)}: the map stopped early and is partial.`);
+  }
+  return notices;
+}
