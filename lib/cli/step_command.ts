@@ -65,6 +65,7 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
   },
   extract_lines: {
     from_path: { kind: "fallback", why: "extract_lines has no command: the tool call is shown" },
+    from_symbol: { kind: "fallback", why: "extract_lines has no command" },
     start: { kind: "fallback", why: "extract_lines has no command" },
     end: { kind: "fallback", why: "extract_lines has no command" },
     to_path: { kind: "fallback", why: "extract_lines has no command" },

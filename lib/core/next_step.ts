@@ -34,7 +34,8 @@ export interface ToolArgs {
   /** Copy a line range into another (or the same) file. */
   extract_lines: {
     from_path: string;
-    start: unknown;
+    from_symbol?: string;
+    start?: unknown;
     end?: unknown;
     to_path: string;
     position: unknown;

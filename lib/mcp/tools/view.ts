@@ -20,7 +20,7 @@ export const VIEW_DESCRIPTION =
   "- File: lines N:hh|content (hh: line hash), e.g. 12:a3|  return x;. " +
   "batch_edit and text_editor take these ids. start/end read a range; long files name the next.\n" +
   "- Directory: recursive, .gitignore-aware rows path<TAB>N lines<TAB>~T tokens.\n" +
-  "- Search (content): matching lines with ids and context.\n" +
+  "- Search (content): matching lines with ids.\n" +
   "- outline: a file's declarations with ids (a directory: its map); symbol: one declaration.\n" +
   "Paths: relative, absolute, ~/x or ssh://host/abs/path; pass quoted names back exactly.\n" +
   'Examples: {"path":"src/app.ts","symbol":"JobManager.start"} · ' +

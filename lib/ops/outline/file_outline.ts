@@ -4,7 +4,14 @@
 // range view then shows. Files without a grammar get one sentence with the search to use.
 
 import { AnchorError, isAnchorError } from "../../core/errors.ts";
-import { type Guide, guide, joinGuide, joinGuides, step } from "../../core/next_step.ts";
+import {
+  type Guide,
+  guide,
+  joinGuide,
+  joinGuides,
+  type NextStep,
+  step,
+} from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { splitLines } from "../../core/text/text_file.ts";
@@ -111,29 +118,43 @@ function render(
   });
 }
 
+/** The calls an unknown or ambiguous name's error suggests instead. */
+export interface SymbolCalls {
+  /** The same call with the candidate's name. */
+  named(decl: Declaration): NextStep;
+  /** The same call by the declaration's lines (for a name that means several). */
+  lines(decl: Declaration): NextStep;
+}
+
+const viewCalls = (shown: string): SymbolCalls => ({
+  named: (d) => step("view", { path: shown, symbol: d.qualified }),
+  lines: (d) => step("view", { path: shown, start: d.docStart, end: d.end }),
+});
+
 /** The declaration `symbol` names; an unknown or ambiguous name fails with the calls to use. */
-function resolveSymbol(shown: string, outline: FileOutline, symbol: string): Declaration {
+export function resolveSymbol(
+  shown: string,
+  outline: FileOutline,
+  symbol: string,
+  calls: SymbolCalls = viewCalls(shown),
+): Declaration {
   const match = findSymbol(outline.declarations, symbol);
   if (match.kind === "found") return match.decl;
   const count = [...allDeclarations(outline.declarations)].length;
   const outlineCall = step("view", { path: shown, outline: true });
   if (match.kind === "ambiguous") {
     const each = match.decls.slice(0, 8).map((d) =>
-      guide`${d.kind} ${d.qualified} (${lineSpan(d)}): ${
-        step("view", { path: shown, start: d.docStart, end: d.end })
-      }`
+      guide`${d.kind} ${d.qualified} (${lineSpan(d)}): ${calls.lines(d)}`
     );
     return failSymbol(
       "AMBIGUOUS_SYMBOL",
       `${JSON.stringify(symbol)} names ${
         plural(match.decls.length, "declaration")
-      } in ${shown}; view the one you mean by its lines.`,
+      } in ${shown}; name the one you mean by its lines.`,
       joinGuide(joinGuides(each, "; "), "."),
     );
   }
-  const closest = match.candidates.map((d) =>
-    guide`${step("view", { path: shown, symbol: d.qualified })} (${d.kind}, ${lineSpan(d)})`
-  );
+  const closest = match.candidates.map((d) => guide`${calls.named(d)} (${d.kind}, ${lineSpan(d)})`);
   return failSymbol(
     "UNKNOWN_SYMBOL",
     `No declaration named ${JSON.stringify(symbol)} in ${shown} (${plural(count, "declaration")}).`,
@@ -143,6 +164,26 @@ function resolveSymbol(shown: string, outline: FileOutline, symbol: string): Dec
         step("view", { path: shown })
       }.`,
   );
+}
+
+/**
+ * The lines (doc comment included) of the declaration `symbol` names in a file already read:
+ * for extract_lines' from_symbol. Fails like view's symbol, with `calls` as the next steps.
+ */
+export async function symbolLines(
+  outliner: Outliner,
+  file: { shown: string; baseName: string; text: string },
+  symbol: string,
+  calls: SymbolCalls,
+): Promise<{ start: number; end: number }> {
+  const language = languageFor(file.baseName, file.text.slice(0, file.text.indexOf("\n") >>> 0));
+  if (!language) noGrammar(file.shown, { outline: false, symbol });
+  if (file.text.length > PARSE_MAX_BYTES) {
+    tooLarge(file.shown, file.text.length, { outline: false, symbol });
+  }
+  const outline = (await outliner.outline(file.text, language!))!;
+  const decl = resolveSymbol(file.shown, outline, symbol, calls);
+  return { start: decl.docStart, end: decl.end };
 }
 
 const lineSpan = (d: Declaration) =>
