@@ -144,7 +144,9 @@ function header(text: string, stopAt: RegExp | undefined): string {
 
 /** A header as one short line: whitespace collapsed, the `{`, `:` or `;` before a body dropped. */
 export function cutSignature(header: string): string {
-  const line = header.replace(/\s+/g, " ").trim().replace(/\s*[{:;]$/, "").trim();
+  const line = header.replace(/\s+/g, " ").trim().replace(/\s*[{:;]$/, "").trim()
+    // Line breaks inside brackets leave no space there: `(\n  a,\n)` reads `(a,)`.
+    .replace(/([([]) /g, "$1").replace(/ ([)\]])/g, "$1");
   return cut(line, SIGNATURE_MAX);
 }
 
@@ -153,6 +155,8 @@ function cut(text: string, max: number): string {
 }
 
 function noteLeading(walk: Walk, node: SyntaxNode): void {
+  // A shebang is not the doc comment of what follows it.
+  if (node.startIndex === 0 && walk.src.startsWith("#!")) return;
   const first = firstLine(node);
   const last = lastLine(node);
   const before = walk.src.lastIndexOf("\n", node.startIndex - 1) + 1;

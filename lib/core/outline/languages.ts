@@ -302,6 +302,27 @@ const cFunction = (kind: DeclKind): DeclRule => ({
   name: cFunctionName,
 });
 
+/** `const int MAX = 4;` at file or namespace level: the declarator's name. */
+function cConstantName(node: SyntaxNode, src: string): NameAt | null {
+  const init = node.childForFieldName("declarator");
+  const name = init?.type === "init_declarator" ? init.childForFieldName("declarator") : null;
+  return name?.type === "identifier" ? { text: text(src, name), end: name.endIndex } : null;
+}
+
+/** A top-level declaration: a function's prototype, or a constant. */
+const C_DECLARATION: DeclRule = {
+  kind: (node, src) =>
+    functionDeclarator(node)
+      ? "function"
+      : childOfType(node, "type_qualifier") && /\bconst\b/.test(text(src, node).split("=")[0]!) &&
+          cConstantName(node, src)
+      ? "constant"
+      : null,
+  name: (node, src) => cFunctionName(node, src) ?? cConstantName(node, src),
+  body: () => null,
+  outsideClasses: true,
+};
+
 /** A named struct, class, union or enum with a body (`struct s;` declares nothing new). */
 const cType = (kind: DeclKind, members: boolean): DeclRule => ({
   kind: (node) => (node.childForFieldName("body") ? kind : null),
@@ -311,7 +332,7 @@ const cType = (kind: DeclKind, members: boolean): DeclRule => ({
 const C_RULES: LanguageRules = {
   decls: {
     function_definition: cFunction("function"),
-    declaration: cFunction("function"),
+    declaration: C_DECLARATION,
     field_declaration: cFunction("method"),
     class_specifier: cType("class", true),
     struct_specifier: cType("struct", true),
