@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
+import { WASM_SUBDIR } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -150,6 +151,9 @@ async function compile(
       target,
       "--output",
       output,
+      // The outline's wasm files: the bundled runtime reads them beside its own file.
+      "--include",
+      `${bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1)}${WASM_SUBDIR}`,
       bundleFile,
     ],
     env,

@@ -5,7 +5,7 @@
 
 import { collectDeclarations } from "../../core/outline/collect.ts";
 import type { SyntaxNode } from "../../core/outline/declaration.ts";
-import type { Language } from "../../core/outline/languages.ts";
+import { type Language, LANGUAGES } from "../../core/outline/languages.ts";
 import type { ParsedOutline, SyntaxParser } from "../../ops/outline/syntax_parser.ts";
 
 /** The part of web-tree-sitter's API this adapter uses. */
@@ -41,6 +41,12 @@ export const WASM_SUBDIR = "tree-sitter";
 export const RUNTIME_WASM = "tree-sitter.wasm";
 /** The grammar file of a grammar name (`typescript` → tree-sitter-typescript.wasm). */
 export const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
+
+/** Every wasm file the outline uses: the runtime and one grammar per language (for packaging). */
+export function wasmFiles(): string[] {
+  const grammars = new Set(Object.values(LANGUAGES).map((l) => l.grammar));
+  return [RUNTIME_WASM, ...[...grammars].sort().map(grammarFile)];
+}
 
 /** Syntax error ranges reported per file (the first ones, in source order). */
 const MAX_ERROR_RANGES = 3;
@@ -85,14 +91,14 @@ export class TreeSitterParser implements SyntaxParser {
   #load() {
     this.#runtime ??= (async () => {
       const runtime = (await import("@vscode/tree-sitter-wasm")).default as unknown as Runtime;
-      let dir = this.wasmDir;
+      // Beside a bundle (dist/, the npm package, a compiled binary) the wasm files are in the
+      // tree-sitter/ folder next to this code, read with Deno's API (which reads a compiled
+      // binary's embedded files); from source they are in the npm package, found by the runtime.
+      const beside = `${import.meta.dirname}/${WASM_SUBDIR}/`;
+      let dir = this.wasmDir ?? (isFile(`${beside}${RUNTIME_WASM}`) ? beside : undefined);
       await runtime.Parser.init({
-        // The runtime's folder (the npm package's wasm/, or the bundle's own folder): the wasm
-        // files sit in it, or in its tree-sitter/ subfolder beside a bundle.
-        locateFile: (file: string, folder: string) => {
-          dir ??= isFile(`${folder}${WASM_SUBDIR}/${file}`) ? `${folder}${WASM_SUBDIR}/` : folder;
-          return `${dir}${file}`;
-        },
+        ...(dir ? { wasmBinary: await Deno.readFile(`${dir}${RUNTIME_WASM}`) } : {}),
+        locateFile: (file: string, folder: string) => `${(dir ??= folder)}${file}`,
         print: say,
         printErr: say,
       });
