@@ -3,6 +3,7 @@
 // binaries) on first use, parses with a stop check, and hands the tree to lib/core/outline's
 // collector. Nothing is imported or read before the first outline: start-up stays as it was.
 
+import { setImmediate } from "node:timers";
 import { collectDeclarations } from "../../core/outline/collect.ts";
 import type { SyntaxNode } from "../../core/outline/declaration.ts";
 import { type Language, LANGUAGES } from "../../core/outline/languages.ts";
@@ -25,6 +26,7 @@ interface Parser {
     oldTree: null,
     options: { progressCallback: () => boolean },
   ): Tree | null;
+  reset(): void;
   delete(): void;
 }
 interface Runtime {
@@ -64,61 +66,100 @@ function say(line: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`anchorfs: tree-sitter: ${line}\n`));
 }
 
+type Loaded = { runtime: Runtime; dir: string };
+
+/**
+ * Parsing runs in slices of this many milliseconds: tree-sitter stops when asked and resumes
+ * where it left off on the next call, so a big file never holds the event loop (pings, other
+ * calls, a cancellation) for longer than one slice.
+ */
+const SLICE_MS = 10;
+
+/**
+ * The runtime is process-wide (one wasm instance, its memory shared by every grammar): loaded
+ * once for every TreeSitterParser, as each grammar is. A failed load is not kept: the next
+ * outline tries again (and says why again).
+ */
+let loading: Promise<Loaded> | undefined;
+const grammars = new Map<string, Promise<unknown>>();
+
+function loadRuntime(): Promise<Loaded> {
+  loading ??= (async () => {
+    const runtime = (await import("@vscode/tree-sitter-wasm")).default as unknown as Runtime;
+    // Beside a bundle (dist/, the npm package, a compiled binary) the wasm files are in the
+    // tree-sitter/ folder next to this code, read with Deno's API (which reads a compiled
+    // binary's embedded files); from source they are in the npm package, found by the runtime.
+    const beside = `${import.meta.dirname}/${WASM_SUBDIR}/`;
+    let dir = isFile(`${beside}${RUNTIME_WASM}`) ? beside : undefined;
+    await runtime.Parser.init({
+      ...(dir ? { wasmBinary: await Deno.readFile(`${dir}${RUNTIME_WASM}`) } : {}),
+      locateFile: (file: string, folder: string) => `${(dir ??= folder)}${file}`,
+      print: say,
+      printErr: say,
+    });
+    if (!dir) throw new Error("tree-sitter's runtime did not say where its wasm files are");
+    return { runtime, dir };
+  })();
+  loading.catch(() => (loading = undefined));
+  return loading;
+}
+
+function loadGrammar(grammar: string): Promise<unknown> {
+  let loaded = grammars.get(grammar);
+  if (!loaded) {
+    loaded = loadRuntime().then(async ({ runtime, dir }) =>
+      runtime.Language.load(await Deno.readFile(`${dir}${grammarFile(grammar)}`))
+    );
+    grammars.set(grammar, loaded);
+    loaded.catch(() => grammars.delete(grammar));
+  }
+  return loaded;
+}
+
 export class TreeSitterParser implements SyntaxParser {
-  #runtime: Promise<{ runtime: Runtime; parser: Parser; dir: string }> | undefined;
-  readonly #grammars = new Map<string, Promise<unknown>>();
-
-  /** `wasmDir`: where the wasm files are (default: found next to the runtime's script). */
-  constructor(private readonly wasmDir?: string) {}
-
   async outline(
     text: string,
     language: Language,
     shouldStop?: () => boolean,
   ): Promise<ParsedOutline | null> {
-    const { parser } = await this.#load();
-    parser.setLanguage(await this.#grammar(language.grammar));
-    const tree = parser.parse(text, null, { progressCallback: () => shouldStop?.() ?? false });
-    if (!tree) return null;
+    const { runtime } = await loadRuntime();
+    const grammar = await loadGrammar(language.grammar);
+    // A parser per call: a parse paused between slices must not be resumed by another call.
+    const parser = new runtime.Parser();
     try {
-      const { declarations, truncated } = collectDeclarations(tree.rootNode, text, language);
-      return { declarations, truncated, errors: errorRanges(tree.rootNode) };
+      parser.setLanguage(grammar);
+      const tree = await parseInSlices(parser, text, shouldStop);
+      if (!tree) return null;
+      try {
+        const { declarations, truncated } = collectDeclarations(tree.rootNode, text, language);
+        return { declarations, truncated, errors: errorRanges(tree.rootNode) };
+      } finally {
+        tree.delete();
+      }
     } finally {
-      tree.delete();
+      parser.delete();
     }
   }
+}
 
-  #load() {
-    this.#runtime ??= (async () => {
-      const runtime = (await import("@vscode/tree-sitter-wasm")).default as unknown as Runtime;
-      // Beside a bundle (dist/, the npm package, a compiled binary) the wasm files are in the
-      // tree-sitter/ folder next to this code, read with Deno's API (which reads a compiled
-      // binary's embedded files); from source they are in the npm package, found by the runtime.
-      const beside = `${import.meta.dirname}/${WASM_SUBDIR}/`;
-      let dir = this.wasmDir ?? (isFile(`${beside}${RUNTIME_WASM}`) ? beside : undefined);
-      await runtime.Parser.init({
-        ...(dir ? { wasmBinary: await Deno.readFile(`${dir}${RUNTIME_WASM}`) } : {}),
-        locateFile: (file: string, folder: string) => `${(dir ??= folder)}${file}`,
-        print: say,
-        printErr: say,
-      });
-      return { runtime, parser: new runtime.Parser(), dir: dir! };
-    })();
-    // A failed load is not kept: the next outline tries again (and says why again).
-    this.#runtime.catch(() => (this.#runtime = undefined));
-    return this.#runtime;
-  }
-
-  #grammar(grammar: string): Promise<unknown> {
-    let loaded = this.#grammars.get(grammar);
-    if (!loaded) {
-      loaded = this.#load().then(async ({ runtime, dir }) =>
-        runtime.Language.load(await Deno.readFile(`${dir}${grammarFile(grammar)}`))
-      );
-      this.#grammars.set(grammar, loaded);
-      loaded.catch(() => this.#grammars.delete(grammar));
+/** The tree of `text`, parsed a slice at a time; null when `shouldStop` said to stop. */
+async function parseInSlices(
+  parser: Parser,
+  text: string,
+  shouldStop?: () => boolean,
+): Promise<Tree | null> {
+  for (;;) {
+    const sliceEnd = performance.now() + SLICE_MS;
+    let stop = false;
+    const tree = parser.parse(text, null, {
+      progressCallback: () => (stop = shouldStop?.() ?? false) || performance.now() > sliceEnd,
+    });
+    if (tree) return tree;
+    if (stop) {
+      parser.reset();
+      return null;
     }
-    return loaded;
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 

@@ -8,8 +8,13 @@ import type { Language } from "../../core/outline/languages.ts";
 import { allDeclarations } from "../../core/outline/declaration.ts";
 import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
 
-/** Texts larger than this are not parsed (tree and time grow with the size); the op says so. */
-export const PARSE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Texts larger than this are not parsed; the op says so and names the search to use. A syntax
+ * tree takes about 50 bytes per byte of source in tree-sitter's wasm memory, which never shrinks
+ * back: 1 MiB keeps that peak near 60 MB (4 MiB took the server past 270 MB), and parses in
+ * about a second here. Every hand-written source file fits; generated bundles do not.
+ */
+export const PARSE_MAX_BYTES = 1024 * 1024;
 /** Broken regions blanked and parsed again per file, at most. */
 const RECOVERY_PARSES = 3;
 

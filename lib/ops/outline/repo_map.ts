@@ -12,6 +12,7 @@ import {
   step,
 } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
+import { isAnchorError } from "../../core/errors.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { decodeTextBody } from "../../core/text/text_file.ts";
 import { languageFor, mapEntry } from "../../core/outline/mod.ts";
@@ -24,8 +25,8 @@ import type { Outliner } from "./outliner.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
 export const MAP_MAX_BYTES = 32 * 1024;
-/** Files larger than this are named in a map but not parsed for it. */
-export const MAP_FILE_MAX_BYTES = 1024 * 1024;
+/** Files larger than this are named in a map but not parsed for it (outline them one by one). */
+export const MAP_FILE_MAX_BYTES = 512 * 1024;
 /** Files considered per map (the walk stops there; the rest are counted as not mapped). */
 const MAP_MAX_FILES = 2000;
 /** Each file's line is given at least, and at most, this many bytes. */
@@ -120,7 +121,9 @@ async function mapRow(
   // Paths as the next call takes them (relative to the working directory), not to the map's root.
   const path = quotePath(displayPath(session, siblingLocation(root, item.path)));
   if (!data) {
-    return `${path}: ${error?.message.includes("large") ? "too large to map" : "unreadable"}`;
+    return isAnchorError(error) && error.code === "FILE_TOO_LARGE"
+      ? `${path}: over ${MAP_FILE_MAX_BYTES / 1024} KB, not mapped (outline it alone)`
+      : `${path}: unreadable (${error?.message ?? "no data"})`;
   }
   const decoded = decodeTextBody(data);
   if (decoded.kind === "binary") return `${path}: binary`;

@@ -305,3 +305,30 @@ Deno.test("every TypeScript file of lib/ outlines as Deno's parser reads it (nam
   assert(compared > 1000, `only ${compared} declarations compared`);
   assertEquals(wrong, []);
 });
+
+Deno.test("a long parse runs in slices: other work runs meanwhile, two parses do not mix, a stop drops it", async () => {
+  const base = await Deno.readTextFile(`${REPO_ROOT}/scripts/fixtures/large_files/zod/schemas.ts`);
+  const ts = languageFor("a.ts")!;
+  const py = languageFor("a.py")!;
+  const pySource = await Deno.readTextFile(
+    `${REPO_ROOT}/scripts/fixtures/large_files/attrs/_make.py`,
+  );
+  const alone = [(await parser.outline(base, ts))!, (await parser.outline(pySource, py))!];
+  let turns = 0;
+  const timer = setInterval(() => turns++, 1);
+  const [a, b] = await Promise.all([
+    parser.outline(base.repeat(4), ts),
+    parser.outline(pySource, py),
+  ]);
+  clearInterval(timer);
+  assert(turns > 2, `the event loop turned ${turns} times during the parses`);
+  assertEquals(a!.declarations.length, alone[0]!.declarations.length * 4);
+  assertEquals(rows(b!.declarations), rows(alone[1]!.declarations));
+  let asked = 0;
+  assertEquals(await parser.outline(base.repeat(4), ts, () => ++asked > 3), null);
+  // The parser is not left half-way: the next parse of the same text is whole.
+  assertEquals(
+    (await parser.outline(base, ts))!.declarations.length,
+    alone[0]!.declarations.length,
+  );
+});
