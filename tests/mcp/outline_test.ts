@@ -53,6 +53,12 @@ Deno.test("outline → symbol → batch_edit: the symbol's ids go straight into 
   assertStringIncludes(after, "const id = `job-${this.jobs.size + 1}`;");
   assertEquals(after.split("\n").length, SAMPLE_LINES.length);
 
+  // start/end with outline: the declarations in those lines only.
+  const window = await server.call("view", { path: "src/jobs.ts", outline: true, start: 46 });
+  assertStringIncludes(window.text, "4 declarations in lines 46-59.");
+  assertStringIncludes(window.text, " function formatJob 47-49");
+  assertNotIncludes(window.text, "class JobManager");
+
   // The outline of one declaration: its members only.
   const members = await server.call("view", {
     path: "src/jobs.ts",
@@ -179,17 +185,19 @@ Deno.test("a directory's outline is a repository map; symbol on a directory says
     "src/notes.md": "# notes\n",
     "dist/out.js": "function hidden() {}\n",
     "tools/run.py": "def main():\n    pass\n",
+    "tools/zz_huge.py": "X = 1\n".repeat(100_000), // 600 KB: named, not parsed for a map
   });
   await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
   const map = await server.call("view", { path: ".", outline: true });
   assertEquals(map.isError, false, map.text);
   assertStringIncludes(
     map.text,
-    ".: repository map of 2 files (1 other file without a grammar not shown)",
+    ".: repository map of 3 files (1 other file without a grammar not shown)",
   );
   assertStringIncludes(map.text, "\nsrc/jobs.ts (59 lines): constant MAX_JOBS 6, type JobId 8,");
   assertStringIncludes(map.text, "class JobManager 24-45 {constructor, start, stop, size}");
   assertStringIncludes(map.text, "\ntools/run.py (2 lines): function main 1-2");
+  assertStringIncludes(map.text, "\ntools/zz_huge.py: over 512 KB, not mapped (outline it alone)");
   assertNotIncludes(map.text, "dist/out.js");
 
   const sub = await server.call("view", { path: "src", outline: true });

@@ -112,7 +112,9 @@ function render(
     line: (n) => lines[n - 1],
     decls: scope ? scope.children : outline.declarations,
     ...(scope ? { scope } : {}),
-    ...(request.window ? { window: request.window } : {}),
+    ...(request.window
+      ? { window: { ...request.window, end: Math.min(request.window.end, lines.length) } }
+      : {}),
     truncated: outline.truncated,
     unparsed: outline.unparsed,
   });
