@@ -131,7 +131,7 @@ const PYTHON_RULES: LanguageRules = {
     function_definition: { kind: "function" },
     assignment: {
       kind: (node, src) =>
-        /^[A-Z][A-Z0-9_]*$/.test(assignmentName(node, src)?.text ?? "") ? "constant" : "variable",
+        /^_*[A-Z][A-Z0-9_]*$/.test(assignmentName(node, src)?.text ?? "") ? "constant" : "variable",
       name: assignmentName,
       outsideClasses: true,
       body: () => null,

@@ -1,5 +1,5 @@
 // One file's entry in a repository map (the outline of a directory): its top-level declarations
-// on one line, each container with its members' names, within a byte budget; what does not fit
+// (module-level variables left out) on one line, each container with its members' names, within a byte budget; what does not fit
 // is counted (`+3 more`, `{start, stop, +12}`). Pure.
 
 import { plural } from "../plural.ts";
@@ -35,14 +35,16 @@ export function mapEntry(file: MapFile, budget: number): string {
   const head = `${file.path} (${plural(file.lines, "line")}${
     file.unparsed ? ", some lines do not parse" : ""
   })`;
-  if (file.decls.length === 0) return `${head}: no declarations`;
+  // Module-level variables crowd a map out; its readers want the names they can call or extend.
+  const decls = file.decls.filter((d) => d.kind !== "variable");
+  if (decls.length === 0) return `${head}: no declarations`;
   const items: string[] = [];
   let used = head.length + 2;
-  for (const [i, d] of file.decls.entries()) {
+  for (const [i, d] of decls.entries()) {
     const base = `${d.kind} ${d.name} ${range(d)}`;
-    const reserve = i < file.decls.length - 1 ? 12 : 0; // room for ", +N more"
+    const reserve = i < decls.length - 1 ? 12 : 0; // room for ", +N more"
     if (used + base.length + 2 + reserve > budget && items.length > 0) {
-      items.push(`+${file.decls.length - i} more`);
+      items.push(`+${decls.length - i} more`);
       break;
     }
     const item = base + members(d, Math.max(0, budget - used - base.length - reserve));

@@ -199,9 +199,11 @@ function outlineNotices(view: OutlineView, fitted: Fitted): GuidePart[] {
   }
   for (const r of view.unparsed ?? []) {
     notices.push(
-      guide`Lines ${r.start}-${r.end} do not parse (a syntax error): declarations there are left out; read them: ${
-        step("view", { path: view.path, start: r.start, end: r.end })
-      }.`,
+      guide`${
+        r.end > r.start ? `Lines ${r.start}-${r.end} do` : `Line ${r.start} does`
+      } not parse (a syntax error, or syntax newer than the grammar): declarations there may be missing; read ${
+        r.end > r.start ? "them" : "it"
+      }: ${step("view", { path: view.path, start: r.start, end: r.end })}.`,
     );
   }
   return notices;
