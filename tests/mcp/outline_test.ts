@@ -186,19 +186,29 @@ Deno.test("a directory's outline is a repository map; symbol on a directory says
     "dist/out.js": "function hidden() {}\n",
     "tools/run.py": "def main():\n    pass\n",
     "tools/zz_huge.py": "X = 1\n".repeat(100_000), // 600 KB: named, not parsed for a map
+    // Four languages: the least frequent one is counted, not mapped (its grammar is not loaded).
+    "web/a.css": ".a { color: red; }\n",
+    "web/b.css": ".b { color: red; }\n",
+    "web/run.sh": "go() {\n  echo\n}\n",
   });
   await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
   const map = await server.call("view", { path: ".", outline: true });
   assertEquals(map.isError, false, map.text);
   assertStringIncludes(
     map.text,
-    ".: repository map of 3 files (1 other file without a grammar not shown)",
+    ".: repository map of 5 files (1 other file without a grammar not shown)",
   );
   assertStringIncludes(map.text, "\nsrc/jobs.ts (59 lines): constant MAX_JOBS 6, type JobId 8,");
   assertStringIncludes(map.text, "class JobManager 24-45 {constructor, start, stop, size}");
   assertStringIncludes(map.text, "\ntools/run.py (2 lines): function main 1-2");
   assertStringIncludes(map.text, "\ntools/zz_huge.py: over 512 KB, not mapped (outline it alone)");
   assertNotIncludes(map.text, "dist/out.js");
+  assertStringIncludes(map.text, "\nweb/a.css (1 line): rule .a 1");
+  assertNotIncludes(map.text, "web/run.sh (");
+  assertStringIncludes(
+    map.text,
+    '[1 file in Bash not mapped (a map reads the 3 most frequent languages: each grammar stays in memory once loaded); outline one alone: view {"path":"web/run.sh","outline":true}.]',
+  );
 
   const sub = await server.call("view", { path: "src", outline: true });
   assertStringIncludes(sub.text, "\nsrc/jobs.ts (59 lines):");

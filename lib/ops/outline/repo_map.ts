@@ -22,6 +22,7 @@ import type { Session } from "../session.ts";
 import { displayPath } from "../view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "../walk.ts";
 import type { Outliner } from "./outliner.ts";
+import type { StopReason } from "../budget.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
 export const MAP_MAX_BYTES = 32 * 1024;
@@ -33,7 +34,31 @@ const MAP_MAX_FILES = 2000;
 const ENTRY_MIN_BYTES = 120;
 const ENTRY_MAX_BYTES = 1500;
 
+/**
+ * Grammars one map loads at most, the most frequent in the directory first: each loaded grammar
+ * stays resident (3 to 45 MB, see docs/benchmarks.md), and all fifteen would take the server past
+ * its memory target. Files of other languages are counted, with the call that outlines one.
+ */
+export const MAP_MAX_GRAMMARS = 3;
+
 type FileItem = WalkItem & { kind: "file" };
+
+/** The files of the MAP_MAX_GRAMMARS most frequent grammars, and the rest by language name. */
+function byFrequentGrammars(code: FileItem[], baseName: (path: string) => string) {
+  const grammarOf = (item: FileItem) => languageFor(baseName(item.path))!;
+  const counts = new Map<string, number>();
+  for (const item of code) {
+    const g = grammarOf(item).grammar;
+    counts.set(g, (counts.get(g) ?? 0) + 1);
+  }
+  const kept = new Set(
+    [...counts].sort((a, b) => b[1] - a[1]).slice(0, MAP_MAX_GRAMMARS).map(([g]) => g),
+  );
+  const mapped = code.filter((item) => kept.has(grammarOf(item).grammar));
+  const left = code.filter((item) => !kept.has(grammarOf(item).grammar));
+  const names = [...new Set(left.map((item) => grammarOf(item).name))];
+  return { mapped, left, names };
+}
 
 /** The repository map of the directory at `location`. */
 export async function repoMap(
@@ -54,9 +79,10 @@ export async function repoMap(
     else if (code.length < MAP_MAX_FILES) code.push(item);
     else more = true;
   }
+  const languages = byFrequentGrammars(code, (path) => location.backend.paths.baseName(path));
   const entryBudget = Math.min(
     ENTRY_MAX_BYTES,
-    Math.max(ENTRY_MIN_BYTES, Math.floor(MAP_MAX_BYTES / Math.max(1, code.length))),
+    Math.max(ENTRY_MIN_BYTES, Math.floor(MAP_MAX_BYTES / Math.max(1, languages.mapped.length))),
   );
   const rows: string[] = [];
   let used = 0;
@@ -64,7 +90,7 @@ export async function repoMap(
   const reads = readInOrder(
     location.backend,
     (async function* () {
-      yield* code;
+      yield* languages.mapped;
     })(),
     { skipLargerThan: MAP_FILE_MAX_BYTES },
   );
@@ -85,13 +111,21 @@ export async function repoMap(
   const header = `${quotePath(shown)}: repository map of ${plural(mapped, "file")}${
     others > 0 ? ` (${plural(others, "other file")} without a grammar not shown)` : ""
   } (${describeRules(options, pattern)}). Per file: top-level declarations, lines, {members}.`;
-  const notices = mapNotices(
-    shown,
-    code.length - mapped + (more ? 1 : 0),
+  const notices = mapNotices(shown, {
+    left: languages.mapped.length - mapped + (more ? 1 : 0),
     more,
-    options,
-    stats.stopped,
-  );
+    stop: stats.stopped,
+  }, options);
+  if (languages.left.length > 0) {
+    const first = displayPath(session, siblingLocation(location, languages.left[0]!.path));
+    notices.push(
+      guide`${plural(languages.left.length, "file")} in ${
+        languages.names.join(", ")
+      } not mapped (a map reads the ${MAP_MAX_GRAMMARS} most frequent languages: each grammar stays in memory once loaded); outline one alone: ${
+        step("view", { path: quotePath(first), outline: true })
+      }.`,
+    );
+  }
   if (mapped === 0 && notices.length === 0) {
     return guide`${quotePath(shown)}: no files the outline reads (${
       plural(others, "other file")
@@ -142,10 +176,8 @@ async function mapRow(
 
 function mapNotices(
   shown: string,
-  left: number,
-  more: boolean,
+  { left, more, stop }: { left: number; more: boolean; stop: StopReason | undefined },
   options: WalkOptions,
-  stop: "cancelled" | "deadline" | undefined,
 ): GuidePart[] {
   const notices: GuidePart[] = [];
   if (left > 0) {
