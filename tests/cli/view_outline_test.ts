@@ -2,7 +2,7 @@
 // written as commands; an unknown name fails with exit 1 and the closest names as commands.
 
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
-import { REPO_ROOT, runCliProcess, startServer, tempDir, writeTree } from "../_harness.ts";
+import { MAIN_TS, REPO_ROOT, runCliProcess, startServer, tempDir, writeTree } from "../_harness.ts";
 
 const SAMPLE = await Deno.readTextFile(`${REPO_ROOT}/tests/fixtures/outline/sample.py`);
 
@@ -53,4 +53,18 @@ Deno.test("anchorfs view --symbol with an unknown name exits 1 with the closest 
     r.stderr,
     "hint: Closest: `anchorfs view jobs.py --symbol JobManager.start`",
   );
+});
+
+Deno.test("the outline runs from Deno's cache alone (--cached-only: no registry, no network)", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "jobs.py": SAMPLE });
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--cached-only", "-A", "--quiet", MAIN_TS, "view", "jobs.py", "--outline"],
+    cwd: dir.path,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  assertStringIncludes(stdout, "jobs.py: Python, 37 lines, 8 declarations.");
 });
