@@ -20,6 +20,8 @@ import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
+import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
+import { Outliner } from "./ops/outline/outliner.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -78,6 +80,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     }),
     // On a confined server the workers open files beneath the same held directories.
     scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
+    // Loads nothing until the first outline: the grammars are read on demand.
+    outliner: new Outliner(new TreeSitterParser()),
     shell,
   };
   sshPools.set(services, sshPool);

@@ -84,6 +84,12 @@ export type ErrorCode =
   | "NO_MATCH"
   /** old_text matches several places and replace_all was not asked for. */
   | "AMBIGUOUS_MATCH"
+  /** view's symbol names no declaration of the file (the closest names are listed). */
+  | "UNKNOWN_SYMBOL"
+  /** view's symbol names several declarations of the file (each one's range is listed). */
+  | "AMBIGUOUS_SYMBOL"
+  /** An outline or symbol was asked of a file the outline has no grammar for. */
+  | "NO_GRAMMAR"
   /** The edit would leave the file as it is; nothing was written. */
   | "NO_CHANGE"
   /** Two batch_edit operations touch the same lines. */

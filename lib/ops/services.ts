@@ -10,6 +10,7 @@ import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./search.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
+import type { Outliner } from "./outline/outliner.ts";
 
 /**
  * The process-wide state every session and tool shares. Build it with
@@ -47,6 +48,11 @@ export interface Services {
    * @ignore
    */
   scanner?: ContentScanner;
+  /**
+   * Outlines and symbols for view: the parser (loaded on first use) and its cache.
+   * @ignore
+   */
+  outliner?: Outliner;
   /**
    * Set by --allow / --roots (anchorfs mcp): the directories the file tools may use.
    * @ignore

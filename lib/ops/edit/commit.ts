@@ -19,6 +19,7 @@ import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
+import type { Outliner } from "../outline/outliner.ts";
 import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
@@ -33,6 +34,8 @@ export interface EditServices {
   editLocks: FileLocks;
   /** Size limit and read budget (lib/ops/read_limits.ts); defaults when left out (tests). */
   reads?: ReadLimits;
+  /** Outlines, for extract_lines' from_symbol. */
+  outliner?: Outliner;
 }
 
 export interface EditOptions {
