@@ -14,6 +14,7 @@ import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
+import type { JobLimits } from "./core/jobs/containment.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
 import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
 import type { Services } from "./ops/services.ts";
@@ -35,6 +36,8 @@ export interface ServiceOptions {
   maxFileBytes?: number;
   /** `--shell`: the shell local commands run with (default: bash; cmd.exe on Windows). */
   shell?: ShellKind;
+  /** `--job-memory`, `--job-pids`: per-job limits, where jobs get cgroups that carry them. */
+  jobLimits?: JobLimits;
 }
 
 /**
@@ -91,7 +94,10 @@ function createJobManager(options: ServiceOptions): JobManager {
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
   const pid = options.pid ?? Deno.pid;
   return new JobManager(
-    createLocalProcessRunner(options.shell ? { shell: { kind: options.shell } } : {}),
+    createLocalProcessRunner({
+      ...(options.shell && { shell: { kind: options.shell } }),
+      ...(options.jobLimits && { limits: options.jobLimits }),
+    }),
     {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,
