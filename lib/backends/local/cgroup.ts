@@ -18,6 +18,7 @@ import {
   parseProcCgroup,
   underCgroupMount,
 } from "../../core/jobs/cgroup_paths.ts";
+import { plural } from "../../core/plural.ts";
 import {
   chooseContainment,
   type ContainmentChoice,
@@ -188,6 +189,11 @@ export interface CgroupHostOptions {
   /** ANCHORFS_CONTAINMENT: `auto` (default) or a rung to start from. */
   requested?: string;
   limits?: JobLimits;
+  /**
+   * The texts of /proc/self/mountinfo and /proc/self/cgroup, when not this process's own (a
+   * test of a machine shaped otherwise: a hierarchy missing, a mount that is no cgroup).
+   */
+  procFiles?: { mountinfo: string; cgroup: string };
 }
 
 /** One machine's cgroups, shared by every job manager of a process. */
@@ -200,7 +206,8 @@ export class CgroupHost {
 
   /** The cgroup mounts (read once). */
   private mounts(): CgroupMounts {
-    return this.mountsRead ??= parseMountinfo(readText(MOUNTINFO) ?? "");
+    const text = this.options.procFiles?.mountinfo ?? readText(MOUNTINFO) ?? "";
+    return this.mountsRead ??= parseMountinfo(text);
   }
 
   /** Which containment new jobs get (probed on first use, then remembered). */
@@ -215,7 +222,9 @@ export class CgroupHost {
       const limits = planLimits(this.options.limits ?? {}, choice.kind, { v2: [], v1: [] });
       return { choice, limits, line: describeContainment(choice, undefined, limits) };
     }
-    const own = parseProcCgroup(readText("/proc/self/cgroup") ?? "");
+    const own = parseProcCgroup(
+      this.options.procFiles?.cgroup ?? readText("/proc/self/cgroup") ?? "",
+    );
     const bases = this.bases = cgroupBases(this.mounts(), own);
     const probes: Partial<Record<ContainmentKind, RungProbe>> = {};
     for (const kind of containmentRungs(this.options.requested)) {
@@ -389,6 +398,30 @@ export class CgroupHost {
         // exited meanwhile
       }
     }
+  }
+
+  /**
+   * What the job's limits did, for its end reason: forks refused at pids.max, processes the
+   * kernel killed at the memory limit. Undefined when no limit was reached.
+   */
+  limitEvents(dirs: readonly string[]): string | undefined {
+    const said: string[] = [];
+    for (const dir of dirs) {
+      const forks = /^max (\d+)$/m.exec(readText(`${dir}/pids.events`) ?? "")?.[1];
+      if (forks !== undefined && forks !== "0") {
+        said.push(`${plural(Number(forks), "fork")} refused at its pids.max (--job-pids)`);
+      }
+      const oom = /^oom_kill (\d+)$/m.exec(
+        readText(`${dir}/memory.events`) ?? readText(`${dir}/memory.oom_control`) ?? "",
+      )?.[1];
+      if (oom !== undefined && oom !== "0") {
+        said.push(
+          `${plural(Number(oom), "process", "processes")} killed by the kernel at its memory ` +
+            "limit (--job-memory)",
+        );
+      }
+    }
+    return said.length > 0 ? said.join("; ") : undefined;
   }
 
   /**

@@ -6,8 +6,10 @@
 
 /** What the pump writes into (the job's capped log, lib/backends/log_cap.ts). */
 export interface PumpSink {
+  readonly capBytes: number;
   append(bytes: Uint8Array): void;
-  enforce(): unknown;
+  /** Cuts the log if it passed the cap; returns its size after. */
+  enforce(): { size: number };
 }
 
 /** Largest read: what a `kill -9` of the server can lose beyond the pipe's own buffer. */
@@ -21,6 +23,8 @@ export class LogPump {
   private eof = false;
   private closed = false;
   private lastData = Date.now();
+  /** Bytes the log can take before the cap must be checked (the size is read only then). */
+  private room = 0;
   private reader: ReadableStreamBYOBReader | undefined;
 
   constructor(stream: ReadableStream<Uint8Array>, private readonly sink: PumpSink) {
@@ -50,7 +54,9 @@ export class LogPump {
     this.bytes += chunk.length;
     try {
       this.sink.append(chunk);
-      this.sink.enforce();
+      this.room -= chunk.length;
+      // Only this pump appends output while the job runs; notes come after it has stopped.
+      if (this.room < 0) this.room = this.sink.capBytes - this.sink.enforce().size;
     } catch {
       // the log is gone (the job was removed): drop the bytes, keep the job running
     }

@@ -468,6 +468,7 @@ export function createLocalProcessRunner(options: LocalRunnerOptions = {}): Proc
     killCgroups: (dirs) => cgroups.kill(dirs),
     acceptedCgroups: (dirs, cookie) => cgroups.accepted(dirs, cookie),
     removeCgroups: (dirs) => cgroups.remove(dirs),
+    cgroupLimitEvents: (dirs) => cgroups.limitEvents(dirs),
     containmentLine: async () => (await cgroups.containment()).line,
   };
 }

@@ -80,6 +80,8 @@ export interface ProcessRunner extends ProcessControl {
   acceptedCgroups?(cgroups: readonly string[] | undefined, cookie: string | undefined): string[];
   /** Removes a finished job's cgroups (once empty). */
   removeCgroups?(cgroups: readonly string[]): void;
+  /** What the job's cgroup limits did (forks refused, processes killed for memory), if anything. */
+  cgroupLimitEvents?(cgroups: readonly string[]): string | undefined;
   /** The containment new jobs get, as the start-up log says it. */
   containmentLine?(): Promise<string>;
 }
@@ -617,6 +619,10 @@ export class JobManager {
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
     // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
     // nohup) is terminated before the end is recorded, so nothing grows the log after that.
+    // Read before the cgroups go with the processes.
+    const limits = job.remote
+      ? undefined
+      : this.runner.cgroupLimitEvents?.(this.cgroupsOf(job.record));
     const leftovers = job.remote
       ? exit.leftovers?.map(remoteRow(job.remote.pid)) ?? await this.killRemote(job.remote)
       : await this.endProcesses(job.record);
@@ -632,7 +638,8 @@ export class JobManager {
         "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
       : undefined;
     const held = exit.heldOpen ? HELD_OPEN_NOTE : drained ? undefined : HELD_PIPE_NOTE;
-    const notes = [note, held && `[anchorfs: ${held}.]`].filter((n) => n !== undefined);
+    const limitNote = limits && `[anchorfs: its limits were reached: ${limits}.]`;
+    const notes = [note, held && `[anchorfs: ${held}.]`, limitNote].filter((n) => n !== undefined);
     job.cap.enforce(notes.reduce((n, t) => n + new TextEncoder().encode(t).length + 2, 0));
     for (const n of notes) job.cap.appendNote(n);
     const size = await this.store.logSize(job.record.id);
@@ -642,7 +649,9 @@ export class JobManager {
       cause,
       ...(cause === "exit" && leftovers.length > 0 &&
         { leftovers: describeProcesses(leftovers) }),
-      ...(held !== undefined && { note: held }),
+      ...((held ?? limits) !== undefined && {
+        note: [held, limits && `its limits were reached: ${limits}`].filter(Boolean).join("; "),
+      }),
       outputBytes: job.cap.outputBytes(size),
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
