@@ -181,10 +181,11 @@ sshTest(
       const id = r.text.match(/job (\d+-\d+)/)![1]!;
       const record = await readRecord(s.stateDir, id);
       assertEquals(record.status, "succeeded");
-      assertStringIncludes(record.containment, "cgroup v2 on the host (");
-      assertStringIncludes(record.endReason ?? "", "which were terminated");
+      // Its cgroup tied it to the job: terminated with the leftovers, not left holding the output.
       assert(!(record.endReason ?? "").includes("held open"), record.endReason);
+      assertStringIncludes(record.endReason ?? "", "which were terminated");
       assert(await eventually(() => livePidsMatching(marker).length === 0), "the stray survived");
+      assertStringIncludes(record.containment, "cgroup v2 on the host (");
       // Nothing reaches the log after the end, and the job's cgroup is gone from the host.
       const log = `${s.stateDir}/jobs/${id}/output.log`;
       const size = (await Deno.stat(log)).size;
