@@ -10,8 +10,9 @@
 import * as runner from "../lib/backends/local/process_runner.ts";
 import { JobManager } from "../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../lib/backends/local/disk_job_store.ts";
-import { livePidsMatching, uniqueMarker } from "../tests/mcp/_jobs_helpers.ts";
+import { livePidsMatching, pathExists, uniqueMarker } from "../tests/mcp/_jobs_helpers.ts";
 import { startServer, type TestServer } from "../tests/_harness.ts";
+import { ESCAPES, escapesCommand } from "../tests/faults/_escapes.ts";
 
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
@@ -146,35 +147,6 @@ async function killSection(): Promise<void> {
   }
 }
 
-/** Each escape as a line of the job's command (`r` is its ready file). */
-const ESCAPES: Record<string, (m: string, r: string) => string> = {
-  "env -i setsid": (m, r) => `(env -i setsid sh -c '${writer(m, r)}' &)`,
-  "setsid -f": (m, r) => `setsid -f sh -c '${writer(m, r)}'`,
-  "nohup": (m, r) => `nohup sh -c '${writer(m, r)}' &`,
-  "double fork": (m, r) => `( (sh -c '${writer(m, r)}' &) & )`,
-  "triple fork": (m, r) => `( ( (sh -c '${writer(m, r)}' &) & ) & )`,
-  "disown": (m, r) => `sh -c '${writer(m, r)}' & disown`,
-  "daemon": (m, r) =>
-    `(env -i setsid sh -c 'cd /; exec </dev/null >/dev/null 2>&1; ${writer(m, r)}' &)`,
-  "ignores TERM": (m, r) => `sh -c 'trap "" TERM; ${writer(m, r)}' &`,
-  "fork loop": (m, r) =>
-    `sh -c ': > ${r}; while :; do setsid sh -c "for i in 1 2; do sleep 0.5; done; : ${m}" & ` +
-    `sleep 0.05; done; : ${m}' &`,
-};
-
-function writer(m: string, r: string): string {
-  return `: > ${r}; while :; do echo ${m}; sleep 0.05; done`;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function recordOf(dir: string, id: string) {
   return JSON.parse(Deno.readTextFileSync(`${dir}/jobs/${id}/record.json`));
 }
@@ -195,13 +167,10 @@ async function escapeRun(mode: Mode, path: EndPath): Promise<{ left: string[]; g
   let server: TestServer | undefined = await startServer({ client: "v1", args, env });
   const markers = Object.fromEntries(Object.keys(ESCAPES).map((n) => [n, uniqueMarker()]));
   try {
-    const readies = Object.keys(ESCAPES).map((_, i) => `${dir}/ready.${i}`);
-    const lines = Object.entries(ESCAPES).map(([n, f], i) => f(markers[n]!, readies[i]!));
-    lines.push(`until ${readies.map((r) => `[ -f ${r} ]`).join(" && ")}; do sleep 0.05; done`);
-    if (path !== "end") lines.push("until false; do sleep 0.2; done");
-    const r = await server.call("shell", { command: lines.join("\n") });
+    const { command, readies } = escapesCommand(markers, dir, path === "end");
+    const r = await server.call("shell", { command });
     const id = /job (\d+-\d+)/.exec(r.text)![1]!;
-    await until(() => readies.every(exists));
+    await until(() => readies.every(pathExists));
     if (path === "kill") await server.call("jobs", { action: "kill", id });
     if (path === "server SIGTERM") Deno.kill(server.pid!, "SIGTERM");
     if (path === "server kill -9 + restart") {
@@ -290,7 +259,7 @@ async function lossRun(pace: string): Promise<{ lost: number; bytes: number }> {
         `i=0; while :; do i=$((i+1)); echo "line $i" || exit; echo $i > ${dir}/wrote; ${pace} done`,
     });
     const id = /job (\d+-\d+)/.exec(r.text)![1]!;
-    await until(() => exists(`${dir}/wrote`));
+    await until(() => pathExists(`${dir}/wrote`));
     await sleep(500);
     Deno.kill(server.pid!, "SIGKILL");
     await server.close().catch(() => {});

@@ -13,6 +13,7 @@ import {
   eventually,
   jobIdOf,
   livePidsMatching,
+  pathExists,
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
@@ -401,7 +402,7 @@ cgroupTest(
       // Only its cgroup tied it to the job (no cookie, its own session, its parent not the job's).
       await assertAllGone([marker], "anchorfs jobs list");
       assertStringIncludes(readRecord(state.path, "999996-1").endReason, "have been terminated");
-      assert(!exists(jobDir), "the dead job's cgroup was left behind");
+      assert(!pathExists(jobDir), "the dead job's cgroup was left behind");
       // A record naming a cgroup that is not its job's own is never acted on.
       assertEquals(
         sleepsWith(strangerMarker).length,
@@ -422,12 +423,3 @@ cgroupTest(
     }
   },
 );
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -13,37 +13,20 @@ import { startServer, type TestServer } from "../_harness.ts";
 import {
   eventually,
   livePidsMatching,
+  pathExists,
+  processAlive,
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
 import { testNeeding } from "../_requires.ts";
+import { ESCAPES, escapesCommand } from "./_escapes.ts";
 
 type Mode = "cgroup-v2" | "cgroup-v1" | "process-tree";
 type EndPath = "kill" | "end" | "server SIGTERM" | "server kill -9 + restart";
 
-/** Each escape as a line of the job's command; `m` marks its processes, `ready` is its file. */
-const ESCAPES: Record<string, (m: string, ready: string) => string> = {
-  "env -i setsid": (m, r) => `(env -i setsid sh -c '${writer(m, r)}' &)`,
-  "setsid -f": (m, r) => `setsid -f sh -c '${writer(m, r)}'`,
-  "nohup": (m, r) => `nohup sh -c '${writer(m, r)}' &`,
-  "double fork": (m, r) => `( (sh -c '${writer(m, r)}' &) & )`,
-  "triple fork": (m, r) => `( ( (sh -c '${writer(m, r)}' &) & ) & )`,
-  "disown": (m, r) => `sh -c '${writer(m, r)}' & disown`,
-  "daemon": (m, r) =>
-    `(env -i setsid sh -c 'cd /; exec </dev/null >/dev/null 2>&1; ${writer(m, r)}' &)`,
-  "ignores SIGTERM": (m, r) => `sh -c 'trap "" TERM; ${writer(m, r)}' &`,
-  "fork loop": (m, r) =>
-    `sh -c ': > ${r}; while :; do setsid sh -c "for i in 1 2; do sleep 0.5; done; : ${m}" & sleep 0.05; done; : ${m}' &`,
-};
-
-/** The documented limit of the process tree: no cookie, its own session, its parent gone, and no
- * write to the job's pipe that would end it by SIGPIPE. */
+/** The documented limit of the process tree: no cookie, its own session, its parent gone, and
+ * no write to the job's pipe that would end it by SIGPIPE. */
 const PROCESS_TREE_LIMIT = new Set(["daemon"]);
-
-/** A loop that says it started, then writes its marker into its stdout (the job's log). */
-function writer(marker: string, ready: string): string {
-  return `: > ${ready}; while :; do echo ${marker}; sleep 0.05; done`;
-}
 
 interface Started {
   id: string;
@@ -58,38 +41,19 @@ async function startEscapes(
   stateDir: string,
   endsItself: boolean,
 ): Promise<Started> {
-  const markers: Record<string, string> = {};
-  const lines: string[] = [];
-  const readies: string[] = [];
-  for (const [i, [name, line]] of Object.entries(ESCAPES).entries()) {
-    markers[name] = uniqueMarker();
-    const ready = `${dir}/ready.${i}`;
-    readies.push(ready);
-    lines.push(line(markers[name]!, ready));
-  }
-  const all = readies.map((r) => `[ -f ${r} ]`).join(" && ");
-  lines.push(`until ${all}; do sleep 0.05; done; echo all-started`);
-  if (!endsItself) lines.push("until false; do sleep 0.2; done");
-  const r = await server.call("shell", { command: lines.join("\n") });
+  const markers = Object.fromEntries(Object.keys(ESCAPES).map((n) => [n, uniqueMarker()]));
+  const { command, readies } = escapesCommand(markers, dir, endsItself);
+  const r = await server.call("shell", { command });
   const id = /job (\d+-\d+)/.exec(r.text)?.[1];
   assert(id, r.text);
   const log = `${stateDir}/jobs/${id}/output.log`;
   if (!endsItself) {
     assert(
-      await eventually(() => readies.every(exists), 20_000),
-      `escapes did not all start: ${readies.filter((r) => !exists(r)).join(", ")}`,
+      await eventually(() => readies.every(pathExists), 20_000),
+      `escapes did not all start: ${readies.filter((r) => !pathExists(r)).join(", ")}`,
     );
   }
   return { id, markers, log };
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readRecord(stateDir: string, id: string) {
@@ -141,7 +105,7 @@ async function endBy(
   else if (path === "server kill -9 + restart") {
     Deno.kill(s.server.pid!, "SIGKILL");
     // Nobody reads the pipe now: nothing can reach the log from here on.
-    await eventually(() => !alive(s.server.pid!));
+    await eventually(() => !processAlive(s.server.pid!));
     const atDeath = Deno.statSync(job.log).size;
     await using restarted = await startServer({
       client: "v1",
@@ -156,15 +120,6 @@ async function endBy(
   const record = await terminal(s.stateDir, job.id);
   const status = { kill: "killed", end: "succeeded", "server SIGTERM": "interrupted" }[path];
   return { record, logSize: Deno.statSync(job.log).size, status };
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
 }
 
 const LABELS: Record<Mode, string> = {
@@ -197,7 +152,7 @@ for (const mode of ["cgroup-v2", "cgroup-v1", "process-tree"] as const) {
         if (mode === "process-tree") assertEquals(survivors(job.markers), ["daemon"]);
         assertStringIncludes(ended.record.containment ?? "", LABELS[mode]);
         for (const dir of (ended.record.cgroups ?? []) as string[]) {
-          assert(await eventually(() => !exists(dir)), `${dir} was left behind`);
+          assert(await eventually(() => !pathExists(dir)), `${dir} was left behind`);
         }
         if (mode !== "process-tree") assert(Array.isArray(ended.record.cgroups));
       } finally {

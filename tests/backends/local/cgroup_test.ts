@@ -4,6 +4,7 @@
 // fallbacks, on machine shapes given as /proc texts: a hierarchy missing, a "cgroup2 mount" that
 // is no cgroup, a job cgroup that cannot be made, a limit no controller can carry.
 
+import { pathExists } from "../../mcp/_jobs_helpers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { CgroupHost } from "../../../lib/backends/local/cgroup.ts";
 import { testNeeding } from "../../_requires.ts";
@@ -20,15 +21,6 @@ function readText(path: string): string {
     return Deno.readTextFileSync(path);
   } catch {
     return "";
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -66,8 +58,8 @@ async function roundTrip(host: CgroupHost, kind: string): Promise<void> {
   } finally {
     await child.status;
   }
-  assert(await until(() => (host.remove(setup.dirs), !exists(dir))), `${dir} left behind`);
-  assert(!exists(dir.slice(0, dir.lastIndexOf("/"))), "the server's cgroup left behind");
+  assert(await until(() => (host.remove(setup.dirs), !pathExists(dir))), `${dir} left behind`);
+  assert(!pathExists(dir.slice(0, dir.lastIndexOf("/"))), "the server's cgroup left behind");
 }
 
 v2Test(
@@ -169,7 +161,7 @@ v2Test("--job-pids goes on a hierarchy with the pids controller; pids.max is wri
   const setup = await host.prepare(id, "1-1");
   try {
     assertEquals(setup.note, undefined);
-    const file = setup.dirs.map((d) => `${d}/pids.max`).find(exists)!;
+    const file = setup.dirs.map((d) => `${d}/pids.max`).find(pathExists)!;
     assertEquals(readText(file).trim(), "33");
   } finally {
     host.remove(setup.dirs);

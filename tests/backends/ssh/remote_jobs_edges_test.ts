@@ -9,6 +9,7 @@ import {
   eventually,
   jobIdOf,
   livePidsMatching,
+  pathExists,
   startJobsServer,
   uniqueMarker,
 } from "../../mcp/_jobs_helpers.ts";
@@ -192,21 +193,12 @@ sshTest(
       await new Promise((r) => setTimeout(r, 300));
       assertEquals((await Deno.stat(log)).size, size);
       const cgroup = /\((\/[^)]*)\)/.exec(record.containment)![1]!;
-      assert(!exists(cgroup), `${cgroup} is still there`);
+      assert(!pathExists(cgroup), `${cgroup} is still there`);
     } finally {
       killMatching(marker);
     }
   },
 );
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 sshTest(
   "remote shell: a refused read names the file on the host (ssh:// paths), not a local path",
