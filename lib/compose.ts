@@ -14,7 +14,6 @@ import { defaultStateDir } from "./ops/jobs/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
-import type { JobLimits } from "./core/jobs/containment.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
 import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
 import type { Services } from "./ops/services.ts";
@@ -36,8 +35,11 @@ export interface ServiceOptions {
   maxFileBytes?: number;
   /** `--shell`: the shell local commands run with (default: bash; cmd.exe on Windows). */
   shell?: ShellKind;
-  /** `--job-memory`, `--job-pids`: per-job limits, where jobs get cgroups that carry them. */
-  jobLimits?: JobLimits;
+  /**
+   * `--job-memory` (bytes) and `--job-pids` (processes at once): per-job limits, where jobs get
+   * cgroups that carry them (the start-up log says whether they do).
+   */
+  jobLimits?: { memoryBytes?: number; pids?: number };
 }
 
 /**

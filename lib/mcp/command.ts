@@ -340,9 +340,11 @@ export async function runMcpCommand(
     globalThis.addEventListener("unload", () => jobs.killAllNow());
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
-    // Which containment holds the jobs (a cgroup per job, or the process tree), and why.
-    jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
     const shell = values["no-shell"] !== true;
+    // Which containment holds the jobs (a cgroup per job, or the process tree), and why.
+    if (shell) {
+      jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
+    }
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
