@@ -413,12 +413,16 @@ cgroupTest(
       killLeft([marker, strangerMarker]);
       await job.status;
       await stranger.status;
+      // Killed processes leave their cgroups once they have exited: retried until then.
       for (const dir of [jobDir, jobDir.slice(0, jobDir.lastIndexOf("/")), foreign]) {
-        try {
-          Deno.removeSync(dir);
-        } catch {
-          // removed by the sweep
-        }
+        await eventually(() => {
+          try {
+            Deno.removeSync(dir);
+          } catch {
+            // not empty yet, or removed by the sweep
+          }
+          return !pathExists(dir);
+        });
       }
     }
   },

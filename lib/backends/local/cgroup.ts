@@ -226,6 +226,7 @@ export class CgroupHost {
       this.options.procFiles?.cgroup ?? readText("/proc/self/cgroup") ?? "",
     );
     const bases = this.bases = cgroupBases(this.mounts(), own);
+    for (const base of [bases.v2, ...Object.values(bases.v1)]) if (base) sweepStale(base);
     const probes: Partial<Record<ContainmentKind, RungProbe>> = {};
     for (const kind of containmentRungs(this.options.requested)) {
       if (kind === "process-tree") break;
@@ -331,15 +332,20 @@ export class CgroupHost {
 
   private makeJobDir(base: string, instance: string, id: string, controllers: string[]): string {
     const parent = `${base}/${instanceCgroupName(instance)}`;
-    if (!exists(parent)) {
-      Deno.mkdirSync(parent);
+    const dir = `${parent}/${jobCgroupName(id)}`;
+    for (let attempt = 0;; attempt++) {
+      Deno.mkdirSync(parent, { recursive: true });
       if (controllers.length > 0) {
         writeControl(`${parent}/cgroup.subtree_control`, controllers.map((c) => `+${c}`).join(" "));
       }
+      try {
+        Deno.mkdirSync(dir);
+        return dir;
+      } catch (e) {
+        // The server's directory was removed meanwhile (its last job's end, or a sweep): again.
+        if (!(e instanceof Deno.errors.NotFound) || attempt > 0) throw e;
+      }
     }
-    const dir = `${parent}/${jobCgroupName(id)}`;
-    Deno.mkdirSync(dir);
-    return dir;
   }
 
   /** The directory of a v2 cgroup path (a systemd scope's, as its job reported it). */
@@ -428,17 +434,63 @@ export class CgroupHost {
    * Removes the job's (now empty) cgroups, then its server's directory when that is empty too.
    * A systemd scope is left to systemd (`--collect` removes it).
    */
-  remove(dirs: readonly string[]): void {
-    for (const dir of dirs) {
-      if (dir.endsWith(".scope")) continue;
-      removeDirectory(dir);
-      const parent = dir.slice(0, dir.lastIndexOf("/"));
-      if (/\/anchorfs-[0-9a-f]+$/.test(parent)) {
-        try {
-          Deno.removeSync(parent);
-        } catch {
-          // other jobs of that server still have theirs
-        }
+  async remove(dirs: readonly string[]): Promise<void> {
+    let left = dirs.filter((dir) => !dir.endsWith(".scope"));
+    // Processes just killed leave their cgroup once they have finished exiting: a moment later.
+    for (let attempt = 0; attempt <= REMOVE_RETRIES; attempt++) {
+      left = left.filter((dir) => !removeJobDirectory(dir));
+      if (left.length === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** Attempts after the first at removing a job's cgroup, 50 ms apart (1 s in all). */
+const REMOVE_RETRIES = 20;
+
+/** Removes a job's cgroup, then its server's directory once empty; true when it is gone. */
+function removeJobDirectory(dir: string): boolean {
+  removeDirectory(dir);
+  const parent = dir.slice(0, dir.lastIndexOf("/"));
+  if (/\/anchorfs-[0-9a-f]+$/.test(parent)) {
+    try {
+      Deno.removeSync(parent);
+    } catch {
+      // other jobs of that server still have theirs
+    }
+  }
+  return !exists(dir);
+}
+
+function pidAlive(pid: number): boolean {
+  return exists(`/proc/${pid}`);
+}
+
+/**
+ * Removes what dead anchorfs processes left under `base` (a server killed while it probed, or
+ * before its jobs' cgroups could go): probe cgroups of pids that are gone, and job cgroups whose
+ * server pid (the job id's first part) is gone. Only empty cgroups can be removed at all (the
+ * kernel refuses a populated one), so a live job never loses its own.
+ */
+export function sweepStale(base: string): void {
+  const names = (dir: string) => {
+    try {
+      return [...Deno.readDirSync(dir)].filter((e) => e.isDirectory).map((e) => e.name);
+    } catch {
+      return [];
+    }
+  };
+  for (const name of names(base)) {
+    const probe = /^anchorfs-probe-(\d+)-/.exec(name);
+    if (probe) {
+      if (!pidAlive(Number(probe[1]))) removeDirectory(`${base}/${name}`);
+      continue;
+    }
+    if (!/^anchorfs-[0-9a-f]{16}$/.test(name)) continue;
+    for (const job of names(`${base}/${name}`)) {
+      const server = /^job-(\d+)-\d+$/.exec(job)?.[1];
+      if (server !== undefined && !pidAlive(Number(server))) {
+        removeJobDirectory(`${base}/${name}/${job}`);
       }
     }
   }

@@ -207,10 +207,10 @@ export async function spawnContained(
       piped = await start(setup);
     }
   } catch (e) {
-    cgroups.remove(setup.dirs);
+    await cgroups.remove(setup.dirs);
     throw e;
   }
-  const containment = joinedContainment(setup, piped, cgroups);
+  const containment = await joinedContainment(setup, piped, cgroups);
   return {
     pid: piped.pid,
     startTicks: piped.startTicks,
@@ -221,11 +221,11 @@ export async function spawnContained(
 }
 
 /** What the job got: its cgroups as joined (a failed join is removed and named). */
-function joinedContainment(
+async function joinedContainment(
   setup: JobCgroupSetup,
   piped: PipedJob,
   cgroups: CgroupHost,
-): NonNullable<RunningProcess["containment"]> {
+): Promise<NonNullable<RunningProcess["containment"]>> {
   const notes = setup.note === undefined ? [] : [setup.note];
   let dirs = setup.dirs;
   if (setup.kind === "cgroup-v2-delegated") {
@@ -235,12 +235,13 @@ function joinedContainment(
   }
   const failed = piped.failedJoins.map((i) => setup.dirs[i]!).filter((d) => d !== undefined);
   if (failed.length > 0) {
-    cgroups.remove(failed);
+    await cgroups.remove(failed);
     notes.push(`it could not be moved into ${failed.join(", ")}`);
-    dirs = piped.failedJoins.includes(0) ? [] : dirs.filter((d) => !failed.includes(d));
-    if (dirs.length === 0) cgroups.remove(setup.dirs);
+    // The ones it joined still hold it (a kill takes them), though not as its containment.
+    dirs = dirs.filter((d) => !failed.includes(d));
   }
-  const label = dirs.length > 0 ? setup.label : "process tree";
+  const held = dirs.length > 0 && !piped.failedJoins.includes(0);
+  const label = held ? setup.label : "process tree";
   return { label, cgroups: dirs, ...(notes.length > 0 && { note: notes.join("; ") }) };
 }
 

@@ -78,8 +78,8 @@ export interface ProcessRunner extends ProcessControl {
   caseInsensitivePaths: boolean;
   /** The cgroups of a record this machine may touch (the job's own, under a cgroup mount). */
   acceptedCgroups?(cgroups: readonly string[] | undefined, cookie: string | undefined): string[];
-  /** Removes a finished job's cgroups (once empty). */
-  removeCgroups?(cgroups: readonly string[]): void;
+  /** Removes a finished job's cgroups (once empty; waits a moment for killed ones to empty). */
+  removeCgroups?(cgroups: readonly string[]): Promise<void>;
   /** What the job's cgroup limits did (forks refused, processes killed for memory), if anything. */
   cgroupLimitEvents?(cgroups: readonly string[]): string | undefined;
   /** The containment new jobs get, as the start-up log says it. */
@@ -246,7 +246,7 @@ export class JobManager {
   private async endProcesses(record: JobRecord): Promise<ProcessInfo[]> {
     const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
     const cgroups = this.cgroupsOf(record);
-    if (cgroups.length > 0) this.runner.removeCgroups?.(cgroups);
+    if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
     return killed;
   }
 
@@ -273,7 +273,7 @@ export class JobManager {
       const inCgroups = cgroups.length > 0 &&
         (this.runner.cgroupMembers?.(cgroups).length ?? 0) > 0;
       if (!present.has(record.cookie!) && !inCgroups) {
-        if (cgroups.length > 0) this.runner.removeCgroups?.(cgroups);
+        if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
         continue;
       }
       if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;

@@ -6,7 +6,7 @@
 
 import { pathExists } from "../../mcp/_jobs_helpers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
-import { CgroupHost } from "../../../lib/backends/local/cgroup.ts";
+import { CgroupHost, sweepStale } from "../../../lib/backends/local/cgroup.ts";
 import { testNeeding } from "../../_requires.ts";
 
 const v2Test = testNeeding("proc", "cgroup-v2");
@@ -58,7 +58,8 @@ async function roundTrip(host: CgroupHost, kind: string): Promise<void> {
   } finally {
     await child.status;
   }
-  assert(await until(() => (host.remove(setup.dirs), !pathExists(dir))), `${dir} left behind`);
+  await host.remove(setup.dirs);
+  assert(!pathExists(dir), `${dir} left behind`);
   assert(!pathExists(dir.slice(0, dir.lastIndexOf("/"))), "the server's cgroup left behind");
 }
 
@@ -164,7 +165,7 @@ v2Test("--job-pids goes on a hierarchy with the pids controller; pids.max is wri
     const file = setup.dirs.map((d) => `${d}/pids.max`).find(pathExists)!;
     assertEquals(readText(file).trim(), "33");
   } finally {
-    host.remove(setup.dirs);
+    await host.remove(setup.dirs);
   }
 });
 
@@ -184,7 +185,7 @@ v2Test(
     assertStringIncludes(state.line, "--job-memory 67108864 is not enforced: no memory controller");
     const setup = await host.prepare(instance(), "1-1");
     assertEquals(setup.kind, "cgroup-v2");
-    host.remove(setup.dirs);
+    await host.remove(setup.dirs);
   },
 );
 
@@ -205,3 +206,32 @@ procTest("accepted: only the job's own cgroup under a cgroup mount, never anothe
   assertEquals(host.accepted([own], "fedcba9876543210/42-1"), []);
   assertEquals(host.accepted(undefined, cookie), []);
 });
+
+v2Test(
+  "the probe removes what dead anchorfs processes left: probe cgroups and their jobs' empty cgroups",
+  async () => {
+    const base = (await new CgroupHost({ requested: "cgroup-v2" }).containment()).where!;
+    // Above the largest pid Linux allows (2^22): a pid that is certainly gone.
+    const dead = 2 ** 22 + 9;
+    const id = instance();
+    const left = [
+      `${base}/anchorfs-probe-${dead}-deadbeef`,
+      `${base}/anchorfs-${id}/job-${dead}-1`,
+    ];
+    const live = `${base}/anchorfs-${id}/job-${Deno.pid}-1`;
+    for (const dir of [...left, live]) Deno.mkdirSync(dir, { recursive: true });
+    try {
+      sweepStale(base);
+      for (const dir of left) assert(!pathExists(dir), `${dir} was left`);
+      assert(pathExists(live), "a live server's job cgroup was removed");
+    } finally {
+      for (const dir of [live, `${base}/anchorfs-${id}`, ...left]) {
+        try {
+          Deno.removeSync(dir);
+        } catch {
+          // removed by the sweep
+        }
+      }
+    }
+  },
+);
