@@ -37,6 +37,11 @@ export interface ServiceOptions {
   maxFileBytes?: number;
   /** `--shell`: the shell local commands run with (default: bash; cmd.exe on Windows). */
   shell?: ShellKind;
+  /**
+   * `--job-memory` (bytes) and `--job-pids` (processes at once): per-job limits, where jobs get
+   * cgroups that carry them (the start-up log says whether they do).
+   */
+  jobLimits?: { memoryBytes?: number; pids?: number };
 }
 
 /**
@@ -97,7 +102,10 @@ function createJobManager(options: ServiceOptions): JobManager {
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
   const pid = options.pid ?? Deno.pid;
   return new JobManager(
-    createLocalProcessRunner(options.shell ? { shell: { kind: options.shell } } : {}),
+    createLocalProcessRunner({
+      ...(options.shell && { shell: { kind: options.shell } }),
+      ...(options.jobLimits && { limits: options.jobLimits }),
+    }),
     {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,

@@ -22,6 +22,7 @@ import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
+import { type JobLimits, parseJobPids } from "../core/jobs/containment.ts";
 import { DEFAULT_DEADLINE_SECONDS, type ServerOptions } from "./tool_env.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
@@ -39,7 +40,7 @@ export const MCP_USAGE =
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
                     [--shell bash|sh|cmd|powershell|pwsh] [--tail-bytes N]
-                    [--passing-tail-lines N]
+                    [--passing-tail-lines N] [--job-memory N] [--job-pids N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -77,6 +78,12 @@ Options:
   --passing-tail-lines N       Lines of that tail a passing (exit 0) run shows: its summary
                                (default 10; 0 shows the whole --tail-bytes tail). jobs read
                                and wait with "bytes" show that many bytes.
+  --job-memory N               Memory limit of each job (its cgroup's memory.max; K, M, G
+                               suffixes), where jobs get a cgroup with the memory controller.
+                               The start-up log says whether it is enforced.
+  --job-pids N                 Most processes each job may have at once (its cgroup's
+                               pids.max: a fork bomb stops there), where jobs get a cgroup with
+                               the pids controller. The start-up log says whether it is enforced.
   -h, --help                   Show this help.
 ${HTTP_USAGE}`;
 
@@ -249,6 +256,24 @@ function describeConfinement(confinement: Confinement): string {
     : `the client's roots within ${allowed} (${allowed} if it offers none)`;
 }
 
+/** --job-memory and --job-pids as service options (INVALID_FLAG for a malformed value). */
+function parseJobLimits(memory: string | undefined, pids: string | undefined) {
+  const jobLimits: JobLimits = {};
+  if (memory !== undefined) jobLimits.memoryBytes = parseByteCount("--job-memory", memory);
+  if (pids !== undefined) {
+    const value = parseJobPids(pids);
+    if (typeof value === "string") {
+      throw new AnchorError({
+        code: "INVALID_FLAG",
+        message: `${value}.`,
+        hint: "e.g. --job-pids 512 (a fork bomb in a job then stops at 512 processes).",
+      });
+    }
+    jobLimits.pids = value;
+  }
+  return Object.keys(jobLimits).length > 0 ? { jobLimits } : {};
+}
+
 function parseShell(raw: string | undefined): ShellKind | undefined {
   if (raw === undefined) return undefined;
   const kind = SHELL_KINDS.find((k) => k === raw.toLowerCase().replace(/\.exe$/, ""));
@@ -282,6 +307,8 @@ export function parseMcpArgs(args: string[]) {
       shell: { type: "string" },
       "tail-bytes": { type: "string" },
       "passing-tail-lines": { type: "string" },
+      "job-memory": { type: "string" },
+      "job-pids": { type: "string" },
       ...HTTP_FLAG_SPEC,
       help: { type: "boolean", short: "h" },
     },
@@ -330,6 +357,10 @@ export async function runMcpCommand(
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
     const shell = values["no-shell"] !== true;
+    // Which containment holds the jobs (a cgroup per job, or the process tree), and why.
+    if (shell) {
+      jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
+    }
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
@@ -488,6 +519,7 @@ function parseServeFlags(values: ReturnType<typeof parseMcpArgs>) {
     ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
     ...(values["max-file-bytes"] !== undefined &&
       { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
+    ...parseJobLimits(values["job-memory"], values["job-pids"]),
   };
   return {
     foregroundWindowSeconds,
