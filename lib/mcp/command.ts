@@ -357,24 +357,13 @@ export async function runMcpCommand(
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
     const shell = values["no-shell"] !== true;
-    // Which containment holds the jobs (a cgroup per job, or the process tree), and why.
-    if (shell) {
-      jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
-    }
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
     if (info?.type !== "dir") {
       throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
     }
-    logLine(`anchorfs mcp: ${writeModeLine(exchangeSupport())}.`);
-    if (confinement) logLine(describeMethod(confinement.method));
-    if (confinement && shell) {
-      logLine(
-        "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
-          "commands as this user with no path checks (add --no-shell to remove it).",
-      );
-    }
+    logStartupModes(jobs, shell, confinement);
     const serverOptions = {
       foregroundWindowSeconds,
       tailBytes,
@@ -400,6 +389,28 @@ export async function runMcpCommand(
     return error.fault === "caller" ? 2 : error.fault === "internal" ? 3 : 1;
   } finally {
     if (services) await closeJobsFirmly(services);
+  }
+}
+
+/**
+ * The start-up log's lines on what holds in this process: the jobs' containment (a cgroup per job,
+ * or the process tree, and why), how local writes replace a file, how confinement opens paths.
+ */
+function logStartupModes(
+  jobs: Services["jobs"],
+  shell: boolean,
+  confinement: Awaited<ReturnType<typeof setUpConfinement>>,
+): void {
+  if (shell) {
+    jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
+  }
+  logLine(`anchorfs mcp: ${writeModeLine(exchangeSupport())}.`);
+  if (confinement) logLine(describeMethod(confinement.method));
+  if (confinement && shell) {
+    logLine(
+      "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
+        "commands as this user with no path checks (add --no-shell to remove it).",
+    );
   }
 }
 
