@@ -32,6 +32,8 @@ export type ErrorCode =
   | "EMPTY_PATH"
   /** A search's content is the empty string. */
   | "EMPTY_SEARCH"
+  /** A search's content is longer than a search takes (MAX_SEARCH_CHARS). */
+  | "SEARCH_TOO_LONG"
   /** The shell tool got an empty command. */
   | "EMPTY_COMMAND"
   /** A jobs action that acts on one job was called without its id. */
