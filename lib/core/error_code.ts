@@ -65,6 +65,8 @@ export type ErrorCode =
   | "PERMISSION_DENIED"
   /** The disk is full; nothing was changed. */
   | "NO_SPACE"
+  /** The process or the system has no file descriptor left (EMFILE, ENFILE). */
+  | "TOO_MANY_OPEN_FILES"
   /** Another I/O failure from the file system or the lock folder. */
   | "IO_ERROR"
   /** A file name the platform cannot open by name (e.g. bytes Windows cannot spell). */
@@ -75,6 +77,8 @@ export type ErrorCode =
   | "SYMLINK_LOOP"
   /** The path is outside the directories the server may use (--allow, --roots). */
   | "OUTSIDE_ALLOWED"
+  /** The working directory was removed or renamed; a relative write would re-create it. */
+  | "WORKDIR_GONE"
   /** The client has not answered roots/list yet, so no path can be checked. */
   | "ROOTS_PENDING"
   /** An ssh:// path was given to a build without the SSH backend. */

@@ -91,11 +91,61 @@ function checkShape(bytes: Uint8Array): LineVerdict {
   if (text.trim() === "") return { kind: "skip" };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = keepBigIds(text, JSON.parse(text));
   } catch (e) {
     return parseFailure(text, e);
   }
   return checkValue(value, text);
+}
+
+/**
+ * Stands in for an integer id past 2^53 while the message is inside the server: a JSON number
+ * that large does not survive as a JavaScript number (9007199254740993 reads as ...992), and the
+ * client must get its own id back. The string carries the id's text as sent; `messageLine` writes
+ * that text back in the reply. The random part keeps a client's own string ids from posing as one.
+ */
+export const BIG_ID_PREFIX = `anchorfs-integer-id-${crypto.randomUUID()}:`;
+
+const isBigInteger = (v: unknown) =>
+  typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v);
+
+/**
+ * `value` with its top-level "id" and a cancel's "params.requestId" as BIG_ID_PREFIX strings when
+ * they are integers past 2^53 (read again from `text` with the source of each number; only then).
+ */
+function keepBigIds(text: string, value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const params = value.params;
+  const bigRequestId = isPlainObject(params) && isBigInteger(params.requestId);
+  if (!isBigInteger(value.id) && !bigRequestId) return value;
+  const sources = new Map<object, Map<string, string>>();
+  const reviver = function (this: object, key: string, v: unknown, context?: { source?: string }) {
+    if ((key === "id" || key === "requestId") && isBigInteger(v) && context?.source) {
+      if (!sources.has(this)) sources.set(this, new Map());
+      sources.get(this)!.set(key, context.source);
+    }
+    return v;
+  };
+  const again = JSON.parse(text, reviver as (key: string, v: unknown) => unknown);
+  const source = (holder: unknown, key: string) =>
+    isPlainObject(holder) ? sources.get(holder)?.get(key) : undefined;
+  const id = source(again, "id");
+  if (id !== undefined) again.id = `${BIG_ID_PREFIX}${id}`;
+  const requestId = source(again.params, "requestId");
+  if (requestId !== undefined) again.params.requestId = `${BIG_ID_PREFIX}${requestId}`;
+  return again;
+}
+
+/** One message as a line of JSON, an id that stood in for a big integer written as that integer. */
+export function messageLine(message: object): string {
+  const id = (message as { id?: unknown }).id;
+  const raw = typeof id === "string" && id.startsWith(BIG_ID_PREFIX)
+    ? id.slice(BIG_ID_PREFIX.length)
+    : undefined;
+  if (raw === undefined || !/^-?\d[\d.eE+-]*$/.test(raw)) return `${JSON.stringify(message)}\n`;
+  const { id: _, ...rest } = message as Record<string, unknown>;
+  const body = JSON.stringify(rest);
+  return `${body.slice(0, -1)}${body.length > 2 ? "," : ""}"id":${raw}}\n`;
 }
 
 function parseFailure(text: string, error: unknown): LineVerdict {

@@ -23,6 +23,7 @@ import {
   writePathOf,
 } from "./commit.ts";
 import { plural } from "../../core/plural.ts";
+import { refuseGoneWorkdir } from "../workdir.ts";
 
 export interface ExtractLinesArgs {
   from_path: string;
@@ -97,7 +98,10 @@ export async function runExtractLines(
         lines: copied,
         what: "position",
       }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
-      if (isNew) await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      if (isNew) {
+        await refuseGoneWorkdir(services.locations, session, to, args.to_path);
+        await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      }
       return await commitEdit(services, {
         file: target,
         doc,
