@@ -79,6 +79,8 @@ export type ErrorCode =
   | "OUTSIDE_ALLOWED"
   /** The working directory was removed or renamed; a relative write would re-create it. */
   | "WORKDIR_GONE"
+  /** The file is one the user's tools run as commands (.git/config, hooks...); not written. */
+  | "PROTECTED_FILE"
   /** The client has not answered roots/list yet, so no path can be checked. */
   | "ROOTS_PENDING"
   /** An ssh:// path was given to a build without the SSH backend. */

@@ -23,6 +23,7 @@ import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import { resolveReal } from "../confinement.ts";
+import type { ExecFileGuard } from "./exec_guard.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -31,6 +32,8 @@ export interface EditServices {
   editLocks: FileLocks;
   /** Size limit and read budget (lib/ops/read_limits.ts); defaults when left out (tests). */
   reads?: ReadLimits;
+  /** Set by --no-shell (or --protect-exec-files): files tools run as commands are not written. */
+  execFiles?: ExecFileGuard;
 }
 
 export interface EditOptions {
@@ -69,6 +72,16 @@ export async function resolveWritePath(
   what = "path",
 ): Promise<Location> {
   const location = await resolvePath(services, session, raw, what);
+  const target = await withRealPath(services, session, location);
+  await services.execFiles?.check(target, "edit");
+  return target;
+}
+
+async function withRealPath(
+  services: EditServices,
+  session: Session,
+  location: Location,
+): Promise<Location> {
   if (location.real !== undefined) return location;
   const { real, dangling } = await resolveReal(location);
   if (dangling !== undefined) {

@@ -242,6 +242,7 @@ async function deleteFile(
   rawPath: string,
 ): Promise<Guide> {
   const location = await resolvePath(services, session, rawPath);
+  await services.execFiles?.check(location, "delete");
   const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
     // A symlink is removed itself, and undo puts the same link back: its target is never read.
