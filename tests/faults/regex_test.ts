@@ -143,3 +143,44 @@ Deno.test("a search skips files over the server's --max-file-bytes, the same lim
   assert(view.isError);
   assertStringIncludes(view.text, "--max-file-bytes");
 });
+
+/** `count` one-line files of 16 MiB - 1 of random words, where `(\w+\s?)+$` takes seconds each. */
+async function longLineFiles(dir: string, count: number): Promise<string[]> {
+  let seed = 1;
+  const chars = new TextEncoder().encode("abcdefghijklmnopqrstuvwxyz      .,;!-_0123456789");
+  const size = 16 * 1024 * 1024 - 1;
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size - 1; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    bytes[i] = chars[seed % chars.length]!;
+  }
+  // Ending in a word: the line matches, and finding where the match starts is the slow part.
+  bytes[size - 2] = 0x61;
+  bytes[size - 1] = 10;
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    names.push(`long${i}.txt`);
+    await Deno.writeFile(`${dir}/long${i}.txt`, bytes);
+  }
+  return names;
+}
+
+for (const shape of ["file roots joined with |", "a directory"]) {
+  Deno.test(`a regex search over ${shape} stops inside a file at the deadline and says so`, async () => {
+    await using dir = await tempDir();
+    const names = await longLineFiles(dir.path, 3);
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", dir.path, "--deadline", "1"],
+    });
+    const path = shape === "a directory" ? "." : names.join("|");
+    const search = callV1(server, { path, content: "(?i)(\\w+\\s?)+$", regex: true });
+    // Served off the main thread: ping is answered while the workers match.
+    await server.client.ping(GUARD);
+    const result = await search;
+    assertEquals(result.isError, false, result.text);
+    assertStringIncludes(result.text, "The call reached the server's 1 s deadline");
+    assertStringIncludes(result.text, "It stopped inside");
+    assertStringIncludes(result.text, "(not searched to the end;");
+  });
+}

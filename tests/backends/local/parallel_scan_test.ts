@@ -124,3 +124,55 @@ Deno.test("workers stopped and started again between searches give identical res
     await scanner.close();
   }
 });
+
+/** One line of `bytes` random words that `(\w+\s?)+$` matches, slowly (seconds per 16 MiB). */
+function longLine(bytes: number): Uint8Array {
+  const chars = new TextEncoder().encode("abcdefghijklmnopqrstuvwxyz      .,;!-_0123456789");
+  const out = new Uint8Array(bytes);
+  let seed = 7;
+  for (let i = 0; i < bytes - 2; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = chars[seed % chars.length]!;
+  }
+  out[bytes - 2] = 0x61;
+  out[bytes - 1] = 10;
+  return out;
+}
+
+Deno.test("a stopped search's worker stuck in one regex run is ended after the grace, and the pool goes on", async () => {
+  await using dir = await tempDir();
+  await Deno.writeFile(`${dir.path}/long.txt`, longLine(16 * 1024 * 1024 - 1));
+  await writeTree(dir.path, { "small.txt": "needle\n" });
+  const scanner = new ParallelScanner(1);
+  try {
+    const search = compileSearchPattern("(?i)(\\w+\\s?)+$", true);
+    const request = {
+      spec: search.spec,
+      options: { context: 0, perFile: 5, maxChars: 200, room: 100 },
+    };
+    const run = scanner.open(request, 32 * 1024 * 1024);
+    const answer = run.scan([`${dir.path}/long.txt`, `${dir.path}/small.txt`]);
+    // Stopped once the worker is inside the file (it has started: the batch left the queue).
+    while (scanner.queued > 0 || scanner.busy === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.stop();
+    const result = await answer;
+    assertEquals(result.interrupted, 0);
+    assertEquals(result.unchecked, [1]);
+    assertEquals(scanner.busy, 0);
+    // The worker that took its place answers the next search, bytes handed over included.
+    const next = scanner.open(
+      { ...request, spec: compileSearchPattern("needle", false).spec },
+      1024,
+    );
+    const found = await next.scan([`${dir.path}/small.txt`]);
+    assertEquals(found.found.map(([i]) => i), [0]);
+    const held = await next.match(new TextEncoder().encode("a\nneedle b\n"));
+    assertEquals(typeof held === "object" ? held.kept : held, [2]);
+    next.stop();
+  } finally {
+    await scanner.close();
+  }
+});
