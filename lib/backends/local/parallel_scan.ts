@@ -521,7 +521,8 @@ export class ParallelScanner implements ContentScanner {
   ): Promise<ScanResult> {
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
-    if (this.broken || !this.start()) {
+    // A batch of one file (a file root, bytes already read) starts one worker, not the pool.
+    if (this.broken || !this.start(Math.min(this.parallelism, paths.length))) {
       return Promise.resolve(scanInline(paths, request, maxBytes, stop, data));
     }
     return new Promise((resolve) => {
