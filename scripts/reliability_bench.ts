@@ -3,8 +3,11 @@
 // unbounded files, and prints one table per section. Every case has a deadline and kills what it
 // started, so the script always ends with its tables, on a broken server as on a fixed one.
 //
-//   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss]
-//       [--fuzz-calls N] [--kill-iterations N] [--rounds N] [--seed N] [--rss-cap-mb MB]
+//   deno run -A scripts/reliability_bench.ts [--quick]
+//       [--only protocol|fuzz|kill|multi|rss|stall] [--fuzz-calls N] [--kill-iterations N]
+//       [--rounds N] [--seed N] [--rss-cap-mb MB] [--deadline SECONDS] [--main PATH/main.ts]
+//
+// --main runs another checkout's server in the stall section (before/after comparisons).
 //
 // Nothing runs in the repository: every section works in its own temporary directory.
 
@@ -25,6 +28,7 @@ import {
 } from "./_reliability_server.ts";
 import { protocolInputs } from "./_reliability_protocol.ts";
 import { describeCall, type FuzzCall, sampleCalls, writeFixture } from "./_reliability_fuzz.ts";
+import { runStall } from "./_reliability_stall.ts";
 
 const enc = new TextEncoder();
 const MB = 1024 * 1024;
@@ -966,7 +970,7 @@ export async function runRss(
 
 // -------------------------------------------------------------------------------------------
 
-const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss"] as const;
+const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss", "stall"] as const;
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -980,6 +984,8 @@ if (import.meta.main) {
       rounds: { type: "string" },
       "rss-cap-mb": { type: "string", default: "3000" },
       "case-timeout": { type: "string" },
+      deadline: { type: "string" },
+      main: { type: "string" },
     },
   });
   const quick = values.quick === true;
@@ -1140,6 +1146,52 @@ if (import.meta.main) {
         )
       }\n`,
     );
+  }
+  if (wanted("stall")) {
+    log("calls that could stall or flood the server…");
+    const dir = await scratch("stall");
+    const deadline = Number(values.deadline ?? (quick ? 5 : 20));
+    try {
+      const rows = await runStall(dir, {
+        quick,
+        deadline,
+        log,
+        ...(values.main ? { mainTs: values.main } : {}),
+      });
+      failed ||= rows.some((r) => r.died || r.hung);
+      print(
+        `\n### 6. One call that could stall or flood the server${
+          values.main ? ` (server: ${values.main})` : ""
+        }\n\n${
+          table(
+            [
+              "case",
+              "died",
+              "hung",
+              "reply bytes",
+              "reply s",
+              "slowest ping ms",
+              "pings unanswered",
+              "peak RSS MB",
+              "note",
+            ],
+            rows.map((r) => [
+              r.name.replaceAll("|", "\\|"),
+              r.died ? 1 : 0,
+              r.hung ? 1 : 0,
+              r.replyBytes.toLocaleString("en-US"),
+              r.replySeconds.toFixed(1),
+              Math.round(r.worstPingMs),
+              r.pingsUnanswered,
+              r.peakMb,
+              r.note.replaceAll("|", "\\|"),
+            ]),
+          )
+        }\n`,
+      );
+    } finally {
+      await removeDir(dir);
+    }
   }
   print(
     `\n(total ${((performance.now() - started) / 1000).toFixed(0)} s${quick ? ", --quick" : ""})`,

@@ -344,6 +344,7 @@ export async function runMcpCommand(
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
+      protectsExecFiles: execFiles !== undefined,
       deadlineSeconds,
     };
     if (http) {

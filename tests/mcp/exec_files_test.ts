@@ -66,6 +66,10 @@ needsPosixFs(
       file_text: `#!/bin/sh\ntouch ${marker}\n`,
     });
     await refused(server, "text_editor", { command: "delete", path: ".git/config" });
+    assertStringIncludes(
+      server.client.getInstructions() ?? "",
+      "Files that tools run as commands (.git/, git hooks",
+    );
     await refused(server, "extract_lines", {
       from_path: "a.txt",
       start: 1,
@@ -183,6 +187,7 @@ needsPosixFs(
         file_text: "export A=1\n",
       });
       assertEquals(out.isError, false, out.text);
+      assertEquals(server.client.getInstructions()?.includes("are read-only here"), false);
     }
     {
       await using server = await startServer({
@@ -195,6 +200,7 @@ needsPosixFs(
         file_text: "{}\n",
       });
       assertStringIncludes(text, "(--protect-exec-files)");
+      assertStringIncludes(server.client.getInstructions() ?? "", "are read-only here");
     }
     {
       // The default with the shell: edits as before (the shell could write them anyway).
