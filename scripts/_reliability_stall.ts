@@ -6,6 +6,7 @@
 // one-line 16 MiB files, as `|`-joined file roots and as a directory, under --deadline.
 
 import { RawServer, sleep } from "./_reliability_server.ts";
+import { longLine, SLOW_REGEX } from "../tests/_long_line.ts";
 
 export interface StallRow {
   name: string;
@@ -29,20 +30,6 @@ export interface StallOptions {
 
 const V8_FLAGS =
   "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
-
-/** One line of random words ending in a word: `(\w+\s?)+$` matches it, slowly. */
-function longLine(bytes: number): Uint8Array {
-  const chars = new TextEncoder().encode("abcdefghijklmnopqrstuvwxyz      .,;!-_0123456789");
-  const out = new Uint8Array(bytes);
-  let seed = 1;
-  for (let i = 0; i < bytes - 2; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = chars[seed % chars.length]!;
-  }
-  out[bytes - 2] = 0x61;
-  out[bytes - 1] = 10;
-  return out;
-}
 
 /** Runs `call` on a fresh server in `dir`, pinging meanwhile; one row. */
 async function measure(
@@ -141,7 +128,7 @@ export async function runStall(dir: string, options: StallOptions): Promise<Stal
     await Deno.writeFile(`${dir}/long/f${i}.txt`, line);
   }
   const deadline = ["--deadline", String(options.deadline)];
-  const regex = { content: "(?i)(\\w+\\s?)+$", regex: true };
+  const regex = { content: SLOW_REGEX, regex: true };
   const waitMs = (options.deadline + 60) * 1000;
   for (const [label, path] of [["file roots", names.join("|")], ["a directory", "long"]]) {
     options.log(`  regex over ${files} one-line 16 MiB files as ${label}…`);

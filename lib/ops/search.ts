@@ -154,23 +154,24 @@ export async function searchRoots(
     const walkOptions = { ...options, budget };
     // Every match runs off this thread when there is a scanner: the files of a local root are
     // read and matched by its workers, other backends' files matched there once read here.
-    const end = scanner && backend.id === scanner.backendId
-      ? await onScanner(run, scanner, () =>
-        scanRoot(
-          run,
-          root,
-          root.kind === "file"
-            ? singleBatch(root.location.path)
-            : walkBatches(backend, root.location.path, walkOptions, stats),
-        ))
-      : await onScanner(run, scanner, () =>
-        plainRoot(
-          run,
-          root,
-          root.kind === "file"
-            ? singleFile(root.location.path)
-            : walkFiles(backend, root.location.path, walkOptions, stats),
-        ));
+    const path = root.location.path;
+    const file = root.kind === "file";
+    const end = await onScanner(
+      run,
+      scanner,
+      () =>
+        scanner && backend.id === scanner.backendId
+          ? scanRoot(
+            run,
+            root,
+            file ? singleBatch(path) : walkBatches(backend, path, walkOptions, stats),
+          )
+          : plainRoot(
+            run,
+            root,
+            file ? singleFile(path) : walkFiles(backend, path, walkOptions, stats),
+          ),
+    );
     capped = end === "capped";
     if (end !== "capped" && end !== "done") stopped = end;
     stopped ??= stats.stopped ?? null;

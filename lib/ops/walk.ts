@@ -7,7 +7,8 @@
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
-import { gitDirPointer, gitIgnoreCase } from "../core/search/git_config.ts";
+import { gitIgnoreCase } from "../core/search/git_config.ts";
+import { repoConfigs } from "./git_dir.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import { setImmediate } from "node:timers";
@@ -187,18 +188,9 @@ async function repoIgnoresCase(
   dir: string,
   gitIsDir: boolean,
 ): Promise<boolean> {
-  let gitDir = paths.join(dir, ".git");
-  if (!gitIsDir) {
-    const pointer = gitDirPointer(await source.readText(gitDir) ?? "");
-    if (pointer === undefined) return false;
-    gitDir = paths.resolve(dir, pointer);
-  }
-  let config = await source.readText(paths.join(gitDir, "config"));
-  if (config === null && !gitIsDir) {
-    const common = (await source.readText(paths.join(gitDir, "commondir")))?.trim();
-    if (common) config = await source.readText(paths.join(paths.resolve(gitDir, common), "config"));
-  }
-  return config !== null && gitIgnoreCase(config) === true;
+  const repo = await repoConfigs(paths, (path) => source.readText(path), dir, gitIsDir);
+  // The last setting wins, as git reads its files one after the other.
+  return repo !== null && gitIgnoreCase(repo.configs.join("\n")) === true;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer, writeTree } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
+import { longLine, SLOW_REGEX } from "../_long_line.ts";
 
 const test = testNeeding("proc");
 const needsPosixFs = testNeeding("posix-fs");
@@ -144,19 +145,9 @@ Deno.test("a search skips files over the server's --max-file-bytes, the same lim
   assertStringIncludes(view.text, "--max-file-bytes");
 });
 
-/** `count` one-line files of 16 MiB - 1 of random words, where `(\w+\s?)+$` takes seconds each. */
+/** `count` one-line files of 16 MiB - 1 where SLOW_REGEX takes seconds each. */
 async function longLineFiles(dir: string, count: number): Promise<string[]> {
-  let seed = 1;
-  const chars = new TextEncoder().encode("abcdefghijklmnopqrstuvwxyz      .,;!-_0123456789");
-  const size = 16 * 1024 * 1024 - 1;
-  const bytes = new Uint8Array(size);
-  for (let i = 0; i < size - 1; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    bytes[i] = chars[seed % chars.length]!;
-  }
-  // Ending in a word: the line matches, and finding where the match starts is the slow part.
-  bytes[size - 2] = 0x61;
-  bytes[size - 1] = 10;
+  const bytes = longLine(16 * 1024 * 1024 - 1);
   const names: string[] = [];
   for (let i = 0; i < count; i++) {
     names.push(`long${i}.txt`);
@@ -174,7 +165,7 @@ for (const shape of ["file roots joined with |", "a directory"]) {
       args: ["--path", dir.path, "--deadline", "1"],
     });
     const path = shape === "a directory" ? "." : names.join("|");
-    const search = callV1(server, { path, content: "(?i)(\\w+\\s?)+$", regex: true });
+    const search = callV1(server, { path, content: SLOW_REGEX, regex: true });
     // Served off the main thread: ping is answered while the workers match.
     await server.client.ping(GUARD);
     const result = await search;

@@ -6,7 +6,8 @@
 
 import { AnchorError } from "../../core/errors.ts";
 import { execFileRule } from "../../core/path/exec_files.ts";
-import { gitConfigValue, gitDirPointer } from "../../core/search/git_config.ts";
+import { gitConfigValue } from "../../core/search/git_config.ts";
+import { repoConfigs } from "../git_dir.ts";
 import type { FileBackend } from "../file_backend.ts";
 import type { Location } from "../location.ts";
 
@@ -98,19 +99,13 @@ async function hooksPathReason(
   path: string,
 ): Promise<string | undefined> {
   const paths = backend.paths;
-  let gitDir = paths.join(root, ".git");
-  const configs: string[] = [];
-  if (!gitIsDir) {
-    const pointer = gitDirPointer(await readSmall(backend, gitDir) ?? "");
-    if (pointer === undefined) return undefined;
-    gitDir = paths.resolve(root, pointer);
-    const common = (await readSmall(backend, paths.join(gitDir, "commondir")))?.trim();
-    if (common) configs.push(paths.join(paths.resolve(gitDir, common), "config"));
-  }
-  configs.push(paths.join(gitDir, "config"), paths.join(gitDir, "config.worktree"));
+  const read = (path: string) => readSmall(backend, path);
+  const repo = await repoConfigs(paths, read, root, gitIsDir);
+  if (repo === null) return undefined;
+  const worktree = await read(paths.join(repo.gitDir, "config.worktree"));
   let hooks: string | undefined;
-  for (const config of configs) {
-    hooks = gitConfigValue(await readSmall(backend, config) ?? "", "core", "hooksPath") ?? hooks;
+  for (const config of [...repo.configs, worktree ?? ""]) {
+    hooks = gitConfigValue(config, "core", "hooksPath") ?? hooks;
   }
   // `~/...` lies in the home directory: outside any project, and not resolved here.
   if (hooks === undefined || hooks === "" || hooks.startsWith("~")) return undefined;

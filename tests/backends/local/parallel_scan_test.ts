@@ -10,6 +10,7 @@ import { SEARCH_MAX_LINES } from "../../../lib/ops/search.ts";
 import { createSession } from "../../../lib/ops/session.ts";
 import type { ViewArgs } from "../../../lib/ops/view.ts";
 import { viewText } from "../../ops/_view_text.ts";
+import { longLine, SLOW_REGEX } from "../../_long_line.ts";
 
 /** A tree where every 37th file holds the needle, spread over a few directories. */
 async function haystack(files: number): Promise<{ path: string } & AsyncDisposable> {
@@ -125,27 +126,13 @@ Deno.test("workers stopped and started again between searches give identical res
   }
 });
 
-/** One line of `bytes` random words that `(\w+\s?)+$` matches, slowly (seconds per 16 MiB). */
-function longLine(bytes: number): Uint8Array {
-  const chars = new TextEncoder().encode("abcdefghijklmnopqrstuvwxyz      .,;!-_0123456789");
-  const out = new Uint8Array(bytes);
-  let seed = 7;
-  for (let i = 0; i < bytes - 2; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = chars[seed % chars.length]!;
-  }
-  out[bytes - 2] = 0x61;
-  out[bytes - 1] = 10;
-  return out;
-}
-
 Deno.test("a stopped search's worker stuck in one regex run is ended after the grace, and the pool goes on", async () => {
   await using dir = await tempDir();
-  await Deno.writeFile(`${dir.path}/long.txt`, longLine(16 * 1024 * 1024 - 1));
+  await Deno.writeFile(`${dir.path}/long.txt`, longLine(16 * 1024 * 1024 - 1, 7));
   await writeTree(dir.path, { "small.txt": "needle\n" });
   const scanner = new ParallelScanner(1);
   try {
-    const search = compileSearchPattern("(?i)(\\w+\\s?)+$", true);
+    const search = compileSearchPattern(SLOW_REGEX, true);
     const request = {
       spec: search.spec,
       options: { context: 0, perFile: 5, maxChars: 200, room: 100 },
