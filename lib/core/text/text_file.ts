@@ -221,7 +221,6 @@ export function joinDoc(doc: Pick<TextDoc, "lines" | "eols">): string {
   return out;
 }
 
-/** Encodes a document back to bytes in its own encoding, BOM included. */
 /**
  * The refusal of text holding half a UTF-16 pair (a JSON "\ud800" escape without its other half):
  * UTF-8 cannot store it, and TextEncoder would quietly write U+FFFD instead, so the file would
@@ -251,6 +250,10 @@ function loneSurrogate(body: string): AnchorError {
   });
 }
 
+/**
+ * Encodes a document back to bytes in its own encoding, BOM included. Text a file cannot hold
+ * is refused (UNENCODABLE_TEXT): a lone surrogate, or in Latin-1 a character past U+00FF.
+ */
 export function encodeDoc(doc: TextDoc): Uint8Array {
   const body = joinDoc(doc);
   if (doc.encoding !== "latin1" && !body.isWellFormed()) throw loneSurrogate(body);
