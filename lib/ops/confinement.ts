@@ -91,7 +91,7 @@ export class Confinement implements PathGuard {
   /** What --roots falls back to while the client has no roots: --allow, else the start dir. */
   private fallback: AllowedDir[] = [];
   /** The client's roots as far as known (--roots): lib/ops/roots_state.ts. */
-  readonly roots = new RootsState();
+  readonly roots: RootsState = new RootsState();
 
   private constructor(
     private readonly locations: Locations,

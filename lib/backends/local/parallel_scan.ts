@@ -555,17 +555,9 @@ export class ParallelScanner implements ContentScanner {
       if (queue.jobs.length > 0) this.queues.push(queue);
       this.running[w] = job;
       const { paths, data, request, maxBytes, stop, progress } = job;
-      if (data) {
-        // Handed over, not copied: the caller is done with the bytes once they are matched.
-        const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength &&
-            data.buffer instanceof ArrayBuffer
-          ? data
-          : data.slice();
-        job.data = undefined;
-        this.workers[w]!.postMessage({ id: w, data: own, request, maxBytes, stop, progress }, [
-          own.buffer as ArrayBuffer,
-        ]);
-      } else this.workers[w]!.postMessage({ id: w, paths, request, maxBytes, stop, progress });
+      // Bytes are copied, not handed over: where the worker cannot match them (no re2js in a
+      // bundle's workers) the caller matches them itself.
+      this.workers[w]!.postMessage({ id: w, paths, data, request, maxBytes, stop, progress });
       // A search stopped while this batch waited is not waited for past the grace either.
       if (Atomics.load(stop, 0) !== 0) this.endSoon(stop);
     }
