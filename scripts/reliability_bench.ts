@@ -4,9 +4,12 @@
 // and prints one table per section. Every case has a deadline and kills what it started, so the
 // script always ends with its tables, on a broken server as on a fixed one.
 //
-//   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss|swap]
-//       [--fuzz-calls N] [--kill-iterations N] [--rounds N] [--seed N] [--rss-cap-mb MB]
-//       [--swap-views N] [--swap-main OTHER/main.ts]
+//   deno run -A scripts/reliability_bench.ts [--quick]
+//       [--only protocol|fuzz|kill|multi|rss|swap|stall] [--fuzz-calls N] [--kill-iterations N]
+//       [--rounds N] [--seed N] [--rss-cap-mb MB] [--swap-views N] [--swap-main OTHER/main.ts]
+//       [--deadline SECONDS] [--main PATH/main.ts]
+//
+// --main runs another checkout's server in the stall section (before/after comparisons).
 //
 // Nothing runs in the repository: every section works in its own temporary directory.
 
@@ -29,6 +32,7 @@ import { protocolInputs } from "./_reliability_protocol.ts";
 import { describeCall, type FuzzCall, sampleCalls, writeFixture } from "./_reliability_fuzz.ts";
 import { mixedEnvs, OUTSIDE_KINDS, runWriters } from "../tests/faults/_writers.ts";
 import { runSwapSection, swapTable } from "./_swap_race.ts";
+import { runStall } from "./_reliability_stall.ts";
 
 const enc = new TextEncoder();
 const MB = 1024 * 1024;
@@ -1027,7 +1031,7 @@ export async function runRss(
 
 // -------------------------------------------------------------------------------------------
 
-const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss", "swap"] as const;
+const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss", "swap", "stall"] as const;
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -1043,6 +1047,8 @@ if (import.meta.main) {
       "case-timeout": { type: "string" },
       "swap-views": { type: "string" },
       "swap-main": { type: "string" },
+      deadline: { type: "string" },
+      main: { type: "string" },
     },
   });
   const quick = values.quick === true;
@@ -1257,6 +1263,52 @@ if (import.meta.main) {
         values["swap-main"] ? `; server ${values["swap-main"]}` : ""
       })\n\n${swapTable(rows)}\n`,
     );
+  }
+  if (wanted("stall")) {
+    log("calls that could stall or flood the server…");
+    const dir = await scratch("stall");
+    const deadline = Number(values.deadline ?? (quick ? 5 : 20));
+    try {
+      const rows = await runStall(dir, {
+        quick,
+        deadline,
+        log,
+        ...(values.main ? { mainTs: values.main } : {}),
+      });
+      failed ||= rows.some((r) => r.died || r.hung);
+      print(
+        `\n### 7. One call that could stall or flood the server${
+          values.main ? ` (server: ${values.main})` : ""
+        }\n\n${
+          table(
+            [
+              "case",
+              "died",
+              "hung",
+              "reply bytes",
+              "reply s",
+              "slowest ping ms",
+              "pings unanswered",
+              "peak RSS MB",
+              "note",
+            ],
+            rows.map((r) => [
+              r.name.replaceAll("|", "\\|"),
+              r.died ? 1 : 0,
+              r.hung ? 1 : 0,
+              r.replyBytes.toLocaleString("en-US"),
+              r.replySeconds.toFixed(1),
+              Math.round(r.worstPingMs),
+              r.pingsUnanswered,
+              r.peakMb,
+              r.note.replaceAll("|", "\\|"),
+            ]),
+          )
+        }\n`,
+      );
+    } finally {
+      await removeDir(dir);
+    }
   }
   print(
     `\n(total ${((performance.now() - started) / 1000).toFixed(0)} s${quick ? ", --quick" : ""})`,

@@ -2,7 +2,7 @@
 // backends; the ops add the "what to do next" that depends on the tool.
 
 import { Buffer } from "node:buffer";
-import { AnchorError } from "../core/errors.ts";
+import { AnchorError, outOfFileHandles } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
 import { shellQuote } from "../core/shell/mod.ts";
 import {
@@ -71,6 +71,9 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
     });
   }
   if (code === "EAGAIN" || code === "WouldBlock") return wouldBlock(action, path);
+  if (code === "EMFILE" || code === "ENFILE") {
+    return outOfFileHandles(code, `Cannot ${action} ${JSON.stringify(truncatePath(path))}`);
+  }
   const caller = callerPathError(e, code, action, path);
   if (caller) return caller;
   if (code === "ENOSPC") {

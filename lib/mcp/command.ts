@@ -8,6 +8,7 @@ import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { Confinement } from "../ops/confinement.ts";
+import { ExecFileGuard } from "../ops/edit/exec_guard.ts";
 import type { Location, Locations } from "../ops/location.ts";
 import { nearestExistingParentUrl } from "../ops/missing_path.ts";
 import {
@@ -38,6 +39,7 @@ import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
+                    [--allow-exec-files | --protect-exec-files]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
                     [--shell bash|sh|cmd|powershell|pwsh] [--tail-bytes N]
                     [--passing-tail-lines N] [--job-memory N] [--job-pids N]
@@ -60,6 +62,11 @@ Options:
   --roots                      Confine the file tools to the roots the client offers
                                (roots/list), within --allow when both are given.
   --no-shell                   Remove the shell and jobs tools (read/edit-only deployments).
+                               The edit tools then refuse files the user's tools run as
+                               commands (.git/config, .git/hooks, .envrc, .vscode/tasks.json,
+                               ...; docs/security.md lists them).
+  --allow-exec-files           With --no-shell: let the edit tools write those files too.
+  --protect-exec-files         Refuse those files with the shell tool present as well.
   --max-message-bytes N        Largest message accepted on stdin, in bytes of JSON (default 4M;
                                K/M suffixes). A bigger one is answered with an error and
                                dropped; the session goes on.
@@ -301,6 +308,8 @@ export function parseMcpArgs(args: string[]) {
       allow: { type: "string", multiple: true },
       roots: { type: "boolean" },
       "no-shell": { type: "boolean" },
+      "allow-exec-files": { type: "boolean" },
+      "protect-exec-files": { type: "boolean" },
       "max-message-bytes": { type: "string" },
       "max-file-bytes": { type: "string" },
       deadline: { type: "string" },
@@ -357,6 +366,8 @@ export async function runMcpCommand(
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
     const shell = values["no-shell"] !== true;
+    const execFiles = execFileGuard(values, shell);
+    if (execFiles) services.execFiles = execFiles;
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
@@ -371,6 +382,7 @@ export async function runMcpCommand(
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
+      protectsExecFiles: execFiles !== undefined,
       deadlineSeconds,
     };
     if (http) {
@@ -412,6 +424,28 @@ function logStartupModes(
         "commands as this user with no path checks (add --no-shell to remove it).",
     );
   }
+}
+
+/**
+ * The guard of files the user's tools run as commands: on with --no-shell (a read/edit-only
+ * server must not be able to make git or the editor run a command) unless --allow-exec-files,
+ * and with --protect-exec-files whatever the shell.
+ */
+function execFileGuard(
+  values: ReturnType<typeof parseMcpArgs>,
+  shell: boolean,
+): ExecFileGuard | undefined {
+  if (values["allow-exec-files"] && values["protect-exec-files"]) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: "--allow-exec-files and --protect-exec-files contradict each other.",
+      hint: "Pass one of them: --protect-exec-files refuses edits of files tools run as " +
+        "commands, --allow-exec-files (with --no-shell) allows them.",
+    });
+  }
+  if (values["protect-exec-files"]) return new ExecFileGuard("--protect-exec-files");
+  if (!shell && !values["allow-exec-files"]) return new ExecFileGuard("--no-shell");
+  return undefined;
 }
 
 /**

@@ -27,7 +27,7 @@ import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts
 import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
-import { fastListDir } from "./fast_dir.ts";
+import { fastListDirInTurns } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
@@ -508,12 +508,13 @@ export class LocalBackend implements FileBackend {
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
-  readDir(path: string): Promise<DirEntry[]> {
+  async readDir(path: string): Promise<DirEntry[]> {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
-      // directory blocks the event loop for well under a millisecond.
-      if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
-      const fast = fastListDir(path);
+      // directory blocks the event loop for well under a millisecond, and a huge one gives the
+      // event loop a turn every few tens of thousands of entries.
+      if (hasRawBytes(path)) return raw(path).listDir(path);
+      const fast = await fastListDirInTurns(path);
       if (fast) return Promise.resolve(fast);
       const out: DirEntry[] = [];
       let lossy = false;

@@ -86,6 +86,9 @@ export function fileUriPath(uri: string): string | undefined {
   if (url.protocol !== "file:" || (url.hostname !== "" && url.hostname !== "localhost")) {
     return undefined;
   }
+  // `file:////host/share` (an empty authority, then a UNC path) names another host too; URL
+  // parsing drops the extra slashes, so the text is checked.
+  if (/^file:\/{4}/i.test(uri.trim())) return undefined;
   try {
     return decodeURIComponent(url.pathname);
   } catch {

@@ -1,6 +1,7 @@
-// The little of git's own files the walker needs: `core.ignorecase` from a repository's config
+// The little of git's own files anchorfs needs: `core.ignorecase` from a repository's config
 // (git sets it when the repository was made on a case-insensitive volume, and then matches
-// .gitignore rules without case), and where a `.git` file (worktree, submodule) points. Pure.
+// .gitignore rules without case), `core.hooksPath` (the edits guard the hooks there), and where a
+// `.git` file (worktree, submodule) points. Pure.
 
 /**
  * The repository's `core.ignorecase`, or undefined when the config does not set it. Git's rules:
@@ -14,27 +15,42 @@
  * ```
  */
 export function gitIgnoreCase(config: string): boolean | undefined {
-  let inCore = false;
-  let found: boolean | undefined;
+  const value = gitConfigValue(config, "core", "ignorecase");
+  return value === undefined ? undefined : parseBool(value.toLowerCase());
+}
+
+/**
+ * The last value of `section.key` in a git config text (names compared without case; a bare key
+ * reads as "true"), without its comment and quotes; undefined when it is not set. Includes
+ * (`[include] path`) are not followed.
+ *
+ * @example
+ * ```ts
+ * gitConfigValue("[core]\n\thooksPath = .githooks # ours\n", "core", "hooksPath"); // ".githooks"
+ * ```
+ */
+export function gitConfigValue(config: string, section: string, key: string): string | undefined {
+  let inSection = false;
+  let found: string | undefined;
+  const wantSection = section.toLowerCase();
+  const wantKey = key.toLowerCase();
   for (const raw of config.split(/\r?\n/)) {
     let line = raw.trim();
-    const section = /^\[\s*([^\]\s"]+)\s*(?:"[^"]*")?\s*\]\s*(.*)$/.exec(line);
-    if (section) {
-      inCore = section[1]!.toLowerCase() === "core";
+    const header = /^\[\s*([^\]\s"]+)\s*(?:"[^"]*")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      inSection = header[1]!.toLowerCase() === wantSection;
       // `[core] ignorecase = true` on one line is valid git config.
-      line = section[2]!.trim();
+      line = header[2]!.trim();
     }
-    if (!inCore || line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (!inSection || line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!entry || entry[1]!.toLowerCase() !== "ignorecase") continue;
-    const value = entry[2] === undefined ? "true" : stripValue(entry[2]);
-    const parsed = parseBool(value);
-    if (parsed !== undefined) found = parsed;
+    if (!entry || entry[1]!.toLowerCase() !== wantKey) continue;
+    found = entry[2] === undefined ? "true" : stripValue(entry[2]);
   }
   return found;
 }
 
-/** A value without its trailing comment and surrounding quotes, lower-cased. */
+/** A value without its trailing comment and surrounding quotes. */
 function stripValue(value: string): string {
   let out = "";
   let quoted = false;
@@ -43,7 +59,7 @@ function stripValue(value: string): string {
     else if (!quoted && (c === "#" || c === ";")) break;
     else out += c;
   }
-  return out.trim().toLowerCase();
+  return out.trim();
 }
 
 function parseBool(value: string): boolean | undefined {

@@ -26,6 +26,7 @@ import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import { resolveReal } from "../confinement.ts";
 import { type ChangedAtReplace, changedAtReplace, changedAtReplaceText } from "../file_backend.ts";
+import type { ExecFileGuard } from "./exec_guard.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -36,6 +37,8 @@ export interface EditServices {
   reads?: ReadLimits;
   /** Outlines, for extract_lines' from_symbol. */
   outliner?: Outliner;
+  /** Set by --no-shell (or --protect-exec-files): files tools run as commands are not written. */
+  execFiles?: ExecFileGuard;
 }
 
 export interface EditOptions {
@@ -74,6 +77,16 @@ export async function resolveWritePath(
   what = "path",
 ): Promise<Location> {
   const location = await resolvePath(services, session, raw, what);
+  const target = await withRealPath(services, session, location);
+  await services.execFiles?.check(target, "edit");
+  return target;
+}
+
+async function withRealPath(
+  services: EditServices,
+  session: Session,
+  location: Location,
+): Promise<Location> {
   if (location.real !== undefined) return location;
   const { real, dangling } = await resolveReal(location);
   if (dangling !== undefined) {

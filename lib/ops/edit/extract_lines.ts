@@ -24,6 +24,7 @@ import {
 } from "./commit.ts";
 import { plural } from "../../core/plural.ts";
 import { symbolLines } from "../outline/file_outline.ts";
+import { refuseGoneWorkdir } from "../workdir.ts";
 
 export interface ExtractLinesArgs {
   from_path: string;
@@ -104,7 +105,10 @@ export async function runExtractLines(
         lines: copied,
         what: "position",
       }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
-      if (isNew) await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      if (isNew) {
+        await refuseGoneWorkdir(services.locations, session, to, args.to_path);
+        await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      }
       return await commitEdit(services, {
         file: target,
         doc,
