@@ -20,6 +20,8 @@ import type { Services } from "./ops/services.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
+import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
+import { Outliner } from "./ops/outline/outliner.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -35,6 +37,11 @@ export interface ServiceOptions {
   maxFileBytes?: number;
   /** `--shell`: the shell local commands run with (default: bash; cmd.exe on Windows). */
   shell?: ShellKind;
+  /**
+   * `--job-memory` (bytes) and `--job-pids` (processes at once): per-job limits, where jobs get
+   * cgroups that carry them (the start-up log says whether they do).
+   */
+  jobLimits?: { memoryBytes?: number; pids?: number };
 }
 
 /**
@@ -53,7 +60,8 @@ export interface ServiceOptions {
  * ```
  */
 export function createServices(options: ServiceOptions = {}): Services {
-  const locations = new Locations(new LocalBackend());
+  const local = new LocalBackend();
+  const locations = new Locations(local);
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
   locations.setRemoteOpener(sshPool);
   const jobs = createJobManager(options);
@@ -75,7 +83,10 @@ export function createServices(options: ServiceOptions = {}): Services {
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
       reclaim: requestCollection,
     }),
-    scanner: new ParallelScanner(),
+    // On a confined server the workers open files beneath the same held directories.
+    scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
+    // Loads nothing until the first outline: the grammars are read on demand.
+    outliner: new Outliner(new TreeSitterParser()),
     shell,
   };
   sshPools.set(services, sshPool);
@@ -91,7 +102,10 @@ function createJobManager(options: ServiceOptions): JobManager {
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
   const pid = options.pid ?? Deno.pid;
   return new JobManager(
-    createLocalProcessRunner(options.shell ? { shell: { kind: options.shell } } : {}),
+    createLocalProcessRunner({
+      ...(options.shell && { shell: { kind: options.shell } }),
+      ...(options.jobLimits && { limits: options.jobLimits }),
+    }),
     {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,

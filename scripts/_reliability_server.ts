@@ -15,6 +15,10 @@ export interface RawServerOptions {
   cwd?: string;
   /** Kill the server when its RSS passes this many MB (protects the shared machine). */
   rssCapMb?: number;
+  /** Another checkout's main.ts (for before/after comparisons). */
+  mainTs?: string;
+  /** V8 flags for the server, as the deno.json tasks and compiled binaries pass them. */
+  v8Flags?: string;
 }
 
 /** A pause that does not keep the process alive past its use. */
@@ -64,7 +68,15 @@ export class RawServer {
 
   constructor(options: RawServerOptions = {}) {
     this.child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", MAIN_TS, "mcp", ...(options.args ?? [])],
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        ...(options.v8Flags ? [`--v8-flags=${options.v8Flags}`] : []),
+        options.mainTs ?? MAIN_TS,
+        "mcp",
+        ...(options.args ?? []),
+      ],
       cwd: options.cwd ?? REPO_ROOT,
       env: serverEnv(),
       clearEnv: true,

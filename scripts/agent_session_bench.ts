@@ -3,6 +3,9 @@
 // played through the real MCP server over stdio. The script reads each result the way an agent
 // would (ids parsed from the text, a retry built from an error), checks every task's outcome on
 // disk, and reports calls and output bytes (the JSON of each tool result) per task and in total.
+// Four more tasks change one function of a large real file (zod's classic/schemas.ts, attrs'
+// _make.py: scripts/fixtures/large_files/), once by reading the whole file and once through the
+// outline and the symbol's view, and the report compares the two routes.
 //
 //   deno run -A scripts/agent_session_bench.ts [--main path/to/main.ts] [--json]
 // --main runs another checkout's server (e.g. main's) for a before/after comparison.
@@ -12,6 +15,7 @@ import { REPO_ROOT, startServer, type TestServer } from "../tests/_harness.ts";
 import { ANSWER_TASKS } from "./_answer_tasks.ts";
 
 const FIXTURE = `${REPO_ROOT}/scripts/fixtures/agent_project`;
+const LARGE_FILES = `${REPO_ROOT}/scripts/fixtures/large_files`;
 const enc = new TextEncoder();
 
 interface TaskReport {
@@ -63,6 +67,103 @@ async function testsPass(dir: string): Promise<boolean> {
 }
 
 type Task = (a: Agent, dir: string) => Promise<string | true>;
+
+/** One line to change in one function of a large vendored file (copied under vendor/). */
+interface FunctionChange {
+  path: string;
+  /** The function as the outline names it, and how its first line starts. */
+  symbol: string;
+  header: string;
+  line: string;
+  replacement: string;
+}
+
+const TS_CHANGE: FunctionChange = {
+  path: "vendor/zod/schemas.ts",
+  symbol: "httpUrl",
+  header: "export function httpUrl(",
+  line: "    hostname: regexes.domain,",
+  replacement: "    hostname: regexes.domain, // any case: the domain regex ignores it",
+};
+
+const PY_CHANGE: FunctionChange = {
+  path: "vendor/attrs/_make.py",
+  symbol: "_ClassBuilder.add_str",
+  header: "    def add_str(self):",
+  line: '            msg = "__str__ can only be generated if a __repr__ exists."',
+  replacement: '            msg = f"__str__ of {self._cls.__name__} needs a __repr__."',
+};
+
+/** The file has exactly that one line changed, and nothing else. */
+async function changedOnly(
+  dir: string,
+  change: FunctionChange,
+  original: string,
+): Promise<string | true> {
+  const now = await Deno.readTextFile(`${dir}/${change.path}`);
+  return now === original.replace(`${change.line}\n`, `${change.replacement}\n`) ||
+    `${change.path} is not the original with one line changed`;
+}
+
+/** Without an outline: read the whole file page by page, find the function, edit the line. */
+function wholeFileRoute(change: FunctionChange): Task {
+  return async (a, dir) => {
+    const original = await Deno.readTextFile(`${dir}/${change.path}`);
+    let args: Record<string, unknown> = { path: change.path };
+    let seen = "";
+    for (;;) {
+      const v = await a.call("view", args);
+      seen += `${v.text}\n`;
+      const next = /Next: view (\{[^}]*\})/.exec(v.text);
+      if (!next) break;
+      args = JSON.parse(next[1]!);
+    }
+    const from = seen.indexOf(`|${change.header}`);
+    if (from === -1) return `${change.header} not found in the pages read`;
+    const id = idOf(seen.slice(from), change.line);
+    const e = await a.call("batch_edit", {
+      path: change.path,
+      operations: [{ op: "replace", start: id, end: id, content: change.replacement }],
+    });
+    return e.isError ? e.text : await changedOnly(dir, change, original);
+  };
+}
+
+/** With the outline: see the file's structure, view the one function, edit the line. */
+function outlineRoute(change: FunctionChange): Task {
+  return async (a, dir) => {
+    const original = await Deno.readTextFile(`${dir}/${change.path}`);
+    const o = await a.call("view", { path: change.path, outline: true });
+    if (o.isError) return `outline: ${o.text}`;
+    const s = await a.call("view", { path: change.path, symbol: change.symbol });
+    if (s.isError || !s.text.includes(`|${change.header}`)) {
+      return `symbol: ${s.text.slice(0, 400)}`;
+    }
+    const id = idOf(s.text, change.line);
+    const e = await a.call("batch_edit", {
+      path: change.path,
+      operations: [{ op: "replace", start: id, end: id, content: change.replacement }],
+    });
+    return e.isError ? e.text : await changedOnly(dir, change, original);
+  };
+}
+
+/** Runs a task on a fresh copy of the large files, so both routes start from the same file. */
+function onFreshCopy(task: Task): Task {
+  return async (a, dir) => {
+    await sh(
+      REPO_ROOT,
+      `rm -rf '${dir}/vendor' && mkdir -p '${dir}/vendor' && cp -r '${LARGE_FILES}/.' '${dir}/vendor/'`,
+    );
+    return await task(a, dir);
+  };
+}
+
+/** The outline tasks, in pairs: [whole file, outline] per language (the report compares them). */
+const OUTLINE_PAIRS: [string, FunctionChange][] = [["TypeScript", TS_CHANGE], [
+  "Python",
+  PY_CHANGE,
+]];
 
 const TASKS: [string, Task][] = [
   ["explore the project", async (a, dir) => {
@@ -231,6 +332,16 @@ const TASKS: [string, Task][] = [
     const v = await a.call("view", { path: "lib", content: "isNumeric" });
     return v.text.includes("is_number.js") || v.text;
   }],
+  ...OUTLINE_PAIRS.flatMap(([language, change]): [string, Task][] => [
+    [
+      `change ${change.symbol} in a large ${language} file: whole file`,
+      onFreshCopy(wholeFileRoute(change)),
+    ],
+    [
+      `change ${change.symbol} in a large ${language} file: outline + symbol`,
+      onFreshCopy(outlineRoute(change)),
+    ],
+  ]),
   ["delete a file and undo it", async (a, dir) => {
     const before = await Deno.readTextFile(`${dir}/CHANGELOG.md`);
     const d = await a.call("text_editor", { command: "delete", path: "CHANGELOG.md" });
@@ -294,6 +405,15 @@ async function main(): Promise<void> {
     }
     const calls = reports.reduce((n, r) => n + r.calls, 0);
     const bytes = reports.reduce((n, r) => n + r.bytes, 0);
+    const routes = OUTLINE_PAIRS.map(([language, change]) => {
+      const whole = reports.find((r) =>
+        r.name.includes(`${change.symbol} in a large ${language} file: whole`)
+      );
+      const outline = reports.find((r) =>
+        r.name.includes(`${change.symbol} in a large ${language} file: outline`)
+      );
+      return { language, whole, outline };
+    });
     if (values.json) {
       // deno-lint-ignore no-console
       console.log(JSON.stringify({ toolsBytes, channel, calls, bytes, reports }, null, 2));
@@ -313,6 +433,14 @@ async function main(): Promise<void> {
           `| total (${
             reports.filter((r) => r.ok).length
           }/${reports.length} done) | ${calls} | ${bytes} | |`,
+          "",
+          "| large file, one function changed | whole file: calls / bytes | outline + symbol: calls / bytes | bytes ratio |",
+          "| --- | ---: | ---: | ---: |",
+          ...routes.map(({ language, whole, outline }) =>
+            `| ${language} | ${whole?.calls} / ${whole?.bytes} | ${outline?.calls} / ${outline?.bytes} | ${
+              whole && outline ? `${((outline.bytes / whole.bytes) * 100).toFixed(1)} %` : "?"
+            } |`
+          ),
         ].join("\n"),
       );
     }

@@ -7,9 +7,12 @@
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
 // reads `__dirname`/`__filename`, which ES modules lack, so the core file defines them first.
 //
+// The outline's wasm files (tree-sitter) go into a tree-sitter/ folder beside them.
+//
 // Usage: deno run -A scripts/bundle.ts [--out FILE]
 
 import { parseArgs } from "node:util";
+import { WASM_SUBDIR, wasmFiles } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 /** Defines the CommonJS globals ssh2's bundled code reads at load time. */
 export const PROLOGUE =
@@ -49,7 +52,27 @@ async function denoBundle(entry: string, extra: string[], raw: string): Promise<
   }
 }
 
-/** Writes the entry `out` and CORE_FILE in the same directory. */
+/**
+ * The outline's wasm files (tree-sitter's runtime and grammars) copied from the npm package into
+ * `<dir>/tree-sitter/`, where the bundled runtime looks first: a bundle has no npm package beside
+ * it. Returns the files' total size in bytes.
+ */
+export async function copyWasm(dir: string): Promise<number> {
+  const source = new URL(
+    "./",
+    import.meta.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter.wasm"),
+  );
+  await Deno.mkdir(`${dir}${WASM_SUBDIR}`, { recursive: true });
+  let bytes = 0;
+  for (const file of wasmFiles()) {
+    const to = `${dir}${WASM_SUBDIR}/${file}`;
+    await Deno.copyFile(new URL(file, source), to);
+    bytes += (await Deno.stat(to)).size;
+  }
+  return bytes;
+}
+
+/** Writes the entry `out`, CORE_FILE and the wasm files' folder in the same directory. */
 export async function bundle(out: string): Promise<void> {
   const dir = out.slice(0, out.lastIndexOf("/") + 1);
   const entry = await denoBundle("main.ts", ["--external=./lib/commands.ts"], `${out}.raw.js`);
@@ -62,6 +85,7 @@ export async function bundle(out: string): Promise<void> {
   const core = await denoBundle("lib/commands.ts", [], `${dir}${CORE_FILE}.raw.js`);
   await Deno.writeTextFile(`${dir}${CORE_FILE}`, PROLOGUE + dropRelativeTypeImports(core));
   await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
+  await copyWasm(dir || "./");
 }
 
 if (import.meta.main) {

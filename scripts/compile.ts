@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { type ParseArgsFailure, parseArgsMessage } from "../lib/core/usage_text.ts";
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
+import { WASM_SUBDIR } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -151,6 +152,9 @@ async function compile(
       target,
       "--output",
       output,
+      // The outline's wasm files: the bundled runtime reads them beside its own file.
+      "--include",
+      `${bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1)}${WASM_SUBDIR}`,
       bundleFile,
     ],
     env,

@@ -1,4 +1,5 @@
-// Builds the npm package `anchorfs` in dist/npm (the bundle, the launcher from packaging/npm/bin, LICENSE,
+// Builds the npm package `anchorfs` in dist/npm (the bundle and its tree-sitter/ wasm files, the
+// launcher from packaging/npm/bin, LICENSE,
 // README and a package.json whose only dependency is the pinned `deno` npm package) and packs it
 // with `npm pack`. Publishing is the release workflow's job: `npm publish dist/anchorfs-*.tgz`.
 //
@@ -7,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { bundle, CORE_FILE } from "./bundle.ts";
 import { VERSION } from "../lib/version.ts";
+import { WASM_SUBDIR } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -29,7 +31,14 @@ export function packageJson(version = VERSION): Record<string, unknown> {
     keywords: ["mcp", "model-context-protocol", "mcp-server", "ai", "agent", "filesystem"],
     type: "module",
     bin: { anchorfs: "bin/anchorfs.cjs" },
-    files: ["anchorfs.js", CORE_FILE, "bin/anchorfs.cjs", "LICENSE", "README.md"],
+    files: [
+      "anchorfs.js",
+      CORE_FILE,
+      `${WASM_SUBDIR}/`,
+      "bin/anchorfs.cjs",
+      "LICENSE",
+      "README.md",
+    ],
     engines: { node: ">=18" },
     dependencies: { deno: DENO_VERSION },
   };

@@ -1,10 +1,15 @@
 // Reliability benchmark (issue 9): drives the real server (`deno run -A main.ts mcp`) with hostile
-// protocol input, fuzzed tool calls, kill -9 during big writes, concurrent writer processes and
-// unbounded files, and prints one table per section. Every case has a deadline and kills what it
-// started, so the script always ends with its tables, on a broken server as on a fixed one.
+// protocol input, fuzzed tool calls, kill -9 during big writes, concurrent writer processes (also
+// in mixed environments, beside `anchorfs edit` runs and outside writers) and unbounded files,
+// and prints one table per section. Every case has a deadline and kills what it started, so the
+// script always ends with its tables, on a broken server as on a fixed one.
 //
-//   deno run -A scripts/reliability_bench.ts [--quick] [--only protocol|fuzz|kill|multi|rss]
-//       [--fuzz-calls N] [--kill-iterations N] [--rounds N] [--seed N] [--rss-cap-mb MB]
+//   deno run -A scripts/reliability_bench.ts [--quick]
+//       [--only protocol|fuzz|kill|multi|rss|swap|stall] [--fuzz-calls N] [--kill-iterations N]
+//       [--rounds N] [--seed N] [--rss-cap-mb MB] [--swap-views N] [--swap-main OTHER/main.ts]
+//       [--deadline SECONDS] [--main PATH/main.ts]
+//
+// --main runs another checkout's server in the stall section (before/after comparisons).
 //
 // Nothing runs in the repository: every section works in its own temporary directory.
 
@@ -25,6 +30,9 @@ import {
 } from "./_reliability_server.ts";
 import { protocolInputs } from "./_reliability_protocol.ts";
 import { describeCall, type FuzzCall, sampleCalls, writeFixture } from "./_reliability_fuzz.ts";
+import { mixedEnvs, OUTSIDE_KINDS, runWriters } from "../tests/faults/_writers.ts";
+import { runSwapSection, swapTable } from "./_swap_race.ts";
+import { runStall } from "./_reliability_stall.ts";
 
 const enc = new TextEncoder();
 const MB = 1024 * 1024;
@@ -588,6 +596,63 @@ export async function runMulti(
   return result;
 }
 
+/** One row of the mixed-writers table: a case and what its writers lost. */
+export interface MixedWritersRow {
+  name: string;
+  edits: number;
+  answeredEdited: number;
+  /** Answered edits not in the file (with an outside read-modify-write: overwritten by it). */
+  lost: number;
+  outsideWrites: number;
+  outsideLost: number;
+}
+
+/**
+ * Writers that do not share an environment or a program: 4 servers and 2 `anchorfs edit` runs a
+ * round in five environments (tests/faults/_writers.ts), then the same servers with an outside
+ * writer of each kind racing them.
+ */
+export async function runMixedWriters(options: { rounds: number }): Promise<MixedWritersRow[]> {
+  const envDir = await scratch("multi-envs");
+  const rows: MixedWritersRow[] = [];
+  try {
+    const envs = await mixedEnvs(envDir);
+    const cases: [string, Partial<Parameters<typeof runWriters>[0]>][] = [
+      ["5 environments + anchorfs edit", { cli: 2 }],
+      ...OUTSIDE_KINDS.map((kind) =>
+        [`outside writer: ${kind}`, { outside: { kind, writes: 400 } }] as [string, object]
+      ),
+    ];
+    for (const [name, extra] of cases) {
+      const dir = await scratch("multi-mixed");
+      try {
+        const r = await runWriters({
+          dir,
+          processes: 4,
+          edits: 8,
+          rounds: options.rounds,
+          lines: 34,
+          envs,
+          ...extra,
+        });
+        rows.push({
+          name,
+          edits: r.sent,
+          answeredEdited: r.answered,
+          lost: r.lost,
+          outsideWrites: r.outsideWrites,
+          outsideLost: r.outsideLost,
+        });
+      } finally {
+        await removeDir(dir);
+      }
+    }
+  } finally {
+    await removeDir(envDir);
+  }
+  return rows;
+}
+
 // -------------------------------------------------------------------------------------------
 // 5. Peak RSS per case
 
@@ -966,7 +1031,7 @@ export async function runRss(
 
 // -------------------------------------------------------------------------------------------
 
-const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss"] as const;
+const SECTIONS = ["protocol", "fuzz", "kill", "multi", "rss", "swap", "stall"] as const;
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -980,6 +1045,10 @@ if (import.meta.main) {
       rounds: { type: "string" },
       "rss-cap-mb": { type: "string", default: "3000" },
       "case-timeout": { type: "string" },
+      "swap-views": { type: "string" },
+      "swap-main": { type: "string" },
+      deadline: { type: "string" },
+      main: { type: "string" },
     },
   });
   const quick = values.quick === true;
@@ -1106,6 +1175,35 @@ if (import.meta.main) {
         ], [[r.edits, r.answeredEdited, r.fileChanged, r.otherErrors, r.lost, r.roundsWithLoss]])
       }\n${offenders(r.offending)}`,
     );
+    log("mixed environments and outside writers…");
+    const mixed = await runMixedWriters({ rounds: quick ? 2 : 5 });
+    // An outside read-modify-write may overwrite an edit answered before it: only the plain
+    // mixed case and appends must lose no edit; no case may lose an outside write.
+    failed ||= mixed.some((m) =>
+      m.outsideLost > 0 || (m.lost > 0 && !/sed|rename-save|overwrite/.test(m.name))
+    );
+    print(
+      `\n#### Mixed environments and outside writers (4 servers × 8 edits, 5 environments)\n\n${
+        table(
+          [
+            "case",
+            "edits",
+            "answered Edited",
+            "false Edited (outside RMW: overwritten by it)",
+            "outside writes",
+            "outside writes lost",
+          ],
+          mixed.map((m) => [
+            m.name,
+            m.edits,
+            m.answeredEdited,
+            m.lost,
+            m.name.startsWith("outside") ? m.outsideWrites : "–",
+            m.name.startsWith("outside") ? m.outsideLost : "–",
+          ]),
+        )
+      }\n`,
+    );
   }
   if (wanted("rss")) {
     log("peak RSS per case…");
@@ -1140,6 +1238,77 @@ if (import.meta.main) {
         )
       }\n`,
     );
+  }
+  if (wanted("swap")) {
+    log("confinement swap race…");
+    // The issue's run: 6,000 views, 1,500 creates and str_replace, 300 searches and listings.
+    const views = Number(values["swap-views"] ?? (quick ? 300 : 6000));
+    const rows = await runSwapSection(
+      {
+        views,
+        creates: Math.ceil(views / 4),
+        replaces: Math.ceil(views / 4),
+        searches: Math.ceil(views / 20),
+        listings: Math.ceil(views / 20),
+      },
+      log,
+      values["swap-main"],
+    );
+    failed ||= rows.some(({ result: r }) =>
+      Object.values(r.kinds).some((t) => t.leaked > 0) || r.writtenOutside.length > 0 ||
+      r.copiedInside.length > 0
+    );
+    print(
+      `\n### 6. Confinement swap race (--allow --no-shell; PROJ/sub swapped with a symlink out by renameat2 RENAME_EXCHANGE in a loop${
+        values["swap-main"] ? `; server ${values["swap-main"]}` : ""
+      })\n\n${swapTable(rows)}\n`,
+    );
+  }
+  if (wanted("stall")) {
+    log("calls that could stall or flood the server…");
+    const dir = await scratch("stall");
+    const deadline = Number(values.deadline ?? (quick ? 5 : 20));
+    try {
+      const rows = await runStall(dir, {
+        quick,
+        deadline,
+        log,
+        ...(values.main ? { mainTs: values.main } : {}),
+      });
+      failed ||= rows.some((r) => r.died || r.hung);
+      print(
+        `\n### 7. One call that could stall or flood the server${
+          values.main ? ` (server: ${values.main})` : ""
+        }\n\n${
+          table(
+            [
+              "case",
+              "died",
+              "hung",
+              "reply bytes",
+              "reply s",
+              "slowest ping ms",
+              "pings unanswered",
+              "peak RSS MB",
+              "note",
+            ],
+            rows.map((r) => [
+              r.name.replaceAll("|", "\\|"),
+              r.died ? 1 : 0,
+              r.hung ? 1 : 0,
+              r.replyBytes.toLocaleString("en-US"),
+              r.replySeconds.toFixed(1),
+              Math.round(r.worstPingMs),
+              r.pingsUnanswered,
+              r.peakMb,
+              r.note.replaceAll("|", "\\|"),
+            ]),
+          )
+        }\n`,
+      );
+    } finally {
+      await removeDir(dir);
+    }
   }
   print(
     `\n(total ${((performance.now() - started) / 1000).toFixed(0)} s${quick ? ", --quick" : ""})`,

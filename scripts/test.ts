@@ -1,8 +1,9 @@
 // The whole test suite, as the README's test command runs it (`deno task test`): checks the
-// system tools the tests drive for real (OpenSSH's sshd and ssh-keygen, ripgrep), installs them
-// from Debian's packages when running as root on a machine without them, runs `deno test`, and
-// ends with a plain "N passed, N failed" line for CI. On Linux a missing tool fails the run; on
-// macOS and Windows the tests needing it are skipped with the reason (tests/_requires.ts).
+// system tools the tests drive for real (OpenSSH's sshd and ssh-keygen, ripgrep, strace),
+// installs them from Debian's packages when running as root on a machine without them, runs
+// `deno test`, and ends with a plain "N passed, N failed" line for CI. On Linux a missing tool
+// fails the run; on macOS and Windows the tests needing it are skipped with the reason
+// (tests/_requires.ts).
 //
 // Usage: deno run -A scripts/test.ts [deno test arguments, e.g. tests/core]
 
@@ -13,6 +14,7 @@ const REQUIRED: { command: string; paths: string[]; aptPackage: string }[] = [
   { command: "ssh-keygen", paths: ["/usr/bin/ssh-keygen"], aptPackage: "openssh-client" },
   { command: "ssh-agent", paths: ["/usr/bin/ssh-agent"], aptPackage: "openssh-client" },
   { command: "rg", paths: ["/usr/bin/rg", "/usr/local/bin/rg"], aptPackage: "ripgrep" },
+  { command: "strace", paths: ["/usr/bin/strace"], aptPackage: "strace" },
 ];
 
 const WINDOWS = Deno.build.os === "windows";

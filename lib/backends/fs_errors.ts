@@ -2,10 +2,14 @@
 // backends; the ops add the "what to do next" that depends on the tool.
 
 import { Buffer } from "node:buffer";
-import { AnchorError } from "../core/errors.ts";
+import { AnchorError, outOfFileHandles } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
 import { shellQuote } from "../core/shell/mod.ts";
-import type { WriteOptions } from "../ops/file_backend.ts";
+import {
+  type ChangedAtReplace,
+  changedAtReplaceText,
+  type WriteOptions,
+} from "../ops/file_backend.ts";
 
 export function notFound(path: string, what = "file or directory"): AnchorError {
   return new AnchorError({
@@ -67,6 +71,9 @@ export function mapFsError(error: unknown, action: string, path: string): Anchor
     });
   }
   if (code === "EAGAIN" || code === "WouldBlock") return wouldBlock(action, path);
+  if (code === "EMFILE" || code === "ENFILE") {
+    return outOfFileHandles(code, `Cannot ${action} ${JSON.stringify(truncatePath(path))}`);
+  }
   const caller = callerPathError(e, code, action, path);
   if (caller) return caller;
   if (code === "ENOSPC") {
@@ -162,14 +169,20 @@ function truncatePath(path: string): string {
   return path.length <= 300 ? path : `${path.slice(0, 150)}…${path.slice(-150)}`;
 }
 
-export function fileChanged(path: string): AnchorError {
+/**
+ * FILE_CHANGED: the file is no longer what the edit was based on. `atReplace`: found at the very
+ * last step (another program wrote it in that instant; the write was taken back).
+ */
+export function fileChanged(path: string, atReplace?: ChangedAtReplace): AnchorError {
   return new AnchorError({
     code: "FILE_CHANGED",
-    message: `${
-      JSON.stringify(path)
-    } changed on disk while the edit was being prepared; nothing was written.`,
+    message: atReplace
+      ? `${JSON.stringify(path)} ${changedAtReplaceText(atReplace)}`
+      : `${JSON.stringify(path)} changed on disk while the edit was being prepared; nothing ` +
+        "was written.",
     hint: guide`${step("view", { path })} to see the current content and ids, then retry the edit.`,
     fault: "environment",
+    ...(atReplace && { cause: atReplace }),
   });
 }
 
@@ -188,14 +201,15 @@ export function matchesExpected(
       .equals(Buffer.from(want.buffer, want.byteOffset, want.length));
 }
 
-export function lockTimeout(path: string, waitedMs: number, lockFile: string): AnchorError {
+/** LOCK_TIMEOUT: `lock` says what the lock is ("an flock of its folder \"/src\"", ...). */
+export function lockTimeout(path: string, waitedMs: number, lock: string): AnchorError {
   return new AnchorError({
     code: "LOCK_TIMEOUT",
-    message: `Could not take the write lock of ${JSON.stringify(path)} within ${
-      Math.round(waitedMs / 1000)
-    } s: another anchorfs process has held it all that time (lock ${
-      JSON.stringify(lockFile)
-    }). Nothing was read or written.`,
+    message:
+      `Could not take the write lock of ${JSON.stringify(path)} within ${
+        Math.round(waitedMs / 1000)
+      } s: another anchorfs process has held it all that time (the lock is ${lock}). Nothing ` +
+      "was read or written.",
     hint:
       "The arguments are fine: retry the same call in a moment; if it keeps failing, ask the user " +
       "whether another anchorfs process is stuck writing that file.",

@@ -1,8 +1,9 @@
-// Keeps a job's log under its cap while the command keeps writing into it: past the cap the log
-// keeps its head, a marker, and the newest output, and every drop is counted. Written once over
-// a few synchronous file operations, which the disk and the memory job stores supply. A local
-// child's fd is O_APPEND, so truncating the file under it is safe: its next write lands at the
-// new end.
+// Keeps a job's log under its cap while output is appended to it: past the cap the log keeps its
+// head, a marker, and the newest output, and every drop is counted. Written once over a few
+// synchronous file operations, which the disk and the memory job stores supply. Once closed (the
+// job has its terminal status) nothing more is appended. Where a child writes into the file
+// itself (Windows) its fd is O_APPEND, so truncating the file under it is safe: its next write
+// lands at the new end.
 
 import { plural } from "../core/plural.ts";
 import type { JobLog } from "../ops/jobs/job_store.ts";
@@ -29,6 +30,7 @@ export class LogCap implements JobLog {
   private noteBytes = 0;
   private readonly headKeep: number;
   private readonly tailKeep: number;
+  private closed = false;
 
   constructor(private readonly file: LogFile, readonly capBytes: number) {
     this.headKeep = Math.floor(capBytes / 2);
@@ -36,6 +38,9 @@ export class LogCap implements JobLog {
   }
 
   append(bytes: Uint8Array): void {
+    // Output that arrives after the end (a late chunk of a remote channel) is not the job's any
+    // more: the record already counts what the log holds.
+    if (this.closed) throw new Error("the job's log is closed: the job has ended");
     this.file.append(bytes);
   }
 
@@ -79,6 +84,7 @@ export class LogCap implements JobLog {
   }
 
   close(): void {
+    this.closed = true;
     this.file.close();
   }
 }

@@ -152,6 +152,7 @@ const USAGE_CODES = new Set<ErrorCode>([
   "MULTILINE_SEARCH",
   "EMPTY_PATH",
   "EMPTY_SEARCH",
+  "SEARCH_TOO_LONG",
   "EMPTY_COMMAND",
   "MISSING_JOB_ID",
 ]);

@@ -43,6 +43,8 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
       kind: "fallback",
       why: "dropped: every `anchorfs view` is a new session, so it always shows the whole file",
     },
+    outline: { kind: "flag", flag: "--outline" },
+    symbol: { kind: "flag", flag: "--symbol" },
   },
   text_editor: {
     command: {
@@ -63,6 +65,7 @@ export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: Arg
   },
   extract_lines: {
     from_path: { kind: "fallback", why: "extract_lines has no command: the tool call is shown" },
+    from_symbol: { kind: "fallback", why: "extract_lines has no command" },
     start: { kind: "fallback", why: "extract_lines has no command" },
     end: { kind: "fallback", why: "extract_lines has no command" },
     to_path: { kind: "fallback", why: "extract_lines has no command" },

@@ -25,6 +25,8 @@ export const VIEW_OPTIONS = {
   "include-hidden": { type: "boolean" },
   "max-depth": { type: "string" },
   all: { type: "boolean" },
+  outline: { type: "boolean" },
+  symbol: { type: "string" },
   ...ALLOW_OPTION,
 } as const;
 
@@ -57,6 +59,8 @@ Options:
   --max-depth N         Directory levels to descend (1: only the directory's own entries)
   --all                 For a file: every line of the range, not a page of ${VIEW_MAX_LINES} (files up
                         to --max-file-bytes, 16M by default)
+  --outline             The file's declarations with ids; a directory's map of its files
+  --symbol NAME         One declaration's lines with ids (with --outline: its members)
 ${ALLOW_HELP}
 
 The notices after the output ([...] lines: the next page, ...) go to stderr when stdout is not
@@ -66,7 +70,8 @@ matched, 1 none did, 2 an error (as grep); without, 1 the view failed, 2 bad usa
 Examples:
   anchorfs view src/main.ts --start 10 --end 40
   anchorfs view . --pattern '*.ts' --max-depth 2
-  anchorfs view 'src|tests' --content parseConfig --context 2`,
+  anchorfs view 'src|tests' --content parseConfig --context 2
+  anchorfs view src/app.ts --symbol JobManager.start`,
   parse: parseViewArgs,
   failedExitCode: (args) => isSearch(args) ? EXIT.searchFailed : EXIT.failed,
   async run(args, { terminal, services }) {
@@ -80,14 +85,17 @@ Examples:
     if (values.pattern !== undefined) viewArgs.pattern = values.pattern;
     if (values["include-hidden"]) viewArgs.include_hidden = true;
     if (values["max-depth"] !== undefined) viewArgs.max_depth = values["max-depth"];
+    if (values.outline) viewArgs.outline = true;
+    if (values.symbol !== undefined) viewArgs.symbol = values.symbol;
     const all = services();
     await applyAllow(all, values.allow);
-    const { locations, scanner, reads } = all;
+    const { locations, scanner, reads, outliner } = all;
     const session = createSession(locations.localAt(Deno.cwd()));
     let matched: number | undefined;
     const result = await viewResult(locations, session, viewArgs, {
       scanner,
       reads,
+      outliner,
       unpaged: values.all === true,
       onSearched: (lines) => matched = lines,
     });

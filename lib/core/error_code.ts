@@ -32,6 +32,8 @@ export type ErrorCode =
   | "EMPTY_PATH"
   /** A search's content is the empty string. */
   | "EMPTY_SEARCH"
+  /** A search's content is longer than a search takes (MAX_SEARCH_CHARS). */
+  | "SEARCH_TOO_LONG"
   /** The shell tool got an empty command. */
   | "EMPTY_COMMAND"
   /** A jobs action that acts on one job was called without its id. */
@@ -63,6 +65,8 @@ export type ErrorCode =
   | "PERMISSION_DENIED"
   /** The disk is full; nothing was changed. */
   | "NO_SPACE"
+  /** The process or the system has no file descriptor left (EMFILE, ENFILE). */
+  | "TOO_MANY_OPEN_FILES"
   /** Another I/O failure from the file system or the lock folder. */
   | "IO_ERROR"
   /** A file name the platform cannot open by name (e.g. bytes Windows cannot spell). */
@@ -73,6 +77,10 @@ export type ErrorCode =
   | "SYMLINK_LOOP"
   /** The path is outside the directories the server may use (--allow, --roots). */
   | "OUTSIDE_ALLOWED"
+  /** The working directory was removed or renamed; a relative write would re-create it. */
+  | "WORKDIR_GONE"
+  /** The file is one the user's tools run as commands (.git/config, hooks...); not written. */
+  | "PROTECTED_FILE"
   /** The client has not answered roots/list yet, so no path can be checked. */
   | "ROOTS_PENDING"
   /** An ssh:// path was given to a build without the SSH backend. */
@@ -90,6 +98,12 @@ export type ErrorCode =
   | "NO_MATCH"
   /** old_text matches several places and replace_all was not asked for. */
   | "AMBIGUOUS_MATCH"
+  /** view's symbol names no declaration of the file (the closest names are listed). */
+  | "UNKNOWN_SYMBOL"
+  /** view's symbol names several declarations of the file (each one's range is listed). */
+  | "AMBIGUOUS_SYMBOL"
+  /** An outline or symbol was asked of a file the outline has no grammar for. */
+  | "NO_GRAMMAR"
   /** The edit would leave the file as it is; nothing was written. */
   | "NO_CHANGE"
   /** Two batch_edit operations touch the same lines. */

@@ -98,10 +98,17 @@ export function isAnchorError(value: unknown): value is AnchorError {
   return value instanceof AnchorError;
 }
 
-/** Wraps anything thrown into an AnchorError; unknown throwables are our fault. */
+/**
+ * Wraps anything thrown into an AnchorError; unknown throwables are our fault, except a process
+ * out of file descriptors, which is the environment's wherever it struck (a lock file, a pipe).
+ */
 export function toAnchorError(value: unknown): AnchorError {
   if (value instanceof AnchorError) return value;
   const message = value instanceof Error ? value.message : String(value);
+  const code = (value as { code?: unknown } | null)?.code;
+  if (code === "EMFILE" || code === "ENFILE") {
+    return outOfFileHandles(code, `The call failed (${message.slice(0, 200)})`);
+  }
   return new AnchorError({
     code: "INTERNAL",
     message: `anchorfs hit an unexpected error: ${message}`,
@@ -109,6 +116,28 @@ export function toAnchorError(value: unknown): AnchorError {
       "not help. Report it with the call that caused it.",
     fault: "internal",
     cause: value,
+  });
+}
+
+/**
+ * The process (EMFILE: `ulimit -n`) or the whole system (ENFILE) has no file descriptor left.
+ * The call was fine, and others running at once may be holding them, so it can work in a moment;
+ * a limit set too low for the server (started under `ulimit -n 128`) stays. `failed` says what
+ * could not be done, e.g. `Cannot read "a.txt"`.
+ */
+export function outOfFileHandles(code: "EMFILE" | "ENFILE", failed: string): AnchorError {
+  const who = code === "EMFILE"
+    ? "this server has reached its limit of open files (EMFILE; the limit is the soft " +
+      "`ulimit -n` of the process that started it)"
+    : "the system has run out of open files (ENFILE: every process together)";
+  return new AnchorError({
+    code: "TOO_MANY_OPEN_FILES",
+    message: `${failed}: ${who}. Nothing was read or changed.`,
+    hint: "The arguments are fine: retry the same call in a moment (other calls or jobs may be " +
+      "holding files). If it keeps failing, ask the user to restart anchorfs with a higher " +
+      "limit: `ulimit -n 4096` in the shell that starts it, or LimitNOFILE=4096 for a service" +
+      (code === "ENFILE" ? ", and to look for the process that holds so many files." : "."),
+    fault: "environment",
   });
 }
 

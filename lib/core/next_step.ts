@@ -17,6 +17,8 @@ export interface ToolArgs {
     include_hidden?: boolean;
     max_depth?: number;
     full?: boolean;
+    outline?: boolean;
+    symbol?: string;
   };
   /** Create, str_replace, delete or undo an edit of one file. */
   text_editor: {
@@ -32,7 +34,8 @@ export interface ToolArgs {
   /** Copy a line range into another (or the same) file. */
   extract_lines: {
     from_path: string;
-    start: unknown;
+    from_symbol?: string;
+    start?: unknown;
     end?: unknown;
     to_path: string;
     position: unknown;

@@ -12,6 +12,8 @@ export interface ArgSpec {
   meant?: Readonly<Record<string, string>>;
   /** Arguments whose value may be a list of lines: a list of strings is joined with "\n". */
   lines?: readonly string[];
+  /** Names besides `known` and the aliases that `rewrite` reads (e.g. workdir's "reset"). */
+  reads?: readonly string[];
   /** A tool-specific rewrite run after the aliases (e.g. batch_edit's operations). */
   rewrite?: (args: Record<string, unknown>, notes: string[]) => void;
 }
@@ -46,25 +48,46 @@ const COMMON_MEANT: Readonly<Record<string, string>> = {
   timeout: "timeout_seconds",
 };
 
-/** Maps aliases, joins line lists, and lists what is ignored (and removes it from the args). */
+/**
+ * Ignored arguments named one by one in the notes; past this many, one note names the first few
+ * and counts the rest (an object of 300,000 stray keys once made a 51 MB reply).
+ */
+export const MAX_NAMED_IGNORED = 5;
+
+/**
+ * Maps aliases, joins line lists, and lists what is ignored (and leaves it out of the args). One
+ * pass over the keys: only the tool's own names, aliases and `reads` are copied, so a huge
+ * object of stray keys costs a count, not a copy and a note per key.
+ */
 export function normalizeToolArgs(raw: unknown, spec: ArgSpec): NormalizedArgs {
   const notes: string[] = [];
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { args: {}, notes };
-  const args: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   const known = new Set(spec.known);
+  const wanted = new Set([...spec.known, ...Object.keys(spec.aliases ?? {}), ...spec.reads ?? []]);
+  const args: Record<string, unknown> = {};
+  const ignored: string[] = [];
+  let ignoredCount = 0;
+  const source = raw as Record<string, unknown>;
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    if (wanted.has(key)) args[key] = source[key];
+    else if (++ignoredCount <= MAX_NAMED_IGNORED + 1) ignored.push(key);
+  }
   for (const [alias, name] of Object.entries(spec.aliases ?? {})) {
     if (!(alias in args) || known.has(alias)) continue;
     if (!(name in args)) args[name] = args[alias];
     else notes.push(`Ignored "${alias}": "${name}" was given too.`);
     delete args[alias];
   }
-  for (const name of spec.lines ?? []) args[name] = joinLines(args[name]);
+  for (const name of spec.lines ?? []) if (name in args) args[name] = joinLines(args[name]);
   spec.rewrite?.(args, notes);
+  // What a rewrite read but did not consume is ignored like any other stray key.
   for (const key of Object.keys(args)) {
     if (known.has(key)) continue;
-    notes.push(ignoredNote(key, spec));
+    if (++ignoredCount <= MAX_NAMED_IGNORED + 1) ignored.push(key);
     delete args[key];
   }
+  if (ignoredCount > 0) notes.push(...ignoredNotes(ignored, ignoredCount, spec));
   return { args, notes };
 }
 
@@ -80,17 +103,43 @@ export function booleanFromString(value: unknown): unknown {
   return value === "true" ? true : value === "false" ? false : value;
 }
 
-function ignoredNote(key: string, spec: ArgSpec): string {
-  const meant = spec.meant?.[key];
-  if (meant !== undefined) return `Ignored argument "${key}": ${meant}`;
-  const common = COMMON_MEANT[key];
-  if (common !== undefined && spec.known.includes(common)) {
-    return `Ignored argument "${key}": did you mean "${common}"?`;
+/** One note per ignored argument when there are few; else one note naming a few and the count. */
+function ignoredNotes(names: readonly string[], count: number, spec: ArgSpec): string[] {
+  if (count <= MAX_NAMED_IGNORED) {
+    return names.map((key) => `Ignored argument ${quoteName(key)}: ${meantFor(key, spec)}`);
   }
-  const close = spec.known.find((k) => editDistance(k, key) <= Math.min(2, k.length / 3));
-  return close !== undefined
-    ? `Ignored argument "${key}": did you mean "${close}"?`
-    : `Ignored argument "${key}": this tool takes ${spec.known.map((k) => `"${k}"`).join(", ")}.`;
+  const named = names.slice(0, MAX_NAMED_IGNORED).map((key) => {
+    const meant = meantFor(key, spec);
+    return meant.startsWith("this tool takes") ? quoteName(key) : `${quoteName(key)} (${meant})`;
+  });
+  const rest = count - named.length;
+  return [
+    `Ignored ${count.toLocaleString("en-US")} arguments this tool does not take: ${
+      named.join(", ")
+    } and ${rest.toLocaleString("en-US")} more; ${takes(spec)}`,
+  ];
+}
+
+/** A stray key as a note quotes it: cut to 40 characters (a key may be megabytes long). */
+function quoteName(key: string): string {
+  return JSON.stringify(key.length > 40 ? `${key.slice(0, 39)}…` : key);
+}
+
+function takes(spec: ArgSpec): string {
+  return `this tool takes ${spec.known.map((k) => `"${k}"`).join(", ")}.`;
+}
+
+/** What an ignored argument was probably meant as: a phrase, a "did you mean", or our names. */
+function meantFor(key: string, spec: ArgSpec): string {
+  const meant = spec.meant?.[key];
+  if (meant !== undefined) return meant;
+  const common = COMMON_MEANT[key];
+  if (common !== undefined && spec.known.includes(common)) return `did you mean "${common}"?`;
+  // Only short keys can be a typo of ours; a long one would make the distance costly.
+  const close = key.length > 64
+    ? undefined
+    : spec.known.find((k) => editDistance(k, key) <= Math.min(2, k.length / 3));
+  return close !== undefined ? `did you mean "${close}"?` : takes(spec);
 }
 
 function editDistance(a: string, b: string): number {

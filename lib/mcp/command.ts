@@ -8,6 +8,7 @@ import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
 import { Confinement } from "../ops/confinement.ts";
+import { ExecFileGuard } from "../ops/edit/exec_guard.ts";
 import type { Location, Locations } from "../ops/location.ts";
 import { nearestExistingParentUrl } from "../ops/missing_path.ts";
 import {
@@ -22,12 +23,15 @@ import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import { parseByteCount } from "../ops/read_limits.ts";
+import { type JobLimits, parseJobPids } from "../core/jobs/containment.ts";
 import { DEFAULT_DEADLINE_SECONDS, type ServerOptions } from "./tool_env.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
 import type { EarlyOpening } from "./early_start.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
+import { writeModeLine } from "../backends/local/checked_swap.ts";
+import { exchangeSupport } from "../backends/local/rename_exchange.ts";
 import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES } from "../ops/jobs/job_output.ts";
 import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.ts";
@@ -35,9 +39,10 @@ import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
                     [--state-dir DIR] [--allow DIR]... [--roots] [--no-shell]
+                    [--allow-exec-files | --protect-exec-files]
                     [--max-message-bytes N] [--max-file-bytes N] [--deadline SECONDS]
                     [--shell bash|sh|cmd|powershell|pwsh] [--tail-bytes N]
-                    [--passing-tail-lines N]
+                    [--passing-tail-lines N] [--job-memory N] [--job-pids N]
 
 Serves the anchorfs tools over MCP on stdin/stdout (for Claude, Cursor, Codex and other clients).
 
@@ -57,6 +62,11 @@ Options:
   --roots                      Confine the file tools to the roots the client offers
                                (roots/list), within --allow when both are given.
   --no-shell                   Remove the shell and jobs tools (read/edit-only deployments).
+                               The edit tools then refuse files the user's tools run as
+                               commands (.git/config, .git/hooks, .envrc, .vscode/tasks.json,
+                               ...; docs/security.md lists them).
+  --allow-exec-files           With --no-shell: let the edit tools write those files too.
+  --protect-exec-files         Refuse those files with the shell tool present as well.
   --max-message-bytes N        Largest message accepted on stdin, in bytes of JSON (default 4M;
                                K/M suffixes). A bigger one is answered with an error and
                                dropped; the session goes on.
@@ -75,6 +85,12 @@ Options:
   --passing-tail-lines N       Lines of that tail a passing (exit 0) run shows: its summary
                                (default 10; 0 shows the whole --tail-bytes tail). jobs read
                                and wait with "bytes" show that many bytes.
+  --job-memory N               Memory limit of each job (its cgroup's memory.max; K, M, G
+                               suffixes), where jobs get a cgroup with the memory controller.
+                               The start-up log says whether it is enforced.
+  --job-pids N                 Most processes each job may have at once (its cgroup's
+                               pids.max: a fork bomb stops there), where jobs get a cgroup with
+                               the pids controller. The start-up log says whether it is enforced.
   -h, --help                   Show this help.
 ${HTTP_USAGE}`;
 
@@ -225,6 +241,19 @@ async function sessionRoot(
   return root;
 }
 
+/** The start-up line saying how the file tools' paths are confined (docs/security.md). */
+function describeMethod(method: "openat2" | "openat" | "path"): string {
+  const how = {
+    openat2: "each path is opened beneath the allowed directories by the kernel " +
+      "(openat2 RESOLVE_BENEATH)",
+    openat: "each path is opened beneath the allowed directories one component at a time " +
+      "(openat O_NOFOLLOW from held descriptors; this kernel has no openat2)",
+    path: "path check only (no FFI or not Linux): a process that swaps a directory for a " +
+      "symlink between the check and the operation can redirect it",
+  }[method];
+  return `anchorfs mcp: confinement: ${method}: ${how}.`;
+}
+
 /** Where the file tools may go, for the server instructions. */
 function describeConfinement(confinement: Confinement): string {
   const allowed = confinement.allowed.map((a) => JSON.stringify(a.url)).join(", ");
@@ -232,6 +261,24 @@ function describeConfinement(confinement: Confinement): string {
   return allowed === ""
     ? "the client's roots (the start directory if it offers none)"
     : `the client's roots within ${allowed} (${allowed} if it offers none)`;
+}
+
+/** --job-memory and --job-pids as service options (INVALID_FLAG for a malformed value). */
+function parseJobLimits(memory: string | undefined, pids: string | undefined) {
+  const jobLimits: JobLimits = {};
+  if (memory !== undefined) jobLimits.memoryBytes = parseByteCount("--job-memory", memory);
+  if (pids !== undefined) {
+    const value = parseJobPids(pids);
+    if (typeof value === "string") {
+      throw new AnchorError({
+        code: "INVALID_FLAG",
+        message: `${value}.`,
+        hint: "e.g. --job-pids 512 (a fork bomb in a job then stops at 512 processes).",
+      });
+    }
+    jobLimits.pids = value;
+  }
+  return Object.keys(jobLimits).length > 0 ? { jobLimits } : {};
 }
 
 function parseShell(raw: string | undefined): ShellKind | undefined {
@@ -261,12 +308,16 @@ export function parseMcpArgs(args: string[]) {
       allow: { type: "string", multiple: true },
       roots: { type: "boolean" },
       "no-shell": { type: "boolean" },
+      "allow-exec-files": { type: "boolean" },
+      "protect-exec-files": { type: "boolean" },
       "max-message-bytes": { type: "string" },
       "max-file-bytes": { type: "string" },
       deadline: { type: "string" },
       shell: { type: "string" },
       "tail-bytes": { type: "string" },
       "passing-tail-lines": { type: "string" },
+      "job-memory": { type: "string" },
+      "job-pids": { type: "string" },
       ...HTTP_FLAG_SPEC,
       help: { type: "boolean", short: "h" },
     },
@@ -315,18 +366,15 @@ export async function runMcpCommand(
     // In the background: terminating a dead server's jobs may take a kill grace; serving may not.
     jobs.recover().catch((e) => logRecoveryFailure(e, io.steps ?? toolCallSyntax));
     const shell = values["no-shell"] !== true;
+    const execFiles = execFileGuard(values, shell);
+    if (execFiles) services.execFiles = execFiles;
     const confinement = await setUpConfinement(services, values.allow ?? [], values.roots === true);
     const root = await sessionRoot(services, confinement, values.path);
     const info = await root.backend.stat(root.path);
     if (info?.type !== "dir") {
       throw await notARoot(services.locations, root, values.path ?? ".", info?.type);
     }
-    if (confinement && shell) {
-      logLine(
-        "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
-          "commands as this user with no path checks (add --no-shell to remove it).",
-      );
-    }
+    logStartupModes(jobs, shell, confinement);
     const serverOptions = {
       foregroundWindowSeconds,
       tailBytes,
@@ -334,6 +382,7 @@ export async function runMcpCommand(
       shell,
       confined: confinement !== undefined,
       ...(confinement && { confinedTo: describeConfinement(confinement) }),
+      protectsExecFiles: execFiles !== undefined,
       deadlineSeconds,
     };
     if (http) {
@@ -353,6 +402,50 @@ export async function runMcpCommand(
   } finally {
     if (services) await closeJobsFirmly(services);
   }
+}
+
+/**
+ * The start-up log's lines on what holds in this process: the jobs' containment (a cgroup per job,
+ * or the process tree, and why), how local writes replace a file, how confinement opens paths.
+ */
+function logStartupModes(
+  jobs: Services["jobs"],
+  shell: boolean,
+  confinement: Awaited<ReturnType<typeof setUpConfinement>>,
+): void {
+  if (shell) {
+    jobs.containmentLine().then((line) => line && logLine(`anchorfs mcp: ${line}`), () => {});
+  }
+  logLine(`anchorfs mcp: ${writeModeLine(exchangeSupport())}.`);
+  if (confinement) logLine(describeMethod(confinement.method));
+  if (confinement && shell) {
+    logLine(
+      "anchorfs mcp: warning: --allow/--roots confine the file tools only; the shell tool runs " +
+        "commands as this user with no path checks (add --no-shell to remove it).",
+    );
+  }
+}
+
+/**
+ * The guard of files the user's tools run as commands: on with --no-shell (a read/edit-only
+ * server must not be able to make git or the editor run a command) unless --allow-exec-files,
+ * and with --protect-exec-files whatever the shell.
+ */
+function execFileGuard(
+  values: ReturnType<typeof parseMcpArgs>,
+  shell: boolean,
+): ExecFileGuard | undefined {
+  if (values["allow-exec-files"] && values["protect-exec-files"]) {
+    throw new AnchorError({
+      code: "INVALID_FLAG",
+      message: "--allow-exec-files and --protect-exec-files contradict each other.",
+      hint: "Pass one of them: --protect-exec-files refuses edits of files tools run as " +
+        "commands, --allow-exec-files (with --no-shell) allows them.",
+    });
+  }
+  if (values["protect-exec-files"]) return new ExecFileGuard("--protect-exec-files");
+  if (!shell && !values["allow-exec-files"]) return new ExecFileGuard("--no-shell");
+  return undefined;
 }
 
 /**
@@ -471,6 +564,7 @@ function parseServeFlags(values: ReturnType<typeof parseMcpArgs>) {
     ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
     ...(values["max-file-bytes"] !== undefined &&
       { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
+    ...parseJobLimits(values["job-memory"], values["job-pids"]),
   };
   return {
     foregroundWindowSeconds,

@@ -66,14 +66,14 @@ export class LineFramer {
     return events;
   }
 
-  /** Drops an unfinished line (end of input); returns how many bytes were dropped. */
-  reset(): number {
-    const dropped = this.heldBytes + this.discardedBytes;
-    this.held = [];
-    this.heldBytes = 0;
-    this.discarding = undefined;
-    this.discardedBytes = 0;
-    return dropped;
+  /**
+   * End of input: the unfinished line as a last message (a client may end its last message with
+   * the stream instead of a newline, and is owed an answer like any other), or undefined when
+   * nothing is held.
+   */
+  finish(): FrameEvent | undefined {
+    if (this.heldBytes === 0 && !this.discarding) return undefined;
+    return this.finishLine();
   }
 
   private finishLine(): FrameEvent {

@@ -38,7 +38,13 @@ export interface ServerInfo {
   instructions: string;
 }
 
-export function describeServer(options: Pick<ServerOptions, "shell" | "confinedTo">): ServerInfo {
+/** Said when the edit tools refuse files the user's tools run (lib/ops/edit/exec_guard.ts). */
+export const EXEC_FILES_SENTENCE = " Files that tools run as commands (.git/, git hooks, .envrc, " +
+  ".vscode/tasks.json and settings.json, shell start-up files) are read-only here.";
+
+export function describeServer(
+  options: Pick<ServerOptions, "shell" | "confinedTo" | "protectsExecFiles">,
+): ServerInfo {
   return {
     serverInfo: { name: "anchorfs", version: VERSION },
     capabilities: options.shell
@@ -52,6 +58,7 @@ export function describeServer(options: Pick<ServerOptions, "shell" | "confinedT
     instructions: (options.shell ? SERVER_INSTRUCTIONS : SERVER_INSTRUCTIONS_NO_SHELL) +
       (options.confinedTo === undefined
         ? ""
-        : ` File tools may only use paths inside ${options.confinedTo}; others are refused.`),
+        : ` File tools may only use paths inside ${options.confinedTo}; others are refused.`) +
+      ((options.protectsExecFiles ?? !options.shell) ? EXEC_FILES_SENTENCE : ""),
   };
 }

@@ -20,9 +20,12 @@ import {
   finishCheck,
   INVALID_REQUEST,
   type LineVerdict,
+  messageLine,
 } from "./jsonrpc_check.ts";
 import type { EarlyInitialize } from "./early_initialize.ts";
 import { type FrameEvent, LineFramer } from "./line_framer.ts";
+import { LifecycleGate } from "./lifecycle_gate.ts";
+import { OwedReplies } from "./owed_replies.ts";
 
 /**
  * Default cap on one incoming message, in bytes of JSON (escapes included). A model writes at
@@ -59,6 +62,11 @@ export interface WireInput {
 }
 
 const READ_BUFFER_BYTES = 64 * 1024;
+/**
+ * How long the end of stdin waits for replies still owed before the wire closes (a signal closes
+ * it at once): a view or an edit answers within it; a long shell call or search may not.
+ */
+export const EOF_REPLY_WAIT_MS = 10_000;
 const encoder = new TextEncoder();
 
 export class StdioWire implements Transport {
@@ -87,6 +95,10 @@ export class StdioWire implements Transport {
   readonly firstInput = new Promise<void>((resolve) => this.inputSeen = resolve);
   /** Malformed or oversized lines answered so far (for logs and tests). */
   rejectedLines = 0;
+  /** Refuses requests that arrive before `initialize` (2025 era). */
+  private readonly gate = new LifecycleGate();
+  /** Requests delivered and not answered yet (waited for at the end of stdin). */
+  private readonly owed = new OwedReplies();
 
   constructor(options: StdioWireOptions = {}) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -133,14 +145,18 @@ export class StdioWire implements Transport {
 
   send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     // The SDK's reply to an `initialize` answered before it loaded: already sent.
-    if (this.early?.claim(message)) return Promise.resolve();
+    if (this.early?.claim(message)) {
+      this.owed.sent(message);
+      return Promise.resolve();
+    }
     return this.write(message);
   }
 
   private async write(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !this.writer) throw new Error("the stdio transport is closed");
     try {
-      await this.writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+      await this.writer.write(encoder.encode(messageLine(message)));
+      this.owed.sent(message);
     } catch (e) {
       // stdout is gone (the client exited): nothing can be answered any more.
       this.fail(e);
@@ -151,6 +167,7 @@ export class StdioWire implements Transport {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
+    this.owed.release();
     // Ends a pending read (it rejects, and the read loop stops quietly).
     try {
       this.input.close?.();
@@ -175,15 +192,19 @@ export class StdioWire implements Transport {
         if (this.closed) return;
       }
     }
+    // A last message without its newline is still a message: answered like the others.
+    const last = this.framer.finish();
+    if (last && !this.closed) await this.handle(last);
     this.inputSeen();
-    const dropped = this.framer.reset();
-    if (dropped > 0) {
-      this.note(
-        `stdin ended inside a message: ${plural(dropped, "byte")} without a newline dropped`,
-      );
-    }
     // Messages read before the SDK loaded are delivered before the close, as they would have been.
     if (this.held.length > 0) await this.parserReady;
+    // Replies still owed go out before the close (which would drop them), within a bound.
+    if (!(await this.owed.whenPaid(EOF_REPLY_WAIT_MS))) {
+      this.log(
+        `stdin ended with ${plural(this.owed.count, "request")} unanswered after ` +
+          `${EOF_REPLY_WAIT_MS / 1000} s; closing`,
+      );
+    }
     await this.close();
   }
 
@@ -207,6 +228,13 @@ export class StdioWire implements Transport {
   private async settle(verdict: LineVerdict): Promise<void> {
     if (verdict.kind === "skip" || verdict.kind === "checked") return;
     if (verdict.kind === "deliver") {
+      const early = this.gate.judge(verdict.message as unknown as Record<string, unknown>);
+      if (early) {
+        this.note(early.error.message);
+        await this.reply(early);
+        return;
+      }
+      this.owed.delivered(verdict.message);
       this.onmessage?.(verdict.message);
       return;
     }

@@ -25,6 +25,11 @@ export interface ServerOptions {
   /** For the instructions: where the file tools may go, e.g. `"/srv/app" (--allow)`. */
   confinedTo?: string;
   /**
+   * For the instructions: the edit tools refuse files tools run as commands (.git, hooks...).
+   * Default: without the shell (--no-shell), as the guard's default.
+   */
+  protectsExecFiles?: boolean;
+  /**
    * Resolves once the reply to request `id` has been written (the outbound queue): big replies
    * hold their share of the read budget until then. Absent: released when the handler returns.
    */

@@ -26,6 +26,37 @@ export class Budget {
       : performance.now() + deadlineSeconds * 1000;
   }
 
+  /**
+   * Calls `listener` once when the call stops (cancelled, or its deadline passes), even while this
+   * thread waits for work done elsewhere (a search's workers); returns the function that stops
+   * listening. Nothing is called for a budget that cannot stop.
+   */
+  onStop(listener: (reason: StopReason) => void): () => void {
+    const already = this.stopped();
+    if (already) {
+      listener(already);
+      return () => {};
+    }
+    let done = false;
+    const fire = (reason: StopReason) => {
+      if (done) return;
+      done = true;
+      off();
+      listener(reason);
+    };
+    const onAbort = () => fire("cancelled");
+    this.signal?.addEventListener("abort", onAbort);
+    const timer = this.deadlineAt === undefined
+      ? undefined
+      : setTimeout(() => fire("deadline"), Math.max(0, this.deadlineAt - performance.now()));
+    const off = () => {
+      done = true;
+      this.signal?.removeEventListener("abort", onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+    };
+    return off;
+  }
+
   /** Why to stop now, or null to go on. */
   stopped(): StopReason | null {
     if (this.signal?.aborted) return "cancelled";

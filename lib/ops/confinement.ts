@@ -14,6 +14,8 @@ import {
 import { hasRawBytes } from "../core/path/path_quote.ts";
 import type { Location, Locations, PathGuard } from "./location.ts";
 import { formatRemoteUrl, type RemoteTarget } from "../core/ssh/remote_url.ts";
+import { RootsState, type RootsWait } from "./roots_state.ts";
+import type { FileBackend } from "./file_backend.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
 export const ROOTS_WAIT_MS = 5_000;
@@ -89,9 +91,12 @@ async function isSymlink(location: Location, path: string, name: string): Promis
 export class Confinement implements PathGuard {
   /** What --roots falls back to while the client has no roots: --allow, else the start dir. */
   private fallback: AllowedDir[] = [];
-  /** The client's roots once it answered roots/list (--roots). */
-  private rootDirs: AllowedDir[] | undefined;
-  private rootsPending: Promise<void> | undefined;
+  /** The client's roots as far as known (--roots): lib/ops/roots_state.ts. */
+  readonly roots: RootsState = new RootsState();
+  /** The local disk's confined view, when the kernel confines it (FileBackend.confine). */
+  private kernel: { backend: FileBackend; method: "openat2" | "openat" } | undefined;
+  /** The directories last handed to the kernel, and where they came from (for its refusals). */
+  private published: { dirs: AllowedDir[]; source: string } = { dirs: [], source: "--allow" };
 
   private constructor(
     private readonly locations: Locations,
@@ -131,16 +136,55 @@ export class Confinement implements PathGuard {
       );
       if (!same) allowDirs.push(dir);
     }
-    return new Confinement(
+    const confinement = new Confinement(
       locations,
       options.allow.length > 0 ? allowDirs : null,
       options.roots,
     );
+    confinement.publish();
+    return confinement;
   }
 
   /** With --roots: the start directory, used (unless --allow is given) until roots arrive. */
   async setStartDir(start: Location): Promise<void> {
     this.fallback = this.allowDirs ?? [await allowedDirOf(this.locations, start)];
+    this.publish();
+  }
+
+  /**
+   * How local paths are confined: "openat2" or "openat" (opened beneath the allowed directories
+   * in the kernel: FileBackend.confine), or "path" (this check alone: no FFI, or not Linux).
+   */
+  get method(): "openat2" | "openat" | "path" {
+    return this.kernel?.method ?? "path";
+  }
+
+  /** The backend of an approved location: the local disk's confined view when there is one. */
+  backendFor(backend: FileBackend): FileBackend {
+    return this.kernel && backend === this.locations.local ? this.kernel.backend : backend;
+  }
+
+  /**
+   * Hands the directories that apply now to the local disk, to hold and open beneath. While a
+   * roots/list answer is awaited the kernel keeps the last set; `current` refuses meanwhile.
+   */
+  private publish(): void {
+    const now = this.effective();
+    if (now === null) return;
+    this.published = now;
+    const local = now.dirs.filter((d) => d.backendId === this.locations.local.id);
+    this.kernel = this.locations.local.confine?.(
+      local.map((d) => ({ path: d.path, ...(d.named !== undefined && { named: d.named }) })),
+      (path, real) =>
+        outsideRefusal(
+          this.locations,
+          this.locations.localAt(path),
+          real,
+          undefined,
+          this.published,
+          this.refusedRootsNote(this.published.source),
+        ),
+    ) ?? this.kernel;
   }
 
   /** The --allow directories (for the start-up warning and the session's start). */
@@ -154,70 +198,85 @@ export class Confinement implements PathGuard {
       allowingDir(this.allowDirs, location.backend.id, await realPathOf(location)) !== undefined;
   }
 
-  /** A roots/list request is on its way: file tools wait for it (bounded) instead of guessing. */
-  rootsRequested(answer: Promise<unknown>): void {
-    const pending: Promise<void> = answer.then(() => {}, () => {}).finally(() => {
-      if (this.rootsPending === pending) this.rootsPending = undefined;
-    });
-    this.rootsPending = pending;
+  /**
+   * A roots/list request goes out: its number, for `answerRoots` or `rootsFailed`. File tools
+   * wait for its answer (bounded) instead of using what was known before.
+   */
+  rootsRequested(): number {
+    return this.roots.request();
   }
 
   /**
-   * The client's roots (file:// URIs) become the allowed set, intersected with --allow. Returns
-   * the URIs that were ignored (other schemes, other hosts).
+   * The answer to request `seq`: its local file:// roots become the allowed set (intersected with
+   * --allow), unless a later request's answer is already in force (then it is dropped). Returns
+   * the URIs refused (other schemes, other hosts), or null when the answer was dropped.
    */
-  async setRoots(uris: readonly string[]): Promise<string[]> {
+  async answerRoots(seq: number, uris: readonly string[]): Promise<string[] | null> {
+    if (!this.roots.mayApply(seq)) return null;
     const dirs: AllowedDir[] = [];
-    const ignored: string[] = [];
+    const refused: string[] = [];
     for (const uri of uris) {
       const path = this.locations.local.paths.fromFileUri(uri);
       if (path === undefined) {
-        ignored.push(uri);
+        refused.push(uri);
         continue;
       }
       dirs.push(await allowedDirOf(this.locations, this.locations.localAt(path)));
     }
-    this.rootDirs = dirs;
-    // The answer is in: calls stop waiting now (the caller may still be finishing up, e.g. moving
-    // the working directory, and must not wait for itself).
-    this.rootsPending = undefined;
-    return ignored;
+    // Checked again after the lookups: a later answer may have come in meanwhile.
+    if (!this.roots.apply(seq, dirs, refused)) return null;
+    this.publish();
+    return refused;
   }
 
-  /** The directories that apply now; null: not confined. Waits briefly for pending roots. */
+  /** Request `seq` failed: while it is the newest, file tools refuse (and ask again). */
+  rootsFailed(seq: number, reason: string): void {
+    this.roots.fail(seq, reason);
+  }
+
+  /** The client's roots as one answer (a request of its own): for tests and embedders. */
+  async setRoots(uris: readonly string[]): Promise<string[]> {
+    return await this.answerRoots(this.rootsRequested(), uris) ?? [];
+  }
+
+  /**
+   * The directories that apply now; null: not confined. With --roots, waits (at most
+   * ROOTS_WAIT_MS) for the answer to the newest roots/list, and refuses (ROOTS_PENDING) rather
+   * than use roots from before a change.
+   */
   async current(): Promise<{ dirs: AllowedDir[]; source: string } | null> {
     if (!this.rootsMode) {
       return this.allowDirs ? { dirs: this.allowDirs, source: "--allow" } : null;
     }
-    if (this.rootsPending) {
-      const pending = this.rootsPending;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), ROOTS_WAIT_MS);
-      });
-      const won = await Promise.race([pending, timeout]);
-      clearTimeout(timer);
-      if (won === "timeout" && this.rootDirs === undefined) {
-        throw new AnchorError({
-          code: "ROOTS_PENDING",
-          message: `The client has not answered roots/list after ${
-            ROOTS_WAIT_MS / 1000
-          } s; this server (--roots) uses no file path until it knows the client's roots.`,
-          hint: "Retry the same call in a moment; if it keeps failing, the client does not " +
-            "answer roots/list: ask the user to restart anchorfs with --allow DIR instead.",
-          fault: "environment",
-        });
-      }
+    const wait = await this.roots.settle(ROOTS_WAIT_MS);
+    if (wait.kind !== "known") throw rootsPending(wait);
+    return this.effective();
+  }
+
+  /** The directories that apply now, without waiting for roots on their way. */
+  private effective(): { dirs: AllowedDir[]; source: string } | null {
+    if (!this.rootsMode) {
+      return this.allowDirs ? { dirs: this.allowDirs, source: "--allow" } : null;
     }
-    if (this.rootDirs === undefined) {
+    const rootDirs = this.roots.dirs;
+    if (rootDirs === undefined) {
       return { dirs: this.fallback, source: this.allowDirs ? "--allow" : "the start directory" };
     }
     return this.allowDirs
       ? {
-        dirs: intersectAllowed(this.rootDirs, this.allowDirs),
+        dirs: intersectAllowed(rootDirs, this.allowDirs),
         source: "the client's roots within --allow",
       }
-      : { dirs: this.rootDirs, source: "the client's roots" };
+      : { dirs: rootDirs, source: "the client's roots" };
+  }
+
+  /** The client's roots that were refused, for a refusal that names the roots in force. */
+  private refusedRootsNote(source: string): string {
+    const refused = this.roots.refused;
+    if (!source.includes("roots") || refused.length === 0) return "";
+    const named = refused.slice(0, 3).map((u) => JSON.stringify(u.slice(0, 200))).join(", ");
+    return ` The client also offered ${named}${refused.length > 3 ? ", ..." : ""}: refused, ` +
+      "as only local file:// roots (no host, or localhost) can be confined to.";
   }
 
   /** True when `location` is inside the directories that apply now. */
@@ -280,30 +339,73 @@ export class Confinement implements PathGuard {
     if (dangling && await this.leadsInside(location, dangling, now.dirs)) {
       throw await danglingRefusal(this.locations, location, dangling);
     }
-    const realUrl = this.locations.sibling(location, real).url;
-    const via = dangling
-      ? `, which goes through the symlink ${
-        JSON.stringify(this.locations.sibling(location, dangling).url)
-      } whose target does not exist (so it cannot be checked),`
-      : real === location.path
-      ? ""
-      : `, which resolves to ${JSON.stringify(realUrl)}`;
-    const first = now.dirs[0];
-    const restart = now.source.includes("roots")
-      ? "add that directory to the client's roots (workspace folders)"
-      : `restart anchorfs with one more --allow naming a directory that holds ${
-        JSON.stringify(realUrl)
-      }`;
-    throw new AnchorError({
-      code: "OUTSIDE_ALLOWED",
-      message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
-        `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.`,
-      hint: joinGuide(
-        first ? usePathInside(first.url) : "No directory is allowed at all. ",
-        `If the user wants this path reachable, they must ${restart}.`,
-      ),
-    });
+    throw outsideRefusal(
+      this.locations,
+      location,
+      real,
+      dangling,
+      now,
+      this.refusedRootsNote(now.source),
+    );
   }
+}
+
+/**
+ * OUTSIDE_ALLOWED for `location`, whose real path `real` is outside `now.dirs` (or which goes
+ * through the dangling link `dangling`): the check's refusal, and the kernel's when an operation
+ * found the path leading outside after the check (a directory swapped for a symlink). `note`: the
+ * client's refused roots, if any.
+ */
+function outsideRefusal(
+  locations: Locations,
+  location: Location,
+  real: string,
+  dangling: string | undefined,
+  now: { dirs: AllowedDir[]; source: string },
+  note: string,
+): AnchorError {
+  const realUrl = locations.sibling(location, real).url;
+  const via = dangling
+    ? `, which goes through the symlink ${
+      JSON.stringify(locations.sibling(location, dangling).url)
+    } whose target does not exist (so it cannot be checked),`
+    : real === location.path
+    ? ""
+    : `, which resolves to ${JSON.stringify(realUrl)}`;
+  const first = now.dirs[0];
+  const restart = now.source.includes("roots")
+    ? "add that directory to the client's roots (workspace folders)"
+    : `restart anchorfs with one more --allow naming a directory that holds ${
+      JSON.stringify(realUrl)
+    }`;
+  return new AnchorError({
+    code: "OUTSIDE_ALLOWED",
+    message: `${JSON.stringify(location.url)}${via} is outside the directories this server ` +
+      `may use (${now.source}: ${describeAllowed(now.dirs)}); nothing was read or written.` + note,
+    hint: joinGuide(
+      first ? usePathInside(first.url) : "No directory is allowed at all. ",
+      `If the user wants this path reachable, they must ${restart}.`,
+    ),
+  });
+}
+
+/** The refusal while the newest roots/list is unanswered or failed: nothing is guessed. */
+function rootsPending(wait: Exclude<RootsWait, { kind: "known" }>): AnchorError {
+  const what = wait.kind === "failed"
+    ? `The client's answer to roots/list failed (${wait.reason.slice(0, 200)}); it was asked again`
+    : wait.changed
+    ? `The client said its roots changed and has not answered roots/list after ${
+      ROOTS_WAIT_MS / 1000
+    } s`
+    : `The client has not answered roots/list after ${ROOTS_WAIT_MS / 1000} s`;
+  return new AnchorError({
+    code: "ROOTS_PENDING",
+    message: `${what}; this server (--roots) uses no file path until it knows the client's ` +
+      "current roots (not the ones from before). Nothing was read or written.",
+    hint: "Retry the same call in a moment; if it keeps failing, the client does not answer " +
+      "roots/list: ask the user to restart anchorfs with --allow DIR instead.",
+    fault: "environment",
+  });
 }
 
 function usePathInside(url: string): Guide {
@@ -359,6 +461,7 @@ async function allowedDirOf(locations: Locations, location: Location): Promise<A
     backendId: location.backend.id,
     path: real,
     url: locations.sibling(location, real).url,
+    ...(real !== location.path && { named: location.path }),
     paths: location.backend.paths,
   };
 }

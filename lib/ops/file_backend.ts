@@ -46,6 +46,34 @@ export interface WriteOptions {
   expect?: { bytes: Uint8Array } | null;
 }
 
+/**
+ * The `cause` of a FILE_CHANGED thrown at a write's very last step: another program wrote the file
+ * in the instant the new content replaced it, and the write was taken back (the file is as that
+ * program left it). `kept`: a file that had to be kept beside the target (named as shown).
+ */
+export interface ChangedAtReplace {
+  atReplace: true;
+  kept?: string;
+}
+
+/** What a FILE_CHANGED at the last step says after the file's name (backend and edit alike). */
+export function changedAtReplaceText(atReplace: ChangedAtReplace): string {
+  const kept = atReplace.kept === undefined
+    ? ""
+    : ` It was written more than once in that instant: another version is kept in ${
+      JSON.stringify(atReplace.kept)
+    } (compare it with the file, then delete it).`;
+  return "changed on disk at the moment this edit replaced it (another program wrote it then); " +
+    "the edit was taken back, so the file is as that program left it and nothing was " +
+    `written.${kept}`;
+}
+
+/** The ChangedAtReplace cause of `error`, if it has one. */
+export function changedAtReplace(error: unknown): ChangedAtReplace | undefined {
+  const cause = (error as { cause?: unknown })?.cause as ChangedAtReplace | undefined;
+  return cause?.atReplace === true ? cause : undefined;
+}
+
 /** One entry of a whole-tree listing; `path` is relative to the listed root, "/"-separated. */
 export interface TreeEntry {
   /** Relative to the listed root, "/"-separated. */
@@ -196,6 +224,32 @@ export interface FileBackend {
     paths: readonly string[],
     headBytes: number,
   ): Iterable<{ path: string; summary?: FileSummary; error?: Error }>;
+  /**
+   * Optional (local disk on Linux with FFI): confines this backend's file operations to `dirs`
+   * (real paths, each with the path it was allowed by) in the kernel, and returns the confined
+   * view, the backend of every path the confinement check approved: it opens each path beneath
+   * a held descriptor of its directory, so a directory swapped for a symlink after the check
+   * cannot lead outside; an escape is refused with `refuse(path, whereItLeads)`. Called again
+   * when the allowed directories change (the view follows). Undefined where the kernel cannot do
+   * it here: the path check alone confines. `method`: "openat2" or "openat" (a walk).
+   * @ignore
+   */
+  confine?(
+    dirs: readonly { path: string; named?: string }[],
+    refuse: (path: string, real: string) => Error,
+  ): { backend: FileBackend; method: "openat2" | "openat" } | undefined;
+  /**
+   * Set on a confined view (see `confine`): the backend it confines, for what confinement does
+   * not cover (the shell's directories, lookups that explain a refusal, ignore files above an
+   * allowed directory).
+   * @ignore
+   */
+  readonly unconfined?: FileBackend;
   /** Releases connections; a no-op for local disk. */
   close(): Promise<void>;
+}
+
+/** Whether two backends are one machine's files (a confined view counts as its backend). */
+export function sameFiles(a: FileBackend, b: FileBackend): boolean {
+  return (a.unconfined ?? a) === (b.unconfined ?? b);
 }

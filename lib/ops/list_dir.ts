@@ -421,6 +421,7 @@ export async function listDirectory(
   const { listed, cuts, extra, exact } = listing;
   const rules = describeRules(options, pattern);
   if (listed === 0 && cuts === 0) {
+    const unreadable = unreadableNotice(stats);
     return guide`No files to list in ${quotePathAlways(shown)}${
       pattern ? ` matching pattern ${JSON.stringify(pattern)}` : ""
     }: scanned ${plural(stats.filesSeen, "file")} (${rules}).${
@@ -429,7 +430,7 @@ export async function listDirectory(
         ...(pattern ? { pattern } : {}),
         ...(options.maxDepth !== undefined ? { max_depth: options.maxDepth } : {}),
       }, (abs) => displayPath(session, siblingLocation(location, abs)))
-    }`;
+    }${unreadable ? `\n\n[${unreadable}]` : ""}`;
   }
   const header =
     `${quotePath(shown)}: ${plural(listed + extra, "file")}${exact ? "" : "+"}${
@@ -453,11 +454,28 @@ export async function listDirectory(
 }
 
 /** The sentence on directories the walk could not read (listing and search), or "". */
-export function unreadableNotice(stats: { unreadable: readonly string[] }): string {
+export function unreadableNotice(
+  stats: { unreadable: readonly string[]; unreadableWhy?: readonly string[] },
+): string {
   if (stats.unreadable.length === 0) return "";
+  const named = stats.unreadable.slice(0, 3).map((dir, i) => {
+    const { text, levels } = shortPath(dir);
+    const why = [levels, stats.unreadableWhy?.[i]].filter((w) => w).join(": ");
+    return `${quotePathAlways(text)}${why ? ` (${why})` : ""}`;
+  });
   return `${plural(stats.unreadable.length, "directory", "directories")} could not be read: ${
-    stats.unreadable.slice(0, 3).map(quotePathAlways).join(", ")
+    named.join(", ")
   }${stats.unreadable.length > 3 ? ", ..." : ""}.`;
+}
+
+/** A path cut in its middle past 160 characters, with its depth: a deep one is kilobytes long. */
+function shortPath(path: string): { text: string; levels?: string } {
+  if (path.length <= 160) return { text: path };
+  const levels = path.split(/[\\/]/).filter((p) => p !== "").length;
+  return {
+    text: `${path.slice(0, 70)}…${path.slice(-70)}`,
+    levels: `${levels.toLocaleString("en-US")} levels deep`,
+  };
 }
 
 export function describeRules(options: WalkOptions, pattern: string | undefined): string {

@@ -73,6 +73,11 @@ export interface PathGuard {
   /** Throws to refuse `location`; else the real path it approved (undefined: not confined). */
   check(location: Location): Promise<string | undefined>;
   /**
+   * The backend an approved location is used through: a confined view that opens its paths
+   * beneath the allowed directories (FileBackend.confine), or `backend` itself.
+   */
+  backendFor?(backend: FileBackend): FileBackend;
+  /**
    * Called before a remote path opens a connection to its host: throws when no allowed directory
    * is on that host, so a refused path makes no connection (no DNS lookup, no key offered).
    */
@@ -170,7 +175,12 @@ export class Locations {
     }
     const location = await this.locate(raw, cwd, this.guard);
     const real = await this.guard?.check(location);
-    return real === undefined ? location : { ...location, real };
+    if (real === undefined) return location;
+    return {
+      ...location,
+      backend: this.guard?.backendFor?.(location.backend) ?? location.backend,
+      real,
+    };
   }
 
   /**
@@ -188,7 +198,10 @@ export class Locations {
    * `locate` without the case probe: the backend and the absolute path `raw` names. `forms`:
    * also read the forms agents paste (lib/ops/pasted_location.ts) when the plain path is missing.
    */
-  async place(raw: string, cwd: Location, guard?: PathGuard, forms = true): Promise<Location> {
+  async place(raw: string, at: Location, guard?: PathGuard, forms = true): Promise<Location> {
+    // A working directory reached through a confined view: what `locate` returns is unchecked,
+    // so on the backend itself (a checked path gets the view back in `resolve`).
+    const cwd = at.backend.unconfined ? { ...at, backend: at.backend.unconfined } : at;
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
     const pasted = forms && text !== "" ? await placePasted(this, text, cwd, guard) : undefined;

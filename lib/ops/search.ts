@@ -5,7 +5,12 @@
 // output is capped with a notice saying how to narrow.
 
 import type { ByteLiteral, SearchPattern } from "../core/search/search_pattern.ts";
-import type { FileMatches, MatchOptions, MatchSpec } from "../core/search/line_matcher.ts";
+import type {
+  FileMatches,
+  FileScan,
+  MatchOptions,
+  MatchSpec,
+} from "../core/search/line_matcher.ts";
 import { matchData } from "../core/search/match_bytes.ts";
 import type { Guide } from "../core/next_step.ts";
 import type { FileBackend } from "./file_backend.ts";
@@ -53,7 +58,16 @@ export interface ContentScanner {
 /** One search on a ContentScanner. */
 export interface ScanRun {
   scan(paths: readonly string[]): Promise<ScanResult>;
-  /** Stops the scans in flight at their next file (their remaining files come back unchecked). */
+  /**
+   * Matches bytes this thread read (another backend's file, a name only the backend opens) off
+   * this thread: "unchecked" when it cannot be matched there, "interrupted" when the search
+   * stopped inside it.
+   */
+  match(data: Uint8Array): Promise<FileScan | "unchecked" | "interrupted">;
+  /**
+   * Stops the scans in flight at their next file (their remaining files come back unchecked);
+   * one still inside a file after a short grace is ended there (ScanResult.interrupted).
+   */
   stop(): void;
 }
 
@@ -72,6 +86,8 @@ export interface ScanResult {
   binaries: number[];
   /** Left to the caller: read and matched here (unreadable, too large, not reached...). */
   unchecked: number[];
+  /** The file a worker was inside when the stopped search ended it: searched only in part. */
+  interrupted?: number;
 }
 
 /** Files per scanner request, and requests kept in flight ahead of the consumer. */
@@ -111,6 +127,10 @@ interface SearchRun {
   tally: SearchTally;
   budget: Budget;
   limit: number;
+  /** The root's run on the scanner (workers), when there is one: its files are matched there. */
+  scan?: ScanRun;
+  /** Set the moment the call stops (deadline, cancel), while this thread waits on workers. */
+  halted?: StopReason;
 }
 
 type RootEnd = "capped" | "done" | StopReason;
@@ -134,20 +154,26 @@ export async function searchRoots(
   for (const root of roots) {
     const backend = root.location.backend;
     const walkOptions = { ...options, budget };
-    const end = scanner && root.kind === "dir" && backend.id === scanner.backendId
-      ? await scanRoot(
-        run,
-        root,
-        walkBatches(backend, root.location.path, walkOptions, stats),
-        scanner,
-      )
-      : await plainRoot(
-        run,
-        root,
-        root.kind === "file"
-          ? singleFile(root.location.path)
-          : walkFiles(backend, root.location.path, walkOptions, stats),
-      );
+    // Every match runs off this thread when there is a scanner: the files of a local root are
+    // read and matched by its workers, other backends' files matched there once read here.
+    const path = root.location.path;
+    const file = root.kind === "file";
+    const end = await onScanner(
+      run,
+      scanner,
+      () =>
+        scanner && backend.id === scanner.backendId
+          ? scanRoot(
+            run,
+            root,
+            file ? singleBatch(path) : walkBatches(backend, path, walkOptions, stats),
+          )
+          : plainRoot(
+            run,
+            root,
+            file ? singleFile(path) : walkFiles(backend, path, walkOptions, stats),
+          ),
+    );
     capped = end === "capped";
     if (end !== "capped" && end !== "done") stopped = end;
     stopped ??= stats.stopped ?? null;
@@ -164,6 +190,35 @@ export async function searchRoots(
     capped,
     stopped,
   });
+}
+
+/**
+ * Runs one root's search with a run on the scanner (when there is one) in `run.scan`: stopped the
+ * moment the call stops, even while this thread waits for a worker's answer, and at the end.
+ */
+async function onScanner(
+  run: SearchRun,
+  scanner: ContentScanner | undefined,
+  body: () => Promise<RootEnd>,
+): Promise<RootEnd> {
+  if (!scanner) return await body();
+  const scan = scanner.open({
+    spec: run.search.spec,
+    ...(run.search.literal ? { literal: run.search.literal } : {}),
+    options: matchOptions(run),
+  }, run.limit);
+  run.scan = scan;
+  const off = run.budget.onStop((reason) => {
+    run.halted = reason;
+    scan.stop();
+  });
+  try {
+    return await body();
+  } finally {
+    off();
+    scan.stop();
+    run.scan = undefined;
+  }
 }
 
 /** Options for matching on this thread: the file may print what the output cap has room for. */
@@ -209,18 +264,29 @@ async function plainRoot(
   return "done";
 }
 
-/** matchHere with the file's bytes taken from the read budget meanwhile. */
+/**
+ * The file's bytes matched (on the scanner's workers when the search has them, with the bytes
+ * taken from the read budget meanwhile); "capped" at the output cap, a stop reason when the call
+ * stopped inside the file.
+ */
 async function matchTaken(
   run: SearchRun,
   location: Location,
   data: Uint8Array,
-): Promise<"capped" | "cancelled" | null> {
+): Promise<"capped" | StopReason | null> {
   const release = run.options.readBudget
     ? await takeOrStop(run.options.readBudget, data.length, run.budget)
     : undefined;
   if (release === null) return "cancelled";
   try {
-    return matchHere(run, location, data) ? "capped" : null;
+    const answer = run.scan && data.length > 0 ? await run.scan.match(data) : "unchecked";
+    if (answer === "interrupted") {
+      run.tally.interrupted(location);
+      return run.halted ?? run.budget.stopped() ?? "cancelled";
+    }
+    // Unchecked there (the workers cannot build this matcher, e.g. in a bundle): matched here.
+    if (answer === "unchecked") return matchHere(run, location, data) ? "capped" : null;
+    return run.tally.add(location, answer) ? "capped" : null;
   } finally {
     release?.();
   }
@@ -238,15 +304,10 @@ async function scanRoot(
   run: SearchRun,
   root: SearchRoot,
   walk: AsyncIterable<WalkItem[]>,
-  scanner: ContentScanner,
 ): Promise<RootEnd> {
   const { limit, budget } = run;
   const readBudget = run.options.readBudget;
-  const scan = scanner.open({
-    spec: run.search.spec,
-    ...(run.search.literal ? { literal: run.search.literal } : {}),
-    options: matchOptions(run),
-  }, limit);
+  const scan = run.scan!;
   const inFlight: { paths: string[]; result: Promise<ScanResult> }[] = [];
   let batch: string[] = [];
   // A worker reads one file of a batch at a time (at most `limit` bytes): each batch in flight
@@ -298,6 +359,13 @@ async function settle(
   const unchecked = new Set(result.unchecked);
   for (let i = 0; i < paths.length; i++) {
     const location = run.locations.sibling(root.location, paths[i]!);
+    if (result.interrupted === i) {
+      run.tally.interrupted(location);
+      return run.halted ?? run.budget.stopped() ?? "cancelled";
+    }
+    // Stopped: the files the workers left are not read and matched here instead.
+    const halt = run.halted ?? run.budget.stopped();
+    if (halt && unchecked.has(i)) return halt;
     if (!unchecked.has(i)) {
       const scan = found.get(i) ?? (binaries.has(i) ? "binary" : "miss");
       if (run.tally.add(location, scan)) return "capped";
@@ -347,6 +415,10 @@ async function readBounded(
 
 async function* singleFile(path: string): AsyncGenerator<WalkItem> {
   yield { kind: "file", path, rel: path };
+}
+
+async function* singleBatch(path: string): AsyncGenerator<WalkItem[]> {
+  yield [{ kind: "file", path, rel: path }];
 }
 
 async function* fileItems(items: AsyncIterable<WalkItem>): AsyncGenerator<WalkItem> {

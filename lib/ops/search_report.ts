@@ -44,6 +44,8 @@ export class SearchTally {
   binaries = 0;
   unreadable = 0;
   readonly tooLarge: string[] = [];
+  /** The files the call stopped inside (their matches, if any, are not shown). */
+  readonly cutShort: string[] = [];
   matchedFiles = 0;
   matchedLines = 0;
   printed = 0;
@@ -62,6 +64,11 @@ export class SearchTally {
     if (scan === "binary") this.binaries++;
     else if (typeof scan === "object") return this.found(location, scan);
     return false;
+  }
+
+  /** A file the call stopped inside, past its deadline or cancelled: searched in part only. */
+  interrupted(location: Location): void {
+    this.cutShort.push(displayPath(this.session, location));
   }
 
   /** A file that could not be searched: too large (named in a notice) or unreadable. */
@@ -254,10 +261,17 @@ function searchNotices(
     );
   }
   if (stopped) {
+    const cut = tally.cutShort;
+    const inside = cut.length === 0
+      ? ""
+      : ` It stopped inside ${cut.slice(0, 3).map(quotePathAlways).join(", ")}${
+        cut.length > 3 ? ` and ${cut.length - 3} more` : ""
+      } (not searched to the end; a file ` +
+        "with very long lines takes long to match).";
     notices.push(
       guide`${scope.budget.describe(stopped)}: the search stopped after ${
         plural(tally.searched, "file")
-      }, so the results are partial. Narrow it: a deeper path, a pattern such as ${
+      }, so the results are partial.${inside} Narrow it: a deeper path, a pattern such as ${
         narrowStep(session, scope)
       }, or more specific content.`,
     );

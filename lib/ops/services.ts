@@ -10,6 +10,8 @@ import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./search.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
+import type { Outliner } from "./outline/outliner.ts";
+import type { ExecFileGuard } from "./edit/exec_guard.ts";
 
 /**
  * The process-wide state every session and tool shares. Build it with
@@ -48,10 +50,21 @@ export interface Services {
    */
   scanner?: ContentScanner;
   /**
+   * Outlines and symbols for view: the parser (loaded on first use) and its cache.
+   * @ignore
+   */
+  outliner?: Outliner;
+  /**
    * Set by --allow / --roots (anchorfs mcp): the directories the file tools may use.
    * @ignore
    */
   confinement?: Confinement;
+  /**
+   * Set by --no-shell (or --protect-exec-files): the edit tools refuse files that the user's tools
+   * run as commands (.git/config, hooks, .envrc, ...).
+   * @ignore
+   */
+  execFiles?: ExecFileGuard;
   /**
    * The shell local commands run with (`--shell`; the platform's default when absent). Hints that
    * suggest a shell call read it from `locations` (Locations.setShell; createServices sets both).

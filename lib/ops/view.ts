@@ -26,6 +26,9 @@ import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
 import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
 import type { Budget, StopReason } from "./budget.ts";
+import type { Outliner } from "./outline/outliner.ts";
+import { outlineFile } from "./outline/file_outline.ts";
+import { repoMap } from "./outline/repo_map.ts";
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -39,6 +42,8 @@ export interface ViewArgs {
   include_hidden?: boolean | string;
   max_depth?: number | string;
   full?: boolean | string;
+  outline?: boolean | string;
+  symbol?: string;
 }
 
 export const CONTEXT_MAX = 50;
@@ -59,6 +64,8 @@ export interface ViewAccel {
   unpaged?: boolean;
   /** Told how many lines a search matched: `anchorfs view --content` exits 1 on none. */
   onSearched?: (matchedLines: number) => void;
+  /** Outlines and symbols (the process-wide parser and its cache); without it they fail. */
+  outliner?: Outliner | undefined;
 }
 
 /**
@@ -88,6 +95,9 @@ export async function viewResult(
   if (parsed.search) {
     if (parsed.start || parsed.end) {
       notices.push("start/end apply to file views; ignored for a search.");
+    }
+    if (parsed.outline || parsed.symbol !== undefined) {
+      notices.push("outline and symbol apply to file and directory views; ignored for a search.");
     }
     text = await searchRoots(
       locations,
@@ -125,6 +135,8 @@ interface ParsedView {
   context: number;
   maxDepth: number | undefined;
   walk: WalkOptions;
+  outline: boolean;
+  symbol: string | undefined;
 }
 
 /**
@@ -162,7 +174,11 @@ function parseViewArgs(
     ...(filter ? { filter } : {}),
     ...(budget ? { budget } : {}),
   };
-  return { search, pattern, start, end, context, maxDepth, walk };
+  const outline = parseFlag("outline", args.outline, call);
+  const symbol = typeof args.symbol === "string" && args.symbol.trim() !== ""
+    ? args.symbol.trim()
+    : undefined;
+  return { search, pattern, start, end, context, maxDepth, walk, outline, symbol };
 }
 
 /**
@@ -210,6 +226,9 @@ async function viewRoot(
 ): Promise<string | Guide> {
   const { pattern, maxDepth, context, walk } = parsed;
   const { start, end } = pastedRange(root.location, parsed);
+  if (parsed.outline || parsed.symbol !== undefined) {
+    return await viewStructure(locations, session, root, accel, notices, parsed);
+  }
   if (root.kind === "file") {
     if (pattern || maxDepth !== undefined || context > 0) {
       notices.push("pattern, max_depth and context apply to directories and searches; ignored.");
@@ -249,6 +268,77 @@ function pastedRange(
     start: { kind: "number", value: Math.max(1, lines.start - PASTED_CONTEXT) },
     end: { kind: "number", value: (lines.end ?? lines.start) + PASTED_CONTEXT },
   };
+}
+
+/**
+ * An outline (of a file, or a directory's repository map) or a declaration named by `symbol`,
+ * shown as a range view is, so its ids go straight into an edit.
+ */
+async function viewStructure(
+  locations: Locations,
+  session: Session,
+  root: SearchRoot,
+  accel: ViewAccel,
+  notices: GuidePart[],
+  parsed: ParsedView,
+): Promise<string | Guide> {
+  const outliner = accel.outliner;
+  if (!outliner) {
+    throw new AnchorError({
+      code: "INTERNAL",
+      message: "This server was built without the outline parser, so outline and symbol fail.",
+      hint: "Not the arguments: view files by line range instead.",
+      fault: "internal",
+    });
+  }
+  const url = root.location.url;
+  if (root.kind === "dir") {
+    if (parsed.symbol !== undefined) throw symbolOfDirectory(url, parsed.symbol);
+    if (parsed.start || parsed.end) notices.push("start/end apply to files; ignored for a map.");
+    return await repoMap(session, root.location, parsed.walk, parsed.pattern, outliner);
+  }
+  const window = parsed.outline ? outlineWindow(parsed) : undefined;
+  if (!parsed.outline && (parsed.start || parsed.end)) {
+    notices.push("start/end are ignored with symbol: the symbol's lines are shown.");
+  }
+  const result = await outlineFile(
+    locations,
+    session,
+    root.location,
+    {
+      outline: parsed.outline,
+      ...(parsed.symbol !== undefined ? { symbol: parsed.symbol } : {}),
+      ...(window ? { window } : {}),
+    },
+    outliner,
+    { limits: accel.reads, budget: accel.budget },
+  );
+  if (result.kind === "text") return result.text;
+  const lines = await viewFile(locations, session, root.location, {
+    start: { kind: "number", value: result.decl.docStart },
+    end: { kind: "number", value: result.decl.end },
+  }, accel.reads);
+  return joinGuide(result.header, "\n", lines);
+}
+
+/** start/end with outline: only the declarations in those lines (numbers; ids by their line). */
+function outlineWindow(parsed: ParsedView): { start: number; end: number } | undefined {
+  if (!parsed.start && !parsed.end) return undefined;
+  const at = (p: LinePosition | undefined, fallback: number) =>
+    p === undefined ? fallback : p.kind === "id" ? p.id.line : Math.max(1, p.value);
+  return { start: at(parsed.start, 1), end: at(parsed.end, Number.MAX_SAFE_INTEGER) };
+}
+
+function symbolOfDirectory(url: string, symbol: string): AnchorError {
+  return new AnchorError({
+    code: "INVALID_ARGUMENT",
+    message: `symbol ${JSON.stringify(symbol)} names a declaration in a file, and ${
+      JSON.stringify(url)
+    } is a directory.`,
+    hint: guide`Map the directory to find the file: ${
+      step("view", { path: url, outline: true })
+    }, or search for the name: ${step("view", { path: url, content: symbol })}.`,
+  });
 }
 
 function stoppedBeforeRead(budget: Budget, stop: StopReason, url: string): AnchorError {

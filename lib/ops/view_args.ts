@@ -3,6 +3,7 @@
 // (the whole view call with the value fixed when the caller passes its CallFormatter, else an
 // argument example: a JSON fragment for the model, the flag for a person).
 
+import { sameFiles } from "./file_backend.ts";
 import { AnchorError } from "../core/errors.ts";
 import { type CallFormatter, guide, type ToolArgs, viewArgExample } from "../core/next_step.ts";
 import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";
@@ -82,7 +83,7 @@ export function parseFlag(
 
 /** How a file is named in output: relative to the working directory when inside it. */
 export function displayPath(session: Session, location: Location): string {
-  if (location.backend !== session.cwd.backend) return location.url;
+  if (!sameFiles(location.backend, session.cwd.backend)) return location.url;
   const paths = location.backend.paths;
   const rel = paths.relativeTo(session.cwd.path, location.path);
   return paths.isAbsolute(rel) ? location.url : rel;

@@ -7,9 +7,11 @@
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
-import { gitDirPointer, gitExcludesFile, gitIgnoreCase } from "../core/search/git_config.ts";
+import { gitExcludesFile, gitIgnoreCase } from "../core/search/git_config.ts";
+import { repoConfigs } from "./git_dir.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
+import { setImmediate } from "node:timers";
 import type { Budget, StopReason } from "./budget.ts";
 import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
 import { fileTooLargeToRead, readHead } from "./read_limits.ts";
@@ -57,6 +59,8 @@ export interface WalkStats {
   dirsPassedOver: number;
   /** Directories that could not be read (permissions, races); the walk goes on. */
   unreadable: string[];
+  /** Why each of them could not be read (unreadableWhy), index for index. */
+  unreadableWhy: string[];
   /** Set when the budget stopped the walk early (cancelled, or past the deadline). */
   stopped?: StopReason;
 }
@@ -89,6 +93,7 @@ export function newWalkStats(): WalkStats {
     symlinkSamples: [],
     dirsPassedOver: 0,
     unreadable: [],
+    unreadableWhy: [],
   };
 }
 
@@ -167,15 +172,17 @@ async function bulkSource(
 
 /**
  * The nearest directory at or above `dir` holding `.git` (a folder, or a worktree's or
- * submodule's file), or null (a few stats, no listing).
+ * submodule's file), or null (a few stats, no listing). Above `dir` through `above` (see
+ * walkBatches).
  */
 async function findGitRoot(
   backend: FileBackend,
+  above: FileBackend,
   dir: string,
 ): Promise<{ dir: string; gitIsDir: boolean } | null> {
   const { join, parent } = backend.paths;
   for (let d = dir, i = 0; i < 48; i++) {
-    const info = await backend.stat(join(d, ".git")).catch(() => null);
+    const info = await (d === dir ? backend : above).stat(join(d, ".git")).catch(() => null);
     if (info) return { dir: d, gitIsDir: info.type === "dir" };
     if (parent(d) === d) return null;
     d = parent(d);
@@ -183,28 +190,15 @@ async function findGitRoot(
   return null;
 }
 
-/**
- * The config of the repository at `dir` (null when it has none): one small read; a `.git` file
- * is followed to the git dir (and a worktree's to the common dir, which holds the config).
- */
-async function repoConfig(
+/** The repository's config files as one text (the last setting wins, as git reads them). */
+async function repoConfigText(
   paths: PathRules,
   source: DirSource,
   dir: string,
   gitIsDir: boolean,
 ): Promise<string | null> {
-  let gitDir = paths.join(dir, ".git");
-  if (!gitIsDir) {
-    const pointer = gitDirPointer(await source.readText(gitDir) ?? "");
-    if (pointer === undefined) return null;
-    gitDir = paths.resolve(dir, pointer);
-  }
-  let config = await source.readText(paths.join(gitDir, "config"));
-  if (config === null && !gitIsDir) {
-    const common = (await source.readText(paths.join(gitDir, "commondir")))?.trim();
-    if (common) config = await source.readText(paths.join(paths.resolve(gitDir, common), "config"));
-  }
-  return config;
+  const repo = await repoConfigs(paths, (path) => source.readText(path), dir, gitIsDir);
+  return repo === null ? null : repo.configs.join("\n");
 }
 
 /**
@@ -245,23 +239,26 @@ async function rulesAbove(
   root: string,
   source: DirSource,
   repo: { dir: string; gitIsDir: boolean } | null,
+  above: DirSource,
 ) {
   if (repo === null) return IgnoreChain.EMPTY;
   const gitRoot = repo.dir;
-  const config = await repoConfig(backend.paths, source, gitRoot, repo.gitIsDir);
+  // The repository's own files through `source` when it is the walked root, else from above.
+  const git = gitRoot === root ? source : above;
+  const config = await repoConfigText(backend.paths, git, gitRoot, repo.gitIsDir);
   let chain = IgnoreChain.EMPTY.withIgnoreCase(config !== null && gitIgnoreCase(config) === true);
   const { join, parent, slashed } = backend.paths;
   // Lowest precedence first: the global excludes, then info/exclude, then the .gitignore files.
-  const global = await globalExcludes(backend, source, config);
+  const global = await globalExcludes(backend, git, config);
   if (global) chain = chain.with(slashed(gitRoot), global.text, global.path);
   const excludePath = join(gitRoot, ".git/info/exclude");
-  const exclude = await source.readText(excludePath);
+  const exclude = await git.readText(excludePath);
   if (exclude) chain = chain.with(slashed(gitRoot), exclude, excludePath);
   const dirs: string[] = [];
   for (let d = root; d !== gitRoot && parent(d) !== d; d = parent(d)) dirs.unshift(parent(d));
   for (const d of dirs) {
     const path = join(d, ".gitignore");
-    const text = await source.readText(path);
+    const text = await above.readText(path);
     if (text) chain = chain.with(slashed(d), text, path);
   }
   return chain;
@@ -269,6 +266,80 @@ async function rulesAbove(
 
 // Names within one directory are distinct, so one comparison decides.
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
+
+/**
+ * Entries of one directory handled between two turns of the event loop: a directory of 1,000,000
+ * entries, sorted and counted in one go, held the server (and every `ping`) for 2.4 s.
+ */
+const TURN_ENTRIES = 32_768;
+
+/** A turn of the event loop for a walk without a budget (setImmediate: no timer clamping). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `entries` sorted by name. Past TURN_ENTRIES, in slices sorted one at a time and merged pairwise,
+ * with turns of the event loop in between (`breathe`): the same order, in steps of milliseconds.
+ */
+async function sortInTurns(entries: Entry[], breathe: () => Promise<unknown>): Promise<Entry[]> {
+  if (entries.length <= TURN_ENTRIES) return entries.sort(byName);
+  let runs: Entry[][] = [];
+  for (let i = 0; i < entries.length; i += TURN_ENTRIES) {
+    runs.push(entries.slice(i, i + TURN_ENTRIES).sort(byName));
+    await breathe();
+  }
+  while (runs.length > 1) {
+    const merged: Entry[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      merged.push(
+        r + 1 < runs.length ? await mergeRuns(runs[r]!, runs[r + 1]!, breathe) : runs[r]!,
+      );
+    }
+    runs = merged;
+  }
+  return runs[0]!;
+}
+
+async function mergeRuns(
+  a: Entry[],
+  b: Entry[],
+  breathe: () => Promise<unknown>,
+): Promise<Entry[]> {
+  const out: Entry[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) {
+    if (k % TURN_ENTRIES === TURN_ENTRIES - 1) await breathe();
+    out[k] = j >= b.length || (i < a.length && a[i]!.name <= b[j]!.name) ? a[i++]! : b[j++]!;
+  }
+  return out;
+}
+
+/**
+ * Why a directory could not be listed, as a phrase for the listing's notice: from the backend's
+ * error (an AnchorError's code, or the system's errno name).
+ */
+export function unreadableWhy(error: unknown): string {
+  const e = error as { code?: string; message?: string } | null;
+  switch (e?.code) {
+    case "PERMISSION_DENIED":
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "INVALID_PATH":
+    case "ENAMETOOLONG":
+      return "its path is longer than the system allows, 4,096 bytes on Linux";
+    case "TOO_MANY_OPEN_FILES":
+    case "EMFILE":
+    case "ENFILE":
+      return "the server has no file descriptor left (EMFILE: its `ulimit -n`); retry in a " +
+        "moment, or ask the user to raise the limit";
+    case "NOT_FOUND":
+    case "ENOENT":
+      return "it was removed during the walk";
+    default:
+      return (e?.message ?? String(error)).slice(0, 120);
+  }
+}
 
 /** Walks `root` (an existing directory) depth-first in path order. */
 export async function* walkFiles(
@@ -312,7 +383,10 @@ export async function* walkBatches(
   control: WalkControl = { countOnly: false, counted: 0 },
 ): AsyncGenerator<WalkItem[]> {
   let source = readDirSource(backend);
-  const repo = await findGitRoot(backend, root);
+  // The enclosing repository's ignore files above an allowed directory are read by their path,
+  // outside the confinement (docs/security.md): nothing inside the directory can redirect them.
+  const outer = backend.unconfined ?? backend;
+  const repo = await findGitRoot(backend, outer, root);
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
     const { join } = backend.paths;
@@ -328,7 +402,8 @@ export async function* walkBatches(
       .catch(() => source);
   }
   const walker = new TreeWalker(source, backend.paths, options, stats, control);
-  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo));
+  const above = outer === backend ? source : readDirSource(outer);
+  await walker.enter(root, "", 1, await rulesAbove(backend, root, source, repo, above));
   yield* walker.batches();
 }
 
@@ -357,6 +432,9 @@ class TreeWalker {
   /** Set when counting reached another WALK_BATCH files: an empty batch goes out. */
   private tick = false;
   private readonly shortcuts: GlobShortcuts | null;
+  /** A turn of the event loop inside a big directory (the budget's, when the walk has one). */
+  private readonly breathe = (): Promise<unknown> =>
+    this.options.budget ? this.options.budget.breathe() : nextTurn();
 
   constructor(
     private readonly source: DirSource,
@@ -373,8 +451,9 @@ class TreeWalker {
     let entries: Entry[];
     try {
       entries = await this.source.list(dir);
-    } catch {
+    } catch (e) {
       this.stats.unreadable.push(dir);
+      this.stats.unreadableWhy.push(unreadableWhy(e));
       return;
     }
     let chain = inherited;
@@ -382,7 +461,7 @@ class TreeWalker {
     const git = relDir === "" ? undefined : entries.find((e) => e.name === ".git");
     if (git && (git.type === "dir" || git.type === "file")) {
       const gitIsDir = git.type === "dir";
-      const config = await repoConfig(this.paths, this.source, dir, gitIsDir);
+      const config = await repoConfigText(this.paths, this.source, dir, gitIsDir);
       chain = chain.withIgnoreCase(config !== null && gitIgnoreCase(config) === true);
     }
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
@@ -390,13 +469,15 @@ class TreeWalker {
       const text = await this.source.readText(path);
       if (text) chain = chain.with(this.paths.slashed(dir), text, path);
     }
-    if (this.shortcuts) entries = this.dropUnmatchable(dir, entries, chain, this.shortcuts);
+    if (this.shortcuts) {
+      entries = await this.dropUnmatchable(dir, entries, chain, this.shortcuts);
+    }
+    if (!this.control.countOnly) entries = await sortInTurns(entries, this.breathe);
     const frame: Frame = { dir, relDir, depth, chain, entries, next: 0 };
-    if (!this.control.countOnly) entries.sort(byName);
     const rows = this.control.rows;
-    if (this.control.countOnly) frame.entries = this.settleFiles(frame, 0);
+    if (this.control.countOnly) frame.entries = await this.settleFiles(frame, 0);
     else if (rows !== undefined && entries.length > rows - this.handedOut - this.out.length) {
-      frame.entries = this.settleFiles(frame, rows - this.handedOut - this.out.length);
+      frame.entries = await this.settleFiles(frame, rows - this.handedOut - this.out.length);
     }
     this.stack.push(frame);
   }
@@ -407,9 +488,11 @@ class TreeWalker {
    * directory; the rest are counted (or skipped, as a visit would) and dropped, so a huge
    * directory's entries are let go at once instead of held while its rows are read.
    */
-  private settleFiles(frame: Frame, room: number): Entry[] {
+  private async settleFiles(frame: Frame, room: number): Promise<Entry[]> {
     const kept: Entry[] = [];
+    let i = 0;
     for (const entry of frame.entries) {
+      if (++i % TURN_ENTRIES === 0) await this.breathe();
       if (entry.type === "dir") kept.push(entry);
       else if (room > 0 && this.wouldList(frame, entry)) {
         kept.push(entry);
@@ -441,14 +524,16 @@ class TreeWalker {
    * other entries go (never followed), but for symlinks whose name may match: the visit counts
    * those, as links skipped.
    */
-  private dropUnmatchable(
+  private async dropUnmatchable(
     dir: string,
     entries: Entry[],
     chain: IgnoreChain,
     shortcuts: GlobShortcuts,
-  ): Entry[] {
+  ): Promise<Entry[]> {
     const kept: Entry[] = [];
+    let i = 0;
     for (const e of entries) {
+      if (++i % TURN_ENTRIES === 0) await this.breathe();
       if (e.type === "dir") kept.push(e);
       else if (e.type !== "file") {
         if (e.type === "symlink" && shortcuts.fileNameMayMatch(e.name)) kept.push(e);

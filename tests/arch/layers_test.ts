@@ -102,6 +102,21 @@ Deno.test("only lib/backends/ssh imports ssh2", () => {
   assertEquals(violations((f, imp) => imp === "ssh2" && !inDir(f.path, "lib/backends/ssh")), []);
 });
 
+Deno.test("only lib/backends/tree_sitter imports the tree-sitter runtime, and only on first use", () => {
+  const runtime = "@vscode/tree-sitter-wasm";
+  assertEquals(
+    violations((f, imp) => imp === runtime && !inDir(f.path, "lib/backends/tree_sitter")),
+    [],
+  );
+  // A static import would load the runtime (and its wasm) before the server answers initialize.
+  const staticImports = files.filter((f) =>
+    new RegExp(`(?:^|\\n)\\s*import[^"'(]*from\\s+["']${runtime}["']`).test(f.text)
+  ).map((f) => f.path);
+  assertEquals(staticImports, []);
+  const users = files.filter((f) => f.imports.includes(runtime)).map((f) => f.path);
+  assertEquals(users, ["lib/backends/tree_sitter/tree_sitter_parser.ts"]);
+});
+
 Deno.test("backends import no adapter", () => {
   assertEquals(
     violations((f, imp) =>

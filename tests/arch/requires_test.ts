@@ -8,7 +8,7 @@ import { REPO_ROOT } from "../_harness.ts";
 import { missingReason, type Requirement } from "../_requires.ts";
 
 /** What a test file's text shows it needs. */
-const USES: { requirement: Requirement; pattern: RegExp }[] = [
+const USES: { requirement: Requirement; also?: Requirement[]; pattern: RegExp }[] = [
   {
     requirement: "proc",
     pattern: /\/proc\/(\$\{|self|\d)|readDirSync\("\/proc"\)|livePidsMatching/,
@@ -17,11 +17,21 @@ const USES: { requirement: Requirement; pattern: RegExp }[] = [
   { requirement: "bash", pattern: /startJobsServer\(|call\("shell"|\.start\(`|spawnShell\(/ },
   { requirement: "posix-fs", pattern: /mkfifo|Deno\.chmod\(|Deno\.symlink\(/ },
   { requirement: "pty", pattern: /startInTerminal\(|\/dev\/full/ },
+  { requirement: "strace", pattern: /\bslow: \{|"strace"/ },
+  { requirement: "linux-ffi", pattern: /runSwapRace\(|\.confine\(/ },
+  // A test that asks for a cgroup rung or reads cgroup files needs a machine that gives one.
+  {
+    requirement: "cgroup-v2",
+    also: ["cgroup-v1"],
+    pattern: /ANCHORFS_CONTAINMENT|CONTAINMENT_VAR|\/sys\/fs\/cgroup|cgroupMembers\(/,
+  },
 ];
 
 /** Files that match a pattern without needing it, and why. */
 const NOT_NEEDED: Record<string, string> = {
   "tests/core/shell/shell_policy_test.ts": "judges command lines that name /proc; reads nothing",
+  "tests/core/jobs/cgroup_paths_test.ts": "parses cgroup file texts that name /sys/fs/cgroup",
+  "tests/core/jobs/containment_test.ts": "decides over probe results given as data",
 };
 
 async function testFiles(dir: string): Promise<string[]> {
@@ -38,7 +48,7 @@ async function testFiles(dir: string): Promise<string[]> {
 function declared(text: string): Set<string> {
   const names = new Set<string>();
   for (const m of text.matchAll(/testNeeding\(([^)]*)\)/g)) {
-    for (const r of m[1]!.matchAll(/"([a-z-]+)"/g)) names.add(r[1]!);
+    for (const r of m[1]!.matchAll(/"([a-z0-9-]+)"/g)) names.add(r[1]!);
   }
   return names;
 }
@@ -49,8 +59,9 @@ Deno.test("every test file that needs /proc, sshd, bash or POSIX files says so t
     if (path === "tests/arch/requires_test.ts" || path in NOT_NEEDED) continue;
     const text = await Deno.readTextFile(`${REPO_ROOT}/${path}`);
     const named = declared(text);
-    for (const { requirement, pattern } of USES) {
-      if (pattern.test(text) && !named.has(requirement)) missing.push(`${path}: ${requirement}`);
+    for (const { requirement, also, pattern } of USES) {
+      const any = [requirement, ...(also ?? [])].some((r) => named.has(r));
+      if (pattern.test(text) && !any) missing.push(`${path}: ${requirement}`);
     }
   }
   assertEquals(missing, []);
@@ -63,14 +74,32 @@ Deno.test("the scan sees a use it is shown (so the rule above can fail)", () => 
   assertEquals([...declared('const test = testNeeding("bash", "proc");')], ["bash", "proc"]);
 });
 
-Deno.test("missingReason: Linux runs everything; macOS lacks /proc and util-linux script; Windows lacks bash, signals, POSIX files", () => {
-  const all: Requirement[] = ["bash", "sshd", "proc", "signals", "posix-fs", "pty"];
+Deno.test("missingReason: Linux runs everything; macOS lacks /proc, util-linux script, strace and Linux FFI; Windows lacks bash, signals, POSIX files", () => {
+  const all: Requirement[] = [
+    "bash",
+    "sshd",
+    "proc",
+    "signals",
+    "posix-fs",
+    "pty",
+    "strace",
+    "linux-ffi",
+  ];
   const skipped = (os: typeof Deno.build.os, sshd: boolean) =>
     all.filter((r) => missingReason(r, os, () => sshd) !== undefined);
   assertEquals(skipped("linux", false), []);
-  assertEquals(skipped("darwin", true), ["proc", "pty"]);
-  assertEquals(skipped("darwin", false), ["sshd", "proc", "pty"]);
+  assertEquals(skipped("darwin", true), ["proc", "pty", "strace", "linux-ffi"]);
+  assertEquals(skipped("darwin", false), ["sshd", "proc", "pty", "strace", "linux-ffi"]);
   assertEquals(skipped("windows", true), all);
   assertStringIncludes(missingReason("proc", "darwin")!, "needs Linux /proc (this is darwin");
   assertStringIncludes(missingReason("bash", "windows")!, "Windows runs cmd.exe");
+});
+
+Deno.test("missingReason: cgroups are asked of the machine on Linux, and are Linux's only", () => {
+  const refused = () => "needs a writable cgroup v2 subtree; /sys/fs/cgroup refused one";
+  assertStringIncludes(missingReason("cgroup-v2", "darwin")!, "cgroups are Linux's");
+  assertStringIncludes(missingReason("cgroup-v1", "windows")!, "cgroups are Linux's");
+  // On Linux the probe's answer is the reason.
+  assertStringIncludes(missingReason("cgroup-v2", "linux", () => true, refused)!, "refused one");
+  assertEquals(missingReason("cgroup-v1", "linux", () => true, () => undefined), undefined);
 });

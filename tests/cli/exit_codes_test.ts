@@ -16,6 +16,8 @@ Deno.test("a malformed argument exits 2 with error: and hint: lines in every com
   const calls = [
     ["view", "a.txt", "--start", "abc"],
     ["view", "a.txt", "--bogus"],
+    // SEARCH_TOO_LONG: search text past 4,096 characters is the caller's to shorten.
+    ["view", "a.txt", "--content", "a".repeat(5000)],
     ["jobs", "tail", "1-2", "--bytes", "abc"],
     ["mcp", "--foreground-window", "abc"],
     ["mcp", "--bogus"],

@@ -53,3 +53,27 @@ Deno.test("singleTypeSchema turns type arrays into anyOf of single types, at any
   assertEquals(typeArrays(schema), ["$.properties.a.type"]);
   assertEquals(typeArrays(out), []);
 });
+
+Deno.test("normalizeToolArgs: past five ignored arguments, one note names the first five and counts the rest", () => {
+  const raw: Record<string, unknown> = { path: "a", start_line: 1 };
+  for (let i = 0; i < 300_000; i++) raw[`k${i}`] = i;
+  raw[`${"x".repeat(5000)}`] = 1;
+  const { args, notes } = normalizeToolArgs(raw, { known: ["path", "start", "end"] });
+  assertEquals(args, { path: "a" });
+  assertEquals(notes, [
+    'Ignored 300,002 arguments this tool does not take: "start_line" (did you mean "start"?), ' +
+    '"k0", "k1", "k2", "k3" and 299,997 more; this tool takes "path", "start", "end".',
+  ]);
+});
+
+Deno.test("normalizeToolArgs: what a rewrite reads but leaves is ignored like any stray key", () => {
+  const { args, notes } = normalizeToolArgs({ action: "get", reset: 1 }, {
+    known: ["action"],
+    reads: ["reset"],
+    rewrite: (a) => {
+      if (a.reset === true) delete a.reset;
+    },
+  });
+  assertEquals(args, { action: "get" });
+  assertEquals(notes, ['Ignored argument "reset": this tool takes "action".']);
+});

@@ -1,8 +1,11 @@
 // Containment through the real server: jobs whose processes escape the job's process group and
 // parentage (`setsid`, a double fork with setsid, `nohup … &` ignoring TERM) end on every path —
 // jobs kill, stdin closed, SIGTERM, and a server `kill -9` followed by `anchorfs jobs list` —
-// found by the job cookie. Also: the log cap holds after a job ends, and the duplicate guard
-// sees a directory and a symlink to it as one place.
+// found by the job cookie (or its cgroup). Also: the log cap holds after a job ends and at every
+// moment while the server writes it, a detached writer cannot grow a finished job's log, a dead
+// job's cgroup is emptied by the next reader and a foreign cgroup a record names is left alone,
+// and the duplicate guard sees a directory and a symlink to it as one place. The full table of
+// escapes × end paths × containments is tests/faults/escapes_test.ts.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
@@ -10,10 +13,12 @@ import {
   eventually,
   jobIdOf,
   livePidsMatching,
+  pathExists,
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
 import { testNeeding } from "../_requires.ts";
+import { cgroupBases, parseMountinfo, parseProcCgroup } from "../../lib/core/jobs/cgroup_paths.ts";
 
 const test = testNeeding("bash", "proc", "signals", "posix-fs");
 
@@ -265,3 +270,160 @@ test("the duplicate guard refuses the same command in a directory and in a symli
   const third = await server.call("shell", { command, cwd: "alink" });
   assertEquals(third.isError, false, third.text);
 });
+
+// The escape the issue was filed with: a writer that cleared its environment, left the session
+// and was reparented, left behind by a shell that ended at once. Its log must not grow after the
+// job's end, nor after the server's exit (it grew to MBs past a 100 KB cap, and kept growing).
+test("a detached writer left by a finished job cannot grow its capped log, then or after the server exits", async () => {
+  const cap = 100_000;
+  await using s = await startJobsServer("v1", {
+    window: 5,
+    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+  });
+  const marker = uniqueMarker();
+  try {
+    const r = await s.server.call("shell", {
+      command: `(env -i setsid sh -c 'while :; do head -c 20000 /dev/zero | tr "\\0" z; echo; ` +
+        `sleep 0.05; done; : ${marker}' &) ; echo started`,
+    });
+    const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+    assert(id, r.text);
+    const log = `${s.stateDir}/jobs/${id}/output.log`;
+    assert(await eventually(() => readRecord(s.stateDir, id).status !== "running"));
+    const atEnd = (await Deno.stat(log)).size;
+    assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
+    await s.server.close();
+    await new Promise((r) => setTimeout(r, 500));
+    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the server exited");
+    // In its cgroup it was killed with the job; on the process tree its next write after the
+    // server closed the pipe was its last (SIGPIPE).
+    await assertAllGone([marker], "the job's end");
+  } finally {
+    killLeft([marker]);
+  }
+});
+
+test("the server keeps a flooding job's log within its cap at every moment, not only at checks", async () => {
+  const cap = 1024 * 1024;
+  await using s = await startJobsServer("v1", {
+    window: 0.3,
+    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+  });
+  const r = await s.server.call("shell", {
+    command: "head -c 300000000 /dev/zero | tr '\\0' x",
+  });
+  const id = jobIdOf(r.raw);
+  const log = `${s.stateDir}/jobs/${id}/output.log`;
+  let largest = 0;
+  while (readRecord(s.stateDir, id).status === "running") {
+    largest = Math.max(largest, Deno.statSync(log).size);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  // The cut follows each chunk the server writes: at most one 64 KiB read over the cap.
+  assert(largest <= cap + 64 * 1024, `the log reached ${largest} bytes, cap ${cap}`);
+  const record = readRecord(s.stateDir, id);
+  assertEquals(record.status, "output_capped");
+  // Every byte is counted (kept or dropped): nothing races the cut.
+  assertEquals(record.outputBytes, 300_000_000);
+});
+
+const cgroupTest = testNeeding("bash", "proc", "signals", "cgroup-v2");
+
+cgroupTest(
+  "after a server kill -9, `anchorfs jobs list` kills what is in a dead job's cgroup and never touches another cgroup a record names",
+  async () => {
+    await using state = await tempDir();
+    const bases = cgroupBases(
+      parseMountinfo(Deno.readTextFileSync("/proc/self/mountinfo")),
+      parseProcCgroup(Deno.readTextFileSync("/proc/self/cgroup")),
+    );
+    const instance = "00000000feedf00d";
+    const jobDir = `${bases.v2}/anchorfs-${instance}/job-999996-1`;
+    const foreign = `${bases.v2}/anchorfs-test-foreign-${Deno.pid}`;
+    const marker = uniqueMarker();
+    const strangerMarker = uniqueMarker();
+    Deno.mkdirSync(jobDir, { recursive: true });
+    Deno.mkdirSync(foreign);
+    /** A process that joins `dir`, then clears its environment and leaves its session. */
+    const inCgroup = (dir: string, m: string) =>
+      new Deno.Command("/bin/sh", {
+        args: [
+          "-c",
+          `echo 0 > ${dir}/cgroup.procs && exec env -i setsid sh -c 'while :; do sleep ${m}; done'`,
+        ],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+    const job = inCgroup(jobDir, marker);
+    const stranger = inCgroup(foreign, strangerMarker);
+    const record = (id: string, cgroups: string[]) => ({
+      version: 1,
+      id,
+      command: "while :; do sleep 1; done",
+      cwd: "/",
+      cookie: `${instance}/${id}`,
+      cgroups,
+      containment: "cgroup v2 (writable subtree)",
+      pid: 2 ** 22 + 3,
+      pidStartTicks: 1,
+      serverPid: 999996,
+      serverStartTicks: 1,
+      startedAt: Date.now() - 2000,
+      status: "running",
+      droppedBytes: 0,
+      logCapBytes: 1024,
+    });
+    try {
+      assert(
+        await eventually(() =>
+          sleepsWith(marker).length === 1 && sleepsWith(strangerMarker).length === 1
+        ),
+      );
+      for (
+        const [id, cgroups] of [["999996-1", [jobDir]], ["999996-2", [
+          foreign,
+          `${foreign}/../anchorfs-${instance}/job-999996-2`,
+        ]]] as const
+      ) {
+        await Deno.mkdir(`${state.path}/jobs/${id}`, { recursive: true });
+        await Deno.writeTextFile(`${state.path}/jobs/${id}/output.log`, "");
+        await Deno.writeTextFile(
+          `${state.path}/jobs/${id}/record.json`,
+          JSON.stringify(record(id, [...cgroups])),
+        );
+      }
+      const list = await runCliProcess(["jobs", "list", "--state-dir", state.path]);
+      assertEquals(list.code, 0, list.stderr);
+      assertStringIncludes(list.stdout, "999996-1  lost");
+      assertStringIncludes(list.stdout, "999996-2  lost");
+      // Only its cgroup tied it to the job (no cookie, its own session, its parent not the job's).
+      await assertAllGone([marker], "anchorfs jobs list");
+      assertStringIncludes(readRecord(state.path, "999996-1").endReason, "have been terminated");
+      assert(!pathExists(jobDir), "the dead job's cgroup was left behind");
+      // A record naming a cgroup that is not its job's own is never acted on.
+      assertEquals(
+        sleepsWith(strangerMarker).length,
+        1,
+        "a process in a foreign cgroup was killed",
+      );
+    } finally {
+      killLeft([marker, strangerMarker]);
+      await job.status;
+      await stranger.status;
+      // Killed processes leave their cgroups once they have exited: retried until then.
+      for (const dir of [jobDir, jobDir.slice(0, jobDir.lastIndexOf("/")), foreign]) {
+        await eventually(() => {
+          try {
+            Deno.removeSync(dir);
+          } catch {
+            // not empty yet, or removed by the sweep
+          }
+          return !pathExists(dir);
+        });
+      }
+    }
+  },
+);

@@ -226,7 +226,7 @@ test("a search reports the directories it could not read, as the listing does", 
       args: ["--path", dir.path],
       launcher,
     });
-    const sentence = `[1 directory could not be read: "${dir.path}/locked".]`;
+    const sentence = `[1 directory could not be read: "${dir.path}/locked" (permission denied).]`;
     const listing = await server.call("view", { path: "." });
     assertStringIncludes(listing.text, sentence);
     for (const args of [{ content: "marker" }, { content: "mark.r", regex: true }]) {

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer, writeTree } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
+import { longLine, SLOW_REGEX } from "../_long_line.ts";
 
 const test = testNeeding("proc");
 const needsPosixFs = testNeeding("posix-fs");
@@ -148,3 +149,34 @@ Deno.test("a search skips files over the server's --max-file-bytes, the same lim
   assert(view.isError);
   assertStringIncludes(view.text, "--max-file-bytes");
 });
+
+/** `count` one-line files of 16 MiB - 1 where SLOW_REGEX takes seconds each. */
+async function longLineFiles(dir: string, count: number): Promise<string[]> {
+  const bytes = longLine(16 * 1024 * 1024 - 1);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    names.push(`long${i}.txt`);
+    await Deno.writeFile(`${dir}/long${i}.txt`, bytes);
+  }
+  return names;
+}
+
+for (const shape of ["file roots joined with |", "a directory"]) {
+  Deno.test(`a regex search over ${shape} stops inside a file at the deadline and says so`, async () => {
+    await using dir = await tempDir();
+    const names = await longLineFiles(dir.path, 3);
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", dir.path, "--deadline", "1"],
+    });
+    const path = shape === "a directory" ? "." : names.join("|");
+    const search = callV1(server, { path, content: SLOW_REGEX, regex: true });
+    // Served off the main thread: ping is answered while the workers match.
+    await server.client.ping(GUARD);
+    const result = await search;
+    assertEquals(result.isError, false, result.text);
+    assertStringIncludes(result.text, "The call reached the server's 1 s deadline");
+    assertStringIncludes(result.text, "It stopped inside");
+    assertStringIncludes(result.text, "(not searched to the end;");
+  });
+}

@@ -106,3 +106,23 @@ export function uniqueMarker(): string {
 export function pause(seconds: number): string {
   return `for _ in $(seq ${Math.max(1, Math.round(seconds * 10))}); do sleep 0.1; done`;
 }
+
+/** Whether anything exists at `path` (a file, a directory, a cgroup). */
+export function pathExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` is a live process (a zombie counts as dead: PID 1 here may not reap it). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}

@@ -206,6 +206,7 @@ Deno.test("a search cancelled while the workers scan returns what was found, and
           run.scan(paths).finally(() => {
             if (++batches === 1) controller.abort();
           }),
+        match: (data) => run.match(data),
         stop: () => run.stop(),
       };
     },

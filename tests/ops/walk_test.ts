@@ -122,3 +122,31 @@ Deno.test("a walk told its consumer's rows hands out those files and counts the 
   assertEquals([stats.filesSeen, stats.hidden, stats.ignored], [3010, 6, 5]);
   assertEquals(stats, fullStats);
 });
+
+Deno.test("a directory of 100,000 entries is sorted and counted with turns of the event loop between steps", async () => {
+  const files: Record<string, string> = {};
+  // Names in reverse order, so the sort has work to do.
+  for (let i = 99_999; i >= 0; i--) files[`/big/f${String(i).padStart(6, "0")}`] = "";
+  const backend = new MemoryBackend(files);
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const stats = newWalkStats();
+  const control: WalkControl = { countOnly: false, counted: 0, rows: 10 };
+  const walk = walkBatches(backend, "/big", { includeHidden: false }, stats, control);
+  const first = await walk.next();
+  const during = turns;
+  ticking = false;
+  const rels = (first.value as WalkItem[]).map((item) => item.rel);
+  for await (const items of walk) {
+    rels.push(...items.map((item) => item.rel));
+    if (rels.length >= 3) break;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assertEquals(rels.slice(0, 3), ["f000000", "f000001", "f000002"]);
+  assert(during >= 3, `${during} turns of the event loop while the directory was read`);
+});

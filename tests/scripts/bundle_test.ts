@@ -1,6 +1,7 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
+import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -52,4 +53,22 @@ Deno.test("the bundle (entry + core file) loads (ssh2 included) and searches exa
   }
   const needle = await runBundle(file, ["view", ".", "--content", "needle"], dir.path);
   assertStringIncludes(needle.stdout, "14 matching lines in 14 files");
+});
+
+Deno.test("the bundle carries the outline's wasm files and outlines from them, with no config", async () => {
+  await using out = await tempDir();
+  const file = `${out.path}/anchorfs.js`;
+  await bundle(file);
+  for (const wasm of wasmFiles()) {
+    assertEquals((await Deno.stat(`${out.path}/${WASM_SUBDIR}/${wasm}`)).isFile, true, wasm);
+  }
+  // The runtime's JavaScript is in the core file, not in the entry that answers initialize.
+  assertEquals((await Deno.readTextFile(file)).includes("tree-sitter"), false);
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "jobs.py": "class Jobs:\n    def start(self):\n        pass\n" });
+  const outline = await runBundle(file, ["view", "jobs.py", "--outline"], dir.path);
+  assertEquals(outline.code, 0, outline.stderr);
+  assertStringIncludes(outline.stdout, "jobs.py: Python, 3 lines, 2 declarations.");
+  assertStringIncludes(outline.stdout, " method Jobs.start 2-3 (self)");
+  assertEquals(outline.stderr, "");
 });

@@ -7,6 +7,7 @@ import {
   TARGETS,
 } from "../../scripts/compile.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
+import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 import { testNeeding } from "../_requires.ts";
 
 // The stand-in runtime is a symlink (Windows needs a privilege for those).
@@ -100,6 +101,9 @@ test({
     assertStringIncludes(embedded, "anchorfs.js");
     // The entry's import("./anchorfs_core.js") is followed: the core file is embedded too.
     assertStringIncludes(embedded, "anchorfs_core.js");
+    // The outline's wasm files, read beside the bundle at run time (deno lists the folder).
+    assertStringIncludes(embedded, `${WASM_SUBDIR}/* (`);
+    assertEquals(wasmFiles().length, 15);
     for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {
       assertEquals(embedded.includes(absent), false, `${absent} embedded:\n${embedded}`);
     }

@@ -22,7 +22,13 @@ Deno.test("deno publish --dry-run passes and ships LICENSE, main.ts and lib/ but
   // explicit type): add the annotation deno names, e.g. `readonly id: string = ...`.
   assertEquals(out.code, 0, text);
   assertStringIncludes(text, "Dry run complete");
-  for (const file of ["/LICENSE", "/main.ts", "/mod.ts", "/lib/version.ts", "/README.md"]) {
+  const outline = [
+    "/lib/core/outline/languages.ts",
+    "/lib/backends/tree_sitter/tree_sitter_parser.ts",
+  ];
+  for (
+    const file of ["/LICENSE", "/main.ts", "/mod.ts", "/lib/version.ts", "/README.md", ...outline]
+  ) {
     assertStringIncludes(text, `${REPO_ROOT}${file} `);
   }
   assertEquals(text.includes(`${REPO_ROOT}/tests/`), false, "tests are not published");

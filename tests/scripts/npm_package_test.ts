@@ -90,6 +90,11 @@ Deno.test({
     assertEquals(view.code, 0, view.stderr);
     assertStringIncludes(view.stdout, "|alpha\n");
     assertStringIncludes(view.stdout, "|beta\n");
+    // The outline reads the wasm files the package ships (tree-sitter/), not an npm cache.
+    await writeTree(project, { "jobs.rs": "impl Jobs {\n    fn start(&self) {}\n}\n" });
+    const outline = await run(bin, ["view", "jobs.rs", "--outline"], project);
+    assertEquals(outline.code, 0, outline.stderr);
+    assertStringIncludes(outline.stdout, " method Jobs.start 2 (&self)");
 
     // A usage error's exit code comes through the launcher unchanged.
     const usage = await run(bin, ["no-such-command"], project);

@@ -2,6 +2,8 @@
 // file states 0 bytes (/proc/self/pagemap then reads for gigabytes) and a log grows while it is
 // read. Only buffer bookkeeping: the caller does the reads, synchronous or not.
 
+import { fileTooLargeToRead } from "../../ops/read_limits.ts";
+
 /** Bytes read past the stat's size at a time, to learn whether the file really ends there. */
 export const PROBE_BYTES = 64 * 1024;
 
@@ -76,4 +78,28 @@ export class BoundedRead {
   bytes(): Uint8Array {
     return this.buf.subarray(0, this.filled);
   }
+}
+
+/**
+ * One file of a bulk read (readFiles), from its stat's `size` and `readUpTo` (reads at most
+ * `max + 1` bytes): unread when the stat is over `skipLargerThan` (FILE_TOO_LARGE), else its head
+ * with the full size, or the whole file, refused when it turned out bigger than the limit.
+ */
+export function readBulkOne(
+  path: string,
+  size: number,
+  options: { headBytes?: number; skipLargerThan?: number },
+  readUpTo: (max: number) => Uint8Array,
+): { path: string; data: Uint8Array; size: number } {
+  const head = options.headBytes;
+  const limit = options.skipLargerThan;
+  if (limit !== undefined && size > limit) throw fileTooLargeToRead(path, size, limit);
+  const data = readUpTo(head ?? limit ?? Infinity);
+  if (head !== undefined) {
+    return { path, data: data.subarray(0, head), size: Math.max(size, data.length) };
+  }
+  if (limit !== undefined && data.length > limit) {
+    throw fileTooLargeToRead(path, data.length, limit, size);
+  }
+  return { path, data, size: data.length };
 }

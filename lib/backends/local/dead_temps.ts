@@ -34,6 +34,16 @@ export function isProcessAlive(
   }
 }
 
+/** Temp files of local writes in progress in this process (LocalBackend and its confined view). */
+export const writesInFlight = new Set<string>();
+
+let tempCounter = 0;
+
+/** The number for the next temp file's name: one counter per process, so no two temps collide. */
+export function nextTempNumber(): number {
+  return ++tempCounter;
+}
+
 /**
  * Removes from `dir` the temp files of writers that are no longer alive: another pid that does
  * not run, our own pid when the file is not one of `ours` (writes in flight), or any pid (and any
@@ -52,16 +62,43 @@ export function removeDeadTemps(
   } catch {
     return;
   }
-  for (const entry of entries) {
-    if (!entry.isFile) continue;
-    const pid = writeTempPid(entry.name);
-    if (pid === null) continue;
-    const path = `${dir === "/" ? "" : dir}/${entry.name}`;
-    if (ours.has(path)) continue;
+  const at = (name: string) => `${dir === "/" ? "" : dir}/${name}`;
+  sweepDeadTemps(
+    {
+      names: entries.filter((e) => e.isFile).map((e) => e.name),
+      ours: (name) => ours.has(at(name)),
+      mtimeMs: (name) => Deno.lstatSync(at(name)).mtime?.getTime() ?? null,
+      remove: (name) => Deno.removeSync(at(name)),
+    },
+    now,
+    platform,
+  );
+}
+
+/** One folder's temp files as the sweep sees them: by name, whatever reaches the folder. */
+export interface TempFolder {
+  /** The names of the regular files in it. */
+  names: readonly string[];
+  /** Whether the temp file `name` is a write of this process still in flight. */
+  ours(name: string): boolean;
+  /** Its modification time (lstat: a symlink's own); throws when it is gone. */
+  mtimeMs(name: string): number | null;
+  remove(name: string): void;
+}
+
+/** removeDeadTemps over any folder access (the confined backend's is a held descriptor). */
+export function sweepDeadTemps(
+  folder: TempFolder,
+  now = Date.now(),
+  platform: PlatformDescription = currentPlatform(),
+): void {
+  for (const name of folder.names) {
+    const pid = writeTempPid(name);
+    if (pid === null || folder.ours(name)) continue;
     try {
       let dead = pid !== "remote" && (pid === Deno.pid || !isProcessAlive(pid, platform));
-      if (!dead) dead = now - (Deno.lstatSync(path).mtime?.getTime() ?? now) > TEMP_MAX_AGE_MS;
-      if (dead) Deno.removeSync(path);
+      if (!dead) dead = now - (folder.mtimeMs(name) ?? now) > TEMP_MAX_AGE_MS;
+      if (dead) folder.remove(name);
     } catch { /* removed meanwhile, or not ours to remove: leave it */ }
   }
 }

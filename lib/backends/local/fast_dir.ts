@@ -4,6 +4,7 @@
 // answer exactly (no FFI, another OS, an entry type the directory does not say, a name that is not
 // UTF-8, any error): the caller then lists the directory the usual way.
 
+import { setImmediate } from "node:timers";
 import type { DirEntry, EntryType } from "../../ops/file_backend.ts";
 
 const SYMBOLS = {
@@ -41,49 +42,176 @@ function load(): Libc | null {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-// Reused: each listing is read and decoded before the next one starts (no await in between).
+// Reused by listings that finish without an await (all but the steps of a huge directory, which
+// get their own; the confined backend's listings share them): each is read and decoded before the
+// next one starts.
 const records = new Uint8Array(64 * 1024);
-const view = new DataView(records.buffer);
 let names: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
+
+/**
+ * Entries read between two turns of the event loop by fastListDirInTurns: reading and decoding a
+ * directory of 1,000,000 entries in one go held the server (and every `ping`) for a second.
+ */
+export const TURN_ENTRIES = 32_768;
+
+/** How `readEntries` reads a directory exactly (the confined backend: no usual listing after). */
+export interface ExactListing {
+  /** The type of an entry the directory does not say (DT_UNKNOWN). */
+  typeOf(name: string): EntryType;
+  /** A name that is not UTF-8, its bytes kept (path_quote.ts). */
+  decode(bytes: Uint8Array): string;
+  /** Throws for getdents' negative errno. */
+  fail(n: number): never;
+}
+
+/** A listing under way: how to read more, its buffers, and what was decoded so far. */
+interface Reading {
+  getdents: (buf: Uint8Array<ArrayBuffer>) => number;
+  records: Uint8Array<ArrayBuffer>;
+  view: DataView;
+  names: Uint8Array<ArrayBuffer>;
+  entries: DirEntry[];
+}
 
 /** The entries of `path` (no "." or ".."), or null when the usual listing must answer. */
 export function fastListDir(path: string): DirEntry[] | null {
   const c = load();
   if (!c) return null;
-  const fd = c.open(encoder.encode(`${path}\0`), O_DIRECTORY | O_CLOEXEC, 0);
+  const fd = openDir(c, path);
   if (fd < 0) return null;
-  const types: EntryType[] = [];
-  let filled = 0;
   try {
-    while (true) {
-      const got = Number(c.getdents64(fd, records, BigInt(records.length)));
-      if (got < 0) return null;
-      if (got === 0) break;
-      for (let at = 0; at < got; at += view.getUint16(at + RECLEN, true)) {
-        const start = at + NAME;
-        const end = records.indexOf(0, start);
-        if (
-          records[start] === 46 &&
-          (end === start + 1 || (end === start + 2 && records[start + 1] === 46))
-        ) continue;
-        const type = records[at + TYPE]!;
-        if (type === DT_UNKNOWN) return null; // the file system does not say: a stat would
-        types.push(TYPES[type] ?? "other");
-        if (filled + end - start + 1 > names.length) names = grow(names, filled + end - start + 1);
-        names.set(records.subarray(start, end), filled);
-        filled += end - start;
-        names[filled++] = 0;
-      }
-    }
+    return readEntries((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))));
   } finally {
     c.close(fd);
   }
-  if (types.length === 0) return [];
-  const text = decoder.decode(names.subarray(0, filled - 1));
-  // Bytes that are not UTF-8 came out as U+FFFD: the raw-name path lists those exactly.
-  if (text.includes("\uFFFD")) return null;
-  const list = text.split("\0");
-  return list.map((name, i) => ({ name, type: types[i]! }));
+}
+
+/**
+ * fastListDir, with `await turn()` after every `perTurn` entries (about): a small directory is read at
+ * once as before, a huge one in steps (on buffers of its own, as other listings run between).
+ */
+export async function fastListDirInTurns(
+  path: string,
+  turn: () => Promise<unknown> = nextTurn,
+  perTurn = TURN_ENTRIES,
+): Promise<DirEntry[] | null> {
+  const c = load();
+  if (!c) return null;
+  const fd = openDir(c, path);
+  if (fd < 0) return null;
+  const r = reading((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))));
+  try {
+    let step = readSome(r, perTurn);
+    if (step === "more") {
+      // From here on other listings may run: this one leaves the shared buffers to them.
+      r.records = new Uint8Array(records.length);
+      r.view = new DataView(r.records.buffer);
+      r.names = new Uint8Array(names.length);
+    }
+    while (step === "more") {
+      await turn();
+      step = readSome(r, r.entries.length + perTurn);
+    }
+    return step === "done" ? r.entries : null;
+  } finally {
+    if (r.records === records) names = r.names;
+    c.close(fd);
+  }
+}
+
+/**
+ * The entries of an open directory, read with `getdents` (getdents64 on its descriptor: the byte
+ * count, 0 at the end, negative on error) in one go on the shared buffers. Without `exact`, null
+ * when the usual listing must answer (an error, an entry type the directory does not say, a name
+ * that is not UTF-8). With it, an error throws its errno, `exact.typeOf` settles an unknown type
+ * and such names keep their bytes.
+ */
+export function readEntries(
+  getdents: (buf: Uint8Array<ArrayBuffer>) => number,
+  exact?: ExactListing,
+): DirEntry[] | null {
+  const r = reading(getdents);
+  try {
+    return readSome(r, Infinity, exact) === "done" ? r.entries : null;
+  } finally {
+    names = r.names; // keep a grown buffer for the next listing
+  }
+}
+
+/** A turn of the event loop (setImmediate: no timer clamping). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function openDir(c: Libc, path: string): number {
+  return c.open(encoder.encode(`${path}\0`), O_DIRECTORY | O_CLOEXEC, 0);
+}
+
+function reading(getdents: Reading["getdents"]): Reading {
+  return { getdents, records, view: new DataView(records.buffer), names, entries: [] };
+}
+
+/**
+ * Reads entries until the directory ends ("done") or `limit` entries are decoded ("more"); "fail"
+ * when the usual listing must answer (an error, an unknown type, a name that is not UTF-8) and
+ * there is no `exact` way to settle it.
+ */
+function readSome(r: Reading, limit: number, exact?: ExactListing): "done" | "more" | "fail" {
+  const types: (EntryType | undefined)[] = [];
+  let filled = 0;
+  let done = false;
+  while (r.entries.length + types.length < limit) {
+    const got = r.getdents(r.records);
+    if (got < 0) return exact ? exact.fail(got) : "fail";
+    if (got === 0) {
+      done = true;
+      break;
+    }
+    const { records, view } = r;
+    for (let at = 0; at < got; at += view.getUint16(at + RECLEN, true)) {
+      const start = at + NAME;
+      const end = records.indexOf(0, start);
+      if (
+        records[start] === 46 &&
+        (end === start + 1 || (end === start + 2 && records[start + 1] === 46))
+      ) continue;
+      const type = records[at + TYPE]!;
+      if (type === DT_UNKNOWN && !exact) return "fail"; // the file system does not say: a stat would
+      types.push(type === DT_UNKNOWN ? undefined : TYPES[type] ?? "other");
+      if (filled + end - start + 1 > r.names.length) {
+        r.names = grow(r.names, filled + end - start + 1);
+      }
+      r.names.set(records.subarray(start, end), filled);
+      filled += end - start;
+      r.names[filled++] = 0;
+    }
+  }
+  if (types.length > 0) {
+    const text = decoder.decode(r.names.subarray(0, filled - 1));
+    // Bytes that are not UTF-8 came out as U+FFFD: the raw-name path lists those exactly.
+    if (text.includes("\uFFFD") && !exact) return "fail";
+    const list = text.includes("\uFFFD")
+      ? splitExact(r.names, filled, exact!.decode)
+      : text.split("\0");
+    for (let i = 0; i < list.length; i++) {
+      const name = list[i]!;
+      r.entries.push({ name, type: types[i] ?? exact!.typeOf(name) });
+    }
+  }
+  return done ? "done" : "more";
+}
+
+/** The names in `names` (NUL-separated), each decoded by `decode` (keeping bytes that are not UTF-8). */
+function splitExact(
+  names: Uint8Array,
+  filled: number,
+  decode: (bytes: Uint8Array) => string,
+): string[] {
+  const out: string[] = [];
+  for (let start = 0; start < filled;) {
+    const end = names.indexOf(0, start);
+    out.push(decode(names.subarray(start, end)));
+    start = end + 1;
+  }
+  return out;
 }
 
 function grow(buffer: Uint8Array, needed: number): Uint8Array<ArrayBuffer> {

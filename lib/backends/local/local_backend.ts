@@ -19,18 +19,22 @@ import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { CaseProber } from "../case_probe.ts";
 import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
-import { assertRegularFile, fileTooLargeToRead } from "../../ops/read_limits.ts";
-import { writeTempName } from "../../core/path/write_temp_name.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
+import { keptCopyName, writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { removeDeadTemps } from "./dead_temps.ts";
-import { BoundedRead } from "./bounded_read.ts";
+import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts";
+import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
-import { fastListDir } from "./fast_dir.ts";
+import { fastListDirInTurns } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
+import { type FileIdentity, swapChecked, type SwapNames, SwappedOut } from "./checked_swap.ts";
+import { Beneath, type BeneathMethod } from "./beneath.ts";
+import { type BeneathConfig, beneathConfig } from "./beneath_fs.ts";
+import { ConfinedLocal } from "./confined_local.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -64,19 +68,15 @@ function refuseSpecial(path: string, s: Deno.FileInfo): void {
   if (!s.isFile && !s.isDirectory) assertRegularFile(path, toInfo(s), "anchorfs");
 }
 
-let tempCounter = 0;
-/** Temp files of writes in progress in this process (shared by every LocalBackend). */
-const writesInFlight = new Set<string>();
-
 /**
  * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
  * one descriptor; a stat just before returning must still show that inode, size and mtime, so a
- * change while the (possibly long) read ran is caught too.
+ * change while the (possibly long) read ran is caught too. Returns the file checked.
  */
 async function checkUnchanged(
   path: string,
   expect: NonNullable<WriteOptions["expect"]>,
-): Promise<void> {
+): Promise<FileIdentity> {
   let file: fsp.FileHandle;
   try {
     file = await fsp.open(path, READ_FLAGS);
@@ -101,6 +101,7 @@ async function checkUnchanged(
     !now || now.ino !== read.ino || now.dev !== read.dev || now.size !== read.size ||
     now.mtime?.getTime() !== read.mtimeMs
   ) throw fileChanged(path);
+  return { dev: read.dev, ino: read.ino };
 }
 
 /**
@@ -156,7 +157,7 @@ async function checkUnchangedRaw(
   names: RawNames,
   path: string,
   expect: NonNullable<WriteOptions["expect"]>,
-): Promise<void> {
+): Promise<FileIdentity> {
   let checked: Deno.FileInfo;
   try {
     checked = await names.withAlias(path, async (alias) => {
@@ -172,6 +173,80 @@ async function checkUnchangedRaw(
     !now || now.ino !== checked.ino || now.dev !== checked.dev || now.size !== checked.size ||
     now.mtime?.getTime() !== checked.mtime?.getTime()
   ) throw fileChanged(path);
+  return { dev: checked.dev, ino: checked.ino ?? 0 };
+}
+
+/**
+ * Writes the temp file of a write to `path`: `data`, the mode given or the target's, its owner
+ * kept (keepOwner), fsynced before anything makes it the file.
+ */
+async function writeTemp(
+  temp: string,
+  data: Uint8Array,
+  options: WriteOptions,
+  path: string,
+): Promise<void> {
+  let mode = options.mode;
+  if (mode === undefined) {
+    const current = await hosted(path, Deno.stat).catch(() => null);
+    if (current?.mode != null) mode = current.mode & 0o7777;
+  }
+  const owner = options.expect === null ? null : await ownerOf(path);
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
+  try {
+    for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
+    await keepOwner(temp, owner);
+    if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
+    await file.sync(); // the data is on disk before the rename makes it the file
+  } finally {
+    file.close();
+  }
+}
+
+/** The names checked_swap.ts works with for a write of `path` (a UTF-8 name) through `temp`. */
+function swapNames(temp: string, path: string, dir: string, base: string): SwapNames {
+  return {
+    temp,
+    path,
+    tempOpen: temp,
+    shown: path,
+    statPath: () => {
+      const info = fs.lstatSync(path, { throwIfNoEntry: false });
+      return info ? { dev: info.dev, ino: info.ino } : null;
+    },
+    keptName: () => {
+      const kept = `${dir === "/" ? "" : dir}/${keptCopyName(base, Deno.pid, nextTempNumber())}`;
+      return { open: kept, shown: kept };
+    },
+  };
+}
+
+/**
+ * swapNames for a name that is not UTF-8: the exchange takes the names by bytes, Deno opens the
+ * temp (a UTF-8 name) through the folder's fd alias and stats the target through its own.
+ */
+function rawSwapNames(
+  names: RawNames,
+  at: { temp: string; tempOpen: string; path: string; alias: string; dir: string; base: string },
+): SwapNames {
+  return {
+    temp: at.temp,
+    path: at.path,
+    tempOpen: at.tempOpen,
+    shown: at.path,
+    statPath: () => {
+      try {
+        const info = names.withAliasSync(at.path, Deno.statSync);
+        return { dev: info.dev, ino: info.ino ?? 0 };
+      } catch {
+        return null;
+      }
+    },
+    keptName: () => {
+      const name = keptCopyName(at.base, Deno.pid, nextTempNumber());
+      return { open: `${at.alias}/${name}`, shown: `${at.dir === "/" ? "" : at.dir}/${name}` };
+    },
+  };
 }
 
 /** The raw-name helper for a path holding bytes that are not UTF-8 (see raw_names.ts). */
@@ -258,6 +333,9 @@ export class LocalBackend implements FileBackend {
   readonly paths: PathRules;
   private readonly locks: LocalWriteLocks;
   private readonly prober: CaseProber;
+  /** The held allowed directories once confined (null: the kernel cannot confine here). */
+  private beneath: Beneath | null | undefined;
+  private confined: ConfinedLocal | undefined;
 
   /** `options.locks`: where the cross-process write locks live and how long a write waits. */
   constructor(options: { locks?: WriteLockOptions } = {}) {
@@ -330,9 +408,9 @@ export class LocalBackend implements FileBackend {
   }
 
   /**
-   * The write: temp file written and fsynced, checked against `expect`, renamed over the target,
-   * folder fsynced. Another program writing the target between the final check and the rename
-   * is not seen: that window is one stat and the rename (see docs/security.md, "Writing safely").
+   * The write: temp file written and fsynced, checked against `expect`, swapped in for the target
+   * and what came out checked again (checked_swap.ts; where names cannot be exchanged, a rename
+   * right after the check), folder fsynced (see docs/security.md, "Writing safely").
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     if (options.expect !== null && await hasOtherLinks(path)) {
@@ -340,35 +418,34 @@ export class LocalBackend implements FileBackend {
     }
     const dir = this.paths.parent(path);
     if (hasRawBytes(path)) return await this.writeRawName(path, data, options);
-    const temp = this.paths.join(
-      dir,
-      writeTempName(this.paths.baseName(path), Deno.pid, ++tempCounter),
-    );
-    let mode = options.mode;
+    const base = this.paths.baseName(path);
+    const temp = this.paths.join(dir, writeTempName(base, Deno.pid, nextTempNumber()));
+    // Once the names are exchanged, the temp's name holds the old file: never remove it blindly.
+    let tempIsOurs = true;
     writesInFlight.add(temp);
     try {
-      if (mode === undefined) {
-        const current = await this.stat(path);
-        if (current?.mode != null) mode = current.mode;
-      }
-      const owner = options.expect === null ? null : await ownerOf(path);
-      const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
-      try {
-        for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-        await keepOwner(temp, owner);
-        if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
-        await file.sync(); // the data is on disk before the rename makes it the file
-      } finally {
-        file.close();
-      }
+      await writeTemp(temp, data, options, path);
+      let swapped: SwappedOut | null = null;
       if (options.expect === null) await placeNew(temp, path);
+      else if (options.expect === undefined) await Deno.rename(temp, path);
       else {
-        if (options.expect !== undefined) await checkUnchanged(path, options.expect);
-        await Deno.rename(temp, path);
+        const checked = await checkUnchanged(path, options.expect);
+        tempIsOurs = false;
+        swapped = swapChecked(
+          swapNames(temp, path, dir, base),
+          data,
+          options.expect.bytes,
+          checked,
+        );
+        if (swapped === null) {
+          tempIsOurs = true;
+          await Deno.rename(temp, path); // no exchange here: renamed right after the check
+        }
       }
       await syncDir(dir); // the rename itself survives a power cut
+      swapped?.settle();
     } catch (e) {
-      await Deno.remove(temp).catch(() => {});
+      if (tempIsOurs) await Deno.remove(temp).catch(() => {});
       if (e instanceof Deno.errors.NotFound && await hosted(path, Deno.stat).catch(() => null)) {
         throw noTempBeside(path);
       }
@@ -431,12 +508,13 @@ export class LocalBackend implements FileBackend {
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
-  readDir(path: string): Promise<DirEntry[]> {
+  async readDir(path: string): Promise<DirEntry[]> {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
-      // directory blocks the event loop for well under a millisecond.
-      if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
-      const fast = fastListDir(path);
+      // directory blocks the event loop for well under a millisecond, and a huge one gives the
+      // event loop a turn every few tens of thousands of entries.
+      if (hasRawBytes(path)) return raw(path).listDir(path);
+      const fast = await fastListDirInTurns(path);
       if (fast) return Promise.resolve(fast);
       const out: DirEntry[] = [];
       let lossy = false;
@@ -523,40 +601,40 @@ export class LocalBackend implements FileBackend {
   private async writeRawName(path: string, data: Uint8Array, options: WriteOptions): Promise<void> {
     const names = raw(path);
     const dir = this.paths.parent(path);
-    const tempName = writeTempName(
-      this.paths.baseName(path).toWellFormed(),
-      Deno.pid,
-      ++tempCounter,
-    );
+    const base = this.paths.baseName(path).toWellFormed();
+    const tempName = writeTempName(base, Deno.pid, nextTempNumber());
     const tempByName = this.paths.resolve(dir, tempName);
     try {
-      let mode = options.mode;
-      if (mode === undefined) {
-        const current = await this.stat(path);
-        if (current?.mode != null) mode = current.mode;
-      }
-      const owner = options.expect === null ? null : await ownerOf(path);
       await names.withAlias(dir, async (alias) => {
         const temp = `${alias}/${tempName}`;
+        let tempIsOurs = true; // as in writeFileAtomic
         writesInFlight.add(temp);
         try {
-          const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
-          try {
-            for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-            await keepOwner(temp, owner);
-            if (mode !== undefined) await Deno.chmod(temp, mode);
-            await file.sync();
-          } finally {
-            file.close();
-          }
+          await writeTemp(temp, data, options, path);
+          let swapped: SwappedOut | null = null;
           if (options.expect === null) await this.placeNewRaw(names, tempByName, path);
+          else if (options.expect === undefined) names.rename(tempByName, path);
           else {
-            if (options.expect !== undefined) await checkUnchangedRaw(names, path, options.expect);
-            names.rename(tempByName, path);
+            const checked = await checkUnchangedRaw(names, path, options.expect);
+            tempIsOurs = false;
+            const swap = rawSwapNames(names, {
+              temp: tempByName,
+              tempOpen: temp,
+              path,
+              alias,
+              dir,
+              base,
+            });
+            swapped = swapChecked(swap, data, options.expect.bytes, checked);
+            if (swapped === null) {
+              tempIsOurs = true;
+              names.rename(tempByName, path);
+            }
           }
           await syncDir(alias);
+          swapped?.settle();
         } catch (e) {
-          await Deno.remove(temp).catch(() => {});
+          if (tempIsOurs) await Deno.remove(temp).catch(() => {});
           throw e;
         } finally {
           writesInFlight.delete(temp);
@@ -610,8 +688,48 @@ export class LocalBackend implements FileBackend {
     );
   }
 
+  /**
+   * Holds `dirs` open and returns the confined view whose operations open every path beneath
+   * them (confined_local.ts); undefined without FFI or off Linux. Called again with the new
+   * directories when they change; the same view follows.
+   * @ignore
+   */
+  confine(
+    dirs: readonly { path: string; named?: string }[],
+    refuse: (path: string, real: string) => Error,
+  ): { backend: FileBackend; method: "openat2" | "openat" } | undefined {
+    if (this.beneath === undefined) this.beneath = Beneath.open(this.paths, forcedMethod());
+    if (this.beneath === null) return undefined;
+    this.beneath.set(dirs);
+    if (this.confined) this.confined.setRefusal(refuse);
+    else this.confined = new ConfinedLocal(this, this.beneath, refuse);
+    return { backend: this.confined, method: this.beneath.method };
+  }
+
+  /**
+   * What the search workers need to open files beneath the same directories; null: unconfined.
+   * @ignore
+   */
+  beneathConfig(): BeneathConfig | null {
+    const b = this.beneath;
+    return b && this.confined ? beneathConfig(b.method, b.generation, b.held()) : null;
+  }
+
   close(): Promise<void> {
+    this.beneath?.close();
     return Promise.resolve();
+  }
+}
+
+/**
+ * ANCHORFS_BENEATH=openat makes a confined server walk with openat even where openat2 exists:
+ * how tests and benchmarks reach the path older kernels take.
+ */
+function forcedMethod(): BeneathMethod | undefined {
+  try {
+    return Deno.env.get("ANCHORFS_BENEATH") === "openat" ? "openat" : undefined;
+  } catch {
+    return undefined; // no env permission: the default
   }
 }
 
@@ -623,21 +741,11 @@ function readOneSync(
   path: string,
   options: ReadFilesOptions,
 ): { path: string; data?: Uint8Array; size?: number; error?: Error } {
-  const head = options.headBytes;
-  const limit = options.skipLargerThan;
   try {
     const read = (p: string) => {
       const s = Deno.statSync(p);
       refuseSpecial(path, s); // a FIFO would block the thread, a device never end
-      if (limit !== undefined && s.size > limit) throw fileTooLargeToRead(path, s.size, limit);
-      const data = readSyncUpTo(p, s.size, head ?? limit ?? Infinity);
-      if (head !== undefined) {
-        return { path, data: data.subarray(0, head), size: Math.max(s.size, data.length) };
-      }
-      if (limit !== undefined && data.length > limit) {
-        throw fileTooLargeToRead(path, data.length, limit, s.size);
-      }
-      return { path, data, size: data.length };
+      return readBulkOne(path, s.size, options, (max) => readSyncUpTo(p, s.size, max));
     };
     return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
   } catch (e) {

@@ -28,21 +28,41 @@ import {
   summarizeHead,
 } from "../../core/text/head_summary.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
+import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
+import { beneathLibc } from "./beneath.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
 const WORKER_SOURCE = `
 import * as fs from "node:fs";
-${[...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch].join("\n")}
-${[...HEAD_SUMMARY_FUNCTIONS, quickSummary].join("\n")}
+${
+  [...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch, matchHeld].join("\n")
+}
+${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs].join("\n")}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
 let head = new Uint8Array(0);
+// A confined server's files are opened beneath the allowed directories' descriptors (sent with
+// each batch); null when libc cannot be opened here: the main thread then reads every file.
+let beneathLibc;
+let beneath;
+function filesFor(confine) {
+  if (!confine) return fs;
+  if (beneath?.generation === confine.generation) return beneath.files;
+  try {
+    beneathLibc ??= Deno.dlopen("libc.so.6", ${JSON.stringify(SUMMARY_SYMBOLS)}).symbols;
+  } catch {
+    return null;
+  }
+  beneath = { generation: confine.generation, files: ${beneathSummaryFs.name}(beneathLibc, confine) };
+  return beneath.files;
+}
 // A listing's batch (list_dir.ts): made unless the listing's thread claimed it first.
-function summarize({ sid, claim, paths, headBytes }) {
+function summarize({ sid, claim, paths, headBytes, confine }) {
   if (Atomics.compareExchange(claim, 0, 0, 1) !== 0) return;
   if (head.length < headBytes) head = new Uint8Array(headBytes);
+  const files = filesFor(confine);
   const summaries = paths.map((path) =>
-    ${quickSummary.name}(path, head, headBytes, fs, ${summarizeHead.name})
+    files && ${quickSummary.name}(path, head, headBytes, files, ${summarizeHead.name})
   );
   self.postMessage({ sid, summaries });
   Atomics.compareExchange(claim, 0, 1, 3); // answered: the listing awaits it instead of making it
@@ -68,9 +88,17 @@ async function matchersFor(spec) {
 }
 self.onmessage = async (e) => {
   if (e.data.summarize) return summarize(e.data.summarize);
-  const { id, paths, request, maxBytes, stop } = e.data;
+  const { id, paths, data, request, maxBytes, stop, progress, confine } = e.data;
   const m = await matchersFor(request.spec);
-  const result = ${scanBatch.name}(paths, request, m, finder, maxBytes, fs, stop, ${matchBytes.name});
+  const files = data ? fs : filesFor(confine);
+  // Each file's answer goes out as soon as it is known: a worker stopped inside a later file
+  // (terminated at the deadline) has then told what it found before.
+  const report = (i, scan) => self.postMessage({ id, partial: [i, scan] });
+  const result = data
+    ? ${matchHeld.name}(data, request, m, stop, ${matchBytes.name})
+    : files
+    ? ${scanBatch.name}(paths, request, m, finder, maxBytes, files, stop, ${matchBytes.name}, progress, report)
+    : { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
   self.postMessage({ id, ...result });
 };
 `;
@@ -89,6 +117,10 @@ function scanBatch(
   fs: SummaryFs,
   stop: Int32Array,
   match: typeof matchBytes,
+  /** Set to the index of the file being scanned (read by the pool when it stops a worker). */
+  progress?: Int32Array,
+  /** Told each file's matches or binary verdict as soon as it is known. */
+  report?: (i: number, scan: FileMatches | "binary") => void,
 ): ScanResult {
   const found: [number, FileMatches][] = [];
   const binaries: number[] = [];
@@ -101,6 +133,7 @@ function scanBatch(
       break;
     }
     const options = { ...request.options, room };
+    if (progress) Atomics.store(progress, 0, i);
     const scan = scanFile(
       paths[i]!,
       request.literal,
@@ -112,14 +145,47 @@ function scanBatch(
       stopped,
       match,
     );
+    if (scan === "stopped") {
+      // Stopped inside this file: it was searched in part, the rest of the batch not at all.
+      for (let k = i + 1; k < paths.length; k++) unchecked.push(k);
+      return { found, binaries, unchecked, interrupted: i };
+    }
     if (scan === "binary") binaries.push(i);
-    else if (scan === "unchecked" || scan === "stopped") unchecked.push(i);
+    else if (scan === "unchecked") unchecked.push(i);
     else if (scan !== "miss") {
       found.push([i, scan]);
       room -= scan.shown.length + (scan.truncated ? 1 : 0);
     }
+    if (scan === "binary" || typeof scan === "object") report?.(i, scan);
   }
   return { found, binaries, unchecked };
+}
+
+/**
+ * Bytes already read (another backend's file, or one the worker could not open by name) matched
+ * like a batch of one file at index 0, a mebibyte of text at a time, stopping between pieces when
+ * `stop[0]` is set. Self-contained, like scanBatch; null `m` leaves it unchecked.
+ */
+function matchHeld(
+  data: Uint8Array,
+  request: ScanRequest,
+  m: LineMatchers | null,
+  stop: Int32Array,
+  match: typeof matchBytes,
+): ScanResult {
+  if (!m) return { found: [], binaries: [], unchecked: [0] };
+  if (data.length === 0) return { found: [], binaries: [], unchecked: [] };
+  const CHUNK = 1024 * 1024;
+  const scan = match(
+    (position) => data.subarray(position, position + CHUNK),
+    m,
+    request.options,
+    () => Atomics.load(stop, 0) !== 0,
+    data.length,
+  );
+  if (scan === "binary") return { found: [], binaries: [0], unchecked: [] };
+  if (scan === "stopped") return { found: [], binaries: [], unchecked: [], interrupted: 0 };
+  return { found: scan === "miss" ? [] : [[0, scan]], binaries: [], unchecked: [] };
 }
 
 /**
@@ -234,10 +300,21 @@ let inlineFinder: Finder | undefined;
 
 interface Job {
   resolve(result: ScanResult): void;
+  /** The files of the batch; for bytes already read (`data`), one entry standing for them. */
   paths: readonly string[];
+  data?: Uint8Array;
   request: ScanRequest;
   maxBytes: number;
   stop: Int32Array;
+  /** Set on a confined server: open the files beneath these directories (beneath_fs.ts). */
+  confine: BeneathConfig | undefined;
+  /** The index of the file the worker is in (it sets it before each file). */
+  progress: Int32Array;
+  /** Answers the worker reported file by file, for a worker stopped before its batch ended. */
+  found: [number, FileMatches][];
+  binaries: number[];
+  /** Set once the search stopped: when it fires with the batch unanswered, the worker ends. */
+  grace?: ReturnType<typeof setTimeout>;
 }
 
 /** One search's batches waiting for a worker. */
@@ -253,6 +330,13 @@ interface Queue {
  * agent's burst of searches warm (no start-up per call) and returns that memory soon after.
  */
 export const IDLE_MS = 5_000;
+
+/**
+ * How long a worker may go on with a stopped search's batch before it is terminated: it checks
+ * the stop flag between files and between a file's pieces, but one regex run over one huge line
+ * cannot be interrupted (6 one-line 16 MiB files took a 20 s deadline to 37 s).
+ */
+export const STOP_GRACE_MS = 250;
 
 /**
  * How long after a listing that found the workers stopped they are started (see warmSoon):
@@ -281,12 +365,21 @@ export class ParallelScanner implements ContentScanner {
   /** Listing batches posted to a worker and not answered yet, by id (see openSummaries). */
   private summaryWaits = new Map<number, (answer: (FileSummary | null)[] | null) => void>();
   private summaryIds = 0;
+  /** Which worker each listing batch went to (a worker ended by `abandon` leaves them). */
+  private summaryOwners = new Map<number, number>();
   private summaryRuns = 0;
   private warmTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set by close: no listing starts the workers again (a search still may, as before). */
   private closed = false;
 
-  constructor(parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))) {
+  /**
+   * `confined`: on a confined server, the allowed directories the files are opened beneath
+   * (LocalBackend.beneathConfig), read when each search or listing starts.
+   */
+  constructor(
+    parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)),
+    private readonly confined: () => BeneathConfig | null = () => null,
+  ) {
     this.parallelism = parallelism;
   }
 
@@ -340,13 +433,53 @@ export class ParallelScanner implements ContentScanner {
     // One flag per search, shared with the workers: set, it stops their loops between files
     // and between a big file's chunks.
     const stop = new Int32Array(new SharedArrayBuffer(4));
+    const confine = this.confined() ?? undefined;
     return {
-      scan: (paths) => this.scan(paths, request, maxBytes, stop),
+      scan: (paths) => this.scan(paths, request, maxBytes, stop, confine),
+      match: async (data) =>
+        heldAnswer(await this.scan(["(bytes)"], request, maxBytes, stop, undefined, data)),
       stop: () => {
         Atomics.store(stop, 0, 1);
         this.drop(stop);
+        this.endSoon(stop);
       },
     };
+  }
+
+  /** Gives the workers on a stopped search's batches STOP_GRACE_MS to answer, then ends them. */
+  private endSoon(stop: Int32Array): void {
+    for (let w = 0; w < this.running.length; w++) {
+      const job = this.running[w];
+      if (!job || job.stop !== stop || job.grace !== undefined) continue;
+      job.grace = setTimeout(() => this.abandon(w, job), STOP_GRACE_MS);
+    }
+  }
+
+  /**
+   * Terminates worker `w`, still on `job` past the grace: the batch is answered with what the
+   * worker reported before the file it was in (`interrupted`), and a fresh worker takes its slot.
+   */
+  private abandon(w: number, job: Job): void {
+    if (this.running[w] !== job) return;
+    this.workers[w]!.terminate();
+    this.running[w] = undefined;
+    // Listing batches that worker took will not be answered now: their listings make them.
+    for (const [sid, owner] of this.summaryOwners) {
+      if (owner !== w) continue;
+      this.summaryWaits.get(sid)?.(null);
+      this.summaryWaits.delete(sid);
+      this.summaryOwners.delete(sid);
+    }
+    const at = Atomics.load(job.progress, 0);
+    const unchecked = job.paths.map((_, i) => i).filter((i) => i > at);
+    job.resolve({ found: job.found, binaries: job.binaries, unchecked, interrupted: at });
+    try {
+      this.workers[w] = this.newWorker(this.workerUrl());
+    } catch {
+      this.fail();
+      return;
+    }
+    this.dispatch();
   }
 
   /**
@@ -370,12 +503,14 @@ export class ParallelScanner implements ContentScanner {
     // One worker per listing (in turn): a second one, on two cores beside the walking thread,
     // measured no faster.
     const run = this.summaryRuns++;
+    const confine = this.confined() ?? undefined;
     const claims: Int32Array[] = [];
     const answers: Promise<(FileSummary | null)[] | null>[] = [];
     const ids: number[] = [];
     const settle = (k: number) => {
       this.summaryWaits.get(ids[k]!)?.(null);
       this.summaryWaits.delete(ids[k]!);
+      this.summaryOwners.delete(ids[k]!);
     };
     return {
       post: (paths) => {
@@ -384,9 +519,12 @@ export class ParallelScanner implements ContentScanner {
         claims.push(claim);
         ids.push(sid);
         answers.push(new Promise((resolve) => this.summaryWaits.set(sid, resolve)));
-        const worker = this.workers[run % Math.max(1, this.workers.length)];
-        if (worker) worker.postMessage({ summarize: { sid, claim, paths, headBytes } });
-        else settle(claims.length - 1); // stopped meanwhile: the caller makes it
+        const owner = run % Math.max(1, this.workers.length);
+        const worker = this.workers[owner];
+        if (worker) {
+          this.summaryOwners.set(sid, owner);
+          worker.postMessage({ summarize: { sid, claim, paths, headBytes, confine } });
+        } else settle(claims.length - 1); // stopped meanwhile: the caller makes it
       },
       claim: (k, started = false) => {
         // 0: waiting, 1: a worker is making it, 2: the listing's, 3: answered (on its way).
@@ -411,14 +549,29 @@ export class ParallelScanner implements ContentScanner {
     request: ScanRequest,
     maxBytes: number,
     stop: Int32Array,
+    confine: BeneathConfig | undefined,
+    data?: Uint8Array,
   ): Promise<ScanResult> {
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
-    if (this.broken || !this.start()) {
-      return Promise.resolve(scanInline(paths, request, maxBytes, stop));
+    // A batch of one file (a file root, bytes already read) starts one worker, not the pool.
+    if (this.broken || !this.start(Math.min(this.parallelism, paths.length))) {
+      return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine, data));
     }
     return new Promise((resolve) => {
-      const job = { resolve, paths, request, maxBytes, stop };
+      const progress = new Int32Array(new SharedArrayBuffer(4));
+      const job: Job = {
+        resolve,
+        paths,
+        ...(data && { data }),
+        request,
+        maxBytes,
+        stop,
+        confine,
+        progress,
+        found: [],
+        binaries: [],
+      };
       let queue = this.queues.find((q) => q.stop === stop);
       if (!queue) this.queues.push(queue = { stop, jobs: [] });
       queue.jobs.push(job);
@@ -435,8 +588,21 @@ export class ParallelScanner implements ContentScanner {
       // The search goes to the back of the turn; with nothing left waiting it leaves it.
       if (queue.jobs.length > 0) this.queues.push(queue);
       this.running[w] = job;
-      const { paths, request, maxBytes, stop } = job;
-      this.workers[w]!.postMessage({ id: w, paths, request, maxBytes, stop });
+      const { paths, data, request, maxBytes, stop, progress, confine } = job;
+      // Bytes are copied, not handed over: where the worker cannot match them (no re2js in a
+      // bundle's workers) the caller matches them itself.
+      this.workers[w]!.postMessage({
+        id: w,
+        paths,
+        data,
+        request,
+        maxBytes,
+        stop,
+        progress,
+        confine,
+      });
+      // A search stopped while this batch waited is not waited for past the grace either.
+      if (Atomics.load(stop, 0) !== 0) this.endSoon(stop);
     }
   }
 
@@ -452,24 +618,9 @@ export class ParallelScanner implements ContentScanner {
   private start(count = this.parallelism): boolean {
     if (this.workers.length >= count) return true;
     try {
-      const url = URL.createObjectURL(
-        new Blob([WORKER_SOURCE], { type: "application/javascript" }),
-      );
+      const url = this.workerUrl();
       for (let i = this.workers.length; i < count; i++) {
-        const worker = new Worker(url, { type: "module" });
-        worker.onmessage = (e: MessageEvent<({ id: number } & ScanResult) | SummaryAnswer>) => {
-          if ("sid" in e.data) return this.summaryAnswered(e.data);
-          const job = this.running[e.data.id];
-          this.running[e.data.id] = undefined;
-          const { found, binaries, unchecked } = e.data;
-          job?.resolve({ found, binaries, unchecked });
-          this.dispatch();
-        };
-        worker.onerror = (e) => {
-          e.preventDefault();
-          this.fail();
-        };
-        this.workers.push(worker);
+        this.workers.push(this.newWorker(url));
         this.running.push(undefined);
       }
       URL.revokeObjectURL(url);
@@ -480,13 +631,49 @@ export class ParallelScanner implements ContentScanner {
     }
   }
 
+  private workerUrl(): string {
+    return URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
+  }
+
+  private newWorker(url: string): Worker {
+    const worker = new Worker(url, { type: "module" });
+    worker.onmessage = (e: MessageEvent<WorkerAnswer | SummaryAnswer>) => {
+      if ("sid" in e.data) return this.summaryAnswered(e.data);
+      const job = this.running[e.data.id];
+      if ("partial" in e.data) {
+        const [i, scan] = e.data.partial;
+        if (scan === "binary") job?.binaries.push(i);
+        else job?.found.push([i, scan]);
+        return;
+      }
+      this.running[e.data.id] = undefined;
+      if (job?.grace !== undefined) clearTimeout(job.grace);
+      const { found, binaries, unchecked, interrupted } = e.data;
+      job?.resolve({
+        found,
+        binaries,
+        unchecked,
+        ...(interrupted !== undefined && { interrupted }),
+      });
+      this.dispatch();
+    };
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail();
+    };
+    return worker;
+  }
+
   /** Workers unavailable (no permission, a runtime without them): scan on this thread instead. */
   private fail(): void {
     this.broken = true;
     const jobs = this.takeAll();
     this.stopWorkers();
     for (const job of jobs) {
-      job.resolve(scanInline(job.paths, job.request, job.maxBytes, job.stop));
+      if (job.grace !== undefined) clearTimeout(job.grace);
+      job.resolve(
+        scanInline(job.paths, job.request, job.maxBytes, job.stop, job.confine, job.data),
+      );
     }
   }
 
@@ -498,6 +685,7 @@ export class ParallelScanner implements ContentScanner {
     ];
     this.running = this.running.map(() => undefined);
     this.queues = [];
+    for (const job of jobs) if (job.grace !== undefined) clearTimeout(job.grace);
     return jobs;
   }
 
@@ -515,6 +703,7 @@ export class ParallelScanner implements ContentScanner {
   private summaryAnswered({ sid, summaries }: SummaryAnswer): void {
     this.summaryWaits.get(sid)?.(summaries);
     this.summaryWaits.delete(sid);
+    this.summaryOwners.delete(sid);
   }
 
   private stopWorkers(): void {
@@ -524,6 +713,7 @@ export class ParallelScanner implements ContentScanner {
     // Listing batches a worker took and will not answer now: their listings make them.
     for (const resolve of this.summaryWaits.values()) resolve(null);
     this.summaryWaits.clear();
+    this.summaryOwners.clear();
   }
 
   close(): Promise<void> {
@@ -537,6 +727,19 @@ export class ParallelScanner implements ContentScanner {
     for (const job of jobs) job.resolve(allUnchecked(job.paths));
     return Promise.resolve();
   }
+}
+
+/** A worker's answer to a batch: one file's (`partial`, as it goes), or the whole batch's. */
+type WorkerAnswer =
+  | { id: number; partial: [number, FileMatches | "binary"] }
+  | ({ id: number } & ScanResult);
+
+/** A batch of bytes already read (ScanRun.match) as the caller reads it. */
+function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interrupted" {
+  if (result.interrupted !== undefined) return "interrupted";
+  if (result.found.length > 0) return result.found[0]![1];
+  if (result.binaries.length > 0) return "binary";
+  return result.unchecked.length > 0 ? "unchecked" : "miss";
 }
 
 /** A worker's answer to a listing's batch. */
@@ -556,7 +759,11 @@ function scanInline(
   request: ScanRequest,
   maxBytes: number,
   stop: Int32Array,
+  confine: BeneathConfig | undefined,
+  data?: Uint8Array,
 ): ScanResult {
+  const files = data ? fs : confine ? inlineBeneath(confine) : fs;
+  if (!files) return allUnchecked(paths);
   const key = JSON.stringify(request.spec);
   let m = inlineMatchers.get(key);
   if (!m) {
@@ -564,6 +771,18 @@ function scanInline(
     m = openMatchers(request.spec as MatchSpec, RE2JS);
     inlineMatchers.set(key, m);
   }
+  if (data) return matchHeld(data, request, m, stop, matchBytes);
   const finder = inlineFinder ??= mainThreadFinder();
-  return scanBatch(paths, request, m, finder, maxBytes, fs, stop, matchBytes);
+  return scanBatch(paths, request, m, finder, maxBytes, files, stop, matchBytes);
+}
+
+let inlineFiles: { generation: number; files: SummaryFs } | undefined;
+
+/** The main thread's SummaryFs beneath `confine`'s directories (null without libc). */
+function inlineBeneath(confine: BeneathConfig): SummaryFs | null {
+  if (inlineFiles?.generation === confine.generation) return inlineFiles.files;
+  const c = beneathLibc();
+  if (!c) return null;
+  inlineFiles = { generation: confine.generation, files: beneathSummaryFs(c, confine) };
+  return inlineFiles.files;
 }

@@ -1,9 +1,11 @@
 // Runs job commands on this machine with the shell the platform layer chooses (lib/core/platform/platform.ts:
 // `bash -c` in its own process group on Linux/macOS, `cmd.exe /d /s /c` on Windows, `--shell`),
-// stdin closed, stdout+stderr written by the child straight into the log file (no bytes pass
-// through this process), and kills whole trees. Also the probes that prove a pid is ours: the
-// process table with each process's job cookie (/proc here; `ps` on macOS, Win32_Process on
-// Windows, see ../platform/foreign_process_table.ts), judged by lib/core/jobs/job_processes.ts.
+// stdin closed. On Linux and macOS the output goes to a pipe the server writes into the log
+// (./job_spawn.ts, ./log_pump.ts) and, on Linux, the job lives in cgroups of its own where the
+// machine allows (./cgroup.ts); on Windows the child writes straight into the log file. Kills
+// whole trees. Also the probes that prove a pid is ours: the process table with each process's
+// job cookie (/proc here; `ps` on macOS, Win32_Process on Windows, see
+// ../platform/foreign_process_table.ts), judged by lib/core/jobs/job_processes.ts.
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -19,6 +21,11 @@ import {
   shellInvocation,
 } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
+import type { JobLog } from "../../ops/jobs/job_store.ts";
+import { CONTAINMENT_VAR, type JobLimits } from "../../core/jobs/containment.ts";
+import { splitJobCookie } from "../../core/jobs/cgroup_paths.ts";
+import { CgroupHost, type CgroupHostOptions, type JobCgroupSetup } from "./cgroup.ts";
+import { type PipedJob, spawnPiped } from "./job_spawn.ts";
 import {
   killWindowsTree,
   readPsTable,
@@ -46,8 +53,13 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
 export interface SpawnRequest {
   command: string;
   cwd: string;
-  /** Log file; opened for append so a cap enforcer may truncate it under the running child. */
+  /**
+   * Log file; on Windows the child writes into it (opened for append, so the cap enforcer may
+   * truncate it under the running child).
+   */
   logPath: string;
+  /** The job's capped log, which the server writes the output pipe into (Linux, macOS). */
+  log?: JobLog;
   /** Where to put the script when the command line is too long for argv. */
   scriptPath: string;
   /** The job's cookie, put in JOB_COOKIE_VAR after any value this server inherited. */
@@ -64,6 +76,10 @@ export interface RunningProcess {
   /** Start time in clock ticks since boot (Linux), undefined elsewhere. */
   startTicks: number | undefined;
   exited: Promise<ProcessExit>;
+  /** The output pipe the server reads (absent when the child writes into the log file). */
+  output?: { settle(): Promise<boolean>; close(): void };
+  /** How the job is contained: its label, its cgroups, and why it has less than asked. */
+  containment?: { label: string; cgroups: string[]; note?: string };
 }
 
 let bashPath: string | undefined;
@@ -95,12 +111,12 @@ function childEnv(cookie: string | undefined): Record<string, string> {
   return env;
 }
 
-/** Starts the command; resolves once it has a pid (or throws if it could not start). */
-export async function spawnShell(
+/** The shell's program and words for the command (a script file when it is too long). */
+async function invocationFor(
   request: SpawnRequest,
-  platform: PlatformDescription = currentPlatform(),
-  choice?: ShellChoice,
-): Promise<RunningProcess> {
+  platform: PlatformDescription,
+  choice: ShellChoice | undefined,
+) {
   const shell = choice ??
     (platform.defaultShell === "bash" ? findBash(platform) : { kind: platform.defaultShell });
   let scriptPath: string | undefined;
@@ -108,7 +124,19 @@ export async function spawnShell(
     scriptPath = request.scriptPath.replace(/\.sh$/, "") + scriptExtension(shell.kind);
     await Deno.writeTextFile(scriptPath, request.command, { mode: 0o600 });
   }
-  const how = shellInvocation(platform, shell, request.command, scriptPath);
+  return shellInvocation(platform, shell, request.command, scriptPath);
+}
+
+/**
+ * Starts the command writing straight into the log file (Windows, or a caller without a log to
+ * pump into); resolves once it has a pid (or throws if it could not start).
+ */
+export async function spawnShell(
+  request: SpawnRequest,
+  platform: PlatformDescription = currentPlatform(),
+  choice?: ShellChoice,
+): Promise<RunningProcess> {
+  const how = await invocationFor(request, platform, choice);
   const fd = fs.openSync(request.logPath, "a");
   let child;
   try {
@@ -138,6 +166,83 @@ export async function spawnShell(
   });
   if (pid === undefined) throw new Error(`could not start ${how.program}`);
   return { pid, startTicks, exited };
+}
+
+/**
+ * Starts the command on Linux or macOS with its output on a pipe the server writes into the log,
+ * in the job's cgroups where the host gives them (else the process tree, and the result says
+ * why). Throws if it could not start.
+ */
+export async function spawnContained(
+  request: SpawnRequest & { log: JobLog },
+  platform: PlatformDescription,
+  choice: ShellChoice | undefined,
+  cgroups: CgroupHost,
+): Promise<RunningProcess> {
+  const how = await invocationFor(request, platform, choice);
+  const job = request.cookie === undefined ? undefined : splitJobCookie(request.cookie);
+  let setup: JobCgroupSetup = job && platform.os === "linux"
+    ? await cgroups.prepare(job.instance, job.id)
+    : { kind: "process-tree", label: "process tree", dirs: [], prefix: [] };
+  const start = (s: JobCgroupSetup) =>
+    spawnPiped({
+      program: how.program,
+      args: how.args,
+      prefix: s.prefix,
+      cwd: request.cwd,
+      env: childEnv(request.cookie),
+      cgroups: s.dirs,
+      reportCgroup: s.kind === "cgroup-v2-delegated",
+      log: request.log,
+      startTimeOf: (pid) => startTimeOf(platform, pid, true),
+    });
+  let piped: PipedJob;
+  try {
+    piped = await start(setup);
+    if (piped.noReport && setup.prefix.length > 0) {
+      // systemd-run refused the scope (its words went to the control pipe): run it plainly.
+      piped.output.close();
+      setup = { ...setup, kind: "process-tree", label: "process tree", prefix: [] };
+      setup.note = "systemd-run could not start its scope";
+      piped = await start(setup);
+    }
+  } catch (e) {
+    await cgroups.remove(setup.dirs);
+    throw e;
+  }
+  const containment = await joinedContainment(setup, piped, cgroups);
+  return {
+    pid: piped.pid,
+    startTicks: piped.startTicks,
+    exited: piped.exited,
+    output: piped.output,
+    containment,
+  };
+}
+
+/** What the job got: its cgroups as joined (a failed join is removed and named). */
+async function joinedContainment(
+  setup: JobCgroupSetup,
+  piped: PipedJob,
+  cgroups: CgroupHost,
+): Promise<NonNullable<RunningProcess["containment"]>> {
+  const notes = setup.note === undefined ? [] : [setup.note];
+  let dirs = setup.dirs;
+  if (setup.kind === "cgroup-v2-delegated") {
+    const dir = piped.cgroup === undefined ? undefined : cgroups.scopeDirectory(piped.cgroup);
+    dirs = dir === undefined ? [] : [dir];
+    if (dir === undefined) notes.push("its systemd scope could not be found");
+  }
+  const failed = piped.failedJoins.map((i) => setup.dirs[i]!).filter((d) => d !== undefined);
+  if (failed.length > 0) {
+    await cgroups.remove(failed);
+    notes.push(`it could not be moved into ${failed.join(", ")}`);
+    // The ones it joined still hold it (a kill takes them), though not as its containment.
+    dirs = dirs.filter((d) => !failed.includes(d));
+  }
+  const held = dirs.length > 0 && !piped.failedJoins.includes(0);
+  const label = held ? setup.label : "process tree";
+  return { label, cgroups: dirs, ...(notes.length > 0 && { note: notes.join("; ") }) };
 }
 
 /** What proves this pid on the platform (see ProcessProof); zombies only when asked. */
@@ -318,6 +423,20 @@ export interface LocalRunnerOptions {
   platform?: PlatformDescription;
   /** `--shell`; default: the platform's (bash, else sh; cmd.exe on Windows). */
   shell?: ShellChoice;
+  /** `--job-memory`, `--job-pids`: limits per job, where a cgroup can carry them. */
+  limits?: JobLimits;
+  /** The containment rung to start from; default ANCHORFS_CONTAINMENT, else `auto`. */
+  containment?: string;
+}
+
+/** The live processes of a job's cgroups as table rows (zombies left out). */
+function cgroupRows(cgroups: CgroupHost, dirs: readonly string[]): ProcessInfo[] {
+  const rows: ProcessInfo[] = [];
+  for (const pid of cgroups.members(dirs)) {
+    const stat = readProcStat(pid);
+    if (stat && stat.state !== "Z") rows.push({ pid, ...stat });
+  }
+  return rows;
 }
 
 /** The JobManager's process runner for a platform and shell (compose.ts wires it). */
@@ -328,8 +447,17 @@ export function createLocalProcessRunner(options: LocalRunnerOptions = {}): Proc
     if (now === undefined) return false;
     return startTicks === undefined || now === startTicks;
   };
+  const hostOptions: CgroupHostOptions = {
+    ...(options.limits && { limits: options.limits }),
+  };
+  const requested = options.containment ?? Deno.env.get(CONTAINMENT_VAR);
+  if (requested !== undefined) hostOptions.requested = requested;
+  const cgroups = new CgroupHost(hostOptions);
   return {
-    spawn: (request) => spawnShell(request, platform, options.shell),
+    spawn: (request) =>
+      platform.os !== "windows" && request.log !== undefined
+        ? spawnContained({ ...request, log: request.log }, platform, options.shell, cgroups)
+        : spawnShell(request, platform, options.shell),
     listProcesses: (since) => listProcessesOn(platform, since),
     signalProcess: (pid, startTicks, signal) => signalProcessOn(platform, pid, startTicks, signal),
     processIsSame: same,
@@ -337,6 +465,12 @@ export function createLocalProcessRunner(options: LocalRunnerOptions = {}): Proc
     realDirectory: (path) => Deno.realPath(path),
     // Default file systems of macOS and Windows ignore case; Linux ones respect it.
     caseInsensitivePaths: platform.caseInsensitive,
+    cgroupMembers: (dirs) => cgroupRows(cgroups, dirs),
+    killCgroups: (dirs) => cgroups.kill(dirs),
+    acceptedCgroups: (dirs, cookie) => cgroups.accepted(dirs, cookie),
+    removeCgroups: (dirs) => cgroups.remove(dirs),
+    cgroupLimitEvents: (dirs) => cgroups.limitEvents(dirs),
+    containmentLine: async () => (await cgroups.containment()).line,
   };
 }
 

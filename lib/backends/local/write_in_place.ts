@@ -26,6 +26,11 @@ export interface InPlaceTarget {
   shown: string;
   /** Its folder as named, for messages. */
   shownDir: string;
+  /**
+   * The inode the name has now, when `open` cannot tell (a /proc/self/fd alias of the file itself,
+   * as the confined backend passes, always reaches the inode it was opened on).
+   */
+  inoNow?: () => number;
 }
 
 let copyCounter = 0;
@@ -40,8 +45,8 @@ const INODE_WAIT_MS = 30_000;
  * Writes `data` into the target's inode. Under an flock of the inode itself (writers through
  * other names hold other path locks, so the path lock alone would let two of them interleave),
  * `prepare` runs the checks and returns the old content; that goes to a recovery copy first
- * (whole and fsynced before it gets its name; 0600), then the file is overwritten from the
- * start, cut to the new length, fsynced and read back. On any failure the old content is written
+ * (whole and fsynced before it gets its name; 0600), then the file is compared once more, cut to
+ * the new length and overwritten from the start, fsynced and read back. On any failure the old content is written
  * back and the copy removed; if even that fails the copy stays and the error names it.
  */
 export async function writeInPlace(
@@ -59,7 +64,8 @@ export async function writeInPlace(
     const ino = (await file.stat()).ino ?? 0;
     // Another program may have renamed a new file over the name since the open: the checks
     // read that one, so the inode held here would get an edit based on other content.
-    if ((await Deno.stat(target.open)).ino !== ino) throw fileChanged(target.shown);
+    const now = target.inoNow ? target.inoNow() : (await Deno.stat(target.open)).ino;
+    if (now !== ino) throw fileChanged(target.shown);
     const written = { size: data.length, fingerprint: fnv1a32(data) };
     const name = recoveryCopyName(target.base, ++copyCounter, { pid: Deno.pid, ino, written });
     const copy = `${target.dir}/${name}`;
@@ -67,12 +73,17 @@ export async function writeInPlace(
     try {
       await writeCopy(target, copy, original, inFlight);
       try {
-        await overwrite(file, data);
+        refuseOutsideChange(target, ino, original);
+      } catch (e) {
+        await Deno.remove(copy).catch(() => {});
+        throw e;
+      }
+      try {
+        overwriteSync(file, data); // at once: no await since the last comparison
+        const after = file.statSync(); // before the fsync, which may take a while
+        await file.sync();
         if (mode !== undefined) await Deno.chmod(target.open, mode);
-        const back = await Deno.readFile(target.open);
-        if (!matchesExpected(back, { bytes: data })) {
-          throw new Error("the file read back differs from what was written");
-        }
+        verifyWritten(target, data, after, mode !== undefined);
       } catch (e) {
         try {
           await overwrite(file, original);
@@ -92,13 +103,26 @@ export async function writeInPlace(
   }
 }
 
+/**
+ * The last look before the overwrite, which is not atomic and so cannot be taken back: the file
+ * must still be `ino` holding `original`. Writing the recovery copy took a while (an fsync), and
+ * another program's write in that time would otherwise be overwritten. Synchronous, so the
+ * overwrite's first write follows at once; throws FILE_CHANGED (the caller removes the copy).
+ */
+function refuseOutsideChange(target: InPlaceTarget, ino: number, original: Uint8Array): void {
+  const now = Deno.statSync(target.open);
+  if (now.ino !== ino || !matchesExpected(Deno.readFileSync(target.open), { bytes: original })) {
+    throw fileChanged(target.shown);
+  }
+}
+
 /** An exclusive flock of the open file, waited for a bounded time (then LOCK_TIMEOUT). */
 async function lockInode(file: Deno.FsFile, shown: string): Promise<void> {
   const started = Date.now();
   let pause = 2;
   while (!(await file.tryLock(true))) {
     const waited = Date.now() - started;
-    if (waited >= INODE_WAIT_MS) throw lockTimeout(shown, waited, shown);
+    if (waited >= INODE_WAIT_MS) throw lockTimeout(shown, waited, "an flock of the file itself");
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 50);
   }
@@ -201,6 +225,41 @@ async function writeCopy(
     inFlight.delete(temp);
   }
   await syncDir(target.dir); // the copy's name survives a power cut before the overwrite starts
+}
+
+/**
+ * Cuts the open file to the length of `bytes`, then writes them from its start. Cut first: a
+ * program appending meanwhile appends after the new end, and keeps its bytes.
+ */
+function overwriteSync(file: Deno.FsFile, bytes: Uint8Array): void {
+  file.truncateSync(bytes.length);
+  file.seekSync(0, Deno.SeekMode.Start);
+  for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+}
+
+/**
+ * Reads the file back. Not `data`: fine when another program wrote after ours (what we wrote
+ * followed by more, or the file's size or times moved since `after`, taken right after our
+ * write; `chmodded`: our own chmod moved its ctime): that write stays, it must not be undone with
+ * the old content. Otherwise our write did not land.
+ */
+export function verifyWritten(
+  target: InPlaceTarget,
+  data: Uint8Array,
+  after: Deno.FileInfo,
+  chmodded = false,
+): void {
+  const back = Deno.readFileSync(target.open);
+  if (matchesExpected(back, { bytes: data })) return;
+  if (
+    back.length > data.length && matchesExpected(back.subarray(0, data.length), { bytes: data })
+  ) {
+    return;
+  }
+  const now = Deno.statSync(target.open);
+  const moved = now.size !== after.size || now.mtime?.getTime() !== after.mtime?.getTime() ||
+    (!chmodded && now.ctime?.getTime() !== after.ctime?.getTime());
+  if (!moved) throw new Error("the file read back differs from what was written");
 }
 
 /** Writes `bytes` over the open file from its start, cuts it to their length and fsyncs it. */

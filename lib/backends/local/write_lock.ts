@@ -1,206 +1,269 @@
-// Cross-process write locks for local files: an exclusive flock on a lock file per target in a
-// per-user lock folder (never next to the target: no litter in the user's project). The target
-// itself cannot carry the lock: every write renames a new inode over it.
+// Cross-process write locks for local files, named by the file alone and never by the
+// environment: an exclusive flock of the file's folder, the same directory inode for every
+// process whatever its HOME, XDG_* or TMPDIR (so every spelling of a name in it is one lock too),
+// and nothing created in the user's project. The target itself cannot carry the lock: every
+// write swaps a new inode in, and an outside rename-save would hand waiters another one. Windows,
+// which cannot open a folder as a file, locks a file beside the target instead (lockStyleFor).
 
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
+import { writeLockName } from "../../core/path/write_temp_name.ts";
 import { lockTimeout } from "../fs_errors.ts";
-import { AnchorError } from "../../core/errors.ts";
+import { FileLocks } from "../../ops/edit/file_locks.ts";
 
-/** Where `LocalBackend` keeps its cross-process write locks and how long it waits for one. */
+/** How `LocalBackend` takes its cross-process write locks and how long it waits for one. */
 export interface WriteLockOptions {
-  /** The folder holding the lock files (default: the first usable of lockDirCandidates()). */
-  dir?: string;
   /** How long to wait for a lock another process holds before LOCK_TIMEOUT (default 30 s). */
   waitMs?: number;
   /** The disk's path rules (default POSIX): one lock per file however its name is spelled. */
   paths?: PathRules;
   /**
    * Probes whether the folder of a lock's file folds case before it is keyed (LocalBackend's
-   * learnCase): every process must key one file alike, whatever it probed before.
+   * learnCase): every body for one file runs alone in this process, whatever the spelling.
    */
   learnCase?: (path: string) => Promise<void>;
+  /**
+   * How the lock is taken (default: the running OS's, see lockStyleFor): `folder`, an exclusive
+   * flock of the target's folder; `beside`, a lock file `.NAME.anchorfs-lock` beside the target.
+   */
+  style?: "folder" | "beside";
+}
+
+/**
+ * `folder`: an exclusive flock of the target's folder (POSIX). `beside`: an exclusive lock of a
+ * file `.NAME.anchorfs-lock` beside the target, removed on release (Windows, where a folder
+ * cannot be opened as a file; its lock is LockFileEx, released by the OS when a holder dies).
+ */
+export type LockStyle = NonNullable<WriteLockOptions["style"]>;
+
+/** The lock style of an OS: only Windows cannot flock a folder. */
+export function lockStyleFor(os: typeof Deno.build.os): LockStyle {
+  return os === "windows" ? "beside" : "folder";
 }
 
 const DEFAULT_WAIT_MS = 30_000;
 
 /**
- * Where lock folders may live, best first; every process of the user must pick the same one, so
- * the order depends only on the environment: `$XDG_RUNTIME_DIR/anchorfs-locks` (per user,
- * private by design), then the user's own state folder (`$XDG_STATE_HOME/anchorfs/locks`, else
- * `~/.local/state/anchorfs/locks`), then `$TMPDIR/anchorfs-locks-UID` as a last resort. A shared
- * temp folder comes last because another local user can create that name first (the folder is
- * then theirs, and every write would fail).
+ * One folder's flock held by this process, and the bodies using it: bodies for other files of a
+ * folder this process holds share the hold (no second flock, which would wait for the first),
+ * so one process's edits of several files of a folder run side by side.
  */
-export function lockDirCandidates(
-  env: { get(name: string): string | undefined } = Deno.env,
-  uid: number | null = Deno.uid(),
-): string[] {
-  const out: string[] = [];
-  const trim = (dir: string) => dir.replace(/\/+$/, "") || "/";
-  const runtime = env.get("XDG_RUNTIME_DIR");
-  if (runtime) out.push(`${trim(runtime)}/anchorfs-locks`);
-  const state = env.get("XDG_STATE_HOME");
-  const home = env.get("HOME");
-  if (state) out.push(`${trim(state)}/anchorfs/locks`);
-  else if (home) out.push(`${trim(home)}/.local/state/anchorfs/locks`);
-  out.push(`${trim(env.get("TMPDIR") ?? "/tmp")}/anchorfs-locks-${uid ?? "user"}`);
-  return out;
+interface FolderHold {
+  key: string;
+  file: Deno.FsFile | null;
+  ready: Promise<void>;
+  holders: number;
 }
 
-/** The first lock folder candidate (where locks go when every folder is usable). */
-export function defaultLockDir(): string {
-  return lockDirCandidates()[0]!;
-}
+/** Folder locks held by this process (every LocalBackend shares them: one flock per folder). */
+const folderHolds = new Map<string, FolderHold>();
+/** One body at a time per file in this process, across every LocalBackend. */
+const fileQueue = new FileLocks();
+
+/** The folder changed under its name while being locked: look it up again. */
+class FolderMoved extends Error {}
+/**
+ * The folder cannot be opened or flocked here (no read access; a network file system that
+ * refuses flock on folders): this write locks a file beside its target instead.
+ */
+class FolderUnlockable extends Error {}
 
 export class LocalWriteLocks {
   readonly waitMs: number;
-  private readonly candidates: readonly string[];
+  readonly style: LockStyle;
   private readonly paths: PathRules;
   private readonly learnCase: (path: string) => Promise<void>;
-  private chosen: string | undefined;
 
-  constructor(options: WriteLockOptions & { candidates?: readonly string[] } = {}) {
-    this.candidates = options.dir !== undefined
-      ? [options.dir]
-      : options.candidates ?? lockDirCandidates();
+  constructor(options: WriteLockOptions = {}) {
     this.waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
     this.paths = options.paths ?? POSIX_PATHS;
     this.learnCase = options.learnCase ?? (() => Promise.resolve());
-  }
-
-  /** The lock folder in use (the first usable candidate, found on the first lock). */
-  get dir(): string {
-    return this.ensureDir();
+    this.style = options.style ?? lockStyleFor(Deno.build.os);
   }
 
   async run<T>(path: string, body: () => Promise<T>): Promise<T> {
-    const lockFile = `${this.ensureDir()}/${await this.keyOf(path)}.lock`;
-    const held = await this.acquire(path, lockFile);
-    try {
-      return await body();
-    } finally {
-      // Unlink while still holding: a waiter that then gets the old inode sees it is no longer
-      // the one at lockFile and starts over, so the folder does not fill up with lock files.
-      try {
-        Deno.removeSync(lockFile);
-      } catch { /* already gone: nothing to clean */ }
-      held.close(); // closing the descriptor releases the flock
-    }
-  }
-
-  private async acquire(path: string, lockFile: string): Promise<Deno.FsFile> {
-    const started = Date.now();
-    let pause = 2;
-    for (;;) {
-      const file = await Deno.open(lockFile, {
-        read: true,
-        write: true,
-        create: true,
-        mode: 0o600,
-      });
-      let keep = false;
-      try {
-        if (await file.tryLock(true)) {
-          const mine = await file.stat();
-          const current = await Deno.stat(lockFile).catch(() => null);
-          // The holder before us unlinked the file after we opened it: our lock guards nothing.
-          keep = current !== null && current.ino === mine.ino && current.dev === mine.dev;
-          if (keep) return file;
+    const { dir, name } = await this.existingFolder(path);
+    const named = this.paths.join(dir, name);
+    await this.learnCase(named);
+    return await fileQueue.run(this.paths.key(named), async () => {
+      const deadline = Date.now() + this.waitMs;
+      if (this.style === "folder") {
+        const hold = await holdFolder(path, dir, deadline, this.waitMs).catch((e) => {
+          if (e instanceof FolderUnlockable) return null; // e.g. a folder without read access
+          throw e;
+        });
+        if (hold) {
+          try {
+            return await body();
+          } finally {
+            releaseFolder(hold);
+          }
         }
+      }
+      const lockFile = this.paths.join(dir, writeLockName(name));
+      const held = await acquireBeside(path, lockFile, deadline, this.waitMs);
+      try {
+        return await body();
       } finally {
-        if (!keep) file.close();
+        releaseBeside(lockFile, held);
       }
-      const waited = Date.now() - started;
-      if (waited >= this.waitMs) throw lockTimeout(path, waited, lockFile);
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 50);
-    }
-  }
-
-  /**
-   * Picks the lock folder once: the first candidate that is (or can be made) a folder of this
-   * user (0700), not a symlink. A candidate someone else created first is passed over, so a
-   * folder planted in /tmp cannot make every write fail.
-   */
-  private ensureDir(): string {
-    if (this.chosen !== undefined) return this.chosen;
-    const refused: string[] = [];
-    for (const dir of this.candidates) {
-      try {
-        Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const info = Deno.lstatSync(dir);
-        const uid = Deno.uid();
-        if (!info.isDirectory) throw new Error("not a folder (a symlink or a file)");
-        if (uid !== null && info.uid !== null && info.uid !== uid) {
-          throw new Error(`owned by user ${info.uid}, not by this user (${uid})`);
-        }
-        this.chosen = dir;
-        this.sweep(dir);
-        return dir;
-      } catch (e) {
-        refused.push(`${JSON.stringify(dir)} (${e instanceof Error ? e.message : String(e)})`);
-      }
-    }
-    throw new AnchorError({
-      code: "IO_ERROR",
-      message: `No usable folder for write locks: ${refused.join("; ")}. Nothing was written.`,
-      hint: "The arguments are fine: ask the user to set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to " +
-        "a folder they own and can write, or to remove the folders above that are not theirs, " +
-        "then retry the same call.",
-      fault: "environment",
     });
   }
 
   /**
-   * Removes lock files nobody holds (left by processes killed while holding one; the kernel
-   * released their flock), once per process. Safe against a process just taking one: it sees the
-   * inode gone from the path after locking and starts over.
+   * The real path of the nearest folder on the way to `path` that exists (create makes the rest
+   * under the lock) and the first name below it.
    */
-  private sweep(dir: string): void {
-    try {
-      for (const entry of Deno.readDirSync(dir)) {
-        if (!entry.isFile || !entry.name.endsWith(".lock")) continue;
-        const path = `${dir}/${entry.name}`;
-        let file: Deno.FsFile | undefined;
-        try {
-          file = Deno.openSync(path, { read: true, write: true });
-          if (file.tryLockSync(true)) Deno.removeSync(path);
-        } catch {
-          /* gone meanwhile or not ours: leave it */
-        } finally {
-          file?.close();
-        }
-      }
-    } catch { /* best effort */ }
-  }
-
-  /**
-   * One key per file however it is named: the real path of its folder plus its name (case folded
-   * where the disk folds it).
-   */
-  private async keyOf(path: string): Promise<string> {
+  private async existingFolder(path: string): Promise<{ dir: string; name: string }> {
     const { parent, baseName } = this.paths;
     let dir = parent(path);
-    let rest = baseName(path);
-    // The folder may not exist yet (create makes it under the lock): resolve what exists.
+    let name = baseName(path);
     for (;;) {
       try {
-        dir = await Deno.realPath(dir);
-        break;
+        return { dir: await Deno.realPath(dir), name };
       } catch {
-        if (parent(dir) === dir) break;
-        rest = `${baseName(dir)}/${rest}`;
+        if (parent(dir) === dir) return { dir, name };
+        name = baseName(dir);
         dir = parent(dir);
       }
     }
-    const named = this.paths.join(dir, rest);
-    await this.learnCase(named);
-    const full = this.paths.key(named);
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(full));
-    return Array.from(
-      new Uint8Array(digest).subarray(0, 16),
-      (b) => b.toString(16).padStart(2, "0"),
-    )
-      .join("");
   }
+}
+
+function identityKey(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+/**
+ * Joins this process's hold of `dir`, or takes the folder's flock (bounded by `deadline`, then
+ * LOCK_TIMEOUT) when this process holds none.
+ */
+async function holdFolder(
+  path: string,
+  dir: string,
+  deadline: number,
+  waitMs: number,
+): Promise<FolderHold> {
+  for (;;) {
+    const key = identityKey(await Deno.stat(dir));
+    const hold = folderHolds.get(key) ?? newHold(key, path, dir, deadline, waitMs);
+    hold.holders++;
+    try {
+      await hold.ready;
+      return hold;
+    } catch (e) {
+      releaseFolder(hold);
+      if (e instanceof FolderMoved) continue;
+      throw e;
+    }
+  }
+}
+
+/** A new hold of the folder `key` names, registered before its flock is taken (others join). */
+function newHold(
+  key: string,
+  path: string,
+  dir: string,
+  deadline: number,
+  waitMs: number,
+): FolderHold {
+  const hold: FolderHold = { key, file: null, ready: Promise.resolve(), holders: 0 };
+  folderHolds.set(key, hold);
+  hold.ready = flockFolder(path, dir, key, deadline, waitMs).then((file) => {
+    hold.file = file;
+  });
+  return hold;
+}
+
+function releaseFolder(hold: FolderHold): void {
+  if (--hold.holders > 0) return;
+  if (folderHolds.get(hold.key) === hold) folderHolds.delete(hold.key);
+  hold.file?.close(); // closing the descriptor releases the flock
+}
+
+/**
+ * Opens the folder and takes its flock, waiting (polling) while another process holds it. The
+ * folder must still be the one `key` names (not replaced under its name meanwhile).
+ */
+async function flockFolder(
+  path: string,
+  dir: string,
+  key: string,
+  deadline: number,
+  waitMs: number,
+): Promise<Deno.FsFile> {
+  const file = await Deno.open(dir, { read: true }).catch((e) => {
+    throw e instanceof Deno.errors.NotFound ? e : new FolderUnlockable(String(e));
+  });
+  let keep = false;
+  try {
+    if (identityKey(await file.stat()) !== key) throw new FolderMoved();
+    let pause = 1;
+    const locked = () =>
+      file.tryLock(true).catch((e) => {
+        throw new FolderUnlockable(String(e));
+      });
+    while (!(await locked())) {
+      if (Date.now() >= deadline) throw timedOut(path, dir, waitMs);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 20);
+    }
+    keep = true;
+    return file;
+  } finally {
+    if (!keep) file.close();
+  }
+}
+
+function timedOut(path: string, dir: string, waitMs: number) {
+  return lockTimeout(path, waitMs, `an flock of its folder ${JSON.stringify(dir)}`);
+}
+
+/**
+ * The `beside` lock: opens (creating) the lock file and takes its exclusive lock. The holder
+ * before may have removed the file after we opened it; a lock on a file no longer at that name
+ * guards nothing, so we start over.
+ */
+async function acquireBeside(
+  path: string,
+  lockFile: string,
+  deadline: number,
+  waitMs: number,
+): Promise<Deno.FsFile> {
+  let pause = 1;
+  for (;;) {
+    const file = await Deno.open(lockFile, { read: true, write: true, create: true, mode: 0o600 })
+      .catch((e) => {
+        // Windows: a lock file being removed cannot be opened for a moment.
+        if (e instanceof Deno.errors.PermissionDenied && Deno.build.os === "windows") return null;
+        throw e;
+      });
+    let keep = false;
+    try {
+      if (file && await file.tryLock(true)) {
+        const mine = await file.stat();
+        const current = await Deno.stat(lockFile).catch(() => null);
+        keep = current !== null && current.ino === mine.ino && current.dev === mine.dev;
+        if (keep) return file!;
+      }
+    } finally {
+      if (!keep) file?.close();
+    }
+    if (Date.now() >= deadline) {
+      throw lockTimeout(path, waitMs, `the lock file ${JSON.stringify(lockFile)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 20);
+  }
+}
+
+/**
+ * Removes the lock file while still holding it (a waiter that then locks the old file sees it
+ * gone from the name and starts over), then releases it. A holder killed before this leaves the
+ * file; its lock died with it, so the next writer of that file takes and removes it.
+ */
+function releaseBeside(lockFile: string, held: Deno.FsFile): void {
+  try {
+    Deno.removeSync(lockFile);
+  } catch { /* already gone: nothing to clean */ }
+  held.close();
 }

@@ -15,6 +15,13 @@ import type {
 import { JOB_COOKIE_VAR } from "../../core/jobs/job_processes.ts";
 import { NON_INTERACTIVE_ENV } from "../local/process_runner.ts";
 import type { SshLink } from "./ssh_link.ts";
+import {
+  CGROUP_MARK,
+  cgroupFunctions,
+  findCgroupLines,
+  makeCgroupLines,
+  startJobFunction,
+} from "./remote_cgroup.ts";
 import type { ClientChannel } from "./ssh2_types.d.ts";
 
 /** `'…'` for sh. */
@@ -68,14 +75,18 @@ export function remoteJobScript(request: RemoteJobRequest): string {
     `cd -- ${shQuote(request.dir)} 2>&1 || exit 126`,
     // fd 3: the channel's stdin, kept for the watcher (a background list's stdin is /dev/null).
     "exec 3<&0",
+    // fd 4: the channel's stderr, where the job's subshell reports the cgroup it joined.
+    "exec 4>&2",
     ...pidFileLines(request.cookie, true),
+    ...makeCgroupLines(request.cookie),
     `cookie=${shQuote(request.cookie)}`,
     `job_env="${JOB_COOKIE_VAR}=\${${JOB_COOKIE_VAR}:+\$${JOB_COOKIE_VAR},}$cookie"`,
     "shell=bash; command -v bash >/dev/null 2>&1 || shell=sh",
     // Said in the log, so a bash-only construct's failure (`[[: not found`) explains itself.
     `[ "$shell" = sh ] && echo "${NO_BASH_NOTE}"`,
     "leader=; command -v setsid >/dev/null 2>&1 && leader=setsid",
-    `env "$job_env" ${env} $leader "$shell" -c ${shQuote(request.command)} </dev/null 3<&- 2>&1 &`,
+    ...startJobFunction(`env "$job_env" ${env} $leader "$shell" -c ${shQuote(request.command)}`),
+    "start_job </dev/null 3<&- 2>&1 &",
     "pid=$!",
     `echo "$pid" > "$pidfile" 2>/dev/null`,
     `echo "${PID_MARK}$pid" >&2`,
@@ -84,14 +95,14 @@ export function remoteJobScript(request: RemoteJobRequest): string {
     // The watcher: EOF on the channel's stdin means the connection is gone. From then on it
     // ignores TERM: the wrapper's `kill` below (once the job's shell is gone) must not cut the
     // sweep of what left the group short.
-    "( while read -r _line; do :; done <&3; trap '' TERM; reap ''; rm -f \"$pidfile\" ) " +
-    "</dev/null >/dev/null 2>&1 &",
+    "( while read -r _line; do :; done <&3; trap '' TERM; reap ''; rm -f \"$pidfile\"; cgdone ) " +
+    "</dev/null >/dev/null 2>&1 4>&- &",
     "watcher=$!",
     'wait "$pid"; code=$?',
     'kill "$watcher" 2>/dev/null',
     'rm -f "$pidfile"',
     // What the command left running ends with it, reported on stderr (no second exec needed).
-    `reap "${LEFT_MARK}" >&2; echo "${REAPED_MARK}" >&2`,
+    `reap "${LEFT_MARK}" >&2; cgdone; echo "${REAPED_MARK}" >&2`,
     'exit "$code"',
   ];
   return `sh -c ${shQuote(lines.join("\n"))}`;
@@ -119,13 +130,14 @@ function reapFunctions(graceMs: number): string[] {
     ...membersByPs(),
     'group() { [ -n "$pg" ] && kill -"$1" -- -"$pg" 2>/dev/null; }',
     'signal() { echo "$1" | while read -r p n; do kill -"$2" "$p" 2>/dev/null; done; group "$2"; }',
+    ...cgroupFunctions(),
     "reap() {",
     "  list=$(members)",
     '  [ -n "$list" ] || { group TERM; return 0; }',
     '  printf "%s\\n" "$list" | sed "s/^/$1/"',
     '  signal "$list" TERM; signal "$list" CONT',
     `  i=0; while [ $i -lt ${tenths} ]; do l=$(members); [ -z "$l" ] && return 0; signal "$l" TERM; sleep 0.1; i=$((i+1)); done`,
-    '  for r in 1 2 3 4 5 6 7 8 9 10; do l=$(members); [ -z "$l" ] && return 0; signal "$l" KILL; sleep 0.1; done',
+    '  for r in 1 2 3 4 5 6 7 8 9 10; do l=$(members); [ -z "$l" ] && return 0; cgkill; signal "$l" KILL; sleep 0.1; done',
     "}",
   ];
 }
@@ -161,6 +173,7 @@ function membersByProc(): string[] {
     "members_proc() {",
     `  c=$(grep -lzs "^${JOB_COOKIE_VAR}=\\(.*,\\)\\{0,1\\}$cookie\\(,\\|$\\)" /proc/[0-9]*/environ |`,
     "    sed 's|^/proc/||; s|/environ$||' | tr '\\n' ' ')",
+    '  c="$c $(cgpids)"',
     `  cat /proc/[0-9]*/stat 2>/dev/null | ${treeAwk(rows)}`,
     "}",
   ];
@@ -185,6 +198,7 @@ function membersByPs(): string[] {
     "        for (j = 1; j <= n; j++) if (a[j] == c) { print $1; next }",
     "      }",
     "    }' | tr '\\n' ' ')",
+    '  c="$c $(cgpids)"',
     `  ps -axww -o pid=,ppid=,pgid=,stat=,comm= 2>/dev/null | ${treeAwk(rows)}`,
     "}",
   ];
@@ -209,9 +223,11 @@ export function remoteKillScript(
         `pg=; [ "$(cat "$pidfile" 2>/dev/null)" = "${pid}" ] && pg=${pid}`,
       ]
       : [`pg=${pid}`]),
+    ...(checkGroup ? [] : pidFileLines(job.cookie, false)),
+    ...findCgroupLines(job.cookie),
     ...reapFunctions(graceMs),
     'reap ""',
-    ...(checkGroup ? ['[ -n "$pg" ] && rm -f "$pidfile"'] : []),
+    ...(checkGroup ? ['[ -n "$pg" ] && rm -f "$pidfile"', "cgdone"] : []),
     "exit 0",
   ];
   return `sh -c ${shQuote(lines.join("\n"))}`;
@@ -295,13 +311,16 @@ function followJobChannel(
   const pidKnown = new Promise<number>((resolve) => (pidResolve = resolve));
   let stderr = "";
   let exit: { code: number | null; signal: string | null } | undefined;
+  let done = false;
   const drain = drainTimer(() => end(undefined, true));
   channel.on("data", (chunk: Uint8Array) => {
     drain.touch();
+    // After the end nothing reaches the log (the job has its terminal status).
+    if (done) return;
     try {
       log.append(chunk);
     } catch {
-      // the log is gone (job removed): drop the bytes, keep the job running
+      // the log is gone (job removed) or closed (ended): drop the bytes, keep the job running
     }
   });
   channel.stderr.on("data", (chunk: Uint8Array) => {
@@ -315,7 +334,6 @@ function followJobChannel(
   });
   let resolveExit: (exit: RemoteJobExit) => void = () => {};
   const exited = new Promise<RemoteJobExit>((resolve) => (resolveExit = resolve));
-  let done = false;
   const end = (error?: Error, held = false) => {
     if (done) return;
     done = true;
@@ -332,6 +350,7 @@ function followJobChannel(
       return resolveExit({
         exitCode: exit.code,
         signal: exit.signal,
+        containment: containmentOnHost(stderr),
         ...(reaped && { leftovers: left }),
         ...(held && { heldOpen: true }),
       });
@@ -342,6 +361,14 @@ function followJobChannel(
   channel.on("close", () => end());
   channel.on("error", (e: Error) => end(e));
   return { pidKnown, exited };
+}
+
+/** How the job was held on its host, from the wrapper's stderr (its cgroup, when it joined one). */
+function containmentOnHost(stderr: string): string {
+  const line = stderr.split("\n").find((l) => l.startsWith(CGROUP_MARK));
+  return line === undefined
+    ? "process tree on the host (no cgroup could be made there)"
+    : `cgroup v2 on the host (${line.slice(CGROUP_MARK.length).trim()})`;
 }
 
 /**

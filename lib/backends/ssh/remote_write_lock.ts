@@ -117,7 +117,9 @@ export class RemoteWriteLocks {
         continue;
       }
       const waited = now - started;
-      if (waited >= this.waitMs) throw lockTimeout(path, waited, lock);
+      if (waited >= this.waitMs) {
+        throw lockTimeout(path, waited, `the lock folder ${JSON.stringify(lock)} on the host`);
+      }
       await new Promise((resolve) => setTimeout(resolve, pause));
       pause = Math.min(pause * 2, 250);
     }

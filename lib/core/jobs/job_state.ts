@@ -49,6 +49,16 @@ export interface JobRecord {
   host?: string;
   /** The shell's start time in clock ticks since boot (Linux), to prove a pid is still ours. */
   pidStartTicks?: number;
+  /**
+   * The job's cgroups on its machine (absolute directories), where it has them: every process
+   * in them is the job's, whatever it did to its environment, session or parentage.
+   */
+  cgroups?: string[];
+  /**
+   * How its processes are held (`cgroup v2 (writable subtree)`, `process tree`, …), and why it
+   * got less than its server's containment when it did (`process tree (…)`).
+   */
+  containment?: string;
   serverPid: number;
   serverStartTicks?: number;
   /** Epoch milliseconds. */
@@ -76,6 +86,8 @@ export type JobStart = Pick<
   | "pid"
   | "host"
   | "pidStartTicks"
+  | "cgroups"
+  | "containment"
   | "serverPid"
   | "serverStartTicks"
   | "startedAt"

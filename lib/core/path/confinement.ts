@@ -11,6 +11,11 @@ export interface AllowedDir {
   /** How to show it: the plain path locally, ssh://host/path remotely. */
   url: string;
   /**
+   * The absolute path it was allowed by, when that differs from `path` (named through a
+   * symlink): paths written under it are placed in this directory by their text.
+   */
+  named?: string;
+  /**
    * The backend's path rules (a PathRules), which decide what is inside (case folded on Windows and macOS);
    * POSIX byte comparison when omitted.
    */
@@ -81,6 +86,9 @@ export function fileUriPath(uri: string): string | undefined {
   if (url.protocol !== "file:" || (url.hostname !== "" && url.hostname !== "localhost")) {
     return undefined;
   }
+  // `file:////host/share` (an empty authority, then a UNC path) names another host too; URL
+  // parsing drops the extra slashes, so the text is checked.
+  if (/^file:\/{4}/i.test(uri.trim())) return undefined;
   try {
     return decodeURIComponent(url.pathname);
   } catch {

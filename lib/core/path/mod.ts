@@ -39,6 +39,7 @@ export {
 export {
   isWriteTempName,
   TEMP_MAX_AGE_MS,
+  writeLockName,
   writeTempName,
   writeTempPid,
 } from "./write_temp_name.ts";

@@ -189,8 +189,8 @@ function componentRules(platform: PlatformDescription, volumes?: CaseVolumes): P
 }
 
 /**
- * `file:///C:/x` and `file:///c%3A/x` (as editors send them) → `C:/x`; `file://server/share/x` →
- * `\\server\share\x`. Undefined for other schemes and for what does not parse.
+ * `file:///C:/x` and `file:///c%3A/x` (as editors send them) → `C:/x`. Undefined for other
+ * schemes, other hosts (`file://server/share/x`) and for what does not parse.
  */
 function windowsFileUriPath(uri: string): string | undefined {
   let url: URL;
@@ -202,7 +202,11 @@ function windowsFileUriPath(uri: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== "file:") return undefined;
-  if (url.hostname !== "" && url.hostname !== "localhost") return `\\\\${url.hostname}${path}`;
+  // A share on another host (`file://server/share`, `file:////server/share`) is not local: a
+  // root there would send every confined read over the network to a machine the user may not
+  // control, so it is refused like any non-local root.
+  if (url.hostname !== "" && url.hostname !== "localhost") return undefined;
+  if (path.startsWith("//") || /^file:\/{4}/i.test(uri.trim())) return undefined;
   return /^\/[A-Za-z]:/.test(path) ? path.slice(1) : path;
 }
 

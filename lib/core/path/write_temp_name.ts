@@ -29,9 +29,26 @@ export function writeTempName(base: string, pid: number, ...parts: number[]): st
   return `.${shortBase(base)}.anchorfs-${[pid, ...parts].join("-")}.tmp`;
 }
 
-/** Whether `name` (one path component) is a write's temporary file. */
+/** `.NAME.anchorfs-lock`: a write's lock file beside its target, where folders cannot be locked. */
+const LOCK_NAME = /^\.(.+)\.anchorfs-lock$/;
+
+/** The lock file name beside `base` (one name per target, the same for every process). */
+export function writeLockName(base: string): string {
+  return `.${shortBase(base)}.anchorfs-lock`;
+}
+
+/**
+ * `NAME.anchorfs-kept-PID-N`: a file a write kept beside its target instead of removing it (an
+ * outside program's version that lost the race of an instant; see checked_swap.ts). Not hidden
+ * and never swept: the user decides what becomes of it.
+ */
+export function keptCopyName(base: string, pid: number, n: number): string {
+  return `${shortBase(base)}.anchorfs-kept-${pid}-${n}`;
+}
+
+/** Whether `name` (one path component) is a write's temporary file (or its lock file). */
 export function isWriteTempName(name: string): boolean {
-  return TEMP_NAME.test(name);
+  return TEMP_NAME.test(name) || LOCK_NAME.test(name);
 }
 
 /**

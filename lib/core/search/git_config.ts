@@ -1,6 +1,7 @@
-// The little of git's own files the walker needs: `core.ignorecase` from a repository's config
+// The little of git's own files anchorfs needs: `core.ignorecase` from a repository's config
 // (git sets it when the repository was made on a case-insensitive volume, and then matches
-// .gitignore rules without case), `core.excludesFile` (the global ignore file), and where a
+// .gitignore rules without case), `core.hooksPath` (the edits guard the hooks there),
+// `core.excludesFile` (the global ignore file the walk applies), and where a
 // `.git` file (worktree, submodule) points. Pure.
 
 /**
@@ -15,17 +16,13 @@
  * ```
  */
 export function gitIgnoreCase(config: string): boolean | undefined {
-  let found: boolean | undefined;
-  for (const value of coreValues(config, "ignorecase")) {
-    const parsed = parseBool(value === undefined ? "true" : value.toLowerCase());
-    if (parsed !== undefined) found = parsed;
-  }
-  return found;
+  const value = gitConfigValue(config, "core", "ignorecase");
+  return value === undefined ? undefined : parseBool(value.toLowerCase());
 }
 
 /**
  * `core.excludesFile` as written (`~/.gitignore_global`), or undefined when the config does not
- * set it; the last setting wins.
+ * set it (a bare key names no file).
  *
  * @example
  * ```ts
@@ -33,27 +30,39 @@ export function gitIgnoreCase(config: string): boolean | undefined {
  * ```
  */
 export function gitExcludesFile(config: string): string | undefined {
-  let found: string | undefined;
-  for (const value of coreValues(config, "excludesfile")) if (value) found = value;
-  return found;
+  const value = gitConfigValue(config, "core", "excludesfile");
+  return value === undefined || value === "" || value === "true" ? undefined : value;
 }
 
-/** The values of `core.<key>` in a config, in order (undefined for a bare key), unquoted. */
-function* coreValues(config: string, key: string): Generator<string | undefined> {
-  let inCore = false;
+/**
+ * The last value of `section.key` in a git config text (names compared without case; a bare key
+ * reads as "true"), without its comment and quotes; undefined when it is not set. Includes
+ * (`[include] path`) are not followed.
+ *
+ * @example
+ * ```ts
+ * gitConfigValue("[core]\n\thooksPath = .githooks # ours\n", "core", "hooksPath"); // ".githooks"
+ * ```
+ */
+export function gitConfigValue(config: string, section: string, key: string): string | undefined {
+  let inSection = false;
+  let found: string | undefined;
+  const wantSection = section.toLowerCase();
+  const wantKey = key.toLowerCase();
   for (const raw of config.split(/\r?\n/)) {
     let line = raw.trim();
-    const section = /^\[\s*([^\]\s"]+)\s*(?:"[^"]*")?\s*\]\s*(.*)$/.exec(line);
-    if (section) {
-      inCore = section[1]!.toLowerCase() === "core";
+    const header = /^\[\s*([^\]\s"]+)\s*(?:"[^"]*")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      inSection = header[1]!.toLowerCase() === wantSection;
       // `[core] ignorecase = true` on one line is valid git config.
-      line = section[2]!.trim();
+      line = header[2]!.trim();
     }
-    if (!inCore || line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    if (!inSection || line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!entry || entry[1]!.toLowerCase() !== key) continue;
-    yield entry[2] === undefined ? undefined : stripValue(entry[2]);
+    if (!entry || entry[1]!.toLowerCase() !== wantKey) continue;
+    found = entry[2] === undefined ? "true" : stripValue(entry[2]);
   }
+  return found;
 }
 
 /** A value without its trailing comment and surrounding quotes. */

@@ -59,6 +59,12 @@ export interface ByteLiteral {
 
 const encoder = new TextEncoder();
 
+/**
+ * Longest search content, in UTF-16 units. A search matches one line; no real pattern comes
+ * near this, and the results and hints quote the content (a 3 MB one made 6.6 MB replies).
+ */
+export const MAX_SEARCH_CHARS = 4096;
+
 export function compileSearchPattern(
   source: string,
   regex: boolean,
@@ -75,6 +81,7 @@ export function compileSearchPattern(
       ),
     });
   }
+  if (source.length > MAX_SEARCH_CHARS) throw searchTooLong(source, call);
   if (/[\r\n]/.test(source)) {
     throw new AnchorError({
       code: "MULTILINE_SEARCH",
@@ -87,6 +94,18 @@ export function compileSearchPattern(
     });
   }
   return regex ? compileRegex(source, call) : compileLiteral(source);
+}
+
+/** The refusal of a content past MAX_SEARCH_CHARS: its length and a start, never all of it. */
+function searchTooLong(source: string, call: CallFormatter): AnchorError {
+  const start = source.slice(0, 60).split(/\r?\n/)[0]!;
+  return new AnchorError({
+    code: "SEARCH_TOO_LONG",
+    message: `content is ${source.length.toLocaleString("en-US")} characters long (it starts ` +
+      `${JSON.stringify(start)}); a search matches one line, and this server takes at most ` +
+      `${MAX_SEARCH_CHARS.toLocaleString("en-US")} characters. Nothing was searched.`,
+    hint: joinGuide("Search for a distinctive part of it, e.g. ", call({ content: start }), "."),
+  });
 }
 
 function compileLiteral(source: string): SearchPattern {

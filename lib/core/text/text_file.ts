@@ -221,9 +221,42 @@ export function joinDoc(doc: Pick<TextDoc, "lines" | "eols">): string {
   return out;
 }
 
-/** Encodes a document back to bytes in its own encoding, BOM included. */
+/**
+ * The refusal of text holding half a UTF-16 pair (a JSON "\ud800" escape without its other half):
+ * UTF-8 cannot store it, and TextEncoder would quietly write U+FFFD instead, so the file would
+ * not hold what the edit's result shows.
+ */
+function loneSurrogate(body: string): AnchorError {
+  let i = 0;
+  for (; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = body.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else break;
+    } else if (c >= 0xdc00 && c <= 0xdfff) break;
+  }
+  const code = body.charCodeAt(i).toString(16).toUpperCase();
+  const line = body.slice(0, i).split("\n").length;
+  const column = i - body.lastIndexOf("\n", i - 1);
+  return new AnchorError({
+    code: "UNENCODABLE_TEXT",
+    message:
+      `The new text has a lone surrogate U+${code} on line ${line}, column ${column} (half ` +
+      `of a UTF-16 pair, e.g. a "\\u${code.toLowerCase()}" escape without its other half), ` +
+      "which a text file cannot store (it would become U+FFFD); nothing was written.",
+    hint: "Send the whole character (both halves, e.g. \\ud83d\\ude00 for 😀), or U+FFFD " +
+      "itself if a replacement character is meant.",
+  });
+}
+
+/**
+ * Encodes a document back to bytes in its own encoding, BOM included. Text a file cannot hold
+ * is refused (UNENCODABLE_TEXT): a lone surrogate, or in Latin-1 a character past U+00FF.
+ */
 export function encodeDoc(doc: TextDoc): Uint8Array {
   const body = joinDoc(doc);
+  if (doc.encoding !== "latin1" && !body.isWellFormed()) throw loneSurrogate(body);
   switch (doc.encoding) {
     case "utf-8": {
       const encoded = new TextEncoder().encode(body);

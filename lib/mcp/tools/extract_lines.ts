@@ -10,11 +10,12 @@ import type { ToolRegistrar } from "../tool_env.ts";
 
 export const EXTRACT_LINES_DESCRIPTION =
   "Copy lines start..end of from_path into to_path after position (0 = start, -1 = end, or a " +
-  "line id of to_path). start/end: ids (verified) or line numbers (-1 = last). to_path may be " +
-  "ssh://host/path and is created when missing. The source is unchanged: to move code, then " +
-  'replace the source range with "" (batch_edit). The result is a diff with fresh ids.\n' +
-  'Example: {"from_path":"src/big.ts","start":"120:4c","end":"164:07","to_path":' +
-  '"src/helpers.ts","position":-1}';
+  "line id of to_path). start/end: ids (verified) or numbers (-1 = last), or from_symbol: a " +
+  "name from view's outline. to_path is created when missing. The " +
+  'source is unchanged: to move code, then replace the source range with "" (batch_edit). The ' +
+  "result is a diff with fresh ids.\n" +
+  'Example: {"from_path":"src/big.ts","start":"120:4c","end":"164:07","to_path":"src/a.ts",' +
+  '"position":-1}';
 
 const idOrNumber = (name: string, required = true) =>
   z.union(
@@ -30,7 +31,10 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
       description: EXTRACT_LINES_DESCRIPTION,
       inputSchema: toolInput({
         from_path: z.string(argError("from_path", "a file path string", true)),
-        start: idOrNumber("start").describe("First line: id or number."),
+        from_symbol: z.string(argError("from_symbol", 'a name, e.g. "JobManager.start"'))
+          .optional(),
+        // Optional only for from_symbol: null still reads "start is null, but it is required".
+        start: idOrNumber("start").optional(),
         end: idOrNumber("end", false).optional().describe("Last line (inclusive)."),
         to_path: z.string(argError("to_path", "a file path string", true)),
         position: idOrNumber("position").describe("0, -1, or the id to insert after."),

@@ -17,15 +17,14 @@ const position = (name: string, what: string) =>
 
 export const VIEW_DESCRIPTION =
   "Read a file, list a directory, or search contents; use it instead of cat/head/grep/rg/ls/find.\n" +
-  "- File: each line is N:hh|content (N = line number, hh = 2-hex hash of the line), e.g. " +
-  "12:a3|  return x;. These ids are what text_editor and batch_edit take. start/end read a range; " +
-  "long files are cut with the next range named.\n" +
+  "- File: lines N:hh|content (hh: line hash), e.g. 12:a3|  return x;. " +
+  "batch_edit and text_editor take these ids. start/end read a range; long files name the next.\n" +
   "- Directory: recursive, .gitignore-aware rows path<TAB>N lines<TAB>~T tokens.\n" +
-  "- Search (content): matching lines with ids, by file, with context.\n" +
-  "Paths: relative, absolute, ~/x or ssh://host/abs/path; odd names are shown quoted: pass them " +
-  "back exactly, quotes included.\n" +
-  'Examples: {"path":"src/app.ts","start":120,"end":180} · {"path":"src","pattern":"*.ts|!*_test.ts"} ' +
-  '· {"path":"src|tests","content":"(?i)todo","regex":true,"context":2}';
+  "- Search (content): matching lines with ids.\n" +
+  "- outline: a file's declarations with ids (a directory: its map); symbol: one declaration.\n" +
+  "Paths: relative, absolute, ~/x or ssh://host/abs/path; pass quoted names back exactly.\n" +
+  'Examples: {"path":"src/app.ts","symbol":"JobManager.start"} · ' +
+  '{"path":"src|tests","content":"(?i)todo","regex":true,"context":2}';
 
 // "true"/"false" strings are read as booleans by toolInput.
 const flag = (name: string) => z.boolean(argError(name, "true or false")).optional();
@@ -54,7 +53,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
           "Text to search for (one line; literal, case-sensitive unless regex).",
         ),
         regex: flag("regex").describe(
-          "content is an RE2 regex (as in ripgrep: no backreferences, lookaround); (?i) ignores case.",
+          "content is an RE2 regex (no backreferences or lookaround); (?i) ignores case.",
         ),
         context: whole("context", "2").describe("Context lines around matches (0-50)."),
         pattern: z.string(argError("pattern", 'a string of globs, e.g. "*.ts|!*_test.ts"'))
@@ -70,6 +69,10 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
         full: flag("full").describe(
           "Send all (re-views send only changes).",
         ),
+        // outline and symbol are explained in the description (tools/list is held to 10 KB).
+        outline: flag("outline"),
+        symbol: z.string(argError("symbol", 'a name string, e.g. "JobManager.start"')).optional()
+          .describe("With outline: its members."),
       }, { meant: VIEW_MEANT }),
       annotations: {
         readOnlyHint: true,
@@ -85,6 +88,7 @@ export const registerViewTool: ToolRegistrar = (mcp, env) => {
           viewResult(env.services.locations, env.session, args, {
             reads: env.services.reads,
             scanner: env.services.scanner,
+            outliner: env.services.outliner,
             // notifications/cancelled aborts this signal; the deadline bounds every call.
             budget: new Budget(
               ctx.mcpReq.signal,

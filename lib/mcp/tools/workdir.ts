@@ -26,7 +26,7 @@ export const registerWorkdirTool: ToolRegistrar = (mcp, env) => {
         ),
         path: z.string(argError("path", 'a directory path string, e.g. "packages/api"')).optional()
           .describe('For "set": the directory.'),
-      }, { rewrite: resetFlag }),
+      }, { reads: ["reset"], rewrite: resetFlag }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

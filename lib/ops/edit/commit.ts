@@ -2,6 +2,7 @@
 // new document atomically with a check that the file did not change since it was read, the undo
 // record, the result diff with fresh ids, and updating what the agent was shown.
 
+import { sameFiles } from "../file_backend.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { ShownMemory } from "../../core/edit/shown_lines.ts";
 import { renderEditDiff, type ShownLine } from "../../core/edit/edit_diff.ts";
@@ -18,11 +19,14 @@ import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween, writtenRegions } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
+import type { Outliner } from "../outline/outliner.ts";
 import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import { resolveReal } from "../confinement.ts";
+import { type ChangedAtReplace, changedAtReplace, changedAtReplaceText } from "../file_backend.ts";
+import type { ExecFileGuard } from "./exec_guard.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */
 export interface EditServices {
@@ -31,6 +35,10 @@ export interface EditServices {
   editLocks: FileLocks;
   /** Size limit and read budget (lib/ops/read_limits.ts); defaults when left out (tests). */
   reads?: ReadLimits;
+  /** Outlines, for extract_lines' from_symbol. */
+  outliner?: Outliner;
+  /** Set by --no-shell (or --protect-exec-files): files tools run as commands are not written. */
+  execFiles?: ExecFileGuard;
 }
 
 export interface EditOptions {
@@ -69,6 +77,16 @@ export async function resolveWritePath(
   what = "path",
 ): Promise<Location> {
   const location = await resolvePath(services, session, raw, what);
+  const target = await withRealPath(services, session, location);
+  await services.execFiles?.check(target, "edit");
+  return target;
+}
+
+async function withRealPath(
+  services: EditServices,
+  session: Session,
+  location: Location,
+): Promise<Location> {
   if (location.real !== undefined) return location;
   const { real, dangling } = await resolveReal(location);
   if (dangling !== undefined) {
@@ -147,7 +165,7 @@ async function danglingLinkError(
 
 /** How a file is named in results: relative to the working directory when inside it. */
 export function displayPathOf(session: Session, location: Location): string {
-  if (location.backend !== session.cwd.backend) return location.url;
+  if (!sameFiles(location.backend, session.cwd.backend)) return location.url;
   return location.backend.paths.below(session.cwd.path, location.path) ?? location.url;
 }
 
@@ -280,17 +298,22 @@ async function writeChecked(
     });
   } catch (e) {
     if (e instanceof AnchorError && e.code === "FILE_CHANGED") {
-      throw await changedOnDisk(services.locations, location, name, nearLine);
+      throw await changedOnDisk(services.locations, location, name, nearLine, changedAtReplace(e));
     }
     throw e;
   }
 }
 
+/**
+ * FILE_CHANGED for an edit, with the current lines around `nearLine` and their fresh ids.
+ * `atReplace`: the change was found at the write's last step (see ChangedAtReplace).
+ */
 export async function changedOnDisk(
   locations: Locations,
   location: Location,
   name: string,
   nearLine: number,
+  atReplace?: ChangedAtReplace,
 ): Promise<AnchorError> {
   let detail = "The file is gone now.";
   let from = Math.max(1, nearLine - 3);
@@ -308,11 +331,12 @@ export async function changedOnDisk(
   }
   return new AnchorError({
     code: "FILE_CHANGED",
-    message:
-      `${
+    message: atReplace
+      ? `${JSON.stringify(name)} ${changedAtReplaceText(atReplace)}`
+      : `${
         JSON.stringify(name)
-      } changed on disk after it was read for this edit (another program wrote it); nothing was ` +
-      "written.",
+      } changed on disk after it was read for this edit (another program wrote it); nothing ` +
+        "was written.",
     detail,
     hint: guide`Retry the edit with the fresh ids above, or ${
       step("view", { path: quotePath(name), start: from, end: Math.max(from, to) })

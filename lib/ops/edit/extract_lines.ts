@@ -23,10 +23,14 @@ import {
   writePathOf,
 } from "./commit.ts";
 import { plural } from "../../core/plural.ts";
+import { symbolLines } from "../outline/file_outline.ts";
+import { refuseGoneWorkdir } from "../workdir.ts";
 
 export interface ExtractLinesArgs {
   from_path: string;
-  start: unknown;
+  /** A declaration's name (as view's outline writes it): its lines, doc comment included. */
+  from_symbol?: string;
+  start?: unknown;
   end?: unknown;
   to_path: string;
   position: unknown;
@@ -56,8 +60,9 @@ export async function runExtractLines(
   args: ExtractLinesArgs,
   options: EditOptions = {},
 ): Promise<Guide> {
-  const startArg = parseSourceLine(args.start, "start");
-  const endArg = args.end === undefined || args.end === ""
+  const symbol = sourceSymbol(args);
+  const startArg = symbol === undefined ? parseSourceLine(args.start, "start") : undefined;
+  const endArg = args.end === undefined || args.end === "" || !startArg
     ? startArg
     : parseSourceLine(args.end, "end");
   const anchor: Anchor = parseAnchor(args.position, "position");
@@ -68,7 +73,10 @@ export async function runExtractLines(
   return await underLock(services, to, async () => {
     const { source, start, end } = await withShownFailures(session, from, async () => {
       const file = await readTextFile(services.locations, from, services.reads, "extract_lines");
-      const range = resolveSource(file, startArg, endArg, displayPathOf(session, from), args);
+      const shown = displayPathOf(session, from);
+      const range = startArg && endArg
+        ? resolveSource(file, startArg, endArg, shown, args)
+        : await symbolSource(services, file, shown, symbol!, args);
       return { source: file, ...range };
     });
     const copied = source.doc.lines.slice(start - 1, end);
@@ -97,7 +105,10 @@ export async function runExtractLines(
         lines: copied,
         what: "position",
       }], { path: displayPathOf(session, to), shown: shownMemory(session, to) });
-      if (isNew) await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      if (isNew) {
+        await refuseGoneWorkdir(services.locations, session, to, args.to_path);
+        await to.backend.mkdirp(to.backend.paths.parent(writePathOf(to)));
+      }
       return await commitEdit(services, {
         file: target,
         doc,
@@ -110,6 +121,73 @@ export async function runExtractLines(
       });
     });
   });
+}
+
+/** from_symbol when given (then start and end must not be); without either, start is missing. */
+function sourceSymbol(args: ExtractLinesArgs): string | undefined {
+  const symbol = typeof args.from_symbol === "string" && args.from_symbol.trim() !== ""
+    ? args.from_symbol.trim()
+    : undefined;
+  const hasStart = args.start !== undefined && args.start !== "";
+  if (symbol !== undefined && (hasStart || (args.end !== undefined && args.end !== ""))) {
+    throw new AnchorError({
+      code: "INVALID_ARGUMENT",
+      message: `from_symbol ${
+        JSON.stringify(symbol)
+      } names the lines to copy, so start/end must be left out.`,
+      hint: guide`Give one of them, e.g. ${step("extract_lines", withoutRange(args, symbol))}.`,
+    });
+  }
+  if (symbol === undefined && !hasStart) {
+    throw new AnchorError({
+      code: "MISSING_ARGUMENT",
+      message: "extract_lines needs start (the first line to copy) or from_symbol (a declaration).",
+      hint: guide`e.g. ${step("extract_lines", withoutRange(args, "parseConfig"))}.`,
+    });
+  }
+  return symbol;
+}
+
+function withoutRange(args: ExtractLinesArgs, symbol: string) {
+  return {
+    from_path: args.from_path,
+    from_symbol: symbol,
+    to_path: args.to_path,
+    position: args.position,
+  };
+}
+
+/** The lines of the declaration from_symbol names (doc comment included). */
+async function symbolSource(
+  services: EditServices,
+  file: TextFile,
+  shown: string,
+  symbol: string,
+  args: ExtractLinesArgs,
+): Promise<{ start: number; end: number }> {
+  if (!services.outliner) {
+    throw new AnchorError({
+      code: "INTERNAL",
+      message: "This server was built without the outline parser, so from_symbol fails.",
+      hint: "Not the arguments: give start and end instead.",
+      fault: "internal",
+    });
+  }
+  const { from_path, to_path, position } = args;
+  return await symbolLines(
+    services.outliner,
+    {
+      shown,
+      baseName: file.location.backend.paths.baseName(file.location.path),
+      text: file.doc.lines.join("\n"),
+    },
+    symbol,
+    {
+      named: (d) => step("extract_lines", withoutRange(args, d.qualified)),
+      lines: (d) =>
+        step("extract_lines", { from_path, start: d.docStart, end: d.end, to_path, position }),
+    },
+  );
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 } from "./commit.ts";
 import { editExistingFile } from "./edit_existing_file.ts";
 import { undoEdit } from "./undo_edit.ts";
+import { refuseGoneWorkdir } from "../workdir.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
@@ -103,6 +104,7 @@ export async function createFile(
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
     if (info) throw alreadyThere(session, location, info, services.locations.shellFor(location));
+    await refuseGoneWorkdir(services.locations, session, location, rawPath);
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
     const bytes = encodeDoc(doc);
@@ -240,6 +242,7 @@ async function deleteFile(
   rawPath: string,
 ): Promise<Guide> {
   const location = await resolvePath(services, session, rawPath);
+  await services.execFiles?.check(location, "delete");
   const limits = services.reads ?? createReadLimits();
   return await underLock(services, location, async () => {
     // A symlink is removed itself, and undo puts the same link back: its target is never read.

@@ -12,7 +12,6 @@ import {
   cookiesInTable,
   describeProcesses,
   jobCookie,
-  type JobProcessTarget,
   type ProcessInfo,
 } from "../../core/jobs/job_processes.ts";
 import {
@@ -26,7 +25,12 @@ import {
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
-import { killJobProcesses, killJobProcessesNow, type ProcessControl } from "./process_reaper.ts";
+import {
+  killJobProcesses,
+  killJobProcessesNow,
+  type ProcessControl,
+  type ReapTarget,
+} from "./process_reaper.ts";
 import type { RemoteJob, RemoteJobHost, RemoteJobHosts, RemoteProcessInfo } from "./remote_job.ts";
 import {
   HOST_PROBE_MS,
@@ -49,12 +53,22 @@ export interface ProcessRunner extends ProcessControl {
     command: string;
     cwd: string;
     logPath: string;
+    /** The job's capped log, for a runner that writes the job's output pipe into it. */
+    log: JobLog;
     scriptPath: string;
     cookie: string;
   }): Promise<{
     pid: number;
     startTicks: number | undefined;
     exited: Promise<{ exitCode: number | null; signal: string | null }>;
+    /**
+     * The output pipe the runner writes into the log: `settle` drains it until every writer is
+     * gone (true) or it goes quiet (false: something outside the job holds it), `close` stops
+     * reading so nothing more reaches the log.
+     */
+    output?: { settle(): Promise<boolean>; close(): void };
+    /** How the job is contained (its cgroups, where it has them). */
+    containment?: { label: string; cgroups: string[]; note?: string };
   }>;
   processIsSame(pid: number, startTicks: number | undefined): boolean;
   ownStartTicks(): number | undefined;
@@ -62,6 +76,14 @@ export interface ProcessRunner extends ProcessControl {
   realDirectory(path: string): Promise<string>;
   /** Whether paths on this platform compare without case (the duplicate guard folds case). */
   caseInsensitivePaths: boolean;
+  /** The cgroups of a record this machine may touch (the job's own, under a cgroup mount). */
+  acceptedCgroups?(cgroups: readonly string[] | undefined, cookie: string | undefined): string[];
+  /** Removes a finished job's cgroups (once empty; waits a moment for killed ones to empty). */
+  removeCgroups?(cgroups: readonly string[]): Promise<void>;
+  /** What the job's cgroup limits did (forks refused, processes killed for memory), if anything. */
+  cgroupLimitEvents?(cgroups: readonly string[]): string | undefined;
+  /** The containment new jobs get, as the start-up log says it. */
+  containmentLine?(): Promise<string>;
 }
 
 /** A started job's process: its pid, start time (where the platform tells) and its end. */
@@ -114,6 +136,8 @@ interface RunningJob {
   endKilled: ProcessInfo[];
   /** Set for a job on an ssh host. */
   remote?: RemoteJob;
+  /** The output pipe the runner writes into the log (a local job on Linux or macOS). */
+  output?: SpawnedJob["output"];
   /**
    * The sweep of a `jobs kill` in flight: the processes it signalled. The end waits for it to
    * tell a kill from an exit that came first (the kill then found the job's shell gone).
@@ -198,14 +222,37 @@ export class JobManager {
     return lost;
   }
 
-  /** The processes of a job: its cookie, its shell's session/group, their descendants. */
-  private targetOf(record: JobRecord): JobProcessTarget {
+  /**
+   * The processes of a job: its cookie, its shell's session/group, their descendants, and every
+   * process in its cgroups (those of the record that name this job's own).
+   */
+  private targetOf(record: JobRecord): ReapTarget {
     return {
+      cgroups: this.cgroupsOf(record),
       ...(record.cookie !== undefined && { cookie: record.cookie }),
       leader: { pid: record.pid, startTicks: record.pidStartTicks },
       exclude: [this.pid],
       ...(record.pidStartTicks !== undefined && { sinceTicks: record.pidStartTicks }),
     };
+  }
+
+  /** The record's cgroups this machine may touch (none for a remote job: they are on its host). */
+  private cgroupsOf(record: JobRecord): string[] {
+    if (record.host !== undefined || !record.cgroups) return [];
+    return this.runner.acceptedCgroups?.(record.cgroups, record.cookie) ?? [];
+  }
+
+  /** Ends every process of a local job (see targetOf), then removes its cgroups. */
+  private async endProcesses(record: JobRecord): Promise<ProcessInfo[]> {
+    const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+    const cgroups = this.cgroupsOf(record);
+    if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
+    return killed;
+  }
+
+  /** The containment new jobs get, for the start-up log. */
+  async containmentLine(): Promise<string | undefined> {
+    return await this.runner.containmentLine?.();
   }
 
   /**
@@ -222,9 +269,15 @@ export class JobManager {
     const since = Math.min(...finished.map((r) => r.pidStartTicks ?? 0));
     const present = cookiesInTable(this.runner.listProcesses(since));
     for (const record of finished) {
-      if (!present.has(record.cookie!)) continue;
+      const cgroups = this.cgroupsOf(record);
+      const inCgroups = cgroups.length > 0 &&
+        (this.runner.cgroupMembers?.(cgroups).length ?? 0) > 0;
+      if (!present.has(record.cookie!) && !inCgroups) {
+        if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
+        continue;
+      }
       if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
-      await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      await this.endProcesses(record);
     }
   }
 
@@ -258,7 +311,7 @@ export class JobManager {
           "have been terminated";
       }
     } else {
-      killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      killed = await this.endProcesses(record);
       if (killed.length > 0) {
         why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
       }
@@ -424,6 +477,7 @@ export class JobManager {
       pid: spawned.pid,
       ...(remote && { host: remote.host.description }),
       ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
+      ...containmentFields(spawned.containment),
       serverPid: this.pid,
       ...(this.runner.ownStartTicks() !== undefined &&
         { serverStartTicks: this.runner.ownStartTicks() }),
@@ -435,7 +489,8 @@ export class JobManager {
     } catch (e) {
       // An untracked job must not run: stop it before reporting.
       if (remoteJob) await remoteJob.kill(this.killGraceMs).catch(() => []);
-      else await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
+      else await this.endProcesses(record);
+      spawned.output?.close();
       log.close();
       throw new AnchorError({
         code: "STATE_DIR_UNWRITABLE",
@@ -458,6 +513,7 @@ export class JobManager {
       writes: Promise.resolve(),
       endKilled: [],
       ...(remoteJob && { remote: remoteJob }),
+      ...(spawned.output && { output: spawned.output }),
     };
     job.timer = setInterval(() => this.watch(job), this.pollMs);
     job.done = spawned.exited.then((exit) => this.finish(job, exit));
@@ -498,6 +554,7 @@ export class JobManager {
       command,
       cwd,
       logPath: files.log,
+      log,
       scriptPath: files.script,
       cookie,
     });
@@ -544,9 +601,13 @@ export class JobManager {
       lost?: string;
       leftovers?: RemoteProcessInfo[];
       heldOpen?: boolean;
+      containment?: string;
     },
   ): Promise<JobRecord> {
     clearInterval(job.timer);
+    if (exit.containment !== undefined) {
+      job.record = { ...job.record, containment: exit.containment };
+    }
     if (exit.lost !== undefined) return await this.finishLost(job, exit.lost);
     let cause = job.cause;
     // A kill that reached the job's shell ended it; one that found the shell already gone (it
@@ -558,18 +619,27 @@ export class JobManager {
     if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
     // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
     // nohup) is terminated before the end is recorded, so nothing grows the log after that.
+    // Read before the cgroups go with the processes.
+    const limits = job.remote
+      ? undefined
+      : this.runner.cgroupLimitEvents?.(this.cgroupsOf(job.record));
     const leftovers = job.remote
       ? exit.leftovers?.map(remoteRow(job.remote.pid)) ?? await this.killRemote(job.remote)
-      : await killJobProcesses(this.runner, this.targetOf(job.record), this.killGraceMs);
+      : await this.endProcesses(job.record);
     job.endKilled = leftovers;
+    // The output the ended processes left in the pipe is theirs; then the pipe is closed, so a
+    // process still holding it (none the job's: they are gone) cannot grow the log.
+    const drained = job.output ? await job.output.settle() : true;
+    job.output?.close();
     const note = cause === "exit" && leftovers.length > 0
       ? `[anchorfs: the command exited and left ${
         describeProcesses(leftovers)
       } running; they were terminated, because every process of a job ends with it. Run a ` +
         "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
       : undefined;
-    const held = exit.heldOpen ? HELD_OPEN_NOTE : undefined;
-    const notes = [note, held && `[anchorfs: ${held}.]`].filter((n) => n !== undefined);
+    const held = exit.heldOpen ? HELD_OPEN_NOTE : drained ? undefined : HELD_PIPE_NOTE;
+    const limitNote = limits && `[anchorfs: its limits were reached: ${limits}.]`;
+    const notes = [note, held && `[anchorfs: ${held}.]`, limitNote].filter((n) => n !== undefined);
     job.cap.enforce(notes.reduce((n, t) => n + new TextEncoder().encode(t).length + 2, 0));
     for (const n of notes) job.cap.appendNote(n);
     const size = await this.store.logSize(job.record.id);
@@ -579,7 +649,9 @@ export class JobManager {
       cause,
       ...(cause === "exit" && leftovers.length > 0 &&
         { leftovers: describeProcesses(leftovers) }),
-      ...(held !== undefined && { note: held }),
+      ...((held ?? limits) !== undefined && {
+        note: [held, limits && `its limits were reached: ${limits}`].filter(Boolean).join("; "),
+      }),
       outputBytes: job.cap.outputBytes(size),
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
@@ -819,7 +891,7 @@ export class JobManager {
     const killAll = async () =>
       record.host !== undefined
         ? (await this.stopRemote(record)).killed
-        : await killJobProcesses(this.runner, target, this.killGraceMs);
+        : await this.endProcesses(record);
     if (isTerminal(record.status)) {
       // Its shell ended; anything it left that is still alive goes now.
       return { record, wasRunning: false, killed: await killAll() };
@@ -857,10 +929,11 @@ export class JobManager {
     return { record: ended.record, wasRunning: true, killed };
   }
 
-  /** The cookie prefix of every job this server started. */
-  private ownTarget(): JobProcessTarget {
+  /** The cookie prefix of every job this server started, and its running jobs' cgroups. */
+  private ownTarget(): ReapTarget {
     const since = this.runner.ownStartTicks();
     return {
+      cgroups: [...this.running.values()].flatMap((j) => this.cgroupsOf(j.record)),
       cookiePrefix: `${this.instance}/`,
       exclude: [this.pid],
       ...(since !== undefined && { sinceTicks: since }),
@@ -900,6 +973,26 @@ export class JobManager {
 const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
   "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
   "its parent gone), so that process was left running there and what it writes now is not kept";
+
+/**
+ * A local job whose shell ended while something outside it still held its output pipe open (on
+ * the process tree: a process with no proof of being the job's).
+ */
+const HELD_PIPE_NOTE = "after its shell ended, its output pipe was still held open by a process " +
+  "that carries no proof of being the job's (no cookie, not in its cgroup, group or session, its " +
+  "parent gone), so that process was left running; the server closed the pipe, so it gets " +
+  "EPIPE or SIGPIPE when it writes, and nothing it writes reaches the log";
+
+/** The record fields of a job's containment: its cgroups, and how it is held (and why less). */
+function containmentFields(
+  c: { label: string; cgroups: string[]; note?: string } | undefined,
+): Partial<JobRecord> {
+  if (!c) return {};
+  return {
+    ...(c.cgroups.length > 0 && { cgroups: c.cgroups }),
+    containment: c.note === undefined ? c.label : `${c.label} (${c.note})`,
+  };
+}
 
 /** A command that could not be started (nothing runs). */
 function spawnFailed(command: string, cwd: string, e: unknown): AnchorError {

@@ -19,17 +19,18 @@ export interface TailRead {
   logBytes: number;
 }
 
-/** Where a job's files are on this machine's disk, for a local process to write into. */
+/** Where a job's files are on this machine's disk. */
 export interface LocalJobFiles {
-  /** The output log (a local child writes into it directly, no bytes passing through us). */
+  /** The output log (on Windows a local child writes into it directly). */
   log: string;
   /** Where a command line too long for argv is written as a script. */
   script: string;
 }
 
 /**
- * A running job's log, held by its server while the job runs: output is appended to it (a
- * remote job's stream; a local child writes into the file itself) and it is kept under its cap.
+ * A running job's log, held by its server while the job runs: output is appended to it (a local
+ * job's pipe, a remote job's stream; on Windows a local child writes into the file itself) and
+ * it is kept under its cap.
  * Past the cap the log keeps its head, a marker, and the newest output; every drop is counted
  * so the record can say how much output is missing. Synchronous, so the window between
  * measuring and cutting is as short as possible.
@@ -38,7 +39,10 @@ export interface JobLog {
   readonly capBytes: number;
   /** Bytes of command output removed from the log so far. */
   readonly droppedBytes: number;
-  /** Appends command output (throws when the log is gone: the job was removed). */
+  /**
+   * Appends command output (throws when the log is gone, the job was removed, or closed: the
+   * job has ended, and nothing is appended after its terminal status).
+   */
   append(bytes: Uint8Array): void;
   /**
    * Checks the size and cuts the log if it passed the cap (less `reserve` bytes kept free for

@@ -271,6 +271,8 @@ export function formatJobReport(
     `job ${record.id}: ${shortCommand(record.command, 200)}`,
     `uri: ${jobUri(record.id)}`,
     `cwd: ${record.cwd}`,
+    // What holds its processes: in a cgroup no process can leave, or on the process tree.
+    ...(record.containment !== undefined ? [`containment: ${record.containment}`] : []),
     `status: ${statusPhrase(record)}`,
     `${isTerminal(record.status) ? "duration" : "running for"}: ${
       formatDuration(durationMs(record, now))
@@ -326,10 +328,12 @@ function clip(text: string): string {
  * had already ended, what it had left running. Said the same way to a model and to a person.
  */
 export function killText({ record, wasRunning, killed }: KillResult): string {
+  // Said with the kill: whether a cgroup made sure nothing of it was missed.
+  const held = record.containment !== undefined ? ` (held by ${record.containment})` : "";
   return wasRunning
     ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`): ${
       killed.length > 0
-        ? `terminated ${describeProcesses(killed)}`
+        ? `terminated ${describeProcesses(killed)}${held}`
         : "no process of it was left to terminate"
     }; ${statusPhrase(record)}.`
     : `Job ${record.id} had already ended: ${statusPhrase(record)}. ${

@@ -1,6 +1,8 @@
 // Ends every process of a job, found by its cookie, its session/group and its descendants
-// (lib/core/jobs/job_processes.ts decides), including the ones that fork while being killed. Needs
-// only a process table and a signal sender; it never signals a process it cannot prove is ours.
+// (lib/core/jobs/job_processes.ts decides) and, where the job has cgroups, every process in them
+// (no process can leave one), including the ones that fork while being killed. Needs only a
+// process table, a signal sender and the cgroup operations; it never signals a process it cannot
+// prove is ours.
 
 import {
   type JobProcessTarget,
@@ -17,6 +19,37 @@ export interface ProcessControl {
   listProcesses(sinceTicks?: number): ProcessInfo[];
   /** Signals the process if it is still the one with this start time; false otherwise. */
   signalProcess(pid: number, startTicks: number, signal: JobSignal): boolean;
+  /** Live processes in these cgroups and their sub-groups (where the machine has cgroups). */
+  cgroupMembers?(cgroups: readonly string[]): ProcessInfo[];
+  /**
+   * SIGKILL to every process in these cgroups at once (v2 `cgroup.kill`; v1 frozen first), so
+   * a fork loop cannot outrun the kill.
+   */
+  killCgroups?(cgroups: readonly string[]): void;
+}
+
+/** What to end: the job's processes as the table proves them, and its cgroups. */
+export type ReapTarget = JobProcessTarget & {
+  /** The job's cgroups (already checked to be the job's): every process in them is its. */
+  cgroups?: readonly string[];
+};
+
+/** The target's live processes: proven by the table, and every member of its cgroups. */
+function findTargets(control: ProcessControl, target: ReapTarget): ProcessInfo[] {
+  const found = selectJobProcesses(control.listProcesses(target.sinceTicks), target);
+  const cgroups = target.cgroups ?? [];
+  if (cgroups.length === 0 || !control.cgroupMembers) return found;
+  const excluded = new Set(target.exclude ?? []);
+  const seen = new Set(found.map((p) => p.pid));
+  for (const p of control.cgroupMembers(cgroups)) {
+    if (!seen.has(p.pid) && !excluded.has(p.pid) && p.pid > 1) found.push(p);
+  }
+  return found;
+}
+
+/** The KILL of a round: the cgroups at once, then each process found (those outside too). */
+function killRound(control: ProcessControl, target: ReapTarget): void {
+  if (target.cgroups && target.cgroups.length > 0) control.killCgroups?.(target.cgroups);
 }
 
 /** KILL rounds after the grace: each catches children forked since the previous round. */
@@ -29,11 +62,11 @@ const KILL_ROUNDS = 40;
  */
 export async function killJobProcesses(
   control: ProcessControl,
-  target: JobProcessTarget,
+  target: ReapTarget,
   graceMs: number,
 ): Promise<ProcessInfo[]> {
   const signalled = new Map<number, ProcessInfo>();
-  const find = () => selectJobProcesses(control.listProcesses(target.sinceTicks), target);
+  const find = () => findTargets(control, target);
   const send = (processes: ProcessInfo[], signal: JobSignal) => {
     for (const p of processes) {
       if (control.signalProcess(p.pid, p.startTicks, signal) && !signalled.has(p.pid)) {
@@ -54,6 +87,7 @@ export async function killJobProcesses(
   }
   for (let round = 0; round < KILL_ROUNDS && found.length > 0; round++) {
     send(found, "SIGKILL");
+    killRound(control, target);
     await new Promise((r) => setTimeout(r, round < 5 ? 10 : 50));
     found = find();
   }
@@ -66,13 +100,13 @@ export async function killJobProcesses(
  */
 export function killJobProcessesNow(
   control: ProcessControl,
-  target: JobProcessTarget,
+  target: ReapTarget,
 ): ProcessInfo[] {
   const signalled = new Map<number, ProcessInfo>();
   for (let round = 0; round < 10; round++) {
-    const fresh = selectJobProcesses(control.listProcesses(target.sinceTicks), target)
-      .filter((p) => !signalled.has(p.pid));
+    const fresh = findTargets(control, target).filter((p) => !signalled.has(p.pid));
     if (fresh.length === 0) break;
+    killRound(control, target);
     for (const p of fresh) {
       if (control.signalProcess(p.pid, p.startTicks, "SIGKILL")) signalled.set(p.pid, p);
     }

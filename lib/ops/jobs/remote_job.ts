@@ -27,6 +27,8 @@ export interface RemoteJobExit {
    * that process was left running there.
    */
   heldOpen?: boolean;
+  /** How its processes were held on the host (`cgroup v2 on the host (…)`, `process tree …`). */
+  containment?: string;
 }
 
 export interface RemoteJobRequest {

@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { testNeeding } from "../../_requires.ts";
-import { fastListDir } from "../../../lib/backends/local/fast_dir.ts";
+import { fastListDir, fastListDirInTurns } from "../../../lib/backends/local/fast_dir.ts";
 import type { DirEntry } from "../../../lib/ops/file_backend.ts";
 
 const needsPosixFs = testNeeding("posix-fs");
@@ -54,3 +54,31 @@ Deno.test("fastListDir leaves errors to the usual listing (null)", async () => {
   const listed = fastListDir(empty);
   assert(listed === null || listed.length === 0);
 });
+
+needsPosixFs(
+  "fastListDirInTurns reads a huge directory in steps with turns between, and lists the same",
+  async () => {
+    await using dir = await tempDir();
+    const count = 5000;
+    for (let i = 0; i < count; i++) Deno.writeFileSync(`${dir.path}/f${i}`, new Uint8Array());
+    let turns = 0;
+    // A listing running meanwhile uses the shared buffers: the stepped one must not mind.
+    const listed = await fastListDirInTurns(dir.path, async () => {
+      turns++;
+      fastListDir(`${dir.path}/..`);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }, 1000);
+    if (listed === null) {
+      assert(Deno.build.os !== "linux", "fastListDirInTurns answers on Linux with FFI allowed");
+      return;
+    }
+    // Each read of entries holds ~2,700 of these names: the steps are reads, not single entries.
+    assert(turns >= 2, `${turns} turns`);
+    assertEquals(listed.length, count);
+    assertEquals(listed.sort(byName), viaDeno(dir.path).sort(byName));
+    // A small directory is read at once, without a turn.
+    let small = 0;
+    await fastListDirInTurns(`${dir.path}/..`, () => Promise.resolve(small++), 1000);
+    assertEquals(small, 0);
+  },
+);

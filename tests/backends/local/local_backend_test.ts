@@ -1,6 +1,5 @@
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
-import { LocalWriteLocks, lockDirCandidates } from "../../../lib/backends/local/write_lock.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
@@ -28,32 +27,6 @@ Deno.test("a same-size change that keeps the mtime is still FILE_CHANGED (conten
   );
   assertEquals((e as AnchorError).code, "FILE_CHANGED");
   assertEquals(await Deno.readTextFile(path), "omega\n");
-});
-
-Deno.test("a write lock held by another holder waits a bounded time, then LOCK_TIMEOUT", async () => {
-  await using dir = await tempDir();
-  await using locks = await tempDir("anchorfs-locks-test-");
-  const holder = new LocalWriteLocks({ dir: locks.path });
-  const waiter = new LocalWriteLocks({ dir: locks.path, waitMs: 300 });
-  const path = `${dir.path}/held.txt`;
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const inside = new Promise<void>((resolve) => (entered = resolve));
-  const held = holder.run(path, () => {
-    entered();
-    return gate;
-  });
-  await inside;
-  const e = await assertRejects(() => waiter.run(path, () => Promise.resolve("no")));
-  assertEquals((e as AnchorError).code, "LOCK_TIMEOUT");
-  assertEquals((e as AnchorError).fault, "environment");
-  assertStringIncludes((e as AnchorError).message, JSON.stringify(path));
-  release();
-  await held;
-  // Released: the next holder gets it at once, and no lock file is left behind.
-  assertEquals(await waiter.run(path, () => Promise.resolve("yes")), "yes");
-  assertEquals([...Deno.readDirSync(locks.path)].length, 0);
 });
 
 Deno.test("the next write in a folder removes temp files of dead writers, not of live ones", async () => {
@@ -95,30 +68,6 @@ Deno.test("a recent temp file of a remote (SFTP) writer is kept: its pid is anot
   await Deno.writeTextFile(remote, "in flight over SFTP");
   await new LocalBackend().writeFileAtomic(`${dir.path}/z.txt`, enc.encode("z\n"));
   assertEquals((await Deno.stat(remote)).isFile, true);
-});
-
-Deno.test("lock files left by killed holders are swept when a process first locks; held ones stay", async () => {
-  await using dir = await tempDir();
-  await using locks = await tempDir("anchorfs-locks-test-");
-  await Deno.writeTextFile(`${locks.path}/${"a".repeat(32)}.lock`, "");
-  const holder = new LocalWriteLocks({ dir: locks.path });
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const inside = new Promise<void>((resolve) => (entered = resolve));
-  const held = holder.run(`${dir.path}/held.txt`, () => {
-    entered();
-    return gate;
-  });
-  await inside;
-  // The orphan went with the holder's first lock; a second process's sweep keeps the held one.
-  assertEquals([...Deno.readDirSync(locks.path)].length, 1);
-  const other = new LocalWriteLocks({ dir: locks.path });
-  assertEquals(await other.run(`${dir.path}/free.txt`, () => Promise.resolve(1)), 1);
-  assertEquals([...Deno.readDirSync(locks.path)].length, 1);
-  release();
-  await held;
-  assertEquals([...Deno.readDirSync(locks.path)].length, 0);
 });
 
 test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
@@ -233,7 +182,7 @@ Deno.test({
   async fn() {
     const dir = await Deno.makeTempDir();
     try {
-      const backend = new LocalBackend({ locks: { dir: `${dir}/locks` } });
+      const backend = new LocalBackend();
       const path = `${dir}/users_file.txt`;
       await Deno.writeTextFile(path, "a\n");
       await Deno.chown(path, 1234, 4321);
@@ -253,45 +202,4 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
-});
-
-Deno.test("lock folders: the user's own state folder comes before a shared temp folder", () => {
-  const env = (vars: Record<string, string>) => ({ get: (name: string) => vars[name] });
-  assertEquals(lockDirCandidates(env({ HOME: "/home/ann", TMPDIR: "/tmp/" }), 1000), [
-    "/home/ann/.local/state/anchorfs/locks",
-    "/tmp/anchorfs-locks-1000",
-  ]);
-  assertEquals(
-    lockDirCandidates(env({ XDG_RUNTIME_DIR: "/run/user/1000", XDG_STATE_HOME: "/s" }), 1000),
-    ["/run/user/1000/anchorfs-locks", "/s/anchorfs/locks", "/tmp/anchorfs-locks-1000"],
-  );
-});
-
-test("a lock folder planted by someone else is passed over: writes still lock and land", async () => {
-  await using dir = await tempDir();
-  await using shared = await tempDir("anchorfs-locks-test-");
-  // Another local user got the /tmp name first: here a symlink to a folder that is not ours to
-  // trust (as root a chown would do the same; a symlink works for every test user).
-  const planted = `${shared.path}/anchorfs-locks-planted`;
-  await Deno.mkdir(`${shared.path}/elsewhere`);
-  await Deno.symlink(`${shared.path}/elsewhere`, planted);
-  const own = `${shared.path}/state/anchorfs/locks`;
-  const locks = new LocalWriteLocks({ candidates: [planted, own] });
-  const got = await locks.run(`${dir.path}/a.txt`, () => Promise.resolve("ran"));
-  assertEquals(got, "ran");
-  assertEquals(locks.dir, own);
-  assertEquals((await Deno.lstat(own)).mode! & 0o777, 0o700);
-});
-
-Deno.test("with no usable lock folder the error names each one and what the user can do", async () => {
-  await using dir = await tempDir();
-  await using shared = await tempDir("anchorfs-locks-test-");
-  const planted = `${shared.path}/planted`;
-  await Deno.writeTextFile(planted, "not a folder");
-  const locks = new LocalWriteLocks({ candidates: [planted] });
-  const e = await assertRejects(() => locks.run(`${dir.path}/a.txt`, () => Promise.resolve(1)));
-  assertEquals((e as AnchorError).code, "IO_ERROR");
-  assertEquals((e as AnchorError).fault, "environment");
-  assertStringIncludes((e as AnchorError).message, JSON.stringify(planted));
-  assertStringIncludes((e as AnchorError).hint!, "XDG_RUNTIME_DIR");
 });

@@ -10,6 +10,7 @@ import { SEARCH_MAX_LINES } from "../../../lib/ops/search.ts";
 import { createSession } from "../../../lib/ops/session.ts";
 import type { ViewArgs } from "../../../lib/ops/view.ts";
 import { viewText } from "../../ops/_view_text.ts";
+import { longLine, SLOW_REGEX } from "../../_long_line.ts";
 
 /** A tree where every 37th file holds the needle, spread over a few directories. */
 async function haystack(files: number): Promise<{ path: string } & AsyncDisposable> {
@@ -120,6 +121,44 @@ Deno.test("workers stopped and started again between searches give identical res
     await scanner.close(); // the idle stop: the next search starts fresh workers
     assertEquals(await view({ path: ".", content: "needle \\d+", regex: true }), first);
     assertEquals(scanner.inline, false);
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("a stopped search's worker stuck in one regex run is ended after the grace, and the pool goes on", async () => {
+  await using dir = await tempDir();
+  await Deno.writeFile(`${dir.path}/long.txt`, longLine(16 * 1024 * 1024 - 1, 7));
+  await writeTree(dir.path, { "small.txt": "needle\n" });
+  const scanner = new ParallelScanner(1);
+  try {
+    const search = compileSearchPattern(SLOW_REGEX, true);
+    const request = {
+      spec: search.spec,
+      options: { context: 0, perFile: 5, maxChars: 200, room: 100 },
+    };
+    const run = scanner.open(request, 32 * 1024 * 1024);
+    const answer = run.scan([`${dir.path}/long.txt`, `${dir.path}/small.txt`]);
+    // Stopped once the worker is inside the file (it has started: the batch left the queue).
+    while (scanner.queued > 0 || scanner.busy === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.stop();
+    const result = await answer;
+    assertEquals(result.interrupted, 0);
+    assertEquals(result.unchecked, [1]);
+    assertEquals(scanner.busy, 0);
+    // The worker that took its place answers the next search, bytes handed over included.
+    const next = scanner.open(
+      { ...request, spec: compileSearchPattern("needle", false).spec },
+      1024,
+    );
+    const found = await next.scan([`${dir.path}/small.txt`]);
+    assertEquals(found.found.map(([i]) => i), [0]);
+    const held = await next.match(new TextEncoder().encode("a\nneedle b\n"));
+    assertEquals(typeof held === "object" ? held.kept : held, [2]);
+    next.stop();
   } finally {
     await scanner.close();
   }

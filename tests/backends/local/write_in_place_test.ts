@@ -4,6 +4,7 @@
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { recoveryCopyName } from "../../../lib/core/path/write_temp_name.ts";
+import { verifyWritten } from "../../../lib/backends/local/write_in_place.ts";
 import { fnv1a32 } from "../../../lib/core/edit/line_id.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
@@ -194,4 +195,30 @@ test("a file whose name is near the 255-byte limit is written, with or without o
     await Deno.remove(`${dir.path}/link`);
   }
   assertEquals([...Deno.readDirSync(dir.path)].length, 2, "no temp file or copy left");
+});
+
+Deno.test("a read-back that another program's later write explains is not undone; one it does not is a failure", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/f.txt`;
+  const target = { open: path, dir: dir.path, base: "f.txt", shown: path, shownDir: dir.path };
+  const data = enc.encode("ours\n");
+  await Deno.writeFile(path, data);
+  const after = Deno.statSync(path);
+  verifyWritten(target, data, after); // exactly ours
+  await Deno.writeTextFile(path, "appended\n", { append: true });
+  verifyWritten(target, data, after); // ours, then a program appended
+  await Deno.writeTextFile(path, "theirs\n"); // a program rewrote it after ours: its size moved
+  verifyWritten(target, data, after);
+  // Same size and times as right after our write, yet not our bytes: our write did not land.
+  await Deno.writeTextFile(path, "OURS\n");
+  await Deno.utime(path, after.atime!, after.mtime!);
+  const now = Deno.statSync(path);
+  const e = (() => {
+    try {
+      verifyWritten(target, data, now);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert(e instanceof Error && e.message.includes("read back differs"), String(e));
 });

@@ -9,23 +9,32 @@ import {
   eventually,
   jobIdOf,
   livePidsMatching,
+  pathExists,
   startJobsServer,
   uniqueMarker,
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
 import { testNeeding } from "../../_requires.ts";
 import { NO_BASH_NOTE, NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
+import { NO_CGROUP_VAR } from "../../../lib/backends/ssh/remote_cgroup.ts";
 
 const sshTest = testNeeding("sshd", "bash", "proc");
 /** The host without bash is a PATH of symlinks. */
 const sshFsTest = testNeeding("sshd", "bash", "proc", "posix-fs");
 
-async function remoteWorld(options: { maxSessions?: number; noProc?: boolean } = {}) {
+async function remoteWorld(
+  options: { maxSessions?: number; noProc?: boolean; noCgroup?: boolean } = {},
+) {
+  const sshdConfig = [
+    // The ps path, as on a host without /proc (see remote_jobs_test.ts).
+    ...(options.noProc ? [`SetEnv ${NO_PROC_VAR}=1`] : []),
+    // A host where the account cannot make cgroups (this sshd runs as root, which can).
+    ...(options.noCgroup ? [`SetEnv ${NO_CGROUP_VAR}=1`] : []),
+  ];
   const world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
     ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
-    // The ps path, as on a host without /proc (see remote_jobs_test.ts).
-    ...(options.noProc && { sshdConfig: [`SetEnv ${NO_PROC_VAR}=1`] }),
+    ...(sshdConfig.length > 0 && { sshdConfig }),
   });
   return { world, env: world.env({ SSH_AUTH_SOCK: "" }) };
 }
@@ -124,7 +133,8 @@ for (const noProc of [false, true]) {
 sshTest(
   "remote shell: a process the job cannot recognise holding its output does not keep it running",
   async () => {
-    const { world, env } = await remoteWorld();
+    // The limit exists only where the host gives the job no cgroup.
+    const { world, env } = await remoteWorld({ noCgroup: true });
     await using _world = world;
     await using remote = await tempDir("anchorfs-rjob-");
     await using s = await startJobsServer("v2", { window: 30, env });
@@ -143,7 +153,47 @@ sshTest(
       const record = await readRecord(s.stateDir, id);
       assertEquals(record.status, "succeeded");
       assertStringIncludes(record.endReason ?? "", "output was still held open on the host");
+      assertStringIncludes(record.containment, "process tree on the host");
       assert(livePidsMatching(marker).length > 0, "the stray process is the limit under test");
+    } finally {
+      killMatching(marker);
+    }
+  },
+);
+
+sshTest(
+  "remote shell: where the host gives the job a cgroup, the same stray process ends with the job",
+  async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-rjob-");
+    await using s = await startJobsServer("v2", { window: 30, env });
+    const marker = uniqueMarker();
+    try {
+      // No cookie, its own session, its parent gone, writing into the job's output: only its
+      // cgroup ties it to the job.
+      const r = await s.server.call("shell", {
+        command: `(env -i setsid sh -c 'while :; do echo ${marker}; sleep 0.05; done' &); ` +
+          "for i in 1 2 3; do sleep 0.1; done; echo finished",
+        cwd: `ssh://box${remote.path}`,
+      });
+      assertEquals(r.isError, false, r.text);
+      assertStringIncludes(r.text, "finished");
+      const id = r.text.match(/job (\d+-\d+)/)![1]!;
+      const record = await readRecord(s.stateDir, id);
+      assertEquals(record.status, "succeeded");
+      // Its cgroup tied it to the job: terminated with the leftovers, not left holding the output.
+      assert(!(record.endReason ?? "").includes("held open"), record.endReason);
+      assertStringIncludes(record.endReason ?? "", "which were terminated");
+      assert(await eventually(() => livePidsMatching(marker).length === 0), "the stray survived");
+      assertStringIncludes(record.containment, "cgroup v2 on the host (");
+      // Nothing reaches the log after the end, and the job's cgroup is gone from the host.
+      const log = `${s.stateDir}/jobs/${id}/output.log`;
+      const size = (await Deno.stat(log)).size;
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals((await Deno.stat(log)).size, size);
+      const cgroup = /\((\/[^)]*)\)/.exec(record.containment)![1]!;
+      assert(!pathExists(cgroup), `${cgroup} is still there`);
     } finally {
       killMatching(marker);
     }

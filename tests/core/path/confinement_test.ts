@@ -47,6 +47,7 @@ Deno.test("fileUriPath decodes local file URIs and rejects other schemes and hos
   assertEquals(fileUriPath("file:///home/me/a%20b"), "/home/me/a b");
   assertEquals(fileUriPath("file://localhost/srv"), "/srv");
   assertEquals(fileUriPath("file://otherhost/srv"), undefined);
+  assertEquals(fileUriPath("file:////otherhost/srv"), undefined);
   assertEquals(fileUriPath("https://example.com/x"), undefined);
   assertEquals(fileUriPath("not a uri"), undefined);
 });

@@ -78,7 +78,10 @@ Deno.test("Windows rules compare without case, by whole components", () => {
 Deno.test("Windows rules read client roots from file URIs as editors send them", () => {
   assertEquals(win.fromFileUri("file:///C:/Users/me/proj"), "C:\\Users\\me\\proj");
   assertEquals(win.fromFileUri("file:///c%3A/Users/me"), "C:\\Users\\me");
-  assertEquals(win.fromFileUri("file://server/share/x"), "\\\\server\\share\\x");
+  // A share on another host is not a local root.
+  assertEquals(win.fromFileUri("file://server/share/x"), undefined);
+  assertEquals(win.fromFileUri("file:////server/share/x"), undefined);
+  assertEquals(win.fromFileUri("file://localhost/C:/x"), "C:\\x");
   assertEquals(win.fromFileUri("https://example.com/x"), undefined);
   assertEquals(win.fromFileUri("file:///relative-looking"), undefined);
 });

@@ -1,7 +1,9 @@
 import {
   isWriteTempName,
+  keptCopyName,
   recoveryCopyName,
   recoveryCopyOf,
+  writeLockName,
   writeTempName,
   writeTempPid,
 } from "../../../lib/core/path/write_temp_name.ts";
@@ -12,6 +14,8 @@ Deno.test("write temp names round-trip and are told apart from the user's files"
     [writeTempName("a.txt", 42, 7), true, 42],
     [writeTempName(".env", 42, 7), true, 42],
     [writeTempName("a.txt", 42, 1700000000000, 3), true, "remote"],
+    [writeLockName("a.txt"), true, null], // hidden from listings, never swept as a dead temp
+    ["a.txt.anchorfs-lock", false, null],
     [".a.txt.anchorfs-12.tmp", false, null],
     [".a.txt.anchorfs-x-1.tmp", false, null],
     ["a.txt.anchorfs-1-2.tmp", false, null],
@@ -34,6 +38,11 @@ Deno.test("recovery copy names record pid, inode and what was written, and are n
   for (const other of ["a.txt.orig", ".a.txt.anchorfs-42-3-i9.orig", writeTempName("a", 1, 2)]) {
     assertEquals(recoveryCopyOf(other), null, other);
   }
+});
+
+Deno.test("a kept copy's name shows the file it belongs to and is never taken for a temp file", () => {
+  assertEquals(keptCopyName("a.txt", 42, 3), "a.txt.anchorfs-kept-42-3");
+  assertEquals(isWriteTempName(keptCopyName("a.txt", 42, 3)), false, "never swept, never hidden");
 });
 
 Deno.test("temp and recovery names stay under 255 bytes for a target whose name is near it", () => {

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../
 import {
   compileSearchPattern,
   indexOfBytes,
+  MAX_SEARCH_CHARS,
   requiredLiteral,
 } from "../../../lib/core/search/search_pattern.ts";
 import type { AnchorError } from "../../../lib/core/errors.ts";
@@ -52,6 +53,16 @@ Deno.test("empty and multi-line content are refused with the next call", () => {
   );
   const multi = assertThrows(() => compileSearchPattern("a\nb", false)) as AnchorError;
   assertStringIncludes(multi.hint!, '{"content":"a"}');
+});
+
+Deno.test("content past MAX_SEARCH_CHARS is refused naming its length and start, never echoed whole", () => {
+  const long = `needle ${"x".repeat(3_000_000)}`;
+  const error = assertThrows(() => compileSearchPattern(long, true)) as AnchorError;
+  assertEquals(error.code, "SEARCH_TOO_LONG");
+  assertStringIncludes(error.message, "content is 3,000,007 characters long");
+  assertStringIncludes(error.hint!, '{"content":"needle xxx');
+  assert(error.message.length + error.hint!.length < 1000);
+  assertEquals(compileSearchPattern("y".repeat(MAX_SEARCH_CHARS), false).regex, false);
 });
 
 Deno.test("indexOfBytes agrees with a naive search on random inputs", async () => {

@@ -59,6 +59,12 @@ Deno.test("a finished job's report carries the note when tail's exit 0 hides the
   } as unknown as JobRecord;
   const report = formatJobReport(outputOf(record, "ok", 0), 2000);
   assertStringIncludes(report, "Exit 0 is tail's");
+  assert(!report.includes("containment:"), "a record from before containment was recorded");
+  const held = formatJobReport(
+    outputOf({ ...record, containment: "cgroup v1 freezer" } as JobRecord, "ok", 0),
+    2000,
+  );
+  assertStringIncludes(held, "cwd: /x\ncontainment: cgroup v1 freezer\nstatus: succeeded");
 });
 
 Deno.test("a job's report states its exit once; the end's reason only when it says more", () => {
@@ -242,6 +248,15 @@ Deno.test("killText says what a kill terminated, for a running and an ended job 
   assertStringIncludes(
     killText({ record: killed, wasRunning: true, killed: [] }),
     "no process of it was left to terminate",
+  );
+  // Where a cgroup held it, the kill says so: nothing of it can have been missed.
+  assertStringIncludes(
+    killText({
+      record: { ...killed, containment: "cgroup v2 (writable subtree)" },
+      wasRunning: true,
+      killed: [proc(1234, "bash")],
+    }),
+    "terminated 1 process (bash 1234) (held by cgroup v2 (writable subtree)); KILLED",
   );
   const ended = { ...base, status: "succeeded", exitCode: 0 } as unknown as JobRecord;
   assertEquals(

@@ -1,0 +1,638 @@
+// The local disk confined to the allowed directories (--allow, --roots) on Linux: the FileBackend
+// of every path a file tool resolved while confinement is on. Each path is opened beneath a held
+// allowed directory (beneath.ts), then read, listed, stated, written and renamed through those
+// descriptors (confined_fd.ts), never looked up by its text again: a directory swapped for a
+// symlink meanwhile cannot send an operation outside. A path that leads outside is refused with
+// the wording of lib/ops/confinement.ts. realPath and readLink stay lookups by text (they only
+// explain refusals); the write locks live in the lock folder, outside the project.
+
+import type {
+  DirEntry,
+  FileBackend,
+  ReadFileOptions,
+  ReadFilesOptions,
+  WriteOptions,
+} from "../../ops/file_backend.ts";
+import type { FileInfo } from "../../ops/file_backend.ts";
+import type { PathRules } from "../../core/path/path_rules.ts";
+import { AnchorError } from "../../core/errors.ts";
+import { decodeNameBytes, hasRawBytes } from "../../core/path/path_quote.ts";
+import { writeTempName } from "../../core/path/write_temp_name.ts";
+import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
+import { assertRegularFile } from "../../ops/read_limits.ts";
+import { readBulkOne } from "./bounded_read.ts";
+import { fileChanged, mapFsError, matchesExpected, noTempBeside } from "../fs_errors.ts";
+import {
+  type Beneath,
+  cName,
+  ERRNO,
+  errnoOf,
+  type Libc,
+  LINUX,
+  OutsideRoots,
+  type Placed,
+  sysError,
+} from "./beneath.ts";
+import { beneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
+import {
+  check,
+  type FdStat,
+  infoOf,
+  readRangeSync,
+  readToEnd,
+  readToEndSync,
+  sameVersion,
+  statAt,
+  statFd,
+  syncFd,
+  writeAll,
+} from "./confined_fd.ts";
+import { nextTempNumber, sweepDeadTemps, writesInFlight } from "./dead_temps.ts";
+import { readEntries } from "./fast_dir.ts";
+import { quickSummary, type SummaryFs } from "./quick_summary.ts";
+import { rawNames } from "./raw_names.ts";
+import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
+
+/** Builds the refusal of `path`, which leads to `real`, outside the allowed directories. */
+export type Refusal = (path: string, real: string) => Error;
+
+/** Flags of every read of content: O_NONBLOCK, so a FIFO put in a file's place never blocks. */
+const READ = LINUX.O_RDONLY | LINUX.O_NONBLOCK | LINUX.O_NOCTTY;
+
+/** A directory held for a write: its descriptor, whether it can be fsynced, its path as named. */
+interface HeldDir {
+  fd: number;
+  readable: boolean;
+  shown: string;
+}
+
+/**
+ * The confined view of the local disk: same id and path rules as the LocalBackend it belongs to
+ * (`unconfined`), which keeps the write locks, the case probes and the lookups by text.
+ */
+export class ConfinedLocal implements FileBackend {
+  readonly id = "local";
+  readonly paths: PathRules;
+  private readonly c: Libc;
+  private quick: { fs: SummaryFs; generation: number } | undefined;
+
+  constructor(
+    readonly unconfined: FileBackend,
+    private readonly beneath: Beneath,
+    private refusal: Refusal,
+  ) {
+    this.paths = unconfined.paths;
+    this.c = beneath.c;
+  }
+
+  /** The refusal to give from now on (it names the directories allowed now). */
+  setRefusal(refusal: Refusal): void {
+    this.refusal = refusal;
+  }
+
+  learnCase(path: string): Promise<void> {
+    return this.unconfined.learnCase?.(path) ?? Promise.resolve();
+  }
+
+  withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
+    return this.unconfined.withWriteLock(path, body);
+  }
+
+  realPath(path: string): Promise<string> {
+    return this.unconfined.realPath(path);
+  }
+
+  readLink(path: string): Promise<string | null> {
+    return this.unconfined.readLink?.(path) ?? Promise.resolve(null);
+  }
+
+  homeDir(): Promise<string> {
+    return this.unconfined.homeDir();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve(); // the LocalBackend closes the held directories
+  }
+
+  stat(path: string): Promise<FileInfo | null> {
+    try {
+      const s = this.statOf(path);
+      return Promise.resolve(s && infoOf(s));
+    } catch (e) {
+      return Promise.reject(this.failure(e, "stat", path));
+    }
+  }
+
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    try {
+      const fd = this.openContent(path);
+      try {
+        return await readToEnd(this.c, fd, statFd(this.c, fd).size, options.maxBytes ?? Infinity);
+      } finally {
+        this.c.close(fd);
+      }
+    } catch (e) {
+      throw this.failure(e, "read", path);
+    }
+  }
+
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    try {
+      const fd = this.openContent(path);
+      try {
+        return Promise.resolve(readRangeSync(this.c, fd, offset, length));
+      } finally {
+        this.c.close(fd);
+      }
+    } catch (e) {
+      return Promise.reject(this.failure(e, "read", path));
+    }
+  }
+
+  /** The entries of a directory, by getdents64 on its descriptor (exact names and types). */
+  readDir(path: string): Promise<DirEntry[]> {
+    try {
+      const fd = this.open(path, LINUX.O_RDONLY | LINUX.O_DIRECTORY);
+      try {
+        return Promise.resolve(this.entriesOf(fd));
+      } finally {
+        this.c.close(fd);
+      }
+    } catch (e) {
+      return Promise.reject(this.failure(e, "list", path));
+    }
+  }
+
+  async *readFiles(
+    paths: readonly string[],
+    options: ReadFilesOptions = {},
+  ): AsyncIterable<{ path: string; data?: Uint8Array; size?: number; error?: Error }> {
+    for (const path of paths) yield this.readOneSync(path, options);
+  }
+
+  /**
+   * Listing summaries: the quick path opens each file beneath its root (beneath_fs.ts, the code
+   * the workers run) into one shared buffer; anything it cannot settle goes the careful way.
+   */
+  *summarizeFiles(
+    paths: readonly string[],
+    headBytes: number,
+  ): Iterable<{ path: string; summary?: FileSummary; error?: Error }> {
+    const fs = this.quickFs();
+    for (const path of paths) {
+      const buf = summaryRoom(headBytes);
+      const quick = fs && quickSummary(path, buf, headBytes, fs, summarizeHead);
+      if (quick) {
+        yield { path, summary: quick };
+        continue;
+      }
+      const read = this.readOneSync(path, { headBytes });
+      yield read.data
+        ? { path, summary: summarizeHead(read.data, read.size ?? read.data.length) }
+        : { path, error: read.error! };
+    }
+  }
+
+  /**
+   * The write, through the folder's descriptor: the temp file is created there (O_EXCL,
+   * O_NOFOLLOW), written, fsynced, checked against `expect` and renamed over the name in the same
+   * folder; the folder is fsynced. A file with other hard links is written in place.
+   */
+  async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    let dir: HeldDir;
+    try {
+      dir = this.holdDir(this.paths.parent(path));
+    } catch (e) {
+      throw this.failure(e, "write", path);
+    }
+    try {
+      const base = this.paths.baseName(path);
+      const current = statAt(this.c, dir.fd, base);
+      if (options.expect !== null && current?.type === "file" && current.nlink > 1) {
+        return await this.writeLinked(dir, base, path, data, options);
+      }
+      await this.replace(dir, base, path, data, options, current);
+      this.sweep(dir);
+    } catch (e) {
+      throw this.failure(e, "write", path);
+    } finally {
+      this.c.close(dir.fd);
+    }
+  }
+
+  mkdirp(path: string): Promise<void> {
+    try {
+      const placed = this.place(path);
+      const parts = placed.rel === "" ? [] : placed.rel.split("/");
+      // Mostly the folder is there already: one open says so.
+      if (this.isDir(placed)) return Promise.resolve();
+      for (let i = 1; i <= parts.length; i++) this.makeDir(placed, parts, i);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(this.failure(e, "create directory", path));
+    }
+  }
+
+  removeFile(path: string): Promise<void> {
+    try {
+      const dir = this.open(this.paths.parent(path), LINUX.O_PATH | LINUX.O_DIRECTORY);
+      try {
+        check(this.c, "unlinkat", this.c.unlinkat(dir, cName(this.paths.baseName(path)), 0));
+      } finally {
+        this.c.close(dir);
+      }
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(this.failure(e, "delete", path));
+    }
+  }
+
+  symlink(target: string, path: string): Promise<void> {
+    try {
+      const dir = this.open(this.paths.parent(path), LINUX.O_PATH | LINUX.O_DIRECTORY);
+      try {
+        const made = this.c.symlinkat(cName(target), dir, cName(this.paths.baseName(path)));
+        if (made !== 0 && errnoOf(this.c) === ERRNO.EEXIST) throw fileChanged(path);
+        check(this.c, "symlinkat", made);
+      } finally {
+        this.c.close(dir);
+      }
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(this.failure(e, "create the symlink", path));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * The root and the path below it: by the text when the path is written inside a root (its real
+   * path or the name it was allowed by), else by the path's real path. That lookup only picks the
+   * root: the open that follows is beneath it, whatever the lookup saw.
+   */
+  private place(path: string): Placed {
+    const placed = this.beneath.place(path);
+    if (placed) return placed;
+    const real = realPathNear(path);
+    const again = this.beneath.place(real);
+    if (!again) throw new OutsideRoots(path, real);
+    return again;
+  }
+
+  /**
+   * `path` opened beneath its root (symlinks followed beneath, the last one too by default);
+   * throws OutsideRoots (made the refusal by `failure`) when it leads out.
+   */
+  private open(path: string, flags: number, follow = true): number {
+    return this.beneath.openPlaced(this.place(path), flags, follow);
+  }
+
+  /** statx of `path` (links followed); null when nothing is there. */
+  private statOf(path: string): FdStat | null {
+    let fd: number;
+    try {
+      fd = this.open(path, LINUX.O_PATH);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw e;
+    }
+    try {
+      return statFd(this.c, fd);
+    } finally {
+      this.c.close(fd);
+    }
+  }
+
+  /**
+   * `path` opened for reading its content: a FIFO or a device is refused before it is opened
+   * (opening one could block or wake a writer), and again after (one may have been swapped in).
+   */
+  private openContent(path: string): number {
+    const before = this.statOf(path);
+    if (!before) throw sysError(ERRNO.ENOENT, "open");
+    refuseSpecial(path, before);
+    const fd = this.open(path, READ);
+    try {
+      refuseSpecial(path, statFd(this.c, fd));
+    } catch (e) {
+      this.c.close(fd);
+      throw e;
+    }
+    return fd;
+  }
+
+  /** One file for readFiles: as LocalBackend's readOneSync, opened beneath its root. */
+  private readOneSync(
+    path: string,
+    options: ReadFilesOptions,
+  ): { path: string; data?: Uint8Array; size?: number; error?: Error } {
+    try {
+      const fd = this.openContent(path);
+      try {
+        const size = statFd(this.c, fd).size;
+        return readBulkOne(path, size, options, (max) => readToEndSync(this.c, fd, size, max));
+      } finally {
+        this.c.close(fd);
+      }
+    } catch (e) {
+      return { path, error: this.failure(e, "read", path) };
+    }
+  }
+
+  private entriesOf(fd: number): DirEntry[] {
+    const c = this.c;
+    return readEntries((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))), {
+      typeOf: (name) => statAt(c, fd, name)?.type ?? "other",
+      decode: decodeNameBytes,
+      fail: () => {
+        throw sysError(errnoOf(c), "getdents64");
+      },
+    })!;
+  }
+
+  /** The quick reads' SummaryFs over the roots held now (rebuilt when they change). */
+  private quickFs(): SummaryFs | null {
+    const generation = this.beneath.generation;
+    if (this.quick?.generation !== generation) {
+      const config = beneathConfig(this.beneath.method, generation, this.beneath.held());
+      this.quick = { fs: beneathSummaryFs(this.c, config), generation };
+    }
+    return this.quick.fs;
+  }
+
+  /** The folder of a write, opened beneath its root: readable when it may be (for its fsync). */
+  private holdDir(dir: string): HeldDir {
+    try {
+      return { fd: this.open(dir, LINUX.O_RDONLY | LINUX.O_DIRECTORY), readable: true, shown: dir };
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EACCES") throw e;
+      return { fd: this.open(dir, LINUX.O_PATH | LINUX.O_DIRECTORY), readable: false, shown: dir };
+    }
+  }
+
+  /** writeFileAtomic's steps for a file without other links (or a new one). */
+  private async replace(
+    dir: HeldDir,
+    base: string,
+    path: string,
+    data: Uint8Array,
+    options: WriteOptions,
+    current: FdStat | null,
+  ): Promise<void> {
+    const c = this.c;
+    const temp = writeTempName(base.toWellFormed(), Deno.pid, nextTempNumber());
+    const key = this.paths.join(dir.shown, temp);
+    const existing = current?.type === "file" ? current : null;
+    const mode = options.mode ?? existing?.mode;
+    writesInFlight.add(key);
+    let made = false;
+    try {
+      const how = LINUX.O_WRONLY | LINUX.O_CREAT | LINUX.O_EXCL | LINUX.O_NOFOLLOW |
+        LINUX.O_CLOEXEC;
+      const fd = c.openat(dir.fd, cName(temp), how, mode ?? 0o644);
+      if (fd < 0) {
+        const errno = errnoOf(c);
+        if (errno === ERRNO.ENOENT && current) throw noTempBeside(path);
+        throw sysError(errno, "create");
+      }
+      made = true;
+      try {
+        await writeAll(c, fd, data);
+        if (options.expect !== null && existing) keepOwner(c, fd, existing);
+        if (mode !== undefined) check(c, "fchmod", c.fchmod(fd, mode)); // open's mode is masked
+        await syncFd(c, fd); // the data is on disk before the rename makes it the file
+      } finally {
+        c.close(fd);
+      }
+      if (options.expect === null) placeNew(c, dir.fd, temp, base, path);
+      else await commitAt(c, dir.fd, temp, base, path, options.expect);
+      if (dir.readable) await syncFd(c, dir.fd).catch(() => {}); // the rename survives a power cut
+    } catch (e) {
+      if (made) c.unlinkat(dir.fd, cName(temp), 0);
+      throw e;
+    } finally {
+      writesInFlight.delete(key);
+    }
+  }
+
+  /**
+   * A file with other hard links, written in place (write_in_place.ts) through /proc/self/fd
+   * aliases of descriptors opened beneath the root: the file's own alias reaches exactly that
+   * inode, the folder's the held folder (the copy's steps there do not follow a last symlink).
+   */
+  private async writeLinked(
+    dir: HeldDir,
+    base: string,
+    path: string,
+    data: Uint8Array,
+    options: WriteOptions,
+  ): Promise<void> {
+    const c = this.c;
+    const file = c.openat(
+      dir.fd,
+      cName(base),
+      LINUX.O_PATH | LINUX.O_NOFOLLOW | LINUX.O_CLOEXEC,
+      0,
+    );
+    if (file < 0) throw sysError(errnoOf(c), "open");
+    try {
+      const open = `/proc/self/fd/${file}`;
+      const target = {
+        open,
+        dir: `/proc/self/fd/${dir.fd}`,
+        base: base.toWellFormed(),
+        shown: path,
+        shownDir: dir.shown,
+        inoNow: () => Number(statAt(c, dir.fd, base)?.ino ?? -1),
+      };
+      const expect = options.expect ?? undefined; // never null here: the file exists
+      await writeInPlace(target, data, options.mode, writesInFlight, async () => {
+        await refuseInterruptedWrite(target);
+        if (expect !== undefined) await checkUnchanged(c, dir.fd, base, path, expect);
+        return expect?.bytes ?? await Deno.readFile(open);
+      });
+    } finally {
+      c.close(file);
+    }
+  }
+
+  /** mkdirp's step `i`: the first `i` parts exist as a directory afterwards. */
+  private makeDir(placed: Placed, parts: readonly string[], i: number): void {
+    const at = (n: number) => ({ root: placed.root, rel: parts.slice(0, n).join("/") });
+    const dirFlags = LINUX.O_PATH | LINUX.O_DIRECTORY;
+    try {
+      this.c.close(this.beneath.openPlaced(at(i), dirFlags));
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ENOENT") throw asMkdirError(e, i === parts.length);
+    }
+    const parent = this.beneath.openPlaced(at(i - 1), dirFlags);
+    try {
+      const made = this.c.mkdirat(parent, cName(parts[i - 1]!), 0o777);
+      if (made !== 0 && errnoOf(this.c) !== ERRNO.EEXIST) check(this.c, "mkdirat", made);
+    } finally {
+      this.c.close(parent);
+    }
+    try {
+      this.c.close(this.beneath.openPlaced(at(i), dirFlags)); // made, or made by someone else
+    } catch (e) {
+      throw asMkdirError(e, i === parts.length);
+    }
+  }
+
+  /** Whether `placed` opens as a directory (beneath its root); escapes still throw. */
+  private isDir(placed: Placed): boolean {
+    try {
+      this.c.close(this.beneath.openPlaced(placed, LINUX.O_PATH | LINUX.O_DIRECTORY));
+      return true;
+    } catch (e) {
+      if (e instanceof OutsideRoots) throw e;
+      return false;
+    }
+  }
+
+  /** Removes the temp files of dead writers from the held folder (see dead_temps.ts). */
+  private sweep(dir: HeldDir): void {
+    if (!dir.readable) return;
+    const c = this.c;
+    let entries: DirEntry[];
+    try {
+      entries = this.entriesOf(dir.fd);
+    } catch {
+      return;
+    }
+    const inFlight = [...writesInFlight];
+    sweepDeadTemps({
+      names: entries.filter((e) => e.type === "file").map((e) => e.name),
+      // Temp names carry this process's pid and its one counter: the name alone says it.
+      ours: (name) => inFlight.some((k) => k.endsWith(`/${name}`)),
+      mtimeMs: (name) => {
+        const s = statAt(c, dir.fd, name);
+        if (!s) throw sysError(ERRNO.ENOENT, "statx");
+        return infoOf(s).mtimeMs;
+      },
+      remove: (name) => check(c, "unlinkat", c.unlinkat(dir.fd, cName(name), 0)),
+    });
+  }
+
+  /** Any failure as the AnchorError the tools show (an escape as the confinement refusal). */
+  private failure(e: unknown, action: string, path: string): Error {
+    if (e instanceof OutsideRoots) return this.refusal(path, e.real);
+    if (e instanceof AnchorError) return e;
+    return mapFsError(e, action, path);
+  }
+}
+
+/** Anything but a regular file or a directory is refused unopened, as LocalBackend does. */
+function refuseSpecial(path: string, s: FdStat): void {
+  if (s.type !== "file" && s.type !== "dir") assertRegularFile(path, infoOf(s), "anchorfs");
+}
+
+/** mkdirp meeting a non-directory: at the last part "exists", on the way "not a directory". */
+function asMkdirError(e: unknown, last: boolean): unknown {
+  const code = (e as { code?: string }).code;
+  return code === "ENOTDIR" && last ? sysError(ERRNO.EEXIST, "mkdir") : e;
+}
+
+/**
+ * The temp file gets the replaced file's owner (a root server must not take a user's file away;
+ * another user can only keep a group it belongs to). Best effort, before the chmod.
+ */
+function keepOwner(c: Libc, fd: number, owner: FdStat): void {
+  if (owner.uid === Deno.uid() && owner.gid === Deno.gid()) return;
+  if (c.fchown(fd, owner.uid, owner.gid) !== 0) c.fchown(fd, 0xffffffff, owner.gid);
+}
+
+/**
+ * A new file in place only if nothing is there: a hard link fails atomically when the name
+ * exists. Where links are unsupported (EPERM on FAT, ENOTSUP on some FUSE), a stat and a rename.
+ */
+function placeNew(c: Libc, dir: number, temp: string, base: string, path: string): void {
+  if (c.linkat(dir, cName(temp), dir, cName(base), 0) === 0) {
+    c.unlinkat(dir, cName(temp), 0); // left over: removed as dead by a later write
+    return;
+  }
+  const errno = errnoOf(c);
+  if (errno === ERRNO.EEXIST) throw fileChanged(path);
+  if (errno === ERRNO.ENOENT) throw sysError(errno, "linkat");
+  if (statAt(c, dir, base) !== null) throw fileChanged(path);
+  check(c, "renameat", c.renameat(dir, cName(temp), dir, cName(base)));
+}
+
+/**
+ * The last step of an edit: the content check (when the edit was based on a read) and the
+ * rename, both in the held folder. Kept together so the exchange-and-compare of the write path
+ * (renameat2 RENAME_EXCHANGE) can take their place.
+ */
+async function commitAt(
+  c: Libc,
+  dir: number,
+  temp: string,
+  base: string,
+  path: string,
+  expect: WriteOptions["expect"],
+): Promise<void> {
+  if (expect) await checkUnchanged(c, dir, base, path, expect);
+  check(c, "renameat", c.renameat(dir, cName(temp), dir, cName(base)));
+}
+
+/**
+ * FILE_CHANGED unless `base` in the held folder holds `expect.bytes`: read through one
+ * descriptor (O_NOFOLLOW: a symlink put there is a change), and a statx of the name just after
+ * must still show that inode, size and mtime.
+ */
+async function checkUnchanged(
+  c: Libc,
+  dir: number,
+  base: string,
+  path: string,
+  expect: { bytes: Uint8Array },
+): Promise<void> {
+  const fd = c.openat(dir, cName(base), READ | LINUX.O_NOFOLLOW | LINUX.O_CLOEXEC, 0);
+  if (fd < 0) {
+    const errno = errnoOf(c);
+    if (errno === ERRNO.ENOENT || errno === ERRNO.ELOOP) throw fileChanged(path);
+    throw sysError(errno, "open");
+  }
+  let read: FdStat;
+  let bytes: Uint8Array = new Uint8Array(0);
+  try {
+    read = statFd(c, fd);
+    // One byte more than expected: a file that grew meanwhile shows.
+    if (read.type === "file" && read.size === expect.bytes.length) {
+      bytes = await readToEnd(c, fd, read.size, read.size);
+    }
+  } finally {
+    c.close(fd);
+  }
+  if (read.type !== "file" || read.size !== expect.bytes.length) throw fileChanged(path);
+  if (!matchesExpected(bytes, expect)) throw fileChanged(path);
+  const now = statAt(c, dir, base);
+  if (!now || !sameVersion(now, read)) throw fileChanged(path);
+}
+
+/**
+ * The real path of `path` (its nearest existing ancestor resolved, the rest appended), by text:
+ * used only to pick the root a path named through a symlink outside the roots belongs to.
+ */
+function realPathNear(path: string): string {
+  const tail: string[] = [];
+  for (let at = path;; at = at.slice(0, Math.max(1, at.lastIndexOf("/")))) {
+    try {
+      const real = hasRawBytes(at) ? rawNames()?.realPath(at) ?? at : Deno.realPathSync(at);
+      return tail.length === 0 ? real : `${real === "/" ? "" : real}/${tail.join("/")}`;
+    } catch {
+      if (at === "/") return path;
+      tail.unshift(at.slice(at.lastIndexOf("/") + 1));
+    }
+  }
+}
+
+let summaryBuffer = new Uint8Array(0);
+
+/** The listing heads' buffer, shared: each summary is made before the next read starts. */
+function summaryRoom(headBytes: number): Uint8Array {
+  if (summaryBuffer.length < headBytes) summaryBuffer = new Uint8Array(headBytes);
+  return summaryBuffer;
+}
