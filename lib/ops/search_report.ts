@@ -355,13 +355,14 @@ function noMatches(
   const path = rootsArg(session, scope);
   const rules = describeRules(options, options.pattern);
   // A stopped search is partial first of all: "No matches" alone reads as an answer.
-  const head = stopped
-    ? `Partial: ${scope.budget.describe(stopped).replace(/^The call/, "the search")} after ${
+  const why = stopped ? scope.budget.describe(stopped).replace(/^The call/, "the search") : "";
+  const head = !stopped
+    ? `No matches for ${search.description} in ${where}: searched ${plural(tally.searched, "file")}`
+    : tally.searched === 0
+    ? `Partial: ${why} before any file was searched, so whether ${search.description} is in ${where} is not known`
+    : `Partial: ${why} after ${
       plural(tally.searched, "file")
-    }, and none of them matches ${search.description} in ${where}`
-    : `No matches for ${search.description} in ${where}: searched ${
-      plural(tally.searched, "file")
-    }`;
+    }, and none of them matches ${search.description} in ${where}`;
   const args: ToolArgs["view"] = {
     path,
     content: search.source,
