@@ -12,6 +12,7 @@
 
 import { parseArgs } from "node:util";
 import { REPO_ROOT, startServer, type TestServer } from "../tests/_harness.ts";
+import { ANSWER_TASKS } from "./_answer_tasks.ts";
 
 const FIXTURE = `${REPO_ROOT}/scripts/fixtures/agent_project`;
 const LARGE_FILES = `${REPO_ROOT}/scripts/fixtures/large_files`;
@@ -25,7 +26,7 @@ interface TaskReport {
   note: string;
 }
 
-class Agent {
+export class Agent {
   calls = 0;
   bytes = 0;
   constructor(readonly server: TestServer) {}
@@ -351,6 +352,23 @@ const TASKS: [string, Task][] = [
   }],
 ];
 
+/**
+ * Counts the claude/channel notifications the session gets (a client that wakes the model on them
+ * pays for each): their number and the bytes of their JSON.
+ */
+function countChannelNotes(server: TestServer): { notes: number; bytes: number } {
+  const count = { notes: 0, bytes: 0 };
+  // deno-lint-ignore no-explicit-any
+  server.client.fallbackNotificationHandler = (n: any) => {
+    if (n.method === "notifications/claude/channel") {
+      count.notes++;
+      count.bytes += enc.encode(JSON.stringify(n.params)).length;
+    }
+    return Promise.resolve();
+  };
+  return count;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
@@ -367,8 +385,9 @@ async function main(): Promise<void> {
     });
     const { tools } = await server.client.listTools();
     const toolsBytes = enc.encode(JSON.stringify(tools)).length;
+    const channel = countChannelNotes(server);
     const reports: TaskReport[] = [];
-    for (const [name, task] of TASKS) {
+    for (const [name, task] of [...TASKS, ...ANSWER_TASKS]) {
       const agent = new Agent(server);
       let verdict: string | true;
       try {
@@ -397,7 +416,7 @@ async function main(): Promise<void> {
     });
     if (values.json) {
       // deno-lint-ignore no-console
-      console.log(JSON.stringify({ toolsBytes, calls, bytes, reports }, null, 2));
+      console.log(JSON.stringify({ toolsBytes, channel, calls, bytes, reports }, null, 2));
     } else {
       const rows = reports.map((r) =>
         `| ${r.name} | ${r.calls} | ${r.bytes} | ${r.ok ? "done" : `FAILED: ${r.note}`} |`
@@ -406,6 +425,7 @@ async function main(): Promise<void> {
       console.log(
         [
           `tools/list: ${toolsBytes} bytes`,
+          `notifications/claude/channel: ${channel.notes} (${channel.bytes} bytes)`,
           "",
           "| task | calls | output bytes | result |",
           "| --- | ---: | ---: | --- |",

@@ -88,6 +88,12 @@ export type ErrorCode =
   // Editing
   /** A line id no longer matches its line: the file changed since it was viewed. */
   | "STALE_LINE_ID"
+  /** A range's end line was never shown to the agent, so it cannot be checked; view it first. */
+  | "LINES_NOT_SHOWN"
+  /** An id names one line as given and another as numbered before the session's own edit. */
+  | "AMBIGUOUS_LINE_ID"
+  /** An operation would put back what the session's own last edit replaced. */
+  | "UNDOES_OWN_EDIT"
   /** old_text was not found in the file. */
   | "NO_MATCH"
   /** old_text matches several places and replace_all was not asked for. */

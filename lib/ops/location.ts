@@ -14,6 +14,7 @@ import {
 } from "../core/ssh/remote_url.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
+import { placePasted } from "./pasted_location.ts";
 
 /**
  * Paths that name a job's output log rather than a file: `anchorfs://jobs/ID` (a trailing slash
@@ -50,6 +51,11 @@ export interface Location {
    * of the path text in between). `path` stays as named, for messages and keys.
    */
   real?: string;
+  /**
+   * Set when the path was pasted in another form (`a.py:623`, a forge URL, `file://`): what it
+   * was read as, for the result to say, and the lines it points at.
+   */
+  pasted?: { note: string; lines?: { start: number; end?: number; column?: number } };
 }
 
 /** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
@@ -188,13 +194,18 @@ export class Locations {
     return location;
   }
 
-  /** `locate` without the case probe: the backend and the absolute path `raw` names. */
-  private async place(raw: string, at: Location, guard?: PathGuard): Promise<Location> {
+  /**
+   * `locate` without the case probe: the backend and the absolute path `raw` names. `forms`:
+   * also read the forms agents paste (lib/ops/pasted_location.ts) when the plain path is missing.
+   */
+  async place(raw: string, at: Location, guard?: PathGuard, forms = true): Promise<Location> {
     // A working directory reached through a confined view: what `locate` returns is unchecked,
     // so on the backend itself (a checked path gets the view back in `resolve`).
     const cwd = at.backend.unconfined ? { ...at, backend: at.backend.unconfined } : at;
     // A name as listings and searches quote it ("new\nline.txt") reads back as that name.
     const text = unquotePath(raw);
+    const pasted = forms && text !== "" ? await placePasted(this, text, cwd, guard) : undefined;
+    if (pasted) return pasted;
     if (text === "") {
       throw new AnchorError({
         code: "EMPTY_PATH",

@@ -180,7 +180,7 @@ export async function searchRoots(
     if (capped || stopped) break;
   }
   options.onSearched?.(tally.matchedLines);
-  return describeSearch(session, locations, tally, {
+  return await describeSearch(session, locations, tally, {
     roots,
     search,
     options,

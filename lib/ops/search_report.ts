@@ -16,6 +16,7 @@ import {
   joinGuides,
   type NextStep,
   step,
+  type ToolArgs,
 } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
 import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
@@ -26,7 +27,9 @@ import type { Location, Locations } from "./location.ts";
 import { formatSize } from "./read_limits.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
-import type { WalkOptions, WalkStats } from "./walk.ts";
+import type { SkippedEntry, WalkOptions, WalkStats } from "./walk.ts";
+import { type ProbedDir, probeSkippedDirs } from "./ignored_probe.ts";
+import type { FileBackend } from "./file_backend.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -171,12 +174,12 @@ export interface SearchScope {
  * The result: header and file blocks, or the no-match sentence; then the notices. The calls it
  * suggests stay steps, for each adapter to write in its own syntax.
  */
-export function describeSearch(
+export async function describeSearch(
   session: Session,
   locations: Locations,
   tally: SearchTally,
   scope: SearchScope,
-): Guide {
+): Promise<Guide> {
   const { roots, search, capped, stopped } = scope;
   const where = roots.map((r) => quotePathAlways(displayPath(session, r.location))).join(", ");
   const skipped = [
@@ -188,8 +191,10 @@ export function describeSearch(
   ].filter(Boolean).join(", ");
   const notices = searchNotices(session, locations, tally, scope);
   if (tally.matchedFiles === 0) {
+    // A stopped search took its time already: no look into what it skipped.
+    const probed = scope.stopped ? [] : await probeIgnoredDirs(scope);
     return joinGuide(
-      noMatches(session, locations, tally, scope, where, skipped),
+      noMatches(session, locations, tally, scope, where, skipped, probed),
       bracketed(notices),
     );
   }
@@ -276,6 +281,67 @@ function searchNotices(
   return notices;
 }
 
+/** The ignored directories (hidden or not) the search skipped, with what they hold. */
+async function probeIgnoredDirs(scope: SearchScope): Promise<ProbedDir[]> {
+  const ignored = scope.stats.skippedDirs.filter((d) => d.reason !== undefined);
+  if (ignored.length === 0) return [];
+  const root = (abs: string) =>
+    scope.roots.find((r) => abs.startsWith(r.location.path)) ?? scope.roots[0]!;
+  const byBackend = new Map<FileBackend, SkippedEntry[]>();
+  for (const d of ignored) {
+    const backend = root(d.path).location.backend;
+    byBackend.set(backend, [...(byBackend.get(backend) ?? []), d]);
+  }
+  const out: ProbedDir[] = [];
+  for (const [backend, dirs] of byBackend) out.push(...await probeSkippedDirs(backend, dirs));
+  return out.sort((a, b) => b.textFiles - a.textFiles);
+}
+
+/**
+ * The tip on ignored directories a search that found nothing skipped: those that can hold the
+ * text first (most text files first), with the rule that skipped each and the call that searches
+ * the first; binary-only ones after. Undefined when none was skipped.
+ */
+function ignoredDirsTip(
+  probed: readonly ProbedDir[],
+  args: ToolArgs["view"],
+  show: (abs: string) => string,
+): Guide | undefined {
+  if (probed.length === 0) return undefined;
+  const name = (p: ProbedDir) => {
+    const r = p.entry.reason!;
+    const rule = `${r.source ? show(r.source) : "rule"}:${r.line} \`${r.pattern}\``;
+    const count = `${p.more ? "over " : ""}${plural(p.files, "file")}${
+      p.textFiles > 0 && p.textFiles < p.files ? `, ${p.textFiles} text` : ""
+    }`;
+    return `${JSON.stringify(`${show(p.entry.path)}/`)} (${
+      p.entry.hidden ? "hidden, " : ""
+    }${rule}; ${count})`;
+  };
+  const text = probed.filter((p) => p.textFiles > 0).slice(0, 3);
+  const binary = probed.filter((p) => p.textFiles === 0 && p.files > 0).slice(0, 3);
+  const parts: (string | Guide)[] = [];
+  if (text.length > 0) {
+    parts.push(
+      guide` Ignored directories not searched that can hold the text: ${
+        text.map(name).join(", ")
+      }; a directory named as the path is searched whatever the ignore rules: ${
+        step("view", { ...args, path: show(text[0]!.entry.path) })
+      }.`,
+    );
+  }
+  if (binary.length > 0) {
+    parts.push(
+      ` ${
+        text.length > 0
+          ? "Also skipped, binary files only"
+          : "Ignored directories skipped hold binary files only"
+      }: ${binary.map(name).join(", ")}.`,
+    );
+  }
+  return parts.length === 0 ? undefined : joinGuides(parts, "");
+}
+
 function noMatches(
   session: Session,
   locations: Locations,
@@ -283,24 +349,37 @@ function noMatches(
   scope: SearchScope,
   where: string,
   skipped: string,
+  probed: readonly ProbedDir[],
 ): Guide {
   const { roots, search, options, stopped } = scope;
   const path = rootsArg(session, scope);
   const rules = describeRules(options, options.pattern);
+  // A stopped search is partial first of all: "No matches" alone reads as an answer.
+  const why = stopped ? scope.budget.describe(stopped).replace(/^The call/, "the search") : "";
+  const head = !stopped
+    ? `No matches for ${search.description} in ${where}: searched ${plural(tally.searched, "file")}`
+    : tally.searched === 0
+    ? `Partial: ${why} before any file was searched, so whether ${search.description} is in ${where} is not known`
+    : `Partial: ${why} after ${
+      plural(tally.searched, "file")
+    }, and none of them matches ${search.description} in ${where}`;
+  const args: ToolArgs["view"] = {
+    path,
+    content: search.source,
+    ...(search.regex ? { regex: true } : {}),
+    ...(options.pattern ? { pattern: options.pattern } : {}),
+  };
+  const show = (abs: string) => {
+    // Named from the root it was found under (several roots may sit on several hosts).
+    const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
+    return displayPath(session, locations.sibling(root.location, abs));
+  };
+  const dirsTip = ignoredDirsTip(probed, args, show);
   return joinGuide(
-    `No matches for ${search.description} in ${where}: searched ${plural(tally.searched, "file")}${
-      stopped ? " before it stopped" : ""
-    } (${rules}${skipped ? `; ${skipped}` : ""}).`,
-    emptyHint(scope.stats, options, {
-      path,
-      content: search.source,
-      ...(search.regex ? { regex: true } : {}),
-      ...(options.pattern ? { pattern: options.pattern } : {}),
-    }, (abs) => {
-      // Named from the root it was found under (several roots may sit on several hosts).
-      const root = roots.find((r) => abs.startsWith(r.location.path)) ?? roots[0]!;
-      return displayPath(session, locations.sibling(root.location, abs));
-    }),
+    `${head} (${rules}${skipped ? `; ${skipped}` : ""}).`,
+    dirsTip ?? "",
+    emptyHint(dirsTip ? withoutProbed(scope.stats, probed) : scope.stats, options, args, show),
+    alternationHint(search, path, tally.searched),
     // Ignoring case cannot find anything when no file was searched.
     search.regex || tally.searched === 0
       ? ""
@@ -308,6 +387,45 @@ function noMatches(
         step("view", { path, content: `(?i)${escapeForRegex(search.source)}`, regex: true })
       }.`,
   );
+}
+
+/**
+ * A literal search for `a|b` that found nothing: the `|` was most likely meant as alternation,
+ * which only a regex search reads so (the literal text `a|b` is rare in files).
+ */
+function alternationHint(search: SearchPattern, path: string, searched: number): Guide | string {
+  if (search.regex || searched === 0 || !/[^|]\|[^|]/.test(search.source)) return "";
+  return guide` The literal text ${
+    JSON.stringify(search.source)
+  } was searched; its | looks like alternation (this or that), which needs "regex": true: ${
+    step("view", {
+      path,
+      content: search.source.split("|").map(escapeForRegex).join("|"),
+      regex: true,
+    })
+  }.`;
+}
+
+/**
+ * The walk's counts without the directories the ignored-directories tip names: the hidden tip
+ * would offer `include_hidden` for `.venv`, which its ignore rule still skips.
+ */
+function withoutProbed(stats: WalkStats, probed: readonly ProbedDir[]): WalkStats {
+  const named = new Set(probed.map((p) => p.entry.path));
+  const ignoredSamples = stats.ignoredSamples.filter((e) => !named.has(e.path));
+  const hiddenSamples = stats.hiddenSamples.filter((e) => !named.has(e.path));
+  const namedHidden = probed.filter((p) => p.entry.hidden).length;
+  return {
+    ...stats,
+    ignoredSamples,
+    ignored: ignoredSamples.length === 0
+      ? 0
+      : Math.max(0, stats.ignored - (named.size - namedHidden)),
+    hiddenSamples,
+    hidden: hiddenSamples.length === 0
+      ? stats.hiddenIgnoreFiles
+      : Math.max(0, stats.hidden - namedHidden),
+  };
 }
 
 /** A byte limit as the notices say it: "16 MiB" for whole MiB, else "1.5 MB"-style. */

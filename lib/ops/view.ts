@@ -90,6 +90,7 @@ export async function viewResult(
   const notices: GuidePart[] = [];
   const parsed = parseViewArgs(args, accel.budget, notices);
   const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
+  for (const r of roots) if (r.location.pasted) notices.push(`${r.location.pasted.note}.`);
   let text: string | Guide;
   if (parsed.search) {
     if (parsed.start || parsed.end) {
@@ -223,7 +224,8 @@ async function viewRoot(
   notices: GuidePart[],
   parsed: ParsedView,
 ): Promise<string | Guide> {
-  const { start, end, pattern, maxDepth, context, walk } = parsed;
+  const { pattern, maxDepth, context, walk } = parsed;
+  const { start, end } = pastedRange(root.location, parsed);
   if (parsed.outline || parsed.symbol !== undefined) {
     return await viewStructure(locations, session, root, accel, notices, parsed);
   }
@@ -250,6 +252,22 @@ async function viewRoot(
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
   return await listDirectory(session, root.location, walk, pattern, accel.scanner);
+}
+
+/** Lines shown around the line a pasted `a.py:623` or a forge URL's `#L623` points at. */
+const PASTED_CONTEXT = 10;
+
+/** start/end as given, or around the line a pasted path points at when neither is given. */
+function pastedRange(
+  location: Location,
+  parsed: ParsedView,
+): { start: LinePosition | undefined; end: LinePosition | undefined } {
+  const lines = location.pasted?.lines;
+  if (!lines || parsed.start || parsed.end) return parsed;
+  return {
+    start: { kind: "number", value: Math.max(1, lines.start - PASTED_CONTEXT) },
+    end: { kind: "number", value: (lines.end ?? lines.start) + PASTED_CONTEXT },
+  };
 }
 
 /**

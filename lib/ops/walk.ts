@@ -1,5 +1,5 @@
 // The gitignore-aware walker behind directory listings and search: nested .gitignore files,
-// .git/info/exclude, hidden entries, `max_depth` and the `pattern` globs. It streams files in
+// .git/info/exclude, the global excludes file (core.excludesFile), hidden entries, `max_depth` and the `pattern` globs. It streams files in
 // path order and never holds file contents. High-latency backends with `listTree` are listed in
 // one request and filtered here; others are walked with readDir (entry types, no stat per entry).
 // Absolute paths are joined by the backend's path rules; ignore rules see them with `/`.
@@ -7,7 +7,7 @@
 import { GlobFilter } from "../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../core/search/glob_shortcuts.ts";
 import { IgnoreChain, type IgnoreReason } from "../core/search/ignore_rules.ts";
-import { gitIgnoreCase } from "../core/search/git_config.ts";
+import { gitExcludesFile, gitIgnoreCase } from "../core/search/git_config.ts";
 import { repoConfigs } from "./git_dir.ts";
 import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
@@ -45,6 +45,12 @@ export interface WalkStats {
   /** The first few entries skipped, and why: an empty result names them and the call to use. */
   ignoredSamples: SkippedEntry[];
   hiddenSamples: SkippedEntry[];
+  /**
+   * Directories not entered because an ignore rule or the hidden rule skipped them (with the
+   * rule; `hidden` set for a dot directory), the first SKIPPED_DIRS: a search that found nothing
+   * names those that can hold the text (ignored_probe.ts).
+   */
+  skippedDirs: SkippedEntry[];
   /** Symbolic links skipped: never followed (as in ripgrep), so an all-links folder lists nothing. */
   symlinks: number;
   /** The first few of them, for the empty-result text (it names the call that views one). */
@@ -64,10 +70,14 @@ export interface SkippedEntry {
   path: string;
   isDir: boolean;
   reason?: IgnoreReason;
+  /** A dot entry skipped as hidden (it may be ignored too: then `reason` is set). */
+  hidden?: boolean;
 }
 
 /** Skipped entries kept per kind for the empty-result text. */
 export const SKIPPED_SAMPLES = 3;
+/** Skipped directories kept for a search that found nothing to look into. */
+export const SKIPPED_DIRS = 24;
 
 export function newWalkStats(): WalkStats {
   return {
@@ -78,6 +88,7 @@ export function newWalkStats(): WalkStats {
     hiddenIgnoreFiles: 0,
     ignoredSamples: [],
     hiddenSamples: [],
+    skippedDirs: [],
     symlinks: 0,
     symlinkSamples: [],
     dirsPassedOver: 0,
@@ -179,20 +190,44 @@ async function findGitRoot(
   return null;
 }
 
-/**
- * Whether the repository at `dir` sets `core.ignorecase` (its .gitignore rules then match without
- * case, as git's do): one small read of its config; a `.git` file is followed to the git dir
- * (and a worktree's to the common dir, which holds the config).
- */
-async function repoIgnoresCase(
+/** The repository's config files as one text (the last setting wins, as git reads them). */
+async function repoConfigText(
   paths: PathRules,
   source: DirSource,
   dir: string,
   gitIsDir: boolean,
-): Promise<boolean> {
+): Promise<string | null> {
   const repo = await repoConfigs(paths, (path) => source.readText(path), dir, gitIsDir);
-  // The last setting wins, as git reads its files one after the other.
-  return repo !== null && gitIgnoreCase(repo.configs.join("\n")) === true;
+  return repo === null ? null : repo.configs.join("\n");
+}
+
+/**
+ * The global excludes file and its text, as git finds it: `core.excludesFile` of the repository's
+ * config, else of the user's `~/.gitconfig`, else `~/.config/git/ignore`; null when none exists.
+ */
+async function globalExcludes(
+  backend: FileBackend,
+  source: DirSource,
+  config: string | null,
+): Promise<{ path: string; text: string } | null> {
+  const home = await backend.homeDir().catch(() => null);
+  const { join, resolve } = backend.paths;
+  const named = (config === null ? undefined : gitExcludesFile(config)) ??
+    (home === null
+      ? undefined
+      : gitExcludesFile(await source.readText(join(home, ".gitconfig")) ?? ""));
+  let path: string | undefined;
+  if (named !== undefined) {
+    path = named.startsWith("~/")
+      ? (home === null ? undefined : join(home, named.slice(2)))
+      : named;
+    if (path !== undefined && home !== null && !backend.paths.isAbsolute(path)) {
+      path = resolve(home, path);
+    }
+  } else if (home !== null) path = join(home, ".config/git/ignore");
+  if (path === undefined) return null;
+  const text = await source.readText(path);
+  return text === null ? null : { path, text };
 }
 
 /**
@@ -210,9 +245,12 @@ async function rulesAbove(
   const gitRoot = repo.dir;
   // The repository's own files through `source` when it is the walked root, else from above.
   const git = gitRoot === root ? source : above;
-  const ignoreCase = await repoIgnoresCase(backend.paths, git, gitRoot, repo.gitIsDir);
-  let chain = IgnoreChain.EMPTY.withIgnoreCase(ignoreCase);
+  const config = await repoConfigText(backend.paths, git, gitRoot, repo.gitIsDir);
+  let chain = IgnoreChain.EMPTY.withIgnoreCase(config !== null && gitIgnoreCase(config) === true);
   const { join, parent, slashed } = backend.paths;
+  // Lowest precedence first: the global excludes, then info/exclude, then the .gitignore files.
+  const global = await globalExcludes(backend, git, config);
+  if (global) chain = chain.with(slashed(gitRoot), global.text, global.path);
   const excludePath = join(gitRoot, ".git/info/exclude");
   const exclude = await git.readText(excludePath);
   if (exclude) chain = chain.with(slashed(gitRoot), exclude, excludePath);
@@ -352,9 +390,14 @@ export async function* walkBatches(
   if (backend.listTree) {
     // One request for the whole tree; if the host cannot do it, walk directory by directory.
     const { join } = backend.paths;
-    const gitFiles = repo?.gitIsDir
-      ? [join(repo.dir, ".git/info/exclude"), join(repo.dir, ".git/config")]
-      : [];
+    const home = repo ? await backend.homeDir().catch(() => null) : null;
+    const gitFiles = [
+      ...(repo?.gitIsDir
+        ? [join(repo.dir, ".git/info/exclude"), join(repo.dir, ".git/config")]
+        : []),
+      // Where the global excludes file is found (globalExcludes): in the same request.
+      ...(home === null ? [] : [join(home, ".gitconfig"), join(home, ".config/git/ignore")]),
+    ];
     source = await bulkSource(backend, root, options.maxDepth, options.includeHidden, gitFiles)
       .catch(() => source);
   }
@@ -418,7 +461,8 @@ class TreeWalker {
     const git = relDir === "" ? undefined : entries.find((e) => e.name === ".git");
     if (git && (git.type === "dir" || git.type === "file")) {
       const gitIsDir = git.type === "dir";
-      chain = chain.withIgnoreCase(await repoIgnoresCase(this.paths, this.source, dir, gitIsDir));
+      const config = await repoConfigText(this.paths, this.source, dir, gitIsDir);
+      chain = chain.withIgnoreCase(config !== null && gitIgnoreCase(config) === true);
     }
     if (entries.some((e) => e.name === ".gitignore" && e.type === "file")) {
       const path = this.paths.join(dir, ".gitignore");
@@ -554,9 +598,14 @@ class TreeWalker {
     const path = chain.size > 0 || isDir || !counting ? this.paths.join(frame.dir, entry.name) : "";
     if (chain.size > 0 && chain.ignores(this.paths.slashed(path), isDir, entry.name)) {
       this.stats.ignored++;
-      if (this.stats.ignoredSamples.length < SKIPPED_SAMPLES) {
+      const named = this.stats.ignoredSamples.length < SKIPPED_SAMPLES;
+      if (named || (isDir && this.stats.skippedDirs.length < SKIPPED_DIRS)) {
         const reason = chain.explain(this.paths.slashed(path), isDir);
-        this.stats.ignoredSamples.push(reason ? { path, isDir, reason } : { path, isDir });
+        const entry = reason ? { path, isDir, reason } : { path, isDir };
+        if (named) this.stats.ignoredSamples.push(entry);
+        if (isDir && this.stats.skippedDirs.length < SKIPPED_DIRS) {
+          this.stats.skippedDirs.push(entry);
+        }
       }
       return null;
     }
@@ -612,7 +661,29 @@ class TreeWalker {
     else if (this.stats.hiddenSamples.length < SKIPPED_SAMPLES) {
       this.stats.hiddenSamples.push({ path: this.paths.join(frame.dir, entry.name), isDir });
     }
+    if (isDir && this.stats.skippedDirs.length < SKIPPED_DIRS) {
+      this.noteHiddenDir(frame, entry.name);
+    }
     return true;
+  }
+
+  /**
+   * Notes a hidden directory skipped, and the rule that would ignore it too (`.venv` excluded in
+   * .git/info/exclude): including hidden entries would still not search it.
+   */
+  private noteHiddenDir(frame: Frame, name: string): void {
+    const path = this.paths.join(frame.dir, name);
+    const chain = frame.chain;
+    const reason = chain.size > 0 && chain.ignores(this.paths.slashed(path), true, name)
+      ? chain.explain(this.paths.slashed(path), true)
+      : null;
+    this.stats.skippedDirs.push(
+      reason ? { path, isDir: true, hidden: true, reason } : {
+        path,
+        isDir: true,
+        hidden: true,
+      },
+    );
   }
 
   /**

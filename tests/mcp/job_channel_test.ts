@@ -1,6 +1,7 @@
 // Claude Code wakes the model on its experimental claude/channel notification, not on
-// resources/updated: a pre-2026-07-28 connection gets one when a job ends, carrying what reading
-// the job resource returns, and still gets resources/updated.
+// resources/updated: a pre-2026-07-28 connection gets one when a job the model was told is still
+// running ends (short: status, failure lines, the call that reads it), and still gets
+// resources/updated for every job.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
@@ -10,39 +11,87 @@ import { testNeeding } from "../_requires.ts";
 
 const test = testNeeding("bash");
 
-test("a job's end reaches a 2025-era client as notifications/claude/channel with the resource text", async () => {
-  await using state = await tempDir();
-  await using server = await startServer({
+/** A v1 server whose claude/channel notifications are recorded; `next(id)` waits for one. */
+async function channelServer() {
+  const state = await tempDir();
+  const server = await startServer({
     client: "v1",
     args: ["--state-dir", state.path, "--foreground-window", "1"],
   });
-  assert(server.client.getServerCapabilities()?.experimental?.["claude/channel"] !== undefined);
   // deno-lint-ignore no-explicit-any
-  const seen: any[] = [];
-  let arrived: () => void = () => {};
-  const channel = new Promise<void>((resolve) => arrived = resolve);
+  const notes: any[] = [];
+  const waiters: { id: string; resolve: () => void }[] = [];
   // deno-lint-ignore no-explicit-any
   server.client.fallbackNotificationHandler = (n: any) => {
-    seen.push(n);
-    if (n.method === "notifications/claude/channel") arrived();
+    if (n.method !== "notifications/claude/channel") return Promise.resolve();
+    notes.push(n.params);
+    for (const w of waiters.filter((w) => w.id === n.params.meta?.job)) w.resolve();
     return Promise.resolve();
   };
+  return {
+    server,
+    notes,
+    next: (id: string) =>
+      notes.some((n) => n.meta?.job === id)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ id, resolve })),
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await state[Symbol.asyncDispose]();
+    },
+  };
+}
+
+const jobOf = (raw: unknown) => /anchorfs:\/\/jobs\/([\w-]+)/.exec(JSON.stringify(raw))![1]!;
+
+test("a job's end reaches a 2025-era client as a short notifications/claude/channel, with resources/updated too", async () => {
+  await using s = await channelServer();
+  assert(s.server.client.getServerCapabilities()?.experimental?.["claude/channel"] !== undefined);
   const updated = new Promise<void>((resolve) =>
-    server.client.setNotificationHandler(
-      ResourceUpdatedNotificationSchema,
-      () => resolve(),
-    )
+    s.server.client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => resolve())
   );
-  const ran = await server.call("shell", {
-    command: "for i in 1 2; do sleep 1; done; echo finished",
+  const ran = await s.server.call("shell", {
+    command:
+      'for i in $(seq 1 300); do echo "ok $i - case $i"; done; for i in 1 2; do sleep 1; done; ' +
+      "echo 'not ok 301 - adds small numbers'; echo '# fail 1'; exit 1",
   });
-  const id = /anchorfs:\/\/jobs\/([\w-]+)/.exec(JSON.stringify(ran.raw))![1]!;
-  await channel;
+  assertStringIncludes(ran.text, "still running");
+  const id = jobOf(ran.raw);
+  await s.next(id);
   await updated;
-  const note = seen.find((n) => n.method === "notifications/claude/channel");
-  assertEquals(note.params.meta, { job: id });
-  const read = await server.client.readResource({ uri: `anchorfs://jobs/${id}` });
-  assertEquals(note.params.content, read.contents[0].text);
+  const note = s.notes.find((n) => n.meta?.job === id);
+  assertEquals(note.meta, { job: id });
+  // Status, the failure line, the call that reads the report: not the report again.
+  assertStringIncludes(note.content, `Job ${id} (`);
+  assertStringIncludes(note.content, "FAILED (exit 1)");
+  assertStringIncludes(note.content, "not ok 301 - adds small numbers");
+  assertStringIncludes(note.content, `jobs {"action":"read","id":"${id}"}`);
+  assert(!note.content.includes("ok 299 - case 299"), note.content);
+  const read = await s.server.client.readResource({ uri: `anchorfs://jobs/${id}` });
+  assert(note.content.length < 600, `${note.content.length} characters`);
+  assert(note.content.length < read.contents[0].text.length / 2);
+});
+
+test("no claude/channel for a command that ended inside its call, a job the model killed or one a wait returned", async () => {
+  await using s = await channelServer();
+  const quick = await s.server.call("shell", { command: "echo done here" });
+  assertStringIncludes(quick.text, "succeeded (exit 0)");
+  const killed = await s.server.call("shell", { command: "for i in $(seq 30); do sleep 1; done" });
+  const killedId = jobOf(killed.raw);
+  await s.server.call("jobs", { action: "kill", id: killedId });
+  const waited = await s.server.call("shell", {
+    command: "for i in 1 2; do sleep 1; done; echo waited",
+  });
+  const waitedId = jobOf(waited.raw);
+  const w = await s.server.call("jobs", { action: "wait", id: waitedId });
+  assertStringIncludes(w.text, "succeeded (exit 0)");
+  // A job left alone is announced; by then the others' notes would have come first.
+  const alone = await s.server.call("shell", {
+    command: "for i in 1 2; do sleep 1; done; echo alone",
+  });
+  const aloneId = jobOf(alone.raw);
+  await s.next(aloneId);
+  assertEquals(s.notes.map((n) => n.meta.job), [aloneId]);
 });
 
 test("the shell description states the condition of the end-of-job notification", async () => {

@@ -2,7 +2,7 @@
 // test run's early failures are in the first result, terminal noise is cleaned (the log keeps
 // it raw), isError follows the outcome, and a job's log is viewed and searched like a file.
 
-import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
+import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { jobIdOf, pause, startJobsServer } from "./_jobs_helpers.ts";
 import { testNeeding } from "../_requires.ts";
 
@@ -46,7 +46,7 @@ test("a failing test run shows its early failures, the summary and isError in th
   assertStringIncludes(r.text, "not ok 41 - rounds money");
   assertStringIncludes(r.text, "AssertionError [ERR_ASSERTION]");
   assertStringIncludes(r.text, "# fail 2");
-  assertStringIncludes(r.text, "[line 6-12]");
+  assertStringIncludes(r.text, "[line 7-11]");
   const id = uriOf(r.text);
   assertStringIncludes(r.text, `view {"path":"anchorfs://jobs/${id}","start":-200}`);
   const bytes = new TextEncoder().encode(JSON.stringify(r.raw)).length;
@@ -115,7 +115,8 @@ test("a passing run's short tail says how many warning-looking lines it left out
   await using s = await startJobsServer("v2", { window: 20 });
   const r = await s.server.call("shell", {
     command: "echo 'npm WARN deprecated glob@7.2.3'; echo 'src/a.ts:3:5 warning: unused x'; " +
-      "seq 1 100; echo 'Build finished with 0 warnings'",
+      'for i in $(seq 1 100); do echo "ok $i - compiles module $i"; done; ' +
+      "echo 'Build finished with 0 warnings'",
   });
   assertEquals(r.isError, false, r.text);
   assertStringIncludes(r.text, "Build finished with 0 warnings");
@@ -196,9 +197,11 @@ test("a killed job reads as an error; --tail-bytes and --passing-tail-lines set 
     window: 20,
     args: ["--passing-tail-lines", "3"],
   });
-  const r = await lines.server.call("shell", { command: "seq 1 5000" });
+  const r = await lines.server.call("shell", {
+    command: 'for i in $(seq 1 5000); do echo "ok $i"; done',
+  });
   assertStringIncludes(r.text, "a passing run shows its last 3 lines;");
-  assert(r.text.endsWith("]\n4998\n4999\n5000"), r.text);
+  assert(r.text.endsWith("]\nok 4998\nok 4999\nok 5000"), r.text);
 });
 
 test("a job log over the file size limit names the call that reads it, not a shell path", async () => {
@@ -222,4 +225,29 @@ test("the omitted byte count is the log's bytes, also for output that is not UTF
   assertEquals(size, 100_010);
   const omitted = Number(/\[([\d,]+) earlier bytes omitted/.exec(r.text)![1]!.replaceAll(",", ""));
   assert(omitted <= size && omitted >= 100_000 - 4096, `${omitted} of ${size}: ${r.text}`);
+});
+
+test("a passing command whose output is the answer shows it whole when it fits the tail; a long passing test run stays short", async () => {
+  await using s = await startJobsServer("v1", { window: 20 });
+  // `git log … && git diff …`-like: 3 KB, no test or build run.
+  const history = await s.server.call("shell", {
+    command:
+      'for i in $(seq 1 60); do echo "commit $i: a line of history that says what changed"; done',
+  });
+  assertEquals(history.isError, false, history.text);
+  assertStringIncludes(history.text, "\ncommit 1: a line of history");
+  assertStringIncludes(history.text, "\ncommit 60: a line of history");
+  assertNotIncludes(history.text, "omitted");
+  // A small test run is whole too: the rest would cost more than it saves.
+  const small = await s.server.call("shell", {
+    command: 'for i in $(seq 1 20); do echo "ok $i - case $i"; done; echo "# pass 20"',
+  });
+  assertStringIncludes(small.text, "\nok 1 - case 1\n");
+  assertNotIncludes(small.text, "omitted");
+  // A passing 400-test run: its last 10 lines.
+  const long = await s.server.call("shell", {
+    command: 'for i in $(seq 1 400); do echo "ok $i - case $i"; done; echo "# pass 400"',
+  });
+  assertStringIncludes(long.text, "a passing run shows its last 10 lines");
+  assertNotIncludes(long.text, "ok 390 - case 390\n");
 });

@@ -115,3 +115,23 @@ test("shell policy (v2 client): the shell call a FILE_TOO_LARGE hint names runs,
   assert(small.isError, small.text);
   assertStringIncludes(small.text, "(rule search_text)");
 });
+
+test("a find with a test view cannot express runs in one call; the grep refusal says view works on ssh:// hosts", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/node_modules/x`, { recursive: true });
+  await Deno.writeTextFile(`${dir.path}/old.txt`, "old\n");
+  await Deno.utime(`${dir.path}/old.txt`, 1_000_000, 1_000_000);
+  await Deno.writeTextFile(`${dir.path}/new.txt`, "new\n");
+  await Deno.writeTextFile(`${dir.path}/node_modules/x/new.js`, "x\n");
+  await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
+  const found = await server.call("shell", {
+    command: 'find . -newer old.txt -type f -not -path "./node_modules/*"',
+  });
+  assertEquals(found.isError, false, found.text);
+  assertStringIncludes(found.text, "./new.txt");
+  assert(!found.text.includes("node_modules/x/new.js"), found.text);
+  assert(!found.text.includes("found.txt"), found.text);
+  const grep = await server.call("shell", { command: "grep -rn TODO ." });
+  assertEquals(grep.isError, true);
+  assertStringIncludes(grep.text, 'view {"path": "ssh://devbox/srv/app", "content": "TODO"}');
+});

@@ -25,10 +25,14 @@ Deno.test("a cancelled search returns what it found with a sentence saying it wa
   assertStringIncludes(text, "[The call was cancelled: the search stopped after 1 file, so the");
 });
 
-Deno.test("a search past its deadline says which deadline and how to narrow", async () => {
+Deno.test("a search past its deadline says it is partial first, which deadline and how to narrow", async () => {
   const view = setup(new Budget(undefined, 0));
   const text = await view({ path: ".", content: "nowhere", regex: true });
-  assertStringIncludes(text, 'No matches for regex /nowhere/ in ".": searched 1 file before it');
+  assertStringIncludes(
+    text,
+    "Partial: the search reached the server's 0 s deadline after 1 file, and none of them " +
+      'matches regex /nowhere/ in "."',
+  );
   assertStringIncludes(text, "[The call reached the server's 0 s deadline: the search stopped");
   assertStringIncludes(text, 'Narrow it: a deeper path, a pattern such as view {"path":"."');
 });
@@ -117,4 +121,13 @@ Deno.test("a search waiting for read budget stops when cancelled and says it is 
   assertStringIncludes(text, "The call was cancelled: the search stopped after");
   releaseAll();
   assertEquals(reads.budget.inUse, 0);
+});
+
+Deno.test("a literal search with | and no match says | looks like alternation, which needs regex", async () => {
+  const view = setup(new Budget());
+  const text = await view({ path: ".", content: "needle 7|needle 4.5" });
+  assertStringIncludes(text, "its | looks like alternation (this or that), which needs");
+  assertStringIncludes(text, 'view {"path":".","content":"needle 7|needle 4\\\\.5","regex":true}');
+  const found = await view({ path: ".", content: "needle 7|needle 4\\.5", regex: true });
+  assertStringIncludes(found, "1 matching line in 1 file");
 });

@@ -219,7 +219,11 @@ Deno.test("a search cancelled while the workers scan returns what was found, and
       { path: ".", content: "needle" },
       { scanner, budget: new Budget(controller.signal) },
     );
-    assertStringIncludes(text, "before it stopped");
+    // Matches found so far ("… before it stopped"), or none yet: then partial first of all.
+    assert(
+      text.includes("before it stopped") || text.startsWith("Partial: the search was cancelled"),
+      text.slice(0, 300),
+    );
     assertStringIncludes(text, "[The call was cancelled: the search stopped after ");
     assert(!text.includes("searched 1,500 files"), text.slice(0, 300));
   } finally {

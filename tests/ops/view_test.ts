@@ -272,8 +272,9 @@ Deno.test("an empty search names the rule that ignored a directory, and the call
   const call = '{"path":"node_modules","content":"leftPad"}';
   assertStringIncludes(
     r,
-    '1 entry gitignored, not searched: "node_modules/" (.gitignore:2 `node_modules/`); an ' +
-      `ignored directory is searched when named as the path: view ${call}.`,
+    'Ignored directories not searched that can hold the text: "node_modules/" (.gitignore:2 ' +
+      "`node_modules/`; 1 file); a directory named as the path is searched whatever the ignore " +
+      `rules: view ${call}.`,
   );
   const found = await t.view(JSON.parse(call));
   assertStringIncludes(found, "node_modules/left-pad/index.js (line 1)");

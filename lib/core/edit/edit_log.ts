@@ -20,6 +20,8 @@ export interface LoggedEdit {
   after: string;
   /** The first changed line, for messages ("moved by your edit at 3"). */
   at: number;
+  /** What it wrote in place of which lines (own_revert.ts: a later edit must not undo it). */
+  regions?: WrittenRegion[];
 }
 
 /** Differing lines past which the window between the common head and tail is one splice. */
@@ -84,8 +86,26 @@ export function mapLine(line: number, splices: readonly Splice[]): number | unde
   return line + shift;
 }
 
-/** How the numbers of later lines moved, e.g. "lines after 12 moved +2, after 40 +3 in all". */
-export function describeShifts(splices: readonly Splice[]): string | undefined {
+/** Where the lines of `ids` are after `edits` (oldest first); undefined for a replaced line. */
+function mapThrough(ids: readonly LineId[], edits: readonly LoggedEdit[]): (number | undefined)[] {
+  return ids.map((id) => {
+    let n: number | undefined = id.line;
+    for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
+    return n;
+  });
+}
+
+/**
+ * How the numbers of later lines moved, e.g. "lines after 12 moved +2, after 40 +3 in all", and
+ * what that means for ids the agent holds, said only as far as it is true: ids from its earlier
+ * views keep working (mapped through this edit) except those of lines the edit replaced, and
+ * only if the file was what the agent was shown (`viewsCurrent`; false after another program's
+ * change, when they may be off).
+ */
+export function describeShifts(
+  splices: readonly Splice[],
+  viewsCurrent = true,
+): string | undefined {
   const parts: string[] = [];
   let total = 0;
   for (const s of splices) {
@@ -96,7 +116,19 @@ export function describeShifts(splices: readonly Splice[]): string | undefined {
     parts.push(`after old line ${s.removed === 0 ? s.start - 1 : last} by ${signed(total)}`);
   }
   if (parts.length === 0) return undefined;
-  return `Later line numbers moved: ${parts.join(", ")}; ids from your earlier views still work.`;
+  const moved = `Later line numbers moved: ${parts.join(", ")}`;
+  if (!viewsCurrent) {
+    return `${moved}. The file was not what you were last shown when this edit read it (it ` +
+      "changed since), so ids from your earlier views may be off: view the lines again before " +
+      "an edit by id.";
+  }
+  const cut = splices.filter((s) => s.removed > 0).map((s) =>
+    s.removed === 1 ? `${s.start}` : `${s.start}-${s.start + s.removed - 1}`
+  );
+  if (cut.length === 0) return `${moved}; ids from your earlier views still work.`;
+  return `${moved}; ids from your earlier views still work, except those of old line${
+    cut.length === 1 && !cut[0]!.includes("-") ? "" : "s"
+  } ${cut.slice(0, 6).join(", ")}${cut.length > 6 ? ", …" : ""} (this edit replaced them).`;
 }
 
 function signed(n: number): string {
@@ -105,6 +137,12 @@ function signed(n: number): string {
 
 export interface Remapped {
   ops: EditOp[];
+  /**
+   * Ids that match the file as given and also, read as numbers from before this session's own
+   * edits, a line those edits moved: `12:a3 is line 12 now, and the line you were shown as 12
+   * before your edit at 3 is line 15 with the same hash`. Neither reading is safe to apply.
+   */
+  ambiguous: string[];
   /** One line per moved id: `12:a3 → 15:a3 (moved by your edit at 3)`. */
   moves: string[];
   /** Ranges (new numbering) whose lines only our own edits moved: verified by the mapping. */
@@ -123,19 +161,21 @@ export function remapThroughLog(
 ): Remapped {
   const moves: string[] = [];
   const ranges: { from: number; to: number }[] = [];
+  const ambiguous: string[] = [];
   const out = ops.map((op) => {
     const ids: LineId[] = op.op === "insert"
       ? (op.anchor.kind === "after" ? [op.anchor.id] : [])
       : [op.start, op.end];
-    if (ids.length === 0 || ids.every((id) => checkLineId(lines, id) === null)) return op;
+    if (ids.length === 0) return op;
+    if (ids.every((id) => checkLineId(lines, id) === null)) {
+      const other = movedReading(lines, ids, log);
+      if (other) ambiguous.push(`${op.what}: ${other}`);
+      return op;
+    }
     // Ids of one op come from one view: map them all through the same edits, newest first.
     for (let k = 1; k <= log.length; k++) {
       const edits = log.slice(log.length - k);
-      const mapped = ids.map((id) => {
-        let n: number | undefined = id.line;
-        for (const e of edits) n = n === undefined ? undefined : mapLine(n, e.splices);
-        return n;
-      });
+      const mapped = mapThrough(ids, edits);
       if (mapped.some((n) => n === undefined)) continue;
       const fresh = ids.map((id, i) => ({ line: mapped[i]!, hash: id.hash }));
       if (fresh.some((id) => checkLineId(lines, id) !== null)) continue;
@@ -161,5 +201,65 @@ export function remapThroughLog(
     }
     return op;
   });
-  return { ops: out, moves, ranges };
+  return { ops: out, moves, ranges, ambiguous };
+}
+
+/**
+ * Whether ids that match the file would, read as ids from before the session's own edits, name
+ * other lines with the same hashes (what a collision of the 8-bit hash makes possible): the
+ * sentence that says so, or undefined.
+ */
+function movedReading(
+  lines: readonly string[],
+  ids: readonly LineId[],
+  log: readonly LoggedEdit[],
+): string | undefined {
+  for (let k = 1; k <= log.length; k++) {
+    const edits = log.slice(log.length - k);
+    const mapped = mapThrough(ids, edits);
+    if (mapped.some((n) => n === undefined) || mapped.every((n, i) => n === ids[i]!.line)) {
+      continue;
+    }
+    const fresh = ids.map((id, i) => ({ line: mapped[i]!, hash: id.hash }));
+    if (fresh.some((id) => checkLineId(lines, id) !== null)) continue;
+    const moved = ids.findIndex((id, i) => mapped[i] !== id.line);
+    const first = ids[moved]!;
+    return `${formatLineId(first.line, lines[first.line - 1]!)} is line ${first.line} now, and ` +
+      `the line you were shown as ${first.line} before your edit at ${edits[0]!.at} is line ${
+        fresh[moved]!.line
+      } with the same hash (${formatLineId(fresh[moved]!.line, lines[fresh[moved]!.line - 1]!)})`;
+  }
+  return undefined;
+}
+
+/** What one splice of an edit wrote: its first line (in the file after it) and the old lines. */
+export interface WrittenRegion {
+  start: number;
+  written: string[];
+  removed: string[];
+}
+
+/** Lines kept per region (the check needs a few distinctive lines, not the whole edit). */
+const REGION_LINES = 200;
+
+/** The regions an edit wrote, from its splices and the lines before and after it. */
+export function writtenRegions(
+  before: readonly string[],
+  after: readonly string[],
+  splices: readonly Splice[],
+): WrittenRegion[] {
+  const out: WrittenRegion[] = [];
+  let shift = 0;
+  for (const s of splices.slice(0, 20)) {
+    const start = s.start + shift;
+    if (s.added > 0 && s.removed > 0) {
+      out.push({
+        start,
+        written: after.slice(start - 1, start - 1 + Math.min(s.added, REGION_LINES)),
+        removed: before.slice(s.start - 1, s.start - 1 + Math.min(s.removed, REGION_LINES)),
+      });
+    }
+    shift += s.added - s.removed;
+  }
+  return out;
 }

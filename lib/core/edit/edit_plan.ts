@@ -8,7 +8,8 @@ import { checkLineId, hashLine, type LineId, type StaleId, staleIdError } from "
 import { linePrint, type ShownMemory } from "./shown_lines.ts";
 import { guide } from "../next_step.ts";
 import { applySplices, settleFinalNewline } from "./splice_lines.ts";
-import { type StaleInterior, staleOpDetail } from "./stale_op_detail.ts";
+import { shownShift, type StaleInterior, staleOpDetail } from "./stale_op_detail.ts";
+import { unshownLinesError, type UnshownRange } from "./unshown_lines.ts";
 import { dominantEol, type TextDoc } from "../text/text_file.ts";
 
 export const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
@@ -45,6 +46,7 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
   const shown = options.shown ?? NO_MEMORY;
   const stale: StaleId[] = [];
   const interior: StaleInterior[] = [];
+  const unseen: UnshownRange[] = [];
   // Checking interiors costs the lines of every range: at most the file plus one line per insert
   // when ranges are disjoint. Overlapping ranges fail anyway (after the stale ids, reported first),
   // so there the checks stop at that budget instead of costing operations × lines.
@@ -85,15 +87,21 @@ export function planLineEdits(doc: TextDoc, ops: readonly EditOp[], options: Pla
       else if (print !== undefined && print !== linePrint(lines[n - 1]!)) changed.push(n);
     }
     const endsShown = ids.every(({ id }) => shown.hashAt(id.line) === id.hash);
-    if (changed.length > 0 || (unshown.length > 0 && !endsShown)) {
+    if (changed.length > 0) {
       interior.push({ op, lines: changed, unshown });
       const first = ids[0]!;
       stale.push({ id: first.id, what: first.what, reason: "interior_changed" });
+    } else if (unshown.length > 0 && !endsShown) {
+      // Nothing the agent was shown changed: the range reaches lines it never saw.
+      unseen.push({ op, unshown });
     }
   }
+  if (stale.length === 0 && unseen.length > 0) throw unshownLinesError(options.path, lines, unseen);
   if (stale.length > 0) {
-    const error = staleIdError(options.path, lines, stale);
-    const extra = staleOpDetail(ops, interior, lines, shown, stale);
+    for (const u of unseen) interior.push({ op: u.op, lines: [], unshown: u.unshown });
+    const movedBy = shownShift(lines, shown);
+    const error = staleIdError(options.path, lines, stale, undefined, movedBy);
+    const extra = staleOpDetail(ops, interior, lines, shown, stale, movedBy);
     if (extra.length > 0) {
       throw new AnchorError({
         code: error.code,

@@ -68,11 +68,13 @@ export function renderLine(line: number, content: string): string {
   return `${line}:${hashHex(hashLine(content))}|${content}`;
 }
 
-const ID_PATTERN = /^([1-9][0-9]*):([0-9a-f]{2})$/;
+/** Hex digits in either case: `2:EF` (a model that upper-cased it) is the id `2:ef`. */
+const ID_PATTERN = /^([1-9][0-9]*):([0-9a-fA-F]{2})$/;
 
 /**
  * Parses a line id strictly. `what` names the argument in errors ("start", "anchor").
- * Accepts the `N:hh|content` form an agent may paste from a view, and ignores what follows `|`.
+ * Accepts the `N:hh|content` form an agent may paste from a view, and ignores what follows `|`;
+ * the hash may be upper case.
  */
 export function parseLineId(raw: unknown, what = "line id"): LineId {
   const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : "";
@@ -97,7 +99,6 @@ function explainBadId(text: string): string {
   }
   if (/^[0-9]+:$/.test(text)) return "the 2-hex hash after the colon is missing.";
   if (/^0+:/.test(text)) return "line numbers start at 1.";
-  if (/^[0-9]+:[0-9a-fA-F]{2}$/.test(text)) return "the hash must be lowercase hex.";
   if (/^[0-9]+:/.test(text)) return "the hash must be exactly two hex digits (0-9, a-f).";
   return 'the form is "N:hh": a line number, a colon, two lowercase hex digits.';
 }
@@ -178,6 +179,7 @@ export function formatStaleReport(
   path: string,
   lines: readonly string[],
   stale: readonly StaleId[],
+  movedBy?: (line: number) => number | undefined,
 ): Guide {
   const blocks: Guide[] = [];
   let index: LineHashIndex | undefined;
@@ -208,13 +210,18 @@ export function formatStaleReport(
       out.push("The file is empty now.");
     }
     if (s.reason !== "interior_changed") {
-      const moved = findMovedLines(lines, hash, line, 3, index ??= lineHashIndex(lines))
+      const found = findMovedLines(lines, hash, line, 3, index ??= lineHashIndex(lines))
         .filter((n) => n !== line);
+      const shift = movedBy?.(line);
+      const moved = preferShift(found, line, shift);
       if (moved.length > 0) {
+        const order = moved[0] !== found[0]
+          ? `line ${moved[0]} first: the lines shown around it moved ${signedShift(shift!)}`
+          : "nearest first";
         out.push(
           `Content with hash ${hashHex(hash)} is now at: ${
             moved.map((n) => renderLine(n, lines[n - 1]!)).join(", ")
-          } (nearest first; an 8-bit hash can collide, check the content).`,
+          } (${order}; an 8-bit hash can collide, check the content).`,
         );
       } else {
         out.push(
@@ -231,6 +238,26 @@ export function formatStaleReport(
     );
   }
   return joinGuides(blocks, "\n\n");
+}
+
+/**
+ * Candidate lines, the one that moved by `shift` (what the lines around it did) first: among
+ * lines of one hash (blank lines, `}`) the nearest is often not the one that moved there.
+ */
+export function preferShift(
+  candidates: readonly number[],
+  line: number,
+  shift: number | undefined,
+): number[] {
+  if (shift === undefined) return [...candidates];
+  const agreeing = candidates.find((n) => n - line === shift);
+  return agreeing === undefined
+    ? [...candidates]
+    : [agreeing, ...candidates.filter((n) => n !== agreeing)];
+}
+
+function signedShift(n: number): string {
+  return n > 0 ? `+${n}` : `${n}`;
 }
 
 /** Stale ids given a block each in a report; the count of the rest follows (bounds its size). */
@@ -261,6 +288,7 @@ export function staleIdError(
   lines: readonly string[],
   stale: readonly StaleId[],
   outcome = "nothing was written",
+  movedBy?: (line: number) => number | undefined,
 ): AnchorError {
   const first = stale[0]!;
   return new AnchorError({
@@ -270,7 +298,7 @@ export function staleIdError(
     } stale (first: ${first.what} ${first.id.line}:${hashHex(first.id.hash)})${
       outcome ? `; ${outcome}` : ""
     }.`,
-    detail: formatStaleReport(path, lines, stale),
+    detail: formatStaleReport(path, lines, stale, movedBy),
     hint: "Retry with the fresh ids shown above (they are current), or view the range named above.",
   });
 }

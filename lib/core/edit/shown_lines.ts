@@ -201,6 +201,21 @@ export class ShownLines {
     return v === undefined ? undefined : v < 0 ? -1 - v : v % 256;
   }
 
+  /**
+   * Whether every remembered line of `key` is what `lines` hold now (hash, and fingerprint when
+   * known): false when the file changed since those lines were shown.
+   */
+  agreesWith(key: string, lines: readonly string[]): boolean {
+    const file = this.files.get(key);
+    if (!file) return true;
+    for (const [n, v] of file.lines) {
+      const line = lines[n - 1];
+      if (line === undefined) return false;
+      if (v < 0 ? -1 - v !== hashLine(line) : Math.floor(v / 256) !== linePrint(line)) return false;
+    }
+    return true;
+  }
+
   hasFile(key: string): boolean {
     return this.files.has(key);
   }

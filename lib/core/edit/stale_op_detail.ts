@@ -8,10 +8,12 @@ import {
   type LineHashIndex,
   lineHashIndex,
   type LineId,
+  preferShift,
   renderLine,
   type StaleId,
 } from "./line_id.ts";
 import { linePrint, type ShownMemory } from "./shown_lines.ts";
+import { lineRanges } from "./unshown_lines.ts";
 
 /** An operation whose ends verified but whose interior did not match what was shown. */
 export interface StaleInterior {
@@ -22,6 +24,46 @@ export interface StaleInterior {
   unshown: number[];
 }
 
+/** Shown lines looked at, each side, to tell how the lines around a stale id moved. */
+const SHIFT_NEIGHBOURS = 12;
+
+/**
+ * How the lines shown around a line moved since they were shown: the shift that the nearest
+ * shown lines whose content is unique in the file agree on (by their 32-bit fingerprints), or
+ * undefined when they do not agree or none is known. Blank lines and `}` share a hash, so this
+ * tells which of two equally near candidates moved there.
+ */
+export function shownShift(
+  lines: readonly string[],
+  shown: ShownMemory,
+): (line: number) => number | undefined {
+  let prints: Map<number, number[]> | undefined;
+  return (line) => {
+    if (!shown.printAt) return undefined;
+    prints ??= printIndex(lines);
+    const shifts: number[] = [];
+    for (let d = 1; d <= SHIFT_NEIGHBOURS && shifts.length < 3; d++) {
+      for (const k of [line - d, line + d]) {
+        const p = k >= 1 ? shown.printAt(k) : undefined;
+        const at = p === undefined ? undefined : prints.get(p);
+        if (at?.length === 1) shifts.push(at[0]! - k);
+      }
+    }
+    return shifts.length > 0 && shifts.every((x) => x === shifts[0]) ? shifts[0] : undefined;
+  };
+}
+
+function printIndex(lines: readonly string[]): Map<number, number[]> {
+  const index = new Map<number, number[]>();
+  for (let m = 1; m <= lines.length; m++) {
+    const p = linePrint(lines[m - 1]!);
+    const list = index.get(p);
+    if (list) list.push(m);
+    else index.set(p, [m]);
+  }
+  return index;
+}
+
 /** One block of text per problem, to follow the stale-id report. */
 export function staleOpDetail(
   ops: readonly EditOp[],
@@ -29,9 +71,10 @@ export function staleOpDetail(
   lines: readonly string[],
   shown: ShownMemory,
   stale: readonly StaleId[],
+  movedBy: (line: number) => number | undefined = shownShift(lines, shown),
 ): string[] {
   // Built once for the whole report: per operation they made it operations × lines.
-  const scan: Scan = { lines, budget: 4 * lines.length + 100_000 };
+  const scan: Scan = { lines, budget: 4 * lines.length + 100_000, movedBy };
   const staleOps = new Set<string>();
   for (const s of stale) {
     if (s.reason === "interior_changed") continue;
@@ -57,6 +100,8 @@ interface Scan {
   hashes?: LineHashIndex;
   prints?: Map<number, number[]>;
   budget: number;
+  /** How the lines shown around a line moved (shownShift). */
+  movedBy?: (line: number) => number | undefined;
 }
 
 const MAX_RANGE_SHOWN = 40;
@@ -76,14 +121,14 @@ function describeInterior(
   const why: string[] = [];
   if (x.lines.length > 0) {
     why.push(
-      `line${x.lines.length === 1 ? "" : "s"} ${
-        compactList(x.lines)
-      } changed since you were shown ${x.lines.length === 1 ? "it" : "them"}`,
+      `line${x.lines.length === 1 ? "" : "s"} ${lineRanges(x.lines)} changed since you were shown ${
+        x.lines.length === 1 ? "it" : "them"
+      }`,
     );
   }
   if (x.unshown.length > 0) {
     why.push(
-      `line${x.unshown.length === 1 ? "" : "s"} ${compactList(x.unshown)} ${
+      `line${x.unshown.length === 1 ? "" : "s"} ${lineRanges(x.unshown)} ${
         x.unshown.length === 1 ? "was" : "were"
       } never shown to you and the range's end ids do not match what you were shown`,
     );
@@ -166,15 +211,14 @@ function describeMovedRange(
   const last = op.op === "replace" ? op.end : first;
   const span = last.line - first.line;
   if (span + 1 > MAX_RANGE_SHOWN) return [];
-  const starts = findMovedLines(
-    lines,
-    first.hash,
+  const starts = preferShift(
+    findMovedLines(lines, first.hash, first.line, 6, scan.hashes ??= lineHashIndex(lines))
+      .filter((n) =>
+        n !== first.line && n + span <= lines.length &&
+        hashLine(lines[n + span - 1]!) === last.hash
+      ),
     first.line,
-    6,
-    scan.hashes ??= lineHashIndex(lines),
-  ).filter((n) =>
-    n !== first.line && n + span <= lines.length &&
-    hashLine(lines[n + span - 1]!) === last.hash
+    scan.movedBy?.(first.line),
   ).slice(0, op.op === "replace" ? 2 : 3);
   return starts.map((n) => {
     const moved = `${describeOp(op)} may have moved by ${n - first.line > 0 ? "+" : ""}${
@@ -190,16 +234,4 @@ function describeMovedRange(
     for (let k = n; k <= n + span; k++) out.push(renderLine(k, lines[k - 1]!));
     return out.join("\n");
   });
-}
-
-function compactList(nums: readonly number[]): string {
-  const parts: string[] = [];
-  let i = 0;
-  while (i < nums.length && parts.length < 8) {
-    let j = i;
-    while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
-    parts.push(i === j ? `${nums[i]}` : `${nums[i]}-${nums[j]}`);
-    i = j + 1;
-  }
-  return parts.join(", ") + (i < nums.length ? ", ..." : "");
 }

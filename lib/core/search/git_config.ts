@@ -1,6 +1,7 @@
 // The little of git's own files anchorfs needs: `core.ignorecase` from a repository's config
 // (git sets it when the repository was made on a case-insensitive volume, and then matches
-// .gitignore rules without case), `core.hooksPath` (the edits guard the hooks there), and where a
+// .gitignore rules without case), `core.hooksPath` (the edits guard the hooks there),
+// `core.excludesFile` (the global ignore file the walk applies), and where a
 // `.git` file (worktree, submodule) points. Pure.
 
 /**
@@ -17,6 +18,20 @@
 export function gitIgnoreCase(config: string): boolean | undefined {
   const value = gitConfigValue(config, "core", "ignorecase");
   return value === undefined ? undefined : parseBool(value.toLowerCase());
+}
+
+/**
+ * `core.excludesFile` as written (`~/.gitignore_global`), or undefined when the config does not
+ * set it (a bare key names no file).
+ *
+ * @example
+ * ```ts
+ * gitExcludesFile("[core]\n\texcludesFile = ~/.gitignore_global\n"); // "~/.gitignore_global"
+ * ```
+ */
+export function gitExcludesFile(config: string): string | undefined {
+  const value = gitConfigValue(config, "core", "excludesfile");
+  return value === undefined || value === "" || value === "true" ? undefined : value;
 }
 
 /**

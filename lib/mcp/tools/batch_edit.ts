@@ -49,7 +49,8 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
         // A JSON string is accepted too: models sometimes send the list encoded once more.
         operations: z.union([z.array(operation), z.string()], { error: OPERATIONS_SHAPE }),
         allow_repeat: z.boolean().optional().describe(
-          "Apply content whose first/last line repeats the line next to it (refused as a slip).",
+          "Apply content refused as a slip: a first/last line repeating the line next to it, " +
+            "or content that undoes your own last edit.",
         ),
       }, {
         // Before zod: Octofs's names and content as a list of lines (lib/ops/edit).

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
-import { durationMs, type JobRecord } from "../../core/jobs/job_state.ts";
+import { durationMs, isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import {
   formatJobList,
   formatJobReport,
@@ -27,6 +27,8 @@ import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolEnv, ToolRegistrar } from "../tool_env.ts";
 import { progressReporter } from "../progress.ts";
 import type { ServerContext } from "@modelcontextprotocol/server";
+import { noteEndReported, noteStillRunning, whileWaiting } from "../job_channel.ts";
+import type { Session } from "../../ops/session.ts";
 
 export const DEFAULT_WAIT_SECONDS = 50;
 const MAX_READ_BYTES = 1024 * 1024;
@@ -102,8 +104,11 @@ async function jobReport(
   jobId: string,
   tailBytes: number,
   passingLines: number,
+  /** Called when the report shows the job's end (the model has it: no notification repeats it). */
+  reported?: (jobId: string) => void,
 ): Promise<ToolResult> {
   const output = await readJobOutput(jobs, jobId, tailBytes, { passingLines });
+  if (isTerminal(output.record.status)) reported?.(jobId);
   return {
     content: [{ type: "text", text: modelText(formatJobReport(output, Date.now(), tailBytes)) }],
     isError: endedBadly(output.record),
@@ -175,7 +180,8 @@ async function jobsCall(
   const tailBytes = bytes ?? env.options.tailBytes;
   // An explicit `bytes` asks for that much tail, even of a passing run.
   const passingLines = bytes === undefined ? env.options.passingLines ?? DEFAULT_PASSING_LINES : 0;
-  const report = (jobId: string) => jobReport(jobs, jobId, tailBytes, passingLines);
+  const report = (jobId: string) =>
+    jobReport(jobs, jobId, tailBytes, passingLines, (ended) => noteEndReported(env.session, ended));
   switch (action) {
     case "list":
       return await listText(jobs);
@@ -184,10 +190,18 @@ async function jobsCall(
     case "wait": {
       const jobId = needId(action, id);
       const seconds = args.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
-      return await waitReport(jobs, jobId, seconds * 1000, ctx, report);
+      return await whileWaiting(
+        env.session,
+        jobId,
+        () => waitReport(jobs, jobId, seconds * 1000, ctx, report, env.session),
+      );
     }
-    case "kill":
-      return await killReport(jobs, needId(action, id));
+    case "kill": {
+      const jobId = needId(action, id);
+      // The kill's answer says how it ended: no notification repeats it.
+      noteEndReported(env.session, jobId);
+      return await killReport(jobs, jobId);
+    }
   }
 }
 
@@ -226,6 +240,7 @@ async function waitReport(
   timeoutMs: number,
   ctx: ServerContext,
   report: (jobId: string) => Promise<ToolResult>,
+  session: Session,
 ): Promise<ToolResult | Guide> {
   const progress = progressReporter(ctx);
   const notify = progress.report;
@@ -241,5 +256,6 @@ async function waitReport(
   await progress.settle();
   if (waited.done) return await report(jobId);
   const { record, tail } = await jobs.readTail(jobId, 2048);
+  noteStillRunning(session, jobId);
   return stillRunningText(record, waited.elapsedMs, tail, Date.now());
 }

@@ -8,6 +8,7 @@ import { step, toolCallSyntax } from "../../core/next_step.ts";
 import { jobUri } from "../../ops/jobs/job_manager.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { resolveShellCwd, runShell } from "../../ops/shell.ts";
+import { noteStillRunning } from "../job_channel.ts";
 import { modelText, runTool, type ToolResult } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
@@ -143,6 +144,8 @@ async function shellCall(
     return { content: [{ type: "text", text: modelText(outcome.text) }], isError: outcome.failed };
   }
   const id = outcome.record.id;
+  // The model was told it is still running: its end is worth a notification.
+  noteStillRunning(env.session, id);
   return {
     content: [
       { type: "text", text: modelText(outcome.text) },

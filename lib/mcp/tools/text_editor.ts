@@ -46,7 +46,11 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
         replace_all: z.boolean(argError("replace_all", "true or false")).optional().describe(
           "str_replace: replace every exact match.",
         ),
-      }, { aliases: { content: "file_text" }, lines: ["file_text", "old_text", "new_text"] }),
+      }, {
+        // old_str/new_str: the names of Anthropic's text editor tool, which agents write from habit.
+        aliases: { content: "file_text", old_str: "old_text", new_str: "new_text" },
+        lines: ["file_text", "old_text", "new_text"],
+      }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,

@@ -16,7 +16,7 @@ import {
 import { type Guide, guide, joinGuides, step } from "../../core/next_step.ts";
 import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
-import { splicesBetween } from "../../core/edit/edit_log.ts";
+import { splicesBetween, writtenRegions } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
 import type { FileLocks } from "./file_locks.ts";
 import type { Outliner } from "../outline/outliner.ts";
@@ -238,10 +238,12 @@ export async function commitEdit(services: EditServices, request: CommitRequest)
       url: location.url,
     });
     rememberAfterWrite(session, location, file.doc.lines, doc.lines, diff.shown);
+    const splices = splicesBetween(file.doc.lines, doc.lines);
     logOwnEdit(session, fileKey(location), {
-      splices: splicesBetween(file.doc.lines, doc.lines),
+      splices,
       after: bytesPrint(bytes),
       at: diff.shown[0]?.line ?? 1,
+      regions: writtenRegions(file.doc.lines, doc.lines, splices),
     });
   }
   const counts = `${plural(diff.removed, "line")} removed, ${plural(diff.added, "line")} added`;
@@ -344,8 +346,10 @@ export async function changedOnDisk(
 }
 
 /**
- * After a write, line numbers below the first changed line are void unless the line count stayed
- * the same; keep what is still true, then add the lines shown in the result diff.
+ * After a write, what the agent was shown is still true of the unchanged head and tail: the head
+ * keeps its numbers, the tail moves by the change in line count (the result says how later line
+ * numbers moved, so an id the agent shifts itself names a line it was shown). Then the lines
+ * shown in the result diff are added.
  */
 function rememberAfterWrite(
   session: Session,
@@ -359,24 +363,24 @@ function rememberAfterWrite(
   let head = 0;
   while (head < shortest && oldLines[head] === newLines[head]) head++;
   const keep: { line: number; hash: number; print: number | undefined }[] = [];
-  const collect = (from: number, to: number) => {
+  const collect = (from: number, to: number, shift = 0) => {
     for (let n = from; n <= to; n++) {
       const h = session.shown.shownHash(key, n);
       if (h !== undefined) {
-        keep.push({ line: n, hash: h, print: session.shown.shownFingerprint(key, n) });
+        keep.push({ line: n + shift, hash: h, print: session.shown.shownFingerprint(key, n) });
       }
     }
   };
   if (session.shown.hasFile(key)) {
     collect(1, Math.min(head, 50_000));
-    if (oldLines.length === newLines.length) {
-      let tail = 0;
-      while (
-        tail < shortest - head &&
-        oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]
-      ) tail++;
-      collect(Math.max(head + 1, newLines.length - Math.min(tail, 50_000) + 1), newLines.length);
-    }
+    let tail = 0;
+    while (
+      tail < shortest - head &&
+      oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]
+    ) tail++;
+    // Old numbers of the unchanged tail; each moves by the change in line count.
+    const from = Math.max(head + 1, oldLines.length - Math.min(tail, 50_000) + 1);
+    collect(from, oldLines.length, newLines.length - oldLines.length);
   }
   session.shown.replaceFile(key, []);
   recordShown(session, key, [...keep, ...diffShown]);

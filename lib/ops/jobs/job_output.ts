@@ -9,6 +9,7 @@ import {
   pickFailureExcerpts,
 } from "../../core/jobs/failure_lines.ts";
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
+import { looksLikeRunner, shortenFailedTail } from "../../core/jobs/runner_output.ts";
 import {
   addStats,
   type CleanLine,
@@ -37,6 +38,8 @@ export interface JobOutput {
   cutLine: boolean;
   /** Set when the tail was limited to a passing run's last lines: that many at most. */
   passingLines?: number;
+  /** Passing cases of a failed run's tail shown as one count line each run (the log has them). */
+  passingCollapsed?: number;
   /**
    * For such a tail: warning-looking lines in the omitted part of the window read (the last
    * `checkedBytes` of the omitted output; `uncheckedBytes` before them were not read).
@@ -79,6 +82,27 @@ export function tailReadBytes(maxWireBytes: number): number {
 
 /** Lines of output a passing run (exit 0) shows by default: its summary, not a tail to scroll. */
 export const DEFAULT_PASSING_LINES = 10;
+/**
+ * A passing command's whole output up to this many bytes is shown whole, even a test run's: it
+ * costs less than the call that would read the rest.
+ */
+export const PASSING_WHOLE_BYTES = 2048;
+
+/**
+ * The most lines a passing job's tail shows: `passingLines` for a test or build run longer than
+ * PASSING_WHOLE_BYTES (its summary is at its end); any number for other output (`git log`, `jq`:
+ * the output is the answer), within the byte budget.
+ */
+function passingLineLimit(
+  record: JobRecord,
+  logBytes: number,
+  window: string,
+  passingLines: number | undefined,
+): number {
+  if (record.status !== "succeeded" || !passingLines) return Infinity;
+  if (logBytes <= PASSING_WHOLE_BYTES) return Infinity;
+  return looksLikeRunner(record.command, window) ? passingLines : Infinity;
+}
 
 export interface ReadJobOutputOptions {
   /** Add the failure-looking lines of the omitted part (default: when the job ended badly). */
@@ -109,12 +133,13 @@ export async function readJobOutput(
       raw = raw.slice(nl + 1);
     }
   }
-  const maxLines = record.status === "succeeded" && options.passingLines
-    ? options.passingLines
-    : Infinity;
+  const maxLines = passingLineLimit(record, tail.logBytes, raw, options.passingLines);
   const shownTail = plainTail(raw, maxWireBytes, maxLines) ??
     cleanedTail(raw, maxWireBytes, maxLines);
-  const { text, pictured, cutLine, shownRawBytes } = shownTail;
+  const { pictured, cutLine, shownRawBytes } = shownTail;
+  // A failed run's tail needs its failures and summary, not passing cases and runtime frames.
+  const passing = endedBadly(record) ? shortenFailedTail(shownTail.text) : undefined;
+  const text = passing?.text ?? shownTail.text;
   // Counted on the log's bytes, not the decoded window's: invalid UTF-8 decodes to U+FFFD (3
   // bytes each), so 200 KB of random bytes would otherwise report ~250 KB omitted.
   const windowBytes = tail.logBytes - Math.max(0, tail.omittedBytes - record.droppedBytes);
@@ -130,6 +155,7 @@ export async function readJobOutput(
     cutLine,
     stats: shownTail.stats,
     ...(Number.isFinite(maxLines) && { passingLines: maxLines }),
+    ...(passing?.collapsed && { passingCollapsed: passing.collapsed }),
   };
   if (Number.isFinite(maxLines) && shownTail.omittedInWindow > 0) {
     // A short tail must not hide a build's warnings: count them in the window already read.
@@ -152,7 +178,8 @@ export async function readJobOutput(
       omittedText = omittedText.slice(0, omittedText.lastIndexOf("\n") + 1);
     }
     const cleaned = cleanTerminalText(omittedText);
-    const digest = pickFailureExcerpts(cleaned.lines);
+    // What the tail shows already (a runner's summary repeats its failures) is not shown twice.
+    const digest = pickFailureExcerpts(cleaned.lines, { shownAlready: text });
     for (const e of digest.excerpts) output.stats = addStats(output.stats, statsOf(e.lines));
     output.failures = {
       ...digest,

@@ -33,7 +33,7 @@ import {
   renderCleanLines,
 } from "../../core/text/terminal_text.ts";
 import type { JobOutput } from "./job_output.ts";
-import { WARNING_SEARCH } from "../../core/jobs/failure_lines.ts";
+import { isFailureLine, WARNING_SEARCH } from "../../core/jobs/failure_lines.ts";
 import { displayCommand } from "../../core/jobs/command_display.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../read_limits.ts";
 import { VIEWABLE_LOG_BYTES } from "./job_log_files.ts";
@@ -172,8 +172,11 @@ export function formatFailures(output: JobOutput): Guide | undefined {
   const numbers = viewable
     ? guide`line numbers as in ${viewLogStep(id, { start: f.excerpts[0]?.firstLine ?? 1 })}`
     : "line numbers of the log";
+  const repeats = f.repeated > 0
+    ? `; ${plural(f.repeated, "excerpt")} that repeat lines shown here left out`
+    : "";
   const heading = `--- failure-looking lines from ${scope} (${f.shown} of ${f.matched} shown, ` +
-    "with context; ";
+    `with context${repeats}; `;
   const lines: (string | Guide)[] = [guide`${heading}${numbers}) ---`];
   for (const e of f.excerpts) {
     lines.push(`[line ${e.firstLine}${e.lastLine > e.firstLine ? `-${e.lastLine}` : ""}]`);
@@ -284,6 +287,40 @@ export function formatJobReport(
   const body = formatTail(output, maxWireBytes);
   const sep = output.failures?.matched ? "" : "--- output (tail) ---\n";
   return joinGuide(`${header.join("\n")}\n${sep}`, body);
+}
+
+/** Failure-looking lines a job-end notification quotes at most, and the characters of each. */
+const END_NOTE_FAILURES = 5;
+const END_NOTE_LINE_CHARS = 160;
+
+/**
+ * The short notice of a job's end for a model that was told it is still running: the status
+ * line, its first failure-looking lines, its last line and the call that reads the report. Not
+ * the report itself: a client that wakes the model on it would pay for the output twice.
+ */
+export function jobEndNote(output: JobOutput, now: number): Guide {
+  const { record } = output;
+  const lines: (string | Guide)[] = [
+    `Job ${record.id} (\`${shortCommand(record.command)}\`) ended: ${statusPhrase(record)} after ${
+      formatDuration(durationMs(record, now))
+    }.`,
+  ];
+  const shown = [
+    ...(output.failures?.excerpts ?? []).flatMap((e) => e.lines.map((l) => l.text)),
+    ...output.text.split("\n"),
+  ];
+  const failing = shown.filter(isFailureLine).slice(0, END_NOTE_FAILURES);
+  for (const line of failing) lines.push(`  ${clip(line.trim())}`);
+  const last = output.text.trimEnd().split("\n").pop()?.trim() ?? "";
+  if (last !== "" && !failing.some((l) => l.trim() === last)) {
+    lines.push(`last line: ${clip(last)}`);
+  }
+  lines.push(guide`Its output: ${step("jobs", { action: "read", id: record.id })}`);
+  return joinGuides(lines, "\n");
+}
+
+function clip(text: string): string {
+  return text.length > END_NOTE_LINE_CHARS ? `${text.slice(0, END_NOTE_LINE_CHARS)}…` : text;
 }
 
 /**

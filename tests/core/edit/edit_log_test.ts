@@ -1,4 +1,4 @@
-import { assertEquals } from "../../_assert.ts";
+import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { parseEditOps } from "../../../lib/core/edit/edit_ops.ts";
 import {
   describeShifts,
@@ -6,7 +6,7 @@ import {
   remapThroughLog,
   splicesBetween,
 } from "../../../lib/core/edit/edit_log.ts";
-import { formatLineId } from "../../../lib/core/edit/line_id.ts";
+import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";
 
 Deno.test("splicesBetween and mapLine: untouched lines map, replaced ones do not", () => {
   const before = ["a", "b", "c", "d", "e"];
@@ -21,7 +21,15 @@ Deno.test("splicesBetween and mapLine: untouched lines map, replaced ones do not
   assertEquals(
     describeShifts(splices),
     "Later line numbers moved: after old line 0 by +1, after old line 5 by +2; ids from your " +
-      "earlier views still work.",
+      "earlier views still work, except those of old line 2 (this edit replaced them).",
+  );
+  assertEquals(
+    describeShifts([{ start: 3, removed: 0, added: 2 }]),
+    "Later line numbers moved: after old line 2 by +2; ids from your earlier views still work.",
+  );
+  assertStringIncludes(
+    describeShifts([{ start: 3, removed: 0, added: 2 }], false)!,
+    "so ids from your earlier views may be off",
   );
 });
 
@@ -60,4 +68,22 @@ Deno.test("remapThroughLog maps ids from before two edits, and refuses a range t
   );
   assertEquals(cut.moves, []);
   assertEquals(cut.ranges, []);
+});
+
+Deno.test("remapThroughLog flags an id that names one line as given and another read from before the edit", () => {
+  const y = "y";
+  // A line whose 8-bit hash collides with "y".
+  let twin = "";
+  for (let i = 0; twin === ""; i++) if (hashLine(`a${i}`) === hashLine(y)) twin = `a${i}`;
+  const v0 = ["x", y, "z"];
+  const v1 = ["new", twin, y, "z"];
+  const log = [{ splices: splicesBetween(v0, v1), after: "", at: 1 }];
+  const ops = parseEditOps([{
+    op: "replace",
+    start: `2:${formatLineId(2, y).split(":")[1]}`,
+    content: "Y",
+  }]);
+  const r = remapThroughLog(v1, ops, log);
+  assertEquals(r.ambiguous.length, 1);
+  assertStringIncludes(r.ambiguous[0]!, "is line 2 now, and the line you were shown as 2");
 });

@@ -36,6 +36,8 @@ Deno.test("formatLineId and renderLine use the line number and the content hash 
 Deno.test("parseLineId accepts N:hh and a pasted N:hh|content", () => {
   assertEquals(parseLineId("42:a3"), { line: 42, hash: 0xa3 });
   assertEquals(parseLineId(" 7:57|hello "), { line: 7, hash: 0x57 });
+  // Upper-case hex is the same id.
+  assertEquals(parseLineId("2:EF"), { line: 2, hash: 0xef });
 });
 
 const BAD: [unknown, string][] = [
@@ -43,7 +45,6 @@ const BAD: [unknown, string][] = [
   [42, "bare number is only a position"],
   ["42:", "hash after the colon is missing"],
   ["42:zz", "exactly two hex digits"],
-  ["42:A3", "lowercase hex"],
   ["0:ab", "start at 1"],
   ["42:abc", "exactly two hex digits"],
   ["", "it is empty"],

@@ -6,7 +6,9 @@ import {
   isFailureLine,
   pickFailureExcerpts,
 } from "../../../lib/core/jobs/failure_lines.ts";
-import { cleanTerminalText } from "../../../lib/core/text/terminal_text.ts";
+import { cleanTerminalText, renderCleanLines } from "../../../lib/core/text/terminal_text.ts";
+import { loadCorpus, missingParts } from "../../../scripts/failure_excerpt_bench.ts";
+import { REPO_ROOT } from "../../_harness.ts";
 
 Deno.test("failure-looking lines from common runners and compilers", () => {
   const failures = [
@@ -30,6 +32,8 @@ Deno.test("failure-looking lines from common runners and compilers", () => {
     "    Received: 4",
     "  ✕ adds numbers (3 ms)",
     "  × renders the header",
+    "org.junit.ComparisonFailure: expected:<3> but was:<2>",
+    "  ● Suite › adds numbers",
   ];
   for (const line of failures) assert(isFailureLine(line), line);
   const fine = [
@@ -46,7 +50,7 @@ Deno.test("failure-looking lines from common runners and compilers", () => {
   for (const line of fine) assert(!isFailureLine(line), line);
 });
 
-Deno.test("excerpts: context around each failure, overlaps merged, in log order", () => {
+Deno.test("excerpts: context around each failure (passing lines left out), overlaps merged, in log order", () => {
   const raw = [
     "ok 1", // 1
     "not ok 2 - a", // 2
@@ -64,7 +68,7 @@ Deno.test("excerpts: context around each failure, overlaps merged, in log order"
   const digest = pickFailureExcerpts(lines, { before: 1, after: 2 });
   assertEquals(digest.matched, 3);
   assertEquals(digest.shown, 3);
-  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 5], [9, 11]]);
+  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[2, 4], [10, 10]]);
 });
 
 Deno.test("excerpts stop at their byte cap and count what they left out", () => {
@@ -115,9 +119,70 @@ Deno.test("excerpts take a `not ok` line's whole TAP diagnostic block (expected,
   ];
   const raw = ["ok 56", ...block, "ok 58", "ok 59", "ok 60", "ok 61"].join("\n");
   const digest = pickFailureExcerpts(cleanTerminalText(raw).lines);
-  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 8]]);
+  assertEquals(digest.excerpts.map((e) => [e.firstLine, e.lastLine]), [[2, 8]]);
   // An unclosed block keeps the usual three lines of context.
   const open = ["ok 56", ...block.slice(0, 6), ...Array(30).fill("    more")].join("\n");
   const cut = pickFailureExcerpts(cleanTerminalText(open).lines);
-  assertEquals(cut.excerpts.map((e) => [e.firstLine, e.lastLine]), [[1, 5]]);
+  assertEquals(cut.excerpts.map((e) => [e.firstLine, e.lastLine]), [[2, 5]]);
+});
+
+Deno.test("a passing assertion or a TAP comment naming a test is not a failure line", () => {
+  for (
+    const line of [
+      "ok 310 Should throw RangeError",
+      "ok 203 - Should throw RangeError",
+      "# Should throw RangeError",
+      "# Subtest: Should throw RangeError",
+      "    ✓ Should throw RangeError (1 ms)",
+      "test tests::parses_error ... ok",
+      "test_errors.py::test_raises_value_error PASSED                  [ 50%]",
+      "--- PASS: TestParseError (0.00s)",
+    ]
+  ) assert(!isFailureLine(line), line);
+  assert(isFailureLine("not ok 311 Should throw RangeError"));
+});
+
+Deno.test("a TAP block longer than the old 16-line limit is taken whole, its stack cut to the test's frame", () => {
+  const block = [
+    "not ok 101 adds small numbers",
+    "  ---",
+    "    operator: deepEqual",
+    "    expected: |-",
+    ...Array.from({ length: 12 }, (_, i) => `      line ${i} of the expected value`),
+    "    actual: |-",
+    "      { a: 1 }",
+    "    at: Test.<anonymous> (/app/test/a.js:13:4)",
+    "    stack: |-",
+    "      Error: adds small numbers",
+    "          at Test.assert [as _assert] (/app/node_modules/tape/lib/test.js:548:48)",
+    "          at Test.tapeDeepEqual (/app/node_modules/tape/lib/test.js:815:7)",
+    "          at Test.<anonymous> (/app/test/a.js:13:4)",
+    "          at Test.run (/app/node_modules/tape/lib/test.js:151:28)",
+    "          at process.processImmediate (node:internal/timers:483:21)",
+    "  ...",
+  ];
+  const raw = [...Array.from({ length: 50 }, (_, i) => `ok ${i + 1} case`), ...block, "ok 102 x"];
+  const digest = pickFailureExcerpts(cleanTerminalText(raw.join("\n")).lines);
+  assertEquals(digest.excerpts.length, 1);
+  const e = digest.excerpts[0]!;
+  assertEquals([e.firstLine, e.lastLine], [51, 50 + block.length]);
+  const text = renderCleanLines(e.lines);
+  for (const part of ["expected: |-", "line 11 of the expected value", "actual: |-", "at: Test."]) {
+    assert(text.includes(part), part);
+  }
+  assert(text.includes("at Test.<anonymous> (/app/test/a.js:13:4)"), text);
+  assert(!text.includes("node_modules/tape"), text);
+  assert(text.includes("[… 2 stack lines cut]"), text);
+});
+
+Deno.test("every failure of the corpus has its name, expected, actual and location in the excerpts", () => {
+  for (const entry of loadCorpus()) {
+    const raw = Deno.readTextFileSync(`${REPO_ROOT}/tests/fixtures/failure_corpus/${entry.file}`);
+    const { lines } = cleanTerminalText(raw);
+    const digest = pickFailureExcerpts(lines);
+    const text = digest.excerpts.map((e) => renderCleanLines(e.lines)).join("\n");
+    assertEquals(missingParts(text, entry), [], entry.file);
+    const bytes = digest.excerpts.reduce((n, e) => n + renderCleanLines(e.lines).length, 0);
+    assert(bytes <= 4096, `${entry.file}: ${bytes} bytes of excerpts`);
+  }
 });

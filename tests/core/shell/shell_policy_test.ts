@@ -619,12 +619,22 @@ Deno.test("every shell example in a refusal's own text is allowed (bare_sleep's 
   }
 });
 
-Deno.test("a find test view cannot express is named in the refusal, not silently dropped", () => {
-  const v = judgeCommand("find . -newer X -name '*.js'");
-  assert(!v.allowed);
-  assertStringIncludes(v.message, "view has no equivalent of `-newer X`");
-  assertStringIncludes(v.message, "`find . -newer X -name '*.js' > found.txt`");
-  assertStringIncludes(v.message, 'view {"path": ".", "pattern": "*.js"}');
+Deno.test("a find with a test view cannot express runs; -path maps to a view pattern", () => {
+  for (
+    const command of [
+      "find . -newer X -name '*.js'",
+      'find . -newer package.json -not -path "./node_modules/*"',
+      "find src -mtime -1 -type f",
+    ]
+  ) {
+    const v = judgeCommand(command);
+    assert(v.allowed, `${command}: ${v.allowed ? "" : v.message}`);
+  }
+  const mapped = judgeCommand("find . -name '*.js' -not -path './node_modules/*'");
+  assert(!mapped.allowed);
+  assertStringIncludes(mapped.message, 'view {"path": ".", "pattern": "*.js|!node_modules/**"}');
+  assert(!mapped.message.includes("no equivalent"), mapped.message);
+  assert(!mapped.message.includes("found.txt"), mapped.message);
   const plain = judgeCommand("find src -type f -maxdepth 2");
   assert(!plain.allowed);
   assert(!plain.message.includes("no equivalent"), plain.message);

@@ -9,8 +9,9 @@ import type { TextDoc } from "../../text/text_file.ts";
 import { looksDoubleEscaped, matchEscaped, matchEscapedFuzzy } from "./escaped.ts";
 import { matchExact } from "./exact.ts";
 import { matchFuzzy } from "./fuzzy.ts";
-import { applyCharEdits, lfText, lineAt } from "./lf_text.ts";
-import { noMatch } from "./no_match.ts";
+import { applyCharEdits, findAll, lfText, lineAt } from "./lf_text.ts";
+import { describeDifference, noMatch } from "./no_match.ts";
+import { renderLine } from "../line_id.ts";
 import type { MatchTier, RungInput } from "./rung.ts";
 import { guide, step } from "../../next_step.ts";
 
@@ -74,14 +75,8 @@ export function planStrReplace(
       } (anchor: a line id, 0 for the start, -1 for the end).`,
     });
   }
-  if (oldText === newText) {
-    throw new AnchorError({
-      code: "NO_CHANGE",
-      message: "old_text and new_text are identical; nothing was written.",
-      hint: "Pass the changed text as new_text.",
-    });
-  }
   const lf = lfText(doc);
+  if (oldText === newText) throw identicalTexts(doc, lf, path, oldText);
   const input: RungInput = {
     doc,
     lf,
@@ -123,6 +118,66 @@ export function planStrReplace(
     );
   }
   return { doc: out, tier, matches, notes };
+}
+
+/**
+ * The error for old_text equal to new_text. When old_text is not in the file as written, that
+ * is the news (the model meant some text and mistyped it, e.g. 4 spaces where the file has 2):
+ * where it matches once whitespace is normalized and how the lines differ, or the closest regions.
+ */
+function identicalTexts(
+  doc: TextDoc,
+  lf: ReturnType<typeof lfText>,
+  path: string,
+  oldText: string,
+): AnchorError {
+  const same = "old_text and new_text are identical";
+  if (findAll(lf.text, oldText, 1).length > 0) {
+    return new AnchorError({
+      code: "NO_CHANGE",
+      message: `${same}; nothing was written.`,
+      hint: "Pass the changed text as new_text.",
+    });
+  }
+  const input: RungInput = { doc, lf, path, oldText, newText: oldText, replaceAll: false };
+  const near = matchFuzzy(input) ?? matchEscapedFuzzy(input);
+  if (!near) {
+    const miss = noMatch(path, doc, oldText);
+    return new AnchorError({
+      code: "NO_MATCH",
+      message: `${same}, and old_text is not in ${JSON.stringify(path)} either: ${miss.message}`,
+      ...(miss.detailText !== undefined && { detail: miss.detailText }),
+      ...(miss.hintText !== undefined && { hint: miss.hintText }),
+    });
+  }
+  const first = lineAt(lf, near.edits[0]!.from);
+  const want = oldText.split("\n");
+  const diffs: string[] = [];
+  for (let k = 0; k < want.length && diffs.length < 4; k++) {
+    const have = doc.lines[first + k];
+    if (have === undefined) break;
+    const d = describeDifference(want[k]!, have, k === 0);
+    if (d !== "same") diffs.push(`line ${first + k + 1}: ${d}`);
+  }
+  const last = Math.min(doc.lines.length, first + want.length);
+  const span = last - first === 1 ? `line ${last}` : `lines ${first + 1}-${last}`;
+  const shown: string[] = [];
+  for (let n = first; n < last && shown.length < 30; n++) {
+    shown.push(renderLine(n + 1, doc.lines[n]!));
+  }
+  return new AnchorError({
+    code: "NO_MATCH",
+    message:
+      `${same}, and old_text does not match ${JSON.stringify(path)} as written: it matches ` +
+      `${span} only with whitespace normalized (${
+        diffs.join("; ") || "whitespace differs"
+      }); nothing was written.`,
+    detail: `${span.charAt(0).toUpperCase()}${span.slice(1)} as the file has ${
+      last - first === 1 ? "it" : "them"
+    }:\n${shown.join("\n")}`,
+    hint: 'Copy old_text exactly from the lines above (without the "N:hh|" prefixes) and put ' +
+      "the change in new_text.",
+  });
 }
 
 const ID_PREFIX = /^[ +-]?\s*\d+:[0-9a-f]{2,}\|/;

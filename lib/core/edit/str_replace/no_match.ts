@@ -113,9 +113,45 @@ function closestRegions(lines: readonly string[], want: readonly string[]): Cand
   return out;
 }
 
-/** Says how one old_text line differs from the file's line. */
-function describeDifference(want: string, have: string): string {
+/**
+ * The closest regions, or only the first when it explains the miss on its own (old_text is that
+ * region but for a typo: their texts are 80 % alike or more and the next region is far less
+ * alike). Unrelated regions beside it cost the reader and suggest nothing.
+ */
+function explainingRegion(
+  lines: readonly string[],
+  want: readonly string[],
+  regions: Candidate[],
+): Candidate[] {
+  if (regions.length < 2 || want.length === 0) return regions;
+  const text = want.join("\n");
+  const alike = regions.map((c) => {
+    const region = lines.slice(c.start, c.start + want.length).join("\n");
+    // A fragment is compared with the part of the line it lines up with.
+    const at = want.length === 1 ? alignFragment(text, region) : 0;
+    return similarityTo(text, 0)(normalizeLine(region.slice(at, at + text.length + 8)));
+  });
+  return alike[0]! >= 0.8 && alike.slice(1).every((a) => a < alike[0]! - 0.15)
+    ? [regions[0]!]
+    : regions;
+}
+
+/**
+ * Says how one old_text line differs from the file's line. `first`: old_text's first line, which
+ * may start mid-line (str_replace matches any substring): with no indentation of its own it is a
+ * fragment, compared where it lines up with the file's line, and no indentation is missing.
+ */
+export function describeDifference(want: string, have: string, first = false): string {
   if (want === have) return "same";
+  if (first && leadingWs(want) === "" && !have.startsWith(want.slice(0, 1))) {
+    const at = alignFragment(want, have);
+    if (at > 0) {
+      return describeDifference(want, have.slice(at), false).replace(
+        /^differs from column (\d+)/,
+        (_, col) => `differs from column ${Number(col) + at}`,
+      );
+    }
+  }
   if (want.trim() === have.trim()) {
     const w = leadingWs(want);
     const h = leadingWs(have);
@@ -135,7 +171,7 @@ function describeDifference(want: string, have: string): string {
   while (i < wantText.length && i < haveText.length && wantText[i] === haveText[i]) i++;
   const snippet = (s: string) =>
     `${i > 10 ? "…" : ""}${JSON.stringify(s.slice(Math.max(0, i - 10), i + 20))}`;
-  const indent = w === h
+  const indent = w === h || (first && w === "")
     ? ""
     : ` (the indentation differs too: old_text has ${describeWs(w)}, the file has ${
       describeWs(h)
@@ -143,6 +179,22 @@ function describeDifference(want: string, have: string): string {
   return `differs from column ${h.length + i + 1}: old_text has ${
     snippet(wantText)
   }, the file has ${snippet(haveText)}${indent}`;
+}
+
+/**
+ * Where in `have` a fragment `want` lines up best: the start of its longest common prefix with
+ * `want` among the places its first characters occur (0 when none does).
+ */
+function alignFragment(want: string, have: string): number {
+  const probe = want.slice(0, Math.min(3, want.length));
+  let best = 0;
+  let bestLength = 0;
+  for (let at = have.indexOf(probe); at !== -1; at = have.indexOf(probe, at + 1)) {
+    let n = 0;
+    while (n < want.length && at + n < have.length && want[n] === have[at + n]) n++;
+    if (n > bestLength) [best, bestLength] = [at, n];
+  }
+  return best;
 }
 
 function describeWs(ws: string): string {
@@ -158,7 +210,11 @@ function describeWs(ws: string): string {
 
 export function noMatch(path: string, doc: TextDoc, oldText: string): AnchorError {
   const want = trimBlankEdges(oldText);
-  const regions = closestRegions(doc.lines, want.length > 0 ? want : [oldText]);
+  const regions = explainingRegion(
+    doc.lines,
+    want,
+    closestRegions(doc.lines, want.length > 0 ? want : [oldText]),
+  );
   const blocks: string[] = [];
   let example: ToolArgs["batch_edit"] | undefined;
   for (const c of regions) {
@@ -168,7 +224,7 @@ export function noMatch(path: string, doc: TextDoc, oldText: string): AnchorErro
     for (let n = c.start; n < end; n++) out.push(renderLine(n + 1, doc.lines[n]!));
     const diffs: string[] = [];
     for (let k = 0; k < Math.min(want.length, end - c.start); k++) {
-      const d = describeDifference(want[k]!, doc.lines[c.start + k]!);
+      const d = describeDifference(want[k]!, doc.lines[c.start + k]!, k === 0);
       if (d !== "same") diffs.push(`  old_text line ${k + 1} vs line ${c.start + k + 1}: ${d}`);
       if (diffs.length >= 8) break;
     }

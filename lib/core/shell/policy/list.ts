@@ -69,7 +69,7 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
   let acts = false;
   const names: string[] = [];
   let maxDepth: number | undefined;
-  /** Tests of this find that the view call cannot express (said in the refusal). */
+  /** Tests of this find that a view call cannot express (then the find runs). */
   const unmatched: string[] = [];
   for (let j = 0; j < expr.length; j++) {
     const v = expr[j]!.value;
@@ -91,6 +91,12 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
       // A view glob without "/" matches names at any depth, like -name.
       names.push(`${negated ? "!" : ""}${expr[j + 1]!.value}`);
     }
+    if ((v === "-path" || v === "-ipath" || v === "-wholename") && expr[j + 1]) {
+      const negated = j > 0 && ["!", "-not"].includes(expr[j - 1]!.value);
+      names.push(`${negated ? "!" : ""}${pathGlob(expr[j + 1]!.value)}`);
+      j++;
+      continue;
+    }
     if (v === "-maxdepth" && expr[j + 1] && /^\d+$/.test(expr[j + 1]!.value)) {
       maxDepth = Number(expr[j + 1]!.value);
     }
@@ -101,6 +107,9 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
     }
   }
   if (acts) return undefined; // an action over files (delete, chmod, rm), not a listing
+  // -newer, -mtime, -size, -perm …: view cannot filter by them, and the listing only reads, so
+  // it runs (a refusal would cost the call that runs it anyway, or a file written to list it).
+  if (unmatched.length > 0) return undefined;
   const reading = readsProjectFiles(inv, paths.map(literalWord), "list_files", {
     readsStdin: false,
   });
@@ -110,23 +119,27 @@ export function judgeFind(inv: Invocation): Refusal | undefined {
   const args2: Record<string, unknown> = { ...roots };
   if (names.length > 0) args2.pattern = names.join("|");
   if (maxDepth !== undefined) args2.max_depth = maxDepth;
-  const reason = unmatched.length === 0
-    ? undefined
-    : `view has no equivalent of ${
-      unmatched.map((t) => `\`${t}\``).join(", ")
-    }: the call below lists by name and depth only. To keep ${
-      unmatched.length === 1 ? "that test" : "those tests"
-    }, write the list to a file and view it: \`${inv.cmd.text} > found.txt\`.`;
-  return refuse(inv, "list_files", {
-    calls: [formatCall("view", args2)],
-    ...(reason && { reason }),
-  });
+  return refuse(inv, "list_files", { calls: [formatCall("view", args2)] });
 }
 
-/** find tests a view call expresses: names, depth, file type, printing and grouping. */
+/**
+ * find's `-path` pattern as a view glob relative to the root: `./node_modules/*` is
+ * `node_modules/**` (find's `*` crosses `/`), `*\/dist/*` is `**\/dist/**`.
+ */
+function pathGlob(pattern: string): string {
+  let glob = pattern.replace(/^\.\//, "");
+  if (glob.startsWith("*/")) glob = `**/${glob.slice(2)}`;
+  if (glob.endsWith("/*")) glob = `${glob.slice(0, -2)}/**`;
+  return glob;
+}
+
+/** find tests a view call expresses: names, paths, depth, file type, printing and grouping. */
 const FIND_MAPPED = new Set([
   "-name",
   "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
   "-maxdepth",
   "-type",
   "-print",

@@ -19,6 +19,8 @@ interface RuleText {
   examples: string[];
   /** Extra guidance, only where a call alone does not say it. */
   note?: string;
+  /** That the tool works on ssh:// hosts too, with one example (said unless the line ran there). */
+  remote?: string;
   /** What the rule leaves allowed, in one line. */
   allowed: string;
 }
@@ -42,6 +44,8 @@ export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
       `view {"path": "src", "content": "(?i)fn\\\\s+parse_\\\\w+", "regex": true, "pattern": "*.rs"}   ` +
       `(RE2; (?i) ignores case; "context": 2 adds lines)`,
     ],
+    remote: 'view searches files on ssh hosts too: view {"path": "ssh://devbox/srv/app", ' +
+      '"content": "TODO"}.',
     allowed: "Still allowed: grep/rg after a `|` or on here-strings, `git grep`, /proc, /sys and " +
       "/dev, output redirected into a file.",
   },
@@ -179,6 +183,7 @@ export function formatRefusal(r: RefusalText): string {
     for (const example of text.examples) lines.push(`  ${example}`);
   }
   if (text.note) lines.push(text.note);
+  if (text.remote && !r.host) lines.push(text.remote);
   lines.push(text.allowed);
   return lines.join("\n");
 }
