@@ -52,6 +52,11 @@ export interface WritersOptions {
    * entry (e.g. rename: a server preempted just before its rename, on a busy machine).
    */
   slow?: { syscalls: string[]; ms: number };
+  /**
+   * Every server and `anchorfs edit` run confined to `dir` (`--allow DIR`): on Linux their file
+   * operations then go through descriptors opened beneath it (confined_local.ts).
+   */
+  confined?: boolean;
 }
 
 export interface WritersReport {
@@ -171,6 +176,7 @@ async function startServers(options: WritersOptions): Promise<TestServer[]> {
           client: "v1",
           cwd: options.dir,
           env: { DENO_DIR: cache, ...env?.set },
+          ...(options.confined ? { args: ["--allow", options.dir] } : {}),
           ...(launcher.length > 0 ? { launcher } : {}),
           ...(options.main ? { main: options.main } : {}),
         }),
@@ -352,6 +358,7 @@ async function startCliEdits(
       "--quiet",
       options.main ?? MAIN_TS,
       "edit",
+      ...(options.confined ? ["--allow", options.dir] : []),
       "shared.txt",
       ...(batch ? ["--batch", fifo] : ["--old-file", fifo, "--new", text]),
     ];

@@ -52,6 +52,8 @@ import { readEntries } from "./fast_dir.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { rawNames } from "./raw_names.ts";
 import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
+import { swapChecked, type SwappedOut } from "./checked_swap.ts";
+import { confinedSwapSite } from "./confined_swap.ts";
 
 /** Builds the refusal of `path`, which leads to `real`, outside the allowed directories. */
 export type Refusal = (path: string, real: string) => Error;
@@ -371,7 +373,10 @@ export class ConfinedLocal implements FileBackend {
     }
   }
 
-  /** writeFileAtomic's steps for a file without other links (or a new one). */
+  /**
+   * writeFileAtomic's steps for a file without other links (or a new one). Once the names are
+   * exchanged, the temp's name holds the old file: it is never removed blindly then.
+   */
   private async replace(
     dir: HeldDir,
     base: string,
@@ -386,7 +391,7 @@ export class ConfinedLocal implements FileBackend {
     const existing = current?.type === "file" ? current : null;
     const mode = options.mode ?? existing?.mode;
     writesInFlight.add(key);
-    let made = false;
+    const owned = { temp: false };
     try {
       const how = LINUX.O_WRONLY | LINUX.O_CREAT | LINUX.O_EXCL | LINUX.O_NOFOLLOW |
         LINUX.O_CLOEXEC;
@@ -396,7 +401,7 @@ export class ConfinedLocal implements FileBackend {
         if (errno === ERRNO.ENOENT && current) throw noTempBeside(path);
         throw sysError(errno, "create");
       }
-      made = true;
+      owned.temp = true;
       try {
         await writeAll(c, fd, data);
         if (options.expect !== null && existing) keepOwner(c, fd, existing);
@@ -405,11 +410,13 @@ export class ConfinedLocal implements FileBackend {
       } finally {
         c.close(fd);
       }
+      let swapped: SwappedOut | null = null;
       if (options.expect === null) placeNew(c, dir.fd, temp, base, path);
-      else await commitAt(c, dir.fd, temp, base, path, options.expect);
+      else swapped = await commitAt(c, dir, { temp, base, path, data }, options.expect, owned);
       if (dir.readable) await syncFd(c, dir.fd).catch(() => {}); // the rename survives a power cut
+      swapped?.settle(); // the late look, after the folder's fsync (checked_swap.ts)
     } catch (e) {
-      if (made) c.unlinkat(dir.fd, cName(temp), 0);
+      if (owned.temp) c.unlinkat(dir.fd, cName(temp), 0);
       throw e;
     } finally {
       writesInFlight.delete(key);
@@ -561,26 +568,41 @@ function placeNew(c: Libc, dir: number, temp: string, base: string, path: string
 }
 
 /**
- * The last step of an edit: the content check (when the edit was based on a read) and the
- * rename, both in the held folder. Kept together so the exchange-and-compare of the write path
- * (renameat2 RENAME_EXCHANGE) can take their place.
+ * The last step of an edit, in the held folder: the content check (when the edit was based on a
+ * read), then the new file swapped in and what came out checked (checked_swap.ts, the same steps
+ * as an unconfined write's, relative to the folder's descriptor: confined_swap.ts); where names
+ * cannot be exchanged, a rename right after the check. The swap to settle after the folder's
+ * fsync, or null. `owned.temp` says whether the temp's name still holds our new file.
  */
 async function commitAt(
   c: Libc,
-  dir: number,
-  temp: string,
-  base: string,
-  path: string,
+  dir: HeldDir,
+  write: { temp: string; base: string; path: string; data: Uint8Array },
   expect: WriteOptions["expect"],
-): Promise<void> {
-  if (expect) await checkUnchanged(c, dir, base, path, expect);
-  check(c, "renameat", c.renameat(dir, cName(temp), dir, cName(base)));
+  owned: { temp: boolean },
+): Promise<SwappedOut | null> {
+  const { temp, base, path } = write;
+  const rename = () => check(c, "renameat", c.renameat(dir.fd, cName(temp), dir.fd, cName(base)));
+  if (!expect) {
+    rename();
+    owned.temp = false;
+    return null;
+  }
+  const read = await checkUnchanged(c, dir.fd, base, path, expect);
+  owned.temp = false;
+  const site = confinedSwapSite(c, dir, temp, base, path, nextTempNumber);
+  const swapped = swapChecked(site, write.data, expect.bytes, { dev: read.dev, ino: read.ino });
+  if (swapped) return swapped;
+  owned.temp = true;
+  rename(); // no exchange here: renamed right after the check
+  owned.temp = false;
+  return null;
 }
 
 /**
  * FILE_CHANGED unless `base` in the held folder holds `expect.bytes`: read through one
  * descriptor (O_NOFOLLOW: a symlink put there is a change), and a statx of the name just after
- * must still show that inode, size and mtime.
+ * must still show that inode, size and mtime. Returns what that read's descriptor showed.
  */
 async function checkUnchanged(
   c: Libc,
@@ -588,7 +610,7 @@ async function checkUnchanged(
   base: string,
   path: string,
   expect: { bytes: Uint8Array },
-): Promise<void> {
+): Promise<FdStat> {
   const fd = c.openat(dir, cName(base), READ | LINUX.O_NOFOLLOW | LINUX.O_CLOEXEC, 0);
   if (fd < 0) {
     const errno = errnoOf(c);
@@ -610,6 +632,7 @@ async function checkUnchanged(
   if (!matchesExpected(bytes, expect)) throw fileChanged(path);
   const now = statAt(c, dir, base);
   if (!now || !sameVersion(now, read)) throw fileChanged(path);
+  return read;
 }
 
 /**
