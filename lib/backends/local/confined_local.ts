@@ -4,7 +4,8 @@
 // descriptors (confined_fd.ts), never looked up by its text again: a directory swapped for a
 // symlink meanwhile cannot send an operation outside. A path that leads outside is refused with
 // the wording of lib/ops/confinement.ts. realPath and readLink stay lookups by text (they only
-// explain refusals); the write locks live in the lock folder, outside the project.
+// explain refusals). The write lock is the flock of the folder opened beneath the root
+// (confined_lock.ts), and a write replaces its file by the same checked swap as an unconfined one.
 
 import type {
   DirEntry,
@@ -54,6 +55,8 @@ import { rawNames } from "./raw_names.ts";
 import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
 import { swapChecked, type SwappedOut } from "./checked_swap.ts";
 import { confinedSwapSite } from "./confined_swap.ts";
+import { confinedLockSite, lockedFolderOf, sameFolder, withLockedFolder } from "./confined_lock.ts";
+import type { LocalWriteLocks } from "./write_lock.ts";
 
 /** Builds the refusal of `path`, which leads to `real`, outside the allowed directories. */
 export type Refusal = (path: string, real: string) => Error;
@@ -82,6 +85,7 @@ export class ConfinedLocal implements FileBackend {
     readonly unconfined: FileBackend,
     private readonly beneath: Beneath,
     private refusal: Refusal,
+    private readonly locks: LocalWriteLocks,
   ) {
     this.paths = unconfined.paths;
     this.c = beneath.c;
@@ -96,8 +100,22 @@ export class ConfinedLocal implements FileBackend {
     return this.unconfined.learnCase?.(path) ?? Promise.resolve();
   }
 
+  /**
+   * The write lock: the flock of the file's folder opened beneath its allowed directory
+   * (confined_lock.ts), the folder the write then uses; a path leading outside is refused.
+   */
   withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
-    return this.unconfined.withWriteLock(path, body);
+    const reach = {
+      c: this.c,
+      paths: this.paths,
+      openDir: (dir: string) => this.open(dir, LINUX.O_PATH | LINUX.O_DIRECTORY),
+      learnCase: (named: string) => this.learnCase(named),
+    };
+    const locate = () =>
+      confinedLockSite(reach, path).catch((e) => {
+        throw this.failure(e, "write", path);
+      });
+    return this.locks.runAt(path, locate, (site) => withLockedFolder(path, site, body));
   }
 
   realPath(path: string): Promise<string> {
@@ -196,9 +214,10 @@ export class ConfinedLocal implements FileBackend {
   }
 
   /**
-   * The write, through the folder's descriptor: the temp file is created there (O_EXCL,
-   * O_NOFOLLOW), written, fsynced, checked against `expect` and renamed over the name in the same
-   * folder; the folder is fsynced. A file with other hard links is written in place.
+   * The write, through the folder's descriptor (the one its lock holds): the temp file is created
+   * there (O_EXCL, O_NOFOLLOW), written, fsynced, checked against `expect` and swapped in for the
+   * name in the same folder, what came out checked (checked_swap.ts); the folder is fsynced. A
+   * file with other hard links is written in place.
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     let dir: HeldDir;
@@ -208,6 +227,7 @@ export class ConfinedLocal implements FileBackend {
       throw this.failure(e, "write", path);
     }
     try {
+      this.refuseUnlockedFolder(path, dir);
       const base = this.paths.baseName(path);
       const current = statAt(this.c, dir.fd, base);
       if (options.expect !== null && current?.type === "file" && current.nlink > 1) {
@@ -361,6 +381,16 @@ export class ConfinedLocal implements FileBackend {
       this.quick = { fs: beneathSummaryFs(this.c, config), generation };
     }
     return this.quick.fs;
+  }
+
+  /**
+   * FILE_CHANGED when the write's folder is not the one its lock holds (another program put a
+   * different folder under that name since the lock was taken): nothing is written there.
+   */
+  private refuseUnlockedFolder(path: string, dir: HeldDir): void {
+    const locked = lockedFolderOf(path);
+    if (!locked || locked.shown !== dir.shown) return; // the lock is of an ancestor (create)
+    if (!sameFolder(statFd(this.c, dir.fd), locked.folder)) throw fileChanged(path);
   }
 
   /** The folder of a write, opened beneath its root: readable when it may be (for its fsync). */

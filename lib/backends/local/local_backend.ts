@@ -707,7 +707,7 @@ export class LocalBackend implements FileBackend {
     if (this.beneath === null) return undefined;
     this.beneath.set(dirs);
     if (this.confined) this.confined.setRefusal(refuse);
-    else this.confined = new ConfinedLocal(this, this.beneath, refuse);
+    else this.confined = new ConfinedLocal(this, this.beneath, refuse, this.locks);
     return { backend: this.confined, method: this.beneath.method };
   }
 
