@@ -128,6 +128,26 @@ export async function mixedEnvs(scratch: string): Promise<WriterEnv[]> {
 }
 
 /**
+ * strace holding each of `syscalls` `ms` at its entry, in the traced process and its threads
+ * and children (a server preempted just there, on a busy machine): a command prefix.
+ */
+export function straceHolding(syscalls: string[], ms: number): string[] {
+  const list = syscalls.join(",");
+  return [
+    "strace",
+    "-f",
+    "--seccomp-bpf",
+    "-qq",
+    "-o",
+    "/dev/null",
+    "-e",
+    `trace=${list}`,
+    "-e",
+    `inject=${list}:delay_enter=${ms * 1000}`,
+  ];
+}
+
+/**
  * The command prefix of an anchorfs process: strace holding the `slow` system calls, then
  * `env -u …` removing `env.unset` (empty when neither applies).
  */
@@ -135,20 +155,7 @@ function launcherOf(options: WritersOptions, env: WriterEnv | undefined): string
   const unset = env?.unset ?? [];
   const slow = options.slow;
   return [
-    ...(slow
-      ? [
-        "strace",
-        "-f",
-        "--seccomp-bpf",
-        "-qq",
-        "-o",
-        "/dev/null",
-        "-e",
-        `trace=${slow.syscalls.join(",")}`,
-        "-e",
-        `inject=${slow.syscalls.join(",")}:delay_enter=${slow.ms * 1000}`,
-      ]
-      : []),
+    ...(slow ? straceHolding(slow.syscalls, slow.ms) : []),
     ...(unset.length === 0 ? [] : ["env", ...unset.flatMap((name) => ["-u", name])]),
   ];
 }

@@ -10,26 +10,9 @@ import { startServer, tempDir, type TestServer } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
 import { exchange } from "../../lib/backends/local/rename_exchange.ts";
 import { LocalWriteLocks } from "../../lib/backends/local/write_lock.ts";
-import { denoDir } from "./_writers.ts";
+import { denoDir, straceHolding as held } from "./_writers.ts";
 
 const test = testNeeding("posix-fs", "proc", "strace", "linux-ffi");
-
-/** strace holding each of `syscalls` `ms` at its entry, in the server and its threads. */
-function held(syscalls: string[], ms: number): string[] {
-  const list = syscalls.join(",");
-  return [
-    "strace",
-    "-f",
-    "--seccomp-bpf",
-    "-qq",
-    "-o",
-    "/dev/null",
-    "-e",
-    `trace=${list}`,
-    "-e",
-    `inject=${list}:delay_enter=${ms * 1000}`,
-  ];
-}
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
