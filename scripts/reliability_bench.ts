@@ -599,6 +599,8 @@ export async function runMulti(
 /** One row of the mixed-writers table: a case and what its writers lost. */
 export interface MixedWritersRow {
   name: string;
+  /** "plain", or "confined" (every server and CLI run with --allow DIR). */
+  servers: string;
   edits: number;
   answeredEdited: number;
   /** Answered edits not in the file (with an outside read-modify-write: overwritten by it). */
@@ -610,7 +612,8 @@ export interface MixedWritersRow {
 /**
  * Writers that do not share an environment or a program: 4 servers and 2 `anchorfs edit` runs a
  * round in five environments (tests/faults/_writers.ts), then the same servers with an outside
- * writer of each kind racing them.
+ * writer of each kind racing them; each case with plain servers and with confined ones
+ * (`--allow DIR`: locks, checks and swaps through descriptors opened beneath it).
  */
 export async function runMixedWriters(options: { rounds: number }): Promise<MixedWritersRow[]> {
   const envDir = await scratch("multi-envs");
@@ -624,27 +627,31 @@ export async function runMixedWriters(options: { rounds: number }): Promise<Mixe
       ),
     ];
     for (const [name, extra] of cases) {
-      const dir = await scratch("multi-mixed");
-      try {
-        const r = await runWriters({
-          dir,
-          processes: 4,
-          edits: 8,
-          rounds: options.rounds,
-          lines: 34,
-          envs,
-          ...extra,
-        });
-        rows.push({
-          name,
-          edits: r.sent,
-          answeredEdited: r.answered,
-          lost: r.lost,
-          outsideWrites: r.outsideWrites,
-          outsideLost: r.outsideLost,
-        });
-      } finally {
-        await removeDir(dir);
+      for (const servers of ["plain", "confined"]) {
+        const dir = await scratch("multi-mixed");
+        try {
+          const r = await runWriters({
+            dir,
+            processes: 4,
+            edits: 8,
+            rounds: options.rounds,
+            lines: 34,
+            envs,
+            confined: servers === "confined",
+            ...extra,
+          });
+          rows.push({
+            name,
+            servers,
+            edits: r.sent,
+            answeredEdited: r.answered,
+            lost: r.lost,
+            outsideWrites: r.outsideWrites,
+            outsideLost: r.outsideLost,
+          });
+        } finally {
+          await removeDir(dir);
+        }
       }
     }
   } finally {
@@ -1187,6 +1194,7 @@ if (import.meta.main) {
         table(
           [
             "case",
+            "servers",
             "edits",
             "answered Edited",
             "false Edited (outside RMW: overwritten by it)",
@@ -1195,6 +1203,7 @@ if (import.meta.main) {
           ],
           mixed.map((m) => [
             m.name,
+            m.servers,
             m.edits,
             m.answeredEdited,
             m.lost,

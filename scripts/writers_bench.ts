@@ -4,10 +4,13 @@
 // unset) with `anchorfs edit` runs beside the servers; and an outside writer (sed -i, an editor's
 // rename-save, appends, truncating rewrites) racing the edits, also on a hard-linked file. Reports
 // per scenario and checkout: "Edited" answers, false ones (the edit is not in the file), outside
-// writes and the ones lost. `--base` runs another checkout's main.ts too, in the same run.
+// writes and the ones lost. `--base` runs another checkout's main.ts too, in the same run. Each
+// scenario runs against plain servers and confined ones (`--allow DIR`, every path opened
+// beneath it: the `confined` column of --servers).
 //
 // Run: deno run -A scripts/writers_bench.ts [--processes 4] [--edits 8] [--rounds 10] [--cli 2]
 //        [--writes 400] [--slow-ms 0] [--base PATH/main.ts] [--scenarios same-env,mixed-env,...]
+//        [--servers plain,confined]
 
 import { parseArgs } from "node:util";
 import {
@@ -44,6 +47,7 @@ const { values } = parseArgs({
     "slow-ms": { type: "string", default: "0" },
     base: { type: "string" },
     scenarios: { type: "string", default: SCENARIOS.join(",") },
+    servers: { type: "string", default: "plain,confined" },
   },
 });
 
@@ -53,6 +57,10 @@ const slowMs = Number(values["slow-ms"]);
 const wanted = values.scenarios.split(",") as Scenario[];
 for (const s of wanted) {
   if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}: ${SCENARIOS.join(", ")}`);
+}
+const servers = values.servers.split(",");
+for (const s of servers) {
+  if (s !== "plain" && s !== "confined") throw new Error(`unknown --servers ${s}: plain, confined`);
 }
 
 /** The runWriters options of a scenario (outside writers run with the mixed environments too). */
@@ -64,7 +72,8 @@ function optionsOf(scenario: Scenario, dir: string, envs: WritersOptions["envs"]
     edits,
     rounds: Number(values.rounds),
     lines: Math.max(Number(values.lines), processes * edits + cli),
-    ...(slowMs > 0 ? { slow: { syscalls: ["rename"], ms: slowMs } } : {}),
+    // rename(2) is an unconfined write's last step, renameat(2) a confined one's.
+    ...(slowMs > 0 ? { slow: { syscalls: ["rename", "renameat"], ms: slowMs } } : {}),
   };
   if (scenario === "same-env") return base;
   const mixed = { ...base, envs };
@@ -85,29 +94,34 @@ print(
   `Deno ${Deno.version.deno}, ${Deno.build.os}; load ${
     Deno.loadavg().map((l) => l.toFixed(2)).join(" ")
   }; ${processes} servers × ${edits} edits × ${values.rounds} rounds` +
-    (slowMs > 0 ? `; rename(2) held ${slowMs} ms` : ""),
+    (slowMs > 0 ? `; rename(2) and renameat(2) held ${slowMs} ms` : ""),
 );
 print("");
 print(
-  '| scenario | checkout | edits sent | "Edited" | false "Edited" | FILE_CHANGED | other ' +
-    "| outside writes | outside writes lost | s |",
+  '| scenario | checkout | servers | edits sent | "Edited" | false "Edited" | FILE_CHANGED ' +
+    "| other | outside writes | outside writes lost | s |",
 );
-print("|---|---|---|---|---|---|---|---|---|---|");
+print("|---|---|---|---|---|---|---|---|---|---|---|");
 const scratch = await Deno.makeTempDir({ prefix: "anchorfs-writers-bench-envs-" });
 try {
   const envs = await mixedEnvs(scratch);
   for (const scenario of wanted) {
-    for (const [label, main] of checkouts) {
-      const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-writers-" }));
-      try {
-        const t0 = performance.now();
-        const options = optionsOf(scenario, dir, envs);
-        const r = await runWriters({ ...options, ...(main ? { main } : {}) });
-        const seconds = ((performance.now() - t0) / 1000).toFixed(0);
-        print(row(scenario, label, r, seconds));
-        for (const o of r.other) print(`<!-- other: ${o.replaceAll("\n", " ").slice(0, 200)} -->`);
-      } finally {
-        await Deno.remove(dir, { recursive: true }).catch(() => {});
+    for (const server of servers) {
+      for (const [label, main] of checkouts) {
+        const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-writers-" }));
+        try {
+          const t0 = performance.now();
+          const options = optionsOf(scenario, dir, envs);
+          const confined = server === "confined";
+          const r = await runWriters({ ...options, confined, ...(main ? { main } : {}) });
+          const seconds = ((performance.now() - t0) / 1000).toFixed(0);
+          print(row(scenario, `${label} | ${server}`, r, seconds));
+          for (const o of r.other) {
+            print(`<!-- other: ${o.replaceAll("\n", " ").slice(0, 200)} -->`);
+          }
+        } finally {
+          await Deno.remove(dir, { recursive: true }).catch(() => {});
+        }
       }
     }
   }

@@ -52,6 +52,11 @@ export interface WritersOptions {
    * entry (e.g. rename: a server preempted just before its rename, on a busy machine).
    */
   slow?: { syscalls: string[]; ms: number };
+  /**
+   * Every server and `anchorfs edit` run confined to `dir` (`--allow DIR`): on Linux their file
+   * operations then go through descriptors opened beneath it (confined_local.ts).
+   */
+  confined?: boolean;
 }
 
 export interface WritersReport {
@@ -123,6 +128,26 @@ export async function mixedEnvs(scratch: string): Promise<WriterEnv[]> {
 }
 
 /**
+ * strace holding each of `syscalls` `ms` at its entry, in the traced process and its threads
+ * and children (a server preempted just there, on a busy machine): a command prefix.
+ */
+export function straceHolding(syscalls: string[], ms: number): string[] {
+  const list = syscalls.join(",");
+  return [
+    "strace",
+    "-f",
+    "--seccomp-bpf",
+    "-qq",
+    "-o",
+    "/dev/null",
+    "-e",
+    `trace=${list}`,
+    "-e",
+    `inject=${list}:delay_enter=${ms * 1000}`,
+  ];
+}
+
+/**
  * The command prefix of an anchorfs process: strace holding the `slow` system calls, then
  * `env -u …` removing `env.unset` (empty when neither applies).
  */
@@ -130,20 +155,7 @@ function launcherOf(options: WritersOptions, env: WriterEnv | undefined): string
   const unset = env?.unset ?? [];
   const slow = options.slow;
   return [
-    ...(slow
-      ? [
-        "strace",
-        "-f",
-        "--seccomp-bpf",
-        "-qq",
-        "-o",
-        "/dev/null",
-        "-e",
-        `trace=${slow.syscalls.join(",")}`,
-        "-e",
-        `inject=${slow.syscalls.join(",")}:delay_enter=${slow.ms * 1000}`,
-      ]
-      : []),
+    ...(slow ? straceHolding(slow.syscalls, slow.ms) : []),
     ...(unset.length === 0 ? [] : ["env", ...unset.flatMap((name) => ["-u", name])]),
   ];
 }
@@ -171,6 +183,7 @@ async function startServers(options: WritersOptions): Promise<TestServer[]> {
           client: "v1",
           cwd: options.dir,
           env: { DENO_DIR: cache, ...env?.set },
+          ...(options.confined ? { args: ["--allow", options.dir] } : {}),
           ...(launcher.length > 0 ? { launcher } : {}),
           ...(options.main ? { main: options.main } : {}),
         }),
@@ -352,6 +365,7 @@ async function startCliEdits(
       "--quiet",
       options.main ?? MAIN_TS,
       "edit",
+      ...(options.confined ? ["--allow", options.dir] : []),
       "shared.txt",
       ...(batch ? ["--batch", fifo] : ["--old-file", fifo, "--new", text]),
     ];

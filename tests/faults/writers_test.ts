@@ -44,33 +44,44 @@ Deno.test("3 server processes editing one file through 3 hard-linked names: no a
 /** Every rename the processes make held 15 ms at its entry, as on a busy machine. */
 const SLOW_RENAMES = { syscalls: ["rename", "renameat", "renameat2"], ms: 15 };
 
-needsStrace(
-  "4 servers in 4 different environments and `anchorfs edit` runs in a 5th: no answered edit is lost",
-  async () => {
-    // HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME and TMPDIR set elsewhere or unset: a desktop client's
-    // server next to a terminal's. The lock must be the file's, whatever each process's
-    // environment; the held renames make any gap in it show.
-    await using dir = await tempDir();
-    await using scratch = await tempDir("anchorfs-writers-envs-");
-    const r = await runWriters({
-      dir: dir.path,
-      processes: 4,
-      edits: 5,
-      rounds: 3,
-      lines: 24,
-      cli: 4,
-      envs: await mixedEnvs(scratch.path),
-      slow: SLOW_RENAMES,
-    });
-    assertEquals(r.lostPerRound, [0, 0, 0], JSON.stringify(r.lostBy));
-    assertEquals(r.otherCount, 0, r.other.join("\n---\n"));
-    assertEquals(r.answered + r.changed, r.sent);
-    assertEquals(r.landed, r.answered);
-    assert((r.answeredBy.cli ?? 0) > 0, "no anchorfs edit run was answered");
-  },
-);
+const needsStraceConfined = testNeeding("bash", "posix-fs", "strace", "linux-ffi");
 
-/** Outside writers race the edits with rename(2) held 15 ms; no outside write may be lost. */
+/** Unconfined, and confined with --allow DIR (every path opened beneath it, confined_local.ts). */
+const MODES = [
+  { label: "", confined: false, register: needsStrace },
+  { label: " (confined: --allow DIR)", confined: true, register: needsStraceConfined },
+] as const;
+
+for (const mode of MODES) {
+  mode.register(
+    `4 servers in 4 different environments and \`anchorfs edit\` runs in a 5th: no answered edit is lost${mode.label}`,
+    async () => {
+      // HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME and TMPDIR set elsewhere or unset: a desktop
+      // client's server next to a terminal's. The lock must be the file's, whatever each
+      // process's environment; the held renames make any gap in it show.
+      await using dir = await tempDir();
+      await using scratch = await tempDir("anchorfs-writers-envs-");
+      const r = await runWriters({
+        dir: dir.path,
+        processes: 4,
+        edits: 5,
+        rounds: 3,
+        lines: 24,
+        cli: 4,
+        envs: await mixedEnvs(scratch.path),
+        slow: SLOW_RENAMES,
+        confined: mode.confined,
+      });
+      assertEquals(r.lostPerRound, [0, 0, 0], JSON.stringify(r.lostBy));
+      assertEquals(r.otherCount, 0, r.other.join("\n---\n"));
+      assertEquals(r.answered + r.changed, r.sent);
+      assertEquals(r.landed, r.answered);
+      assert((r.answeredBy.cli ?? 0) > 0, "no anchorfs edit run was answered");
+    },
+  );
+}
+
+/** Outside writers race the edits with rename(2) and renameat(2) held 15 ms; no outside write may be lost. */
 async function raceOutside(kind: OutsideKind, more: Partial<WritersOptions>): Promise<void> {
   await using dir = await tempDir();
   const r = await runWriters({
@@ -80,7 +91,7 @@ async function raceOutside(kind: OutsideKind, more: Partial<WritersOptions>): Pr
     rounds: 3,
     lines: 12,
     outside: { kind, writes: 400 },
-    slow: { syscalls: ["rename"], ms: 15 },
+    slow: { syscalls: ["rename", "renameat"], ms: 15 },
     ...more,
   });
   assert(r.outsideWrites > 0, "the outside writer wrote nothing");
@@ -91,30 +102,33 @@ async function raceOutside(kind: OutsideKind, more: Partial<WritersOptions>): Pr
   if (more.links) assertEquals((await Deno.stat(`${dir.path}/shared.txt`)).nlink, 2, "one file");
 }
 
-for (const kind of OUTSIDE_KINDS) {
-  needsStrace(
-    `an outside writer (${kind}) racing 3 servers' edits: no outside write is lost`,
-    // rename(2) is held 15 ms: the last step of a write that renames after its final check, so
-    // an outside write lands in that gap often. A write that swaps the file in (renameat2) and
-    // then checks what it swapped out has no such gap to hold open.
-    () => raceOutside(kind, {}),
-  );
-}
+for (const mode of MODES) {
+  for (const kind of OUTSIDE_KINDS) {
+    mode.register(
+      `an outside writer (${kind}) racing 3 servers' edits: no outside write is lost${mode.label}`,
+      // rename(2) and renameat(2) are held 15 ms: the last step of a write that renames after its final check, so
+      // an outside write lands in that gap often. A write that swaps the file in (renameat2) and
+      // then checks what it swapped out has no such gap to hold open.
+      () => raceOutside(kind, { confined: mode.confined }),
+    );
+  }
 
-for (const kind of ["append", "overwrite"] as const) {
-  needsStrace(
-    `an outside writer (${kind}) racing in-place edits of a hard-linked file: no outside write is lost`,
-    // A hard-linked file is written in place after a recovery copy is made (its rename and every
-    // fsync held 15 ms here): the content is compared again after the copy, just before the
-    // overwrite; a write landing after the overwrite is never undone by a restore.
-    () =>
-      raceOutside(kind, {
-        processes: 2,
-        lines: 8,
-        links: ["second-name.txt"],
-        slow: { syscalls: ["rename", "fsync"], ms: 15 },
-      }),
-  );
+  for (const kind of ["append", "overwrite"] as const) {
+    mode.register(
+      `an outside writer (${kind}) racing in-place edits of a hard-linked file: no outside write is lost${mode.label}`,
+      // A hard-linked file is written in place after a recovery copy is made (its rename and every
+      // fsync held 15 ms here): the content is compared again after the copy, just before the
+      // overwrite; a write landing after the overwrite is never undone by a restore.
+      () =>
+        raceOutside(kind, {
+          processes: 2,
+          lines: 8,
+          links: ["second-name.txt"],
+          slow: { syscalls: ["rename", "fsync"], ms: 15 },
+          confined: mode.confined,
+        }),
+    );
+  }
 }
 
 Deno.test("the server says at start-up how local writes replace a file", async () => {

@@ -2,17 +2,21 @@
 // exchange of names (rename_exchange.ts), then look at what came out. If it is not the file the
 // final check read (another program renamed a file over it, or wrote into it, in between), the
 // names are exchanged back and the write fails with FILE_CHANGED: an outside write is never
-// silently replaced. Never removes a file it cannot show to be its own or the checked one.
+// silently replaced. Never removes a file it cannot show to be its own or the checked one. The
+// steps run on a SwapSite: names by path text here, or beneath a held folder (confined_swap.ts).
 
 import * as fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { exchange, type ExchangeResult } from "./rename_exchange.ts";
 import { fileChanged } from "../fs_errors.ts";
 
-/** A file as the kernel tells it apart from any other. */
+/**
+ * A file as the kernel tells it apart from any other (as one SwapSite reports it: Deno's stat
+ * numbers by path, or statx's on a descriptor; only compared within one site).
+ */
 export interface FileIdentity {
-  dev: number;
-  ino: number;
+  dev: number | string;
+  ino: number | bigint;
 }
 
 /** The new file: its identity and the bytes written into it. */
@@ -21,7 +25,37 @@ interface Ours {
   bytes: Uint8Array;
 }
 
-/** The names a swap works with. */
+/** A file opened for reading by a SwapSite: what a swap looks at in what it swapped out. */
+export interface SwapFile {
+  /** Its identity, whether it is a regular file, and its size. */
+  stat(): FileIdentity & { isFile: boolean; size: number };
+  /** Reads up to `length` bytes into `buf` at `offset` from the file's `position`; the count. */
+  read(buf: Uint8Array, offset: number, length: number, position: number): number;
+  close(): void;
+}
+
+/**
+ * Where a swap happens: the new (temp) file's name and the target's, beside each other in one
+ * folder, and the few steps a swap takes there. By path text (pathSite, an unconfined write) or
+ * relative to a folder descriptor opened beneath an allowed directory (confined_swap.ts).
+ */
+export interface SwapSite {
+  /** The target's path as named, for messages. */
+  shown: string;
+  /** Exchanges the temp's name and the target's in one atomic step (rename_exchange.ts). */
+  exchange(): ExchangeResult;
+  /** The identity of the file under the temp's name (no link followed). */
+  tempIdentity(): FileIdentity;
+  /** The target's identity now, or null when nothing is there (no link followed). */
+  targetIdentity(): FileIdentity | null;
+  /** Opens the file under the temp's name for reading, without blocking. */
+  openTemp(): SwapFile;
+  removeTemp(): void;
+  /** Moves the file under the temp's name to a free name beside the target; that name, shown. */
+  keepTemp(): string;
+}
+
+/** The names pathSite works with, by path text. */
 export interface SwapNames {
   /** The new file's (temp) name and the target's, as the exchange takes them (raw bytes kept). */
   temp: string;
@@ -38,18 +72,45 @@ export interface SwapNames {
 
 const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
+/** The SwapSite of a write named by path text (an unconfined local write). */
+export function pathSite(names: SwapNames): SwapSite {
+  return {
+    shown: names.shown,
+    exchange: () => exchange(names.temp, names.path),
+    tempIdentity: () => identityOf(fs.lstatSync(names.tempOpen)),
+    targetIdentity: names.statPath,
+    openTemp: () => {
+      const fd = fs.openSync(names.tempOpen, READ_FLAGS);
+      return {
+        stat: () => {
+          const info = fs.fstatSync(fd);
+          return { ...identityOf(info), isFile: info.isFile(), size: info.size };
+        },
+        read: (buf, offset, length, position) => fs.readSync(fd, buf, offset, length, position),
+        close: () => fs.closeSync(fd),
+      };
+    },
+    removeTemp: () => fs.unlinkSync(names.tempOpen),
+    keepTemp: () => {
+      const kept = names.keptName();
+      fs.renameSync(names.tempOpen, kept.open);
+      return kept.shown;
+    },
+  };
+}
+
 function same(a: FileIdentity | null, b: FileIdentity | null): boolean {
   return a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
 }
 
-/** Whether the open file `fd` is a regular file holding exactly `bytes`. */
-function holds(fd: number, bytes: Uint8Array): boolean {
-  const info = fs.fstatSync(fd);
-  if (!info.isFile() || info.size !== bytes.length) return false;
+/** Whether the open `file` is a regular file holding exactly `bytes`. */
+function holds(file: SwapFile, bytes: Uint8Array): boolean {
+  const info = file.stat();
+  if (!info.isFile || info.size !== bytes.length) return false;
   const buf = Buffer.alloc(bytes.length + 1); // one byte more: a file that grew shows
   let filled = 0;
   while (filled < buf.length) {
-    const n = fs.readSync(fd, buf, filled, buf.length - filled, filled);
+    const n = file.read(buf, filled, buf.length - filled, filled);
     if (n === 0) break;
     filled += n;
   }
@@ -63,8 +124,8 @@ function holds(fd: number, bytes: Uint8Array): boolean {
  */
 export class SwappedOut {
   constructor(
-    private readonly names: SwapNames,
-    private readonly fd: number,
+    private readonly site: SwapSite,
+    private readonly file: SwapFile,
     private readonly expect: Uint8Array,
     private readonly ours: Ours,
   ) {}
@@ -77,16 +138,16 @@ export class SwappedOut {
    */
   settle(): void {
     try {
-      if (holds(this.fd, this.expect)) {
-        fs.unlinkSync(this.names.tempOpen);
+      if (holds(this.file, this.expect)) {
+        this.site.removeTemp();
         return;
       }
-      if (same(this.names.statPath(), this.ours.file)) {
-        throw changed(this.names, swapBack(this.names, this.ours));
+      if (same(this.site.targetIdentity(), this.ours.file)) {
+        throw changed(this.site, swapBack(this.site, this.ours));
       }
-      keep(this.names); // ours was replaced since: that program's file stays the target
+      this.site.keepTemp(); // ours was replaced since: that program's file stays the target
     } finally {
-      fs.closeSync(this.fd);
+      this.file.close();
     }
   }
 }
@@ -99,40 +160,40 @@ export class SwappedOut {
  * when it is not.
  */
 export function swapChecked(
-  names: SwapNames,
+  site: SwapSite,
   written: Uint8Array,
   expect: Uint8Array,
   base: FileIdentity,
 ): SwappedOut | null {
-  const ours = { file: identityOf(fs.lstatSync(names.tempOpen)), bytes: written };
+  const ours = { file: site.tempIdentity(), bytes: written };
   let swapped: ExchangeResult;
   try {
-    swapped = exchange(names.temp, names.path);
+    swapped = site.exchange();
   } catch (e) {
     // The target went away after the check (moved or deleted by another program).
-    if (e instanceof Deno.errors.NotFound) throw changed(names, undefined);
+    if (e instanceof Deno.errors.NotFound) throw changed(site, undefined);
     throw e;
   }
   if (!swapped.done) return null;
-  let fd: number;
+  let file: SwapFile;
   try {
-    fd = fs.openSync(names.tempOpen, READ_FLAGS);
+    file = site.openTemp();
   } catch (e) {
-    swapBack(names, ours);
+    swapBack(site, ours);
     throw e;
   }
   let good = false;
   try {
-    good = same(identityOf(fs.fstatSync(fd)), base) && holds(fd, expect);
+    good = same(file.stat(), base) && holds(file, expect);
   } finally {
-    if (!good) fs.closeSync(fd);
+    if (!good) file.close();
   }
-  if (!good) throw changed(names, swapBack(names, ours));
-  return new SwappedOut(names, fd, expect, ours);
+  if (!good) throw changed(site, swapBack(site, ours));
+  return new SwappedOut(site, file, expect, ours);
 }
 
-function changed(names: SwapNames, kept: string | undefined): Error {
-  return fileChanged(names.shown, { atReplace: true, ...(kept !== undefined && { kept }) });
+function changed(site: SwapSite, kept: string | undefined): Error {
+  return fileChanged(site.shown, { atReplace: true, ...(kept !== undefined && { kept }) });
 }
 
 /**
@@ -141,38 +202,31 @@ function changed(names: SwapNames, kept: string | undefined): Error {
  * was the target), that file is the newest: it is swapped in again and the other one kept.
  * Returns the kept file's name as shown, if one was kept.
  */
-function swapBack(names: SwapNames, ours: Ours): string | undefined {
+function swapBack(site: SwapSite, ours: Ours): string | undefined {
   try {
-    exchange(names.temp, names.path);
+    site.exchange();
   } catch {
     // The target is gone since (a program removed it): the file it had stays under a kept name.
-    return keep(names);
+    return site.keepTemp();
   }
-  if (same(identityOf(fs.lstatSync(names.tempOpen)), ours.file)) {
+  if (same(site.tempIdentity(), ours.file)) {
     // A program that wrote into our file while it was the target wrote into one about to go.
-    if (!intact(names.tempOpen, ours.bytes)) return keep(names);
-    fs.unlinkSync(names.tempOpen);
+    if (!intact(site, ours.bytes)) return site.keepTemp();
+    site.removeTemp();
     return undefined;
   }
-  exchange(names.temp, names.path);
-  return keep(names);
+  site.exchange();
+  return site.keepTemp();
 }
 
-/** Whether the file at `open` still holds exactly `bytes`. */
-function intact(open: string, bytes: Uint8Array): boolean {
-  const fd = fs.openSync(open, READ_FLAGS);
+/** Whether the file under the temp's name still holds exactly `bytes`. */
+function intact(site: SwapSite, bytes: Uint8Array): boolean {
+  const file = site.openTemp();
   try {
-    return holds(fd, bytes);
+    return holds(file, bytes);
   } finally {
-    fs.closeSync(fd);
+    file.close();
   }
-}
-
-/** Moves the file under the temp's name to a kept name beside the target; that name, shown. */
-function keep(names: SwapNames): string {
-  const kept = names.keptName();
-  fs.renameSync(names.tempOpen, kept.open);
-  return kept.shown;
 }
 
 function identityOf(info: { dev: number; ino: number }): FileIdentity {

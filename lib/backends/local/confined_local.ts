@@ -4,7 +4,8 @@
 // descriptors (confined_fd.ts), never looked up by its text again: a directory swapped for a
 // symlink meanwhile cannot send an operation outside. A path that leads outside is refused with
 // the wording of lib/ops/confinement.ts. realPath and readLink stay lookups by text (they only
-// explain refusals); the write locks live in the lock folder, outside the project.
+// explain refusals). The write lock is the flock of the folder opened beneath the root
+// (confined_lock.ts), and a write replaces its file by the same checked swap as an unconfined one.
 
 import type {
   DirEntry,
@@ -52,6 +53,10 @@ import { readEntries } from "./fast_dir.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { rawNames } from "./raw_names.ts";
 import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
+import { swapChecked, type SwappedOut } from "./checked_swap.ts";
+import { confinedSwapSite } from "./confined_swap.ts";
+import { confinedLockSite, lockedFolderOf, sameFolder, withLockedFolder } from "./confined_lock.ts";
+import type { LocalWriteLocks } from "./write_lock.ts";
 
 /** Builds the refusal of `path`, which leads to `real`, outside the allowed directories. */
 export type Refusal = (path: string, real: string) => Error;
@@ -80,6 +85,7 @@ export class ConfinedLocal implements FileBackend {
     readonly unconfined: FileBackend,
     private readonly beneath: Beneath,
     private refusal: Refusal,
+    private readonly locks: LocalWriteLocks,
   ) {
     this.paths = unconfined.paths;
     this.c = beneath.c;
@@ -94,8 +100,22 @@ export class ConfinedLocal implements FileBackend {
     return this.unconfined.learnCase?.(path) ?? Promise.resolve();
   }
 
+  /**
+   * The write lock: the flock of the file's folder opened beneath its allowed directory
+   * (confined_lock.ts), the folder the write then uses; a path leading outside is refused.
+   */
   withWriteLock<T>(path: string, body: () => Promise<T>): Promise<T> {
-    return this.unconfined.withWriteLock(path, body);
+    const reach = {
+      c: this.c,
+      paths: this.paths,
+      openDir: (dir: string) => this.open(dir, LINUX.O_PATH | LINUX.O_DIRECTORY),
+      learnCase: (named: string) => this.learnCase(named),
+    };
+    const locate = () =>
+      confinedLockSite(reach, path).catch((e) => {
+        throw this.failure(e, "write", path);
+      });
+    return this.locks.runAt(path, locate, (site) => withLockedFolder(path, site, body));
   }
 
   realPath(path: string): Promise<string> {
@@ -194,9 +214,10 @@ export class ConfinedLocal implements FileBackend {
   }
 
   /**
-   * The write, through the folder's descriptor: the temp file is created there (O_EXCL,
-   * O_NOFOLLOW), written, fsynced, checked against `expect` and renamed over the name in the same
-   * folder; the folder is fsynced. A file with other hard links is written in place.
+   * The write, through the folder's descriptor (the one its lock holds): the temp file is created
+   * there (O_EXCL, O_NOFOLLOW), written, fsynced, checked against `expect` and swapped in for the
+   * name in the same folder, what came out checked (checked_swap.ts); the folder is fsynced. A
+   * file with other hard links is written in place.
    */
   async writeFileAtomic(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
     let dir: HeldDir;
@@ -206,6 +227,7 @@ export class ConfinedLocal implements FileBackend {
       throw this.failure(e, "write", path);
     }
     try {
+      this.refuseUnlockedFolder(path, dir);
       const base = this.paths.baseName(path);
       const current = statAt(this.c, dir.fd, base);
       if (options.expect !== null && current?.type === "file" && current.nlink > 1) {
@@ -361,6 +383,16 @@ export class ConfinedLocal implements FileBackend {
     return this.quick.fs;
   }
 
+  /**
+   * FILE_CHANGED when the write's folder is not the one its lock holds (another program put a
+   * different folder under that name since the lock was taken): nothing is written there.
+   */
+  private refuseUnlockedFolder(path: string, dir: HeldDir): void {
+    const locked = lockedFolderOf(path);
+    if (!locked || locked.shown !== dir.shown) return; // the lock is of an ancestor (create)
+    if (!sameFolder(statFd(this.c, dir.fd), locked.folder)) throw fileChanged(path);
+  }
+
   /** The folder of a write, opened beneath its root: readable when it may be (for its fsync). */
   private holdDir(dir: string): HeldDir {
     try {
@@ -371,7 +403,10 @@ export class ConfinedLocal implements FileBackend {
     }
   }
 
-  /** writeFileAtomic's steps for a file without other links (or a new one). */
+  /**
+   * writeFileAtomic's steps for a file without other links (or a new one). Once the names are
+   * exchanged, the temp's name holds the old file: it is never removed blindly then.
+   */
   private async replace(
     dir: HeldDir,
     base: string,
@@ -386,7 +421,7 @@ export class ConfinedLocal implements FileBackend {
     const existing = current?.type === "file" ? current : null;
     const mode = options.mode ?? existing?.mode;
     writesInFlight.add(key);
-    let made = false;
+    const owned = { temp: false };
     try {
       const how = LINUX.O_WRONLY | LINUX.O_CREAT | LINUX.O_EXCL | LINUX.O_NOFOLLOW |
         LINUX.O_CLOEXEC;
@@ -396,7 +431,7 @@ export class ConfinedLocal implements FileBackend {
         if (errno === ERRNO.ENOENT && current) throw noTempBeside(path);
         throw sysError(errno, "create");
       }
-      made = true;
+      owned.temp = true;
       try {
         await writeAll(c, fd, data);
         if (options.expect !== null && existing) keepOwner(c, fd, existing);
@@ -405,11 +440,13 @@ export class ConfinedLocal implements FileBackend {
       } finally {
         c.close(fd);
       }
+      let swapped: SwappedOut | null = null;
       if (options.expect === null) placeNew(c, dir.fd, temp, base, path);
-      else await commitAt(c, dir.fd, temp, base, path, options.expect);
+      else swapped = await commitAt(c, dir, { temp, base, path, data }, options.expect, owned);
       if (dir.readable) await syncFd(c, dir.fd).catch(() => {}); // the rename survives a power cut
+      swapped?.settle(); // the late look, after the folder's fsync (checked_swap.ts)
     } catch (e) {
-      if (made) c.unlinkat(dir.fd, cName(temp), 0);
+      if (owned.temp) c.unlinkat(dir.fd, cName(temp), 0);
       throw e;
     } finally {
       writesInFlight.delete(key);
@@ -561,26 +598,41 @@ function placeNew(c: Libc, dir: number, temp: string, base: string, path: string
 }
 
 /**
- * The last step of an edit: the content check (when the edit was based on a read) and the
- * rename, both in the held folder. Kept together so the exchange-and-compare of the write path
- * (renameat2 RENAME_EXCHANGE) can take their place.
+ * The last step of an edit, in the held folder: the content check (when the edit was based on a
+ * read), then the new file swapped in and what came out checked (checked_swap.ts, the same steps
+ * as an unconfined write's, relative to the folder's descriptor: confined_swap.ts); where names
+ * cannot be exchanged, a rename right after the check. The swap to settle after the folder's
+ * fsync, or null. `owned.temp` says whether the temp's name still holds our new file.
  */
 async function commitAt(
   c: Libc,
-  dir: number,
-  temp: string,
-  base: string,
-  path: string,
+  dir: HeldDir,
+  write: { temp: string; base: string; path: string; data: Uint8Array },
   expect: WriteOptions["expect"],
-): Promise<void> {
-  if (expect) await checkUnchanged(c, dir, base, path, expect);
-  check(c, "renameat", c.renameat(dir, cName(temp), dir, cName(base)));
+  owned: { temp: boolean },
+): Promise<SwappedOut | null> {
+  const { temp, base, path } = write;
+  const rename = () => check(c, "renameat", c.renameat(dir.fd, cName(temp), dir.fd, cName(base)));
+  if (!expect) {
+    rename();
+    owned.temp = false;
+    return null;
+  }
+  const read = await checkUnchanged(c, dir.fd, base, path, expect);
+  owned.temp = false;
+  const site = confinedSwapSite(c, dir, temp, base, path, nextTempNumber);
+  const swapped = swapChecked(site, write.data, expect.bytes, { dev: read.dev, ino: read.ino });
+  if (swapped) return swapped;
+  owned.temp = true;
+  rename(); // no exchange here: renamed right after the check
+  owned.temp = false;
+  return null;
 }
 
 /**
  * FILE_CHANGED unless `base` in the held folder holds `expect.bytes`: read through one
  * descriptor (O_NOFOLLOW: a symlink put there is a change), and a statx of the name just after
- * must still show that inode, size and mtime.
+ * must still show that inode, size and mtime. Returns what that read's descriptor showed.
  */
 async function checkUnchanged(
   c: Libc,
@@ -588,7 +640,7 @@ async function checkUnchanged(
   base: string,
   path: string,
   expect: { bytes: Uint8Array },
-): Promise<void> {
+): Promise<FdStat> {
   const fd = c.openat(dir, cName(base), READ | LINUX.O_NOFOLLOW | LINUX.O_CLOEXEC, 0);
   if (fd < 0) {
     const errno = errnoOf(c);
@@ -610,6 +662,7 @@ async function checkUnchanged(
   if (!matchesExpected(bytes, expect)) throw fileChanged(path);
   const now = statAt(c, dir, base);
   if (!now || !sameVersion(now, read)) throw fileChanged(path);
+  return read;
 }
 
 /**

@@ -31,7 +31,13 @@ import { fastListDirInTurns } from "./fast_dir.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
-import { type FileIdentity, swapChecked, type SwapNames, SwappedOut } from "./checked_swap.ts";
+import {
+  type FileIdentity,
+  pathSite,
+  swapChecked,
+  type SwapNames,
+  SwappedOut,
+} from "./checked_swap.ts";
 import { Beneath, type BeneathMethod } from "./beneath.ts";
 import { type BeneathConfig, beneathConfig } from "./beneath_fs.ts";
 import { ConfinedLocal } from "./confined_local.ts";
@@ -432,7 +438,7 @@ export class LocalBackend implements FileBackend {
         const checked = await checkUnchanged(path, options.expect);
         tempIsOurs = false;
         swapped = swapChecked(
-          swapNames(temp, path, dir, base),
+          pathSite(swapNames(temp, path, dir, base)),
           data,
           options.expect.bytes,
           checked,
@@ -625,7 +631,7 @@ export class LocalBackend implements FileBackend {
               dir,
               base,
             });
-            swapped = swapChecked(swap, data, options.expect.bytes, checked);
+            swapped = swapChecked(pathSite(swap), data, options.expect.bytes, checked);
             if (swapped === null) {
               tempIsOurs = true;
               names.rename(tempByName, path);
@@ -702,7 +708,7 @@ export class LocalBackend implements FileBackend {
     if (this.beneath === null) return undefined;
     this.beneath.set(dirs);
     if (this.confined) this.confined.setRefusal(refuse);
-    else this.confined = new ConfinedLocal(this, this.beneath, refuse);
+    else this.confined = new ConfinedLocal(this, this.beneath, refuse, this.locks);
     return { backend: this.confined, method: this.beneath.method };
   }
 

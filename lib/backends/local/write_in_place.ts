@@ -64,8 +64,7 @@ export async function writeInPlace(
     const ino = (await file.stat()).ino ?? 0;
     // Another program may have renamed a new file over the name since the open: the checks
     // read that one, so the inode held here would get an edit based on other content.
-    const now = target.inoNow ? target.inoNow() : (await Deno.stat(target.open)).ino;
-    if (now !== ino) throw fileChanged(target.shown);
+    if (inoAtName(target) !== ino) throw fileChanged(target.shown);
     const written = { size: data.length, fingerprint: fnv1a32(data) };
     const name = recoveryCopyName(target.base, ++copyCounter, { pid: Deno.pid, ino, written });
     const copy = `${target.dir}/${name}`;
@@ -106,14 +105,24 @@ export async function writeInPlace(
 /**
  * The last look before the overwrite, which is not atomic and so cannot be taken back: the file
  * must still be `ino` holding `original`. Writing the recovery copy took a while (an fsync), and
- * another program's write in that time would otherwise be overwritten. Synchronous, so the
+ * another program's write in that time would otherwise be overwritten (a rename-save over the
+ * name too: the edit would go to the other names only). Synchronous, so the
  * overwrite's first write follows at once; throws FILE_CHANGED (the caller removes the copy).
  */
 function refuseOutsideChange(target: InPlaceTarget, ino: number, original: Uint8Array): void {
-  const now = Deno.statSync(target.open);
-  if (now.ino !== ino || !matchesExpected(Deno.readFileSync(target.open), { bytes: original })) {
+  if (inoAtName(target) !== ino) throw fileChanged(target.shown); // a rename-save over the name
+  if (!matchesExpected(Deno.readFileSync(target.open), { bytes: original })) {
     throw fileChanged(target.shown);
   }
+}
+
+/**
+ * The inode the target's name leads to now. A /proc/self/fd alias of the file (the confined
+ * backend's `open`) always reaches the inode it was opened on, whatever is at the name since:
+ * there `inoNow` looks at the name itself.
+ */
+function inoAtName(target: InPlaceTarget): number | null {
+  return target.inoNow ? target.inoNow() : Deno.statSync(target.open).ino;
 }
 
 /** An exclusive flock of the open file, waited for a bounded time (then LOCK_TIMEOUT). */

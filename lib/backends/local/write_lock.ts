@@ -4,6 +4,8 @@
 // and nothing created in the user's project. The target itself cannot carry the lock: every
 // write swaps a new inode in, and an outside rename-save would hand waiters another one. Windows,
 // which cannot open a folder as a file, locks a file beside the target instead (lockStyleFor).
+// The folder is found by its real path, or (a confined write) given as a descriptor opened
+// beneath the allowed directory (a LockSite, confined_lock.ts): the folder the write then uses.
 
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import { writeLockName } from "../../core/path/write_temp_name.ts";
@@ -67,6 +69,45 @@ class FolderMoved extends Error {}
  */
 class FolderUnlockable extends Error {}
 
+/**
+ * Where a write lock is taken: the nearest existing folder on the way to the target (create
+ * makes the rest under the lock) and how to reach it. By its real path (an unconfined write,
+ * LocalWriteLocks.run), or through a descriptor opened beneath an allowed directory
+ * (confined_lock.ts), so every process locks the folder the write will use.
+ */
+export interface LockSite {
+  /** The folder as Deno opens it: its real path, or the /proc/self/fd alias of a held descriptor. */
+  dir: string;
+  /** The folder as named, for messages. */
+  shown: string;
+  /** This process's queue key of the file: one body at a time per file. */
+  key: string;
+  /**
+   * Whether the folder is still the one its name leads to, asked once the lock is held (a site
+   * reached through a descriptor looks its path up again); absent: not asked.
+   */
+  current?: () => boolean;
+  /** The lock file beside the target, for a folder that cannot be flocked. */
+  beside: BesideLock;
+  /** Lets go of what the site holds (a descriptor), once the body is done. */
+  release?: () => void;
+}
+
+/** The `beside` lock file of a LockSite. */
+export interface BesideLock {
+  /** Its path as named, for messages. */
+  shown: string;
+  /** Opens it, creating it when missing; null: not now (Windows, while it is being removed). */
+  open(): Promise<Deno.FsFile | null>;
+  /** Whether the open `file` is still the one at the lock file's name. */
+  isAtName(file: Deno.FsFile): Promise<boolean>;
+  /** Removes it (already gone: nothing to do). */
+  remove(): void;
+}
+
+/** The lock was taken on a folder that is no longer at its name: start over. */
+const MOVED = Symbol("moved");
+
 export class LocalWriteLocks {
   readonly waitMs: number;
   readonly style: LockStyle;
@@ -80,33 +121,78 @@ export class LocalWriteLocks {
     this.style = options.style ?? lockStyleFor(Deno.build.os);
   }
 
-  async run<T>(path: string, body: () => Promise<T>): Promise<T> {
+  run<T>(path: string, body: () => Promise<T>): Promise<T> {
+    return this.runAt(path, () => this.siteOf(path), body);
+  }
+
+  /**
+   * Runs `body` holding the write lock of the site `locate` finds for `path`; `body` gets that
+   * site. A site whose folder is no longer at its name once locked is let go and looked up again
+   * (within the same wait: then LOCK_TIMEOUT).
+   */
+  async runAt<S extends LockSite, T>(
+    path: string,
+    locate: () => Promise<S>,
+    body: (site: S) => Promise<T>,
+  ): Promise<T> {
+    let deadline: number | undefined;
+    for (;;) {
+      const site = await locate();
+      try {
+        const out = await fileQueue.run(site.key, () => {
+          deadline ??= Date.now() + this.waitMs;
+          return this.holding(path, site, deadline, body);
+        });
+        if (out !== MOVED) return out.value;
+      } finally {
+        site.release?.();
+      }
+    }
+  }
+
+  /** `body` under the site's lock, once it is sure to be the folder at the site's name. */
+  private async holding<S extends LockSite, T>(
+    path: string,
+    site: S,
+    deadline: number,
+    body: (site: S) => Promise<T>,
+  ): Promise<{ value: T } | typeof MOVED> {
+    const release = await this.acquire(path, site, deadline);
+    try {
+      if (site.current && !site.current()) {
+        if (Date.now() >= deadline) throw timedOut(path, site.shown, this.waitMs);
+        return MOVED;
+      }
+      return { value: await body(site) };
+    } finally {
+      release();
+    }
+  }
+
+  /** Takes the site's lock (its folder's flock, else the lock file beside); how to release it. */
+  private async acquire(path: string, site: LockSite, deadline: number): Promise<() => void> {
+    if (this.style === "folder") {
+      const hold = await holdFolder(path, site, deadline, this.waitMs).catch((e) => {
+        if (e instanceof FolderUnlockable) return null; // e.g. a folder without read access
+        throw e;
+      });
+      if (hold) return () => releaseFolder(hold);
+    }
+    const held = await acquireBeside(path, site.beside, deadline, this.waitMs);
+    return () => releaseBeside(site.beside, held);
+  }
+
+  /** The site of an unconfined write: the folder by its real path. */
+  private async siteOf(path: string): Promise<LockSite> {
     const { dir, name } = await this.existingFolder(path);
     const named = this.paths.join(dir, name);
     await this.learnCase(named);
-    return await fileQueue.run(this.paths.key(named), async () => {
-      const deadline = Date.now() + this.waitMs;
-      if (this.style === "folder") {
-        const hold = await holdFolder(path, dir, deadline, this.waitMs).catch((e) => {
-          if (e instanceof FolderUnlockable) return null; // e.g. a folder without read access
-          throw e;
-        });
-        if (hold) {
-          try {
-            return await body();
-          } finally {
-            releaseFolder(hold);
-          }
-        }
-      }
-      const lockFile = this.paths.join(dir, writeLockName(name));
-      const held = await acquireBeside(path, lockFile, deadline, this.waitMs);
-      try {
-        return await body();
-      } finally {
-        releaseBeside(lockFile, held);
-      }
-    });
+    return {
+      dir,
+      shown: dir,
+      key: this.paths.key(named),
+      beside: besideByPath(this.paths.join(dir, writeLockName(name))),
+    };
   }
 
   /**
@@ -134,18 +220,18 @@ function identityKey(info: Deno.FileInfo): string {
 }
 
 /**
- * Joins this process's hold of `dir`, or takes the folder's flock (bounded by `deadline`, then
- * LOCK_TIMEOUT) when this process holds none.
+ * Joins this process's hold of the site's folder, or takes the folder's flock (bounded by
+ * `deadline`, then LOCK_TIMEOUT) when this process holds none.
  */
 async function holdFolder(
   path: string,
-  dir: string,
+  site: LockSite,
   deadline: number,
   waitMs: number,
 ): Promise<FolderHold> {
   for (;;) {
-    const key = identityKey(await Deno.stat(dir));
-    const hold = folderHolds.get(key) ?? newHold(key, path, dir, deadline, waitMs);
+    const key = identityKey(await Deno.stat(site.dir));
+    const hold = folderHolds.get(key) ?? newHold(key, path, site, deadline, waitMs);
     hold.holders++;
     try {
       await hold.ready;
@@ -162,13 +248,13 @@ async function holdFolder(
 function newHold(
   key: string,
   path: string,
-  dir: string,
+  site: LockSite,
   deadline: number,
   waitMs: number,
 ): FolderHold {
   const hold: FolderHold = { key, file: null, ready: Promise.resolve(), holders: 0 };
   folderHolds.set(key, hold);
-  hold.ready = flockFolder(path, dir, key, deadline, waitMs).then((file) => {
+  hold.ready = flockFolder(path, site, key, deadline, waitMs).then((file) => {
     hold.file = file;
   });
   return hold;
@@ -186,12 +272,12 @@ function releaseFolder(hold: FolderHold): void {
  */
 async function flockFolder(
   path: string,
-  dir: string,
+  site: LockSite,
   key: string,
   deadline: number,
   waitMs: number,
 ): Promise<Deno.FsFile> {
-  const file = await Deno.open(dir, { read: true }).catch((e) => {
+  const file = await Deno.open(site.dir, { read: true }).catch((e) => {
     throw e instanceof Deno.errors.NotFound ? e : new FolderUnlockable(String(e));
   });
   let keep = false;
@@ -203,7 +289,7 @@ async function flockFolder(
         throw new FolderUnlockable(String(e));
       });
     while (!(await locked())) {
-      if (Date.now() >= deadline) throw timedOut(path, dir, waitMs);
+      if (Date.now() >= deadline) throw timedOut(path, site.shown, waitMs);
       await new Promise((resolve) => setTimeout(resolve, pause));
       pause = Math.min(pause * 2, 20);
     }
@@ -218,6 +304,29 @@ function timedOut(path: string, dir: string, waitMs: number) {
   return lockTimeout(path, waitMs, `an flock of its folder ${JSON.stringify(dir)}`);
 }
 
+/** The `beside` lock file of an unconfined write, by its path. */
+function besideByPath(lockFile: string): BesideLock {
+  return {
+    shown: lockFile,
+    open: () =>
+      Deno.open(lockFile, { read: true, write: true, create: true, mode: 0o600 }).catch((e) => {
+        // Windows: a lock file being removed cannot be opened for a moment.
+        if (e instanceof Deno.errors.PermissionDenied && Deno.build.os === "windows") return null;
+        throw e;
+      }),
+    isAtName: async (file) => {
+      const mine = await file.stat();
+      const current = await Deno.stat(lockFile).catch(() => null);
+      return current !== null && current.ino === mine.ino && current.dev === mine.dev;
+    },
+    remove: () => {
+      try {
+        Deno.removeSync(lockFile);
+      } catch { /* already gone: nothing to clean */ }
+    },
+  };
+}
+
 /**
  * The `beside` lock: opens (creating) the lock file and takes its exclusive lock. The holder
  * before may have removed the file after we opened it; a lock on a file no longer at that name
@@ -225,31 +334,22 @@ function timedOut(path: string, dir: string, waitMs: number) {
  */
 async function acquireBeside(
   path: string,
-  lockFile: string,
+  lock: BesideLock,
   deadline: number,
   waitMs: number,
 ): Promise<Deno.FsFile> {
   let pause = 1;
   for (;;) {
-    const file = await Deno.open(lockFile, { read: true, write: true, create: true, mode: 0o600 })
-      .catch((e) => {
-        // Windows: a lock file being removed cannot be opened for a moment.
-        if (e instanceof Deno.errors.PermissionDenied && Deno.build.os === "windows") return null;
-        throw e;
-      });
+    const file = await lock.open();
     let keep = false;
     try {
-      if (file && await file.tryLock(true)) {
-        const mine = await file.stat();
-        const current = await Deno.stat(lockFile).catch(() => null);
-        keep = current !== null && current.ino === mine.ino && current.dev === mine.dev;
-        if (keep) return file!;
-      }
+      keep = file !== null && await file.tryLock(true) && await lock.isAtName(file);
+      if (keep) return file!;
     } finally {
       if (!keep) file?.close();
     }
     if (Date.now() >= deadline) {
-      throw lockTimeout(path, waitMs, `the lock file ${JSON.stringify(lockFile)}`);
+      throw lockTimeout(path, waitMs, `the lock file ${JSON.stringify(lock.shown)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 20);
@@ -261,9 +361,7 @@ async function acquireBeside(
  * gone from the name and starts over), then releases it. A holder killed before this leaves the
  * file; its lock died with it, so the next writer of that file takes and removes it.
  */
-function releaseBeside(lockFile: string, held: Deno.FsFile): void {
-  try {
-    Deno.removeSync(lockFile);
-  } catch { /* already gone: nothing to clean */ }
+function releaseBeside(lock: BesideLock, held: Deno.FsFile): void {
+  lock.remove();
   held.close();
 }

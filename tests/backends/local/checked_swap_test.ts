@@ -1,15 +1,20 @@
 // The swap at the end of a local write, with another program's write landing at each moment
 // around it (after the final check, between the swap and the late look, into the new file while
 // it is the target). Real files and the real renameat2 on Linux; elsewhere the swap must say it
-// cannot and change nothing.
+// cannot and change nothing. Every case runs on both swap sites: names by path text (an
+// unconfined write) and names relative to a held folder descriptor (a confined write).
 
 import * as fs from "node:fs";
 import {
   type FileIdentity,
-  swapChecked,
-  type SwapNames,
+  pathSite,
+  swapChecked as swapAt,
+  type SwapSite,
   writeModeLine,
 } from "../../../lib/backends/local/checked_swap.ts";
+import { confinedSwapSite } from "../../../lib/backends/local/confined_swap.ts";
+import { beneathLibc, cName, LINUX } from "../../../lib/backends/local/beneath.ts";
+import { statAt } from "../../../lib/backends/local/confined_fd.ts";
 import {
   exchange,
   exchangeSupport,
@@ -22,32 +27,84 @@ import { tempDir } from "../../_harness.ts";
 
 const enc = new TextEncoder();
 const linux = Deno.build.os === "linux";
-const test = (name: string, fn: () => Promise<void>) =>
-  Deno.test({ name: linux ? name : `${name} [skipped: renameat2 is Linux's]`, ignore: !linux, fn });
+const SITES = ["path", "folder fd"] as const;
+type SiteKind = typeof SITES[number];
+const testOn = (kind: SiteKind, name: string, fn: () => Promise<void>) =>
+  Deno.test({
+    name: linux ? `${name} (${kind})` : `${name} (${kind}) [skipped: renameat2 is Linux's]`,
+    ignore: !linux,
+    fn,
+  });
+/** Registers one case for each swap site; `site` builds the kind's site for a folder. */
+const test = (name: string, fn: (site: (dir: string) => Names) => Promise<void>) => {
+  for (const kind of SITES) testOn(kind, name, () => fn((dir) => names(kind, dir)));
+};
 
-function names(dir: string): SwapNames {
-  const path = `${dir}/f.txt`;
-  let n = 0;
-  return {
-    temp: `${dir}/.f.txt.anchorfs-1-1.tmp`,
-    path,
-    tempOpen: `${dir}/.f.txt.anchorfs-1-1.tmp`,
-    shown: path,
-    statPath: () => {
-      const info = fs.lstatSync(path, { throwIfNoEntry: false });
-      return info ? { dev: info.dev, ino: info.ino } : null;
-    },
-    keptName: () => ({ open: `${dir}/f.txt.kept-${++n}`, shown: `${dir}/f.txt.kept-${n}` }),
-  };
+interface Names {
+  site: SwapSite;
+  path: string;
+  temp: string;
+  /** The identity of the file at `path` now, as this site reports it. */
+  identity: () => FileIdentity;
+  [Symbol.dispose](): void;
 }
 
+/** The names of a swap in `dir` (f.txt and its temp) on the `kind` of site. */
+function names(kind: SiteKind, dir: string): Names {
+  const path = `${dir}/f.txt`;
+  const temp = `${dir}/.f.txt.anchorfs-1-1.tmp`;
+  let n = 0;
+  if (kind === "path") {
+    const site = pathSite({
+      temp,
+      path,
+      tempOpen: temp,
+      shown: path,
+      statPath: () => {
+        const info = fs.lstatSync(path, { throwIfNoEntry: false });
+        return info ? { dev: info.dev, ino: info.ino } : null;
+      },
+      keptName: () => ({ open: `${dir}/f.txt.kept-${++n}`, shown: `${dir}/f.txt.kept-${n}` }),
+    });
+    const identity = () => {
+      const info = fs.lstatSync(path);
+      return { dev: info.dev, ino: info.ino };
+    };
+    return { site, path, temp, identity, [Symbol.dispose]() {} };
+  }
+  const c = beneathLibc()!;
+  const fd = c.openat(LINUX.AT_FDCWD, cName(dir), LINUX.O_PATH | LINUX.O_DIRECTORY, 0);
+  assert(fd >= 0, `open ${dir}`);
+  const site = confinedSwapSite(
+    c,
+    { fd, shown: dir },
+    ".f.txt.anchorfs-1-1.tmp",
+    "f.txt",
+    path,
+    () => ++n,
+  );
+  const identity = () => {
+    const s = statAt(c, fd, "f.txt")!;
+    return { dev: s.dev, ino: s.ino };
+  };
+  return { site, path, temp, identity, [Symbol.dispose]: () => c.close(fd) };
+}
+
+const swapChecked = (n: Names, written: Uint8Array, expect: Uint8Array, base: FileIdentity) =>
+  swapAt(n.site, written, expect, base);
+
 /** The target "old\n" (checked: its identity is returned) and the temp holding "new\n". */
-async function setUp(dir: string): Promise<{ n: SwapNames; base: FileIdentity }> {
-  const n = names(dir);
+async function setUp(n: Names): Promise<FileIdentity> {
   await Deno.writeTextFile(n.path, "old\n");
   await Deno.writeTextFile(n.temp, "new\n");
-  const info = fs.statSync(n.path);
-  return { n, base: { dev: info.dev, ino: info.ino } };
+  return n.identity();
+}
+
+/** The one file kept beside the target, by the name pattern of either site. */
+function keptFile(dir: string): string {
+  const kept = listing(dir).filter((name) => name.includes("kept"));
+  assertEquals(kept.length, 1, listing(dir).join(", "));
+  return `${dir}/${kept[0]}`;
 }
 
 function listing(dir: string): string[] {
@@ -61,9 +118,10 @@ function expectChanged(fn: () => unknown): AnchorError {
   return e;
 }
 
-test("nothing else wrote: the new file is the target and the old one is gone", async () => {
+test("nothing else wrote: the new file is the target and the old one is gone", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   const swapped = swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base);
   assert(swapped !== null);
   swapped.settle();
@@ -71,9 +129,10 @@ test("nothing else wrote: the new file is the target and the old one is gone", a
   assertEquals(listing(dir.path), ["f.txt"]);
 });
 
-test("a rename-save after the final check: swapped back, FILE_CHANGED, that program's file stays", async () => {
+test("a rename-save after the final check: swapped back, FILE_CHANGED, that program's file stays", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   await Deno.writeTextFile(`${dir.path}/saved`, "theirs\n");
   await Deno.rename(`${dir.path}/saved`, n.path); // as sed -i or an editor saves
   const theirs = fs.statSync(n.path).ino;
@@ -83,9 +142,10 @@ test("a rename-save after the final check: swapped back, FILE_CHANGED, that prog
   assertEquals(listing(dir.path), ["f.txt"]);
 });
 
-test("a write in place after the final check (same inode): swapped back, FILE_CHANGED", async () => {
+test("a write in place after the final check (same inode): swapped back, FILE_CHANGED", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   await Deno.writeTextFile(n.path, "appended\n", { append: true });
   const e = expectChanged(() => swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base));
   assertStringIncludes(e.message, "changed on disk at the moment this edit replaced it");
@@ -93,17 +153,19 @@ test("a write in place after the final check (same inode): swapped back, FILE_CH
   assertEquals(listing(dir.path), ["f.txt"]);
 });
 
-test("the target removed after the final check: FILE_CHANGED, nothing put back or left", async () => {
+test("the target removed after the final check: FILE_CHANGED, nothing put back or left", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   await Deno.remove(n.path);
   expectChanged(() => swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base));
   assertEquals(listing(dir.path), [".f.txt.anchorfs-1-1.tmp"]); // the caller removes its temp
 });
 
-test("a write into the old file through a descriptor opened before the swap: the late look swaps back", async () => {
+test("a write into the old file through a descriptor opened before the swap: the late look swaps back", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   const early = fs.openSync(n.path, "a"); // another program opened the file before the swap
   try {
     const swapped = swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base);
@@ -115,13 +177,14 @@ test("a write into the old file through a descriptor opened before the swap: the
     fs.closeSync(early);
   }
   assertEquals(await Deno.readTextFile(n.path), "old\nlate\n");
-  assertEquals(fs.statSync(n.path).ino, base.ino);
+  assertEquals(n.identity(), base);
   assertEquals(listing(dir.path), ["f.txt"]);
 });
 
-test("late write into the old file after another program replaced ours: the old file is kept", async () => {
+test("late write into the old file after another program replaced ours: the old file is kept", async (site) => {
   await using dir = await tempDir();
-  const { n, base } = await setUp(dir.path);
+  using n = site(dir.path);
+  const base = await setUp(n);
   const early = fs.openSync(n.path, "a");
   try {
     const swapped = swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base);
@@ -134,20 +197,24 @@ test("late write into the old file after another program replaced ours: the old 
     fs.closeSync(early);
   }
   assertEquals(await Deno.readTextFile(n.path), "newest\n");
-  assertEquals(await Deno.readTextFile(`${dir.path}/f.txt.kept-1`), "old\nlate\n");
+  assertEquals(await Deno.readTextFile(keptFile(dir.path)), "old\nlate\n");
 });
 
-test("exchange: two names swap their files; a missing name is NotFound and nothing moves", async () => {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/a`, "A");
-  await Deno.writeTextFile(`${dir.path}/b`, "B");
-  assertEquals(exchange(`${dir.path}/a`, `${dir.path}/b`), { done: true });
-  assertEquals(await Deno.readTextFile(`${dir.path}/a`), "B");
-  const e = assertThrows(() => exchange(`${dir.path}/a`, `${dir.path}/missing`));
-  assert(e instanceof Deno.errors.NotFound, String(e));
-  assertEquals(await Deno.readTextFile(`${dir.path}/a`), "B");
-  assertEquals(exchangeSupport(), { done: true });
-});
+testOn(
+  "path",
+  "exchange: two names swap their files; a missing name is NotFound and nothing moves",
+  async () => {
+    await using dir = await tempDir();
+    await Deno.writeTextFile(`${dir.path}/a`, "A");
+    await Deno.writeTextFile(`${dir.path}/b`, "B");
+    assertEquals(exchange(`${dir.path}/a`, `${dir.path}/b`), { done: true });
+    assertEquals(await Deno.readTextFile(`${dir.path}/a`), "B");
+    const e = assertThrows(() => exchange(`${dir.path}/a`, `${dir.path}/missing`));
+    assert(e instanceof Deno.errors.NotFound, String(e));
+    assertEquals(await Deno.readTextFile(`${dir.path}/a`), "B");
+    assertEquals(exchangeSupport(), { done: true });
+  },
+);
 
 Deno.test("exchangeUnavailable: macOS, Windows, other CPUs and a denied FFI say why; Linux with FFI can", () => {
   assertEquals(exchangeUnavailable("linux", "x86_64", true), undefined);
@@ -170,7 +237,8 @@ Deno.test({
   ignore: linux,
   async fn() {
     await using dir = await tempDir();
-    const { n, base } = await setUp(dir.path);
+    using n = names("path", dir.path);
+    const base = await setUp(n);
     assertEquals(swapChecked(n, enc.encode("new\n"), enc.encode("old\n"), base), null);
     assertEquals(await Deno.readTextFile(n.path), "old\n");
   },

@@ -16,6 +16,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../..
 import { tempDir, writeTree } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
 import { testNeeding } from "../../_requires.ts";
+import { exchange } from "../../../lib/backends/local/rename_exchange.ts";
 
 const test = testNeeding("posix-fs", "proc", "linux-ffi");
 const METHODS = ["openat2", "openat"] as const;
@@ -247,6 +248,55 @@ test("a file with other hard links is written in place through the confined view
   );
   assertEquals((stale as AnchorError).code, "FILE_CHANGED");
   assertEquals([...Deno.readDirSync(t)].map((e) => e.name).sort(), ["a.txt", "b.txt"]);
+  await local.close();
+});
+
+test("the confined write lock is taken beneath the allowed directory: a path whose folder leads outside is refused, its body never run", async () => {
+  await using dir = await tempDir();
+  const t = await Deno.realPath(dir.path);
+  await world(t);
+  const { local, view } = confined([{ path: `${t}/in` }], "openat2");
+  let ran = false;
+  await outside(() =>
+    view.withWriteLock(`${t}/in/escape/secret.txt`, () => {
+      ran = true; // the lock would be the flock of the outside folder
+      return Promise.resolve();
+    })
+  );
+  assertEquals(ran, false);
+  // A folder create is about to make: the lock is its nearest existing folder, inside.
+  assertEquals(await view.withWriteLock(`${t}/in/new/deep/x.txt`, () => Promise.resolve(7)), 7);
+  await local.close();
+});
+
+test("a confined write whose folder was swapped for another after its lock was taken is FILE_CHANGED; neither folder is written", async () => {
+  await using dir = await tempDir();
+  const t = await Deno.realPath(dir.path);
+  await writeTree(t, { "in/sub/f.txt": "one\n", "in/sub2/f.txt": "one\n" });
+  const { local, view } = confined([{ path: `${t}/in` }], "openat2");
+  const e = await assertRejects(() =>
+    view.withWriteLock(`${t}/in/sub/f.txt`, async () => {
+      // Another program trades the locked folder for another of the same content.
+      assertEquals(exchange(`${t}/in/sub`, `${t}/in/sub2`), { done: true });
+      await view.writeFileAtomic(`${t}/in/sub/f.txt`, enc.encode("two\n"), {
+        expect: { bytes: enc.encode("one\n") },
+      });
+    })
+  );
+  assertEquals((e as AnchorError).code, "FILE_CHANGED");
+  for (const sub of ["sub", "sub2"]) {
+    assertEquals(await Deno.readTextFile(`${t}/in/${sub}/f.txt`), "one\n", sub);
+    assertEquals([...Deno.readDirSync(`${t}/in/${sub}`)].map((e) => e.name), ["f.txt"], sub);
+  }
+  // Unswapped, the same write goes through under its lock.
+  await view.withWriteLock(
+    `${t}/in/sub/f.txt`,
+    () =>
+      view.writeFileAtomic(`${t}/in/sub/f.txt`, enc.encode("two\n"), {
+        expect: { bytes: enc.encode("one\n") },
+      }),
+  );
+  assertEquals(await Deno.readTextFile(`${t}/in/sub/f.txt`), "two\n");
   await local.close();
 });
 
