@@ -12,6 +12,7 @@ import {
   type SyntaxParser,
 } from "../../ops/outline/syntax_parser.ts";
 import type { OutlineAnswer, OutlineAsk } from "./outline_protocol.ts";
+import { returnFreedMemory } from "./return_memory.ts";
 import { OUTLINE_WORKER_FILE } from "./wasm_files.ts";
 
 export { grammarFile, RUNTIME_WASM, WASM_SUBDIR, wasmFiles } from "./wasm_files.ts";
@@ -35,6 +36,12 @@ export const DEADLINE_MS = 20_000;
 export const MAX_GRAMMARS = 6;
 /** The ops refuse files over 1 MiB before parsing; this is the worker's own bound. */
 export const MAX_CHARS = 1024 * 1024;
+/**
+ * After a worker ends, its thread is torn down in the background (its isolate disposed, which
+ * takes from a fraction of a second to seconds under load); the pages its allocator freed are
+ * then handed back (return_memory.ts). Trimmed at each of these delays after the end.
+ */
+const TRIM_AFTER_MS = [1_000, 3_000, 10_000];
 /** How often a running parse asks the caller's stop check (a cancelled call, its deadline). */
 const STOP_POLL_MS = 10;
 
@@ -95,6 +102,7 @@ export class TreeSitterParser implements SyntaxParser {
   #queue: Pending[] = [];
   #running: { pending: Pending; id: number; done(): void } | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #trimTimer: ReturnType<typeof setTimeout> | undefined;
   #nextId = 1;
 
   constructor(options: TreeSitterOptions = {}) {
@@ -142,6 +150,9 @@ export class TreeSitterParser implements SyntaxParser {
     this.#idleTimer = undefined;
     const running = this.#running;
     this.#stopWorker();
+    // Closing is for the end of a process (or a test): no trim is left pending.
+    if (this.#trimTimer !== undefined) clearTimeout(this.#trimTimer);
+    this.#trimTimer = undefined;
     if (running) {
       running.done();
       running.pending.resolve(null);
@@ -258,8 +269,23 @@ export class TreeSitterParser implements SyntaxParser {
   }
 
   #stopWorker(): void {
-    this.#worker?.terminate();
+    if (!this.#worker) return;
+    this.#worker.terminate();
     this.#worker = undefined;
     this.#grammars = [];
+    if (this.#trimTimer !== undefined) clearTimeout(this.#trimTimer);
+    this.#trimSoon(0);
+  }
+
+  #trimSoon(step: number): void {
+    const delay = TRIM_AFTER_MS[step];
+    if (delay === undefined) return;
+    const previous = TRIM_AFTER_MS[step - 1] ?? 0;
+    this.#trimTimer = setTimeout(() => {
+      this.#trimTimer = undefined;
+      if (returnFreedMemory()) this.#trimSoon(step + 1);
+    }, delay - previous);
+    // Trimming must not keep a finished process alive.
+    Deno.unrefTimer(this.#trimTimer);
   }
 }

@@ -239,9 +239,8 @@ function tooLarge(shown: string, size: number, request: OutlineRequest): FileOut
 function timedOut(shown: string, e: ParseTimeout): AnchorError {
   return new AnchorError({
     code: "PARSE_TIMEOUT",
-    message: `Parsing ${shown} for its outline took longer than ${
-      e.deadlineMs / 1000
-    } s; the parse was stopped (the file itself is unchanged).`,
+    message: `Parsing ${shown} for its outline took longer than ${e.deadline}; the parse was ` +
+      "stopped (the file itself is unchanged).",
     hint: guide`Repeating the call would stop the same way. Find its definitions with a search: ${
       step("view", { path: shown, content: DEFINITIONS_REGEX, regex: true })
     }, or read a range: ${step("view", { path: shown, start: 1, end: 200 })}.`,

@@ -169,7 +169,7 @@ async function mapRow(
     outline = await outliner.outline(text, language, () => options.budget?.stopped() != null);
   } catch (e) {
     if (!(e instanceof ParseTimeout)) throw e;
-    return `${path}: took over ${e.deadlineMs / 1000} s to parse, not mapped (search it instead)`;
+    return `${path}: took over ${e.deadline} to parse, not mapped (search it instead)`;
   }
   if (!outline) return null;
   const lines = text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);

@@ -36,4 +36,9 @@ export class ParseTimeout extends Error {
     super(`the parse ran past its ${deadlineMs} ms deadline and was stopped`);
     this.name = "ParseTimeout";
   }
+
+  /** The deadline as a sentence says it: "20 s", or "5 ms" under a second. */
+  get deadline(): string {
+    return this.deadlineMs < 1000 ? `${this.deadlineMs} ms` : `${this.deadlineMs / 1000} s`;
+  }
 }
