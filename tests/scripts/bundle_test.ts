@@ -1,7 +1,11 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
-import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
+import {
+  OUTLINE_WORKER_FILE,
+  WASM_SUBDIR,
+  wasmFiles,
+} from "../../lib/backends/tree_sitter/wasm_files.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -62,8 +66,12 @@ Deno.test("the bundle carries the outline's wasm files and outlines from them, w
   for (const wasm of wasmFiles()) {
     assertEquals((await Deno.stat(`${out.path}/${WASM_SUBDIR}/${wasm}`)).isFile, true, wasm);
   }
-  // The runtime's JavaScript is in the core file, not in the entry that answers initialize.
+  // The runtime's JavaScript is in the worker's file only: neither the entry that answers
+  // initialize nor the core file (the main isolate) holds it.
   assertEquals((await Deno.readTextFile(file)).includes("tree-sitter"), false);
+  const runtimeMark = "ts_parser_new";
+  assertStringIncludes(await Deno.readTextFile(`${out.path}/${OUTLINE_WORKER_FILE}`), runtimeMark);
+  assertEquals((await Deno.readTextFile(`${out.path}/${CORE_FILE}`)).includes(runtimeMark), false);
   await using dir = await tempDir();
   await writeTree(dir.path, { "jobs.py": "class Jobs:\n    def start(self):\n        pass\n" });
   const outline = await runBundle(file, ["view", "jobs.py", "--outline"], dir.path);

@@ -118,6 +118,16 @@ Deno.test({
       // deno-lint-ignore no-explicit-any
       const text = (result.content as any[]).map((c) => c.text).join("\n");
       assertStringIncludes(text, "|alpha");
+      // An outline over MCP: the server starts the outline worker from the package's own file.
+      const outlined = await client.callTool({
+        name: "view",
+        arguments: { path: "jobs.rs", outline: true },
+      });
+      // deno-lint-ignore no-explicit-any
+      const rows = (outlined.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(outlined.isError === true, false, rows);
+      assertStringIncludes(rows, "jobs.rs: Rust, 3 lines, 2 declarations.");
+      assertStringIncludes(rows, " method Jobs.start 2 (&self)");
     } finally {
       await client.close();
     }
