@@ -9,7 +9,8 @@
 //
 // The outline's worker (lib/backends/tree_sitter/outline_worker.ts: tree-sitter's runtime) is a
 // third file, anchorfs_outline_worker.js, and its wasm files go into a tree-sitter/ folder beside
-// them: the core file starts the worker from the file beside it.
+// them: the core file starts the worker from the file beside it. The search workers (inline code,
+// which cannot resolve "re2js" in a bundle) import re2js from a fourth file, anchorfs_re2.js.
 //
 // Usage: deno run -A scripts/bundle.ts [--out FILE]
 
@@ -19,6 +20,7 @@ import {
   WASM_SUBDIR,
   wasmFiles,
 } from "../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../lib/backends/local/re2_module.ts";
 
 /** Defines the CommonJS globals ssh2's bundled code reads at load time. */
 export const PROLOGUE =
@@ -79,8 +81,8 @@ export async function copyWasm(dir: string): Promise<number> {
 }
 
 /**
- * Writes the entry `out`, CORE_FILE, the outline worker's file and the wasm files' folder in the
- * same directory.
+ * Writes the entry `out`, CORE_FILE, the outline worker's file, re2js's file and the wasm files'
+ * folder in the same directory.
  */
 export async function bundle(out: string): Promise<void> {
   const dir = out.slice(0, out.lastIndexOf("/") + 1);
@@ -100,6 +102,8 @@ export async function bundle(out: string): Promise<void> {
   );
   // The runtime is emscripten's CommonJS build, which reads __dirname like ssh2 does.
   await Deno.writeTextFile(`${dir}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
+  const re2 = await denoBundle("scripts/_re2_entry.ts", [], `${dir}${RE2_MODULE_FILE}.raw.js`);
+  await Deno.writeTextFile(`${dir}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
   await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
   await copyWasm(dir || "./");
 }

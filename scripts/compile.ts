@@ -12,6 +12,7 @@ import { type ParseArgsFailure, parseArgsMessage } from "../lib/core/usage_text.
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
 import { OUTLINE_WORKER_FILE, WASM_SUBDIR } from "../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../lib/backends/local/re2_module.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -153,10 +154,12 @@ async function compile(
       target,
       "--output",
       output,
-      // The outline's worker (a module no import names: the core file starts it by URL) and
-      // its wasm files, which the bundled runtime reads beside its own file.
+      // The outline's worker and re2js for the search workers (modules no import names: they
+      // are loaded by URL), and the wasm files the bundled runtime reads beside its own file.
       "--include",
       `${dir}${OUTLINE_WORKER_FILE}`,
+      "--include",
+      `${dir}${RE2_MODULE_FILE}`,
       "--include",
       `${dir}${WASM_SUBDIR}`,
       bundleFile,

@@ -6,6 +6,7 @@ import {
   WASM_SUBDIR,
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -79,4 +80,28 @@ Deno.test("the bundle carries the outline's wasm files and outlines from them, w
   assertStringIncludes(outline.stdout, "jobs.py: Python, 3 lines, 2 declarations.");
   assertStringIncludes(outline.stdout, " method Jobs.start 2-3 (self)");
   assertEquals(outline.stderr, "");
+});
+
+Deno.test("the bundle's search workers import re2js from its own file; without it they say so", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string> = {};
+  // More files than one scanner batch: the search runs on the worker threads.
+  for (let i = 0; i < 700; i++) files[`f${i}.txt`] = i === 7 ? "the NEEDLE 7\n" : `x ${i}\n`;
+  await writeTree(dir.path, files);
+  await using out = await tempDir();
+  const file = `${out.path}/anchorfs.js`;
+  await bundle(file);
+  // Case folding with a repeat: RE2's engine (re2js), with or without V8's linear engine.
+  const args = ["view", ".", "--content", "(?i)ne+dle \\d+", "--regex"];
+  const inWorkers = await runBundle(file, args, dir.path);
+  assertEquals(inWorkers.code, 0, inWorkers.stderr);
+  assertStringIncludes(inWorkers.stdout, "1 matching line in 1 file for regex /ne+dle \\d+/i");
+  assertStringIncludes(inWorkers.stdout, "|the NEEDLE 7");
+  assertEquals(inWorkers.stderr, "");
+  // Without the file the workers cannot match RE2 regexes: they say so, the main thread does.
+  await Deno.remove(`${out.path}/${RE2_MODULE_FILE}`);
+  const onMain = await runBundle(file, args, dir.path);
+  assertEquals(onMain.stdout, inWorkers.stdout);
+  assertStringIncludes(onMain.stderr, "anchorfs: a search worker could not import re2js (");
+  assertStringIncludes(onMain.stderr, "RE2 regexes are matched on the main thread\n");
 });

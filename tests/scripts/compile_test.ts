@@ -12,6 +12,7 @@ import {
   WASM_SUBDIR,
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 import { testNeeding } from "../_requires.ts";
 
 // The stand-in runtime is a symlink (Windows needs a privilege for those).
@@ -108,6 +109,7 @@ test({
     // The outline's worker, started by URL (no import names it), and its wasm files, read beside
     // the bundle at run time (deno lists the folder).
     assertStringIncludes(embedded, OUTLINE_WORKER_FILE);
+    assertStringIncludes(embedded, RE2_MODULE_FILE);
     assertStringIncludes(embedded, `${WASM_SUBDIR}/* (`);
     assertEquals(wasmFiles().length, 15);
     for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {

@@ -96,6 +96,20 @@ Deno.test({
     assertEquals(outline.code, 0, outline.stderr);
     assertStringIncludes(outline.stdout, " method Jobs.start 2 (&self)");
 
+    // An RE2 regex (case folding with a repeat) over more files than one scanner batch: matched
+    // on the search workers, which import the package's re2js file (else they say they cannot).
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 700; i++) many[`many/f${i}.txt`] = i === 7 ? "the NEEDLE 7\n" : `x ${i}\n`;
+    await writeTree(project, many);
+    const re2 = await run(
+      bin,
+      ["view", "many", "--content", "(?i)ne+dle \\d+", "--regex"],
+      project,
+    );
+    assertEquals(re2.code, 0, re2.stderr);
+    assertStringIncludes(re2.stdout, "|the NEEDLE 7");
+    assertEquals(re2.stderr, "");
+
     // A usage error's exit code comes through the launcher unchanged.
     const usage = await run(bin, ["no-such-command"], project);
     assertEquals(usage.code, 2);
