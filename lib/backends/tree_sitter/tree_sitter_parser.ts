@@ -1,8 +1,9 @@
 // The outline's parser as the main thread sees it: tree-sitter runs in a worker
 // (outline_worker.ts) started on the first outline and ended when idle, so its wasm memory (the
-// runtime's and each grammar's, which never shrinks) is returned to the system. Bounded: one
-// parse at a time, at most `maxGrammars` grammars resident (one more restarts the worker), a text
-// size cap and a wall deadline per parse (past it the worker is ended and the call told so).
+// runtime's and each grammar's, which never shrinks) goes back to the system; Deno keeps part of
+// an ended worker's JS heap, reused by the next one (denoland/deno#26058). Bounded: one parse at
+// a time, at most `maxGrammars` grammars resident (one more restarts the worker), a text size cap
+// and a wall deadline per parse (past it the worker is ended and the call told so).
 
 import { AnchorError } from "../../core/errors.ts";
 import type { Language } from "../../core/outline/languages.ts";
@@ -66,7 +67,10 @@ interface Pending {
 }
 
 function envNumber(name: string): number | undefined {
-  const value = Number(Deno.env.get(name) ?? "");
+  let value = NaN;
+  try {
+    value = Number(Deno.env.get(name) ?? "");
+  } catch { /* no --allow-env: the defaults hold */ }
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
@@ -185,22 +189,29 @@ export class TreeSitterParser implements SyntaxParser {
     this.#grammars = [...this.#grammars.filter((g) => g !== grammar), grammar];
     const id = this.#nextId++;
     const stop = new Int32Array(new SharedArrayBuffer(4));
-    const poll = pending.shouldStop
-      ? setInterval(() => {
-        if (pending.shouldStop!()) Atomics.store(stop, 0, 1);
-      }, STOP_POLL_MS)
-      : undefined;
+    // The running parse is told to stop through `stop`; a waiting one that stops leaves the queue.
+    const poll = setInterval(() => {
+      if (pending.shouldStop?.()) Atomics.store(stop, 0, 1);
+      this.#dropStopped();
+    }, STOP_POLL_MS);
     const deadline = setTimeout(() => this.#timedOut(id), this.deadlineMs);
     this.#running = {
       pending,
       id,
       done: () => {
-        if (poll !== undefined) clearInterval(poll);
+        clearInterval(poll);
         clearTimeout(deadline);
       },
     };
     const ask: OutlineAsk = { id, text: pending.text, language: pending.language.id, stop };
     worker.postMessage(ask);
+  }
+
+  #dropStopped(): void {
+    if (!this.#queue.some((p) => p.shouldStop?.())) return;
+    const stopped = this.#queue.filter((p) => p.shouldStop?.());
+    this.#queue = this.#queue.filter((p) => !stopped.includes(p));
+    for (const p of stopped) p.resolve(null);
   }
 
   #spawn(): Worker {

@@ -67,6 +67,20 @@ Deno.test("a stop asked while the worker parses ends that parse; the worker stay
   assertEquals(parser.stats.started, 1);
 });
 
+Deno.test("a parse waiting behind another leaves the queue as soon as it is stopped", async () => {
+  using parser = disposable(new TreeSitterParser());
+  const big = (await Deno.readTextFile(`${REPO_ROOT}/tests/fixtures/outline/sample.ts`)).repeat(
+    400,
+  );
+  let stop = false;
+  const order: string[] = [];
+  const running = parser.outline(big, TS).then(() => order.push("running"));
+  const waiting = parser.outline(small, TS, () => stop).then((r) => order.push(`waiting ${r}`));
+  stop = true;
+  await Promise.all([running, waiting]);
+  assertEquals(order, ["waiting null", "running"]);
+});
+
 Deno.test("a parse past the deadline ends its worker and rejects with ParseTimeout", async () => {
   // 1 ms: starting a worker and loading the runtime alone take longer.
   using parser = disposable(new TreeSitterParser({ deadlineMs: 1 }));
