@@ -87,7 +87,8 @@ if (values.child === "memory") {
       `resident: ${swaps} worker restarts), then a 1 MB TypeScript parse, worker idle after ` +
       `${idleMs / 1000} s. RSS: ${both(start)} before the first outline; peak ${both(tour)} ` +
       `during the tour, ${both(peak)} with the 1 MB parse; ${after.join("; ")}` +
-      (parser.running ? " (worker still running!)" : "") + ".",
+      (parser.running ? " (worker still running!)" : "") +
+      `. Main isolate heap at the end: ${mib(Deno.memoryUsage().heapTotal)}.`,
   );
   parser.close();
   Deno.exit(0);

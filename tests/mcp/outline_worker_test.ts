@@ -90,21 +90,24 @@ testNeeding("proc")(
     // The first outline loads the main side's outline code too: measured after its worker went.
     await server.call("view", { path: "sample.css", outline: true });
     const before = await idle(pid);
+    let peak = before;
     for (const name of Object.keys(samples).sort()) {
       const result = await server.call("view", { path: name, outline: true });
       assertEquals(result.isError, false, result.text);
+      peak = Math.max(peak, await usage(pid));
     }
-    const peak = await usage(pid);
-    // Every grammar loaded: well over a hundred MiB of wasm memory in the worker.
+    // Six grammars resident at a time (then a fresh worker): over a hundred MiB in the worker.
     assert(peak - before > 100, `RSS ${before} → ${peak} MiB`);
-    // Under load the worker's teardown can take seconds: asked again until back, 30 s at most.
+    // Back within 60 MiB (main's server stayed 140 MiB up): Deno keeps some of an ended worker's
+    // JS heap (denoland/deno#26058), the wasm memory goes. Under load the teardown can take
+    // seconds: asked again until back, 30 s at most.
     let after = await idle(pid);
-    for (let i = 0; i < 60 && after - before >= 25; i++) {
+    for (let i = 0; i < 60 && after - before >= 60; i++) {
       await new Promise((r) => setTimeout(r, 500));
       after = await usage(pid);
     }
     assert(
-      after - before < 25,
+      after - before < 60,
       `RSS ${before} → ${peak} → ${after} MiB: the worker's memory stayed`,
     );
   },
