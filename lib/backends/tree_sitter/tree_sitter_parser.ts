@@ -148,7 +148,10 @@ export class TreeSitterParser implements SyntaxParser {
     });
   }
 
-  /** Ends the worker (and fails nothing: waiting parses start a new one). */
+  /**
+   * Ends the worker; the running and waiting parses give null, as stopped ones do. A later
+   * outline starts a new worker.
+   */
   close(): void {
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
