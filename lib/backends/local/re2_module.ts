@@ -6,9 +6,14 @@
 /** re2js bundled on its own, written beside the bundle's core file (scripts/bundle.ts). */
 export const RE2_MODULE_FILE = "anchorfs_re2.js";
 
-/** The modules to try, in order: the file beside this code (in a bundle, the core file), the package. */
+/**
+ * The modules to try, in order: the file beside this code (in a bundle, the core file), the
+ * package. Only a local file is tried beside: run from a URL (JSR) there is no such file, and
+ * asking for it would cost a request per worker.
+ */
 export function re2ModuleSpecifiers(): string[] {
-  return [new URL(`./${RE2_MODULE_FILE}`, import.meta.url).href, "re2js"];
+  const beside = new URL(`./${RE2_MODULE_FILE}`, import.meta.url);
+  return [...(beside.protocol === "file:" ? [beside.href] : []), "re2js"];
 }
 
 /**
