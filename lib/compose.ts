@@ -125,5 +125,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.jobs.shutdown();
   await services.locations.local.close();
   await services.scanner?.close();
+  services.outliner?.close();
   await sshPools.get(services)?.close();
 }

@@ -7,12 +7,20 @@
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
 // reads `__dirname`/`__filename`, which ES modules lack, so the core file defines them first.
 //
-// The outline's wasm files (tree-sitter) go into a tree-sitter/ folder beside them.
+// The outline's worker (lib/backends/tree_sitter/outline_worker.ts: tree-sitter's runtime) is a
+// third file, anchorfs_outline_worker.js, and its wasm files go into a tree-sitter/ folder beside
+// them: the core file starts the worker from the file beside it. The search workers (inline code,
+// which cannot resolve "re2js" in a bundle) import re2js from a fourth file, anchorfs_re2.js.
 //
 // Usage: deno run -A scripts/bundle.ts [--out FILE]
 
 import { parseArgs } from "node:util";
-import { WASM_SUBDIR, wasmFiles } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
+import {
+  OUTLINE_WORKER_FILE,
+  WASM_SUBDIR,
+  wasmFiles,
+} from "../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../lib/backends/local/re2_module.ts";
 
 /** Defines the CommonJS globals ssh2's bundled code reads at load time. */
 export const PROLOGUE =
@@ -72,7 +80,10 @@ export async function copyWasm(dir: string): Promise<number> {
   return bytes;
 }
 
-/** Writes the entry `out`, CORE_FILE and the wasm files' folder in the same directory. */
+/**
+ * Writes the entry `out`, CORE_FILE, the outline worker's file, re2js's file and the wasm files'
+ * folder in the same directory.
+ */
 export async function bundle(out: string): Promise<void> {
   const dir = out.slice(0, out.lastIndexOf("/") + 1);
   const entry = await denoBundle("main.ts", ["--external=./lib/commands.ts"], `${out}.raw.js`);
@@ -84,6 +95,15 @@ export async function bundle(out: string): Promise<void> {
   }
   const core = await denoBundle("lib/commands.ts", [], `${dir}${CORE_FILE}.raw.js`);
   await Deno.writeTextFile(`${dir}${CORE_FILE}`, PROLOGUE + dropRelativeTypeImports(core));
+  const worker = await denoBundle(
+    "lib/backends/tree_sitter/outline_worker.ts",
+    [],
+    `${dir}${OUTLINE_WORKER_FILE}.raw.js`,
+  );
+  // The runtime is emscripten's CommonJS build, which reads __dirname like ssh2 does.
+  await Deno.writeTextFile(`${dir}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
+  const re2 = await denoBundle("scripts/_re2_entry.ts", [], `${dir}${RE2_MODULE_FILE}.raw.js`);
+  await Deno.writeTextFile(`${dir}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
   await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
   await copyWasm(dir || "./");
 }

@@ -11,7 +11,8 @@ import { parseArgs } from "node:util";
 import { type ParseArgsFailure, parseArgsMessage } from "../lib/core/usage_text.ts";
 import { VERSION } from "../lib/version.ts";
 import { bundle } from "./bundle.ts";
-import { WASM_SUBDIR } from "../lib/backends/tree_sitter/tree_sitter_parser.ts";
+import { OUTLINE_WORKER_FILE, WASM_SUBDIR } from "../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../lib/backends/local/re2_module.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -141,6 +142,7 @@ async function compile(
   output: string,
   runtime: RuntimeSource,
 ): Promise<boolean> {
+  const dir = bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1);
   const env: Record<string, string> = {};
   if (runtime.kind === "env") env.DENORT_BIN = runtime.path;
   const cmd = new Deno.Command(Deno.execPath(), {
@@ -152,9 +154,14 @@ async function compile(
       target,
       "--output",
       output,
-      // The outline's wasm files: the bundled runtime reads them beside its own file.
+      // The outline's worker and re2js for the search workers (modules no import names: they
+      // are loaded by URL), and the wasm files the bundled runtime reads beside its own file.
       "--include",
-      `${bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1)}${WASM_SUBDIR}`,
+      `${dir}${OUTLINE_WORKER_FILE}`,
+      "--include",
+      `${dir}${RE2_MODULE_FILE}`,
+      "--include",
+      `${dir}${WASM_SUBDIR}`,
       bundleFile,
     ],
     env,

@@ -1,6 +1,8 @@
 // Benchmark of the outline (view outline/symbol): parse time per MB for each language, the first
-// outline's latency in a fresh process (runtime and grammar loaded on demand), memory once every
-// grammar is loaded, and what the wasm files add to the bundle. Not a test: prints Markdown.
+// outline's latency in a fresh process (the worker started, runtime and grammar loaded on
+// demand), memory before the first outline, at its peak (a tour of every grammar, then a 1 MB
+// parse) and after the worker went idle, and what the wasm files add to the bundle. Not a test:
+// prints Markdown.
 //
 // Usage: deno run -A scripts/outline_bench.ts [--runs N]
 
@@ -48,21 +50,47 @@ async function megabyteOf(language: Language): Promise<string> {
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
+/** Resident memory (all of it, and the anonymous part: not the deno binary's own pages). */
+function usage(): { rss: number; anon: number } {
+  const status = Deno.readTextFileSync("/proc/self/status");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)![1]);
+  return { rss: field("VmRSS") * 1024, anon: field("RssAnon") * 1024 };
+}
+const both = (u: { rss: number; anon: number }) => `${mib(u.rss)} (anon ${mib(u.anon)})`;
+
 if (values.child === "memory") {
-  const start = Deno.memoryUsage().rss;
-  const parser = new TreeSitterParser();
+  // The server's defaults but a 1 s idle: the worker's end is then measured, not waited for.
+  const idleMs = 1_000;
+  const start = usage();
+  const parser = new TreeSitterParser({ idleMs });
   const ids = [...new Set(Object.values(LANGUAGES).map((l) => l.id))];
+  let peak = start;
+  const higher = (u: { rss: number; anon: number }) => (u.rss > peak.rss ? u : peak);
   for (const id of ids) {
     const language = LANGUAGES[id]!;
     await parser.outline(await Deno.readTextFile(`${root}/${sourceOf(language)}`), language);
+    peak = higher(usage());
   }
-  const loaded = Deno.memoryUsage().rss;
+  const tour = peak;
   await parser.outline(await megabyteOf(LANGUAGES.typescript!), LANGUAGES.typescript!);
+  peak = higher(usage());
+  const swaps = parser.stats.swapped;
+  const after: string[] = [];
+  let waited = 0;
+  for (const seconds of [2, 5, 12]) {
+    await new Promise((r) => setTimeout(r, (seconds - waited) * 1000));
+    waited = seconds;
+    after.push(`${seconds} s after the last parse: ${both(usage())}`);
+  }
   print(
-    `Fresh process: RSS ${mib(start)} at start, ${mib(loaded)} with all ${ids.length} grammars ` +
-      `loaded (+${mib(loaded - start)}), ${mib(Deno.memoryUsage().rss)} after a 1 MB ` +
-      "TypeScript parse.",
+    `Fresh process, ${ids.length} grammars outlined in turn (at most ${parser.maxGrammars} ` +
+      `resident: ${swaps} worker restarts), then a 1 MB TypeScript parse, worker idle after ` +
+      `${idleMs / 1000} s. RSS: ${both(start)} before the first outline; peak ${both(tour)} ` +
+      `during the tour, ${both(peak)} with the 1 MB parse; ${after.join("; ")}` +
+      (parser.running ? " (worker still running!)" : "") +
+      `. Main isolate heap at the end: ${mib(Deno.memoryUsage().heapTotal)}.`,
   );
+  parser.close();
   Deno.exit(0);
 }
 
@@ -77,6 +105,7 @@ if (values.child) {
   const t1 = performance.now();
   await parser.outline(text, language);
   print(JSON.stringify({ first, second: performance.now() - t1 }));
+  parser.close();
   Deno.exit(0);
 }
 
@@ -115,8 +144,10 @@ for (const id of ids) {
   );
 }
 
-// Memory, in a fresh process: every grammar loaded (each used once on its sample), then a 1 MB
-// TypeScript parse (wasm memory keeps its peak).
+parser.close();
+
+// Memory, in a fresh process: every grammar used once on its sample (the worker holds at most
+// maxGrammars at a time), a 1 MB TypeScript parse, then the worker's end after idle.
 const memory = await new Deno.Command(Deno.execPath(), {
   args: ["run", "-A", import.meta.filename!, "--child", "memory"],
   cwd: root,

@@ -104,6 +104,8 @@ export type ErrorCode =
   | "AMBIGUOUS_SYMBOL"
   /** An outline or symbol was asked of a file the outline has no grammar for. */
   | "NO_GRAMMAR"
+  /** Parsing a file for its outline ran past the parser's deadline and was stopped. */
+  | "PARSE_TIMEOUT"
   /** The edit would leave the file as it is; nothing was written. */
   | "NO_CHANGE"
   /** Two batch_edit operations touch the same lines. */

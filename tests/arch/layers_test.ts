@@ -114,7 +114,13 @@ Deno.test("only lib/backends/tree_sitter imports the tree-sitter runtime, and on
   ).map((f) => f.path);
   assertEquals(staticImports, []);
   const users = files.filter((f) => f.imports.includes(runtime)).map((f) => f.path);
-  assertEquals(users, ["lib/backends/tree_sitter/tree_sitter_parser.ts"]);
+  assertEquals(users, ["lib/backends/tree_sitter/tree_sitter_runtime.ts"]);
+  // The runtime's wasm memory lives in the outline worker, never in the main isolate: only the
+  // worker's entry imports the module that loads it.
+  const loader = "lib/backends/tree_sitter/tree_sitter_runtime.ts";
+  assertEquals(files.filter((f) => f.imports.includes(loader)).map((f) => f.path), [
+    "lib/backends/tree_sitter/outline_worker.ts",
+  ]);
 });
 
 Deno.test("backends import no adapter", () => {

@@ -1,7 +1,12 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
-import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
+import {
+  OUTLINE_WORKER_FILE,
+  WASM_SUBDIR,
+  wasmFiles,
+} from "../../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -62,8 +67,12 @@ Deno.test("the bundle carries the outline's wasm files and outlines from them, w
   for (const wasm of wasmFiles()) {
     assertEquals((await Deno.stat(`${out.path}/${WASM_SUBDIR}/${wasm}`)).isFile, true, wasm);
   }
-  // The runtime's JavaScript is in the core file, not in the entry that answers initialize.
+  // The runtime's JavaScript is in the worker's file only: neither the entry that answers
+  // initialize nor the core file (the main isolate) holds it.
   assertEquals((await Deno.readTextFile(file)).includes("tree-sitter"), false);
+  const runtimeMark = "ts_parser_new";
+  assertStringIncludes(await Deno.readTextFile(`${out.path}/${OUTLINE_WORKER_FILE}`), runtimeMark);
+  assertEquals((await Deno.readTextFile(`${out.path}/${CORE_FILE}`)).includes(runtimeMark), false);
   await using dir = await tempDir();
   await writeTree(dir.path, { "jobs.py": "class Jobs:\n    def start(self):\n        pass\n" });
   const outline = await runBundle(file, ["view", "jobs.py", "--outline"], dir.path);
@@ -71,4 +80,28 @@ Deno.test("the bundle carries the outline's wasm files and outlines from them, w
   assertStringIncludes(outline.stdout, "jobs.py: Python, 3 lines, 2 declarations.");
   assertStringIncludes(outline.stdout, " method Jobs.start 2-3 (self)");
   assertEquals(outline.stderr, "");
+});
+
+Deno.test("the bundle's search workers import re2js from its own file; without it they say so", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string> = {};
+  // More files than one scanner batch: the search runs on the worker threads.
+  for (let i = 0; i < 700; i++) files[`f${i}.txt`] = i === 7 ? "the NEEDLE 7\n" : `x ${i}\n`;
+  await writeTree(dir.path, files);
+  await using out = await tempDir();
+  const file = `${out.path}/anchorfs.js`;
+  await bundle(file);
+  // Case folding with a repeat: RE2's engine (re2js), with or without V8's linear engine.
+  const args = ["view", ".", "--content", "(?i)ne+dle \\d+", "--regex"];
+  const inWorkers = await runBundle(file, args, dir.path);
+  assertEquals(inWorkers.code, 0, inWorkers.stderr);
+  assertStringIncludes(inWorkers.stdout, "1 matching line in 1 file for regex /ne+dle \\d+/i");
+  assertStringIncludes(inWorkers.stdout, "|the NEEDLE 7");
+  assertEquals(inWorkers.stderr, "");
+  // Without the file the workers cannot match RE2 regexes: they say so, the main thread does.
+  await Deno.remove(`${out.path}/${RE2_MODULE_FILE}`);
+  const onMain = await runBundle(file, args, dir.path);
+  assertEquals(onMain.stdout, inWorkers.stdout);
+  assertStringIncludes(onMain.stderr, "anchorfs: a search worker could not import re2js (");
+  assertStringIncludes(onMain.stderr, "RE2 regexes are matched on the main thread\n");
 });

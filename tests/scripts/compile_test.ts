@@ -7,7 +7,12 @@ import {
   TARGETS,
 } from "../../scripts/compile.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
-import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
+import {
+  OUTLINE_WORKER_FILE,
+  WASM_SUBDIR,
+  wasmFiles,
+} from "../../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 import { testNeeding } from "../_requires.ts";
 
 // The stand-in runtime is a symlink (Windows needs a privilege for those).
@@ -101,7 +106,10 @@ test({
     assertStringIncludes(embedded, "anchorfs.js");
     // The entry's import("./anchorfs_core.js") is followed: the core file is embedded too.
     assertStringIncludes(embedded, "anchorfs_core.js");
-    // The outline's wasm files, read beside the bundle at run time (deno lists the folder).
+    // The outline's worker, started by URL (no import names it), and its wasm files, read beside
+    // the bundle at run time (deno lists the folder).
+    assertStringIncludes(embedded, OUTLINE_WORKER_FILE);
+    assertStringIncludes(embedded, RE2_MODULE_FILE);
     assertStringIncludes(embedded, `${WASM_SUBDIR}/* (`);
     assertEquals(wasmFiles().length, 15);
     for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {

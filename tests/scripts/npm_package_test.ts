@@ -96,6 +96,20 @@ Deno.test({
     assertEquals(outline.code, 0, outline.stderr);
     assertStringIncludes(outline.stdout, " method Jobs.start 2 (&self)");
 
+    // An RE2 regex (case folding with a repeat) over more files than one scanner batch: matched
+    // on the search workers, which import the package's re2js file (else they say they cannot).
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 700; i++) many[`many/f${i}.txt`] = i === 7 ? "the NEEDLE 7\n" : `x ${i}\n`;
+    await writeTree(project, many);
+    const re2 = await run(
+      bin,
+      ["view", "many", "--content", "(?i)ne+dle \\d+", "--regex"],
+      project,
+    );
+    assertEquals(re2.code, 0, re2.stderr);
+    assertStringIncludes(re2.stdout, "|the NEEDLE 7");
+    assertEquals(re2.stderr, "");
+
     // A usage error's exit code comes through the launcher unchanged.
     const usage = await run(bin, ["no-such-command"], project);
     assertEquals(usage.code, 2);
@@ -118,6 +132,16 @@ Deno.test({
       // deno-lint-ignore no-explicit-any
       const text = (result.content as any[]).map((c) => c.text).join("\n");
       assertStringIncludes(text, "|alpha");
+      // An outline over MCP: the server starts the outline worker from the package's own file.
+      const outlined = await client.callTool({
+        name: "view",
+        arguments: { path: "jobs.rs", outline: true },
+      });
+      // deno-lint-ignore no-explicit-any
+      const rows = (outlined.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(outlined.isError === true, false, rows);
+      assertStringIncludes(rows, "jobs.rs: Rust, 3 lines, 2 declarations.");
+      assertStringIncludes(rows, " method Jobs.start 2 (&self)");
     } finally {
       await client.close();
     }

@@ -30,6 +30,7 @@ import {
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
 import { beneathLibc } from "./beneath.ts";
+import { re2LoaderSource } from "./re2_module.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
@@ -39,6 +40,7 @@ ${
   [...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch, matchHeld].join("\n")
 }
 ${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs].join("\n")}
+${re2LoaderSource()}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
 let head = new Uint8Array(0);
 // A confined server's files are opened beneath the allowed directories' descriptors (sent with
@@ -69,14 +71,14 @@ function summarize({ sid, claim, paths, headBytes, confine }) {
 }
 const built = new Map();
 // The matchers, built once per search; null when they cannot be built here (re2js not
-// importable, as in a bundle): the byte prefilter alone decides, and the main thread matches.
+// importable: re2_module.ts): the byte prefilter alone decides, and the main thread matches.
 async function matchersFor(spec) {
   const key = JSON.stringify(spec);
   if (!built.has(key)) {
     if (built.size >= 16) built.clear();
     let re2 = null;
     if (spec.line?.engine === "re2" || spec.probe?.engine === "re2") {
-      re2 = await import("re2js").then((m) => m.RE2JS, () => null);
+      re2 = await loadRe2();
     }
     let m = null;
     try {

@@ -31,6 +31,7 @@ import type { Session } from "../session.ts";
 import { readTextBody } from "../text_io.ts";
 import { displayPath } from "../view_args.ts";
 import { type FileOutline, type Outliner, PARSE_MAX_BYTES } from "./outliner.ts";
+import { ParseTimeout } from "./syntax_parser.ts";
 
 export interface OutlineRequest {
   /** A declaration's name: its lines (or, with `outline`, its members' outline). */
@@ -79,7 +80,9 @@ export async function outlineFile(
     source,
     language,
     () => (budget?.stopped() ?? null) !== null,
-  );
+  ).catch((e) => {
+    throw e instanceof ParseTimeout ? timedOut(shown, e) : e;
+  });
   if (!outline) throw stopped(budget!, shown);
   const { lines } = splitLines(source);
   if (request.symbol === undefined) {
@@ -183,7 +186,9 @@ export async function symbolLines(
   if (file.text.length > PARSE_MAX_BYTES) {
     tooLarge(file.shown, file.text.length, { outline: false, symbol });
   }
-  const outline = (await outliner.outline(file.text, language!))!;
+  const outline = (await outliner.outline(file.text, language!).catch((e) => {
+    throw e instanceof ParseTimeout ? timedOut(file.shown, e) : e;
+  }))!;
   const decl = resolveSymbol(file.shown, outline, symbol, calls);
   return { start: decl.docStart, end: decl.end };
 }
@@ -228,6 +233,19 @@ function tooLarge(shown: string, size: number, request: OutlineRequest): FileOut
     throw new AnchorError({ code: "FILE_TOO_LARGE", message, hint });
   }
   return { kind: "text", text: joinGuide(message, " ", hint) };
+}
+
+/** The parser's own deadline passed (a file it cannot get through): search it instead. */
+function timedOut(shown: string, e: ParseTimeout): AnchorError {
+  return new AnchorError({
+    code: "PARSE_TIMEOUT",
+    message: `Parsing ${shown} for its outline took longer than ${e.deadline}; the parse was ` +
+      "stopped (the file itself is unchanged).",
+    hint: guide`Repeating the call would stop the same way. Find its definitions with a search: ${
+      step("view", { path: shown, content: DEFINITIONS_REGEX, regex: true })
+    }, or read a range: ${step("view", { path: shown, start: 1, end: 200 })}.`,
+    fault: "environment",
+  });
 }
 
 function stopped(budget: Budget, shown: string): AnchorError {

@@ -1,5 +1,6 @@
 // The process-wide outline service: a parser behind a bounded cache keyed by the text's content
-// hash (a file viewed again, or a symbol looked up after its outline, is not parsed again), and
+// hash (a file viewed again, or a symbol looked up after its outline, is not parsed again; the
+// cache is held here, on the main thread, and bounded by the bytes its outlines take), and
 // the second parse for files that do not parse: the broken lines are blanked and the rest read
 // again, so one unclosed bracket does not hide every declaration after it.
 
@@ -15,6 +16,9 @@ import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
  * about a second here. Every hand-written source file fits; generated bundles do not.
  */
 export const PARSE_MAX_BYTES = 1024 * 1024;
+/** Outlines cached at most, and the bytes they may take together (estimated, see outlineBytes). */
+const CACHE_ENTRIES = 256;
+export const CACHE_MAX_BYTES = 8 * 1024 * 1024;
 /** Broken regions blanked and parsed again per file, at most. */
 const RECOVERY_PARSES = 3;
 
@@ -29,13 +33,20 @@ const hex = (bytes: ArrayBuffer) =>
   [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 export class Outliner {
-  readonly #cache = new OutlineCache<FileOutline>();
+  readonly #cache: OutlineCache<FileOutline>;
 
-  constructor(readonly parser: SyntaxParser) {}
+  constructor(readonly parser: SyntaxParser, cacheBytes = CACHE_MAX_BYTES) {
+    this.#cache = new OutlineCache<FileOutline>(CACHE_ENTRIES, cacheBytes);
+  }
 
-  /** Entries and declarations the cache holds (for tests and benchmarks). */
-  get cached(): { entries: number; declarations: number } {
-    return { entries: this.#cache.size, declarations: this.#cache.weight };
+  /** Entries the cache holds and their estimated bytes (for tests and benchmarks). */
+  get cached(): { entries: number; bytes: number } {
+    return { entries: this.#cache.size, bytes: this.#cache.weight };
+  }
+
+  /** Ends what the parser holds (its worker); the cache stays. */
+  close(): void {
+    this.parser.close?.();
   }
 
   /** The outline of `text` as `language`; null when `shouldStop` stopped the parse. */
@@ -50,8 +61,7 @@ export class Outliner {
     if (hit) return hit;
     const outline = await this.#parse(text, language, shouldStop);
     if (outline) {
-      const weight = [...allDeclarations(outline.declarations)].length + 1;
-      this.#cache.set(key, outline, weight);
+      this.#cache.set(key, outline, outlineBytes(outline));
     }
     return outline;
   }
@@ -84,6 +94,18 @@ export class Outliner {
       unparsed: mergeRanges([...blanked, ...parsed.errors]),
     };
   }
+}
+
+/**
+ * About what an outline takes in memory: its strings (two bytes a character) and a fixed cost
+ * per object. An estimate, for the cache's bound, not an accounting.
+ */
+export function outlineBytes(outline: FileOutline): number {
+  let bytes = 64 + 32 * outline.unparsed.length;
+  for (const d of allDeclarations(outline.declarations)) {
+    bytes += 96 + 2 * (d.kind.length + d.name.length + d.qualified.length + d.signature.length);
+  }
+  return bytes;
 }
 
 const errorLines = (p: ParsedOutline) => p.errors.reduce((n, r) => n + r.end - r.start + 1, 0);

@@ -22,6 +22,7 @@ import type { Session } from "../session.ts";
 import { displayPath } from "../view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "../walk.ts";
 import type { Outliner } from "./outliner.ts";
+import { ParseTimeout } from "./syntax_parser.ts";
 import type { StopReason } from "../budget.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
@@ -163,7 +164,13 @@ async function mapRow(
   if (decoded.kind === "binary") return `${path}: binary`;
   const text = decoded.body.text;
   const language = languageFor(root.backend.paths.baseName(item.path))!;
-  const outline = await outliner.outline(text, language, () => options.budget?.stopped() != null);
+  let outline;
+  try {
+    outline = await outliner.outline(text, language, () => options.budget?.stopped() != null);
+  } catch (e) {
+    if (!(e instanceof ParseTimeout)) throw e;
+    return `${path}: took over ${e.deadline} to parse, not mapped (search it instead)`;
+  }
   if (!outline) return null;
   const lines = text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   return mapEntry({

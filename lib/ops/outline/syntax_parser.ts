@@ -17,11 +17,28 @@ export interface SyntaxParser {
   /**
    * Parses `text` as `language` and reads its declarations. `shouldStop` is asked while parsing
    * (a cancelled call or a deadline): when it says yes the parse is dropped and this gives null.
-   * Throws when the grammar cannot be loaded (a broken install: the ops say so).
+   * Throws when the grammar cannot be loaded (a broken install: the ops say so), and
+   * ParseTimeout when the parse ran past the parser's own wall deadline.
    */
   outline(
     text: string,
     language: Language,
     shouldStop?: () => boolean,
   ): Promise<ParsedOutline | null>;
+
+  /** Releases what the parser holds (its worker); a later outline starts again. */
+  close?(): void;
+}
+
+/** A parse that ran past the parser's wall deadline (a pathological file): it was abandoned. */
+export class ParseTimeout extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`the parse ran past its ${deadlineMs} ms deadline and was stopped`);
+    this.name = "ParseTimeout";
+  }
+
+  /** The deadline as a sentence says it: "20 s", or "5 ms" under a second. */
+  get deadline(): string {
+    return this.deadlineMs < 1000 ? `${this.deadlineMs} ms` : `${this.deadlineMs / 1000} s`;
+  }
 }
