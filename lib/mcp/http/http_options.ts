@@ -2,6 +2,13 @@
 // HttpOptions (bind address, loopback rule, allowed names, limits). No I/O.
 
 import { AnchorError } from "../../core/errors.ts";
+import {
+  CONNECTION_FLAG_SPEC,
+  CONNECTION_USAGE,
+  type ConnectionFlagValues,
+  parseConnectionFlags,
+} from "./connection_options.ts";
+import type { ConnectionLimits } from "./listener.ts";
 
 export const HTTP_FLAG_SPEC = {
   http: { type: "string" },
@@ -11,6 +18,7 @@ export const HTTP_FLAG_SPEC = {
   "idle-timeout": { type: "string" },
   "max-sessions": { type: "string" },
   "max-body-bytes": { type: "string" },
+  ...CONNECTION_FLAG_SPEC,
 } as const;
 
 export const HTTP_USAGE = `
@@ -24,7 +32,7 @@ HTTP (Streamable HTTP at /mcp instead of stdio):
                                name a reverse proxy serves); repeatable. Others get 403.
   --idle-timeout SECONDS       End a session after this long without requests (default 1800).
   --max-sessions N             Concurrent sessions (default 64).
-  --max-body-bytes N           Largest request body (default 4194304).`;
+  --max-body-bytes N           Largest request body (default 4194304).${CONNECTION_USAGE}`;
 
 export interface HttpOptions {
   hostname: string;
@@ -37,9 +45,11 @@ export interface HttpOptions {
   idleTimeoutMs: number;
   maxSessions: number;
   maxBodyBytes: number;
+  /** Timeouts and the connection cap of the listener (listener.ts). */
+  connections: ConnectionLimits;
 }
 
-export interface HttpFlagValues {
+export interface HttpFlagValues extends ConnectionFlagValues {
   http?: string | undefined;
   "http-public"?: boolean | undefined;
   "token-file"?: string | undefined;
@@ -111,6 +121,7 @@ export function parseHttpFlags(values: HttpFlagValues): HttpOptions | undefined 
     maxBodyBytes: Math.floor(
       positive("--max-body-bytes", values["max-body-bytes"], 4 * 1024 * 1024, "bytes"),
     ),
+    connections: parseConnectionFlags(values),
   };
 }
 

@@ -24,6 +24,14 @@ import { SessionEventStore } from "./event_store.ts";
 import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
 import { TokenChecker } from "./tokens.ts";
+import { connectionGuardsAvailable, type ConnectionLimits, listen } from "./listener.ts";
+import {
+  connectionCap,
+  connectionsLine,
+  FD_LIMIT_TARGET,
+  NO_CONNECTION_GUARDS,
+} from "./connection_options.ts";
+import { raiseFdLimit } from "../../backends/local/fd_limit.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -354,11 +362,11 @@ export async function serveHttp(
 ): Promise<void> {
   const mcp = new HttpMcpServer(params);
   const { hostname, port, isPublic, allowedHosts } = params.http;
-  const stop = new AbortController();
-  const server = Deno.serve({
+  const limits = sizeConnections(params.http.connections);
+  const server = listen({
     hostname,
     port,
-    signal: stop.signal,
+    limits,
     onListen: (addr) => {
       const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
       logLine(`anchorfs: serving MCP over HTTP at http://${host}:${addr.port}${MCP_PATH}`);
@@ -380,13 +388,27 @@ export async function serveHttp(
   Deno.addSignalListener("SIGTERM", finish);
   Deno.addSignalListener("SIGINT", finish);
   signal?.addEventListener("abort", finish, { once: true });
-  server.finished.then(finish);
+  server.finished.then(finish, finish);
   await ended;
   Deno.removeSignalListener("SIGTERM", finish);
   Deno.removeSignalListener("SIGINT", finish);
   logLine("anchorfs: shutting down: ending sessions and their jobs");
   // Sessions first: their open GET streams would otherwise hold the server's shutdown forever.
   await mcp.close();
-  stop.abort();
-  await Promise.race([server.finished, new Promise((r) => setTimeout(r, 5000))]);
+  await server.close(5000);
+}
+
+/**
+ * The connection limits in force: the soft open-file limit raised first (where allowed), then the
+ * cap sized below it; one start-up line says what holds.
+ */
+function sizeConnections(asked: ConnectionLimits): ConnectionLimits {
+  if (!connectionGuardsAvailable()) {
+    logLine(`anchorfs: http: ${NO_CONNECTION_GUARDS}`);
+    return asked;
+  }
+  const fd = raiseFdLimit(FD_LIMIT_TARGET);
+  const limits = { ...asked, maxConnections: connectionCap(asked.maxConnections, fd.soft) };
+  logLine(`anchorfs: http: ${connectionsLine(limits, asked.maxConnections, fd)}`);
+  return limits;
 }

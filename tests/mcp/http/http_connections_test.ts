@@ -1,0 +1,155 @@
+// The HTTP server's connection layer against hostile connections, through the real server: a
+// flood of half-sent requests under a low open-file limit, connections past the cap, bodies that
+// stall, and what the operator's log shows. Each test names the flag whose small value lets it
+// finish quickly; nothing here measures time (scripts/reliability_bench.ts does).
+
+import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
+import { tempDir, writeTree } from "../../_harness.ts";
+import { startHttpServer, TOKEN_A } from "./_http_harness.ts";
+import {
+  eventually,
+  jobIdOf,
+  livePidsMatching,
+  processAlive,
+  uniqueMarker,
+} from "../_jobs_helpers.ts";
+import { testNeeding } from "../../_requires.ts";
+
+const test = testNeeding("bash", "proc", "signals");
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Opens a connection to the server of `url` and sends `text` (a request cut short, usually). */
+async function openWith(url: string, text: string): Promise<Deno.Conn> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    await conn.write(encoder.encode(text));
+  } catch (e) {
+    conn.close();
+    throw e;
+  }
+  return conn;
+}
+
+/**
+ * Reads until the server ends the connection: what it sent, and how it ended. A bound of 60 s
+ * turns a server that never closes into a failure instead of a hung test ("open").
+ */
+async function untilClosed(conn: Deno.Conn): Promise<{ text: string; end: "closed" | "open" }> {
+  let text = "";
+  const buf = new Uint8Array(16384);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<"open">((r) => (timer = setTimeout(() => r("open"), 60_000)));
+  try {
+    while (true) {
+      const n = await Promise.race([conn.read(buf).catch(() => null), bound]);
+      if (n === "open") return { text, end: "open" };
+      if (n === null) return { text, end: "closed" };
+      text += decoder.decode(buf.subarray(0, n));
+    }
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  }
+}
+
+const HALF_REQUEST = "POST /mcp HTTP/1.1\r\nHost: 127";
+
+test("http: 1,000 half-sent requests under ulimit -n 256 do not kill the server: it closes them after --header-timeout, keeps its job, and serves a new client", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "alpha\n" });
+  await using server = await startHttpServer({
+    args: ["--path", dir.path, "--foreground-window", "0.2", "--header-timeout", "2"],
+    fdLimit: 256,
+  });
+  const agent = await server.connect("v1");
+  const marker = uniqueMarker();
+  const id = jobIdOf((await agent.call("shell", { command: `sleep ${marker} & wait` })).raw);
+  assert(await eventually(() => livePidsMatching(marker).length >= 1));
+
+  const flood: Deno.Conn[] = [];
+  for (let i = 0; i < 1000; i++) {
+    // A refused connection may be closed before its half request is even written.
+    const conn = await openWith(server.url, HALF_REQUEST).catch(() => undefined);
+    if (conn) flood.push(conn);
+    else assert(processAlive(server.pid), `the server died:\n${server.stderr()}`);
+  }
+  const ends = await Promise.all(flood.map(untilClosed));
+  // Each one was either refused at the cap (a 503 that names the flag) or held and then closed
+  // for not finishing its headers; none is left open.
+  assertEquals(ends.filter((e) => e.end === "open").length, 0);
+  const refused = ends.filter((e) => e.text.startsWith("HTTP/1.1 503"));
+  assert(refused.length > 0, "no connection was refused at the cap");
+  assertStringIncludes(refused[0]!.text, "--max-connections");
+  assert(ends.some((e) => e.text === ""), "no connection was held until the header timeout");
+
+  assert(processAlive(server.pid), `the server died:\n${server.stderr()}`);
+  const fresh = await server.connect("v2");
+  assertStringIncludes((await fresh.call("view", { path: "a.txt" })).text, "alpha");
+  const list = await agent.call("jobs", { action: "list" });
+  assertStringIncludes(list.text, id);
+  assert(livePidsMatching(marker).length >= 1, "the job's process is gone");
+  assert(!server.stderr().includes("Uncaught"), server.stderr());
+  assertStringIncludes(server.stderr(), "open-file limit 256");
+});
+
+test("http: a connection past --max-connections gets a 503 that names the flag", async () => {
+  await using server = await startHttpServer({ args: ["--max-connections", "2"] });
+  const held = [await openWith(server.url, HALF_REQUEST), await openWith(server.url, HALF_REQUEST)];
+  // The server has accepted both once it answers a third connection with 503.
+  let third;
+  for (let i = 0; i < 50; i++) {
+    third = await untilClosed(await openWith(server.url, HALF_REQUEST));
+    if (third.text.startsWith("HTTP/1.1 503")) break;
+  }
+  assertStringIncludes(third!.text, "HTTP/1.1 503");
+  assertStringIncludes(third!.text, "--max-connections");
+  for (const conn of held) conn.close();
+  // The slots free up as the held connections close: a real request is served again.
+  assert(
+    await eventuallyAsync(async () => {
+      const r = await fetch(server.url, { method: "POST" });
+      await r.body?.cancel();
+      return r.status === 401;
+    }),
+  );
+});
+
+test("http: a request body that stalls is cut after --body-timeout, and the server goes on", async () => {
+  await using server = await startHttpServer({ args: ["--body-timeout", "1"] });
+  const conn = await openWith(
+    server.url,
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+      `Accept: application/json, text/event-stream\r\nAuthorization: Bearer ${TOKEN_A}\r\n` +
+      'Content-Length: 1000\r\n\r\n{"jsonrpc":',
+  );
+  const end = await untilClosed(conn);
+  assertEquals(end.end, "closed");
+  const client = await server.connect("v1");
+  assertEquals((await client.call("workdir", {})).isError, false);
+});
+
+test("http: a session leaves no runtime warning (Deno.serve's legacy request.signal) on stderr", async () => {
+  await using dir = await tempDir();
+  await writeTree(dir.path, { "a.txt": "alpha\n" });
+  await using server = await startHttpServer({ args: ["--path", dir.path] });
+  for (const kind of ["v1", "v2"] as const) {
+    const c = await server.connect(kind);
+    assertStringIncludes((await c.call("view", { path: "a.txt" })).text, "alpha");
+    await c.close();
+  }
+  assertEquals(await server.stop(), 0);
+  assert(!/legacy behavior|request\.signal|Deno\.serve/.test(server.stderr()), server.stderr());
+});
+
+async function eventuallyAsync(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await check().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
