@@ -119,10 +119,14 @@ Deno.test("the early initialize leaves anything unusual to the SDK", () => {
 });
 
 Deno.test("scanOpeningFlags reads only plain flags; --allow, --roots, --http, help and oddities go to the full parser", () => {
-  assertEquals(scanOpeningFlags([]), { shell: true, maxMessageBytes: 4 * 1024 * 1024 });
+  assertEquals(scanOpeningFlags([]), {
+    shell: true,
+    maxMessageBytes: 4 * 1024 * 1024,
+    needsCheck: false,
+  });
   assertEquals(
     scanOpeningFlags(["--path", "/tmp", "--no-shell", "--max-message-bytes=1M", "--deadline", "5"]),
-    { shell: false, maxMessageBytes: 1024 * 1024 },
+    { shell: false, maxMessageBytes: 1024 * 1024, path: "/tmp", needsCheck: true },
   );
   for (
     const args of [
