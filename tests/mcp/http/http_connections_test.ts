@@ -153,3 +153,23 @@ async function eventuallyAsync(check: () => Promise<boolean>, tries = 100): Prom
   }
   return false;
 }
+
+test("http: tools/call before initialize is refused with 400, naming initialize (issue 29.10)", async () => {
+  await using server = await startHttpServer();
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${TOKEN_A}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "workdir", arguments: {} },
+    }),
+  });
+  assertEquals(response.status, 400);
+  assertStringIncludes((await response.json()).error.message, "a session starts with initialize");
+});
