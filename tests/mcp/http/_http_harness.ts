@@ -39,6 +39,8 @@ export async function startHttpServer(
     tokens?: string[];
     /** Runs the server under `ulimit -n` of this many open files (soft and hard). */
     fdLimit?: number;
+    /** The main.ts to run (default: this checkout's), e.g. another checkout for a benchmark. */
+    main?: string;
   } = {},
 ): Promise<HttpServer> {
   const state = await Deno.makeTempDir({ prefix: "anchorfs-http-state-" });
@@ -49,7 +51,7 @@ export async function startHttpServer(
     "run",
     "-A",
     "--quiet",
-    MAIN_TS,
+    options.main ?? MAIN_TS,
     "mcp",
     "--http",
     "127.0.0.1:0",
