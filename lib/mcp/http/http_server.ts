@@ -32,6 +32,7 @@ import {
   NO_CONNECTION_GUARDS,
 } from "./connection_options.ts";
 import { raiseFdLimit } from "../../backends/local/fd_limit.ts";
+import { serveWithBigIds } from "./big_ids.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -382,7 +383,7 @@ export async function serveHttp(
       logError("http", e);
       return refuse(500, "Internal error in anchorfs; see its stderr.", {}, -32603);
     },
-  }, mcp.fetch);
+  }, (request) => serveWithBigIds(request, mcp.fetch, params.http.maxBodyBytes));
   let finish = () => {};
   const ended = new Promise<void>((resolve) => (finish = () => resolve()));
   Deno.addSignalListener("SIGTERM", finish);

@@ -1,7 +1,8 @@
-// The HTTP server's connection layer against hostile connections, through the real server: a
+// The HTTP server's connection layer and request plumbing, through the real server: a
 // flood of half-sent requests under a low open-file limit, connections past the cap, bodies that
-// stall, and what the operator's log shows. Each test names the flag whose small value lets it
-// finish quickly; nothing here measures time (scripts/reliability_bench.ts does).
+// stall, what the operator's log shows, and JSON-RPC ids and order as HTTP carries them. Each test
+// names the flag whose small value lets it finish quickly; nothing here measures time
+// (scripts/fd_flood_bench.ts does).
 
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
@@ -172,4 +173,46 @@ test("http: tools/call before initialize is refused with 400, naming initialize 
   });
   assertEquals(response.status, 400);
   assertStringIncludes((await response.json()).error.message, "a session starts with initialize");
+});
+
+test("http: integer ids past 2^53 come back digit for digit, in results and in errors (issue 29.10)", async () => {
+  await using server = await startHttpServer();
+  const headers = {
+    Authorization: `Bearer ${TOKEN_A}`,
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+  };
+  const init = await fetch(server.url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }),
+  });
+  await init.body?.cancel();
+  const session = {
+    ...headers,
+    "Mcp-Session-Id": init.headers.get("mcp-session-id")!,
+    "Mcp-Protocol-Version": "2025-11-25",
+  };
+  // Written as text: JSON.stringify of a JavaScript number could not even send these ids.
+  for (
+    const [id, method] of [["9007199254740993", "ping"], ["-9007199254740993", "no/such"]]
+  ) {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: session,
+      body: `{"jsonrpc":"2.0","id":${id},"method":"${method}"}`,
+    });
+    const text = await response.text();
+    assert(new RegExp(`"id":${id}[,}]`).test(text), text);
+    assert(!text.includes("anchorfs-integer-id"), text);
+  }
 });
