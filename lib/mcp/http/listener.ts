@@ -106,16 +106,103 @@ const BUSY_RESPONSE = new TextEncoder().encode(
 export function listen(params: ListenParams, handler: Handler): Listening {
   const serveOn = serveOnConnection();
   if (!serveOn) return listenWithDenoServe(params, handler);
-  const { limits } = params;
-  const listener = Deno.listen({ hostname: params.hostname, port: params.port });
-  const addr = listener.addr as Deno.NetAddr;
-  const counts: ConnectionCounts = { open: 0, refused: 0, timedOut: 0, fdPauses: 0 };
-  const live = new Set<{ cut(): void; served: ServedConnection }>();
-  let closing = false;
-  let wake = () => {};
+  return new Acceptor(params, handler, serveOn).start();
+}
 
-  const serveConnection = (conn: Deno.Conn) => {
-    counts.open++;
+interface LiveConnection {
+  cut(): void;
+  served: ServedConnection;
+}
+
+/** The accept loop, the connections it serves, and their clocks. */
+class Acceptor {
+  private readonly listener: Deno.Listener;
+  private readonly counts: ConnectionCounts = { open: 0, refused: 0, timedOut: 0, fdPauses: 0 };
+  private readonly live = new Set<LiveConnection>();
+  private closing = false;
+  private wake = () => {};
+
+  constructor(
+    private readonly params: ListenParams,
+    private readonly handler: Handler,
+    private readonly serveOn: ServeOnConnection,
+  ) {
+    this.listener = Deno.listen({ hostname: params.hostname, port: params.port });
+  }
+
+  start(): Listening {
+    const addr = this.listener.addr as Deno.NetAddr;
+    this.params.onListen(addr);
+    const finished = this.acceptLoop();
+    return {
+      addr,
+      counts: this.counts,
+      finished,
+      close: async (graceMs) => {
+        this.closing = true;
+        this.wake();
+        try {
+          this.listener.close();
+        } catch { /* closed already */ }
+        await finished;
+        await this.closeConnections(graceMs);
+      },
+    };
+  }
+
+  private async acceptLoop(): Promise<void> {
+    let pauseMs = 10;
+    while (!this.closing) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.listener.accept();
+        pauseMs = 10;
+      } catch (e) {
+        if (this.closing || e instanceof Deno.errors.BadResource) return;
+        this.reportAcceptFailure(e);
+        // The pending connections wait in the kernel's queue; as timed-out ones close,
+        // descriptors free up and accepting resumes.
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, pauseMs);
+          this.wake = () => (clearTimeout(t), resolve());
+        });
+        pauseMs = Math.min(pauseMs * 2, 1000);
+        continue;
+      }
+      if (this.counts.open >= this.params.limits.maxConnections) this.refuse(conn);
+      else this.serve(conn);
+    }
+  }
+
+  private reportAcceptFailure(e: unknown): void {
+    if (!isFdExhaustion(e)) {
+      logLine(`anchorfs: http: accept failed: ${e}; retrying`);
+    } else if (this.counts.fdPauses++ === 0) {
+      logLine(
+        `anchorfs: http: out of file descriptors while accepting (${this.counts.open} ` +
+          "connections open); pausing accepts and retrying. Raise the open-file limit " +
+          "(ulimit -n) or lower --max-connections if this repeats.",
+      );
+    }
+  }
+
+  private refuse(conn: Deno.Conn): void {
+    this.counts.refused++;
+    // A fresh socket's send buffer takes this small answer at once; never wait on it.
+    conn.write(BUSY_RESPONSE).catch(() => {}).finally(() => {
+      try {
+        conn.close();
+      } catch { /* closed by the peer already */ }
+    });
+  }
+
+  /**
+   * Serves one connection. Its clock runs while it owes us headers (from opening, and again
+   * after each response: keep-alive idle) and stops while a request is being handled.
+   */
+  private serve(conn: Deno.Conn): void {
+    const { limits } = this.params;
+    this.counts.open++;
     const abort = new AbortController();
     let ended = false;
     // Aborting a connection the runtime has closed already throws from inside its listener.
@@ -125,103 +212,49 @@ export function listen(params: ListenParams, handler: Handler): Listening {
     let active = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expire = () => {
-      counts.timedOut++;
+      this.counts.timedOut++;
       cut();
     };
     const arm = () => (timer = setTimeout(expire, limits.headerTimeoutMs));
     arm();
-    const served = serveOn(
+    const served = this.serveOn(
       conn,
       abort.signal,
       (request, info) => {
-        // Headers are in: the header clock stops until this (and any other) response is done.
         active++;
         clearTimeout(timer);
         const done = info.completed.then(() => {}, () => {});
         done.then(() => {
           if (--active === 0 && !ended && !abort.signal.aborted) arm();
         });
-        return handler(guardRequest(request, done, limits.bodyTimeoutMs, expire), info);
+        return this.handler(guardRequest(request, done, limits.bodyTimeoutMs, expire), info);
       },
-      params.onError,
+      this.params.onError,
       () => {},
     );
     const entry = { cut, served };
-    live.add(entry);
+    this.live.add(entry);
     served.finished.catch(() => {}).finally(() => {
       ended = true;
       clearTimeout(timer);
-      live.delete(entry);
-      counts.open--;
+      this.live.delete(entry);
+      this.counts.open--;
     });
-  };
+  }
 
-  const acceptLoop = async () => {
-    let pauseMs = 10;
-    while (!closing) {
-      let conn: Deno.Conn;
-      try {
-        conn = await listener.accept();
-        pauseMs = 10;
-      } catch (e) {
-        if (closing || e instanceof Deno.errors.BadResource) return;
-        // Out of descriptors (or another transient accept error): the pending connections wait
-        // in the kernel's queue; as timed-out ones close, accepting resumes.
-        if (isFdExhaustion(e)) {
-          if (counts.fdPauses++ === 0) {
-            logLine(
-              `anchorfs: http: out of file descriptors while accepting (${counts.open} ` +
-                "connections open); pausing accepts and retrying. Raise the open-file limit " +
-                "(ulimit -n) or lower --max-connections if this repeats.",
-            );
-          }
-        } else logLine(`anchorfs: http: accept failed: ${e}; retrying`);
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pauseMs);
-          wake = () => (clearTimeout(t), resolve());
-        });
-        pauseMs = Math.min(pauseMs * 2, 1000);
-        continue;
-      }
-      if (counts.open >= limits.maxConnections) {
-        counts.refused++;
-        // A fresh socket's send buffer takes this small answer at once; never wait on it.
-        conn.write(BUSY_RESPONSE).catch(() => {}).finally(() => {
-          try {
-            conn.close();
-          } catch { /* closed by the peer already */ }
-        });
-        continue;
-      }
-      serveConnection(conn);
-    }
-  };
-
-  params.onListen(addr);
-  const finished = acceptLoop();
-  return {
-    addr,
-    counts,
-    finished,
-    async close(graceMs) {
-      closing = true;
-      wake();
-      try {
-        listener.close();
-      } catch { /* closed already */ }
-      await finished;
-      const all = [...live];
-      const graceful = Promise.all(all.map((c) => c.served.shutdown().catch(() => {})));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-      clearTimeout(timer);
-      // One macrotask: connections that just finished have marked themselves ended (cut skips
-      // them) before the rest are cut.
-      await new Promise((r) => setTimeout(r, 0));
-      for (const c of all) c.cut();
-      await Promise.all(all.map((c) => c.served.finished.catch(() => {})));
-    },
-  };
+  /** Open connections finish their responses within `graceMs`; then the rest are cut. */
+  private async closeConnections(graceMs: number): Promise<void> {
+    const all = [...this.live];
+    const graceful = Promise.all(all.map((c) => c.served.shutdown().catch(() => {})));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    // One macrotask: connections that just finished have marked themselves ended (cut skips
+    // them) before the rest are cut.
+    await new Promise((r) => setTimeout(r, 0));
+    for (const c of all) c.cut();
+    await Promise.all(all.map((c) => c.served.finished.catch(() => {})));
+  }
 }
 
 /**
