@@ -23,7 +23,7 @@ export async function main(args: string[]): Promise<number> {
   // subcommand (the CLI, which knows only its own, handles theirs).
   const pair = args.length === 2 ? `${args[0]} ${args[1]}` : "";
   if (pair === "mcp help" || pair === "help mcp") args = ["mcp", "--help"];
-  const opening = args[0] === "mcp" ? await openEarly(args.slice(1)) : undefined;
+  const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
   // Loading blocks the event loop: let the opening exchange through first.
   await opening?.ready;
   const { cliStepSyntax, runCli, runMcpCommand } = await import("./lib/commands.ts");

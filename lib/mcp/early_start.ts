@@ -10,6 +10,7 @@ import { describeServer } from "./server_info.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "./flag_table.ts";
+import { parseMcpArgs, parseServeFlags } from "./flags.ts";
 
 /** Milliseconds of silence on stdin after which the rest is loaded anyway (for a slow client). */
 export const PRELOAD_AFTER_MS = 100;
@@ -89,7 +90,7 @@ export function scanOpeningFlags(args: readonly string[]): OpeningFlags | undefi
  * which then fails with its message on stderr and no reply: a failed connection, not a
  * connected server that exits.
  */
-export async function flagsHold(args: readonly string[], flags: OpeningFlags): Promise<boolean> {
+export function flagsHold(args: readonly string[], flags: OpeningFlags): boolean {
   if (flags.path !== undefined) {
     try {
       if (!Deno.statSync(flags.path).isDirectory) return false;
@@ -98,8 +99,6 @@ export async function flagsHold(args: readonly string[], flags: OpeningFlags): P
     }
   }
   if (!flags.needsCheck) return true;
-  // Loaded only for these flags: most starts pass --path alone and must not wait for it.
-  const { parseMcpArgs, parseServeFlags } = await import("./flags.ts");
   try {
     parseServeFlags(parseMcpArgs([...args]));
     return true;
@@ -109,9 +108,9 @@ export async function flagsHold(args: readonly string[], flags: OpeningFlags): P
 }
 
 /** Opens stdin for `anchorfs mcp ARGS` if the flags allow an early reply, else undefined. */
-export async function openEarly(args: readonly string[]): Promise<EarlyOpening | undefined> {
+export function openEarly(args: readonly string[]): EarlyOpening | undefined {
   const flags = scanOpeningFlags(args);
-  if (!flags || !(await flagsHold(args, flags))) return undefined;
+  if (!flags || !flagsHold(args, flags)) return undefined;
   const log = (line: string) => logLine(`anchorfs: ${line}`);
   const early = new EarlyInitialize(describeServer({ shell: flags.shell }), log);
   const wire = new StdioWire({ maxMessageBytes: flags.maxMessageBytes, log, early });

@@ -2,7 +2,7 @@
 // start's scan in early_start.ts), and how the early start treats each one. Small and pure: it is
 // on the path of the first reply.
 
-import { HTTP_FLAG_SPEC } from "./http/http_options.ts";
+import { HTTP_FLAG_SPEC } from "./http/http_flag_spec.ts";
 
 export const MCP_FLAG_SPEC = {
   path: { type: "string" },

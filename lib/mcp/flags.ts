@@ -5,12 +5,11 @@
 import { parseArgs } from "node:util";
 import { AnchorError } from "../core/errors.ts";
 import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
-import { parseByteCount } from "../ops/read_limits.ts";
+import { parseByteCount } from "../core/byte_count.ts";
 import { type JobLimits, parseJobPids } from "../core/jobs/containment.ts";
 import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
 import { parseMaxMessageBytes } from "./stdio_wire.ts";
-import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
-import { DEFAULT_PASSING_LINES } from "../ops/jobs/job_output.ts";
+import { DEFAULT_PASSING_LINES, DEFAULT_TAIL_BYTES } from "../ops/jobs/output_defaults.ts";
 import { parseHttpFlags } from "./http/http_options.ts";
 import { MCP_FLAG_SPEC } from "./flag_table.ts";
 

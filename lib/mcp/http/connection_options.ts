@@ -5,11 +5,7 @@
 import { AnchorError } from "../../core/errors.ts";
 import type { ConnectionLimits } from "./listener.ts";
 
-export const CONNECTION_FLAG_SPEC = {
-  "header-timeout": { type: "string" },
-  "body-timeout": { type: "string" },
-  "max-connections": { type: "string" },
-} as const;
+export { CONNECTION_FLAG_SPEC } from "./http_flag_spec.ts";
 
 export const CONNECTION_USAGE = `
   --header-timeout SECONDS     Close a connection that has not sent a request's headers this long

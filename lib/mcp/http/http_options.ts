@@ -3,23 +3,14 @@
 
 import { AnchorError } from "../../core/errors.ts";
 import {
-  CONNECTION_FLAG_SPEC,
   CONNECTION_USAGE,
   type ConnectionFlagValues,
   parseConnectionFlags,
 } from "./connection_options.ts";
 import type { ConnectionLimits } from "./listener.ts";
 
-export const HTTP_FLAG_SPEC = {
-  http: { type: "string" },
-  "http-public": { type: "boolean" },
-  "token-file": { type: "string" },
-  "allow-origin": { type: "string", multiple: true },
-  "idle-timeout": { type: "string" },
-  "max-sessions": { type: "string" },
-  "max-body-bytes": { type: "string" },
-  ...CONNECTION_FLAG_SPEC,
-} as const;
+export { HTTP_FLAG_SPEC } from "./http_flag_spec.ts";
+import { HTTP_FLAG_SPEC } from "./http_flag_spec.ts";
 
 export const HTTP_USAGE = `
 HTTP (Streamable HTTP at /mcp instead of stdio):
