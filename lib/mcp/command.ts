@@ -21,10 +21,10 @@ import {
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
 import type { ServerOptions } from "./tool_env.ts";
-import { ObservedTransport } from "./stdio_transport.ts";
-import { OutboundQueue } from "./outbound_queue.ts";
-import type { EarlyOpening } from "./early_start.ts";
-import { StdioWire } from "./stdio_wire.ts";
+import { ObservedTransport } from "./stdio/stdio_transport.ts";
+import { OutboundQueue } from "./stdio/outbound_queue.ts";
+import type { EarlyOpening } from "./stdio/early_start.ts";
+import { StdioWire } from "./stdio/stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
@@ -410,7 +410,7 @@ async function serveStdioSession(
   // Closed already (stdin ended before a single line, or a signal while this loaded): no one
   // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
   if (!wire.isClosed) {
-    const { serveOnWire } = await import("./stdio_serve.ts");
+    const { serveOnWire } = await import("./stdio/stdio_serve.ts");
     serveOnWire(
       services,
       session,

@@ -8,7 +8,7 @@ import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { parseByteCount } from "../core/byte_count.ts";
 import { type JobLimits, parseJobPids } from "../core/jobs/containment.ts";
 import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
-import { parseMaxMessageBytes } from "./stdio_wire.ts";
+import { parseMaxMessageBytes } from "./stdio/stdio_wire.ts";
 import { DEFAULT_PASSING_LINES, DEFAULT_TAIL_BYTES } from "../ops/jobs/output_defaults.ts";
 import { parseHttpFlags } from "./http/http_options.ts";
 import { MCP_FLAG_SPEC } from "./flag_table.ts";

@@ -18,7 +18,7 @@ import {
   tempDir,
 } from "../_harness.ts";
 import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "../../lib/mcp/flag_table.ts";
-import { flagsHold, scanOpeningFlags } from "../../lib/mcp/early_start.ts";
+import { flagsHold, scanOpeningFlags } from "../../lib/mcp/stdio/early_start.ts";
 
 /** Connects a real SDK client to `anchorfs mcp ARGS`: whether it connected, and the stderr. */
 async function tryConnect(

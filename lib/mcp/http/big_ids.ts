@@ -4,7 +4,7 @@
 // string in a response body is written back as the integer the client sent. Plumbing only: the
 // body is rewritten when the handler reads it (after authentication), never before.
 
-import { BIG_ID_PREFIX, keepBigIds } from "../jsonrpc_check.ts";
+import { BIG_ID_PREFIX, keepBigIds } from "../stdio/jsonrpc_check.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

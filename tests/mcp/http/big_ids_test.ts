@@ -2,7 +2,7 @@
 // response stream, whatever the chunk boundaries.
 
 import { assertEquals } from "../../_assert.ts";
-import { BIG_ID_PREFIX } from "../../../lib/mcp/jsonrpc_check.ts";
+import { BIG_ID_PREFIX } from "../../../lib/mcp/stdio/jsonrpc_check.ts";
 import { liftBigIdsInBody, lowerBigIds } from "../../../lib/mcp/http/big_ids.ts";
 
 const encoder = new TextEncoder();

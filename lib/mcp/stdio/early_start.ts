@@ -4,13 +4,13 @@
 // Imports only small pure modules: every module on this path delays that first reply.
 
 import { EarlyInitialize } from "./early_initialize.ts";
-import { logLine } from "./log.ts";
+import { logLine } from "../log.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
-import { describeServer } from "./server_info.ts";
+import { describeServer } from "../server_info.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
-import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "./flag_table.ts";
-import { parseMcpArgs, parseServeFlags } from "./flags.ts";
+import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "../flag_table.ts";
+import { parseMcpArgs, parseServeFlags } from "../flags.ts";
 
 /** Milliseconds of silence on stdin after which the rest is loaded anyway (for a slow client). */
 export const PRELOAD_AFTER_MS = 100;

@@ -5,7 +5,7 @@
 // importing the SDK costs most of the start-up, and lines are checked before it has loaded.
 
 import type { JSONRPCErrorResponse, JSONRPCMessage } from "@modelcontextprotocol/server";
-import { plural } from "../core/plural.ts";
+import { plural } from "../../core/plural.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
