@@ -4,7 +4,10 @@ import { closeServices, createServices } from "../../lib/compose.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { createServerFactory } from "../../lib/mcp/server.ts";
 import { describeServer } from "../../lib/mcp/server_info.ts";
-import { earlyInitializeReply, LEGACY_PROTOCOL_VERSIONS } from "../../lib/mcp/stdio/early_initialize.ts";
+import {
+  earlyInitializeReply,
+  LEGACY_PROTOCOL_VERSIONS,
+} from "../../lib/mcp/stdio/early_initialize.ts";
 import { scanOpeningFlags } from "../../lib/mcp/stdio/early_start.ts";
 import { MAIN_TS, REPO_ROOT, serverEnv, tempDir } from "../_harness.ts";
 
