@@ -216,3 +216,50 @@ test("http: integer ids past 2^53 come back digit for digit, in results and in e
     assert(!text.includes("anchorfs-integer-id"), text);
   }
 });
+
+test("http listener: running out of descriptors at accept pauses accepting, never exits, and serves again once the stalled connections time out", async () => {
+  const server = new URL("./_emfile_server.ts", import.meta.url).pathname;
+  const child = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'ulimit -n 64 && exec "$@"',
+      "sh",
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--quiet",
+      server,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/port (\d+)\n/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the listener exited before listening: ${await stderr}`);
+    out += value;
+  }
+  const url = `http://127.0.0.1:${/port (\d+)/.exec(out)![1]}/`;
+  const flood: Deno.Conn[] = [];
+  for (let i = 0; i < 150; i++) {
+    const conn = await openWith(url, HALF_REQUEST).catch(() => undefined);
+    if (conn) flood.push(conn);
+  }
+  // More connections than descriptors: the ones past the limit wait in the kernel's queue, and
+  // are accepted as the header timeout closes the first ones; every one ends.
+  const ends = await Promise.all(flood.map(untilClosed));
+  assertEquals(ends.filter((e) => e.end === "open").length, 0);
+  if (!processAlive(child.pid)) {
+    throw new Error(`the listener died: ${JSON.stringify(await child.status)} ${await stderr}`);
+  }
+  assert(
+    await eventuallyAsync(async () => (await (await fetch(url)).text()) === "ok"),
+    "no request was served after the flood",
+  );
+  child.kill("SIGTERM");
+  await child.status;
+  await reader.cancel().catch(() => {});
+  assertStringIncludes(await stderr, "out of file descriptors while accepting");
+});
