@@ -24,14 +24,7 @@ import { SessionEventStore } from "./event_store.ts";
 import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
 import { TokenChecker } from "./tokens.ts";
-import { connectionGuardsAvailable, type ConnectionLimits, listen } from "./listener.ts";
-import {
-  connectionCap,
-  connectionsLine,
-  FD_LIMIT_TARGET,
-  NO_CONNECTION_GUARDS,
-} from "./connection_options.ts";
-import { raiseFdLimit } from "../../backends/local/fd_limit.ts";
+import { listen, sizeConnections } from "./listener.ts";
 import { serveWithBigIds } from "./big_ids.ts";
 
 export const MCP_PATH = "/mcp";
@@ -397,19 +390,4 @@ export async function serveHttp(
   // Sessions first: their open GET streams would otherwise hold the server's shutdown forever.
   await mcp.close();
   await server.close(5000);
-}
-
-/**
- * The connection limits in force: the soft open-file limit raised first (where allowed), then the
- * cap sized below it; one start-up line says what holds.
- */
-function sizeConnections(asked: ConnectionLimits): ConnectionLimits {
-  if (!connectionGuardsAvailable()) {
-    logLine(`anchorfs: http: ${NO_CONNECTION_GUARDS}`);
-    return asked;
-  }
-  const fd = raiseFdLimit(FD_LIMIT_TARGET);
-  const limits = { ...asked, maxConnections: connectionCap(asked.maxConnections, fd.soft) };
-  logLine(`anchorfs: http: ${connectionsLine(limits, asked.maxConnections, fd)}`);
-  return limits;
 }

@@ -6,6 +6,13 @@
 // the runtime's own HTTP stack (the per-connection entry node:http uses). No MCP logic here.
 
 import { logLine } from "../log.ts";
+import { raiseFdLimit } from "../../backends/local/fd_limit.ts";
+import {
+  connectionCap,
+  connectionsLine,
+  FD_LIMIT_TARGET,
+  NO_CONNECTION_GUARDS,
+} from "./connection_options.ts";
 
 /** How the connection layer treats a connection (parsed from flags in connection_options.ts). */
 export interface ConnectionLimits {
@@ -78,6 +85,21 @@ function serveOnConnection(): ServeOnConnection | undefined {
 
 /** True when this runtime lets the listener serve each connection itself (else Deno.serve). */
 export const connectionGuardsAvailable = (): boolean => serveOnConnection() !== undefined;
+
+/**
+ * The connection limits in force: the soft open-file limit raised first (where allowed), then the
+ * cap sized below it; one start-up line says what holds.
+ */
+export function sizeConnections(asked: ConnectionLimits): ConnectionLimits {
+  if (!connectionGuardsAvailable()) {
+    logLine(`anchorfs: http: ${NO_CONNECTION_GUARDS}`);
+    return asked;
+  }
+  const fd = raiseFdLimit(FD_LIMIT_TARGET);
+  const limits = { ...asked, maxConnections: connectionCap(asked.maxConnections, fd.soft) };
+  logLine(`anchorfs: http: ${connectionsLine(limits, asked.maxConnections, fd)}`);
+  return limits;
+}
 
 const isFdExhaustion = (e: unknown) =>
   /EMFILE|ENFILE|Too many open files/i.test(`${(e as { code?: string }).code ?? ""} ${e}`);
