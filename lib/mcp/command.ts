@@ -29,7 +29,8 @@ import { logError, logLine } from "./log.ts";
 import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
 import { HTTP_USAGE } from "./http/http_options.ts";
-import { parseMcpArgs, parseServeFlags } from "./flags.ts";
+import { parseServeFlags } from "./flags.ts";
+import { parseMcpArgs } from "./mcp_args.ts";
 
 export { parseMcpArgs };
 

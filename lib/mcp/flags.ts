@@ -1,8 +1,7 @@
-// Parsing the flags of `anchorfs mcp`: node:util over the flag table (flag_table.ts), then each
+// The values of the flags of `anchorfs mcp` (parsed by mcp_args.ts from the flag table), each
 // value checked (INVALID_FLAG naming the flag). Used by the command and, before it answers
 // `initialize` early, by early_start.ts: a flag that would fail here must fail before any reply.
 
-import { parseArgs } from "node:util";
 import { AnchorError } from "../core/errors.ts";
 import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { parseByteCount } from "../core/byte_count.ts";
@@ -11,7 +10,7 @@ import { DEFAULT_DEADLINE_SECONDS } from "./tool_env.ts";
 import { parseMaxMessageBytes } from "./stdio/stdio_wire.ts";
 import { DEFAULT_PASSING_LINES, DEFAULT_TAIL_BYTES } from "../ops/jobs/output_defaults.ts";
 import { parseHttpFlags } from "./http/http_options.ts";
-import { MCP_FLAG_SPEC } from "./flag_table.ts";
+import type { McpFlagValues } from "./mcp_args.ts";
 
 function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -87,24 +86,10 @@ function parseShell(raw: string | undefined): ShellKind | undefined {
 }
 
 /**
- * The flags of `anchorfs mcp`, parsed without starting anything (node:util's errors on unknown
- * options and missing values). Values are checked by parseServeFlags; the docs test feeds this
- * every `anchorfs mcp ...` example.
- */
-export function parseMcpArgs(args: string[]) {
-  return parseArgs({
-    args,
-    options: MCP_FLAG_SPEC,
-    strict: true,
-    allowPositionals: false,
-  }).values;
-}
-
-/**
  * The values of the serving flags, checked in the order they have always been: each bad one
  * throws INVALID_FLAG naming it.
  */
-export function parseServeFlags(values: ReturnType<typeof parseMcpArgs>) {
+export function parseServeFlags(values: McpFlagValues) {
   const foregroundWindowSeconds = parsePositiveSeconds(
     "--foreground-window",
     values["foreground-window"],

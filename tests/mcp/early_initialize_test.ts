@@ -126,10 +126,17 @@ Deno.test("scanOpeningFlags reads only plain flags; --allow, --roots, --http, he
     shell: true,
     maxMessageBytes: 4 * 1024 * 1024,
     needsCheck: false,
+    values: {},
   });
   assertEquals(
     scanOpeningFlags(["--path", "/tmp", "--no-shell", "--max-message-bytes=1M", "--deadline", "5"]),
-    { shell: false, maxMessageBytes: 1024 * 1024, path: "/tmp", needsCheck: true },
+    {
+      shell: false,
+      maxMessageBytes: 1024 * 1024,
+      path: "/tmp",
+      needsCheck: true,
+      values: { path: "/tmp", "no-shell": true, "max-message-bytes": "1M", deadline: "5" },
+    },
   );
   for (
     const args of [

@@ -19,6 +19,7 @@ import {
 } from "../_harness.ts";
 import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "../../lib/mcp/flag_table.ts";
 import { flagsHold, scanOpeningFlags } from "../../lib/mcp/stdio/early_start.ts";
+import { parseMcpArgs } from "../../lib/mcp/mcp_args.ts";
 
 /** Connects a real SDK client to `anchorfs mcp ARGS`: whether it connected, and the stderr. */
 async function tryConnect(
@@ -112,10 +113,12 @@ Deno.test("the early start has a rule for every flag, and answers early only aft
     const args = ["--path", dir.path, `--${flag}=${bad}`];
     const flags = scanOpeningFlags(args);
     assert(flags?.needsCheck, `--${flag} is checked before an early answer`);
-    assertEquals(flagsHold(args, flags), false, `--${flag}=${bad} is refused`);
+    assertEquals(flagsHold(flags), false, `--${flag}=${bad} is refused`);
   }
   const good = ["--path", dir.path, "--deadline", "5", "--shell", "sh", "--job-pids", "64"];
-  assertEquals(flagsHold(good, scanOpeningFlags(good)!), true);
+  assertEquals(flagsHold(scanOpeningFlags(good)!), true);
+  // The early scan reads them as the full parser does (what parseServeFlags is given).
+  assertEquals(scanOpeningFlags(good)!.values, { ...parseMcpArgs(good) });
   const missing = ["--path", `${dir.path}/nope`];
-  assertEquals(flagsHold(missing, scanOpeningFlags(missing)!), false);
+  assertEquals(flagsHold(scanOpeningFlags(missing)!), false);
 });

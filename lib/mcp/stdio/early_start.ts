@@ -10,7 +10,8 @@ import { describeServer } from "../server_info.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
 import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "../flag_table.ts";
-import { parseMcpArgs, parseServeFlags } from "../flags.ts";
+import { parseServeFlags } from "../flags.ts";
+import type { McpFlagValues } from "../mcp_args.ts";
 
 /** Milliseconds of silence on stdin after which the rest is loaded anyway (for a slow client). */
 export const PRELOAD_AFTER_MS = 100;
@@ -44,6 +45,8 @@ export interface OpeningFlags {
   path?: string;
   /** A flag whose value flags.ts must accept before anything is answered. */
   needsCheck: boolean;
+  /** The flags as read, in the shape node:util gives the full parser (mcp_args.ts). */
+  values: McpFlagValues;
 }
 
 /**
@@ -81,6 +84,7 @@ export function scanOpeningFlags(args: readonly string[]): OpeningFlags | undefi
     maxMessageBytes,
     ...(typeof path === "string" && { path }),
     needsCheck: [...seen.keys()].some((flag) => EARLY_RULES[flag as McpFlag] === "checked"),
+    values: Object.fromEntries(seen) as McpFlagValues,
   };
 }
 
@@ -90,7 +94,7 @@ export function scanOpeningFlags(args: readonly string[]): OpeningFlags | undefi
  * which then fails with its message on stderr and no reply: a failed connection, not a
  * connected server that exits.
  */
-export function flagsHold(args: readonly string[], flags: OpeningFlags): boolean {
+export function flagsHold(flags: OpeningFlags): boolean {
   if (flags.path !== undefined) {
     try {
       if (!Deno.statSync(flags.path).isDirectory) return false;
@@ -100,7 +104,7 @@ export function flagsHold(args: readonly string[], flags: OpeningFlags): boolean
   }
   if (!flags.needsCheck) return true;
   try {
-    parseServeFlags(parseMcpArgs([...args]));
+    parseServeFlags(flags.values);
     return true;
   } catch {
     return false;
@@ -110,7 +114,7 @@ export function flagsHold(args: readonly string[], flags: OpeningFlags): boolean
 /** Opens stdin for `anchorfs mcp ARGS` if the flags allow an early reply, else undefined. */
 export function openEarly(args: readonly string[]): EarlyOpening | undefined {
   const flags = scanOpeningFlags(args);
-  if (!flags || !flagsHold(args, flags)) return undefined;
+  if (!flags || !flagsHold(flags)) return undefined;
   const log = (line: string) => logLine(`anchorfs: ${line}`);
   const early = new EarlyInitialize(describeServer({ shell: flags.shell }), log);
   const wire = new StdioWire({ maxMessageBytes: flags.maxMessageBytes, log, early });
