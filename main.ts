@@ -1,10 +1,10 @@
 // anchorfs entrypoint and composition root: `anchorfs mcp` serves MCP on stdio (lib/mcp);
 // every other subcommand is the human CLI (lib/cli). The two adapters never import each other.
-// They load only after `mcp` has opened stdin (lib/mcp/early_start.ts): an MCP client's
+// They load only after `mcp` has opened stdin (lib/mcp/stdio/early_start.ts): an MCP client's
 // `initialize` is answered while the rest of the server loads.
 
 import { EXIT, realTerminal, reportWriteError, WriteError } from "./lib/cli/output.ts";
-import { openEarly } from "./lib/mcp/early_start.ts";
+import { openEarly } from "./lib/mcp/stdio/early_start.ts";
 
 /**
  * Runs the anchorfs command line with `args` (without the program name): `mcp` serves MCP on

@@ -1,6 +1,6 @@
 // Builds the bundle: `dist/anchorfs.js` (run with `deno run -A dist/anchorfs.js`) and, beside it,
 // `anchorfs_core.js`. The entry holds only main.ts and what it needs to open stdin and answer an
-// MCP `initialize` (lib/mcp/early_start.ts); everything else (lib/commands.ts: node modules, ssh2,
+// MCP `initialize` (lib/mcp/stdio/early_start.ts); everything else (lib/commands.ts: node modules, ssh2,
 // the MCP SDK) is in the core file, imported once that reply is out. One file would make the
 // runtime load every `node:` module it imports before running a line (ES imports are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,

@@ -3,7 +3,6 @@
 // SDK is imported last (stdio_serve.ts); main.ts may have opened stdin before this module loaded
 // (early_start.ts), so that the opening `initialize` is answered while all this loads.
 
-import { parseArgs } from "node:util";
 import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
@@ -19,22 +18,21 @@ import {
   type StepSyntax,
   toolCallSyntax,
 } from "../core/next_step.ts";
-import { SHELL_KINDS, type ShellKind } from "../core/platform/platform.ts";
 import { createSession } from "../ops/session.ts";
 import type { Services } from "../ops/services.ts";
-import { parseByteCount } from "../ops/read_limits.ts";
-import { type JobLimits, parseJobPids } from "../core/jobs/containment.ts";
-import { DEFAULT_DEADLINE_SECONDS, type ServerOptions } from "./tool_env.ts";
-import { ObservedTransport } from "./stdio_transport.ts";
-import { OutboundQueue } from "./outbound_queue.ts";
-import type { EarlyOpening } from "./early_start.ts";
-import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
+import type { ServerOptions } from "./tool_env.ts";
+import { ObservedTransport } from "./stdio/stdio_transport.ts";
+import { OutboundQueue } from "./stdio/outbound_queue.ts";
+import type { EarlyOpening } from "./stdio/early_start.ts";
+import { StdioWire } from "./stdio/stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
-import { DEFAULT_TAIL_BYTES } from "../ops/jobs/job_text.ts";
-import { DEFAULT_PASSING_LINES } from "../ops/jobs/job_output.ts";
-import { HTTP_FLAG_SPEC, HTTP_USAGE, parseHttpFlags } from "./http/http_options.ts";
+import { HTTP_USAGE } from "./http/http_options.ts";
+import { parseServeFlags } from "./flags.ts";
+import { parseMcpArgs } from "./mcp_args.ts";
+
+export { parseMcpArgs };
 
 export const MCP_USAGE =
   `Usage: anchorfs mcp [--path DIR] [--foreground-window SECONDS] [--ssh-timeout SECONDS]
@@ -103,50 +101,6 @@ export interface McpCommandIo {
    * tool calls. Errors sent to the client as tool results are always tool calls.
    */
   steps?: StepSyntax;
-}
-
-function parsePositiveSeconds(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new AnchorError({
-      code: "INVALID_FLAG",
-      message: `${flag} takes a positive number of seconds, got ${JSON.stringify(raw)}.`,
-      hint: `e.g. ${flag} 10 (fractions like 0.5 are allowed).`,
-    });
-  }
-  return value;
-}
-
-function parsePassingLines(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_PASSING_LINES;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 100_000) {
-    throw new AnchorError({
-      code: "INVALID_FLAG",
-      message: `--passing-tail-lines takes a whole number of lines from 0 to 100000, got ${
-        JSON.stringify(raw)
-      }.`,
-      hint: `e.g. --passing-tail-lines 30 (the default is ${DEFAULT_PASSING_LINES}; 0 shows ` +
-        "the whole --tail-bytes tail).",
-    });
-  }
-  return value;
-}
-
-function parseTailBytes(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TAIL_BYTES;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 256 || value > 1024 * 1024) {
-    throw new AnchorError({
-      code: "INVALID_FLAG",
-      message: `--tail-bytes takes a whole number of bytes from 256 to 1048576, got ${
-        JSON.stringify(raw)
-      }.`,
-      hint: `e.g. --tail-bytes 8192 (the default is ${DEFAULT_TAIL_BYTES}).`,
-    });
-  }
-  return value;
 }
 
 const PASS_A_DIRECTORY = "Pass a directory that exists, e.g. --path . or --path ssh://box/srv/app.";
@@ -261,69 +215,6 @@ function describeConfinement(confinement: Confinement): string {
   return allowed === ""
     ? "the client's roots (the start directory if it offers none)"
     : `the client's roots within ${allowed} (${allowed} if it offers none)`;
-}
-
-/** --job-memory and --job-pids as service options (INVALID_FLAG for a malformed value). */
-function parseJobLimits(memory: string | undefined, pids: string | undefined) {
-  const jobLimits: JobLimits = {};
-  if (memory !== undefined) jobLimits.memoryBytes = parseByteCount("--job-memory", memory);
-  if (pids !== undefined) {
-    const value = parseJobPids(pids);
-    if (typeof value === "string") {
-      throw new AnchorError({
-        code: "INVALID_FLAG",
-        message: `${value}.`,
-        hint: "e.g. --job-pids 512 (a fork bomb in a job then stops at 512 processes).",
-      });
-    }
-    jobLimits.pids = value;
-  }
-  return Object.keys(jobLimits).length > 0 ? { jobLimits } : {};
-}
-
-function parseShell(raw: string | undefined): ShellKind | undefined {
-  if (raw === undefined) return undefined;
-  const kind = SHELL_KINDS.find((k) => k === raw.toLowerCase().replace(/\.exe$/, ""));
-  if (kind) return kind;
-  throw new AnchorError({
-    code: "INVALID_FLAG",
-    message: `--shell takes one of ${SHELL_KINDS.join(", ")}, got ${JSON.stringify(raw)}.`,
-    hint: "e.g. --shell pwsh (PowerShell 7) or --shell bash (Git Bash, WSL) on Windows.",
-  });
-}
-
-/**
- * The flags of `anchorfs mcp`, parsed without starting anything (node:util's errors on unknown
- * options and missing values). Values are checked by runMcpCommand; the docs test feeds this
- * every `anchorfs mcp ...` example.
- */
-export function parseMcpArgs(args: string[]) {
-  return parseArgs({
-    args,
-    options: {
-      path: { type: "string" },
-      "foreground-window": { type: "string" },
-      "ssh-timeout": { type: "string" },
-      "state-dir": { type: "string" },
-      allow: { type: "string", multiple: true },
-      roots: { type: "boolean" },
-      "no-shell": { type: "boolean" },
-      "allow-exec-files": { type: "boolean" },
-      "protect-exec-files": { type: "boolean" },
-      "max-message-bytes": { type: "string" },
-      "max-file-bytes": { type: "string" },
-      deadline: { type: "string" },
-      shell: { type: "string" },
-      "tail-bytes": { type: "string" },
-      "passing-tail-lines": { type: "string" },
-      "job-memory": { type: "string" },
-      "job-pids": { type: "string" },
-      ...HTTP_FLAG_SPEC,
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: false,
-  }).values;
 }
 
 /**
@@ -520,7 +411,7 @@ async function serveStdioSession(
   // Closed already (stdin ended before a single line, or a signal while this loaded): no one
   // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
   if (!wire.isClosed) {
-    const { serveOnWire } = await import("./stdio_serve.ts");
+    const { serveOnWire } = await import("./stdio/stdio_serve.ts");
     serveOnWire(
       services,
       session,
@@ -535,46 +426,6 @@ async function serveStdioSession(
   await closed;
   Deno.removeSignalListener("SIGTERM", stop);
   Deno.removeSignalListener("SIGINT", stop);
-}
-
-/**
- * The values of the serving flags, checked in the order they have always been: each bad one
- * throws INVALID_FLAG naming it.
- */
-function parseServeFlags(values: ReturnType<typeof parseMcpArgs>) {
-  const foregroundWindowSeconds = parsePositiveSeconds(
-    "--foreground-window",
-    values["foreground-window"],
-    10,
-  );
-  const sshTimeoutSeconds = parsePositiveSeconds("--ssh-timeout", values["ssh-timeout"], 30);
-  const maxMessageBytes = parseMaxMessageBytes(values["max-message-bytes"]);
-  const deadlineSeconds = parsePositiveSeconds(
-    "--deadline",
-    values.deadline,
-    DEFAULT_DEADLINE_SECONDS,
-  );
-  const shellKind = parseShell(values.shell);
-  const tailBytes = parseTailBytes(values["tail-bytes"]);
-  const passingLines = parsePassingLines(values["passing-tail-lines"]);
-  const http = parseHttpFlags(values);
-  const serviceOptions = {
-    sshTimeoutSeconds,
-    ...(shellKind !== undefined && { shell: shellKind }),
-    ...(values["state-dir"] !== undefined && { stateDir: values["state-dir"] }),
-    ...(values["max-file-bytes"] !== undefined &&
-      { maxFileBytes: parseByteCount("--max-file-bytes", values["max-file-bytes"]) }),
-    ...parseJobLimits(values["job-memory"], values["job-pids"]),
-  };
-  return {
-    foregroundWindowSeconds,
-    maxMessageBytes,
-    deadlineSeconds,
-    tailBytes,
-    passingLines,
-    http,
-    serviceOptions,
-  };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { JobManager } from "../ops/jobs/job_manager.ts";
 import { jobUri } from "../ops/jobs/job_manager.ts";
 import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
-import type { ObservedTransport } from "./stdio_transport.ts";
+import type { ObservedTransport } from "./stdio/stdio_transport.ts";
 import type { ToolEnv } from "./tool_env.ts";
 import { modelText } from "./render.ts";
 

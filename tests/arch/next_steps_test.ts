@@ -10,7 +10,8 @@ import { REPO_ROOT } from "../_harness.ts";
 const EXEMPT: Record<string, string> = {
   "lib/core/shell/policy/policy_messages.ts": "the shell policy's refusals reach only the MCP " +
     "shell tool (the CLI has no shell command), and they teach the tools' argument shapes",
-  "lib/mcp/stdio_wire.ts": "the oversized-message error goes to an MCP client only, and shows " +
+  "lib/mcp/stdio/stdio_wire.ts":
+    "the oversized-message error goes to an MCP client only, and shows " +
     'argument shapes with placeholders ("path":...) that no step can hold',
   "lib/mcp/command.ts": "`anchorfs mcp --help` tells a person which call a model makes to read " +
     "a job's whole log (anchorfs://jobs/ID has no command-line form)",

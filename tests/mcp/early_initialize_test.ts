@@ -4,8 +4,11 @@ import { closeServices, createServices } from "../../lib/compose.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { createServerFactory } from "../../lib/mcp/server.ts";
 import { describeServer } from "../../lib/mcp/server_info.ts";
-import { earlyInitializeReply, LEGACY_PROTOCOL_VERSIONS } from "../../lib/mcp/early_initialize.ts";
-import { scanOpeningFlags } from "../../lib/mcp/early_start.ts";
+import {
+  earlyInitializeReply,
+  LEGACY_PROTOCOL_VERSIONS,
+} from "../../lib/mcp/stdio/early_initialize.ts";
+import { scanOpeningFlags } from "../../lib/mcp/stdio/early_start.ts";
 import { MAIN_TS, REPO_ROOT, serverEnv, tempDir } from "../_harness.ts";
 
 type Json = Record<string, unknown>;
@@ -119,10 +122,21 @@ Deno.test("the early initialize leaves anything unusual to the SDK", () => {
 });
 
 Deno.test("scanOpeningFlags reads only plain flags; --allow, --roots, --http, help and oddities go to the full parser", () => {
-  assertEquals(scanOpeningFlags([]), { shell: true, maxMessageBytes: 4 * 1024 * 1024 });
+  assertEquals(scanOpeningFlags([]), {
+    shell: true,
+    maxMessageBytes: 4 * 1024 * 1024,
+    needsCheck: false,
+    values: {},
+  });
   assertEquals(
     scanOpeningFlags(["--path", "/tmp", "--no-shell", "--max-message-bytes=1M", "--deadline", "5"]),
-    { shell: false, maxMessageBytes: 1024 * 1024 },
+    {
+      shell: false,
+      maxMessageBytes: 1024 * 1024,
+      path: "/tmp",
+      needsCheck: true,
+      values: { path: "/tmp", "no-shell": true, "max-message-bytes": "1M", deadline: "5" },
+    },
   );
   for (
     const args of [

@@ -3,7 +3,7 @@
 
 import fc from "fast-check";
 import { assert, assertEquals } from "../_assert.ts";
-import { type FrameEvent, LineFramer, TopLevelScanner } from "../../lib/mcp/line_framer.ts";
+import { type FrameEvent, LineFramer, TopLevelScanner } from "../../lib/mcp/stdio/line_framer.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

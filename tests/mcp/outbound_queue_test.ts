@@ -3,7 +3,7 @@
 
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { assert, assertEquals } from "../_assert.ts";
-import { OutboundQueue } from "../../lib/mcp/outbound_queue.ts";
+import { OutboundQueue } from "../../lib/mcp/stdio/outbound_queue.ts";
 
 class StalledTransport implements Transport {
   sent: JSONRPCMessage[] = [];

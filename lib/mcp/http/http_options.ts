@@ -2,16 +2,15 @@
 // HttpOptions (bind address, loopback rule, allowed names, limits). No I/O.
 
 import { AnchorError } from "../../core/errors.ts";
+import {
+  CONNECTION_USAGE,
+  type ConnectionFlagValues,
+  parseConnectionFlags,
+} from "./connection_options.ts";
+import type { ConnectionLimits } from "./listener.ts";
 
-export const HTTP_FLAG_SPEC = {
-  http: { type: "string" },
-  "http-public": { type: "boolean" },
-  "token-file": { type: "string" },
-  "allow-origin": { type: "string", multiple: true },
-  "idle-timeout": { type: "string" },
-  "max-sessions": { type: "string" },
-  "max-body-bytes": { type: "string" },
-} as const;
+export { HTTP_FLAG_SPEC } from "./http_flag_spec.ts";
+import { HTTP_FLAG_SPEC } from "./http_flag_spec.ts";
 
 export const HTTP_USAGE = `
 HTTP (Streamable HTTP at /mcp instead of stdio):
@@ -24,7 +23,7 @@ HTTP (Streamable HTTP at /mcp instead of stdio):
                                name a reverse proxy serves); repeatable. Others get 403.
   --idle-timeout SECONDS       End a session after this long without requests (default 1800).
   --max-sessions N             Concurrent sessions (default 64).
-  --max-body-bytes N           Largest request body (default 4194304).`;
+  --max-body-bytes N           Largest request body (default 4194304).${CONNECTION_USAGE}`;
 
 export interface HttpOptions {
   hostname: string;
@@ -37,9 +36,11 @@ export interface HttpOptions {
   idleTimeoutMs: number;
   maxSessions: number;
   maxBodyBytes: number;
+  /** Timeouts and the connection cap of the listener (listener.ts). */
+  connections: ConnectionLimits;
 }
 
-export interface HttpFlagValues {
+export interface HttpFlagValues extends ConnectionFlagValues {
   http?: string | undefined;
   "http-public"?: boolean | undefined;
   "token-file"?: string | undefined;
@@ -111,6 +112,7 @@ export function parseHttpFlags(values: HttpFlagValues): HttpOptions | undefined 
     maxBodyBytes: Math.floor(
       positive("--max-body-bytes", values["max-body-bytes"], 4 * 1024 * 1024, "bytes"),
     ),
+    connections: parseConnectionFlags(values),
   };
 }
 

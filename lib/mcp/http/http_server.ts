@@ -24,6 +24,8 @@ import { SessionEventStore } from "./event_store.ts";
 import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
 import { TokenChecker } from "./tokens.ts";
+import { listen, sizeConnections } from "./listener.ts";
+import { serveWithBigIds } from "./big_ids.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -354,11 +356,11 @@ export async function serveHttp(
 ): Promise<void> {
   const mcp = new HttpMcpServer(params);
   const { hostname, port, isPublic, allowedHosts } = params.http;
-  const stop = new AbortController();
-  const server = Deno.serve({
+  const limits = sizeConnections(params.http.connections);
+  const server = listen({
     hostname,
     port,
-    signal: stop.signal,
+    limits,
     onListen: (addr) => {
       const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
       logLine(`anchorfs: serving MCP over HTTP at http://${host}:${addr.port}${MCP_PATH}`);
@@ -374,19 +376,18 @@ export async function serveHttp(
       logError("http", e);
       return refuse(500, "Internal error in anchorfs; see its stderr.", {}, -32603);
     },
-  }, mcp.fetch);
+  }, (request) => serveWithBigIds(request, mcp.fetch, params.http.maxBodyBytes));
   let finish = () => {};
   const ended = new Promise<void>((resolve) => (finish = () => resolve()));
   Deno.addSignalListener("SIGTERM", finish);
   Deno.addSignalListener("SIGINT", finish);
   signal?.addEventListener("abort", finish, { once: true });
-  server.finished.then(finish);
+  server.finished.then(finish, finish);
   await ended;
   Deno.removeSignalListener("SIGTERM", finish);
   Deno.removeSignalListener("SIGINT", finish);
   logLine("anchorfs: shutting down: ending sessions and their jobs");
   // Sessions first: their open GET streams would otherwise hold the server's shutdown forever.
   await mcp.close();
-  stop.abort();
-  await Promise.race([server.finished, new Promise((r) => setTimeout(r, 5000))]);
+  await server.close(5000);
 }

@@ -80,8 +80,8 @@ export function tailReadBytes(maxWireBytes: number): number {
   return Math.min(TAIL_READ_MAX, Math.max(TAIL_READ_MIN, maxWireBytes * TAIL_READ_FACTOR));
 }
 
-/** Lines of output a passing run (exit 0) shows by default: its summary, not a tail to scroll. */
-export const DEFAULT_PASSING_LINES = 10;
+import { DEFAULT_PASSING_LINES } from "./output_defaults.ts";
+export { DEFAULT_PASSING_LINES };
 /**
  * A passing command's whole output up to this many bytes is shown whole, even a test run's: it
  * costs less than the call that would read the rest.

@@ -38,8 +38,8 @@ import { displayCommand } from "../../core/jobs/command_display.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../read_limits.ts";
 import { VIEWABLE_LOG_BYTES } from "./job_log_files.ts";
 
-/** Wire bytes of output tail a result shows by default (the model reads it; more on request). */
-export const DEFAULT_TAIL_BYTES = 4 * 1024;
+import { DEFAULT_TAIL_BYTES } from "./output_defaults.ts";
+export { DEFAULT_TAIL_BYTES };
 /** What `anchorfs jobs tail` prints by default (a person's terminal, raw bytes). */
 export const PERSON_TAIL_BYTES = 30 * 1024;
 

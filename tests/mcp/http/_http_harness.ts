@@ -33,26 +33,40 @@ export const TOKEN_A = "token-a-0123456789abcdef";
 export const TOKEN_B = "token-b-0123456789abcdef";
 
 export async function startHttpServer(
-  options: { args?: string[]; env?: Record<string, string>; tokens?: string[] } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    tokens?: string[];
+    /** Runs the server under `ulimit -n` of this many open files (soft and hard). */
+    fdLimit?: number;
+    /** The main.ts to run (default: this checkout's), e.g. another checkout for a benchmark. */
+    main?: string;
+  } = {},
 ): Promise<HttpServer> {
   const state = await Deno.makeTempDir({ prefix: "anchorfs-http-state-" });
   const tokenFile = `${state}/tokens`;
   await Deno.writeTextFile(tokenFile, (options.tokens ?? [TOKEN_A, TOKEN_B]).join("\n") + "\n");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      MAIN_TS,
-      "mcp",
-      "--http",
-      "127.0.0.1:0",
-      "--token-file",
-      tokenFile,
-      "--state-dir",
-      state,
-      ...(options.args ?? []),
-    ],
+  const command = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--quiet",
+    options.main ?? MAIN_TS,
+    "mcp",
+    "--http",
+    "127.0.0.1:0",
+    "--token-file",
+    tokenFile,
+    "--state-dir",
+    state,
+    ...(options.args ?? []),
+  ];
+  // exec keeps the pid the server's: signals and /proc reach it, not a shell.
+  const [program, ...args] = options.fdLimit === undefined
+    ? command
+    : ["sh", "-c", `ulimit -n ${options.fdLimit} && exec "$@"`, "sh", ...command];
+  const child = new Deno.Command(program!, {
+    args,
     cwd: REPO_ROOT,
     env: serverEnv(options.env),
     clearEnv: true,

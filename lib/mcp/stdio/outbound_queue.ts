@@ -10,7 +10,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { utf8Bytes } from "../core/text/wire_text.ts";
+import { utf8Bytes } from "../../core/text/wire_text.ts";
 
 interface Item {
   message: JSONRPCMessage;

@@ -4,11 +4,14 @@
 // Imports only small pure modules: every module on this path delays that first reply.
 
 import { EarlyInitialize } from "./early_initialize.ts";
-import { logLine } from "./log.ts";
+import { logLine } from "../log.ts";
 import { OutboundQueue } from "./outbound_queue.ts";
-import { describeServer } from "./server_info.ts";
+import { describeServer } from "../server_info.ts";
 import { ObservedTransport } from "./stdio_transport.ts";
 import { parseMaxMessageBytes, StdioWire } from "./stdio_wire.ts";
+import { EARLY_RULES, MCP_FLAG_SPEC, type McpFlag } from "../flag_table.ts";
+import { parseServeFlags } from "../flags.ts";
+import type { McpFlagValues } from "../mcp_args.ts";
 
 /** Milliseconds of silence on stdin after which the rest is loaded anyway (for a slow client). */
 export const PRELOAD_AFTER_MS = 100;
@@ -30,37 +33,39 @@ export interface EarlyOpening {
   releaseSignals(): void;
 }
 
-const STRING_FLAGS = new Set([
-  "path",
-  "foreground-window",
-  "ssh-timeout",
-  "state-dir",
-  "max-message-bytes",
-  "max-file-bytes",
-  "deadline",
-  "shell",
-  "tail-bytes",
-]);
+/** The flags the early start reads or has checked (flag_table.ts); any other one defers. */
+const EARLY_FLAGS = new Set(
+  Object.entries(EARLY_RULES).filter(([, rule]) => rule !== "late").map(([flag]) => flag),
+);
+
+export interface OpeningFlags {
+  shell: boolean;
+  maxMessageBytes: number;
+  /** --path as given, to be checked as a directory before answering. */
+  path?: string;
+  /** A flag whose value flags.ts must accept before anything is answered. */
+  needsCheck: boolean;
+  /** The flags as read, in the shape node:util gives the full parser (mcp_args.ts). */
+  values: McpFlagValues;
+}
 
 /**
  * What the opening reply depends on, when `args` are plain enough to read without the full flag
- * parser: long flags known to `anchorfs mcp`, each once, values not starting with "-", no
- * --allow/--roots (they change the instructions after resolving paths), no --http or --help.
- * Undefined otherwise: the full parser decides first, as always.
+ * parser: long flags the early start may take (EARLY_RULES), each once, values not starting with
+ * "-". Undefined otherwise (--allow, --roots, --http, --help, an unknown flag, ...): the full
+ * parser decides first, as always.
  */
-export function scanOpeningFlags(
-  args: readonly string[],
-): { shell: boolean; maxMessageBytes: number } | undefined {
+export function scanOpeningFlags(args: readonly string[]): OpeningFlags | undefined {
   const seen = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i]!);
-    if (!m || seen.has(m[1]!)) return undefined;
-    const name = m[1]!;
-    if (name === "no-shell" && m[2] === undefined) {
+    if (!m || seen.has(m[1]!) || !EARLY_FLAGS.has(m[1]!)) return undefined;
+    const name = m[1]! as McpFlag;
+    if (MCP_FLAG_SPEC[name].type === "boolean") {
+      if (m[2] !== undefined) return undefined;
       seen.set(name, true);
       continue;
     }
-    if (!STRING_FLAGS.has(name)) return undefined;
     const value = m[2] ?? args[++i];
     if (value === undefined || (m[2] === undefined && value.startsWith("-"))) return undefined;
     seen.set(name, value);
@@ -74,13 +79,42 @@ export function scanOpeningFlags(
   } catch {
     return undefined;
   }
-  return { shell: !seen.has("no-shell"), maxMessageBytes };
+  return {
+    shell: !seen.has("no-shell"),
+    maxMessageBytes,
+    ...(typeof path === "string" && { path }),
+    needsCheck: [...seen.keys()].some((flag) => EARLY_RULES[flag as McpFlag] === "checked"),
+    values: Object.fromEntries(seen) as McpFlagValues,
+  };
+}
+
+/**
+ * True when the server will start with these flags as far as the early start can tell: --path
+ * is a directory and flags.ts accepts every value. A false leaves the reply to the full start,
+ * which then fails with its message on stderr and no reply: a failed connection, not a
+ * connected server that exits.
+ */
+export function flagsHold(flags: OpeningFlags): boolean {
+  if (flags.path !== undefined) {
+    try {
+      if (!Deno.statSync(flags.path).isDirectory) return false;
+    } catch {
+      return false;
+    }
+  }
+  if (!flags.needsCheck) return true;
+  try {
+    parseServeFlags(flags.values);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Opens stdin for `anchorfs mcp ARGS` if the flags allow an early reply, else undefined. */
 export function openEarly(args: readonly string[]): EarlyOpening | undefined {
   const flags = scanOpeningFlags(args);
-  if (!flags) return undefined;
+  if (!flags || !flagsHold(flags)) return undefined;
   const log = (line: string) => logLine(`anchorfs: ${line}`);
   const early = new EarlyInitialize(describeServer({ shell: flags.shell }), log);
   const wire = new StdioWire({ maxMessageBytes: flags.maxMessageBytes, log, early });

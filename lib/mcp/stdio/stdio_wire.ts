@@ -11,8 +11,8 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { AnchorError } from "../core/errors.ts";
-import { plural } from "../core/plural.ts";
+import { AnchorError } from "../../core/errors.ts";
+import { plural } from "../../core/plural.ts";
 import {
   checkLine,
   type EnvelopeParse,

@@ -4,14 +4,14 @@
 
 import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { Services } from "../ops/services.ts";
-import type { Session } from "../ops/session.ts";
-import { installListenReplay } from "./job_resources.ts";
-import { logError } from "./log.ts";
-import { createServerFactory } from "./server.ts";
+import type { Services } from "../../ops/services.ts";
+import type { Session } from "../../ops/session.ts";
+import { installListenReplay } from "../job_resources.ts";
+import { logError } from "../log.ts";
+import { createServerFactory } from "../server.ts";
 import type { ObservedTransport } from "./stdio_transport.ts";
 import type { StdioWire } from "./stdio_wire.ts";
-import type { ServerOptions } from "./tool_env.ts";
+import type { ServerOptions } from "../tool_env.ts";
 
 /** Serves MCP through `transport` (which wraps `wire`) until the connection closes. */
 export function serveOnWire(

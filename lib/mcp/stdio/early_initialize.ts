@@ -5,7 +5,7 @@
 // unusual (another method first, a _meta envelope, a version or shape the SDK might treat
 // differently) is left to the SDK. Pure: no I/O, no SDK import.
 
-import type { ServerInfo } from "./server_info.ts";
+import type { ServerInfo } from "../server_info.ts";
 
 /**
  * The 2025-era protocol versions the SDK (2.4.0) negotiates in `initialize`, newest first: a

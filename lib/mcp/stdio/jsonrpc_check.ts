@@ -5,7 +5,7 @@
 // importing the SDK costs most of the start-up, and lines are checked before it has loaded.
 
 import type { JSONRPCErrorResponse, JSONRPCMessage } from "@modelcontextprotocol/server";
-import { plural } from "../core/plural.ts";
+import { plural } from "../../core/plural.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -113,7 +113,7 @@ const isBigInteger = (v: unknown) =>
  * `value` with its top-level "id" and a cancel's "params.requestId" as BIG_ID_PREFIX strings when
  * they are integers past 2^53 (read again from `text` with the source of each number; only then).
  */
-function keepBigIds(text: string, value: unknown): unknown {
+export function keepBigIds(text: string, value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const params = value.params;
   const bigRequestId = isPlainObject(params) && isBigInteger(params.requestId);
