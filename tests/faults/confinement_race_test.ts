@@ -1,6 +1,6 @@
 // The confinement race through the real server (issue 29 item 3): with --allow PROJ --no-shell,
 // an outside process swaps PROJ/sub with a symlink to a folder outside, atomically and in a loop
-// (renameat2 RENAME_EXCHANGE, scripts/_swapper.ts), while the client views, creates, edits,
+// (renameat2 RENAME_EXCHANGE, scripts/bench/_swapper.ts), while the client views, creates, edits,
 // searches and lists through PROJ/sub. No answer may carry outside content and nothing may be
 // written outside, whichever way the server opens paths (openat2, or the openat walk of kernels
 // without it). Before the kernel confined the operations, every run leaked dozens of answers.
@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
-import { buildSwapWorld, runSwapRace } from "../../scripts/_swap_race.ts";
+import { buildSwapWorld, runSwapRace } from "../../scripts/bench/_swap_race.ts";
 
 const test = testNeeding("posix-fs", "linux-ffi");
 

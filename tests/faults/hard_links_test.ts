@@ -3,7 +3,12 @@
 // it (INTERRUPTED_WRITE) with a command that puts it back into every name.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
-import { RawServer, replyIsError, replyText, sleep } from "../../scripts/_reliability_server.ts";
+import {
+  RawServer,
+  replyIsError,
+  replyText,
+  sleep,
+} from "../../scripts/bench/_reliability_server.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
 import { recoveryCopyName } from "../../lib/core/path/write_temp_name.ts";

@@ -1,4 +1,4 @@
-// A small, fast slice of the reliability benchmark (scripts/reliability_bench.ts) in the suite:
+// A small, fast slice of the reliability benchmark (scripts/bench/reliability_bench.ts) in the suite:
 // the real server under malformed and oversize messages, a catastrophic regex, concurrent writer
 // processes, kill -9 mid-write, stale temp files, a FIFO and /dev/zero. Full sizes live in the
 // benchmark; here every count that must be 0 is asserted to be 0.
@@ -7,8 +7,13 @@
 // lead turns each on (removes `ignore`) when merging that fix.
 
 import { assert, assertEquals } from "../_assert.ts";
-import { runKill, runMulti, runProtocol } from "../../scripts/reliability_bench.ts";
-import { RawServer, replyIsError, replyText, sleep } from "../../scripts/_reliability_server.ts";
+import { runKill, runMulti, runProtocol } from "../../scripts/bench/reliability_bench.ts";
+import {
+  RawServer,
+  replyIsError,
+  replyText,
+  sleep,
+} from "../../scripts/bench/_reliability_server.ts";
 import { tempDir } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
 

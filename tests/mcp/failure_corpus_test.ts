@@ -6,7 +6,11 @@ import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from ".
 import { REPO_ROOT } from "../_harness.ts";
 import { startJobsServer } from "./_jobs_helpers.ts";
 import { testNeeding } from "../_requires.ts";
-import { loadCorpus, missingParts, replayCommand } from "../../scripts/failure_excerpt_bench.ts";
+import {
+  loadCorpus,
+  missingParts,
+  replayCommand,
+} from "../../scripts/bench/failure_excerpt_bench.ts";
 
 const test = testNeeding("bash");
 const CORPUS = `${REPO_ROOT}/tests/fixtures/failure_corpus`;

@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, type TestServer } from "../_harness.ts";
 import { testNeeding } from "../_requires.ts";
-import { RawServer, replyIsError, replyText } from "../../scripts/_reliability_server.ts";
+import { RawServer, replyIsError, replyText } from "../../scripts/bench/_reliability_server.ts";
 
 const test = testNeeding("proc");
 const isRoot = Deno.uid() === 0;

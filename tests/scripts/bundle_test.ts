@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
-import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
+import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/release/bundle.ts";
 import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {

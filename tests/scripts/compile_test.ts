@@ -5,7 +5,7 @@ import {
   outputName,
   targetEnvVar,
   TARGETS,
-} from "../../scripts/compile.ts";
+} from "../../scripts/release/compile.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
 import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 import { testNeeding } from "../_requires.ts";
@@ -53,7 +53,7 @@ Deno.test("compile script honours DENORT_BIN and refuses a missing file or the d
   }
 });
 
-const SCRIPT = `${REPO_ROOT}/scripts/compile.ts`;
+const SCRIPT = `${REPO_ROOT}/scripts/release/compile.ts`;
 
 async function runCompile(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {

@@ -4,8 +4,8 @@
 import { parse } from "yaml";
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
-import { outputName, TARGETS } from "../../scripts/compile.ts";
-import { parseSums, renderFormula } from "../../scripts/homebrew_formula.ts";
+import { outputName, TARGETS } from "../../scripts/release/compile.ts";
+import { parseSums, renderFormula } from "../../scripts/release/homebrew_formula.ts";
 import { VERSION } from "../../lib/version.ts";
 
 interface Step {
@@ -60,7 +60,7 @@ Deno.test("release.yml compiles six targets, attaches checksums, publishes npm, 
   for (const target of TARGETS) assertStringIncludes(buildRuns, `--target ${target}`);
   assertStringIncludes(buildRuns, "deno task compile");
   assertStringIncludes(buildRuns, "deno task npm-pack");
-  assertStringIncludes(buildRuns, "scripts/homebrew_formula.ts --sums dist/SHA256SUMS");
+  assertStringIncludes(buildRuns, "scripts/release/homebrew_formula.ts --sums dist/SHA256SUMS");
   assertStringIncludes(runs(gh), "gh release create");
   assertStringIncludes(runs(gh), "dist/SHA256SUMS");
   assertStringIncludes(runs(npm), "npm publish dist/anchorfs-*.tgz");
