@@ -15,9 +15,9 @@ import {
   sleep,
 } from "../../scripts/bench/_reliability_server.ts";
 import { tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 /** Inputs the slice sends: one of each kind, including the 11 MB message. */
 const PROTOCOL_SLICE = [
@@ -119,7 +119,7 @@ Deno.test({
   },
 });
 
-test({
+Deno.test(needs({
   name: "a FIFO and /dev/zero are refused at once and the server stays small",
   async fn() {
     await using dir = await tempDir("anchorfs-faults-fifo-");
@@ -148,4 +148,4 @@ test({
       assert(peakMb < 300, `server peak RSS ${peakMb.toFixed(0)} MB`);
     });
   },
-});
+}));

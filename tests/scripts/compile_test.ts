@@ -8,10 +8,10 @@ import {
 } from "../../scripts/release/compile.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
 import { WASM_SUBDIR, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
 // The stand-in runtime is a symlink (Windows needs a privilege for those).
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 Deno.test("compile script covers Linux, macOS and Windows on x86_64 and ARM64", () => {
   for (const os of ["linux", "darwin", "windows"]) {
@@ -78,7 +78,7 @@ Deno.test("compile script: an unknown target or option is a two-line usage error
   assertStringIncludes(option.stderr, 'error: unknown option "--bogus"');
 });
 
-test({
+Deno.test(needs({
   name:
     "compile script builds from the bundle (nothing else embedded), prints sizes, writes SHA256SUMS",
   // A stand-in runtime (the deno CLI under the name denort) makes deno compile run offline; the
@@ -115,4 +115,4 @@ test({
     const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
     assertEquals(sums, `${hex}  ${name}\n`);
   },
-});
+}));
