@@ -1,3 +1,7 @@
+// The local backend's file-system errors, provoked on real disk: each becomes the AnchorError
+// whose fault and hint fit (the caller's INVALID_PATH, the environment's READ_ONLY, SYMLINK_LOOP),
+// never a bare 'retry once'.
+
 import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { AnchorError, formatError } from "../../lib/core/errors.ts";

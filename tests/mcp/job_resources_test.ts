@@ -1,3 +1,6 @@
+// Job resources through the real server (v1 and v2 clients, real bash jobs): resources/read of an
+// unknown job is invalid params naming the known jobs.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";

@@ -1,3 +1,6 @@
+// The shell tool through the real server (v2 client, real bash): an empty cwd means the working
+// directory.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";

@@ -1,3 +1,6 @@
+// The shell tool through the real server (real bash): a failing program piped into tail gets the
+// note that its status was lost.
+
 import { assert, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";

@@ -1,3 +1,6 @@
+// Listings (ops/list_dir.ts) over LocalBackend on real directories: the summary rows match reading
+// each head, a file gone mid-listing is listed unreadable.
+
 import { assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
 import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";

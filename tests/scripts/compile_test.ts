@@ -1,3 +1,6 @@
+// The compile script (scripts/release/compile.ts): targets, DENORT_BIN, usage errors, and a real
+// `deno compile` of the bundle with a stand-in runtime, offline.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import {
   findRuntime,

@@ -1,3 +1,6 @@
+// fast_dir.ts (getdents64 through FFI): lists what Deno.readDirSync lists on real directories,
+// leaves errors to the usual listing, and reads a huge directory in steps with turns between.
+
 import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { needing } from "../../_requires.ts";

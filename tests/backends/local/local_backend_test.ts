@@ -1,3 +1,6 @@
+// LocalBackend on real disk: the FileBackend contract, the content check of a write, temp files
+// of dead writers cleaned (live ones and remote ones kept), fsyncs, and the other local rules.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";

@@ -1,3 +1,6 @@
+// Listings with the worker pool (parallel_scan.ts) on a real tree: the workers start after the
+// first listing, and stopped or cancelled workers leave the same rows as none.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";

@@ -1,3 +1,6 @@
+// write_lock.ts: the folder flock between real processes and within one, the nearest existing
+// folder for a new file, and the lock style per platform.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import {
   LocalWriteLocks,

@@ -1,3 +1,6 @@
+// The SFTP backend against a real OpenSSH sshd on 127.0.0.1: the FileBackend contract, bulk reads
+// and their request counts, the case probe, and a walk reading core.ignorecase on the host.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { createSshWorld, startSshd } from "./_sshd.ts";
 import { assert, assertEquals } from "../../_assert.ts";
