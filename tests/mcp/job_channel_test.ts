@@ -44,11 +44,16 @@ async function channelServer() {
 
 const jobOf = (raw: unknown) => /anchorfs:\/\/jobs\/([\w-]+)/.exec(JSON.stringify(raw))![1]!;
 
+/** A command that runs until the test opens its gate (a file in `dir`): past any window, no sleep. */
+const gated = (dir: string, name: string) => `until [ -f '${dir}/${name}' ]; do sleep 0.05; done`;
+const open = (dir: string, name: string) => Deno.writeTextFile(`${dir}/${name}`, "");
+
 Deno.test(
   needs(
     "a job's end reaches a 2025-era client as a short notifications/claude/channel, with resources/updated too",
     async () => {
       await using s = await channelServer();
+      await using gates = await tempDir();
       assert(
         s.server.client.getServerCapabilities()?.experimental?.["claude/channel"] !== undefined,
       );
@@ -57,11 +62,12 @@ Deno.test(
       );
       const ran = await s.server.call("shell", {
         command:
-          'for i in $(seq 1 300); do echo "ok $i - case $i"; done; for i in 1 2; do sleep 1; done; ' +
+          `for i in $(seq 1 300); do echo "ok $i - case $i"; done; ${gated(gates.path, "end")}; ` +
           "echo 'not ok 301 - adds small numbers'; echo '# fail 1'; exit 1",
       });
       assertStringIncludes(ran.text, "still running");
       const id = jobOf(ran.raw);
+      await open(gates.path, "end");
       await s.next(id);
       await updated;
       const note = s.notes.find((n) => n.meta?.job === id);
@@ -84,24 +90,25 @@ Deno.test(
     "no claude/channel for a command that ended inside its call, a job the model killed or one a wait returned",
     async () => {
       await using s = await channelServer();
+      await using gates = await tempDir();
       const quick = await s.server.call("shell", { command: "echo done here" });
       assertStringIncludes(quick.text, "succeeded (exit 0)");
-      const killed = await s.server.call("shell", {
-        command: "for i in $(seq 30); do sleep 1; done",
-      });
+      const killed = await s.server.call("shell", { command: gated(gates.path, "never") });
       const killedId = jobOf(killed.raw);
       await s.server.call("jobs", { action: "kill", id: killedId });
       const waited = await s.server.call("shell", {
-        command: "for i in 1 2; do sleep 1; done; echo waited",
+        command: `${gated(gates.path, "waited")}; echo waited`,
       });
       const waitedId = jobOf(waited.raw);
+      await open(gates.path, "waited");
       const w = await s.server.call("jobs", { action: "wait", id: waitedId });
       assertStringIncludes(w.text, "succeeded (exit 0)");
       // A job left alone is announced; by then the others' notes would have come first.
       const alone = await s.server.call("shell", {
-        command: "for i in 1 2; do sleep 1; done; echo alone",
+        command: `${gated(gates.path, "alone")}; echo alone`,
       });
       const aloneId = jobOf(alone.raw);
+      await open(gates.path, "alone");
       await s.next(aloneId);
       assertEquals(s.notes.map((n) => n.meta.job), [aloneId]);
     },

@@ -139,15 +139,20 @@ Deno.test(
   needs(
     "shell: heartbeats keep the client's request timeout from firing during a long call",
     async () => {
-      await using s = await startJobsServer("v1", { window: 4.5 });
+      // Heartbeats every 0.2 s (test-only, lib/test_timing.ts) against a 1 s request timeout: the
+      // 2 s window answers only because each beat resets the timeout.
+      await using s = await startJobsServer("v1", {
+        window: 2,
+        env: { ANCHORFS_TEST_HEARTBEAT_MS: "200" },
+      });
       const messages: string[] = [];
       const raw = await s.server.client.callTool(
-        { name: "shell", arguments: { command: `echo working; ${pause(6)}` } },
+        { name: "shell", arguments: { command: `echo working; ${GATE}` } },
         undefined,
         {
           // deno-lint-ignore no-explicit-any
           onprogress: (p: any) => messages.push(p.message ?? ""),
-          timeout: 3500,
+          timeout: 1000,
           resetTimeoutOnProgress: true,
         },
       );
@@ -218,7 +223,10 @@ Deno.test(
   needs(
     "shell (v2 client): heartbeats reach a 2026-07-28 client that passed onprogress",
     async () => {
-      await using s = await startJobsServer("v2", { window: 3.5 });
+      await using s = await startJobsServer("v2", {
+        window: 1,
+        env: { ANCHORFS_TEST_HEARTBEAT_MS: "200" },
+      });
       const messages: string[] = [];
       const r = await s.server.call("shell", { command: `echo tick; ${GATE}` }, {
         // deno-lint-ignore no-explicit-any

@@ -29,6 +29,17 @@ export interface WaitForJobResult {
   elapsedMs: number;
 }
 
+/** The heartbeat interval when a call gives none: 2 s, unless a test run shortened it. */
+let defaultHeartbeatMs = 2000;
+
+/**
+ * Sets the process-wide default heartbeat interval. Test-only: lib/compose.ts calls it from
+ * `ANCHORFS_TEST_HEARTBEAT_MS` (lib/test_timing.ts) so job tests need not wait 2 s per beat.
+ */
+export function setDefaultHeartbeatMs(ms: number): void {
+  defaultHeartbeatMs = ms;
+}
+
 /** Blocks until the job ends, `timeoutMs` passes or `signal` aborts, beating in between. */
 export async function waitForJob(
   jobs: JobManager,
@@ -37,7 +48,7 @@ export async function waitForJob(
 ): Promise<WaitForJobResult> {
   const now = options.now ?? Date.now;
   const t0 = now();
-  const heartbeatMs = options.heartbeatMs ?? 2000;
+  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
   let { record, done } = await jobs.wait(id, 0);
   while (!done && !options.signal?.aborted) {
     const left = options.timeoutMs - (now() - t0);
