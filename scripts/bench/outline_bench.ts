@@ -6,7 +6,7 @@
 
 import { parseArgs } from "node:util";
 import { TreeSitterParser, wasmFiles } from "../../lib/backends/tree_sitter/tree_sitter_parser.ts";
-import { type Language, languageFor, LANGUAGES } from "../../lib/core/outline/mod.ts";
+import { type Language, languageFor, LANGUAGES } from "../../lib/core/outline/languages.ts";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "5" }, child: { type: "string" } },

@@ -15,15 +15,10 @@ import {
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { splitLines } from "../../core/text/text_file.ts";
-import {
-  allDeclarations,
-  type Declaration,
-  findSymbol,
-  type Language,
-  languageFor,
-  languageNames,
-  renderOutline,
-} from "../../core/outline/mod.ts";
+import { allDeclarations, type Declaration } from "../../core/outline/declaration.ts";
+import { type Language, languageFor, languageNames } from "../../core/outline/languages.ts";
+import { renderOutline } from "../../core/outline/outline_render.ts";
+import { findSymbol } from "../../core/outline/symbol_match.ts";
 import type { Budget } from "../budget.ts";
 import type { Location, Locations } from "../location.ts";
 import type { ReadLimits } from "../read_limits.ts";

@@ -3,7 +3,8 @@
 // the second parse for files that do not parse: the broken lines are blanked and the rest read
 // again, so one unclosed bracket does not hide every declaration after it.
 
-import { blankLines, OutlineCache, resyncLine } from "../../core/outline/mod.ts";
+import { OutlineCache } from "../../core/outline/outline_cache.ts";
+import { blankLines, resyncLine } from "../../core/outline/recover.ts";
 import type { Language } from "../../core/outline/languages.ts";
 import { allDeclarations } from "../../core/outline/declaration.ts";
 import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";

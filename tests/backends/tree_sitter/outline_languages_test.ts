@@ -5,7 +5,8 @@
 import { assert, assertEquals } from "../../_assert.ts";
 import { REPO_ROOT } from "../../_harness.ts";
 import { TreeSitterParser } from "../../../lib/backends/tree_sitter/tree_sitter_parser.ts";
-import { type Declaration, languageFor } from "../../../lib/core/outline/mod.ts";
+import type { Declaration } from "../../../lib/core/outline/declaration.ts";
+import { languageFor } from "../../../lib/core/outline/languages.ts";
 
 const parser = new TreeSitterParser();
 
