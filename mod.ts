@@ -98,6 +98,7 @@ export { type ShownMemory } from "./lib/core/edit/shown_lines.ts";
 export {
   judgeCommand,
   type JudgeOptions,
+  type PolicyRule,
   type PolicyVerdict,
 } from "./lib/core/shell/policy/mod.ts";
 export type { ShellKind } from "./lib/core/platform/platform.ts";

@@ -3,6 +3,7 @@
 // why in one clause, the exact call to use instead (or one worked example when none could be
 // derived from the command), and what stays allowed so the model does not over-correct.
 
+/** The shell policy's rule ids: the `rule` of a refused {@linkcode PolicyVerdict}. */
 export type PolicyRule =
   | "read_file"
   | "search_text"
