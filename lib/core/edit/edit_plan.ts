@@ -31,12 +31,6 @@ export interface PlanOptions {
   shown?: ShownMemory;
 }
 
-export interface PlannedEdit {
-  doc: TextDoc;
-  /** Lines (1-based, in the new file) that the operations wrote, for the result summary. */
-  changedLines: number;
-}
-
 /**
  * Verifies every id of `ops` against `doc` (and interiors against what was shown), rejects
  * overlaps, and returns the new document. Throws STALE_LINE_ID / OVERLAPPING_OPERATIONS.

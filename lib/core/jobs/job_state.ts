@@ -19,15 +19,6 @@ export type JobStatus =
   /** Its server died without recording an end; found at a later start-up. */
   | "lost";
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = [
-  "succeeded",
-  "failed",
-  "killed",
-  "interrupted",
-  "output_capped",
-  "lost",
-];
-
 export interface JobRecord {
   version: 1;
   /** `<server pid>-<n>`. */
