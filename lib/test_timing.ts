@@ -4,13 +4,14 @@
 // ANCHORFS_TEST_*, and anything but a positive integer of milliseconds is ignored.
 
 /** The timing defaults a test run may shorten. */
-export interface TestTiming {
+interface TestTiming {
   /** Grace between TERM and KILL when a job is killed (default 2000 ms). */
   killGraceMs?: number;
   /** How often a waiting call (shell window, jobs wait) reports progress (default 2000 ms). */
   heartbeatMs?: number;
 }
 
+// Exported for tests.
 /** The variables, by field: ANCHORFS_TEST_KILL_GRACE_MS and ANCHORFS_TEST_HEARTBEAT_MS. */
 export const TEST_TIMING_VARS = {
   killGraceMs: "ANCHORFS_TEST_KILL_GRACE_MS",

@@ -37,13 +37,15 @@ interface Runtime {
   Language: { load(bytes: Uint8Array): Promise<unknown> };
 }
 
+// Exported for tests.
 /** Where the wasm files are shipped beside the bundle (dist/) and inside compiled binaries. */
 export const WASM_SUBDIR = "tree-sitter";
 /** The runtime's own wasm file. */
-export const RUNTIME_WASM = "tree-sitter.wasm";
+const RUNTIME_WASM = "tree-sitter.wasm";
 /** The grammar file of a grammar name (`typescript` → tree-sitter-typescript.wasm). */
-export const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
+const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
 
+// Exported for tests.
 /** Every wasm file the outline uses: the runtime and one grammar per language (for packaging). */
 export function wasmFiles(): string[] {
   const grammars = new Set(Object.values(LANGUAGES).map((l) => l.grammar));

@@ -6,7 +6,7 @@ import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { formatProgress } from "../../core/jobs/progress_text.ts";
 import type { JobManager } from "./job_manager.ts";
 
-export interface WaitForJobOptions {
+interface WaitForJobOptions {
   /** How long to wait at most (Infinity: until the job ends). */
   timeoutMs: number;
   /** How often `onHeartbeat` is called while the job runs (default 2 s). */
@@ -22,7 +22,7 @@ export interface WaitForJobOptions {
   now?: () => number;
 }
 
-export interface WaitForJobResult {
+interface WaitForJobResult {
   record: JobRecord;
   /** Whether the job ended (false: the timeout passed or the signal aborted). */
   done: boolean;

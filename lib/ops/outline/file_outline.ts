@@ -27,7 +27,7 @@ import { readTextBody } from "../text_io.ts";
 import { displayPath } from "../view_args.ts";
 import { type FileOutline, type Outliner, PARSE_MAX_BYTES } from "./outliner.ts";
 
-export interface OutlineRequest {
+interface OutlineRequest {
   /** A declaration's name: its lines (or, with `outline`, its members' outline). */
   symbol?: string;
   outline: boolean;
@@ -36,7 +36,7 @@ export interface OutlineRequest {
 }
 
 /** What outlining a file gave: text to show, or the lines of the declaration `symbol` named. */
-export type FileOutlineResult =
+type FileOutlineResult =
   | { kind: "text"; text: Guide }
   | { kind: "symbol"; decl: Declaration; header: string };
 
@@ -116,7 +116,7 @@ function render(
 }
 
 /** The calls an unknown or ambiguous name's error suggests instead. */
-export interface SymbolCalls {
+interface SymbolCalls {
   /** The same call with the candidate's name. */
   named(decl: Declaration): NextStep;
   /** The same call by the declaration's lines (for a name that means several). */
@@ -129,7 +129,7 @@ const viewCalls = (shown: string): SymbolCalls => ({
 });
 
 /** The declaration `symbol` names; an unknown or ambiguous name fails with the calls to use. */
-export function resolveSymbol(
+function resolveSymbol(
   shown: string,
   outline: FileOutline,
   symbol: string,

@@ -26,9 +26,9 @@ import type { Outliner } from "./outliner.ts";
 import type { StopReason } from "../budget.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
-export const MAP_MAX_BYTES = 32 * 1024;
+const MAP_MAX_BYTES = 32 * 1024;
 /** Files larger than this are named in a map but not parsed for it (outline them one by one). */
-export const MAP_FILE_MAX_BYTES = 512 * 1024;
+const MAP_FILE_MAX_BYTES = 512 * 1024;
 /** Files considered per map (the walk stops there; the rest are counted as not mapped). */
 const MAP_MAX_FILES = 2000;
 /** Each file's line is given at least, and at most, this many bytes. */
@@ -40,7 +40,7 @@ const ENTRY_MAX_BYTES = 1500;
  * stays resident (3 to 45 MB, see docs/benchmarks.md), and all fifteen would take the server past
  * its memory target. Files of other languages are counted, with the call that outlines one.
  */
-export const MAP_MAX_GRAMMARS = 3;
+const MAP_MAX_GRAMMARS = 3;
 
 type FileItem = WalkItem & { kind: "file" };
 

@@ -119,7 +119,7 @@ export function readsProjectFiles(
 }
 
 /** `path` as seen from the start of the line, after a `cd base` (absolute and ~ paths as they are). */
-export function pathAfterCd(base: string | undefined, path: string): string {
+function pathAfterCd(base: string | undefined, path: string): string {
   if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
   if (path === ".") return base;
   return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;

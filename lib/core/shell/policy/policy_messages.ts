@@ -26,6 +26,7 @@ interface RuleText {
   allowed: string;
 }
 
+// Exported for tests.
 export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
   read_file: {
     headline: "Refused by the shell policy (rule read_file): read files with `view` (it shows " +
