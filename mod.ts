@@ -74,7 +74,7 @@ export {
   renderLine,
   type StaleId,
   staleIdError,
-} from "./lib/core/edit/mod.ts";
+} from "./lib/core/edit/line_id.ts";
 
 // Text documents and edit planning.
 export {
@@ -83,23 +83,25 @@ export {
   encodeDoc,
   type TextDoc,
   type TextEncoding,
-} from "./lib/core/text/mod.ts";
+} from "./lib/core/text/text_file.ts";
+export { type Anchor, type EditOp, parseEditOps } from "./lib/core/edit/edit_ops.ts";
 export {
-  type Anchor,
-  type EditOp,
   type MatchTier,
-  parseEditOps,
-  planLineEdits,
-  type PlanOptions,
   planStrReplace,
-  type ShownMemory,
   type StrReplaceRequest,
   type StrReplaceResult,
-} from "./lib/core/edit/mod.ts";
+} from "./lib/core/edit/str_replace/mod.ts";
+export { planLineEdits, type PlanOptions } from "./lib/core/edit/edit_plan.ts";
+export { type ShownMemory } from "./lib/core/edit/shown_lines.ts";
 
 // The shell policy every command passes before it runs.
-export { judgeCommand, type JudgeOptions, type PolicyVerdict } from "./lib/core/shell/mod.ts";
-export type { ShellKind } from "./lib/core/platform/mod.ts";
+export {
+  judgeCommand,
+  type JudgeOptions,
+  type PolicyRule,
+  type PolicyVerdict,
+} from "./lib/core/shell/policy/mod.ts";
+export type { ShellKind } from "./lib/core/platform/platform.ts";
 
 // File backends.
 export type {
@@ -118,13 +120,18 @@ export type { FileSummary } from "./lib/core/text/head_summary.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
 export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
 export { MemoryBackend, type MemoryBackendOptions } from "./lib/backends/memory/memory_backend.ts";
-export { MACOS_PATHS, type PathRules, POSIX_PATHS, WINDOWS_PATHS } from "./lib/core/path/mod.ts";
+export {
+  MACOS_PATHS,
+  type PathRules,
+  POSIX_PATHS,
+  WINDOWS_PATHS,
+} from "./lib/core/path/path_rules.ts";
 
 // Services, locations and sessions.
 export { closeServices, createServices, type ServiceOptions } from "./lib/compose.ts";
 export type { Services } from "./lib/ops/services.ts";
 export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
-export type { RemoteTarget } from "./lib/core/ssh/mod.ts";
+export type { RemoteTarget } from "./lib/core/ssh/remote_url.ts";
 export { createSession, type Session } from "./lib/ops/session.ts";
 
 // The MCP server factory and the CLI entry.

@@ -17,6 +17,8 @@ import type { ShellKind } from "./core/platform/platform.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
 import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
 import type { Services } from "./ops/services.ts";
+import { setDefaultHeartbeatMs } from "./ops/jobs/wait_for_job.ts";
+import { testTiming } from "./test_timing.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
 import { ParallelScanner } from "./backends/local/parallel_scan.ts";
@@ -97,6 +99,9 @@ export function createServices(options: ServiceOptions = {}): Services {
 const sshPools = new WeakMap<Services, SshPool>();
 
 function createJobManager(options: ServiceOptions): JobManager {
+  // Test-only: job tests shorten the 2 s kill grace and heartbeat (lib/test_timing.ts).
+  const timing = testTiming((name) => Deno.env.get(name));
+  if (timing.heartbeatMs !== undefined) setDefaultHeartbeatMs(timing.heartbeatMs);
   const envCap = Number(Deno.env.get("ANCHORFS_JOB_LOG_CAP") ?? "");
   const logCapBytes = options.jobLogCapBytes ??
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
@@ -110,6 +115,7 @@ function createJobManager(options: ServiceOptions): JobManager {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,
       ...(logCapBytes !== undefined && { logCapBytes }),
+      ...(timing.killGraceMs !== undefined && { killGraceMs: timing.killGraceMs }),
     },
   );
 }

@@ -5,7 +5,12 @@
 // fails the run; on macOS and Windows the tests needing it are skipped with the reason
 // (tests/_requires.ts).
 //
-// Usage: deno run -A scripts/test.ts [deno test arguments, e.g. tests/core]
+// Usage: deno run -A scripts/test.ts [--fast | --release] [deno test arguments, e.g. tests/core]
+//   (no group)  every test under tests/ (the README's command, `deno task test`)
+//   --fast      the pure and in-process layers: tests/core, tests/ops, tests/arch, tests/docs
+//               (`deno task test:fast`, the edit-test loop)
+//   --release   the packaging tests: npm pack/install, bundle, compile (tests/scripts;
+//               `deno task test:release`)
 
 // deno-lint-ignore-file no-console
 
@@ -78,6 +83,20 @@ async function ensureTools(): Promise<boolean> {
   return false;
 }
 
+/** The named groups of test folders (`--fast`, `--release`); no group is all of tests/. */
+export const GROUPS: Record<string, string[]> = {
+  fast: ["tests/core/", "tests/ops/", "tests/arch/", "tests/docs/"],
+  release: ["tests/scripts/"],
+};
+
+/** `deno test` paths for the runner's arguments: a group's folders, or the paths given, or tests/. */
+export function testPaths(args: string[]): string[] {
+  const group = args.find((a) => a === "--fast" || a === "--release")?.slice(2);
+  const rest = args.filter((a) => a !== "--fast" && a !== "--release");
+  const folders = group === undefined ? [] : GROUPS[group]!;
+  return [...folders, ...rest].length > 0 ? [...folders, ...rest] : ["tests/"];
+}
+
 async function main(args: string[]): Promise<number> {
   if (!(await ensureTools())) {
     console.log("0 passed, 1 failed");
@@ -89,7 +108,7 @@ async function main(args: string[]): Promise<number> {
     "-A",
     "--parallel",
     "--frozen",
-    ...(args.length > 0 ? args : ["tests/"]),
+    ...testPaths(args),
   ];
   const child = new Deno.Command(Deno.execPath(), {
     args: testArgs,

@@ -51,6 +51,13 @@ export interface TestServer extends AsyncDisposable {
 }
 
 /** The environment the spawned server needs: stdio client transports pass only a few vars. */
+/**
+ * Test-only timing for every server and CLI run the tests spawn (lib/test_timing.ts): a kill's
+ * TERM → KILL grace of 0.5 s instead of 2 s, so tests of TERM-ignoring processes do not wait out
+ * the real default. A test that needs other timing passes its own value in `env`.
+ */
+export const TEST_TIMING_ENV: Record<string, string> = { ANCHORFS_TEST_KILL_GRACE_MS: "500" };
+
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (
@@ -69,7 +76,7 @@ export function serverEnv(extra: Record<string, string> = {}): Record<string, st
     if (v !== undefined) env[key] = v;
   }
   env.NO_COLOR = "1";
-  return { ...env, ...extra };
+  return { ...env, ...TEST_TIMING_ENV, ...extra };
 }
 
 export async function startServer(options: StartOptions): Promise<TestServer> {
@@ -162,7 +169,7 @@ export async function runCliProcess(
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", MAIN_TS, ...args],
     cwd: options.cwd ?? REPO_ROOT,
-    env: { NO_COLOR: "1", ...(options.env ?? {}) },
+    env: { NO_COLOR: "1", ...TEST_TIMING_ENV, ...(options.env ?? {}) },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",

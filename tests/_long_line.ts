@@ -1,6 +1,6 @@
 // A worst case for the search's regex matching: one line of random words ending in a word, which
 // `(?i)(\w+\s?)+$` matches, slowly (finding where the match starts takes ~2 s per 16 MiB on one
-// core). Shared by the fault tests and scripts/reliability_bench.ts.
+// core). Shared by the fault tests and scripts/bench/reliability_bench.ts.
 
 /** `bytes` bytes: random letters, digits, spaces and punctuation, then "a\n". */
 export function longLine(bytes: number, seed = 1): Uint8Array {

@@ -1,7 +1,9 @@
 // Tests that need what only some runners have (bash, sshd, /proc, POSIX signals and process
-// groups, POSIX file modes, a pseudo-terminal, strace, Linux system calls through FFI): on Linux they run and fail loudly when a tool is missing (CI installs
-// them); on macOS and Windows they are registered as ignored, with the reason in the test's name,
-// so a runner's report says why they did not run. Everything else runs everywhere.
+// groups, POSIX file modes, a pseudo-terminal, strace, Linux system calls through FFI): on Linux
+// they run and fail loudly when a tool is missing (CI installs them); on macOS and Windows they
+// are registered as ignored, with the reason in the test's name, so a runner's report says why
+// they did not run. Everything else runs everywhere. This file registers no test: `needing()`
+// returns the definition the test file passes to `Deno.test` (tests/arch/requires_test.ts).
 
 import { cgroupBases, parseMountinfo, parseProcCgroup } from "../lib/core/jobs/cgroup_paths.ts";
 
@@ -142,22 +144,27 @@ export function missingReason(
 type TestFn = (t: Deno.TestContext) => void | Promise<void>;
 
 /**
- * `Deno.test(name, fn)` (or `Deno.test({...})`) that is ignored, saying why, when a requirement
- * is missing on this runner.
+ * The definition to pass to `Deno.test` for a test that needs `needs`: as given where they are
+ * present, and ignored, with the reason in its name, where they are missing on this runner. It
+ * registers nothing itself, so the test is reported at its own file and line:
+ *
+ *     const needs = needing("sshd", "bash");
+ *     Deno.test(needs("a remote job ends", async () => {...}));
+ *     Deno.test(needs({ name: "...", sanitizeOps: false, fn }));
  */
-export function testNeeding(
+export function needing(
   ...needs: Requirement[]
-): (nameOrDefinition: string | Deno.TestDefinition, fn?: TestFn) => void {
+): (nameOrDefinition: string | Deno.TestDefinition, fn?: TestFn) => Deno.TestDefinition {
   const reasons = needs.map((n) => missingReason(n)).filter((r): r is string => r !== undefined);
   return (nameOrDefinition, fn) => {
     const definition: Deno.TestDefinition = typeof nameOrDefinition === "string"
       ? { name: nameOrDefinition, fn: fn! }
       : nameOrDefinition;
-    if (reasons.length === 0) return Deno.test(definition);
-    Deno.test({
+    if (reasons.length === 0) return definition;
+    return {
       ...definition,
       name: `${definition.name} [skipped: ${[...new Set(reasons)].join("; ")}]`,
       ignore: true,
-    });
+    };
   };
 }

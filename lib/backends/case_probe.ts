@@ -27,6 +27,7 @@ export interface ProbeView {
 /** Names a probe tries before giving up on a directory (each costs two lookups). */
 const MAX_TRIES = 4;
 
+// Exported for tests.
 /**
  * Whether lookups in `dir` fold case: true when a name's case-swapped spelling finds the same
  * entry, false when it finds nothing or another entry; undefined when no name with letters can

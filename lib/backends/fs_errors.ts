@@ -4,7 +4,7 @@
 import { Buffer } from "node:buffer";
 import { AnchorError, outOfFileHandles } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
-import { shellQuote } from "../core/shell/mod.ts";
+import { shellQuote } from "../core/shell/shell_quote.ts";
 import {
   type ChangedAtReplace,
   changedAtReplaceText,

@@ -7,7 +7,7 @@ import type { Terminal } from "./output.ts";
 import type { StepSyntax } from "../core/next_step.ts";
 import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 
-export interface CliContext {
+interface CliContext {
   terminal: Terminal;
   /**
    * Built lazily (`--help` must not open anything), once: the first call's options count
@@ -17,7 +17,7 @@ export interface CliContext {
 }
 
 /** What a subcommand may choose about the services it uses. */
-export interface CliServiceOptions {
+interface CliServiceOptions {
   /** The state dir jobs are kept in (default: ANCHORFS_STATE_DIR, else the platform's). */
   stateDir?: string;
 }

@@ -18,6 +18,7 @@ import {
   UsageError,
 } from "./command.ts";
 
+// Exported for tests.
 /** The options of `anchorfs edit` (next steps are rendered against them: step_command.ts). */
 export const EDIT_OPTIONS = {
   old: { type: "string" },
@@ -140,6 +141,7 @@ Exit status: 0 on success, 1 when the edit failed (nothing was written), 2 for u
   },
 };
 
+// Exported for tests.
 /**
  * Text read from a file or stdin (`echo beta |`, a heredoc, an editor) ends with a newline that
  * an argument (`--new BETA`) lacks. Taken literally, `--old-file` "beta\n" with `--new BETA`

@@ -22,7 +22,7 @@ import { cliStepSyntax, cliSyntax } from "./step_command.ts";
 import { ProgressLine } from "./progress_line.ts";
 
 /** `jobs wait` exit code when the job is still running at the timeout (like timeout(1)). */
-export const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
+const WAIT_TIMEOUT_EXIT_CODE = EXIT.waitTimeout;
 
 const USAGE = `Usage:
   anchorfs jobs [list]                       List recent jobs, newest first
@@ -44,6 +44,7 @@ Options:
 Exit codes: wait and tail -f exit with the job's exit code (128+N when signal N ended it),
 ${WAIT_TIMEOUT_EXIT_CODE} when wait's --timeout passed, ${EXIT.noSuchJob} when no job has that id, 2 for bad usage.`;
 
+// Exported for tests.
 /** The options of `anchorfs jobs` (next steps are rendered against them: step_command.ts). */
 export const JOBS_OPTIONS = {
   "state-dir": { type: "string" },

@@ -18,7 +18,7 @@ import {
   WriteError,
 } from "./output.ts";
 
-export function topLevelUsage(commands: readonly CliCommand[] = CLI_COMMANDS): string {
+function topLevelUsage(commands: readonly CliCommand[] = CLI_COMMANDS): string {
   const rows: [string, string][] = [
     ["mcp", "Serve the tools over MCP on stdio (for Claude, Cursor, Codex, ...)"],
     ...commands.map((c): [string, string] => [c.name, c.summary]),

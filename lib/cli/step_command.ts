@@ -14,6 +14,7 @@ import {
 } from "../core/next_step.ts";
 import { shellQuote } from "../core/shell/shell_quote.ts";
 
+// Exported for tests.
 /** How one tool argument is written on the command line. */
 export type ArgForm =
   /** The subcommand's PATH (or ID) operand. */
@@ -27,6 +28,7 @@ export type ArgForm =
   /** No command-line form: `why` says what a person does instead. */
   | { kind: "fallback"; why: string };
 
+// Exported for tests.
 /** Every argument a next step may carry, per tool: the compiler requires an entry for each. */
 export const CLI_ARG_FORMS: { [T in ToolName]: { [A in keyof ToolArgs[T]]-?: ArgForm } } = {
   view: {
@@ -122,7 +124,7 @@ function operand(path: string): string {
  * What the command a person ran chose that its suggested commands must repeat to work: `anchorfs
  * jobs --state-dir DIR` reads another state dir, so a `jobs` step names the same one.
  */
-export interface CliStepOptions {
+interface CliStepOptions {
   /** The --state-dir given (not one from ANCHORFS_STATE_DIR: a rerun inherits that itself). */
   stateDir?: string;
 }
@@ -134,6 +136,7 @@ function stateDirWords(dir: string): string[] {
     : ["--state-dir", shellQuote(dir)];
 }
 
+// Exported for tests.
 /** The command line for a step, or undefined when it has none (the tool call is shown then). */
 export function commandLineOf(s: NextStep, options: CliStepOptions = {}): string | undefined {
   switch (s.tool) {
@@ -178,7 +181,7 @@ export function commandLineOf(s: NextStep, options: CliStepOptions = {}): string
  * Example arguments as a person types them: the flags (`--start 10`) or the operand; undefined
  * when one has no flag (the JSON fragment is shown then).
  */
-export function flagsOf(example: ArgExample): string | undefined {
+function flagsOf(example: ArgExample): string | undefined {
   const forms = CLI_ARG_FORMS[example.tool] as Record<string, ArgForm>;
   const words: string[] = [];
   for (const [name, value] of Object.entries(example.args)) {

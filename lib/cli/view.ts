@@ -14,6 +14,7 @@ import {
   UsageError,
 } from "./command.ts";
 
+// Exported for tests.
 /** The options of `anchorfs view` (next steps are rendered against them: step_command.ts). */
 export const VIEW_OPTIONS = {
   start: { type: "string" },

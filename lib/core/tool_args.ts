@@ -18,7 +18,7 @@ export interface ArgSpec {
   rewrite?: (args: Record<string, unknown>, notes: string[]) => void;
 }
 
-export interface NormalizedArgs {
+interface NormalizedArgs {
   args: Record<string, unknown>;
   /** One line per argument that was ignored, naming the argument meant. */
   notes: string[];
@@ -52,7 +52,7 @@ const COMMON_MEANT: Readonly<Record<string, string>> = {
  * Ignored arguments named one by one in the notes; past this many, one note names the first few
  * and counts the rest (an object of 300,000 stray keys once made a 51 MB reply).
  */
-export const MAX_NAMED_IGNORED = 5;
+const MAX_NAMED_IGNORED = 5;
 
 /**
  * Maps aliases, joins line lists, and lists what is ignored (and leaves it out of the args). One
@@ -176,6 +176,7 @@ export function singleTypeSchema(schema: unknown): unknown {
   return out;
 }
 
+// Exported for tests.
 /** Paths of every `type` array in a JSON Schema (empty when it is clean). */
 export function typeArrays(schema: unknown, path = "$"): string[] {
   if (Array.isArray(schema)) return schema.flatMap((v, i) => typeArrays(v, `${path}[${i}]`));

@@ -18,9 +18,9 @@ import { RootsState, type RootsWait } from "./roots_state.ts";
 import type { FileBackend } from "./file_backend.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
-export const ROOTS_WAIT_MS = 5_000;
+const ROOTS_WAIT_MS = 5_000;
 
-export interface ConfinementOptions {
+interface ConfinementOptions {
   /** Directories from --allow (local paths or ssh:// URLs); empty: no --allow. */
   allow: readonly string[];
   /** --roots: the client's roots become the allowed set (intersected with --allow). */
@@ -33,7 +33,7 @@ export interface ConfinementOptions {
  * appended: that is where the write would land. Components that cannot be resolved cannot be
  * traversed by the write either (same process, same permissions).
  */
-export async function realPathOf(location: Location): Promise<string> {
+async function realPathOf(location: Location): Promise<string> {
   return (await resolveReal(location)).real;
 }
 

@@ -35,9 +35,10 @@ import {
 } from "../core/next_step.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
-export const LIST_MAX_ROWS = 1000;
+const LIST_MAX_ROWS = 1000;
 /** Files counted after the cap before giving up on an exact total. */
 const COUNT_LIMIT = 200_000;
+// Exported for tests.
 /**
  * Bytes read of each listed file: its lines are counted exactly up to this size and estimated
  * from this head beyond it; binary files are told from their first 8 KiB. A 3 GB file costs a
@@ -75,6 +76,7 @@ export interface SummaryRun {
   stop(): void;
 }
 
+// Exported for tests.
 /** Where a listing's summaries can be made off its thread (the local parallel scanner). */
 export interface SummaryHelper {
   /** Only listings on the backend with this id are helped. */

@@ -5,7 +5,7 @@ import { AnchorError } from "../core/errors.ts";
 import { joinGuide, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 
-export async function nearestExistingParent(location: Location): Promise<string | null> {
+async function nearestExistingParent(location: Location): Promise<string | null> {
   const { parent } = location.backend.paths;
   let dir = parent(location.path);
   for (let i = 0; i < 64; i++) {

@@ -24,7 +24,7 @@ export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
  * process (the budget): twice the default file limit, so two biggest files can be worked on
  * together and smaller reads share the rest.
  */
-export const DEFAULT_READ_BUDGET_BYTES = 32 * 1024 * 1024;
+const DEFAULT_READ_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** Bytes read from the start of a file to tell text from binary (as git and grep do). */
 export const SNIFF_BYTES = 8192;
@@ -50,7 +50,7 @@ export function createReadLimits(
 }
 
 /** After this many bytes of reads were given back, the budget asks for a full collection. */
-export const RECLAIM_EVERY_BYTES = 2 * 1024 * 1024;
+const RECLAIM_EVERY_BYTES = 2 * 1024 * 1024;
 
 /**
  * A counting semaphore over bytes. A call takes what it will hold (clamped to the capacity, so

@@ -35,7 +35,8 @@ import {
   SearchTally,
 } from "./search_report.ts";
 
-export { SEARCH_MAX_LINE_CHARS, SEARCH_MAX_LINES, SEARCH_MAX_PER_FILE };
+// Exported for tests.
+export { SEARCH_MAX_LINES };
 
 /**
  * Optional accelerator for searches on one backend: matches batches of files in parallel where
@@ -99,7 +100,7 @@ export interface SearchRoot {
   kind: "file" | "dir";
 }
 
-export interface SearchOptions extends WalkOptions {
+interface SearchOptions extends WalkOptions {
   context: number;
   pattern?: string;
   /**

@@ -159,7 +159,7 @@ function renderFileMatches(
 }
 
 /** Where and how a search ran, for its result text. */
-export interface SearchScope {
+interface SearchScope {
   roots: readonly { location: Location }[];
   search: SearchPattern;
   options: WalkOptions & { pattern?: string | undefined };

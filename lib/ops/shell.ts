@@ -21,7 +21,7 @@ import {
   statusPhrase,
 } from "./jobs/job_text.ts";
 
-export interface ShellDeps {
+interface ShellDeps {
   jobs: JobManager;
   /** How long the call waits before the command becomes a background job. */
   foregroundWindowMs: number;
@@ -45,7 +45,7 @@ export interface ShellDeps {
 }
 
 /** How a shell call ended; `text` keeps the calls it suggests as steps. */
-export type ShellOutcome =
+type ShellOutcome =
   /** `failed`: it ended with anything but exit 0 (the result is an error the model reads). */
   | { kind: "finished"; record: JobRecord; text: Guide; failed: boolean }
   | { kind: "promoted"; record: JobRecord; text: Guide };
@@ -156,7 +156,7 @@ export async function runShell(
 }
 
 /** The answer for a command that outlived the foreground window and runs on as a job. */
-export function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): Guide {
+function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): Guide {
   const id = record.id;
   const lines: (string | Guide)[] = [
     `\`${shortCommand(record.command)}\` … still running as job ${id} (${jobUri(id)}) after ${

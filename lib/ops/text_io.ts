@@ -41,7 +41,7 @@ export interface TextFile {
 }
 
 /** A text file decoded but not split into lines (TextFile's `doc` is made from `body`). */
-export interface TextBody {
+interface TextBody {
   location: Location;
   body: DecodedText;
   info: FileInfo;

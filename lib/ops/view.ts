@@ -46,8 +46,9 @@ export interface ViewArgs {
   symbol?: string;
 }
 
-export const CONTEXT_MAX = 50;
+const CONTEXT_MAX = 50;
 
+// Exported for tests.
 /**
  * Optional accelerators (the local parallel scanner; results are the same without them), the
  * read limits (--max-file-bytes, the read budget) and the call's budget (cancellation, deadline)

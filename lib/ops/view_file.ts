@@ -43,11 +43,11 @@ import { isTerminal } from "../core/jobs/job_state.ts";
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;
 /** At most this many characters of content per view (long lines fill it sooner). */
-export const VIEW_MAX_CHARS = 120_000;
+const VIEW_MAX_CHARS = 120_000;
 /** Longer lines are cut in the output (their id still covers the whole line). */
-export const VIEW_MAX_LINE_CHARS = 4000;
+const VIEW_MAX_LINE_CHARS = 4000;
 
-export interface ViewFileOptions {
+interface ViewFileOptions {
   start?: LinePosition;
   end?: LinePosition;
   /** Show the whole file even when this session viewed it whole before (no re-view delta). */

@@ -8,7 +8,7 @@ import type { Location, Locations } from "./location.ts";
 import { missingPathError, nearestExistingParentUrl } from "./missing_path.ts";
 import type { Session } from "./session.ts";
 
-export type WorkdirAction = "get" | "set" | "reset";
+type WorkdirAction = "get" | "set" | "reset";
 
 /** Gets, sets or resets the working directory; the result is data like every op's. */
 export async function runWorkdir(

@@ -4,14 +4,14 @@
 
 import { assert, assertEquals, assertRejects } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { probeDirectory, type ProbeLookup, type ProbeView } from "../../lib/backends/case_probe.ts";
 import { localCaseView } from "../../lib/backends/local/case_view.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { POSIX_PATHS } from "../../lib/core/path/path_rules.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 /** A directory `/d` of `names`, whose lookups answer from `table` (missing when absent). */
 function view(
@@ -89,7 +89,7 @@ Deno.test("probe: no letters, empty, unreadable or a failing lookup → undecide
   assertEquals(await probeDirectory(denied, POSIX_PATHS, "/d"), undefined);
 });
 
-test("probe on this machine's disk: case-sensitive, so nothing folds", async () => {
+Deno.test(needs("probe on this machine's disk: case-sensitive, so nothing folds", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/Notes.txt`, "n\n");
   assertEquals(await probeDirectory(localCaseView, POSIX_PATHS, dir.path), false);
@@ -104,7 +104,7 @@ test("probe on this machine's disk: case-sensitive, so nothing folds", async () 
   } finally {
     await disk.close();
   }
-});
+}));
 
 Deno.test("memory volumes: the backend learns which directories fold by probing them", async () => {
   const disk = new MemoryBackend(

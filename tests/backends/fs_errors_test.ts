@@ -1,9 +1,13 @@
+// The local backend's file-system errors, provoked on real disk: each becomes the AnchorError
+// whose fault and hint fit (the caller's INVALID_PATH, the environment's READ_ONLY, SYMLINK_LOOP),
+// never a bare 'retry once'.
+
 import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { AnchorError, formatError } from "../../lib/core/errors.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { mapFsError } from "../../lib/backends/fs_errors.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
 Deno.test("creating a directory where a file is gives the caller's error, not 'retry once'", async () => {
   await using dir = await tempDir();
@@ -69,13 +73,15 @@ Deno.test("an over-long path is INVALID_PATH, quoted cut short in the message", 
   assertEquals(formatError(error).length < 1000, true, `${formatError(error).length} characters`);
 });
 
-testNeeding("posix-fs")("a symlink loop is SYMLINK_LOOP, saying retrying cannot help", async () => {
-  await using dir = await tempDir();
-  await Deno.symlink(`${dir.path}/b`, `${dir.path}/a`);
-  await Deno.symlink(`${dir.path}/a`, `${dir.path}/b`);
-  const error = await readError(`${dir.path}/a`);
-  assertEquals(error.code, "SYMLINK_LOOP");
-  assertStringIncludes(error.message, "symlink loop");
-  assertStringIncludes(error.message, "retrying cannot help");
-  assertStringIncludes(formatError(error), `shell {"command":"readlink ${dir.path}/a"}`);
-});
+Deno.test(
+  needing("posix-fs")("a symlink loop is SYMLINK_LOOP, saying retrying cannot help", async () => {
+    await using dir = await tempDir();
+    await Deno.symlink(`${dir.path}/b`, `${dir.path}/a`);
+    await Deno.symlink(`${dir.path}/a`, `${dir.path}/b`);
+    const error = await readError(`${dir.path}/a`);
+    assertEquals(error.code, "SYMLINK_LOOP");
+    assertStringIncludes(error.message, "symlink loop");
+    assertStringIncludes(error.message, "retrying cannot help");
+    assertStringIncludes(formatError(error), `shell {"command":"readlink ${dir.path}/a"}`);
+  }),
+);

@@ -1,3 +1,6 @@
+// The CLI's argument parser (lib/cli/command.ts): option values that look like negative numbers,
+// one-line parse errors, and `anchorfs view --start -3` run through the real CLI entry.
+
 import { assertEquals, assertThrows } from "../_assert.ts";
 import { parseCommandArgs, UsageError } from "../../lib/cli/command.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";

@@ -1,3 +1,6 @@
+// `anchorfs edit` through the real CLI entry on temp files: --old/--new, --dry-run, --batch from a
+// file or stdin, and failures with exit 1 and the error text the model gets.
+
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { formatLineId } from "../../lib/core/edit/line_id.ts";

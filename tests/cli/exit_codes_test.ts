@@ -5,9 +5,9 @@
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { jobIdOf, pause, startJobsServer } from "../mcp/_jobs_helpers.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("bash");
+const needs = needing("bash");
 
 Deno.test("a malformed argument exits 2 with error: and hint: lines in every command", async () => {
   await using dir = await tempDir();
@@ -49,20 +49,25 @@ Deno.test("--help documents every exit code, 3 (internal), the search's and the 
   assertStringIncludes(jobs.stdout, "125 when no job has that id");
 });
 
-test("jobs tail -f exits with the job's exit code; jobs wait draws no spinner off a terminal", async () => {
-  await using s = await startJobsServer("v1", { window: 0.2 });
-  const r = await s.server.call("shell", {
-    command: `echo start; ${pause(0.6)}; echo end; exit 7`,
-  });
-  const id = jobIdOf(r.raw);
-  const followed = await runCliProcess(["jobs", "tail", id, "-f", "--state-dir", s.stateDir]);
-  assertEquals(followed.code, 7, followed.stderr);
-  assertEquals(followed.stdout, "start\nend\n");
-  const waited = await runCliProcess(["jobs", "wait", id, "--state-dir", s.stateDir]);
-  assertEquals(waited.code, 7);
-  // stderr is a pipe here: no spinner frames, no carriage returns.
-  assertEquals(waited.stderr.includes("\r"), false, JSON.stringify(waited.stderr));
-});
+Deno.test(
+  needs(
+    "jobs tail -f exits with the job's exit code; jobs wait draws no spinner off a terminal",
+    async () => {
+      await using s = await startJobsServer("v1", { window: 0.2 });
+      const r = await s.server.call("shell", {
+        command: `echo start; ${pause(0.6)}; echo end; exit 7`,
+      });
+      const id = jobIdOf(r.raw);
+      const followed = await runCliProcess(["jobs", "tail", id, "-f", "--state-dir", s.stateDir]);
+      assertEquals(followed.code, 7, followed.stderr);
+      assertEquals(followed.stdout, "start\nend\n");
+      const waited = await runCliProcess(["jobs", "wait", id, "--state-dir", s.stateDir]);
+      assertEquals(waited.code, 7);
+      // stderr is a pipe here: no spinner frames, no carriage returns.
+      assertEquals(waited.stderr.includes("\r"), false, JSON.stringify(waited.stderr));
+    },
+  ),
+);
 
 Deno.test("`anchorfs COMMAND help` prints that command's help like `anchorfs help COMMAND`", async () => {
   for (const name of ["view", "workdir", "jobs", "edit", "mcp"]) {

@@ -1,3 +1,6 @@
+// Next steps rendered as command lines for a person (lib/cli/step_command.ts): every step
+// argument has a CLI form, and the printed lines parse back or run (a batch_edit through bash).
+
 import { assert, assertEquals } from "../_assert.ts";
 import { MAIN_TS, tempDir, writeTree } from "../_harness.ts";
 import {

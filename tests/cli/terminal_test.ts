@@ -6,19 +6,19 @@
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MAIN_TS, runCliProcess, tempDir, writeTree } from "../_harness.ts";
 import { eventually, jobIdOf, startJobsServer } from "../mcp/_jobs_helpers.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { textColumns } from "../../lib/core/text/column_width.ts";
 import { ANCHORFS, framesOf, startInTerminal } from "./_terminal.ts";
 
-const test = testNeeding("pty");
-const jobsTest = testNeeding("pty", "bash");
+const needs = needing("pty");
+const jobsTest = needing("pty", "bash");
 
 /** The spinner's frames in `output`: `| job ID running 1s · command`, maybe cut. */
 function spinnerFrames(output: string): string[] {
   return framesOf(output).filter((f) => /^[|/\\-] job /.test(f));
 }
 
-jobsTest(
+Deno.test(jobsTest(
   "jobs wait's spinner is cut to a 40-column terminal and redrawn to the new width on resize",
   async () => {
     await using s = await startJobsServer("v1", { window: 0.2 });
@@ -49,33 +49,38 @@ jobsTest(
     }
     assertStringIncludes(output, `[job ${id}: succeeded`);
   },
+));
+
+Deno.test(
+  needs(
+    "a view's notices stay after the lines on a terminal and go to stderr through a pipe",
+    async () => {
+      await using dir = await tempDir();
+      const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join("\n");
+      await writeTree(dir.path, { "big.txt": `${lines}\n`, "crlf.txt": "a\r\nb\r\n" });
+      {
+        await using term = startInTerminal(`${ANCHORFS} view big.txt`, {
+          cwd: dir.path,
+          columns: 200,
+        });
+        assertEquals((await term.status).code, 0);
+        assertStringIncludes(term.output(), "2000:");
+        assertStringIncludes(term.output(), "[Showing lines 1-2000 of 5,000 lines");
+      }
+      const piped = await runCliProcess(["view", "big.txt"], { cwd: dir.path });
+      assertEquals(piped.code, 0);
+      assertEquals(piped.stdout.split("\n").length - 1, 2000, "only the lines on stdout");
+      assert(/\n2000:[0-9a-f]{2}\|line 2000\n$/.test(piped.stdout), piped.stdout.slice(-40));
+      assertStringIncludes(piped.stderr, "[Showing lines 1-2000 of 5,000 lines");
+      assertStringIncludes(piped.stderr, "anchorfs view big.txt --start 2001 --end 4000");
+      const crlf = await runCliProcess(["view", "crlf.txt"], { cwd: dir.path });
+      assert(/^1:[0-9a-f]{2}\|a\n2:[0-9a-f]{2}\|b\n$/.test(crlf.stdout), crlf.stdout);
+      assertStringIncludes(crlf.stderr, "CRLF line endings");
+    },
+  ),
 );
 
-test("a view's notices stay after the lines on a terminal and go to stderr through a pipe", async () => {
-  await using dir = await tempDir();
-  const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join("\n");
-  await writeTree(dir.path, { "big.txt": `${lines}\n`, "crlf.txt": "a\r\nb\r\n" });
-  {
-    await using term = startInTerminal(`${ANCHORFS} view big.txt`, {
-      cwd: dir.path,
-      columns: 200,
-    });
-    assertEquals((await term.status).code, 0);
-    assertStringIncludes(term.output(), "2000:");
-    assertStringIncludes(term.output(), "[Showing lines 1-2000 of 5,000 lines");
-  }
-  const piped = await runCliProcess(["view", "big.txt"], { cwd: dir.path });
-  assertEquals(piped.code, 0);
-  assertEquals(piped.stdout.split("\n").length - 1, 2000, "only the lines on stdout");
-  assert(/\n2000:[0-9a-f]{2}\|line 2000\n$/.test(piped.stdout), piped.stdout.slice(-40));
-  assertStringIncludes(piped.stderr, "[Showing lines 1-2000 of 5,000 lines");
-  assertStringIncludes(piped.stderr, "anchorfs view big.txt --start 2001 --end 4000");
-  const crlf = await runCliProcess(["view", "crlf.txt"], { cwd: dir.path });
-  assert(/^1:[0-9a-f]{2}\|a\n2:[0-9a-f]{2}\|b\n$/.test(crlf.stdout), crlf.stdout);
-  assertStringIncludes(crlf.stderr, "CRLF line endings");
-});
-
-test("view --all prints the whole file, within --max-file-bytes", async () => {
+Deno.test(needs("view --all prints the whole file, within --max-file-bytes", async () => {
   await using dir = await tempDir();
   const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join("\n");
   await writeTree(dir.path, { "big.txt": `${lines}\n` });
@@ -95,7 +100,7 @@ test("view --all prints the whole file, within --max-file-bytes", async () => {
   assertStringIncludes(capped.stderr, "error: ");
   assertStringIncludes(capped.stderr, "big.txt");
   assertEquals(capped.stdout, "");
-});
+}));
 
 /** Runs `sh -c script` with the CLI as ANCHORFS; its exit code and stderr. */
 async function sh(script: string, cwd: string): Promise<{ code: number; stderr: string }> {
@@ -112,73 +117,82 @@ async function sh(script: string, cwd: string): Promise<{ code: number; stderr: 
 
 const FULL = "anchorfs: write error: No space left on device\n";
 
-test("a full disk on stdout or stderr is one line and exit 1 (2 for a search), no stack trace", async () => {
-  await using dir = await tempDir();
-  await writeTree(dir.path, { "a.txt": "hello\n" });
-  const cases: [string, number][] = [
-    [`${ANCHORFS} view a.txt > /dev/full`, 1],
-    [`${ANCHORFS} view . --content hello > /dev/full`, 2],
-    [`${ANCHORFS} --help > /dev/full`, 1],
-    [`${ANCHORFS} jobs help > /dev/full`, 1],
-    [`${ANCHORFS} mcp --help > /dev/full`, 1],
-    [`${ANCHORFS} workdir > /dev/full`, 1],
-  ];
-  for (const [script, code] of cases) {
-    const r = await sh(script, dir.path);
-    assertEquals([r.code, r.stderr], [code, FULL], script);
-  }
-  // stderr full: the error cannot be told, the exit code still says it.
-  const err = await sh(`${ANCHORFS} view nope.txt 2> /dev/full`, dir.path);
-  assertEquals(err.code, 1);
-});
+Deno.test(
+  needs(
+    "a full disk on stdout or stderr is one line and exit 1 (2 for a search), no stack trace",
+    async () => {
+      await using dir = await tempDir();
+      await writeTree(dir.path, { "a.txt": "hello\n" });
+      const cases: [string, number][] = [
+        [`${ANCHORFS} view a.txt > /dev/full`, 1],
+        [`${ANCHORFS} view . --content hello > /dev/full`, 2],
+        [`${ANCHORFS} --help > /dev/full`, 1],
+        [`${ANCHORFS} jobs help > /dev/full`, 1],
+        [`${ANCHORFS} mcp --help > /dev/full`, 1],
+        [`${ANCHORFS} workdir > /dev/full`, 1],
+      ];
+      for (const [script, code] of cases) {
+        const r = await sh(script, dir.path);
+        assertEquals([r.code, r.stderr], [code, FULL], script);
+      }
+      // stderr full: the error cannot be told, the exit code still says it.
+      const err = await sh(`${ANCHORFS} view nope.txt 2> /dev/full`, dir.path);
+      assertEquals(err.code, 1);
+    },
+  ),
+);
 
-test("a closed pipe on stdout is one line and exit 1, as is a hung-up terminal", async () => {
-  await using dir = await tempDir();
-  const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i + 1}`).join("\n");
-  await writeTree(dir.path, { "big.txt": `${lines}\n` });
-  // More than a pipe holds: the writes after head exits meet a closed pipe.
-  const head = await sh(`${ANCHORFS} view big.txt --all | head -1; exit "$?"`, dir.path);
-  assertEquals(head.stderr, "anchorfs: write error: Broken pipe\n");
-  // The reader gone before the first write.
-  for (const [args, code] of [[["view", "big.txt"], 1], [["view", ".", "--content", "line"], 2]]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", MAIN_TS, ...args as string[]],
-      cwd: dir.path,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    await child.stdout.cancel();
-    const out = await child.output();
-    assertEquals(
-      [out.code, new TextDecoder().decode(out.stderr)],
-      [code, "anchorfs: write error: Broken pipe\n"],
-      (args as string[]).join(" "),
-    );
-  }
-  // EIO: the terminal hangs up (script killed) while the shell waits; SIGHUP is ignored.
-  await using term = startInTerminal(
-    "trap '' HUP; echo READY; while [ ! -e go ]; do sleep 0.05; done; " +
-      `${ANCHORFS} view big.txt 2> err.txt; echo "$?" > code.txt`,
-    { cwd: dir.path, columns: 80 },
-  );
-  await term.until((o) => o.includes("READY"), "the shell's READY");
-  term.killTerminal();
-  await term.status;
-  await Deno.writeTextFile(`${dir.path}/go`, "");
-  let ended = "";
-  const written = () => {
-    try {
-      ended = Deno.readTextFileSync(`${dir.path}/code.txt`);
-    } catch {
-      // not written yet
+Deno.test(
+  needs("a closed pipe on stdout is one line and exit 1, as is a hung-up terminal", async () => {
+    await using dir = await tempDir();
+    const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i + 1}`).join("\n");
+    await writeTree(dir.path, { "big.txt": `${lines}\n` });
+    // More than a pipe holds: the writes after head exits meet a closed pipe.
+    const head = await sh(`${ANCHORFS} view big.txt --all | head -1; exit "$?"`, dir.path);
+    assertEquals(head.stderr, "anchorfs: write error: Broken pipe\n");
+    // The reader gone before the first write.
+    for (
+      const [args, code] of [[["view", "big.txt"], 1], [["view", ".", "--content", "line"], 2]]
+    ) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--quiet", MAIN_TS, ...args as string[]],
+        cwd: dir.path,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      await child.stdout.cancel();
+      const out = await child.output();
+      assertEquals(
+        [out.code, new TextDecoder().decode(out.stderr)],
+        [code, "anchorfs: write error: Broken pipe\n"],
+        (args as string[]).join(" "),
+      );
     }
-    return ended.endsWith("\n");
-  };
-  assert(await eventually(written, 60_000), "the view never ended");
-  assertEquals(ended, "1\n");
-  assertEquals(
-    Deno.readTextFileSync(`${dir.path}/err.txt`),
-    "anchorfs: write error: Input/output error\n",
-  );
-});
+    // EIO: the terminal hangs up (script killed) while the shell waits; SIGHUP is ignored.
+    await using term = startInTerminal(
+      "trap '' HUP; echo READY; while [ ! -e go ]; do sleep 0.05; done; " +
+        `${ANCHORFS} view big.txt 2> err.txt; echo "$?" > code.txt`,
+      { cwd: dir.path, columns: 80 },
+    );
+    await term.until((o) => o.includes("READY"), "the shell's READY");
+    term.killTerminal();
+    await term.status;
+    await Deno.writeTextFile(`${dir.path}/go`, "");
+    let ended = "";
+    const written = () => {
+      try {
+        ended = Deno.readTextFileSync(`${dir.path}/code.txt`);
+      } catch {
+        // not written yet
+      }
+      return ended.endsWith("\n");
+    };
+    assert(await eventually(written, 60_000), "the view never ended");
+    assertEquals(ended, "1\n");
+    assertEquals(
+      Deno.readTextFileSync(`${dir.path}/err.txt`),
+      "anchorfs: write error: Input/output error\n",
+    );
+  }),
+);

@@ -1,3 +1,6 @@
+// `anchorfs view` prints exactly what the view tool returns (the real server beside the CLI), with
+// hints as command lines, and grep's exit codes for content searches.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir, writeTree } from "../_harness.ts";
 

@@ -1,3 +1,6 @@
+// `anchorfs workdir PATH` through the real CLI entry: says the directory is usable without
+// claiming to change it.
+
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir } from "../_harness.ts";
 

@@ -1,3 +1,6 @@
+// lib/core/errors.ts read as text: every ErrorCode has one line of doc right above it, and none is
+// listed twice.
+
 import { assert, assertEquals } from "../_assert.ts";
 
 const SOURCE = await Deno.readTextFile(new URL("../../lib/core/error_code.ts", import.meta.url));

@@ -1,3 +1,6 @@
+// next_step.ts (pure): guides keep their steps among the prose, splice and join in order, and an
+// AnchorError's steps are written per syntax (tool call for a model, command for a person).
+
 import { assertEquals } from "../_assert.ts";
 import {
   argExample,

@@ -1,3 +1,5 @@
+// plural.ts (pure): counts with singular or plural, digits grouped as toLocaleString('en-US') does.
+
 import { assertEquals } from "../_assert.ts";
 import { groupDigits, plural } from "../../lib/core/plural.ts";
 

@@ -1,3 +1,6 @@
+// tool_args.ts (pure): argument aliases mapped with a line naming the one meant, never dropped
+// silently, and schema type arrays turned into anyOf.
+
 import { assertEquals } from "../_assert.ts";
 import { normalizeToolArgs, singleTypeSchema, typeArrays } from "../../lib/core/tool_args.ts";
 

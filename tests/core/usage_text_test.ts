@@ -1,3 +1,5 @@
+// usage_text.ts (pure): node:util parseArgs errors said one way, lowercase with the option quoted.
+
 import { parseArgs } from "node:util";
 import { assertEquals } from "../_assert.ts";
 import { type ParseArgsFailure, parseArgsMessage } from "../../lib/core/usage_text.ts";

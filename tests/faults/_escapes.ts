@@ -1,5 +1,5 @@
 // The escapes a job's processes use to leave it, each as one line of a job's command: shared by
-// tests/faults/escapes_test.ts and scripts/containment_bench.ts. `m` marks the escape's processes
+// tests/faults/escapes_test.ts and scripts/bench/containment_bench.ts. `m` marks the escape's processes
 // (it is in their command lines), `r` is a file it creates once it runs.
 
 /** A loop that says it started, then writes its marker into its stdout (the job's log). */

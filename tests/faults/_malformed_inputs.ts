@@ -1,5 +1,5 @@
 // Malformed and borderline protocol inputs, each with the replies JSON-RPC 2.0 owes it. Shared by
-// tests/faults/protocol_test.ts and scripts/protocol_fuzz_bench.ts. Ids 1000+ are used here, so
+// tests/faults/protocol_test.ts and scripts/bench/protocol_fuzz_bench.ts. Ids 1000+ are used here, so
 // a test's own requests (small ids) never collide with them.
 
 export interface OwedReply {

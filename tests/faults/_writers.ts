@@ -3,7 +3,7 @@
 // what each answered against what the file holds. Each process may run in its own environment
 // (HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME, TMPDIR set elsewhere or unset), as a desktop client's
 // server and a terminal's CLI do. Shared by the fault tests (small sizes) and
-// scripts/writers_bench.ts (full sizes, also against another checkout).
+// scripts/bench/writers_bench.ts (full sizes, also against another checkout).
 
 import * as fs from "node:fs";
 import { MAIN_TS, startServer, type TestServer } from "../_harness.ts";

@@ -7,12 +7,12 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { exchange } from "../../lib/backends/local/rename_exchange.ts";
 import { LocalWriteLocks } from "../../lib/backends/local/write_lock.ts";
 import { denoDir, straceHolding as held } from "./_writers.ts";
 
-const test = testNeeding("posix-fs", "proc", "strace", "linux-ffi");
+const needs = needing("posix-fs", "proc", "strace", "linux-ffi");
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -80,54 +80,66 @@ async function heldOpen(
   return false;
 }
 
-test("a confined server's write lock is on the folder it writes in, even when that folder is swapped while the flock is taken", async () => {
-  // PROJ/sub (folder A) and PROJ/sub2 (folder B) hold the same f.txt. This process holds the
-  // write lock of folder B, as another anchorfs writer would while editing B/f.txt. The server
-  // edits sub/f.txt with every flock held 1.5 s at its entry; while it waits for A's flock, A and
-  // B trade names, so sub/f.txt is then B's file: the server must not write it until B's lock
-  // is free. Before, it locked A (found by its path text) and wrote into B while B was locked.
-  await using dir = await tempDir("anchorfs-confined-lock-");
-  const proj = `${dir.path}/proj`;
-  for (const sub of ["sub", "sub2"]) {
-    await Deno.mkdir(`${proj}/${sub}`, { recursive: true });
-    await Deno.writeTextFile(`${proj}/${sub}/f.txt`, "one\n");
-  }
-  await using server = await startServer({
-    client: "v1",
-    cwd: proj,
-    args: ["--allow", proj, "--no-shell"],
-    env: { DENO_DIR: await denoDir() },
-    launcher: held(["flock"], 1500),
-  });
-  let holding = true;
-  let answeredWhileHeld = false;
-  let answer: Promise<{ text: string; isError: boolean }> | undefined;
-  await new LocalWriteLocks({ waitMs: 60_000 }).run(`${proj}/sub2/f.txt`, async () => {
-    const before = await Deno.readTextFile(`${proj}/sub2/f.txt`); // our edit's read
-    answer = server.call("text_editor", {
-      command: "str_replace",
-      path: "sub/f.txt",
-      old_text: "one",
-      new_text: "two",
-    });
-    const answered = answer.then(() => (answeredWhileHeld ||= holding));
-    assert(await heldOpen(server, `${proj}/sub`, 200, answered), "the server never took a lock");
-    assertEquals(exchange(`${proj}/sub`, `${proj}/sub2`), { done: true });
-    // Folder B is at sub now: wait until the server answers, or waits for B's flock (a
-    // descriptor on B held for a while), or 15 s pass.
-    await Promise.race([answered, heldOpen(server, `${proj}/sub`, 300, answered), pause(15_000)]);
-    await Deno.writeTextFile(`${proj}/sub/f.txt`, `${before}held\n`); // our edit, then release
-    holding = false;
-  });
-  const r = await answer!;
-  assertEquals(answeredWhileHeld, false, `answered while folder B's lock was held: ${r.text}`);
-  assertEquals(r.isError, false, r.text);
-  assertEquals(await Deno.readTextFile(`${proj}/sub/f.txt`), "two\nheld\n");
-  assertEquals(await Deno.readTextFile(`${proj}/sub2/f.txt`), "one\n", "folder A untouched");
-});
+Deno.test(
+  needs(
+    "a confined server's write lock is on the folder it writes in, even when that folder is swapped while the flock is taken",
+    async () => {
+      // PROJ/sub (folder A) and PROJ/sub2 (folder B) hold the same f.txt. This process holds the
+      // write lock of folder B, as another anchorfs writer would while editing B/f.txt. The server
+      // edits sub/f.txt with every flock held 1.5 s at its entry; while it waits for A's flock, A and
+      // B trade names, so sub/f.txt is then B's file: the server must not write it until B's lock
+      // is free. Before, it locked A (found by its path text) and wrote into B while B was locked.
+      await using dir = await tempDir("anchorfs-confined-lock-");
+      const proj = `${dir.path}/proj`;
+      for (const sub of ["sub", "sub2"]) {
+        await Deno.mkdir(`${proj}/${sub}`, { recursive: true });
+        await Deno.writeTextFile(`${proj}/${sub}/f.txt`, "one\n");
+      }
+      await using server = await startServer({
+        client: "v1",
+        cwd: proj,
+        args: ["--allow", proj, "--no-shell"],
+        env: { DENO_DIR: await denoDir() },
+        launcher: held(["flock"], 1500),
+      });
+      let holding = true;
+      let answeredWhileHeld = false;
+      let answer: Promise<{ text: string; isError: boolean }> | undefined;
+      await new LocalWriteLocks({ waitMs: 60_000 }).run(`${proj}/sub2/f.txt`, async () => {
+        const before = await Deno.readTextFile(`${proj}/sub2/f.txt`); // our edit's read
+        answer = server.call("text_editor", {
+          command: "str_replace",
+          path: "sub/f.txt",
+          old_text: "one",
+          new_text: "two",
+        });
+        const answered = answer.then(() => (answeredWhileHeld ||= holding));
+        assert(
+          await heldOpen(server, `${proj}/sub`, 200, answered),
+          "the server never took a lock",
+        );
+        assertEquals(exchange(`${proj}/sub`, `${proj}/sub2`), { done: true });
+        // Folder B is at sub now: wait until the server answers, or waits for B's flock (a
+        // descriptor on B held for a while), or 15 s pass.
+        await Promise.race([
+          answered,
+          heldOpen(server, `${proj}/sub`, 300, answered),
+          pause(15_000),
+        ]);
+        await Deno.writeTextFile(`${proj}/sub/f.txt`, `${before}held\n`); // our edit, then release
+        holding = false;
+      });
+      const r = await answer!;
+      assertEquals(answeredWhileHeld, false, `answered while folder B's lock was held: ${r.text}`);
+      assertEquals(r.isError, false, r.text);
+      assertEquals(await Deno.readTextFile(`${proj}/sub/f.txt`), "two\nheld\n");
+      assertEquals(await Deno.readTextFile(`${proj}/sub2/f.txt`), "one\n", "folder A untouched");
+    },
+  ),
+);
 
 for (const confined of [false, true]) {
-  test(
+  Deno.test(needs(
     `a rename-save over a hard-linked name while its recovery copy is written: FILE_CHANGED, not a false "Edited"${
       confined ? " (confined: --allow DIR)" : ""
     }`,
@@ -173,5 +185,5 @@ for (const confined of [false, true]) {
         ["second.txt", "shared.txt"],
       );
     },
-  );
+  ));
 }

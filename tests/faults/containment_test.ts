@@ -17,10 +17,10 @@ import {
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { cgroupBases, parseMountinfo, parseProcCgroup } from "../../lib/core/jobs/cgroup_paths.ts";
 
-const test = testNeeding("bash", "proc", "signals", "posix-fs");
+const needs = needing("bash", "proc", "signals", "posix-fs");
 
 interface Escapes {
   id: string;
@@ -99,28 +99,34 @@ function readRecord(stateDir: string, id: string) {
   return JSON.parse(Deno.readTextFileSync(`${stateDir}/jobs/${id}/record.json`));
 }
 
-test("jobs kill ends processes that left the job's group by setsid, double fork and nohup", async () => {
-  await using s = await startJobsServer("v1", { window: 0.3 });
-  const { id, markers } = await startEscapes(s.server);
-  try {
-    const killed = await s.server.call("jobs", { action: "kill", id });
-    assertEquals(killed.isError, false, killed.text);
-    // "Killed job ID (`…`): terminated N processes (bash 123, sh 130, …); KILLED on request …"
-    assert(
-      new RegExp(`Killed job ${id} \\(\`.*\`\\): terminated \\d+ processes \\(bash \\d+, `).test(
-        killed.text,
-      ),
-      killed.text,
-    );
-    assertStringIncludes(killed.text, "KILLED on request");
-    await assertAllGone(Object.values(markers), "jobs kill");
-    assertEquals(readRecord(s.stateDir, id).status, "killed");
-  } finally {
-    killLeft(Object.values(markers));
-  }
-});
+Deno.test(
+  needs(
+    "jobs kill ends processes that left the job's group by setsid, double fork and nohup",
+    async () => {
+      await using s = await startJobsServer("v1", { window: 0.3 });
+      const { id, markers } = await startEscapes(s.server);
+      try {
+        const killed = await s.server.call("jobs", { action: "kill", id });
+        assertEquals(killed.isError, false, killed.text);
+        // "Killed job ID (`…`): terminated N processes (bash 123, sh 130, …); KILLED on request …"
+        assert(
+          new RegExp(`Killed job ${id} \\(\`.*\`\\): terminated \\d+ processes \\(bash \\d+, `)
+            .test(
+              killed.text,
+            ),
+          killed.text,
+        );
+        assertStringIncludes(killed.text, "KILLED on request");
+        await assertAllGone(Object.values(markers), "jobs kill");
+        assertEquals(readRecord(s.stateDir, id).status, "killed");
+      } finally {
+        killLeft(Object.values(markers));
+      }
+    },
+  ),
+);
 
-test("closing the server's stdin ends escaped job processes too", async () => {
+Deno.test(needs("closing the server's stdin ends escaped job processes too", async () => {
   await using s = await startJobsServer("v2", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
   try {
@@ -130,9 +136,9 @@ test("closing the server's stdin ends escaped job processes too", async () => {
   } finally {
     killLeft(Object.values(markers));
   }
-});
+}));
 
-test("SIGTERM to the server ends escaped job processes too", async () => {
+Deno.test(needs("SIGTERM to the server ends escaped job processes too", async () => {
   await using s = await startJobsServer("v1", { window: 0.3 });
   const { id, markers } = await startEscapes(s.server);
   try {
@@ -142,196 +148,222 @@ test("SIGTERM to the server ends escaped job processes too", async () => {
   } finally {
     killLeft(Object.values(markers));
   }
-});
+}));
 
-test("after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes", async () => {
-  await using s = await startJobsServer("v1", { window: 0.3 });
-  const running = await startEscapes(s.server);
-  // A finished job whose background child still runs: what a server leaves when it dies after
-  // recording the end (or an older server's job). Its record carries the job's cookie, and
-  // the child, in its own session and reparented, is found by that cookie alone.
-  const finishedMarker = uniqueMarker();
-  const finishedId = "999997-1";
-  const cookie = `0123456789abcdef/${finishedId}`;
-  const child = new Deno.Command("setsid", {
-    args: ["sh", "-c", `while :; do sleep ${finishedMarker}; done`],
-    env: { ANCHORFS_JOB: cookie },
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  try {
-    assert(await eventually(() => sleepsWith(finishedMarker).length === 1));
-    await Deno.mkdir(`${s.stateDir}/jobs/${finishedId}`, { recursive: true });
-    await Deno.writeTextFile(`${s.stateDir}/jobs/${finishedId}/output.log`, "done\n");
-    await Deno.writeTextFile(
-      `${s.stateDir}/jobs/${finishedId}/record.json`,
-      JSON.stringify({
-        version: 1,
-        id: finishedId,
-        command: `sh -c 'while :; do sleep ${finishedMarker}; done' & echo done`,
-        cwd: "/",
-        cookie,
-        pid: 2 ** 22 + 1, // its shell is long gone
-        pidStartTicks: 1,
-        serverPid: 999997,
-        serverStartTicks: 1,
-        startedAt: Date.now() - 2000,
-        status: "succeeded",
-        exitCode: 0,
-        endedAt: Date.now() - 1000,
-        droppedBytes: 0,
-        logCapBytes: 1024,
-      }),
-    );
-    Deno.kill(s.server.pid!, "SIGKILL");
-    // Nothing ran the shutdown: every escape is still alive.
-    await new Promise((r) => setTimeout(r, 300));
-    for (const marker of Object.values(running.markers)) {
-      assert(sleepsWith(marker).length >= 1, `${marker} ended without anyone killing it`);
-    }
-    const list = await runCliProcess(["jobs", "list", "--state-dir", s.stateDir]);
-    assertEquals(list.code, 0, list.stderr);
-    assertStringIncludes(list.stdout, `${running.id}  lost`);
-    assertStringIncludes(list.stdout, `${finishedId}  succeeded`);
-    await assertAllGone(
-      [...Object.values(running.markers), finishedMarker],
-      "kill -9 and anchorfs jobs list",
-    );
-    const lost = readRecord(s.stateDir, running.id);
-    assertStringIncludes(lost.endReason, "were still running and have been terminated");
-  } finally {
-    killLeft([...Object.values(running.markers), finishedMarker]);
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-    await child.status;
-  }
-});
+Deno.test(
+  needs(
+    "after a server kill -9, `anchorfs jobs list` ends its running and finished jobs' processes",
+    async () => {
+      await using s = await startJobsServer("v1", { window: 0.3 });
+      const running = await startEscapes(s.server);
+      // A finished job whose background child still runs: what a server leaves when it dies after
+      // recording the end (or an older server's job). Its record carries the job's cookie, and
+      // the child, in its own session and reparented, is found by that cookie alone.
+      const finishedMarker = uniqueMarker();
+      const finishedId = "999997-1";
+      const cookie = `0123456789abcdef/${finishedId}`;
+      const child = new Deno.Command("setsid", {
+        args: ["sh", "-c", `while :; do sleep ${finishedMarker}; done`],
+        env: { ANCHORFS_JOB: cookie },
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      try {
+        assert(await eventually(() => sleepsWith(finishedMarker).length === 1));
+        await Deno.mkdir(`${s.stateDir}/jobs/${finishedId}`, { recursive: true });
+        await Deno.writeTextFile(`${s.stateDir}/jobs/${finishedId}/output.log`, "done\n");
+        await Deno.writeTextFile(
+          `${s.stateDir}/jobs/${finishedId}/record.json`,
+          JSON.stringify({
+            version: 1,
+            id: finishedId,
+            command: `sh -c 'while :; do sleep ${finishedMarker}; done' & echo done`,
+            cwd: "/",
+            cookie,
+            pid: 2 ** 22 + 1, // its shell is long gone
+            pidStartTicks: 1,
+            serverPid: 999997,
+            serverStartTicks: 1,
+            startedAt: Date.now() - 2000,
+            status: "succeeded",
+            exitCode: 0,
+            endedAt: Date.now() - 1000,
+            droppedBytes: 0,
+            logCapBytes: 1024,
+          }),
+        );
+        Deno.kill(s.server.pid!, "SIGKILL");
+        // Nothing ran the shutdown: every escape is still alive.
+        await new Promise((r) => setTimeout(r, 300));
+        for (const marker of Object.values(running.markers)) {
+          assert(sleepsWith(marker).length >= 1, `${marker} ended without anyone killing it`);
+        }
+        const list = await runCliProcess(["jobs", "list", "--state-dir", s.stateDir]);
+        assertEquals(list.code, 0, list.stderr);
+        assertStringIncludes(list.stdout, `${running.id}  lost`);
+        assertStringIncludes(list.stdout, `${finishedId}  succeeded`);
+        await assertAllGone(
+          [...Object.values(running.markers), finishedMarker],
+          "kill -9 and anchorfs jobs list",
+        );
+        const lost = readRecord(s.stateDir, running.id);
+        assertStringIncludes(lost.endReason, "were still running and have been terminated");
+      } finally {
+        killLeft([...Object.values(running.markers), finishedMarker]);
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+        await child.status;
+      }
+    },
+  ),
+);
 
-test("once a job has ended, leftovers writing into its log are stopped and the log is within its cap", async () => {
-  const cap = 100 * 1024;
-  await using s = await startJobsServer("v1", {
-    window: 5,
-    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
-  });
-  // A setsid child writing 20 KB every 50 ms, left behind by a shell that exits once the child
-  // has written 160 KB (past the cap, whatever the machine's speed).
-  const marker = uniqueMarker();
-  try {
-    const r = await s.server.call("shell", {
-      command: `setsid sh -c 'i=0; while :; do head -c 20000 /dev/zero | tr "\\0" x; ` +
-        `i=$((i+1)); [ $i = 8 ] && touch wrote; sleep 0.05; done; : ${marker}' & ` +
-        "until [ -f wrote ]; do sleep 0.05; done; echo parent-done",
-    });
-    // Exit 0, but the child's output passed the cap: incomplete, never a plain success (an
-    // error result).
-    assertEquals(r.isError, true, r.text);
-    const id = /job (\d+-\d+)/.exec(r.text)?.[1];
-    assert(id, r.text);
-    assertEquals(readRecord(s.stateDir, id).status, "output_capped");
-    await assertAllGone([marker], "the job's end");
-    const log = `${s.stateDir}/jobs/${id}/output.log`;
-    const atEnd = (await Deno.stat(log)).size;
-    assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
-    await new Promise((r) => setTimeout(r, 500));
-    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
-    const text = await Deno.readTextFile(log);
-    assert(
-      /\[anchorfs: the command exited and left \d+ process(es)? \(sh \d+/.test(text),
-      text.slice(-400),
-    );
-    assertStringIncludes(readRecord(s.stateDir, id).endReason, "which were terminated");
-  } finally {
-    killLeft([marker]);
-  }
-});
+Deno.test(
+  needs(
+    "once a job has ended, leftovers writing into its log are stopped and the log is within its cap",
+    async () => {
+      const cap = 100 * 1024;
+      await using s = await startJobsServer("v1", {
+        window: 5,
+        env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+      });
+      // A setsid child writing 20 KB every 50 ms, left behind by a shell that exits once the child
+      // has written 160 KB (past the cap, whatever the machine's speed).
+      const marker = uniqueMarker();
+      try {
+        const r = await s.server.call("shell", {
+          command: `setsid sh -c 'i=0; while :; do head -c 20000 /dev/zero | tr "\\0" x; ` +
+            `i=$((i+1)); [ $i = 8 ] && touch wrote; sleep 0.05; done; : ${marker}' & ` +
+            "until [ -f wrote ]; do sleep 0.05; done; echo parent-done",
+        });
+        // Exit 0, but the child's output passed the cap: incomplete, never a plain success (an
+        // error result).
+        assertEquals(r.isError, true, r.text);
+        const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+        assert(id, r.text);
+        assertEquals(readRecord(s.stateDir, id).status, "output_capped");
+        await assertAllGone([marker], "the job's end");
+        const log = `${s.stateDir}/jobs/${id}/output.log`;
+        const atEnd = (await Deno.stat(log)).size;
+        assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
+        await new Promise((r) => setTimeout(r, 500));
+        assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
+        const text = await Deno.readTextFile(log);
+        assert(
+          /\[anchorfs: the command exited and left \d+ process(es)? \(sh \d+/.test(text),
+          text.slice(-400),
+        );
+        assertStringIncludes(readRecord(s.stateDir, id).endReason, "which were terminated");
+      } finally {
+        killLeft([marker]);
+      }
+    },
+  ),
+);
 
-test("the duplicate guard refuses the same command in a directory and in a symlink to it", async () => {
-  await using dir = await tempDir();
-  await using state = await tempDir();
-  await Deno.mkdir(`${dir.path}/a`);
-  await Deno.symlink(`${dir.path}/a`, `${dir.path}/alink`);
-  await using server = await startServer({
-    client: "v2",
-    args: ["--path", dir.path, "--foreground-window", "0.3", "--state-dir", state.path],
-  });
-  const command = "until [ -f stop ]; do sleep 0.1; done";
-  const first = await server.call("shell", { command, cwd: "a" });
-  const id = jobIdOf(first.raw);
-  const second = await server.call("shell", { command, cwd: "alink" });
-  assert(second.isError, second.text);
-  assertStringIncludes(second.text, `as job ${id}`);
-  // Through the symlink, as the model named it, the command still runs once the first ends.
-  await Deno.writeTextFile(`${dir.path}/a/stop`, "");
-  await server.call("jobs", { action: "wait", id });
-  const third = await server.call("shell", { command, cwd: "alink" });
-  assertEquals(third.isError, false, third.text);
-});
+Deno.test(
+  needs(
+    "the duplicate guard refuses the same command in a directory and in a symlink to it",
+    async () => {
+      await using dir = await tempDir();
+      await using state = await tempDir();
+      await Deno.mkdir(`${dir.path}/a`);
+      await Deno.symlink(`${dir.path}/a`, `${dir.path}/alink`);
+      await using server = await startServer({
+        client: "v2",
+        args: ["--path", dir.path, "--foreground-window", "0.3", "--state-dir", state.path],
+      });
+      const command = "until [ -f stop ]; do sleep 0.1; done";
+      const first = await server.call("shell", { command, cwd: "a" });
+      const id = jobIdOf(first.raw);
+      const second = await server.call("shell", { command, cwd: "alink" });
+      assert(second.isError, second.text);
+      assertStringIncludes(second.text, `as job ${id}`);
+      // Through the symlink, as the model named it, the command still runs once the first ends.
+      await Deno.writeTextFile(`${dir.path}/a/stop`, "");
+      await server.call("jobs", { action: "wait", id });
+      const third = await server.call("shell", { command, cwd: "alink" });
+      assertEquals(third.isError, false, third.text);
+    },
+  ),
+);
 
 // The escape the issue was filed with: a writer that cleared its environment, left the session
 // and was reparented, left behind by a shell that ended at once. Its log must not grow after the
 // job's end, nor after the server's exit (it grew to MBs past a 100 KB cap, and kept growing).
-test("a detached writer left by a finished job cannot grow its capped log, then or after the server exits", async () => {
-  const cap = 100_000;
-  await using s = await startJobsServer("v1", {
-    window: 5,
-    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
-  });
-  const marker = uniqueMarker();
-  try {
-    const r = await s.server.call("shell", {
-      command: `(env -i setsid sh -c 'while :; do head -c 20000 /dev/zero | tr "\\0" z; echo; ` +
-        `sleep 0.05; done; : ${marker}' &) ; echo started`,
-    });
-    const id = /job (\d+-\d+)/.exec(r.text)?.[1];
-    assert(id, r.text);
-    const log = `${s.stateDir}/jobs/${id}/output.log`;
-    assert(await eventually(() => readRecord(s.stateDir, id).status !== "running"));
-    const atEnd = (await Deno.stat(log)).size;
-    assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
-    await new Promise((r) => setTimeout(r, 1000));
-    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
-    await s.server.close();
-    await new Promise((r) => setTimeout(r, 500));
-    assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the server exited");
-    // In its cgroup it was killed with the job; on the process tree its next write after the
-    // server closed the pipe was its last (SIGPIPE).
-    await assertAllGone([marker], "the job's end");
-  } finally {
-    killLeft([marker]);
-  }
-});
+Deno.test(
+  needs(
+    "a detached writer left by a finished job cannot grow its capped log, then or after the server exits",
+    async () => {
+      const cap = 100_000;
+      await using s = await startJobsServer("v1", {
+        window: 5,
+        env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+      });
+      const marker = uniqueMarker();
+      try {
+        const r = await s.server.call("shell", {
+          command:
+            `(env -i setsid sh -c 'while :; do head -c 20000 /dev/zero | tr "\\0" z; echo; ` +
+            `sleep 0.05; done; : ${marker}' &) ; echo started`,
+        });
+        const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+        assert(id, r.text);
+        const log = `${s.stateDir}/jobs/${id}/output.log`;
+        assert(await eventually(() => readRecord(s.stateDir, id).status !== "running"));
+        const atEnd = (await Deno.stat(log)).size;
+        assert(atEnd <= cap, `log is ${atEnd} bytes at the end, cap ${cap}`);
+        await new Promise((r) => setTimeout(r, 1000));
+        assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the job ended");
+        await s.server.close();
+        await new Promise((r) => setTimeout(r, 500));
+        assertEquals((await Deno.stat(log)).size, atEnd, "the log grew after the server exited");
+        // In its cgroup it was killed with the job; on the process tree its next write after the
+        // server closed the pipe was its last (SIGPIPE).
+        await assertAllGone([marker], "the job's end");
+      } finally {
+        killLeft([marker]);
+      }
+    },
+  ),
+);
 
-test("the server keeps a flooding job's log within its cap at every moment, not only at checks", async () => {
-  const cap = 1024 * 1024;
-  await using s = await startJobsServer("v1", {
-    window: 0.3,
-    env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
-  });
-  const r = await s.server.call("shell", {
-    command: "head -c 300000000 /dev/zero | tr '\\0' x",
-  });
-  const id = jobIdOf(r.raw);
-  const log = `${s.stateDir}/jobs/${id}/output.log`;
-  let largest = 0;
-  while (readRecord(s.stateDir, id).status === "running") {
-    largest = Math.max(largest, Deno.statSync(log).size);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  // The cut follows each chunk the server writes: at most one 64 KiB read over the cap.
-  assert(largest <= cap + 64 * 1024, `the log reached ${largest} bytes, cap ${cap}`);
-  const record = readRecord(s.stateDir, id);
-  assertEquals(record.status, "output_capped");
-  // Every byte is counted (kept or dropped): nothing races the cut.
-  assertEquals(record.outputBytes, 300_000_000);
-});
+Deno.test(
+  needs(
+    "the server keeps a flooding job's log within its cap at every moment, not only at checks",
+    async () => {
+      const cap = 1024 * 1024;
+      await using s = await startJobsServer("v1", {
+        window: 0.3,
+        env: { ANCHORFS_JOB_LOG_CAP: String(cap) },
+      });
+      const r = await s.server.call("shell", {
+        command: "head -c 300000000 /dev/zero | tr '\\0' x",
+      });
+      const id = jobIdOf(r.raw);
+      const log = `${s.stateDir}/jobs/${id}/output.log`;
+      let largest = 0;
+      while (readRecord(s.stateDir, id).status === "running") {
+        largest = Math.max(largest, Deno.statSync(log).size);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      // The cut follows each chunk the server writes: at most one 64 KiB read over the cap.
+      assert(largest <= cap + 64 * 1024, `the log reached ${largest} bytes, cap ${cap}`);
+      const record = readRecord(s.stateDir, id);
+      assertEquals(record.status, "output_capped");
+      // Every byte is counted (kept or dropped): nothing races the cut.
+      assertEquals(record.outputBytes, 300_000_000);
+    },
+  ),
+);
 
-const cgroupTest = testNeeding("bash", "proc", "signals", "cgroup-v2");
+const cgroupTest = needing("bash", "proc", "signals", "cgroup-v2");
 
-cgroupTest(
+Deno.test(cgroupTest(
   "after a server kill -9, `anchorfs jobs list` kills what is in a dead job's cgroup and never touches another cgroup a record names",
   async () => {
     await using state = await tempDir();
@@ -426,4 +458,4 @@ cgroupTest(
       }
     }
   },
-);
+));

@@ -5,10 +5,10 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const needsProc = testNeeding("proc");
-const needsPosixFs = testNeeding("posix-fs");
+const needsProc = needing("proc");
+const needsPosixFs = needing("posix-fs");
 
 Deno.test("create refuses to re-create a working directory that was deleted, and says how to go on", async () => {
   await using dir = await tempDir();
@@ -64,7 +64,7 @@ Deno.test("file_text with a lone surrogate is refused with where it is; nothing 
   assertEquals(await Deno.readTextFile(`${dir.path}/p.txt`), "😀\n");
 });
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "a tree deeper than the path limit is listed with a note on the directory it could not read",
   async () => {
     await using dir = await tempDir();
@@ -91,9 +91,9 @@ needsPosixFs(
     }
     await new Deno.Command("rm", { args: ["-rf", `${dir.path}/deep`] }).output();
   },
-);
+));
 
-needsProc(
+Deno.test(needsProc(
   "out of file descriptors (EMFILE), every tool says it is the environment and what to do",
   async () => {
     await using dir = await tempDir();
@@ -128,4 +128,4 @@ needsProc(
     // With descriptors back, the same calls work.
     assertEquals((await server.call("view", { path: "b.txt" })).isError, false);
   },
-);
+));

@@ -18,7 +18,7 @@ import {
   startJobsServer,
   uniqueMarker,
 } from "../mcp/_jobs_helpers.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { ESCAPES, escapesCommand } from "./_escapes.ts";
 
 type Mode = "cgroup-v2" | "cgroup-v1" | "process-tree";
@@ -131,47 +131,57 @@ const LABELS: Record<Mode, string> = {
 const PATHS: EndPath[] = ["kill", "end", "server SIGTERM", "server kill -9 + restart"];
 
 for (const mode of ["cgroup-v2", "cgroup-v1", "process-tree"] as const) {
-  const needs = mode === "process-tree" ? [] : [mode];
-  const test = testNeeding("bash", "proc", "signals", ...needs);
+  const cgroup = mode === "process-tree" ? [] : [mode];
+  const needs = needing("bash", "proc", "signals", ...cgroup);
   const leaves = mode === "process-tree" ? "only the documented limit (the daemon)" : "no survivor";
   for (const path of PATHS) {
-    test(`escapes on ${LABELS[mode]}: ${path} leaves ${leaves} and no byte after the end`, async () => {
-      const env = { ANCHORFS_CONTAINMENT: mode };
-      await using s = await startJobsServer("v2", { window: 0.3, env });
-      const job = await startEscapes(s.server, s.dir, s.stateDir, path === "end");
-      try {
-        const ended = await endBy(path, s, job, env);
-        assertEquals(ended.record.status, ended.status, JSON.stringify(ended.record));
-        const allowed = mode === "process-tree" ? PROCESS_TREE_LIMIT : new Set<string>();
-        assert(
-          await eventually(() => survivors(job.markers).every((n) => allowed.has(n)), 15_000),
-          `survivors after ${path}: ${survivors(job.markers).join(", ")}`,
-        );
-        await assertLogStill(job.log, ended.logSize, `${path} (${ended.status})`);
-        // The limit is real (and so is what a cgroup adds): the daemon outlives its job there.
-        if (mode === "process-tree") assertEquals(survivors(job.markers), ["daemon"]);
-        assertStringIncludes(ended.record.containment ?? "", LABELS[mode]);
-        for (const dir of (ended.record.cgroups ?? []) as string[]) {
-          assert(await eventually(() => !pathExists(dir)), `${dir} was left behind`);
-        }
-        if (mode !== "process-tree") assert(Array.isArray(ended.record.cgroups));
-      } finally {
-        killLeft(job.markers);
-      }
-    });
+    Deno.test(
+      needs(
+        `escapes on ${LABELS[mode]}: ${path} leaves ${leaves} and no byte after the end`,
+        async () => {
+          const env = { ANCHORFS_CONTAINMENT: mode };
+          await using s = await startJobsServer("v2", { window: 0.3, env });
+          const job = await startEscapes(s.server, s.dir, s.stateDir, path === "end");
+          try {
+            const ended = await endBy(path, s, job, env);
+            assertEquals(ended.record.status, ended.status, JSON.stringify(ended.record));
+            const allowed = mode === "process-tree" ? PROCESS_TREE_LIMIT : new Set<string>();
+            assert(
+              await eventually(() => survivors(job.markers).every((n) => allowed.has(n)), 15_000),
+              `survivors after ${path}: ${survivors(job.markers).join(", ")}`,
+            );
+            await assertLogStill(job.log, ended.logSize, `${path} (${ended.status})`);
+            // The limit is real (and so is what a cgroup adds): the daemon outlives its job there.
+            if (mode === "process-tree") assertEquals(survivors(job.markers), ["daemon"]);
+            assertStringIncludes(ended.record.containment ?? "", LABELS[mode]);
+            for (const dir of (ended.record.cgroups ?? []) as string[]) {
+              assert(await eventually(() => !pathExists(dir)), `${dir} was left behind`);
+            }
+            if (mode !== "process-tree") assert(Array.isArray(ended.record.cgroups));
+          } finally {
+            killLeft(job.markers);
+          }
+        },
+      ),
+    );
   }
 }
 
-testNeeding("bash", "proc", "cgroup-v2")(
-  "the start-up log says which containment holds the jobs, and why the rungs before it were not used",
-  async () => {
-    await using s = await startJobsServer("v1", {
-      window: 0.3,
-      env: { ANCHORFS_CONTAINMENT: "auto" },
-    });
-    const r = await s.server.call("shell", { command: "echo hi" });
-    assertStringIncludes(r.text, "hi");
-    assert(await eventually(() => s.server.stderr().includes("containment: ")), s.server.stderr());
-    assertStringIncludes(s.server.stderr(), "anchorfs mcp: containment: cgroup v2");
-  },
+Deno.test(
+  needing("bash", "proc", "cgroup-v2")(
+    "the start-up log says which containment holds the jobs, and why the rungs before it were not used",
+    async () => {
+      await using s = await startJobsServer("v1", {
+        window: 0.3,
+        env: { ANCHORFS_CONTAINMENT: "auto" },
+      });
+      const r = await s.server.call("shell", { command: "echo hi" });
+      assertStringIncludes(r.text, "hi");
+      assert(
+        await eventually(() => s.server.stderr().includes("containment: ")),
+        s.server.stderr(),
+      );
+      assertStringIncludes(s.server.stderr(), "anchorfs mcp: containment: cgroup v2");
+    },
+  ),
 );

@@ -5,9 +5,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 interface OddName {
   /** How the test creates it: text (UTF-8) or the exact bytes. */
@@ -173,7 +173,7 @@ Deno.test("odd names: listing → view → batch_edit and str_replace reach the 
   assertEquals(names.length, NAMES.length, `no stray or temporary files: ${names}`);
 });
 
-test("odd names: anchorfs view takes the quoted form on the command line", async () => {
+Deno.test(needs("odd names: anchorfs view takes the quoted form on the command line", async () => {
   await using dir = await tempDir();
   await makeTree(dir.path);
   for (const i of [1, 9]) {
@@ -183,7 +183,7 @@ test("odd names: anchorfs view takes the quoted form on the command line", async
   }
   const listing = await runCliProcess(["view", "."], { cwd: dir.path });
   assertStringIncludes(listing.stdout, '\n"bad\\xffname.txt"\t3 lines\t');
-});
+}));
 
 /**
  * How to make a directory this test cannot read: chmod 000, and as root also run the server
@@ -205,43 +205,45 @@ async function lockedDirLauncher(locked: string): Promise<string[] | null> {
   return probe.code === 0 ? null : launcher;
 }
 
-test("a search reports the directories it could not read, as the listing does", async (t) => {
-  await using dir = await tempDir();
-  await Deno.mkdir(`${dir.path}/locked`);
-  await Deno.writeTextFile(`${dir.path}/locked/secret.txt`, "marker inside\n");
-  await Deno.writeTextFile(`${dir.path}/open.txt`, "marker outside\n");
-  await Deno.chmod(`${dir.path}/locked`, 0o000);
-  try {
-    const launcher = await lockedDirLauncher(`${dir.path}/locked`);
-    if (launcher === null) {
-      await t.step({
-        name: "skipped: chmod 000 does not stop this user and capabilities cannot be dropped",
-        ignore: true,
-        fn: () => {},
+Deno.test(
+  needs("a search reports the directories it could not read, as the listing does", async (t) => {
+    await using dir = await tempDir();
+    await Deno.mkdir(`${dir.path}/locked`);
+    await Deno.writeTextFile(`${dir.path}/locked/secret.txt`, "marker inside\n");
+    await Deno.writeTextFile(`${dir.path}/open.txt`, "marker outside\n");
+    await Deno.chmod(`${dir.path}/locked`, 0o000);
+    try {
+      const launcher = await lockedDirLauncher(`${dir.path}/locked`);
+      if (launcher === null) {
+        await t.step({
+          name: "skipped: chmod 000 does not stop this user and capabilities cannot be dropped",
+          ignore: true,
+          fn: () => {},
+        });
+        return;
+      }
+      await using server = await startServer({
+        client: "v2",
+        args: ["--path", dir.path],
+        launcher,
       });
-      return;
+      const sentence = `[1 directory could not be read: "${dir.path}/locked" (permission denied).]`;
+      const listing = await server.call("view", { path: "." });
+      assertStringIncludes(listing.text, sentence);
+      for (const args of [{ content: "marker" }, { content: "mark.r", regex: true }]) {
+        const found = await server.call("view", { path: ".", ...args });
+        assertEquals(found.isError, false, found.text);
+        assertStringIncludes(found.text, "1 matching line in 1 file");
+        assertStringIncludes(found.text, sentence);
+      }
+      const none = await server.call("view", { path: ".", content: "absent" });
+      assertStringIncludes(none.text, "No matches");
+      assertStringIncludes(none.text, sentence);
+    } finally {
+      await Deno.chmod(`${dir.path}/locked`, 0o755);
     }
-    await using server = await startServer({
-      client: "v2",
-      args: ["--path", dir.path],
-      launcher,
-    });
-    const sentence = `[1 directory could not be read: "${dir.path}/locked" (permission denied).]`;
-    const listing = await server.call("view", { path: "." });
-    assertStringIncludes(listing.text, sentence);
-    for (const args of [{ content: "marker" }, { content: "mark.r", regex: true }]) {
-      const found = await server.call("view", { path: ".", ...args });
-      assertEquals(found.isError, false, found.text);
-      assertStringIncludes(found.text, "1 matching line in 1 file");
-      assertStringIncludes(found.text, sentence);
-    }
-    const none = await server.call("view", { path: ".", content: "absent" });
-    assertStringIncludes(none.text, "No matches");
-    assertStringIncludes(none.text, sentence);
-  } finally {
-    await Deno.chmod(`${dir.path}/locked`, 0o755);
-  }
-});
+  }),
+);
 
 Deno.test("odd names: calls offered in hints reach the file (edge spaces survive)", async () => {
   await using dir = await tempDir();

@@ -7,9 +7,9 @@ import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
 import { MALFORMED_INPUTS } from "./_malformed_inputs.ts";
 import { type RawReply, RawServer } from "./_raw_stdio.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("bash");
+const needs = needing("bash");
 
 let nextId = 1;
 
@@ -91,7 +91,7 @@ Deno.test("a message past the cap is answered with its id, the limit and the way
   await assertAnswers(server);
 });
 
-test("a running job survives an oversized message and finishes normally", async () => {
+Deno.test(needs("a running job survives an oversized message and finishes normally", async () => {
   await using dir = await tempDir();
   await using state = await tempDir();
   await using server = await RawServer.start([
@@ -126,7 +126,7 @@ test("a running job survives an oversized message and finishes normally", async 
   const text = JSON.stringify(waited.result);
   assertStringIncludes(text, "job-survived");
   assertStringIncludes(text, "succeeded (exit 0)");
-});
+}));
 
 Deno.test("a message twice the default cap is answered and dropped without growing memory", async () => {
   await using dir = await tempDir();

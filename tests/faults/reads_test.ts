@@ -4,10 +4,10 @@
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT, runCliProcess, startServer, tempDir, type TestServer } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
-const needsProc = testNeeding("proc");
+const needs = needing("posix-fs");
+const needsProc = needing("proc");
 
 /** The server's peak resident memory (VmHWM) in MB. */
 function peakMb(server: TestServer): number {
@@ -20,31 +20,33 @@ async function mkfifo(path: string): Promise<void> {
   assert(out.success, "mkfifo failed");
 }
 
-test("a FIFO is refused by view, str_replace, delete and extract_lines, and stays", async () => {
-  await using dir = await tempDir();
-  await mkfifo(`${dir.path}/pipe`);
-  await Deno.writeTextFile(`${dir.path}/a.txt`, "one\ntwo\n");
-  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
-  const calls: [string, Record<string, unknown>][] = [
-    ["view", { path: "pipe" }],
-    ["text_editor", { command: "str_replace", path: "pipe", old_text: "a", new_text: "b" }],
-    ["text_editor", { command: "delete", path: "pipe" }],
-    ["extract_lines", { from_path: "pipe", start: 1, to_path: "a.txt", position: -1 }],
-    ["extract_lines", { from_path: "a.txt", start: 1, to_path: "pipe", position: -1 }],
-  ];
-  for (const [name, args] of calls) {
-    const r = await server.call(name, args);
-    assert(r.isError, `${name} ${JSON.stringify(args)} should fail: ${r.text}`);
-    assertStringIncludes(r.text, "is a FIFO (named pipe), not a regular file");
-    assertStringIncludes(r.text, "shell");
-  }
-  // Nothing was removed, and the server still answers.
-  assert((await Deno.lstat(`${dir.path}/pipe`)).isFifo);
-  const listing = await server.call("view", { path: "." });
-  assertStringIncludes(listing.text, "a.txt");
-});
+Deno.test(
+  needs("a FIFO is refused by view, str_replace, delete and extract_lines, and stays", async () => {
+    await using dir = await tempDir();
+    await mkfifo(`${dir.path}/pipe`);
+    await Deno.writeTextFile(`${dir.path}/a.txt`, "one\ntwo\n");
+    await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+    const calls: [string, Record<string, unknown>][] = [
+      ["view", { path: "pipe" }],
+      ["text_editor", { command: "str_replace", path: "pipe", old_text: "a", new_text: "b" }],
+      ["text_editor", { command: "delete", path: "pipe" }],
+      ["extract_lines", { from_path: "pipe", start: 1, to_path: "a.txt", position: -1 }],
+      ["extract_lines", { from_path: "a.txt", start: 1, to_path: "pipe", position: -1 }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await server.call(name, args);
+      assert(r.isError, `${name} ${JSON.stringify(args)} should fail: ${r.text}`);
+      assertStringIncludes(r.text, "is a FIFO (named pipe), not a regular file");
+      assertStringIncludes(r.text, "shell");
+    }
+    // Nothing was removed, and the server still answers.
+    assert((await Deno.lstat(`${dir.path}/pipe`)).isFifo);
+    const listing = await server.call("view", { path: "." });
+    assertStringIncludes(listing.text, "a.txt");
+  }),
+);
 
-test("/dev/zero is refused as a device by view and extract_lines", async () => {
+Deno.test(needs("/dev/zero is refused as a device by view and extract_lines", async () => {
   await using dir = await tempDir();
   await using server = await startServer({ client: "v1", args: ["--path", dir.path] });
   const view = await server.call("view", { path: "/dev/zero" });
@@ -60,25 +62,30 @@ test("/dev/zero is refused as a device by view and extract_lines", async () => {
   assert(extract.isError);
   assertStringIncludes(extract.text, "character device");
   assertEquals(await Deno.stat(`${dir.path}/out.txt`).catch(() => null), null);
-});
+}));
 
-needsProc("a 3 GB sparse file in a listed directory gets a binary row from its head", async () => {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/small.txt`, "hello\n");
-  const big = await Deno.open(`${dir.path}/disk.img`, { write: true, create: true });
-  await big.truncate(3 * 1024 ** 3); // sparse: costs no disk
-  big.close();
-  await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
-  const r = await server.call("view", { path: "." });
-  assert(!r.isError, r.text);
-  assertStringIncludes(r.text, "disk.img\tbinary\t3.0 GB");
-  assertStringIncludes(r.text, "small.txt\t1 line");
-  const file = await server.call("view", { path: "disk.img" });
-  assertStringIncludes(file.text, "is a binary file (contains NUL bytes, 3.0 GB)");
-  // Generous bound, not timing: the whole file read would be over 3 GB.
-  const peak = peakMb(server);
-  assert(peak < 300, `server peak ${peak} MB`);
-});
+Deno.test(
+  needsProc(
+    "a 3 GB sparse file in a listed directory gets a binary row from its head",
+    async () => {
+      await using dir = await tempDir();
+      await Deno.writeTextFile(`${dir.path}/small.txt`, "hello\n");
+      const big = await Deno.open(`${dir.path}/disk.img`, { write: true, create: true });
+      await big.truncate(3 * 1024 ** 3); // sparse: costs no disk
+      big.close();
+      await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
+      const r = await server.call("view", { path: "." });
+      assert(!r.isError, r.text);
+      assertStringIncludes(r.text, "disk.img\tbinary\t3.0 GB");
+      assertStringIncludes(r.text, "small.txt\t1 line");
+      const file = await server.call("view", { path: "disk.img" });
+      assertStringIncludes(file.text, "is a binary file (contains NUL bytes, 3.0 GB)");
+      // Generous bound, not timing: the whole file read would be over 3 GB.
+      const peak = peakMb(server);
+      assert(peak < 300, `server peak ${peak} MB`);
+    },
+  ),
+);
 
 Deno.test("a big text file is listed with an estimate and refused whole above --max-file-bytes", async () => {
   await using dir = await tempDir();

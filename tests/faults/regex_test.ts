@@ -5,11 +5,11 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { longLine, SLOW_REGEX } from "../_long_line.ts";
 
-const test = testNeeding("proc");
-const needsPosixFs = testNeeding("posix-fs");
+const needs = needing("proc");
+const needsPosixFs = needing("posix-fs");
 
 /** A hung call fails the test instead of hanging the suite. */
 const GUARD = { timeout: 60_000 };
@@ -39,7 +39,7 @@ Deno.test("a catastrophic regex on a 50,001-character line answers, and ping is 
   assertStringIncludes(ci.text, "short.txt (line 1)");
 });
 
-test("a backreference is refused with the construct named and a next call", async () => {
+Deno.test(needs("a backreference is refused with the construct named and a next call", async () => {
   await using dir = await tempDir();
   await writeTree(dir.path, { "a.txt": "abab\n" });
   await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
@@ -47,7 +47,7 @@ test("a backreference is refused with the construct named and a next call", asyn
   assert(result.isError);
   assertStringIncludes(result.text, "uses a backreference (\\1)");
   assertStringIncludes(result.text, 'view {"path":".","content":"ab"');
-});
+}));
 
 /** CPU ticks (user + system) the process has used, from /proc. */
 function cpuTicks(pid: number): number {
@@ -106,7 +106,7 @@ Deno.test("a search past the deadline returns a partial result that says so", as
   }
 });
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "a FIFO and a 3 GB sparse file in a searched tree are skipped, not opened or read",
   async () => {
     await using dir = await tempDir();
@@ -129,7 +129,7 @@ needsPosixFs(
     assert(fifo.isError);
     assertStringIncludes(fifo.text, "is a FIFO (named pipe), not a regular file");
   },
-);
+));
 
 Deno.test("a search skips files over the server's --max-file-bytes, the same limit view uses", async () => {
   await using dir = await tempDir();

@@ -1,4 +1,4 @@
-// A small, fast slice of the reliability benchmark (scripts/reliability_bench.ts) in the suite:
+// A small, fast slice of the reliability benchmark (scripts/bench/reliability_bench.ts) in the suite:
 // the real server under malformed and oversize messages, a catastrophic regex, concurrent writer
 // processes, kill -9 mid-write, stale temp files, a FIFO and /dev/zero. Full sizes live in the
 // benchmark; here every count that must be 0 is asserted to be 0.
@@ -7,12 +7,17 @@
 // lead turns each on (removes `ignore`) when merging that fix.
 
 import { assert, assertEquals } from "../_assert.ts";
-import { runKill, runMulti, runProtocol } from "../../scripts/reliability_bench.ts";
-import { RawServer, replyIsError, replyText, sleep } from "../../scripts/_reliability_server.ts";
+import { runKill, runMulti, runProtocol } from "../../scripts/bench/reliability_bench.ts";
+import {
+  RawServer,
+  replyIsError,
+  replyText,
+  sleep,
+} from "../../scripts/bench/_reliability_server.ts";
 import { tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 /** Inputs the slice sends: one of each kind, including the 11 MB message. */
 const PROTOCOL_SLICE = [
@@ -114,7 +119,7 @@ Deno.test({
   },
 });
 
-test({
+Deno.test(needs({
   name: "a FIFO and /dev/zero are refused at once and the server stays small",
   async fn() {
     await using dir = await tempDir("anchorfs-faults-fifo-");
@@ -143,4 +148,4 @@ test({
       assert(peakMb < 300, `server peak RSS ${peakMb.toFixed(0)} MB`);
     });
   },
-});
+}));

@@ -11,9 +11,9 @@ import {
   runWriters,
   type WritersOptions,
 } from "./_writers.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const needsStrace = testNeeding("bash", "posix-fs", "strace");
+const needsStrace = needing("bash", "posix-fs", "strace");
 
 Deno.test("3 server processes × 6 edits on distinct lines, 3 rounds: no answered edit is lost", async () => {
   await using dir = await tempDir();
@@ -44,7 +44,7 @@ Deno.test("3 server processes editing one file through 3 hard-linked names: no a
 /** Every rename the processes make held 15 ms at its entry, as on a busy machine. */
 const SLOW_RENAMES = { syscalls: ["rename", "renameat", "renameat2"], ms: 15 };
 
-const needsStraceConfined = testNeeding("bash", "posix-fs", "strace", "linux-ffi");
+const needsStraceConfined = needing("bash", "posix-fs", "strace", "linux-ffi");
 
 /** Unconfined, and confined with --allow DIR (every path opened beneath it, confined_local.ts). */
 const MODES = [
@@ -53,7 +53,7 @@ const MODES = [
 ] as const;
 
 for (const mode of MODES) {
-  mode.register(
+  Deno.test(mode.register(
     `4 servers in 4 different environments and \`anchorfs edit\` runs in a 5th: no answered edit is lost${mode.label}`,
     async () => {
       // HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME and TMPDIR set elsewhere or unset: a desktop
@@ -78,7 +78,7 @@ for (const mode of MODES) {
       assertEquals(r.landed, r.answered);
       assert((r.answeredBy.cli ?? 0) > 0, "no anchorfs edit run was answered");
     },
-  );
+  ));
 }
 
 /** Outside writers race the edits with rename(2) and renameat(2) held 15 ms; no outside write may be lost. */
@@ -104,17 +104,17 @@ async function raceOutside(kind: OutsideKind, more: Partial<WritersOptions>): Pr
 
 for (const mode of MODES) {
   for (const kind of OUTSIDE_KINDS) {
-    mode.register(
+    Deno.test(mode.register(
       `an outside writer (${kind}) racing 3 servers' edits: no outside write is lost${mode.label}`,
       // rename(2) and renameat(2) are held 15 ms: the last step of a write that renames after its final check, so
       // an outside write lands in that gap often. A write that swaps the file in (renameat2) and
       // then checks what it swapped out has no such gap to hold open.
       () => raceOutside(kind, { confined: mode.confined }),
-    );
+    ));
   }
 
   for (const kind of ["append", "overwrite"] as const) {
-    mode.register(
+    Deno.test(mode.register(
       `an outside writer (${kind}) racing in-place edits of a hard-linked file: no outside write is lost${mode.label}`,
       // A hard-linked file is written in place after a recovery copy is made (its rename and every
       // fsync held 15 ms here): the content is compared again after the copy, just before the
@@ -127,7 +127,7 @@ for (const mode of MODES) {
           slow: { syscalls: ["rename", "fsync"], ms: 15 },
           confined: mode.confined,
         }),
-    );
+    ));
   }
 }
 

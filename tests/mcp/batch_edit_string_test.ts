@@ -1,3 +1,6 @@
+// batch_edit through the real server (v1 and v2 SDK clients over stdio): operations sent as a JSON
+// string are taken as a list, one operation or {"operations": [...]}.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir, writeTree } from "../_harness.ts";
 

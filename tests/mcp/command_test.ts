@@ -1,3 +1,6 @@
+// `anchorfs mcp` start-up through the real CLI entry: a --path naming a file, start-up errors with
+// next steps as commands, an unreadable state dir as a warning.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir } from "../_harness.ts";
 import { AnchorError } from "../../lib/core/errors.ts";

@@ -26,11 +26,11 @@ import {
   writeTree,
 } from "../_harness.ts";
 import { createSshWorld } from "../backends/ssh/_sshd.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("sshd", "posix-fs");
-const needsBash = testNeeding("bash");
-const needsSshd = testNeeding("sshd", "posix-fs");
+const needs = needing("sshd", "posix-fs");
+const needsBash = needing("bash");
+const needsSshd = needing("sshd", "posix-fs");
 
 const REFUSED = "is outside the directories this server may use";
 
@@ -291,7 +291,7 @@ async function sshSetup() {
 }
 
 for (const confined of [true, false]) {
-  needsSshd(
+  Deno.test(needsSshd(
     `confinement table: ${ATTEMPTS.length} attempts are all ${
       confined ? "refused with --allow" : "allowed without --allow"
     }`,
@@ -335,77 +335,87 @@ for (const confined of [true, false]) {
       }
       assertEquals(failures, [], failures.join("\n\n"));
     },
-  );
+  ));
 }
 
-test("with --allow, paths inside work, a refusal names the allowed dirs and the resolved path, and listings do not follow links out", async () => {
-  const { world, env } = await sshSetup();
-  await using _world = world;
-  await using dir = await tempDir("anchorfs-confine-");
-  const t = dir.path;
-  await buildWorld(t);
-  await using server = await startServer({
-    client: "v2",
-    args: [
-      "--path",
-      `${t}/proj`,
-      "--allow",
-      `${t}/proj`,
-      "--allow",
-      `ssh://box${t}/remote/allowed`,
-    ],
-    env,
-  });
-  for (
-    const [tool, args] of [
-      ["view", { path: "a.txt" }],
-      ["view", { path: `${t}/proj/sub/../a.txt` }],
-      ["view", { path: `ssh://box${t}/remote/allowed/r.txt` }],
-      ["text_editor", { command: "create", path: "new/deep/n.txt", file_text: "n\n" }],
-      ["text_editor", { command: "str_replace", path: "a.txt", old_text: "beta", new_text: "b" }],
-      ["text_editor", { command: "undo_edit", path: "a.txt" }],
-      ["extract_lines", { from_path: "a.txt", start: 1, to_path: "sub/copy.txt", position: 0 }],
-      ["workdir", { action: "set", path: "sub" }],
-      ["workdir", { action: "reset" }],
-    ] as const
-  ) {
-    const r = await server.call(tool, args);
-    assertEquals(r.isError, false, `${tool} ${JSON.stringify(args)}: ${r.text}`);
-  }
-  const refused = await server.call("view", { path: "dirlink/secret.txt" });
-  assertEquals(refused.isError, true);
-  assertStringIncludes(refused.text, `"${t}/proj/dirlink/secret.txt", which resolves to`);
-  assertStringIncludes(refused.text, `"${t}/outside/secret.txt"`);
-  assertStringIncludes(refused.text, `"${t}/proj", "ssh://box${t}/remote/allowed"`);
-  assertStringIncludes(refused.text, "restart anchorfs with one more --allow");
+Deno.test(
+  needs(
+    "with --allow, paths inside work, a refusal names the allowed dirs and the resolved path, and listings do not follow links out",
+    async () => {
+      const { world, env } = await sshSetup();
+      await using _world = world;
+      await using dir = await tempDir("anchorfs-confine-");
+      const t = dir.path;
+      await buildWorld(t);
+      await using server = await startServer({
+        client: "v2",
+        args: [
+          "--path",
+          `${t}/proj`,
+          "--allow",
+          `${t}/proj`,
+          "--allow",
+          `ssh://box${t}/remote/allowed`,
+        ],
+        env,
+      });
+      for (
+        const [tool, args] of [
+          ["view", { path: "a.txt" }],
+          ["view", { path: `${t}/proj/sub/../a.txt` }],
+          ["view", { path: `ssh://box${t}/remote/allowed/r.txt` }],
+          ["text_editor", { command: "create", path: "new/deep/n.txt", file_text: "n\n" }],
+          ["text_editor", {
+            command: "str_replace",
+            path: "a.txt",
+            old_text: "beta",
+            new_text: "b",
+          }],
+          ["text_editor", { command: "undo_edit", path: "a.txt" }],
+          ["extract_lines", { from_path: "a.txt", start: 1, to_path: "sub/copy.txt", position: 0 }],
+          ["workdir", { action: "set", path: "sub" }],
+          ["workdir", { action: "reset" }],
+        ] as const
+      ) {
+        const r = await server.call(tool, args);
+        assertEquals(r.isError, false, `${tool} ${JSON.stringify(args)}: ${r.text}`);
+      }
+      const refused = await server.call("view", { path: "dirlink/secret.txt" });
+      assertEquals(refused.isError, true);
+      assertStringIncludes(refused.text, `"${t}/proj/dirlink/secret.txt", which resolves to`);
+      assertStringIncludes(refused.text, `"${t}/outside/secret.txt"`);
+      assertStringIncludes(refused.text, `"${t}/proj", "ssh://box${t}/remote/allowed"`);
+      assertStringIncludes(refused.text, "restart anchorfs with one more --allow");
 
-  // A dangling symlink's target cannot be checked: creating through it is refused. (Without
-  // --allow the write itself refuses a path that is a symlink, so it is not in the table.)
-  const dangling = await server.call("text_editor", {
-    command: "create",
-    path: "dangling",
-    file_text: "x\n",
-  });
-  assertStringIncludes(dangling.text, REFUSED);
-  assertStringIncludes(dangling.text, "whose target does not exist");
+      // A dangling symlink's target cannot be checked: creating through it is refused. (Without
+      // --allow the write itself refuses a path that is a symlink, so it is not in the table.)
+      const dangling = await server.call("text_editor", {
+        command: "create",
+        path: "dangling",
+        file_text: "x\n",
+      });
+      assertStringIncludes(dangling.text, REFUSED);
+      assertStringIncludes(dangling.text, "whose target does not exist");
 
-  // The project holds links to outside: the listing names them but never shows what is behind.
-  const listing = await server.call("view", { path: ".", include_hidden: true });
-  assertEquals(listing.isError, false, listing.text);
-  assertNotIncludes(listing.text, "victim");
-  assertNotIncludes(listing.text, "secret.txt");
-  const search = await server.call("view", { path: ".", content: "SECRET" });
-  assertNotIncludes(search.text, "SECRET outside");
-  const remote = await server.call("view", { path: `ssh://box${t}/remote/allowed` });
-  assertEquals(remote.isError, false, remote.text);
-  assertNotIncludes(remote.text, "o.txt");
-  // A remote working directory: relative paths are remote and checked there.
-  const set = await server.call("workdir", { path: `ssh://box${t}/remote/allowed` });
-  assertEquals(set.isError, false, set.text);
-  assertEquals((await server.call("view", { path: "r.txt" })).isError, false);
-  assertStringIncludes((await server.call("view", { path: "../other/o.txt" })).text, REFUSED);
-  assertStringIncludes((await server.call("view", { path: "rlink/o.txt" })).text, REFUSED);
-});
+      // The project holds links to outside: the listing names them but never shows what is behind.
+      const listing = await server.call("view", { path: ".", include_hidden: true });
+      assertEquals(listing.isError, false, listing.text);
+      assertNotIncludes(listing.text, "victim");
+      assertNotIncludes(listing.text, "secret.txt");
+      const search = await server.call("view", { path: ".", content: "SECRET" });
+      assertNotIncludes(search.text, "SECRET outside");
+      const remote = await server.call("view", { path: `ssh://box${t}/remote/allowed` });
+      assertEquals(remote.isError, false, remote.text);
+      assertNotIncludes(remote.text, "o.txt");
+      // A remote working directory: relative paths are remote and checked there.
+      const set = await server.call("workdir", { path: `ssh://box${t}/remote/allowed` });
+      assertEquals(set.isError, false, set.text);
+      assertEquals((await server.call("view", { path: "r.txt" })).isError, false);
+      assertStringIncludes((await server.call("view", { path: "../other/o.txt" })).text, REFUSED);
+      assertStringIncludes((await server.call("view", { path: "rlink/o.txt" })).text, REFUSED);
+    },
+  ),
+);
 
 Deno.test("--allow without --path starts in the first allowed dir; a --path outside is refused at start", async () => {
   await using dir = await tempDir("anchorfs-confine-");
@@ -440,7 +450,7 @@ Deno.test("--allow without --path starts in the first allowed dir; a --path outs
   assertStringIncludes(new TextDecoder().decode(out.stderr), "is outside every --allow directory");
 });
 
-needsBash(
+Deno.test(needsBash(
   "--no-shell removes shell, jobs and job resources; --allow with the shell warns once and says so in its description",
   async () => {
     await using dir = await tempDir("anchorfs-confine-");
@@ -507,7 +517,7 @@ needsBash(
       assertNotIncludes(server.stderr(), "warning:");
     }
   },
-);
+));
 
 /** A client that offers roots and can change them (v2 in legacy mode: 2026-07-28 has no roots/list). */
 let asked = 0;

@@ -1,3 +1,6 @@
+// The early initialize (lib/mcp/early_initialize.ts, early_start.ts): its reply is byte for byte
+// the SDK's for every 2025-era version, checked against the real SDK and the spawned server.
+
 import { assert, assertEquals } from "../_assert.ts";
 import { InMemoryTransport, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { closeServices, createServices } from "../../lib/compose.ts";

@@ -4,15 +4,15 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, startServer, tempDir, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 async function isLink(path: string): Promise<boolean> {
   return (await Deno.lstat(path)).isSymlink;
 }
 
-test("edits through a file symlink change the target and keep the link", async () => {
+Deno.test(needs("edits through a file symlink change the target and keep the link", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await writeTree(root, { "real.txt": "one\ntwo\nthree\n", "src.txt": "copied\n" });
@@ -61,130 +61,140 @@ test("edits through a file symlink change the target and keep the link", async (
     ["link.txt", "real.txt", "src.txt"],
     "no temp files or new files left",
   );
-});
+}));
 
-test("edits through a symlinked file under --allow land in the checked target", async () => {
-  await using dir = await tempDir();
-  await using outside = await tempDir();
-  const root = dir.path;
-  await writeTree(root, { "real.txt": "a\n" });
-  await writeTree(outside.path, { "secret.txt": "s\n" });
-  await Deno.symlink(`${root}/real.txt`, `${root}/link.txt`);
-  await Deno.symlink(`${outside.path}/secret.txt`, `${root}/out.txt`);
-  await using server = await startServer({
-    client: "v1",
-    args: ["--path", root, "--allow", root, "--no-shell"],
-  });
-  const inside = await server.call("text_editor", {
-    command: "str_replace",
-    path: "link.txt",
-    old_text: "a",
-    new_text: "b",
-  });
-  assertEquals(inside.isError, false, inside.text);
-  assert(await isLink(`${root}/link.txt`));
-  assertEquals(await Deno.readTextFile(`${root}/real.txt`), "b\n");
-  const out = await server.call("text_editor", {
-    command: "str_replace",
-    path: "out.txt",
-    old_text: "s",
-    new_text: "t",
-  });
-  assertEquals(out.isError, true, out.text);
-  assertStringIncludes(out.text, "outside the directories");
-  assert(await isLink(`${root}/out.txt`));
-  assertEquals(await Deno.readTextFile(`${outside.path}/secret.txt`), "s\n");
+Deno.test(
+  needs("edits through a symlinked file under --allow land in the checked target", async () => {
+    await using dir = await tempDir();
+    await using outside = await tempDir();
+    const root = dir.path;
+    await writeTree(root, { "real.txt": "a\n" });
+    await writeTree(outside.path, { "secret.txt": "s\n" });
+    await Deno.symlink(`${root}/real.txt`, `${root}/link.txt`);
+    await Deno.symlink(`${outside.path}/secret.txt`, `${root}/out.txt`);
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", root, "--allow", root, "--no-shell"],
+    });
+    const inside = await server.call("text_editor", {
+      command: "str_replace",
+      path: "link.txt",
+      old_text: "a",
+      new_text: "b",
+    });
+    assertEquals(inside.isError, false, inside.text);
+    assert(await isLink(`${root}/link.txt`));
+    assertEquals(await Deno.readTextFile(`${root}/real.txt`), "b\n");
+    const out = await server.call("text_editor", {
+      command: "str_replace",
+      path: "out.txt",
+      old_text: "s",
+      new_text: "t",
+    });
+    assertEquals(out.isError, true, out.text);
+    assertStringIncludes(out.text, "outside the directories");
+    assert(await isLink(`${root}/out.txt`));
+    assertEquals(await Deno.readTextFile(`${outside.path}/secret.txt`), "s\n");
 
-  // A dangling link inside that would lead inside: refused for being dangling, not "outside",
-  // and the offered call (its target, checked like any path) works.
-  await Deno.symlink("later.txt", `${root}/dangle.txt`);
-  const dangling = await server.call("text_editor", {
-    command: "create",
-    path: "dangle.txt",
-    file_text: "x\n",
-  });
-  assertEquals(dangling.isError, true, dangling.text);
-  assertStringIncludes(
-    dangling.text,
-    `"${root}/dangle.txt" is a symlink whose target does not exist`,
-  );
-  assert(!dangling.text.includes("outside the directories"), dangling.text);
-  assertStringIncludes(dangling.text, `"path":"${root}/later.txt"`);
-  const direct = await server.call("text_editor", {
-    command: "create",
-    path: `${root}/later.txt`,
-    file_text: "x\n",
-  });
-  assertEquals(direct.isError, false, direct.text);
-  assert(await isLink(`${root}/dangle.txt`));
-});
+    // A dangling link inside that would lead inside: refused for being dangling, not "outside",
+    // and the offered call (its target, checked like any path) works.
+    await Deno.symlink("later.txt", `${root}/dangle.txt`);
+    const dangling = await server.call("text_editor", {
+      command: "create",
+      path: "dangle.txt",
+      file_text: "x\n",
+    });
+    assertEquals(dangling.isError, true, dangling.text);
+    assertStringIncludes(
+      dangling.text,
+      `"${root}/dangle.txt" is a symlink whose target does not exist`,
+    );
+    assert(!dangling.text.includes("outside the directories"), dangling.text);
+    assertStringIncludes(dangling.text, `"path":"${root}/later.txt"`);
+    const direct = await server.call("text_editor", {
+      command: "create",
+      path: `${root}/later.txt`,
+      file_text: "x\n",
+    });
+    assertEquals(direct.isError, false, direct.text);
+    assert(await isLink(`${root}/dangle.txt`));
+  }),
+);
 
-test("create and str_replace on a dangling symlink say where it points and change nothing", async () => {
-  await using dir = await tempDir();
-  const root = dir.path;
-  await Deno.symlink("nowhere.txt", `${root}/dangle.txt`);
-  await Deno.symlink(`${root}/missing_dir`, `${root}/dlink`);
-  await using server = await startServer({ client: "v2", args: ["--path", root] });
+Deno.test(
+  needs(
+    "create and str_replace on a dangling symlink say where it points and change nothing",
+    async () => {
+      await using dir = await tempDir();
+      const root = dir.path;
+      await Deno.symlink("nowhere.txt", `${root}/dangle.txt`);
+      await Deno.symlink(`${root}/missing_dir`, `${root}/dlink`);
+      await using server = await startServer({ client: "v2", args: ["--path", root] });
 
-  const created = await server.call("text_editor", {
-    command: "create",
-    path: "dangle.txt",
-    file_text: "x\n",
-  });
-  assertEquals(created.isError, true, created.text);
-  assertStringIncludes(created.text, `"dangle.txt" is a symlink to "${root}/nowhere.txt"`);
-  assertStringIncludes(created.text, "does not write through a symlink whose target is missing");
-  assertStringIncludes(
-    created.text,
-    `text_editor {"command":"create","path":"${root}/nowhere.txt"`,
-  );
-  assert(!created.text.includes("changed on disk"), created.text);
+      const created = await server.call("text_editor", {
+        command: "create",
+        path: "dangle.txt",
+        file_text: "x\n",
+      });
+      assertEquals(created.isError, true, created.text);
+      assertStringIncludes(created.text, `"dangle.txt" is a symlink to "${root}/nowhere.txt"`);
+      assertStringIncludes(
+        created.text,
+        "does not write through a symlink whose target is missing",
+      );
+      assertStringIncludes(
+        created.text,
+        `text_editor {"command":"create","path":"${root}/nowhere.txt"`,
+      );
+      assert(!created.text.includes("changed on disk"), created.text);
 
-  const replaced = await server.call("text_editor", {
-    command: "str_replace",
-    path: "dangle.txt",
-    old_text: "x",
-    new_text: "y",
-  });
-  assertEquals(replaced.isError, true, replaced.text);
-  assertStringIncludes(replaced.text, "symlink");
+      const replaced = await server.call("text_editor", {
+        command: "str_replace",
+        path: "dangle.txt",
+        old_text: "x",
+        new_text: "y",
+      });
+      assertEquals(replaced.isError, true, replaced.text);
+      assertStringIncludes(replaced.text, "symlink");
 
-  const inDir = await server.call("text_editor", {
-    command: "create",
-    path: "dlink/a.txt",
-    file_text: "x\n",
-  });
-  assertEquals(inDir.isError, true, inDir.text);
-  assertStringIncludes(inDir.text, `"dlink/a.txt" goes through "dlink"`);
-  assertStringIncludes(inDir.text, `${root}/missing_dir/a.txt`);
+      const inDir = await server.call("text_editor", {
+        command: "create",
+        path: "dlink/a.txt",
+        file_text: "x\n",
+      });
+      assertEquals(inDir.isError, true, inDir.text);
+      assertStringIncludes(inDir.text, `"dlink/a.txt" goes through "dlink"`);
+      assertStringIncludes(inDir.text, `${root}/missing_dir/a.txt`);
 
-  await Deno.symlink("loop_b", `${root}/loop_a`);
-  await Deno.symlink("loop_a", `${root}/loop_b`);
-  const loop = await server.call("text_editor", {
-    command: "create",
-    path: "loop_a",
-    file_text: "x\n",
-  });
-  assertEquals(loop.isError, true, loop.text);
-  assertStringIncludes(loop.text, "a symlink that does not resolve (a loop");
+      await Deno.symlink("loop_b", `${root}/loop_a`);
+      await Deno.symlink("loop_a", `${root}/loop_b`);
+      const loop = await server.call("text_editor", {
+        command: "create",
+        path: "loop_a",
+        file_text: "x\n",
+      });
+      assertEquals(loop.isError, true, loop.text);
+      assertStringIncludes(loop.text, "a symlink that does not resolve (a loop");
 
-  assert(await isLink(`${root}/dangle.txt`) && await isLink(`${root}/dlink`));
-  assertEquals(
-    (await Array.fromAsync(Deno.readDir(root))).map((e) => e.name).sort(),
-    ["dangle.txt", "dlink", "loop_a", "loop_b"],
-  );
+      assert(await isLink(`${root}/dangle.txt`) && await isLink(`${root}/dlink`));
+      assertEquals(
+        (await Array.fromAsync(Deno.readDir(root))).map((e) => e.name).sort(),
+        ["dangle.txt", "dlink", "loop_a", "loop_b"],
+      );
 
-  // The offered call works.
-  const direct = await server.call("text_editor", {
-    command: "create",
-    path: `${root}/nowhere.txt`,
-    file_text: "x\n",
-  });
-  assertEquals(direct.isError, false, direct.text);
-  assertEquals(await Deno.readTextFile(`${root}/dangle.txt`), "x\n");
-});
+      // The offered call works.
+      const direct = await server.call("text_editor", {
+        command: "create",
+        path: `${root}/nowhere.txt`,
+        file_text: "x\n",
+      });
+      assertEquals(direct.isError, false, direct.text);
+      assertEquals(await Deno.readTextFile(`${root}/dangle.txt`), "x\n");
+    },
+  ),
+);
 
-test("anchorfs edit through a symlink edits the target", async () => {
+Deno.test(needs("anchorfs edit through a symlink edits the target", async () => {
   await using dir = await tempDir();
   const root = dir.path;
   await writeTree(root, { "real.txt": "old\n" });
@@ -195,9 +205,9 @@ test("anchorfs edit through a symlink edits the target", async () => {
   assertEquals(out.code, 0, out.stderr);
   assert(await isLink(`${root}/link.txt`));
   assertEquals(await Deno.readTextFile(`${root}/real.txt`), "new\n");
-});
+}));
 
-test({
+Deno.test(needs({
   name: "a symlink whose name is not UTF-8 is edited through and named in the quoted form",
   ignore: Deno.build.os !== "linux",
   async fn() {
@@ -240,4 +250,4 @@ test({
     assertStringIncludes(dangling.text, `"d\\xff" is a symlink`);
     assertStringIncludes(dangling.text, `remove the link "d\\xff" first with the shell`);
   },
-});
+}));

@@ -3,9 +3,9 @@
 
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 /** The id a result gave a line with this content (from a view or a diff). */
 function idIn(text: string, content: string): string {
@@ -211,35 +211,40 @@ for (const kind of CLIENT_KINDS) {
     assertStringIncludes(missing.text, "needs old_text");
   });
 
-  test(`text_editor (${kind} client): a CRLF file changes byte by byte and keeps CRLF`, async () => {
-    await using dir = await tempDir();
-    await writeTree(dir.path, { "w.txt": "alpha\r\nbeta\r\n" });
-    await using server = await startServer({ client: kind, args: ["--path", dir.path] });
-    const r = await server.call("text_editor", {
-      command: "str_replace",
-      path: "w.txt",
-      old_text: "beta\n",
-      new_text: "BETA\ngamma\n",
-    });
-    assertEquals(r.isError, false, r.text);
-    assertEquals(
-      [...await Deno.readFile(`${dir.path}/w.txt`)],
-      [...new TextEncoder().encode("alpha\r\nBETA\r\ngamma\r\n")],
-    );
-    // The file mode survives the temp-file-and-rename write.
-    await Deno.chmod(`${dir.path}/w.txt`, 0o750);
-    const again = await server.call("text_editor", {
-      command: "str_replace",
-      path: "w.txt",
-      old_text: "gamma",
-      new_text: "delta",
-    });
-    assertEquals(again.isError, false, again.text);
-    assertEquals((await Deno.stat(`${dir.path}/w.txt`)).mode! & 0o777, 0o750);
-    const wrong = await server.call("text_editor", { command: "view", path: "w.txt" });
-    assert(wrong.isError);
-    assertStringIncludes(wrong.text, "use the view tool");
-  });
+  Deno.test(
+    needs(
+      `text_editor (${kind} client): a CRLF file changes byte by byte and keeps CRLF`,
+      async () => {
+        await using dir = await tempDir();
+        await writeTree(dir.path, { "w.txt": "alpha\r\nbeta\r\n" });
+        await using server = await startServer({ client: kind, args: ["--path", dir.path] });
+        const r = await server.call("text_editor", {
+          command: "str_replace",
+          path: "w.txt",
+          old_text: "beta\n",
+          new_text: "BETA\ngamma\n",
+        });
+        assertEquals(r.isError, false, r.text);
+        assertEquals(
+          [...await Deno.readFile(`${dir.path}/w.txt`)],
+          [...new TextEncoder().encode("alpha\r\nBETA\r\ngamma\r\n")],
+        );
+        // The file mode survives the temp-file-and-rename write.
+        await Deno.chmod(`${dir.path}/w.txt`, 0o750);
+        const again = await server.call("text_editor", {
+          command: "str_replace",
+          path: "w.txt",
+          old_text: "gamma",
+          new_text: "delta",
+        });
+        assertEquals(again.isError, false, again.text);
+        assertEquals((await Deno.stat(`${dir.path}/w.txt`)).mode! & 0o777, 0o750);
+        const wrong = await server.call("text_editor", { command: "view", path: "w.txt" });
+        assert(wrong.isError);
+        assertStringIncludes(wrong.text, "use the view tool");
+      },
+    ),
+  );
 
   Deno.test(`extract_lines (${kind} client): copies a verified range into a new file`, async () => {
     await using dir = await tempDir();

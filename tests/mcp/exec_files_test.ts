@@ -6,9 +6,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, type TestServer, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const needsPosixFs = testNeeding("posix-fs");
+const needsPosixFs = needing("posix-fs");
 const PROTECTED = "does not write files that the user's own tools run as commands";
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -29,7 +29,7 @@ async function refused(server: TestServer, tool: string, args: Record<string, un
   return out.text;
 }
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "--no-shell: .git/config cannot be edited to plant core.fsmonitor, and git status runs nothing",
   async () => {
     await using dir = await tempDir();
@@ -88,36 +88,38 @@ needsPosixFs(
     });
     assertEquals(ok.isError, false, ok.text);
   },
+));
+
+Deno.test(
+  needsPosixFs("--no-shell: the conventions by name, and a symlink to one of them", async () => {
+    await using dir = await tempDir();
+    await writeTree(dir.path, {
+      "a.txt": "a\n",
+      ".vscode/settings.json": "{}\n",
+      "home/.bashrc": "# rc\n",
+    });
+    await Deno.symlink(".vscode/settings.json", `${dir.path}/innocent.json`);
+    await using server = await startServer({
+      client: "v1",
+      args: ["--path", dir.path, "--no-shell"],
+    });
+    for (const path of [".envrc", ".vscode/tasks.json", ".husky/pre-commit", "sub/.git/config"]) {
+      await refused(server, "text_editor", { command: "create", path, file_text: "x\n" });
+    }
+    for (const path of ["innocent.json", "home/.bashrc", ".vscode/settings.json"]) {
+      const text = await refused(server, "text_editor", {
+        command: "str_replace",
+        path,
+        old_text: path.endsWith("rc") ? "# rc" : "{}",
+        new_text: "changed",
+      });
+      assertStringIncludes(text, path.endsWith("rc") ? "shell runs it" : "VS Code settings");
+    }
+    assertEquals(await Deno.readTextFile(`${dir.path}/.vscode/settings.json`), "{}\n");
+  }),
 );
 
-needsPosixFs("--no-shell: the conventions by name, and a symlink to one of them", async () => {
-  await using dir = await tempDir();
-  await writeTree(dir.path, {
-    "a.txt": "a\n",
-    ".vscode/settings.json": "{}\n",
-    "home/.bashrc": "# rc\n",
-  });
-  await Deno.symlink(".vscode/settings.json", `${dir.path}/innocent.json`);
-  await using server = await startServer({
-    client: "v1",
-    args: ["--path", dir.path, "--no-shell"],
-  });
-  for (const path of [".envrc", ".vscode/tasks.json", ".husky/pre-commit", "sub/.git/config"]) {
-    await refused(server, "text_editor", { command: "create", path, file_text: "x\n" });
-  }
-  for (const path of ["innocent.json", "home/.bashrc", ".vscode/settings.json"]) {
-    const text = await refused(server, "text_editor", {
-      command: "str_replace",
-      path,
-      old_text: path.endsWith("rc") ? "# rc" : "{}",
-      new_text: "changed",
-    });
-    assertStringIncludes(text, path.endsWith("rc") ? "shell runs it" : "VS Code settings");
-  }
-  assertEquals(await Deno.readTextFile(`${dir.path}/.vscode/settings.json`), "{}\n");
-});
-
-needsPosixFs(
+Deno.test(needsPosixFs(
   "--no-shell: hooks where a worktree, a separate git dir or core.hooksPath put them, and a planted bare repository",
   async () => {
     await using dir = await tempDir();
@@ -169,9 +171,9 @@ needsPosixFs(
     });
     assertStringIncludes(planted, "git takes");
   },
-);
+));
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "--allow-exec-files lifts the guard; --protect-exec-files sets it with the shell",
   async () => {
     await using dir = await tempDir();
@@ -213,4 +215,4 @@ needsPosixFs(
       assertEquals(out.isError, false, out.text);
     }
   },
-);
+));

@@ -1,3 +1,6 @@
+// The real server's instructions (v1 client): they tell a model about ids, view and background
+// jobs.
+
 import { assertStringIncludes } from "../_assert.ts";
 import { startServer } from "../_harness.ts";
 

@@ -4,7 +4,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT, startServer, tempDir, writeTree } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
+
+const needs = needing("proc");
 
 const SAMPLE = await Deno.readTextFile(`${REPO_ROOT}/tests/fixtures/outline/sample.ts`);
 
@@ -70,7 +72,7 @@ async function usage(pid: number): Promise<number> {
   return Math.round(Number(/^RssAnon:\s+(\d+)/m.exec(status)![1]) / 1024);
 }
 
-testNeeding("proc")(
+Deno.test(needs(
   "the memory every grammar took is returned once the outline worker is idle",
   async () => {
     await using dir = await tempDir();
@@ -111,7 +113,7 @@ testNeeding("proc")(
       `RSS ${before} → ${peak} → ${after} MiB: the worker's memory stayed`,
     );
   },
-);
+));
 
 /**
  * The usage once the outline worker has ended (500 ms idle) and its thread's allocator pages were

@@ -1,3 +1,6 @@
+// Re-views through the real server (v1 client): an unchanged file seen whole is one line, a changed
+// one only its hunks; a file first seen by range is sent whole.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { renderLine } from "../../lib/core/edit/line_id.ts";

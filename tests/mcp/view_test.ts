@@ -1,3 +1,6 @@
+// view through the real server (SDK clients over stdio): argument errors in anchorfs's own words
+// (a fractional line number) and the rendered text.
+
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir, writeTree } from "../_harness.ts";
 import { hashLine, renderLine } from "../../lib/core/edit/line_id.ts";

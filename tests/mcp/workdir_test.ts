@@ -1,3 +1,5 @@
+// workdir through the real server (v1 and v2 clients): a path with no action changes the directory.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { CLIENT_KINDS, startServer, tempDir } from "../_harness.ts";
 

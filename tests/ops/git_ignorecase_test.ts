@@ -3,7 +3,7 @@
 
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import type { FileBackend } from "../../lib/ops/file_backend.ts";
@@ -12,7 +12,7 @@ import { createSession } from "../../lib/ops/session.ts";
 import { newWalkStats, walkFiles } from "../../lib/ops/walk.ts";
 import { viewText } from "./_view_text.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 const CONFIG_ON = "[core]\n\trepositoryformatversion = 0\n\tignorecase = true\n";
 const CONFIG_OFF = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n";
@@ -89,23 +89,25 @@ Deno.test("listing and search skip by case-folded rules where the repository say
   assertEquals(names.includes("App.LOG\t"), false, names);
 });
 
-test("on the local disk: the config is read through the backend, on and off", async () => {
-  await using dir = await tempDir();
-  const disk = new LocalBackend();
-  try {
-    for (const [name, config] of [["on", CONFIG_ON], ["off", CONFIG_OFF]]) {
-      for (const [path, text] of Object.entries(repo(config, `${dir.path}/${name}`))) {
-        await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-        await Deno.writeTextFile(path, text);
+Deno.test(
+  needs("on the local disk: the config is read through the backend, on and off", async () => {
+    await using dir = await tempDir();
+    const disk = new LocalBackend();
+    try {
+      for (const [name, config] of [["on", CONFIG_ON], ["off", CONFIG_OFF]]) {
+        for (const [path, text] of Object.entries(repo(config, `${dir.path}/${name}`))) {
+          await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+          await Deno.writeTextFile(path, text);
+        }
       }
+      assertEquals(await walked(disk, `${dir.path}/on`), ["src/main.ts"]);
+      assertEquals(await walked(disk, `${dir.path}/off`), [
+        "App.LOG",
+        "Build/out.txt",
+        "src/main.ts",
+      ]);
+    } finally {
+      await disk.close();
     }
-    assertEquals(await walked(disk, `${dir.path}/on`), ["src/main.ts"]);
-    assertEquals(await walked(disk, `${dir.path}/off`), [
-      "App.LOG",
-      "Build/out.txt",
-      "src/main.ts",
-    ]);
-  } finally {
-    await disk.close();
-  }
-});
+  }),
+);

@@ -5,7 +5,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
 import {
   type GuideStep,
@@ -31,7 +31,7 @@ import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { resolveShellCwd, runShell } from "../../lib/ops/shell.ts";
 import { judgeShellCommand } from "../../lib/ops/shell_files.ts";
 
-const test = testNeeding("bash", "proc", "signals", "posix-fs");
+const needs = needing("bash", "proc", "signals", "posix-fs");
 
 /** The limit the sample files are measured against: small, so no test writes 16 MiB. */
 const LIMIT = 4096;
@@ -78,160 +78,169 @@ function shellSteps(steps: readonly GuideStep[]) {
   return steps.filter(isCall).flatMap((s) => s.tool === "shell" ? [s.args] : []);
 }
 
-test("every shell call a hint suggests passes the shell policy and does what the hint says", async () => {
-  await using dir = await tempDir();
-  await using state = await tempDir();
-  const root = dir.path;
-  const big = "FAIL first line\n" + "filler line of the big log\n".repeat(300) +
-    "needle TEXT here\n";
-  assert(big.length > LIMIT);
-  for (const name of ["big.log", "big copy.log", "raw.log"]) {
-    await Deno.writeTextFile(`${root}/${name}`, big);
-  }
-  for (const name of ["pipe", "pipe2", "pipe3"]) {
-    assert((await new Deno.Command("mkfifo", { args: [`${root}/${name}`] }).output()).success);
-  }
-  await Deno.symlink("loop", `${root}/loop`);
-  await Deno.writeTextFile(`${root}/linked.txt`, "half written\n");
-  await Deno.writeTextFile(`${root}/.linked.txt.kept`, "before\n");
-  await Deno.writeTextFile(`${root}/.other.kept`, "before\n");
+Deno.test(
+  needs(
+    "every shell call a hint suggests passes the shell policy and does what the hint says",
+    async () => {
+      await using dir = await tempDir();
+      await using state = await tempDir();
+      const root = dir.path;
+      const big = "FAIL first line\n" + "filler line of the big log\n".repeat(300) +
+        "needle TEXT here\n";
+      assert(big.length > LIMIT);
+      for (const name of ["big.log", "big copy.log", "raw.log"]) {
+        await Deno.writeTextFile(`${root}/${name}`, big);
+      }
+      for (const name of ["pipe", "pipe2", "pipe3"]) {
+        assert((await new Deno.Command("mkfifo", { args: [`${root}/${name}`] }).output()).success);
+      }
+      await Deno.symlink("loop", `${root}/loop`);
+      await Deno.writeTextFile(`${root}/linked.txt`, "half written\n");
+      await Deno.writeTextFile(`${root}/.linked.txt.kept`, "before\n");
+      await Deno.writeTextFile(`${root}/.other.kept`, "before\n");
 
-  const local = new LocalBackend();
-  const locations = new Locations(local);
-  const reads = createReadLimits({ maxFileBytes: LIMIT });
-  const session = createSession(locations.localAt(root));
-  const services = { locations, undo: new UndoStore(), editLocks: new FileLocks(), reads };
-  const jobs = new JobManager(runner.localProcessRunner, {
-    store: new DiskJobStore(state.path, Deno.pid),
-    pid: Deno.pid,
-    killGraceMs: 500,
-  });
+      const local = new LocalBackend();
+      const locations = new Locations(local);
+      const reads = createReadLimits({ maxFileBytes: LIMIT });
+      const session = createSession(locations.localAt(root));
+      const services = { locations, undo: new UndoStore(), editLocks: new FileLocks(), reads };
+      const jobs = new JobManager(runner.localProcessRunner, {
+        store: new DiskJobStore(state.path, Deno.pid),
+        pid: Deno.pid,
+        killGraceMs: 500,
+      });
 
-  /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
-  async function run(args: { command: string; cwd?: string }): Promise<string> {
-    const { dir: cwd, location } = await resolveShellCwd(locations, session.cwd, args.cwd);
-    const outcome = await runShell(args.command, cwd, {
-      jobs,
-      foregroundWindowMs: 30_000,
-      files: { locations, cwd: location, maxFileBytes: LIMIT },
-    });
-    assertEquals(outcome.kind, "finished", args.command);
-    const text = renderGuide(outcome.text, toolCallSyntax);
-    assert(outcome.kind === "finished" && !outcome.failed, `${args.command}: ${text}`);
-    return text;
-  }
+      /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
+      async function run(args: { command: string; cwd?: string }): Promise<string> {
+        const { dir: cwd, location } = await resolveShellCwd(locations, session.cwd, args.cwd);
+        const outcome = await runShell(args.command, cwd, {
+          jobs,
+          foregroundWindowMs: 30_000,
+          files: { locations, cwd: location, maxFileBytes: LIMIT },
+        });
+        assertEquals(outcome.kind, "finished", args.command);
+        const text = renderGuide(outcome.text, toolCallSyntax);
+        assert(outcome.kind === "finished" && !outcome.failed, `${args.command}: ${text}`);
+        return text;
+      }
 
-  try {
-    // NOT_A_REGULAR_FILE (view of a FIFO): ls -l shows what it is.
-    const [ls] = shellSteps(
-      await hintSteps(() => viewResult(locations, session, { path: "pipe" })),
-    );
-    assertEquals(ls?.command, `ls -l ${root}/pipe`);
-    assert(/^p/m.test(await run(ls!)), "ls -l names a FIFO with p");
+      try {
+        // NOT_A_REGULAR_FILE (view of a FIFO): ls -l shows what it is.
+        const [ls] = shellSteps(
+          await hintSteps(() => viewResult(locations, session, { path: "pipe" })),
+        );
+        assertEquals(ls?.command, `ls -l ${root}/pipe`);
+        assert(/^p/m.test(await run(ls!)), "ls -l names a FIFO with p");
 
-    // FILE_TOO_LARGE (view of a big file): grep finds the text, sed prints the first lines.
-    const [grep, sed] = shellSteps(
-      await hintSteps(() => viewResult(locations, session, { path: "big copy.log" }, { reads })),
-    );
-    assertEquals(grep?.command, `grep -n -m 100 -e TEXT '${root}/big copy.log'`);
-    assertStringIncludes(await run(grep!), "302:needle TEXT here");
-    // What lets it through is the file's size: without looking, the policy refuses grep.
-    assertEquals((await judgeShellCommand(grep!.command, "bash", undefined)).allowed, false);
-    assertEquals(sed?.command, `sed -n '1,200p' '${root}/big copy.log'`);
-    assertStringIncludes(await run(sed!), "FAIL first line");
+        // FILE_TOO_LARGE (view of a big file): grep finds the text, sed prints the first lines.
+        const [grep, sed] = shellSteps(
+          await hintSteps(() =>
+            viewResult(locations, session, { path: "big copy.log" }, { reads })
+          ),
+        );
+        assertEquals(grep?.command, `grep -n -m 100 -e TEXT '${root}/big copy.log'`);
+        assertStringIncludes(await run(grep!), "302:needle TEXT here");
+        // What lets it through is the file's size: without looking, the policy refuses grep.
+        assertEquals((await judgeShellCommand(grep!.command, "bash", undefined)).allowed, false);
+        assertEquals(sed?.command, `sed -n '1,200p' '${root}/big copy.log'`);
+        assertStringIncludes(await run(sed!), "FAIL first line");
 
-    // A search that skipped the big files: grep for the same text (literal, then regex), or
-    // sed for the first lines.
-    for (const [content, regex] of [["needle", false], ["need+le", true]] as const) {
-      const result = await viewResult(locations, session, { path: ".", content, regex }, { reads });
-      assertStringIncludes(renderGuide(result, toolCallSyntax), "Not searched, over the");
-      const [found, start] = shellSteps(result.next);
-      assertEquals(
-        found?.command,
-        `grep -n${regex ? "P" : "F"} -m 100 -e ${content} 'big copy.log'`,
-      );
-      assertStringIncludes(await run(found!), "302:needle TEXT here");
-      assertEquals(start?.command, "sed -n '1,200p' 'big copy.log'");
-      assertStringIncludes(await run(start!), "FAIL first line");
-    }
+        // A search that skipped the big files: grep for the same text (literal, then regex), or
+        // sed for the first lines.
+        for (const [content, regex] of [["needle", false], ["need+le", true]] as const) {
+          const result = await viewResult(locations, session, { path: ".", content, regex }, {
+            reads,
+          });
+          assertStringIncludes(renderGuide(result, toolCallSyntax), "Not searched, over the");
+          const [found, start] = shellSteps(result.next);
+          assertEquals(
+            found?.command,
+            `grep -n${regex ? "P" : "F"} -m 100 -e ${content} 'big copy.log'`,
+          );
+          assertStringIncludes(await run(found!), "302:needle TEXT here");
+          assertEquals(start?.command, "sed -n '1,200p' 'big copy.log'");
+          assertStringIncludes(await run(start!), "FAIL first line");
+        }
 
-    // LOG_TOO_LARGE: grep the raw log on disk.
-    const [logGrep] = shellSteps(logTooLarge("1-1", 70_000_000, `${root}/raw.log`).next);
-    assertStringIncludes(await run(logGrep!), "1:FAIL first line");
+        // LOG_TOO_LARGE: grep the raw log on disk.
+        const [logGrep] = shellSteps(logTooLarge("1-1", 70_000_000, `${root}/raw.log`).next);
+        assertStringIncludes(await run(logGrep!), "1:FAIL first line");
 
-    // SYMLINK_LOOP: readlink shows where the link points.
-    const loopError = mapFsError(
-      await Deno.stat(`${root}/loop`).then(() => null, (e) => e),
-      "read",
-      `${root}/loop`,
-    );
-    const [readlink] = shellSteps(loopError?.next ?? []);
-    assertEquals((await run(readlink!)).trimEnd().split("\n").at(-1), "loop");
+        // SYMLINK_LOOP: readlink shows where the link points.
+        const loopError = mapFsError(
+          await Deno.stat(`${root}/loop`).then(() => null, (e) => e),
+          "read",
+          `${root}/loop`,
+        );
+        const [readlink] = shellSteps(loopError?.next ?? []);
+        assertEquals((await run(readlink!)).trimEnd().split("\n").at(-1), "loop");
 
-    // WOULD_BLOCK (/proc/kmsg as root: a read waits for the next kernel message) and
-    // FILE_TOO_LARGE of a file stating 0 bytes (/proc/self/pagemap): judged only, since neither
-    // file ends; they pass (the policy leaves /proc to the shell).
-    const files = { locations, cwd: session.cwd, maxFileBytes: LIMIT };
-    const [wait] = shellSteps(mapFsError({ code: "EAGAIN" }, "read", "/proc/kmsg").next);
-    assertEquals(wait?.command, "timeout 5 head -c 65536 /proc/kmsg");
-    if (Deno.uid() === 0) {
-      assert((await judgeShellCommand(wait!.command, "bash", files)).allowed, wait!.command);
-    }
-    const pagemap = await hintSteps(() =>
-      viewResult(locations, session, { path: "/proc/self/pagemap" }, { reads })
-    );
-    for (const step of shellSteps(pagemap)) {
-      assert((await judgeShellCommand(step.command, "bash", files)).allowed, step.command);
-    }
-    // A truly empty file stays refused: view reads it.
-    await Deno.writeTextFile(`${root}/empty.txt`, "");
-    assertEquals((await judgeShellCommand("cat empty.txt", "bash", files)).allowed, false);
+        // WOULD_BLOCK (/proc/kmsg as root: a read waits for the next kernel message) and
+        // FILE_TOO_LARGE of a file stating 0 bytes (/proc/self/pagemap): judged only, since neither
+        // file ends; they pass (the policy leaves /proc to the shell).
+        const files = { locations, cwd: session.cwd, maxFileBytes: LIMIT };
+        const [wait] = shellSteps(mapFsError({ code: "EAGAIN" }, "read", "/proc/kmsg").next);
+        assertEquals(wait?.command, "timeout 5 head -c 65536 /proc/kmsg");
+        if (Deno.uid() === 0) {
+          assert((await judgeShellCommand(wait!.command, "bash", files)).allowed, wait!.command);
+        }
+        const pagemap = await hintSteps(() =>
+          viewResult(locations, session, { path: "/proc/self/pagemap" }, { reads })
+        );
+        for (const step of shellSteps(pagemap)) {
+          assert((await judgeShellCommand(step.command, "bash", files)).allowed, step.command);
+        }
+        // A truly empty file stays refused: view reads it.
+        await Deno.writeTextFile(`${root}/empty.txt`, "");
+        assertEquals((await judgeShellCommand("cat empty.txt", "bash", files)).allowed, false);
 
-    // text_editor create over a FIFO, delete of a FIFO and of a big file: rm removes it.
-    for (
-      const [name, args] of [
-        ["pipe2", { command: "create", path: "pipe2", file_text: "x\n" }],
-        ["pipe3", { command: "delete", path: "pipe3" }],
-        ["big.log", { command: "delete", path: "big.log" }],
-      ] as const
-    ) {
-      const [rm] = shellSteps(await hintSteps(() => runTextEditor(services, session, args)));
-      assertEquals(rm?.command, `rm -- ${name}`);
-      await run(rm!);
-      assertEquals(await local.stat(`${root}/${name}`), null, `${name} is gone`);
-    }
+        // text_editor create over a FIFO, delete of a FIFO and of a big file: rm removes it.
+        for (
+          const [name, args] of [
+            ["pipe2", { command: "create", path: "pipe2", file_text: "x\n" }],
+            ["pipe3", { command: "delete", path: "pipe3" }],
+            ["big.log", { command: "delete", path: "big.log" }],
+          ] as const
+        ) {
+          const [rm] = shellSteps(await hintSteps(() => runTextEditor(services, session, args)));
+          assertEquals(rm?.command, `rm -- ${name}`);
+          await run(rm!);
+          assertEquals(await local.stat(`${root}/${name}`), null, `${name} is gone`);
+        }
 
-    // INTERRUPTED_WRITE: cp puts the kept content back; or rm drops the copy.
-    const target = (base: string) => ({
-      open: `${root}/${base}`,
-      dir: root,
-      base,
-      shown: `${root}/${base}`,
-      shownDir: root,
-    });
-    const [restore] = shellSteps(
-      interruptedWrite(target("linked.txt"), `${root}/.linked.txt.kept`, 1).next,
-    );
-    await run(restore!);
-    assertEquals(await Deno.readTextFile(`${root}/linked.txt`), "before\n");
-    const [, drop] = shellSteps(
-      interruptedWrite(target("linked.txt"), `${root}/.other.kept`, 1).next,
-    );
-    await run(drop!);
-    assertEquals(await local.stat(`${root}/.other.kept`), null);
+        // INTERRUPTED_WRITE: cp puts the kept content back; or rm drops the copy.
+        const target = (base: string) => ({
+          open: `${root}/${base}`,
+          dir: root,
+          base,
+          shown: `${root}/${base}`,
+          shownDir: root,
+        });
+        const [restore] = shellSteps(
+          interruptedWrite(target("linked.txt"), `${root}/.linked.txt.kept`, 1).next,
+        );
+        await run(restore!);
+        assertEquals(await Deno.readTextFile(`${root}/linked.txt`), "before\n");
+        const [, drop] = shellSteps(
+          interruptedWrite(target("linked.txt"), `${root}/.other.kept`, 1).next,
+        );
+        await run(drop!);
+        assertEquals(await local.stat(`${root}/.other.kept`), null);
 
-    // The shell op's own examples: a command line for an empty one (judged only: there is no
-    // Makefile to run), and how to write a NUL byte (run: the file holds it).
-    const deps = { jobs, foregroundWindowMs: 30_000 };
-    const [example] = shellSteps(await hintSteps(() => runShell(" ", root, deps)));
-    assert((await judgeShellCommand(example!.command, "bash", undefined)).allowed);
-    const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", root, deps)));
-    await run(printf!);
-    assertEquals([...await Deno.readFile(`${root}/file.bin`)], [97, 0, 98]);
-  } finally {
-    await jobs.shutdown();
-  }
-});
+        // The shell op's own examples: a command line for an empty one (judged only: there is no
+        // Makefile to run), and how to write a NUL byte (run: the file holds it).
+        const deps = { jobs, foregroundWindowMs: 30_000 };
+        const [example] = shellSteps(await hintSteps(() => runShell(" ", root, deps)));
+        assert((await judgeShellCommand(example!.command, "bash", undefined)).allowed);
+        const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", root, deps)));
+        await run(printf!);
+        assertEquals([...await Deno.readFile(`${root}/file.bin`)], [97, 0, 98]);
+      } finally {
+        await jobs.shutdown();
+      }
+    },
+  ),
+);
 
 Deno.test("SHELL_REMOTE_CWD's example (a placeholder command) passes the policy", async () => {
   // It needs a host that serves files but runs no commands to be produced; its command is "...".

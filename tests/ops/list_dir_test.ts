@@ -1,3 +1,6 @@
+// Listings (ops/list_dir.ts) over LocalBackend on real directories: the summary rows match reading
+// each head, a file gone mid-listing is listed unreadable.
+
 import { assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
 import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
@@ -9,9 +12,9 @@ import { renderGuide } from "../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../lib/cli/step_command.ts";
 import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
 import type { FileBackend } from "../../lib/ops/file_backend.ts";
-import { testNeeding } from "../_requires.ts";
+import { needing } from "../_requires.ts";
 
-const needsPosixFs = testNeeding("posix-fs");
+const needsPosixFs = needing("posix-fs");
 
 const text = (n: number, line = "some text here") =>
   Array.from({ length: n }, (_, i) => `${line} ${i}`).join("\n") + "\n";
@@ -67,16 +70,21 @@ Deno.test("a file gone between the walk and its summary is listed as unreadable"
   assertStringIncludes(gone!.error!.message, "/nonexistent-anchorfs-dir/x.txt");
 });
 
-needsPosixFs("a FIFO put where the walk saw a file is refused at once, not waited on", async () => {
-  await using dir = await tempDir();
-  const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
-  assertEquals(mkfifo.success, true);
-  const [pipe] = [...new LocalBackend().summarizeFiles([`${dir.path}/pipe`], 1024)];
-  assertEquals(pipe!.summary, undefined);
-  assertEquals((pipe!.error as { code?: string }).code, "NOT_A_REGULAR_FILE");
-});
+Deno.test(
+  needsPosixFs(
+    "a FIFO put where the walk saw a file is refused at once, not waited on",
+    async () => {
+      await using dir = await tempDir();
+      const mkfifo = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe`] }).output();
+      assertEquals(mkfifo.success, true);
+      const [pipe] = [...new LocalBackend().summarizeFiles([`${dir.path}/pipe`], 1024)];
+      assertEquals(pipe!.summary, undefined);
+      assertEquals((pipe!.error as { code?: string }).code, "NOT_A_REGULAR_FILE");
+    },
+  ),
+);
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "a folder of symlinks says the links were skipped and names the call that views one",
   async () => {
     await using dir = await tempDir();
@@ -115,4 +123,4 @@ needsPosixFs(
       "hello",
     );
   },
-);
+));

@@ -1,3 +1,6 @@
+// read_limits.ts (ops, memory backend): the process-wide ByteBudget's order and release, byte
+// counts with suffixes, bounded head reads.
+
 import { assert, assertEquals, assertThrows } from "../_assert.ts";
 import {
   ByteBudget,

@@ -1,3 +1,6 @@
+// Searches and listings over the memory backend with deadlines and cancels: partial results say
+// so first, name the deadline and how to narrow.
+
 import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
 import { ByteBudget, createReadLimits } from "../../lib/ops/read_limits.ts";

@@ -1,3 +1,6 @@
+// The parallel scanner (real worker threads over LocalBackend on temp trees) gives exactly the
+// plain engine's search results: encodings, binary files, fallbacks, big files streamed.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";

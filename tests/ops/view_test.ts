@@ -1,3 +1,6 @@
+// The view use case over the memory backend: file views with ids recorded as shown, ranges by
+// number and id, cuts with notices, stale-id reports.
+
 import {
   assert,
   assertEquals,

@@ -1,3 +1,6 @@
+// The walker (ops/walk.ts) over the memory backend: patterns keep what the full filter keeps,
+// counts of what was passed over, max_depth, big directories counted as read.
+
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { compileGlobs } from "../../lib/core/search/glob.ts";

@@ -1,6 +1,9 @@
+// The bundle (scripts/release/bundle.ts, real `deno bundle`): entry + core file load and search
+// exactly like main.ts, ssh2 included, and outline from the wasm files it carries.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
-import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/bundle.ts";
+import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/release/bundle.ts";
 import {
   OUTLINE_WORKER_FILE,
   WASM_SUBDIR,

@@ -1,3 +1,6 @@
+// The compile script (scripts/release/compile.ts): targets, DENORT_BIN, usage errors, and a real
+// `deno compile` of the bundle with a stand-in runtime, offline.
+
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import {
   findRuntime,
@@ -5,18 +8,18 @@ import {
   outputName,
   targetEnvVar,
   TARGETS,
-} from "../../scripts/compile.ts";
+} from "../../scripts/release/compile.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
+import { needing } from "../_requires.ts";
 import {
   OUTLINE_WORKER_FILE,
   WASM_SUBDIR,
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
 import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
-import { testNeeding } from "../_requires.ts";
 
 // The stand-in runtime is a symlink (Windows needs a privilege for those).
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 Deno.test("compile script covers Linux, macOS and Windows on x86_64 and ARM64", () => {
   for (const os of ["linux", "darwin", "windows"]) {
@@ -58,7 +61,7 @@ Deno.test("compile script honours DENORT_BIN and refuses a missing file or the d
   }
 });
 
-const SCRIPT = `${REPO_ROOT}/scripts/compile.ts`;
+const SCRIPT = `${REPO_ROOT}/scripts/release/compile.ts`;
 
 async function runCompile(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -83,7 +86,7 @@ Deno.test("compile script: an unknown target or option is a two-line usage error
   assertStringIncludes(option.stderr, 'error: unknown option "--bogus"');
 });
 
-test({
+Deno.test(needs({
   name:
     "compile script builds from the bundle (nothing else embedded), prints sizes, writes SHA256SUMS",
   // A stand-in runtime (the deno CLI under the name denort) makes deno compile run offline; the
@@ -123,4 +126,4 @@ test({
     const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
     assertEquals(sums, `${hex}  ${name}\n`);
   },
-});
+}));

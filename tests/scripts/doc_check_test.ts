@@ -75,6 +75,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "planStrReplace",
       // Shell policy.
       "JudgeOptions",
+      "PolicyRule",
       "PolicyVerdict",
       "ShellKind",
       "judgeCommand",

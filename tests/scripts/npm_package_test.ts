@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT, serverEnv, tempDir, writeTree } from "../_harness.ts";
-import { buildNpmPackage, npmPack, packageJson } from "../../scripts/npm_pack.ts";
+import { buildNpmPackage, npmPack, packageJson } from "../../scripts/release/npm_pack.ts";
 import { VERSION } from "../../lib/version.ts";
 
 const WINDOWS = Deno.build.os === "windows";

@@ -6,8 +6,8 @@ import { Ajv } from "ajv";
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
 import { VERSION } from "../../lib/version.ts";
-import { MCP_NAME, packageJson } from "../../scripts/npm_pack.ts";
-import { outputName, TARGETS } from "../../scripts/compile.ts";
+import { MCP_NAME, packageJson } from "../../scripts/release/npm_pack.ts";
+import { outputName, TARGETS } from "../../scripts/release/compile.ts";
 
 /** The registry's current server.json schema: mcp-publisher warns when a manifest names another. */
 const CURRENT_SCHEMA =

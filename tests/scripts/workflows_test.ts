@@ -4,9 +4,10 @@
 import { parse } from "yaml";
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
-import { outputName, TARGETS } from "../../scripts/compile.ts";
-import { parseSums, renderFormula } from "../../scripts/homebrew_formula.ts";
+import { outputName, TARGETS } from "../../scripts/release/compile.ts";
+import { parseSums, renderFormula } from "../../scripts/release/homebrew_formula.ts";
 import { VERSION } from "../../lib/version.ts";
+import { testPaths } from "../../scripts/test.ts";
 
 interface Step {
   run?: string;
@@ -27,28 +28,31 @@ function runs(job: Job | undefined): string {
   return (job?.steps ?? []).map((s) => s.run ?? "").join("\n");
 }
 
-Deno.test("ci.yml runs the README's test command on Linux, macOS and Windows on every push", async () => {
+Deno.test("ci.yml runs .ci/run, which ends in the README's test command, on Linux, macOS and Windows on every push", async () => {
   const ci = await workflow("ci.yml");
   assertEquals(Object.keys(ci.on as object).sort(), ["pull_request", "push"]);
   const test = ci.jobs.test;
   assertEquals(test?.strategy?.matrix.os, ["ubuntu-latest", "macos-latest", "windows-latest"]);
+  // One CI definition: the workflow's only command is .ci/run, on every runner (no `if`), in bash
+  // (Git Bash on Windows), and no runner's failure cancels the others.
+  const commands = (test?.steps ?? []).filter((s) => s.run !== undefined);
+  assertEquals(commands.map((s) => s.run), [".ci/run"]);
+  assertEquals(commands[0]?.if, undefined);
+  assertEquals((commands[0] as { shell?: string }).shell, "bash");
+  assertEquals((test?.strategy as { "fail-fast"?: boolean })["fail-fast"], false);
+  // .ci/run's last command is the README's test command, the whole suite (no group, no path).
   const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
   const command = /^(npx -y deno@[\d.]+ task test)\b/m.exec(readme)?.[1];
   assertEquals(command, "npx -y deno@2.9.6 task test");
-  // The whole suite, on every runner: the step is not limited to one OS, no runner's failure
-  // cancels the others, and the task runs scripts/test.ts over all of tests/ (no path given).
-  const step = test?.steps.find((s) => s.run === command);
-  assertEquals(step !== undefined, true, "no step runs the README's test command");
-  assertEquals(step?.if, undefined);
-  assertEquals((test?.strategy as { "fail-fast"?: boolean })["fail-fast"], false);
+  const run = await Deno.readTextFile(`${REPO_ROOT}/.ci/run`);
+  const lines = run.trim().split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
+  assertEquals(lines.at(-1), "deno task test");
+  for (const check of ["deno fmt --check", "deno lint", "scripts/doc_check.ts"]) {
+    assertStringIncludes(run, check);
+  }
   const tasks = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`)).tasks;
   assertEquals(tasks.test, "deno run -A scripts/test.ts");
-  const script = await Deno.readTextFile(`${REPO_ROOT}/scripts/test.ts`);
-  assertStringIncludes(script, '(args.length > 0 ? args : ["tests/"])');
-  // Tool installs are per OS, so none of them can stop another runner's tests.
-  for (const s of test?.steps ?? []) {
-    if (s.run?.includes("install")) assertEquals(s.if !== undefined, true, s.run);
-  }
+  assertEquals(testPaths([]), ["tests/"]);
 });
 
 Deno.test("release.yml compiles six targets, attaches checksums, publishes npm, JSR, registry, Homebrew", async () => {
@@ -60,7 +64,7 @@ Deno.test("release.yml compiles six targets, attaches checksums, publishes npm, 
   for (const target of TARGETS) assertStringIncludes(buildRuns, `--target ${target}`);
   assertStringIncludes(buildRuns, "deno task compile");
   assertStringIncludes(buildRuns, "deno task npm-pack");
-  assertStringIncludes(buildRuns, "scripts/homebrew_formula.ts --sums dist/SHA256SUMS");
+  assertStringIncludes(buildRuns, "scripts/release/homebrew_formula.ts --sums dist/SHA256SUMS");
   assertStringIncludes(runs(gh), "gh release create");
   assertStringIncludes(runs(gh), "dist/SHA256SUMS");
   assertStringIncludes(runs(npm), "npm publish dist/anchorfs-*.tgz");

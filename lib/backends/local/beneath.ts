@@ -408,7 +408,7 @@ function isSymlinkFd(c: Libc, fd: number): boolean {
 const linkBuffer = new Uint8Array(4097);
 
 /** The target stored in the symlink `name` in `dir`, or null when it is not a symlink. */
-export function readLinkAt(c: Libc, dir: number, name: string): string | null {
+function readLinkAt(c: Libc, dir: number, name: string): string | null {
   const n = Number(c.readlinkat(dir, cName(name), linkBuffer, BigInt(linkBuffer.length)));
   if (n < 0 || n >= linkBuffer.length) return null;
   return decodeNameBytes(linkBuffer.subarray(0, n));
@@ -430,7 +430,7 @@ function parentText(path: string): string {
 }
 
 /** `text` with `.`, `..` and repeated slashes resolved by the text alone (for messages). */
-export function normalizeText(text: string): string {
+function normalizeText(text: string): string {
   const out: string[] = [];
   for (const part of text.split("/")) {
     if (part === "" || part === ".") continue;

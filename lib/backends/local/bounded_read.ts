@@ -4,6 +4,7 @@
 
 import { fileTooLargeToRead } from "../../ops/read_limits.ts";
 
+// Exported for tests.
 /** Bytes read past the stat's size at a time, to learn whether the file really ends there. */
 export const PROBE_BYTES = 64 * 1024;
 

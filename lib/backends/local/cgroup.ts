@@ -32,7 +32,7 @@ import {
 } from "../../core/jobs/containment.ts";
 
 /** The containment in force for new jobs, probed once. */
-export interface ContainmentState {
+interface ContainmentState {
   choice: ContainmentChoice;
   /** Where job cgroups go (the v2 base or the v1 freezer base); undefined for the others. */
   where?: string;
@@ -123,7 +123,7 @@ async function probeDirectory(base: string, needs: string): Promise<RungProbe> {
 }
 
 /** The systemd-run words that start a job's shell in a delegated scope of its own. */
-export function scopePrefix(instance: string, id: string, properties: string[]): string[] {
+function scopePrefix(instance: string, id: string, properties: string[]): string[] {
   const user = Deno.uid() === 0 ? [] : ["--user"];
   return [
     "systemd-run",
@@ -466,6 +466,7 @@ function pidAlive(pid: number): boolean {
   return exists(`/proc/${pid}`);
 }
 
+// Exported for tests.
 /**
  * Removes what dead anchorfs processes left under `base` (a server killed while it probed, or
  * before its jobs' cgroups could go): probe cgroups of pids that are gone, and job cgroups whose

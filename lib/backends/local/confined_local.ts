@@ -59,7 +59,7 @@ import { confinedLockSite, lockedFolderOf, sameFolder, withLockedFolder } from "
 import type { LocalWriteLocks } from "./write_lock.ts";
 
 /** Builds the refusal of `path`, which leads to `real`, outside the allowed directories. */
-export type Refusal = (path: string, real: string) => Error;
+type Refusal = (path: string, real: string) => Error;
 
 /** Flags of every read of content: O_NONBLOCK, so a FIFO put in a file's place never blocks. */
 const READ = LINUX.O_RDONLY | LINUX.O_NONBLOCK | LINUX.O_NOCTTY;

@@ -14,18 +14,18 @@ import { cName, errnoOf, type Libc, LINUX, sysError } from "./beneath.ts";
 import { statAt, statFd } from "./confined_fd.ts";
 
 /** A folder as statx tells it apart from any other. */
-export interface FolderIdentity {
+interface FolderIdentity {
   dev: string;
   ino: bigint;
 }
 
 /** A LockSite reached beneath an allowed directory, with the identity of the folder it holds. */
-export interface ConfinedLockSite extends LockSite {
+interface ConfinedLockSite extends LockSite {
   folder: FolderIdentity;
 }
 
 /** What a confined lock needs from the confined backend. */
-export interface LockReach {
+interface LockReach {
   c: Libc;
   paths: PathRules;
   /**

@@ -11,7 +11,7 @@ import { check, statAt, statFd } from "./confined_fd.ts";
 import { keptCopyName } from "../../core/path/write_temp_name.ts";
 
 /** The folder of a confined write: its descriptor and its path as named (for messages). */
-export interface SwapFolder {
+interface SwapFolder {
   fd: number;
   shown: string;
 }

@@ -6,6 +6,7 @@ import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/path/write_temp_name.t
 import type { PlatformDescription } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 
+// Exported for tests.
 /**
  * Whether process `pid` runs on this machine (a zombie counts as dead where /proc shows it).
  * Linux reads /proc; macOS and Windows, which have no /proc, ask with signal 0 (a missing /proc
@@ -76,7 +77,7 @@ export function removeDeadTemps(
 }
 
 /** One folder's temp files as the sweep sees them: by name, whatever reaches the folder. */
-export interface TempFolder {
+interface TempFolder {
   /** The names of the regular files in it. */
   names: readonly string[];
   /** Whether the temp file `name` is a write of this process still in flight. */

@@ -17,7 +17,7 @@ import {
 import { LogCap, type LogFile } from "../log_cap.ts";
 
 /** The files of one job. */
-export interface JobPaths extends LocalJobFiles {
+interface JobPaths extends LocalJobFiles {
   dir: string;
   record: string;
   /** Present when someone asked for the job to be killed (so its server records "killed"). */

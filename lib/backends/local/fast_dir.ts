@@ -52,10 +52,10 @@ let names: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
  * Entries read between two turns of the event loop by fastListDirInTurns: reading and decoding a
  * directory of 1,000,000 entries in one go held the server (and every `ping`) for a second.
  */
-export const TURN_ENTRIES = 32_768;
+const TURN_ENTRIES = 32_768;
 
 /** How `readEntries` reads a directory exactly (the confined backend: no usual listing after). */
-export interface ExactListing {
+interface ExactListing {
   /** The type of an entry the directory does not say (DT_UNKNOWN). */
   typeOf(name: string): EntryType;
   /** A name that is not UTF-8, its bytes kept (path_quote.ts). */
@@ -73,6 +73,7 @@ interface Reading {
   entries: DirEntry[];
 }
 
+// Exported for tests.
 /** The entries of `path` (no "." or ".."), or null when the usual listing must answer. */
 export function fastListDir(path: string): DirEntry[] | null {
   const c = load();

@@ -36,7 +36,7 @@ function load(): Libc | null {
   return null;
 }
 
-export interface FdLimit {
+interface FdLimit {
   /** The soft limit now in force (what EMFILE is measured against). */
   soft: number;
   hard: number;

@@ -14,9 +14,9 @@ import v8 from "node:v8";
 import vm from "node:vm";
 
 /** V8 heap plus the buffers it holds (heapTotal + external) above which reads ask for a collection. */
-export const PRESSURE_BYTES = 52 * 1024 * 1024;
+const PRESSURE_BYTES = 52 * 1024 * 1024;
 /** At most one forced collection per this many milliseconds. */
-export const COLLECT_INTERVAL_MS = 100;
+const COLLECT_INTERVAL_MS = 100;
 
 type Gc = () => unknown;
 let gc: Gc | null | undefined;

@@ -28,7 +28,7 @@ const PREAMBLE = [
   'exec "$@"',
 ].join("\n");
 
-export interface PipedSpawnRequest {
+interface PipedSpawnRequest {
   /** The job's shell and its arguments (after `prefix`, e.g. systemd-run's). */
   program: string;
   args: string[];

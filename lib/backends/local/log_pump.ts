@@ -13,7 +13,7 @@ export interface PumpSink {
 }
 
 /** Largest read: what a `kill -9` of the server can lose beyond the pipe's own buffer. */
-export const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 
 export class LogPump {
   /** Bytes read from the pipe so far. */

@@ -331,15 +331,16 @@ interface Queue {
  * decoded many files and is only returned when the worker stops: 5 s keeps the workers of an
  * agent's burst of searches warm (no start-up per call) and returns that memory soon after.
  */
-export const IDLE_MS = 5_000;
+const IDLE_MS = 5_000;
 
 /**
  * How long a worker may go on with a stopped search's batch before it is terminated: it checks
  * the stop flag between files and between a file's pieces, but one regex run over one huge line
  * cannot be interrupted (6 one-line 16 MiB files took a 20 s deadline to 37 s).
  */
-export const STOP_GRACE_MS = 250;
+const STOP_GRACE_MS = 250;
 
+// Exported for tests.
 /**
  * How long after a listing that found the workers stopped they are started (see warmSoon):
  * starting them blocks this thread ~15 ms a worker, which a listing must not wait for.

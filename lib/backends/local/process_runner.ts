@@ -50,6 +50,7 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   npm_config_yes: "true",
 };
 
+// Exported for tests.
 export interface SpawnRequest {
   command: string;
   cwd: string;
@@ -66,11 +67,13 @@ export interface SpawnRequest {
   cookie?: string;
 }
 
+// Exported for tests.
 export interface ProcessExit {
   exitCode: number | null;
   signal: string | null;
 }
 
+// Exported for tests.
 export interface RunningProcess {
   pid: number;
   /** Start time in clock ticks since boot (Linux), undefined elsewhere. */
@@ -127,6 +130,7 @@ async function invocationFor(
   return shellInvocation(platform, shell, request.command, scriptPath);
 }
 
+// Exported for tests.
 /**
  * Starts the command writing straight into the log file (Windows, or a caller without a log to
  * pump into); resolves once it has a pid (or throws if it could not start).
@@ -168,6 +172,7 @@ export async function spawnShell(
   return { pid, startTicks, exited };
 }
 
+// Exported for tests.
 /**
  * Starts the command on Linux or macOS with its output on a pipe the server writes into the log,
  * in the job's cgroups where the host gives them (else the process tree, and the result says
@@ -306,6 +311,7 @@ function readCookie(pid: string): string | undefined {
   return text.slice(at, end === -1 ? text.length : end);
 }
 
+// Exported for tests.
 /**
  * Every process visible in /proc with its parent, group, session, start time, name and job
  * cookie; with `sinceTicks`, only those started no earlier (a job's processes all start after
@@ -341,6 +347,7 @@ function listProcessesOn(platform: PlatformDescription, sinceTicks = 0): Process
   return rows.filter((p) => p.startTicks >= sinceTicks);
 }
 
+// Exported for tests.
 /**
  * Signals one process if it is still the one seen (same start time): a pid freed and reused
  * since the table was read is left alone. False if it is gone or changed.
@@ -369,11 +376,13 @@ function signalProcessOn(
   }
 }
 
+// Exported for tests.
 /** Start time of a live process in clock ticks since boot, or undefined (gone, or not Linux). */
 export function processStartTicks(pid: number): number | undefined {
   return startTimeOf(currentPlatform(), pid);
 }
 
+// Exported for tests.
 /** Whether the process with this pid is alive and is the same process (same start time). */
 export function processIsSame(pid: number, startTicks: number | undefined): boolean {
   const now = processStartTicks(pid);
@@ -381,6 +390,7 @@ export function processIsSame(pid: number, startTicks: number | undefined): bool
   return startTicks === undefined || now === startTicks;
 }
 
+// Exported for tests.
 /** Live (non-zombie) members of a process group that started no earlier than `sinceTicks`. */
 export function groupMembers(pgid: number, sinceTicks = 0): number[] {
   const members: number[] = [];
@@ -398,6 +408,7 @@ export function groupMembers(pgid: number, sinceTicks = 0): number[] {
   return members;
 }
 
+// Exported for tests.
 /** Whether any non-zombie process is left in the group. */
 export function groupAlive(pgid: number): boolean {
   try {
@@ -413,11 +424,13 @@ export function groupAlive(pgid: number): boolean {
   return groupMembers(pgid).length > 0;
 }
 
+// Exported for tests.
 /** This server's own start time, recorded so a later start-up can tell if it still runs. */
 export function ownStartTicks(): number | undefined {
   return processStartTicks(Deno.pid);
 }
 
+// Exported for tests.
 export interface LocalRunnerOptions {
   /** Default: this machine's. */
   platform?: PlatformDescription;
@@ -474,6 +487,7 @@ export function createLocalProcessRunner(options: LocalRunnerOptions = {}): Proc
   };
 }
 
+// Exported for tests.
 /** This module as the JobManager's process runner: the one wiring that services, tests and
  * benchmarks share. */
 export const localProcessRunner: ProcessRunner = createLocalProcessRunner();

@@ -15,7 +15,7 @@ const SYMBOLS = {
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
 
 /** The directory fd that makes a name relative to the working directory, as a plain path is. */
-export const AT_FDCWD = -100;
+const AT_FDCWD = -100;
 const RENAME_EXCHANGE = 2;
 // Linux errno values (the same on x86-64 and AArch64).
 const ENOENT = 2;
@@ -29,6 +29,7 @@ const EOPNOTSUPP = 95;
 let libc: Libc | null | undefined;
 let unavailable = "";
 
+// Exported for tests.
 /**
  * Why exchanges cannot even be tried on this platform, or undefined when they can: decided from
  * the OS, the CPU (the binding's calling convention) and the FFI permission alone, so it is

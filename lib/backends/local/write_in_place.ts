@@ -15,7 +15,7 @@ import { shellQuote } from "../../core/shell/shell_quote.ts";
 import { fileChanged, lockTimeout, matchesExpected } from "../fs_errors.ts";
 
 /** The file written in place, as paths Deno can open (fd aliases for names that are not UTF-8). */
-export interface InPlaceTarget {
+interface InPlaceTarget {
   /** Opens the target itself. */
   open: string;
   /** Opens its folder (the recovery copy is made there). */
@@ -175,6 +175,7 @@ export async function refuseInterruptedWrite(target: InPlaceTarget): Promise<voi
   }
 }
 
+// Exported for tests.
 /**
  * INTERRUPTED_WRITE: the file may be half written; the hint's shell calls put the kept content
  * back or drop the copy. Exported for the test that runs every shell call a hint suggests.
@@ -246,6 +247,7 @@ function overwriteSync(file: Deno.FsFile, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
 }
 
+// Exported for tests.
 /**
  * Reads the file back. Not `data`: fine when another program wrote after ours (what we wrote
  * followed by more, or the file's size or times moved since `after`, taken right after our

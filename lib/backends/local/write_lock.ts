@@ -30,6 +30,7 @@ export interface WriteLockOptions {
   style?: "folder" | "beside";
 }
 
+// Exported for tests.
 /**
  * `folder`: an exclusive flock of the target's folder (POSIX). `beside`: an exclusive lock of a
  * file `.NAME.anchorfs-lock` beside the target, removed on release (Windows, where a folder
@@ -37,6 +38,7 @@ export interface WriteLockOptions {
  */
 export type LockStyle = NonNullable<WriteLockOptions["style"]>;
 
+// Exported for tests.
 /** The lock style of an OS: only Windows cannot flock a folder. */
 export function lockStyleFor(os: typeof Deno.build.os): LockStyle {
   return os === "windows" ? "beside" : "folder";

@@ -20,6 +20,7 @@ interface MemoryJob {
   killRequested: boolean;
 }
 
+// Exported for tests.
 export class MemoryJobStore implements JobStore {
   readonly stateDir = "(memory)";
   readonly root = "(memory)/jobs";

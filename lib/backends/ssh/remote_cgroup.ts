@@ -8,6 +8,7 @@
 
 import { splitJobCookie } from "../../core/jobs/cgroup_paths.ts";
 
+// Exported for tests.
 /**
  * Set in the remote session's environment (e.g. sshd's `SetEnv`) to act as a host without
  * usable cgroups: for such hosts, and for the tests, whose sshd runs as root here.

@@ -25,7 +25,7 @@ import {
 import type { ClientChannel } from "./ssh2_types.d.ts";
 
 /** `'…'` for sh. */
-export function shQuote(text: string): string {
+function shQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
@@ -35,6 +35,7 @@ const LEFT_MARK = "anchorfs-job-left ";
 /** Stderr of the wrapper: the leftovers were reaped. */
 const REAPED_MARK = "anchorfs-job-reaped";
 
+// Exported for tests.
 /** The log's first line on a host without bash. */
 export const NO_BASH_NOTE =
   "[anchorfs: this host has no bash on its PATH; the command runs with sh instead]";
@@ -69,7 +70,7 @@ function pidFileLines(cookie: string, create: boolean): string[] {
  * died (kill -9) or whose connection dropped has nowhere to write and nobody to report its end
  * to; the next anchorfs that reads its record records it `lost` (see JobManager.reconcile).
  */
-export function remoteJobScript(request: RemoteJobRequest): string {
+function remoteJobScript(request: RemoteJobRequest): string {
   const env = Object.entries(NON_INTERACTIVE_ENV).map(([k, v]) => `${k}=${shQuote(v)}`).join(" ");
   const lines = [
     `cd -- ${shQuote(request.dir)} 2>&1 || exit 126`,
@@ -108,6 +109,7 @@ export function remoteJobScript(request: RemoteJobRequest): string {
   return `sh -c ${shQuote(lines.join("\n"))}`;
 }
 
+// Exported for tests.
 /**
  * The environment variable that makes the remote side act as on a host without /proc (the ps
  * path below), for hosts whose /proc is unusable and for the tests, which have only Linux hosts.
@@ -209,7 +211,7 @@ function membersByPs(): string[] {
  * `checkGroup`, the group is signalled only while the job's pid file still names it: the caller
  * did not see the job's wrapper alive, and a bare pid may belong to someone else by now.
  */
-export function remoteKillScript(
+function remoteKillScript(
   job: { pid: number; cookie: string },
   graceMs: number,
   checkGroup = false,
@@ -234,7 +236,7 @@ export function remoteKillScript(
 }
 
 /** `123 (sleep)` rows printed by remoteKillScript. */
-export function parseKilled(text: string): RemoteProcessInfo[] {
+function parseKilled(text: string): RemoteProcessInfo[] {
   const out: RemoteProcessInfo[] = [];
   for (const line of text.split("\n")) {
     const m = /^(\d+) \((.*)\)$/.exec(line.trim());

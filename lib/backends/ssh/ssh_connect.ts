@@ -48,7 +48,7 @@ export interface ConnectOptions {
   signal?: AbortSignal;
 }
 
-export interface OpenedConnection {
+interface OpenedConnection {
   client: SshClient;
   /** The bastion connection when the host is reached through ProxyJump. */
   jump?: SshClient;
@@ -61,7 +61,7 @@ export function describeHost(host: ResolvedHost): string {
   return host.jump ? `${alias} via ProxyJump ${describeHost(host.jump)}` : alias;
 }
 
-export interface AuthPlan {
+interface AuthPlan {
   methods: AnyAuthMethod[];
   /** What each method is, for error messages ("agent at /tmp/…", "key ~/.ssh/id_ed25519"). */
   labels: string[];
@@ -320,6 +320,7 @@ function closedWhileConnecting(host: ResolvedHost): AnchorError {
   });
 }
 
+// Exported for tests.
 export function connectError(
   host: ResolvedHost,
   e: Error & { level?: string; code?: string },

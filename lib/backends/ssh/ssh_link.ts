@@ -47,7 +47,7 @@ class ExtraConnectionLost extends Error {
 }
 
 /** How to treat a request that was in flight when the connection dropped. */
-export type RetryPolicy =
+type RetryPolicy =
   /** Reads, stat, listings: repeat on a fresh connection. */
   | "safe"
   /** Writes whose effect cannot be checked: report, do not repeat. */
@@ -55,7 +55,7 @@ export type RetryPolicy =
   /** Decide after reconnecting (e.g. "the temp file still exists, so the rename did not run"). */
   | ((link: SshLink) => Promise<boolean>);
 
-export interface ExecResult {
+interface ExecResult {
   stdout: Uint8Array;
   stderr: string;
   code: number | null;

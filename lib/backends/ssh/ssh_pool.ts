@@ -10,7 +10,7 @@ import type { RemoteOpener } from "../../ops/location.ts";
 import { SftpBackend } from "./sftp_backend.ts";
 import { SshLink } from "./ssh_link.ts";
 
-export interface SshPoolOptions {
+interface SshPoolOptions {
   /** Connection timeout (`--ssh-timeout`), unless the host's ConnectTimeout is shorter. */
   timeoutSeconds?: number;
   /** The local home holding .ssh/ (default $HOME). */
@@ -30,7 +30,7 @@ function localUser(env: (name: string) => string | undefined): string {
 }
 
 /** Expands an absolute Include pattern whose segments may hold `*`/`?` wildcards. */
-export function expandIncludePattern(pattern: string): { path: string; text: string }[] {
+function expandIncludePattern(pattern: string): { path: string; text: string }[] {
   const segments = pattern.split("/").filter((s) => s !== "");
   let candidates = [""];
   for (const [i, seg] of segments.entries()) {

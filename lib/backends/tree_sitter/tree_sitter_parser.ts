@@ -16,9 +16,7 @@ import type { OutlineAnswer, OutlineAsk } from "./outline_protocol.ts";
 import { returnFreedMemory } from "./return_memory.ts";
 import { OUTLINE_WORKER_FILE } from "./wasm_files.ts";
 
-export { grammarFile, RUNTIME_WASM, WASM_SUBDIR, wasmFiles } from "./wasm_files.ts";
-
-export interface TreeSitterOptions {
+interface TreeSitterOptions {
   /** The worker ends after this long without a parse (ANCHORFS_OUTLINE_IDLE_MS overrides). */
   idleMs?: number;
   /** A parse still running after this long ends the worker (ANCHORFS_OUTLINE_DEADLINE_MS). */
@@ -30,13 +28,13 @@ export interface TreeSitterOptions {
 }
 
 /** Idle time before the worker (and its wasm memory, 100-300 MB with many grammars) goes. */
-export const IDLE_MS = 30_000;
+const IDLE_MS = 30_000;
 /** A 1 MB file parses in about a second here; twenty times that is a parser stuck on it. */
-export const DEADLINE_MS = 20_000;
+const DEADLINE_MS = 20_000;
 /** Grammars resident at once: a project's few languages stay loaded, a tour of all 14 does not. */
-export const MAX_GRAMMARS = 6;
+const MAX_GRAMMARS = 6;
 /** The ops refuse files over 1 MiB before parsing; this is the worker's own bound. */
-export const MAX_CHARS = 1024 * 1024;
+const MAX_CHARS = 1024 * 1024;
 /**
  * After a worker ends, its thread is torn down in the background (its isolate disposed, which
  * takes from a fraction of a second to seconds under load); the pages its allocator freed are
@@ -47,7 +45,7 @@ const TRIM_AFTER_MS = [1_000, 3_000, 10_000];
 const STOP_POLL_MS = 10;
 
 /** What the parser has done so far (for tests and benchmarks). */
-export interface ParserStats {
+interface ParserStats {
   /** Workers started (the first outline, after idle, after a deadline or a grammar swap). */
   started: number;
   /** Workers ended because a parse needed a grammar past `maxGrammars`. */

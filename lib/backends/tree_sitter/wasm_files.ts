@@ -12,7 +12,10 @@ export const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
 /** The outline worker's bundled entry, written beside the bundle's core file. */
 export const OUTLINE_WORKER_FILE = "anchorfs_outline_worker.js";
 
-/** Every wasm file the outline uses: the runtime and one grammar per language (for packaging). */
+/**
+ * Every wasm file the outline uses: the runtime and one grammar per language. Exported for tests
+ * (and the release scripts, which ship them).
+ */
 export function wasmFiles(): string[] {
   const grammars = new Set(Object.values(LANGUAGES).map((l) => l.grammar));
   return [RUNTIME_WASM, ...[...grammars].sort().map(grammarFile)];

@@ -7,7 +7,7 @@ import { formatLineId, hashLine, renderLine } from "./line_id.ts";
 import { linePrint } from "./shown_lines.ts";
 import { plural } from "../plural.ts";
 
-export interface EditDiff {
+interface EditDiff {
   /** The hunks, ready to show. Empty when nothing changed. */
   text: string;
   /** New-file lines shown in `text` (1-based) with their hashes: recorded as "shown". */
@@ -25,7 +25,7 @@ export interface ShownLine {
   print: number;
 }
 
-export interface DiffOptions {
+interface DiffOptions {
   /** Unchanged lines shown around each change (default 2). */
   context?: number;
   /** Cap on rendered diff lines (default 400). */
@@ -37,11 +37,11 @@ const MAX_EDIT_LENGTH = 1000;
  * Longer lines are cut in the diff text to a window around what changed (their id still covers
  * the whole line): a minified file must not come back whole in every edit result.
  */
-export const DIFF_MAX_LINE_CHARS = 400;
+const DIFF_MAX_LINE_CHARS = 400;
 /** Characters kept before the first changed character of a cut line. */
 const WINDOW_BEFORE = 120;
 /** Runs of removed or added lines longer than this show only their ends and a count. */
-export const DIFF_COLLAPSE_RUN = 20;
+const DIFF_COLLAPSE_RUN = 20;
 /** Lines kept at each end of a collapsed run. */
 const COLLAPSE_ENDS = 3;
 
@@ -49,7 +49,7 @@ const COLLAPSE_ENDS = 3;
  * `text` cut to at most DIFF_MAX_LINE_CHARS characters around the changed span `[from, to)`
  * (its first differing character against the line it replaces, or the start for a context line).
  */
-export function cutLine(text: string, from = 0, to = from): string {
+function cutLine(text: string, from = 0, to = from): string {
   if (text.length <= DIFF_MAX_LINE_CHARS) return text;
   let start = Math.max(0, Math.min(from - WINDOW_BEFORE, text.length - DIFF_MAX_LINE_CHARS));
   let end = Math.min(text.length, start + DIFF_MAX_LINE_CHARS);
@@ -250,7 +250,7 @@ function renderHunks(rows: Row[], context: number, maxLines: number): EditDiff {
 }
 
 /** Lines of a whole file written or restored at once (create, undo of a delete) shown as its head. */
-export const FILE_HEAD_LINES = 5;
+const FILE_HEAD_LINES = 5;
 
 /**
  * The head of a file written whole (created, or restored by undo): its first lines with ids (long

@@ -8,7 +8,7 @@ import type { EditOp } from "./edit_ops.ts";
 import { checkLineId, formatLineId, type LineId } from "./line_id.ts";
 
 /** Old lines start..start+removed-1 (1-based) became `added` new lines. */
-export interface Splice {
+interface Splice {
   start: number;
   removed: number;
   added: number;
@@ -75,6 +75,7 @@ export function splicesBetween(before: readonly string[], after: readonly string
   return splices;
 }
 
+// Exported for tests.
 /** Where old line `line` is after `splices`; undefined when the edit replaced or removed it. */
 export function mapLine(line: number, splices: readonly Splice[]): number | undefined {
   let shift = 0;

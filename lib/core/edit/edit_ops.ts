@@ -17,7 +17,7 @@ export type EditOp =
   | { op: "replace"; start: LineId; end: LineId; lines: string[]; what: string };
 
 /** An operation as a model sends it; validated by parseEditOps. */
-export interface RawEditOp {
+interface RawEditOp {
   op?: unknown;
   anchor?: unknown;
   start?: unknown;
@@ -25,6 +25,7 @@ export interface RawEditOp {
   content?: unknown;
 }
 
+// Exported for tests.
 /** Splits content into lines: CRLF is read as LF, one trailing newline ends the last line. */
 export function contentLines(content: string): string[] {
   const text = content.replace(/\r\n/g, "\n");

@@ -12,7 +12,7 @@ import { shownShift, type StaleInterior, staleOpDetail } from "./stale_op_detail
 import { unshownLinesError, type UnshownRange } from "./unshown_lines.ts";
 import { dominantEol, type TextDoc } from "../text/text_file.ts";
 
-export const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
+const NO_MEMORY: ShownMemory = { known: false, hashAt: () => undefined };
 
 /** The old-file span an operation touches, for overlap checks: [from, to] inclusive, or a gap. */
 interface Span {
@@ -29,12 +29,6 @@ export interface PlanOptions {
   path: string;
   /** What the agent was shown of this file; without it, range interiors are not checked. */
   shown?: ShownMemory;
-}
-
-export interface PlannedEdit {
-  doc: TextDoc;
-  /** Lines (1-based, in the new file) that the operations wrote, for the result summary. */
-  changedLines: number;
 }
 
 /**
@@ -189,7 +183,7 @@ function overlaps(a: Span, b: Span): boolean {
  * keep theirs; new lines take the replaced lines' endings in order, then their neighbourhood's
  * (see applySplices); the presence or absence of a final newline is kept.
  */
-export function applyLineEdits(doc: TextDoc, ops: readonly EditOp[]): TextDoc {
+function applyLineEdits(doc: TextDoc, ops: readonly EditOp[]): TextDoc {
   const n = doc.lines.length;
   // Each operation's 0-based position: a replace's first index, an insert's gap (insert at index).
   const order = ops.map((op, i) => {

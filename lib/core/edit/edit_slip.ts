@@ -7,7 +7,7 @@ import { describeOp, type EditOp } from "./edit_ops.ts";
 import { AnchorError } from "../errors.ts";
 import { formatLineId } from "./line_id.ts";
 
-export interface EditSlip {
+interface EditSlip {
   op: EditOp;
   /** Which end of the new content repeats a neighbour. */
   side: "first" | "last";
@@ -16,6 +16,7 @@ export interface EditSlip {
   text: string;
 }
 
+// Exported for tests.
 /** Lines that legitimately repeat next to each other: blank, or only closing brackets/`end`. */
 export function isRepeatableLine(text: string): boolean {
   const t = text.trim();

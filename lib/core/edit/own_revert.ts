@@ -8,7 +8,7 @@ import { formatLineId, renderLine } from "./line_id.ts";
 import { type Guide, guide, step } from "../next_step.ts";
 import type { WrittenRegion } from "./edit_log.ts";
 
-export interface OwnRevert {
+interface OwnRevert {
   op: EditOp;
   region: WrittenRegion;
   /** The lines of the range the edit wrote (1-based, now). */

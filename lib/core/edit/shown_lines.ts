@@ -35,14 +35,16 @@ export interface ShownMemory {
   evicted?: boolean;
 }
 
+// Exported for tests.
 /**
  * Estimated memory of one remembered line (a Map entry holding a packed number) and of one
  * remembered file: the byte bound counts these, not the lines' content, which is never kept.
  */
 export const SHOWN_LINE_BYTES = 48;
+// Exported for tests.
 export const SHOWN_FILE_BYTES = 256;
 /** Default bound of a session's memory of shown lines: about 170,000 lines. */
-export const DEFAULT_SHOWN_BYTES = 8 * 1024 * 1024;
+const DEFAULT_SHOWN_BYTES = 8 * 1024 * 1024;
 /** Files whose memory was evicted are remembered by key (small) up to this many. */
 const EVICTED_KEYS = 10_000;
 

@@ -11,23 +11,9 @@ export interface Splice {
 }
 
 /**
- * Replaces `count` lines at 0-based `at` with `newLines`. New lines take the replaced lines'
- * endings in order, then their neighbourhood's; an unterminated last line stays unterminated.
- */
-export function spliceLines(
-  doc: TextDoc,
-  at: number,
-  count: number,
-  newLines: readonly string[],
-  eol: string,
-): void {
-  const out = applySplices(doc, [{ at, count, lines: newLines }], eol);
-  doc.lines = out.lines;
-  doc.eols = out.eols;
-}
-
-/**
- * The lines and endings after spliceLines for each of `splices` in turn, which must come
+ * The lines and endings after replacing, for each of `splices` in turn, `count` lines at 0-based
+ * `at` by `lines` (new lines take the replaced lines' endings in order, then their
+ * neighbourhood's; an unterminated last line stays unterminated), which must come
  * bottom-up (descending `at`, each ending at or above the previous one's start). One pass:
  * O(lines + new lines), where splicing each into the array moved the rest of the file every time
  * (quadratic for 100,000 one-line operations) and spreading new lines as arguments overflowed the
@@ -43,7 +29,7 @@ export function applySplices(
   const chunks: { lines: readonly string[]; eols: readonly string[]; from: number; to: number }[] =
     [];
   // Lines [0, cut) are still the original; below them sit `below` lines whose first ending is
-  // `firstBelow` (what spliceLines would see as doc.eols[at] after the edits under it).
+  // `firstBelow` (what one splice alone would see as doc.eols[at] after the edits under it).
   let cut = doc.lines.length;
   let below = 0;
   let firstBelow: string | undefined;

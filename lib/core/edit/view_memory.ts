@@ -4,14 +4,14 @@
 // unchanged re-view still answers in one line. Pure.
 
 /** Default bound of a session's remembered view content (estimated bytes). */
-export const DEFAULT_VIEW_MEMORY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_VIEW_MEMORY_BYTES = 4 * 1024 * 1024;
 /** Files remembered (fingerprint only once their lines are evicted) at most. */
 const MAX_FILES = 2_000;
 /** Estimated overhead of one remembered line and one file, on top of its characters (2 bytes each). */
 const LINE_BYTES = 32;
 const FILE_BYTES = 128;
 
-export interface ViewedFile {
+interface ViewedFile {
   /** Size and fingerprint of the bytes viewed (`size:fnv`). */
   print: string;
   /** The lines shown, or null when they were evicted (or too large to keep). */

@@ -4,7 +4,7 @@
 // (lib/backends/local/cgroup.ts) reads the files and does the I/O.
 
 /** One cgroup file system mount: where it is mounted and which cgroup its root is. */
-export interface CgroupMount {
+interface CgroupMount {
   /** Mount point, e.g. `/sys/fs/cgroup/unified`. */
   point: string;
   /** The cgroup at the mount point (`/` unless a subtree was bind-mounted). */
@@ -19,7 +19,7 @@ export interface CgroupMounts {
 }
 
 /** This process's cgroups as /proc/self/cgroup lists them. */
-export interface OwnCgroups {
+interface OwnCgroups {
   /** Path in the unified hierarchy (the `0::` line). */
   v2?: string;
   /** Path per v1 controller. */

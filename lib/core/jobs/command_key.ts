@@ -3,6 +3,7 @@
 // still runs are the same work started twice (the agent lost track of it), not two jobs. The
 // caller passes the directory's real path (symlinks resolved) and whether paths ignore case.
 
+// Exported for tests.
 /**
  * Collapses whitespace outside single/double quotes and trims; quoted text is kept as is. Words
  * are cut out as slices and joined once: appending character by character built a rope of one

@@ -10,6 +10,7 @@ import { plural } from "../plural.ts";
 
 export type ContainmentKind = "cgroup-v2-delegated" | "cgroup-v2" | "cgroup-v1" | "process-tree";
 
+// Exported for tests.
 /** The rungs in the order they are tried. */
 export const CONTAINMENT_ORDER: readonly ContainmentKind[] = [
   "cgroup-v2-delegated",
@@ -19,7 +20,7 @@ export const CONTAINMENT_ORDER: readonly ContainmentKind[] = [
 ];
 
 /** How each containment reads in the start-up log, job reports and the docs. */
-export const CONTAINMENT_LABELS: Readonly<Record<ContainmentKind, string>> = {
+const CONTAINMENT_LABELS: Readonly<Record<ContainmentKind, string>> = {
   "cgroup-v2-delegated": "cgroup v2 (delegated systemd scope)",
   "cgroup-v2": "cgroup v2 (writable subtree)",
   "cgroup-v1": "cgroup v1 freezer",
@@ -94,7 +95,7 @@ export interface JobLimits {
 }
 
 /** What can carry a limit: controllers usable in the v2 subtree and v1 hierarchies. */
-export interface LimitSupport {
+interface LimitSupport {
   /** Controllers a job's v2 cgroup can have (the base's cgroup.subtree_control). */
   v2: readonly string[];
   /** v1 hierarchies (`pids`, `memory`) where a job cgroup can be made. */
@@ -102,7 +103,7 @@ export interface LimitSupport {
 }
 
 /** One limit placed: the controller, the hierarchy that carries it, the file and the value. */
-export interface PlacedLimit {
+interface PlacedLimit {
   controller: "pids" | "memory";
   on: "v2" | "v1" | "systemd";
   /** File in the job's cgroup (v2: pids.max, memory.max; v1: pids.max, memory.limit_in_bytes),

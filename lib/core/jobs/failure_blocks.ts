@@ -7,7 +7,7 @@
 import type { CleanLine } from "../text/terminal_text.ts";
 
 /** Lines a block may span (bounds the scan; a longer block is cut at this length). */
-export const MAX_BLOCK_LINES = 400;
+const MAX_BLOCK_LINES = 400;
 
 /**
  * A line that reports a pass, whatever else it holds (`ok 310 Should throw RangeError`, `✓ …`,

@@ -65,7 +65,7 @@ export function isFailureLine(text: string): boolean {
     !TAP_COMMENT.test(start);
 }
 
-export interface FailureExcerpt {
+interface FailureExcerpt {
   /** Line number (in the log) of the excerpt's first line. */
   firstLine: number;
   lastLine: number;
@@ -82,7 +82,7 @@ export interface FailureDigest {
   repeated: number;
 }
 
-export interface FailureOptions {
+interface FailureOptions {
   /** Lines shown before and after each failure line. */
   before?: number;
   after?: number;
@@ -93,7 +93,7 @@ export interface FailureOptions {
   shownAlready?: string;
 }
 
-export const FAILURE_DEFAULTS = { before: 1, after: 3, maxExcerpts: 12, maxWireBytes: 4096 };
+const FAILURE_DEFAULTS = { before: 1, after: 3, maxExcerpts: 12, maxWireBytes: 4096 };
 
 /** Wire bytes an excerpt costs besides its lines (its `[line a-b]` heading and separators). */
 const EXCERPT_OVERHEAD = 24;

@@ -57,6 +57,7 @@ export function cookieValue(inherited: string | undefined, cookie: string): stri
   return inherited ? `${inherited},${cookie}` : cookie;
 }
 
+// Exported for tests.
 /** The cookies in a (possibly chained) JOB_COOKIE_VAR value. */
 export function cookiesIn(value: string | undefined): string[] {
   return value ? value.split(",").filter((c) => c !== "") : [];

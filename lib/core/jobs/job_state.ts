@@ -4,7 +4,7 @@
 
 import { plural } from "../plural.ts";
 
-export type JobStatus =
+type JobStatus =
   | "running"
   /** Exited 0 with all output captured. */
   | "succeeded"
@@ -18,15 +18,6 @@ export type JobStatus =
   | "output_capped"
   /** Its server died without recording an end; found at a later start-up. */
   | "lost";
-
-export const TERMINAL_STATUSES: readonly JobStatus[] = [
-  "succeeded",
-  "failed",
-  "killed",
-  "interrupted",
-  "output_capped",
-  "lost",
-];
 
 export interface JobRecord {
   version: 1;
@@ -77,7 +68,7 @@ export interface JobRecord {
 }
 
 /** What is known when a job starts: the record's identity fields, before any outcome. */
-export type JobStart = Pick<
+type JobStart = Pick<
   JobRecord,
   | "id"
   | "command"
@@ -117,6 +108,7 @@ export function startRecord(start: JobStart): JobRecord {
   return { version: 1, ...start, status: "running", droppedBytes: 0 };
 }
 
+// Exported for tests.
 /** The status an exit maps to; a cut-off job is never "succeeded". */
 export function statusForExit(exit: Omit<JobExit, "endedAt" | "outputBytes">): JobStatus {
   if (exit.cause === "killed") return "killed";
@@ -125,7 +117,7 @@ export function statusForExit(exit: Omit<JobExit, "endedAt" | "outputBytes">): J
   return exit.droppedBytes > 0 ? "output_capped" : "succeeded";
 }
 
-export type Transition = { changed: true; record: JobRecord } | {
+type Transition = { changed: true; record: JobRecord } | {
   changed: false;
   record: JobRecord;
 };

@@ -11,6 +11,7 @@ export const PS_ENV_ARGS = ["-axeww", "-o", "pid=,command="];
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 
+// Exported for tests.
 /**
  * `Mon Nov 30 14:52:27 2026` → seconds, read as UTC. ps prints local time; the value only has
  * to be the same at every read of one process, and it is (the zone does not change under us
@@ -105,6 +106,7 @@ export function parseWindowsTable(text: string): ProcessInfo[] {
   return rows;
 }
 
+// Exported for tests.
 /**
  * `20261130145227.123456+060` (local time, offset in minutes) → milliseconds since 1601 UTC,
  * the unit WINDOWS_TABLE_SCRIPT prints, so both sources prove a pid the same way.
@@ -117,6 +119,7 @@ export function parseWmicDate(text: string): number | undefined {
   return utc + EPOCH_1601_TO_1970_MS;
 }
 
+// Exported for tests.
 /** Milliseconds between 1601-01-01 and 1970-01-01 (Windows FILETIME epoch vs Unix). */
 export const EPOCH_1601_TO_1970_MS = 11_644_473_600_000;
 

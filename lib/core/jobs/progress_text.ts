@@ -2,6 +2,7 @@
 // PROGRESS_MAX_CHARS characters, because progress messages are shown in one line by clients and
 // must not carry unbounded output.
 
+// Exported for tests.
 export const PROGRESS_MAX_CHARS = 200;
 
 /** "4.2s", "3m05s", "1h02m". */
@@ -16,6 +17,7 @@ export function formatDuration(ms: number): string {
   return `${m}m${String(sec).padStart(2, "0")}s`;
 }
 
+// Exported for tests.
 /** The last non-empty line of a chunk of output, control characters stripped. */
 export function lastOutputLine(text: string): string {
   const lines = text.split(/\r\n|\r|\n/);

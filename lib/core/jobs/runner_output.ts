@@ -71,7 +71,7 @@ const MIN_COLLAPSED = 3;
  * block, `✓ case`, `test x ... ok`; with the blank and `#` comment lines between them) replaced
  * by one `[… N passing]` line; `collapsed` counts the cases left out.
  */
-export function collapsePassingRuns(text: string): { text: string; collapsed: number } {
+function collapsePassingRuns(text: string): { text: string; collapsed: number } {
   const lines = text.split("\n");
   const out: string[] = [];
   let collapsed = 0;

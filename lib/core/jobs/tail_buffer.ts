@@ -3,6 +3,7 @@
 // through the server); it is the building block for output that must stream through us (a pipe
 // relay, remote commands). Pure: no I/O.
 
+// Exported for tests.
 export class TailBuffer {
   private readonly ring: Uint8Array;
   /** Next write position in `ring`. */

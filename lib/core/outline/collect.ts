@@ -14,11 +14,11 @@ import {
 import type { DeclRule, Language, NameAt } from "./languages.ts";
 
 /** Declarations kept per file: past this the rest are dropped (and the outline says so). */
-export const MAX_DECLARATIONS = 20_000;
+const MAX_DECLARATIONS = 20_000;
 /** Containers nested deeper than this are listed without their members. */
 const MAX_DEPTH = 24;
 /** Signatures are cut to about this many characters. */
-export const SIGNATURE_MAX = 100;
+const SIGNATURE_MAX = 100;
 /** Names longer than this are cut (a CSS selector list can be long). */
 const NAME_MAX = 120;
 
@@ -32,7 +32,7 @@ const CLASS_LIKE: ReadonlySet<DeclKind> = new Set([
   "enum",
 ]);
 
-export interface Collected {
+interface Collected {
   declarations: Declaration[];
   /** More than MAX_DECLARATIONS were found; the rest were dropped. */
   truncated: boolean;
@@ -143,7 +143,7 @@ function header(text: string, stopAt: RegExp | undefined): string {
 }
 
 /** A header as one short line: whitespace collapsed, the `{`, `:` or `;` before a body dropped. */
-export function cutSignature(header: string): string {
+function cutSignature(header: string): string {
   const line = header.replace(/\s+/g, " ").trim().replace(/\s*[{:;]$/, "").trim()
     // Line breaks inside brackets leave no space there: `(\n  a,\n)` reads `(a,)`.
     .replace(/([([]) /g, "$1").replace(/ ([)\]])/g, "$1");

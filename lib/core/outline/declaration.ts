@@ -40,7 +40,7 @@ export interface Declaration {
 }
 
 /** A position in a syntax tree: 0-based row and column. */
-export interface SyntaxPoint {
+interface SyntaxPoint {
   readonly row: number;
   readonly column: number;
 }

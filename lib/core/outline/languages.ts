@@ -31,7 +31,7 @@ export interface DeclRule {
   stopAt?: RegExp;
 }
 
-export interface LanguageRules {
+interface LanguageRules {
   decls: Readonly<Record<string, DeclRule>>;
   /** Nodes around one declaration whose lines are the declaration's (export, decorators). */
   wrappers: ReadonlySet<string>;
@@ -52,13 +52,12 @@ export interface Language {
   rules: LanguageRules;
 }
 
-export const text = (src: string, node: SyntaxNode): string =>
-  src.slice(node.startIndex, node.endIndex);
+const text = (src: string, node: SyntaxNode): string => src.slice(node.startIndex, node.endIndex);
 
 const field = (name: string) => (node: SyntaxNode) => node.childForFieldName(name);
 
 /** The first named child of one of `types`. */
-export function childOfType(node: SyntaxNode, ...types: string[]): SyntaxNode | null {
+function childOfType(node: SyntaxNode, ...types: string[]): SyntaxNode | null {
   return node.namedChildren.find((c) => c !== null && types.includes(c.type)) ?? null;
 }
 

@@ -5,7 +5,7 @@
 import { plural } from "../plural.ts";
 import type { Declaration } from "./declaration.ts";
 
-export interface MapFile {
+interface MapFile {
   /** The file as shown (quoted when it must be). */
   path: string;
   lines: number;

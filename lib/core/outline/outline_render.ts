@@ -8,12 +8,13 @@ import { type Guide, guide, type GuidePart, joinGuide, joinGuides, step } from "
 import { plural } from "../plural.ts";
 import { allDeclarations, type Declaration } from "./declaration.ts";
 
+// Exported for tests.
 /** An outline's rows fit in this many bytes (a 1,000-line file's whole outline is ≤ 4 KB). */
 export const OUTLINE_MAX_BYTES = 4096;
 /** What the header and notices may add on top of the rows. */
 const PROSE_BYTES = 600;
 
-export interface OutlineView {
+interface OutlineView {
   /** The file as shown (quoted when it must be). */
   path: string;
   language: string;

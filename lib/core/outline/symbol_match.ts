@@ -4,14 +4,15 @@
 
 import { allDeclarations, type Declaration } from "./declaration.ts";
 
-export type SymbolMatch =
+type SymbolMatch =
   | { kind: "found"; decl: Declaration }
   | { kind: "ambiguous"; decls: Declaration[] }
   | { kind: "unknown"; candidates: Declaration[] };
 
 /** Candidates an unknown name is answered with. */
-export const MAX_CANDIDATES = 3;
+const MAX_CANDIDATES = 3;
 
+// Exported for tests.
 /** A name as the outline writes it: `::`, `#` and `->` are `.`; `()` and spaces are dropped. */
 export function normalizeSymbol(name: string): string {
   return name.trim().replace(/\(\s*\)$/, "").replace(/::|#|->/g, ".").replace(/\s*\.\s*/g, ".");
@@ -52,6 +53,7 @@ function closest(all: readonly Declaration[], wanted: string): Declaration[] {
   return scored.slice(0, MAX_CANDIDATES).map((s) => s.d);
 }
 
+// Exported for tests.
 /** Levenshtein distance, on at most 64 characters of each string (names, not documents). */
 export function editDistance(a: string, b: string): number {
   const x = a.slice(0, 64);

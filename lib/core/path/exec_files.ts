@@ -4,7 +4,7 @@
 // policy by name; lib/ops/edit/exec_guard.ts adds what needs the disk (git directories found by
 // their content, core.hooksPath). docs/security.md lists the same entries. Pure.
 
-export interface ExecFileRule {
+interface ExecFileRule {
   /**
    * The last components of the path that name the file (compared without case: a folding disk
    * opens `.GIT/config` as `.git/config`); with `within`, the first of them names a directory and
@@ -18,6 +18,7 @@ export interface ExecFileRule {
 
 const SHELL_STARTUP = "the user's shell runs it at start-up (every new terminal or login)";
 
+// Exported for tests.
 /** The conventions, in the order docs/security.md lists them. */
 export const EXEC_FILE_RULES: readonly ExecFileRule[] = [
   {

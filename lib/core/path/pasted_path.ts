@@ -7,13 +7,13 @@
 import { fileUriPath } from "./confinement.ts";
 
 /** A 1-based line (and column) a pasted path points at. */
-export interface PastedLines {
+interface PastedLines {
   start: number;
   end?: number;
   column?: number;
 }
 
-export type PastedPath =
+type PastedPath =
   /** `file:///abs/x` (or `file://localhost/…`): the absolute path it names. */
   | { kind: "file-uri"; path: string }
   /** `a.py:623` / `a.py:623:5`: a location; the path itself may also be a file so named. */

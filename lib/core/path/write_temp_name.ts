@@ -78,7 +78,7 @@ export const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 const RECOVERY_NAME = /^\.(.+)\.anchorfs-(\d+)-(\d+)-i(\d+)-w(\d+)-([0-9a-f]{8})\.orig$/;
 
 /** What a recovery copy's name records (see RECOVERY_NAME). */
-export interface RecoveryCopy {
+interface RecoveryCopy {
   /** The process that made it. */
   pid: number;
   /** The inode of the file it belongs to. */

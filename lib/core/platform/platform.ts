@@ -3,7 +3,7 @@
 // PlatformDescription for the machine it runs on; tests pass any of the three.
 
 /** Operating systems anchorfs supports. */
-export type OsName = "linux" | "darwin" | "windows";
+type OsName = "linux" | "darwin" | "windows";
 
 /** Shells a command line can be run with (`--shell`). */
 export type ShellKind = "bash" | "sh" | "cmd" | "powershell" | "pwsh";
@@ -11,7 +11,7 @@ export type ShellKind = "bash" | "sh" | "cmd" | "powershell" | "pwsh";
 export const SHELL_KINDS: readonly ShellKind[] = ["bash", "sh", "cmd", "powershell", "pwsh"];
 
 /** How a pid is proven to still be the process that was started (pids are reused). */
-export type ProcessProof =
+type ProcessProof =
   /** Linux: start time in clock ticks since boot, from /proc/PID/stat. */
   | "proc-start-ticks"
   /** macOS: `ps -o lstart=`, whole seconds. */
@@ -20,7 +20,7 @@ export type ProcessProof =
   | "creation-time";
 
 /** Where the process table (with each process's job cookie) comes from. */
-export type ProcessTableSource =
+type ProcessTableSource =
   /** /proc/PID/stat and /proc/PID/environ. */
   | "proc"
   /** `ps -axo pid=,ppid=,pgid=,stat=,lstart=,command=`; cookies from `ps -axeww`. */
@@ -82,7 +82,7 @@ export function describePlatform(os: string): PlatformDescription {
 }
 
 /** A program and its arguments, ready for spawn. */
-export interface ShellInvocation {
+interface ShellInvocation {
   program: string;
   args: string[];
   /**
@@ -101,7 +101,7 @@ export interface ShellChoice {
 }
 
 /** The default program for a shell kind. */
-export function shellProgram(kind: ShellKind): string {
+function shellProgram(kind: ShellKind): string {
   switch (kind) {
     case "bash":
       return "bash";
@@ -179,7 +179,7 @@ export function maxInlineCommandBytes(shell: ShellKind): number {
 }
 
 /** How a job's process tree is ended. */
-export type KillPlan =
+type KillPlan =
   /**
    * POSIX: TERM, then KILL, to every process proven the job's (cookie, the shell's process
    * group/session, their descendants), read from the named process table.
@@ -197,7 +197,7 @@ export function killPlan(platform: PlatformDescription, pid: number): KillPlan {
 }
 
 /** Environment lookup: the value of a variable, or undefined. */
-export type EnvLookup = (key: string) => string | undefined;
+type EnvLookup = (key: string) => string | undefined;
 
 /**
  * The state dir: `$ANCHORFS_STATE_DIR`, else per platform — Linux `$XDG_STATE_HOME/anchorfs`
@@ -227,7 +227,7 @@ export function defaultStateDir(platform: PlatformDescription, env: EnvLookup): 
 }
 
 /** The user's home: HOME, or on Windows USERPROFILE (HOMEDRIVE+HOMEPATH as a last resort). */
-export function homeDir(platform: PlatformDescription, env: EnvLookup): string | undefined {
+function homeDir(platform: PlatformDescription, env: EnvLookup): string | undefined {
   if (platform.os !== "windows") return env("HOME");
   const drive = env("HOMEDRIVE");
   const path = env("HOMEPATH");

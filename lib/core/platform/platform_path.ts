@@ -126,10 +126,12 @@ export function pathKey(platform: PlatformDescription, path: string): string {
   return platform.caseInsensitive ? normal.toLowerCase() : normal;
 }
 
+// Exported for tests.
 export function samePath(platform: PlatformDescription, a: string, b: string): boolean {
   return pathKey(platform, a) === pathKey(platform, b);
 }
 
+// Exported for tests.
 /** Whether `path` is `root` or inside it (by name only; both normalised first). */
 export function isInsidePath(platform: PlatformDescription, root: string, path: string): boolean {
   const r = pathKey(platform, root);

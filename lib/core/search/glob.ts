@@ -6,9 +6,9 @@ import { AnchorError } from "../errors.ts";
 import { type CallFormatter, guide, viewArgExample } from "../next_step.ts";
 import { compileGeneratedRegex, type LinearMatcher } from "./linear_regex.ts";
 
-export const GLOB_LIMITS = { bytes: 4096, rules: 64, braceDepth: 16 } as const;
+const GLOB_LIMITS = { bytes: 4096, rules: 64, braceDepth: 16 } as const;
 
-export interface GlobRule {
+interface GlobRule {
   /** The rule as written (without the leading `!`). */
   source: string;
   exclude: boolean;

@@ -39,6 +39,7 @@ export interface IgnoreReason {
   pattern: string;
 }
 
+// Exported for tests.
 /**
  * Parses the text of a .gitignore (or info/exclude) file into rules; invalid lines are skipped.
  * `ignoreCase`: the rules match names without case (git's `core.ignorecase`).

@@ -90,7 +90,7 @@ export interface LineMatchers {
 }
 
 /** re2js's RE2JS, passed in (a worker imports it itself; a bundle may have no way to). */
-export type Re2Compiler = Parameters<typeof matcherFromRecipe>[1];
+type Re2Compiler = Parameters<typeof matcherFromRecipe>[1];
 
 /** The matchers of `spec`. Throws when it needs re2js and `re2` is null. */
 export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
@@ -122,7 +122,7 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
 }
 
 /** The scan of one decoded text: where it is, and what was kept so far. */
-export interface LineScan {
+interface LineScan {
   /** The number of the line starting at offset `at` of the current text. */
   line: number;
   at: number;

@@ -5,6 +5,7 @@
 
 import { plural } from "../plural.ts";
 
+// Exported for tests.
 /**
  * `text` cut to at most `maxChars` characters: its head when the match `[from, to)` ends within
  * them, otherwise a window centred on the match (on its start, for a match longer than the
@@ -19,7 +20,7 @@ export function windowAround(text: string, from: number, to: number, maxChars: n
  * characters long. A search worker sends this instead of the whole line; it must cover the
  * window of {@linkcode windowBounds} and one character on each side of it.
  */
-export interface LineExcerpt {
+interface LineExcerpt {
   text: string;
   offset: number;
   length: number;

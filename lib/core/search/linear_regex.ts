@@ -54,7 +54,7 @@ export function matcherFromRecipe(
   };
 }
 
-export interface RegexFlags {
+interface RegexFlags {
   ignoreCase?: boolean;
   /** `.` matches `\n` too. */
   dotAll?: boolean;
@@ -62,6 +62,7 @@ export interface RegexFlags {
   multiline?: boolean;
 }
 
+// Exported for tests.
 /**
  * Whether this process runs V8 with its experimental linear engine (`--enable-experimental-regexp
  * -engine`, which makes the `l` flag compile). Our launch paths (deno.json tasks, compiled
@@ -183,6 +184,7 @@ const SAME_ESCAPES = new Set(["d", "D", "w", "W", "b", "B", "t", "n", "r", "f", 
 /** RE2's `\s` is ASCII whitespace; JavaScript's also matches NBSP, U+2028 and more. */
 const RE2_SPACE = "\\t\\n\\f\\r ";
 
+// Exported for tests.
 /**
  * The JavaScript source with RE2's meaning for a conservative subset of RE2 (printable ASCII;
  * escapes, classes, groups and counted repeats whose meaning is the same in both), or null when

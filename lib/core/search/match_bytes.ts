@@ -20,6 +20,7 @@ import {
   showLine,
 } from "./line_matcher.ts";
 
+// Exported for tests.
 /**
  * The bytes of a file from `position` on (some of them), empty at the end. An answer may reuse
  * the memory of the one before.
@@ -85,7 +86,7 @@ export function matchBytes(
  * worker's heap does not grow with the big files it meets; UTF-8 pieces are cut before a
  * character, and decoded by the fast single-pass decoder (the strict one confirms a U+FFFD).
  */
-export function scanDecoded(
+function scanDecoded(
   readAt: ReadAt,
   encoding: "utf-8" | "utf-16le" | "utf-16be" | "latin1",
   skip: number,
@@ -164,6 +165,7 @@ export function scanDecoded(
   return { count, kept, next, lineCount: s.line - 1, shown, truncated };
 }
 
+// Exported for tests.
 /**
  * Where a piece of `chunk` from `from` may end, at most at `to`: for UTF-8, before a character
  * that `to` would cut (one whose first byte is at or after `from`; a read's last bytes are

@@ -59,6 +59,7 @@ export interface ByteLiteral {
 
 const encoder = new TextEncoder();
 
+// Exported for tests.
 /**
  * Longest search content, in UTF-16 units. A search matches one line; no real pattern comes
  * near this, and the results and hints quote the content (a 3 MB one made 6.6 MB replies).
@@ -128,6 +129,7 @@ function compileLiteral(source: string): SearchPattern {
   };
 }
 
+// Exported for tests.
 /** The needle for `text` (already lowercased when `ignoreCase`), with its Latin-1 twin if any. */
 export function byteLiteral(text: string, ignoreCase: boolean): ByteLiteral {
   const bytes = encoder.encode(text);
@@ -152,6 +154,7 @@ export function byteLiteral(text: string, ignoreCase: boolean): ByteLiteral {
   return literal;
 }
 
+// Exported for tests.
 /**
  * Finds `needle` in `haystack`: `Uint8Array.prototype.indexOf` (a fast native scan) on the
  * needle's rarest byte, then a byte comparison around it.
@@ -239,6 +242,7 @@ function pairIndex(needle: Uint8Array, anchor: number, ignoreCase: boolean): num
   return best === -1 ? anchor : best;
 }
 
+// Exported for benches (scripts/bench/search_bench.ts).
 export function rarestByteIndex(needle: Uint8Array, ignoreCase = false): number {
   let best = 0;
   for (let i = 1; i < needle.length; i++) {
@@ -364,6 +368,7 @@ function refuseBacktrackingOnly(source: string, body: string, call: CallFormatte
   });
 }
 
+// Exported for benches (scripts/bench/search_bench.ts).
 /** "a backreference (\1)" or "a lookahead ((?=…))", or null. Skips escapes and classes. */
 export function findBacktrackingConstruct(body: string): string | null {
   let inClass = false;
@@ -406,6 +411,7 @@ function translateJsEscapes(body: string): string {
   );
 }
 
+// Exported for tests.
 /**
  * A run of literal characters every match of `body` must contain (the cheapest to scan for), or null. Deliberately
  * conservative: any top-level alternation gives null; groups, classes, escapes like \d and

@@ -373,7 +373,7 @@ export interface Finder {
 }
 
 /** What the finder needs of a ByteLiteral (core/search_pattern.ts). */
-export interface FinderLiteral {
+interface FinderLiteral {
   bytes: Uint8Array;
   anchor: number;
   /** A second rare byte's index (the anchor again for a one-byte needle). */

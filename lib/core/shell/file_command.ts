@@ -120,6 +120,7 @@ function powerShellFromCmd(command: string): string {
   return `powershell -NoProfile -Command ${cmdQuote(command)}`;
 }
 
+// Exported for tests.
 /**
  * One word for cmd.exe: in double quotes, which keep `&`, `|`, `<`, `>`, `^` and spaces
  * literal; a `"` inside is doubled (Windows names cannot hold one; find reads `""` as `"`).
@@ -133,6 +134,7 @@ export function cmdQuote(text: string): string {
   return `"${percents >= 2 ? doubled.replaceAll("%", '"%"') : doubled}"`;
 }
 
+// Exported for tests.
 /**
  * One word for PowerShell: single quotes, in which nothing expands; a quote inside is doubled.
  * PowerShell also ends a single-quoted string at the typographic single quotes (‘ ’ ‚ ‛), so

@@ -24,6 +24,7 @@ function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+// Exported for tests.
 export function toBase64(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
@@ -104,7 +105,7 @@ export function keyTypeOfBlob(blob: Uint8Array): string {
   return new TextDecoder().decode(blob.subarray(4, 4 + Math.min(len, 64)));
 }
 
-export type HostKeyDecision =
+type HostKeyDecision =
   | { kind: "known"; entry: KnownHostEntry }
   /** Nothing recorded for this host: accept-new records it. */
   | { kind: "new" }

@@ -13,7 +13,7 @@ export interface RemoteTarget {
   port?: number;
 }
 
-export interface RemoteLocation {
+interface RemoteLocation {
   scheme: "ssh" | "sftp";
   target: RemoteTarget;
   /** Absolute POSIX path on the remote host; "~" and "~/x" are kept for the backend to expand. */

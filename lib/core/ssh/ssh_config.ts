@@ -5,7 +5,7 @@
 import { AnchorError } from "../errors.ts";
 
 /** One `Keyword value…` line of a config file. */
-export interface ConfigLine {
+interface ConfigLine {
   /** Lower-cased keyword. */
   keyword: string;
   args: string[];
@@ -14,12 +14,12 @@ export interface ConfigLine {
 }
 
 /** Where a value came from, for error messages ("~/.ssh/config:12"). */
-export interface ConfigOrigin {
+interface ConfigOrigin {
   file: string;
   line: number;
 }
 
-export type AgentChoice =
+type AgentChoice =
   /** Use $SSH_AUTH_SOCK (OpenSSH's default, also `IdentityAgent SSH_AUTH_SOCK`). */
   | { kind: "env" }
   | { kind: "socket"; path: string }
@@ -46,6 +46,7 @@ export interface ResolvedHost {
   notes: string[];
 }
 
+// Exported for tests.
 export interface ResolveInput {
   /** The host as written (`box` in ssh://box/path). */
   host: string;
@@ -62,6 +63,7 @@ export interface ResolveInput {
   env?: (name: string) => string | undefined;
 }
 
+// Exported for tests.
 /** Splits config text into keyword lines; quotes group words, `#` starts a comment. */
 export function parseConfigText(text: string, file: string): ConfigLine[] {
   const out: ConfigLine[] = [];
@@ -120,6 +122,7 @@ export function matchPattern(pattern: string, text: string): boolean {
   return re.test(text.toLowerCase());
 }
 
+// Exported for tests.
 /** A `Host` line matches when some pattern matches and no negated (`!`) pattern does. */
 export function hostLineMatches(patterns: readonly string[], host: string): boolean {
   let matched = false;
@@ -179,14 +182,14 @@ function applicableLines(input: ResolveInput, host: string, notes: string[]): Co
 }
 
 /** `~/x` → home/x; a relative path is taken relative to `relativeBase` (as Include does). */
-export function expandTilde(path: string, home: string, relativeBase?: string): string {
+function expandTilde(path: string, home: string, relativeBase?: string): string {
   if (path === "~") return home;
   if (path.startsWith("~/")) return `${home}/${path.slice(2)}`;
   if (!path.startsWith("/") && relativeBase !== undefined) return `${relativeBase}/${path}`;
   return path;
 }
 
-export interface TokenValues {
+interface TokenValues {
   /** %h: the remote host name. */
   h: string;
   /** %r: the remote user. */
@@ -202,7 +205,7 @@ export interface TokenValues {
 }
 
 /** Expands OpenSSH `%` tokens; an unknown token is an error naming the line. */
-export function expandTokens(value: string, tokens: TokenValues, origin: ConfigOrigin): string {
+function expandTokens(value: string, tokens: TokenValues, origin: ConfigOrigin): string {
   return value.replace(/%(.)/g, (_, t: string) => {
     if (t === "%") return "%";
     if (t in tokens) return tokens[t as keyof TokenValues];
@@ -231,6 +234,7 @@ function expandEnv(value: string, env: ResolveInput["env"], origin: ConfigOrigin
   });
 }
 
+// Exported for tests.
 /** `[user@]host[:port]` or `ssh://[user@]host[:port]` of a ProxyJump value. */
 export function parseJumpSpec(
   spec: string,

@@ -11,6 +11,7 @@ const ANSI =
   // deno-lint-ignore no-control-regex
   /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]|\x9b[0-?]*[ -/]*[@-~]/g;
 
+// Exported for tests.
 /** The line without ANSI escapes; `removed` counts the sequences. */
 export function stripAnsi(text: string): { text: string; removed: number } {
   if (!text.includes("\x1b") && !text.includes("\x9b")) return { text, removed: 0 };
@@ -22,6 +23,7 @@ export function stripAnsi(text: string): { text: string; removed: number } {
   return { text: out, removed };
 }
 
+// Exported for tests.
 /**
  * One line (no `\n`) as the terminal showed it last: ANSI removed, and of the frames a `\r`
  * separates, the last one that is not empty. A trailing `\r` (CRLF) is a line ending, not a frame.
@@ -131,7 +133,7 @@ export function cleanTerminalText(
 }
 
 /** The note that follows a collapsed line. */
-export function repeatNote(count: number): string {
+function repeatNote(count: number): string {
   return `[previous line repeated ${count - 1} more time${count === 2 ? "" : "s"}]`;
 }
 

@@ -57,7 +57,7 @@ export interface DecodedText {
   text: string;
 }
 
-export type DecodedBody =
+type DecodedBody =
   | { kind: "text"; body: DecodedText }
   | { kind: "binary"; reason: string };
 
@@ -215,7 +215,7 @@ export function decodeLatin1(bytes: Uint8Array): string {
 }
 
 /** The decoded text of a document, terminators included, without the BOM. */
-export function joinDoc(doc: Pick<TextDoc, "lines" | "eols">): string {
+function joinDoc(doc: Pick<TextDoc, "lines" | "eols">): string {
   let out = "";
   for (let i = 0; i < doc.lines.length; i++) out += doc.lines[i]! + (doc.eols[i] ?? "\n");
   return out;

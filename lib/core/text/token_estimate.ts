@@ -1,6 +1,6 @@
 // A cheap token estimate for budgeting reads: about 4 bytes of source per token. Pure.
 
-export const BYTES_PER_TOKEN = 4;
+const BYTES_PER_TOKEN = 4;
 
 export function estimateTokens(byteLength: number): number {
   return Math.ceil(byteLength / BYTES_PER_TOKEN);

@@ -102,7 +102,7 @@ export function utf8Bytes(text: string): number {
   return bytes;
 }
 
-export interface WireTail {
+interface WireTail {
   /** The kept end of the text, control bytes shown as pictures. */
   text: string;
   /** UTF-8 bytes of the original text left out at the front. */

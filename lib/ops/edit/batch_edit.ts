@@ -32,7 +32,7 @@ import { findOwnReverts, ownRevertError } from "../../core/edit/own_revert.ts";
 import { plural } from "../../core/plural.ts";
 import { type Guide, guide, step } from "../../core/next_step.ts";
 
-export interface BatchEditArgs {
+interface BatchEditArgs {
   path: string;
   operations: unknown;
   /** Apply content that repeats the line next to its range (refused by default as a slip). */

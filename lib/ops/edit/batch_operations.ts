@@ -6,7 +6,7 @@
 import { AnchorError } from "../../core/errors.ts";
 import { joinLines } from "../../core/tool_args.ts";
 
-export interface BatchOperations {
+interface BatchOperations {
   /** The operations, for parseEditOps (not checked here beyond their shape). */
   operations: unknown;
   /** Set when the whole arguments object came with "allow_repeat": true. */

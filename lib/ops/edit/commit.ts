@@ -198,7 +198,7 @@ export async function withShownFailures<T>(
   }
 }
 
-export interface CommitRequest {
+interface CommitRequest {
   file: TextFile;
   doc: TextDoc;
   /** The tool/command name for the result and the undo history. */
@@ -308,7 +308,7 @@ async function writeChecked(
  * FILE_CHANGED for an edit, with the current lines around `nearLine` and their fresh ids.
  * `atReplace`: the change was found at the write's last step (see ChangedAtReplace).
  */
-export async function changedOnDisk(
+async function changedOnDisk(
   locations: Locations,
   location: Location,
   name: string,

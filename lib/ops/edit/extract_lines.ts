@@ -26,7 +26,7 @@ import { plural } from "../../core/plural.ts";
 import { symbolLines } from "../outline/file_outline.ts";
 import { refuseGoneWorkdir } from "../workdir.ts";
 
-export interface ExtractLinesArgs {
+interface ExtractLinesArgs {
   from_path: string;
   /** A declaration's name (as view's outline writes it): its lines, doc comment included. */
   from_symbol?: string;

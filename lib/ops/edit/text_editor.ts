@@ -41,9 +41,9 @@ import {
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 
-export type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
+type TextEditorCommand = "create" | "str_replace" | "delete" | "undo_edit";
 
-export interface TextEditorArgs {
+interface TextEditorArgs {
   command: TextEditorCommand;
   path: string;
   file_text?: string;
@@ -85,7 +85,7 @@ function missing(argument: string, command: string, example: ToolArgs["text_edit
   });
 }
 
-export async function createFile(
+async function createFile(
   services: EditServices,
   session: Session,
   rawPath: string,

@@ -5,7 +5,7 @@
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import type { JobManager } from "./job_manager.ts";
 
-export interface FollowJobOptions {
+interface FollowJobOptions {
   /** Bytes of existing output shown first. */
   tailBytes: number;
   /** Each piece of output, decoded (a character split across reads waits for its rest). */

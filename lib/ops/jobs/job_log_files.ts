@@ -14,7 +14,7 @@ import type { ShellKind } from "../../core/platform/platform.ts";
 import type { JobManager } from "./job_manager.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 
-export const JOB_URI_PREFIX = "anchorfs://jobs/";
+const JOB_URI_PREFIX = "anchorfs://jobs/";
 
 /** Logs larger than this are not read whole by view; the error names a shell command instead. */
 export const VIEWABLE_LOG_BYTES = 64 * 1024 * 1024;
@@ -105,6 +105,7 @@ export class JobLogFiles implements FileBackend {
   }
 }
 
+// Exported for tests.
 /**
  * LOG_TOO_LARGE: a job log view will not read whole. Its end through `jobs read`, and the raw
  * log on disk (`onDisk`, where the store keeps one on this machine) searched with `shell`'s

@@ -60,7 +60,7 @@ const TAIL_READ_FACTOR = 16;
 const TAIL_READ_MIN = 64 * 1024;
 const TAIL_READ_MAX = 2 * 1024 * 1024;
 /** Failure lines are looked for in at most this much of the omitted part, from its start. */
-export const FAILURE_SCAN_BYTES = 8 * 1024 * 1024;
+const FAILURE_SCAN_BYTES = 8 * 1024 * 1024;
 
 /** Whether a job's end is one whose result should say why (anything but running or exit 0). */
 export function endedBadly(record: JobRecord): boolean {
@@ -86,7 +86,7 @@ export { DEFAULT_PASSING_LINES };
  * A passing command's whole output up to this many bytes is shown whole, even a test run's: it
  * costs less than the call that would read the rest.
  */
-export const PASSING_WHOLE_BYTES = 2048;
+const PASSING_WHOLE_BYTES = 2048;
 
 /**
  * The most lines a passing job's tail shows: `passingLines` for a test or build run longer than
@@ -104,7 +104,7 @@ function passingLineLimit(
   return looksLikeRunner(record.command, window) ? passingLines : Infinity;
 }
 
-export interface ReadJobOutputOptions {
+interface ReadJobOutputOptions {
   /** Add the failure-looking lines of the omitted part (default: when the job ended badly). */
   failures?: boolean;
   /**
@@ -191,7 +191,7 @@ export async function readJobOutput(
 }
 
 /** The shown end of a raw window and what it stands for. */
-export interface ShownTail {
+interface ShownTail {
   text: string;
   pictured: number;
   cutLine: boolean;
@@ -201,6 +201,7 @@ export interface ShownTail {
   stats: CleanStats;
 }
 
+// Exported for tests.
 /**
  * The tail through the cleaner: one CleanLine per line of the window; at most `maxLines` shown
  * lines (a collapsed run counts as one).
@@ -242,6 +243,7 @@ export function cleanedTail(raw: string, maxWireBytes: number, maxLines = Infini
   return { text, pictured, cutLine, shownRawBytes, omittedInWindow, stats: statsOf(shown) };
 }
 
+// Exported for tests.
 /**
  * The same tail for plain output (no ESC, no `\r`, no run of COLLAPSE_MIN_RUN identical lines),
  * which cleans to itself: cut from the raw text with no object per line (a 1 MiB tail of `seq`

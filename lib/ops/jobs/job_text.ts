@@ -86,7 +86,7 @@ export function shortCommand(command: string, max = 80): string {
  * One line of `jobs list`. A job whose host did not answer the listing's probe says so, when it
  * was asked, and the call that tries again (it waits for the host, up to --ssh-timeout).
  */
-export function formatJobRow(record: ListedJob, now: number): Guide {
+function formatJobRow(record: ListedJob, now: number): Guide {
   const when = isTerminal(record.status)
     ? `took ${formatDuration(durationMs(record, now))}`
     : `running ${formatDuration(durationMs(record, now))}`;
@@ -109,7 +109,7 @@ export function formatJobList(records: ListedJob[], now: number): Guide {
 }
 
 /** A view call that reads a job's log (cleaned) like a file. */
-export function viewLogStep(id: string, args: Omit<ToolArgs["view"], "path"> = {}): NextStep {
+function viewLogStep(id: string, args: Omit<ToolArgs["view"], "path"> = {}): NextStep {
   return step("view", { path: jobUri(id), ...args });
 }
 
@@ -118,7 +118,7 @@ export function viewLogStep(id: string, args: Omit<ToolArgs["view"], "path"> = {
  * server's --max-file-bytes (16 MiB by default) or VIEWABLE_LOG_BYTES. `jobs read` reads any
  * log's end, so that is the call named for them (also right when the flag was raised).
  */
-export const VIEW_OFFER_LOG_BYTES = Math.min(DEFAULT_MAX_FILE_BYTES, VIEWABLE_LOG_BYTES);
+const VIEW_OFFER_LOG_BYTES = Math.min(DEFAULT_MAX_FILE_BYTES, VIEWABLE_LOG_BYTES);
 
 /** The calls that read more of a job's log than its result shows, for the omitted-bytes note. */
 function moreOfLog(output: JobOutput, passing: boolean): Guide {
@@ -136,7 +136,7 @@ function moreOfLog(output: JobOutput, passing: boolean): Guide {
 }
 
 /** Wire bytes of a "latest output" snippet (kill, wait timeouts, promoted commands). */
-export const LATEST_LINES_BYTES = 2048;
+const LATEST_LINES_BYTES = 2048;
 
 /**
  * The last lines of a short tail for "latest output" snippets, cleaned (ANSI, redraws, repeats)
@@ -159,7 +159,7 @@ export function latestLines(tail: TailRead, maxWireBytes = LATEST_LINES_BYTES): 
  * The failure-looking lines of the omitted part, each excerpt headed by its log line; undefined
  * when there are none.
  */
-export function formatFailures(output: JobOutput): Guide | undefined {
+function formatFailures(output: JobOutput): Guide | undefined {
   const f = output.failures;
   if (!f || f.matched === 0) return undefined;
   const id = output.record.id;
@@ -195,7 +195,7 @@ export function formatFailures(output: JobOutput): Guide | undefined {
 }
 
 /** A regex for the log search that finds what failure excerpts show. */
-export const FAILURE_SEARCH = "not ok|FAIL|Error|error:|Traceback|panicked|assert";
+const FAILURE_SEARCH = "not ok|FAIL|Error|error:|Traceback|panicked|assert";
 
 /**
  * The output section: failure lines of the omitted part (for a job that ended badly), the

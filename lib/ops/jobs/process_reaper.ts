@@ -11,7 +11,7 @@ import {
 } from "../../core/jobs/job_processes.ts";
 
 /** The signals the reaper sends. */
-export type JobSignal = "SIGTERM" | "SIGKILL" | "SIGCONT";
+type JobSignal = "SIGTERM" | "SIGKILL" | "SIGCONT";
 
 /** What the reaper needs from the machine (the local process runner supplies it). */
 export interface ProcessControl {

@@ -6,7 +6,7 @@ import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { formatProgress } from "../../core/jobs/progress_text.ts";
 import type { JobManager } from "./job_manager.ts";
 
-export interface WaitForJobOptions {
+interface WaitForJobOptions {
   /** How long to wait at most (Infinity: until the job ends). */
   timeoutMs: number;
   /** How often `onHeartbeat` is called while the job runs (default 2 s). */
@@ -22,11 +22,22 @@ export interface WaitForJobOptions {
   now?: () => number;
 }
 
-export interface WaitForJobResult {
+interface WaitForJobResult {
   record: JobRecord;
   /** Whether the job ended (false: the timeout passed or the signal aborted). */
   done: boolean;
   elapsedMs: number;
+}
+
+/** The heartbeat interval when a call gives none: 2 s, unless a test run shortened it. */
+let defaultHeartbeatMs = 2000;
+
+/**
+ * Sets the process-wide default heartbeat interval. Test-only: lib/compose.ts calls it from
+ * `ANCHORFS_TEST_HEARTBEAT_MS` (lib/test_timing.ts) so job tests need not wait 2 s per beat.
+ */
+export function setDefaultHeartbeatMs(ms: number): void {
+  defaultHeartbeatMs = ms;
 }
 
 /** Blocks until the job ends, `timeoutMs` passes or `signal` aborts, beating in between. */
@@ -37,7 +48,7 @@ export async function waitForJob(
 ): Promise<WaitForJobResult> {
   const now = options.now ?? Date.now;
   const t0 = now();
-  const heartbeatMs = options.heartbeatMs ?? 2000;
+  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
   let { record, done } = await jobs.wait(id, 0);
   while (!done && !options.signal?.aborted) {
     const left = options.timeoutMs - (now() - t0);

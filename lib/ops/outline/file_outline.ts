@@ -15,15 +15,10 @@ import {
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { splitLines } from "../../core/text/text_file.ts";
-import {
-  allDeclarations,
-  type Declaration,
-  findSymbol,
-  type Language,
-  languageFor,
-  languageNames,
-  renderOutline,
-} from "../../core/outline/mod.ts";
+import { allDeclarations, type Declaration } from "../../core/outline/declaration.ts";
+import { type Language, languageFor, languageNames } from "../../core/outline/languages.ts";
+import { renderOutline } from "../../core/outline/outline_render.ts";
+import { findSymbol } from "../../core/outline/symbol_match.ts";
 import type { Budget } from "../budget.ts";
 import type { Location, Locations } from "../location.ts";
 import type { ReadLimits } from "../read_limits.ts";
@@ -33,7 +28,7 @@ import { displayPath } from "../view_args.ts";
 import { type FileOutline, type Outliner, PARSE_MAX_BYTES } from "./outliner.ts";
 import { ParseTimeout } from "./syntax_parser.ts";
 
-export interface OutlineRequest {
+interface OutlineRequest {
   /** A declaration's name: its lines (or, with `outline`, its members' outline). */
   symbol?: string;
   outline: boolean;
@@ -42,7 +37,7 @@ export interface OutlineRequest {
 }
 
 /** What outlining a file gave: text to show, or the lines of the declaration `symbol` named. */
-export type FileOutlineResult =
+type FileOutlineResult =
   | { kind: "text"; text: Guide }
   | { kind: "symbol"; decl: Declaration; header: string };
 
@@ -124,7 +119,7 @@ function render(
 }
 
 /** The calls an unknown or ambiguous name's error suggests instead. */
-export interface SymbolCalls {
+interface SymbolCalls {
   /** The same call with the candidate's name. */
   named(decl: Declaration): NextStep;
   /** The same call by the declaration's lines (for a name that means several). */
@@ -137,7 +132,7 @@ const viewCalls = (shown: string): SymbolCalls => ({
 });
 
 /** The declaration `symbol` names; an unknown or ambiguous name fails with the calls to use. */
-export function resolveSymbol(
+function resolveSymbol(
   shown: string,
   outline: FileOutline,
   symbol: string,

@@ -4,7 +4,8 @@
 // the second parse for files that do not parse: the broken lines are blanked and the rest read
 // again, so one unclosed bracket does not hide every declaration after it.
 
-import { blankLines, OutlineCache, resyncLine } from "../../core/outline/mod.ts";
+import { OutlineCache } from "../../core/outline/outline_cache.ts";
+import { blankLines, resyncLine } from "../../core/outline/recover.ts";
 import type { Language } from "../../core/outline/languages.ts";
 import { allDeclarations } from "../../core/outline/declaration.ts";
 import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
@@ -18,7 +19,7 @@ import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
 export const PARSE_MAX_BYTES = 1024 * 1024;
 /** Outlines cached at most, and the bytes they may take together (estimated, see outlineBytes). */
 const CACHE_ENTRIES = 256;
-export const CACHE_MAX_BYTES = 8 * 1024 * 1024;
+const CACHE_MAX_BYTES = 8 * 1024 * 1024;
 /** Broken regions blanked and parsed again per file, at most. */
 const RECOVERY_PARSES = 3;
 
@@ -98,7 +99,7 @@ export class Outliner {
 
 /**
  * About what an outline takes in memory: its strings (two bytes a character) and a fixed cost
- * per object. An estimate, for the cache's bound, not an accounting.
+ * per object. An estimate, for the cache's bound, not an accounting. Exported for tests.
  */
 export function outlineBytes(outline: FileOutline): number {
   let bytes = 64 + 32 * outline.unparsed.length;

@@ -15,7 +15,8 @@ import { plural } from "../../core/plural.ts";
 import { isAnchorError } from "../../core/errors.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
 import { decodeTextBody } from "../../core/text/text_file.ts";
-import { languageFor, mapEntry } from "../../core/outline/mod.ts";
+import { languageFor } from "../../core/outline/languages.ts";
+import { mapEntry } from "../../core/outline/map_render.ts";
 import { describeRules } from "../list_dir.ts";
 import { type Location, siblingLocation } from "../location.ts";
 import type { Session } from "../session.ts";
@@ -26,9 +27,9 @@ import { ParseTimeout } from "./syntax_parser.ts";
 import type { StopReason } from "../budget.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */
-export const MAP_MAX_BYTES = 32 * 1024;
+const MAP_MAX_BYTES = 32 * 1024;
 /** Files larger than this are named in a map but not parsed for it (outline them one by one). */
-export const MAP_FILE_MAX_BYTES = 512 * 1024;
+const MAP_FILE_MAX_BYTES = 512 * 1024;
 /** Files considered per map (the walk stops there; the rest are counted as not mapped). */
 const MAP_MAX_FILES = 2000;
 /** Each file's line is given at least, and at most, this many bytes. */
@@ -40,7 +41,7 @@ const ENTRY_MAX_BYTES = 1500;
  * stays resident (3 to 45 MB, see docs/benchmarks.md), and all fifteen would take the server past
  * its memory target. Files of other languages are counted, with the call that outlines one.
  */
-export const MAP_MAX_GRAMMARS = 3;
+const MAP_MAX_GRAMMARS = 3;
 
 type FileItem = WalkItem & { kind: "file" };
 

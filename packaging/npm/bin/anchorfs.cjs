@@ -11,7 +11,7 @@ const path = require("node:path");
 
 // -A: the server reads and writes files, runs shells and opens ssh connections by design.
 // The V8 flags turn on V8's linear-time regexp engine and the fallback to it: search regexes are
-// linear without them (re2js), and faster with them (lib/core/search/linear_regex.ts; scripts/compile.ts
+// linear without them (re2js), and faster with them (lib/core/search/linear_regex.ts; scripts/release/compile.ts
 // V8_FLAGS is the same list).
 // --no-config: a deno.json or lock file in the user's directory must not change the server.
 const DENO_FLAGS = [

@@ -1,3 +1,6 @@
+// bounded_read.ts: a read stops one byte past its bound whatever the file's stat size says (files
+// that state 0 bytes, never end, or grow while read), with the reads counted.
+
 import { assert, assertEquals } from "../../_assert.ts";
 import { BoundedRead, PROBE_BYTES } from "../../../lib/backends/local/bounded_read.ts";
 

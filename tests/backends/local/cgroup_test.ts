@@ -7,11 +7,11 @@
 import { pathExists } from "../../mcp/_jobs_helpers.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { CgroupHost, sweepStale } from "../../../lib/backends/local/cgroup.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const v2Test = testNeeding("proc", "cgroup-v2");
-const v1Test = testNeeding("proc", "cgroup-v1");
-const procTest = testNeeding("proc");
+const v2Test = needing("proc", "cgroup-v2");
+const v1Test = needing("proc", "cgroup-v1");
+const procTest = needing("proc");
 
 const REAL_MOUNTINFO = Deno.build.os === "linux" ? readText("/proc/self/mountinfo") : "";
 const REAL_CGROUP = Deno.build.os === "linux" ? readText("/proc/self/cgroup") : "";
@@ -63,7 +63,7 @@ async function roundTrip(host: CgroupHost, kind: string): Promise<void> {
   assert(!pathExists(dir.slice(0, dir.lastIndexOf("/"))), "the server's cgroup left behind");
 }
 
-v2Test(
+Deno.test(v2Test(
   "a writable cgroup v2 subtree is chosen; a job's cgroup is made, killed at once, removed",
   async () => {
     const host = new CgroupHost({ requested: "cgroup-v2" });
@@ -72,15 +72,17 @@ v2Test(
     assertStringIncludes(state.line, "containment: cgroup v2 (writable subtree) under /");
     await roundTrip(host, "cgroup-v2");
   },
+));
+
+Deno.test(
+  v1Test("cgroup v1 freezer: a job's cgroup is frozen, killed, thawed, removed", async () => {
+    const host = new CgroupHost({ requested: "cgroup-v1" });
+    assertEquals((await host.containment()).choice.label, "cgroup v1 freezer");
+    await roundTrip(host, "cgroup-v1");
+  }),
 );
 
-v1Test("cgroup v1 freezer: a job's cgroup is frozen, killed, thawed, removed", async () => {
-  const host = new CgroupHost({ requested: "cgroup-v1" });
-  assertEquals((await host.containment()).choice.label, "cgroup v1 freezer");
-  await roundTrip(host, "cgroup-v1");
-});
-
-procTest(
+Deno.test(procTest(
   "with no cgroup hierarchy the process tree holds the jobs, and the log line says why",
   async () => {
     const host = new CgroupHost({
@@ -104,9 +106,9 @@ procTest(
     const setup = await host.prepare(instance(), "1-1");
     assertEquals({ kind: setup.kind, dirs: setup.dirs }, { kind: "process-tree", dirs: [] });
   },
-);
+));
 
-v1Test(
+Deno.test(v1Test(
   "a cgroup2 mount that is no cgroup (no cgroup.kill) falls to v1 freezer, saying so",
   async () => {
     await using fake = {
@@ -127,9 +129,9 @@ v1Test(
     );
     assertEquals([...Deno.readDirSync(fake.path)], [], "the probe cleaned up");
   },
-);
+));
 
-v2Test(
+Deno.test(v2Test(
   "a job cgroup that cannot be made gives that job the process tree, and says why",
   async () => {
     const host = new CgroupHost({ requested: "cgroup-v2" });
@@ -146,30 +148,35 @@ v2Test(
       Deno.removeSync(parent);
     }
   },
+));
+
+Deno.test(
+  v2Test(
+    "--job-pids goes on a hierarchy with the pids controller; pids.max is written",
+    async () => {
+      const host = new CgroupHost({ requested: "cgroup-v2", limits: { pids: 33 } });
+      const state = await host.containment();
+      const placed = state.limits.placed;
+      if (placed.length === 0) {
+        // This machine has no usable pids controller: the line says so, and jobs still start.
+        assertStringIncludes(state.line, "--job-pids 33 is not enforced");
+        return;
+      }
+      assertStringIncludes(state.line, "job limits: pids.max 33 processes");
+      const id = instance();
+      const setup = await host.prepare(id, "1-1");
+      try {
+        assertEquals(setup.note, undefined);
+        const file = setup.dirs.map((d) => `${d}/pids.max`).find(pathExists)!;
+        assertEquals(readText(file).trim(), "33");
+      } finally {
+        await host.remove(setup.dirs);
+      }
+    },
+  ),
 );
 
-v2Test("--job-pids goes on a hierarchy with the pids controller; pids.max is written", async () => {
-  const host = new CgroupHost({ requested: "cgroup-v2", limits: { pids: 33 } });
-  const state = await host.containment();
-  const placed = state.limits.placed;
-  if (placed.length === 0) {
-    // This machine has no usable pids controller: the line says so, and jobs still start.
-    assertStringIncludes(state.line, "--job-pids 33 is not enforced");
-    return;
-  }
-  assertStringIncludes(state.line, "job limits: pids.max 33 processes");
-  const id = instance();
-  const setup = await host.prepare(id, "1-1");
-  try {
-    assertEquals(setup.note, undefined);
-    const file = setup.dirs.map((d) => `${d}/pids.max`).find(pathExists)!;
-    assertEquals(readText(file).trim(), "33");
-  } finally {
-    await host.remove(setup.dirs);
-  }
-});
-
-v2Test(
+Deno.test(v2Test(
   "--job-memory where no memory controller can be used is not enforced, and said",
   async () => {
     const mountinfo = REAL_MOUNTINFO.split("\n").filter((l) => !/ - cgroup .*memory/.test(l))
@@ -187,27 +194,29 @@ v2Test(
     assertEquals(setup.kind, "cgroup-v2");
     await host.remove(setup.dirs);
   },
+));
+
+Deno.test(
+  procTest("accepted: only the job's own cgroup under a cgroup mount, never another's", () => {
+    const host = new CgroupHost();
+    const mount = /\S+ \S+ \S+ \/ (\S+) \S+.* - cgroup2? /.exec(REAL_MOUNTINFO)?.[1];
+    if (mount === undefined) return;
+    const cookie = "0123456789abcdef/42-1";
+    const own = `${mount}/anchorfs-0123456789abcdef/job-42-1`;
+    assertEquals(host.accepted([own], cookie), [own]);
+    assertEquals(
+      host.accepted(
+        [`${mount}/system.slice`, mount, `/tmp/anchorfs-0123456789abcdef/job-42-1`],
+        cookie,
+      ),
+      [],
+    );
+    assertEquals(host.accepted([own], "fedcba9876543210/42-1"), []);
+    assertEquals(host.accepted(undefined, cookie), []);
+  }),
 );
 
-procTest("accepted: only the job's own cgroup under a cgroup mount, never another's", () => {
-  const host = new CgroupHost();
-  const mount = /\S+ \S+ \S+ \/ (\S+) \S+.* - cgroup2? /.exec(REAL_MOUNTINFO)?.[1];
-  if (mount === undefined) return;
-  const cookie = "0123456789abcdef/42-1";
-  const own = `${mount}/anchorfs-0123456789abcdef/job-42-1`;
-  assertEquals(host.accepted([own], cookie), [own]);
-  assertEquals(
-    host.accepted(
-      [`${mount}/system.slice`, mount, `/tmp/anchorfs-0123456789abcdef/job-42-1`],
-      cookie,
-    ),
-    [],
-  );
-  assertEquals(host.accepted([own], "fedcba9876543210/42-1"), []);
-  assertEquals(host.accepted(undefined, cookie), []);
-});
-
-v2Test(
+Deno.test(v2Test(
   "the probe removes what dead anchorfs processes left: probe cgroups and their jobs' empty cgroups",
   async () => {
     const base = (await new CgroupHost({ requested: "cgroup-v2" }).containment()).where!;
@@ -234,4 +243,4 @@ v2Test(
       }
     }
   },
-);
+));

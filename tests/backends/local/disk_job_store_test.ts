@@ -8,10 +8,10 @@ import { spawnShell } from "../../../lib/backends/local/process_runner.ts";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { jobStoreContract } from "../_job_store_contract.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const test = testNeeding("posix-fs");
-const needsBash = testNeeding("bash");
+const needs = needing("posix-fs");
+const needsBash = needing("bash");
 
 Deno.test("the disk job store meets the JobStore contract", async (t) => {
   await using dir = await tempDir();
@@ -20,30 +20,32 @@ Deno.test("the disk job store meets the JobStore contract", async (t) => {
 
 const modeOf = async (path: string) => (await Deno.stat(path)).mode! & 0o777;
 
-test("job files are 0600 in 0700 directories, and a wider jobs dir is narrowed", async () => {
-  await using dir = await tempDir();
-  await Deno.mkdir(`${dir.path}/state/jobs`, { recursive: true });
-  await Deno.chmod(`${dir.path}/state/jobs`, 0o755);
-  const store = new DiskJobStore(`${dir.path}/state`, Deno.pid);
-  assertEquals(await store.reserve("1-1"), true);
-  const paths = store.paths("1-1");
-  await store.requestKill("1-1");
-  // A command line too long for argv goes to a script file next to the log.
-  const command = `: ${"x".repeat(70 * 1024)}; echo done`;
-  await spawnShell({ command, cwd: dir.path, logPath: paths.log, scriptPath: paths.script });
-  // The child is detached and unreferenced: wait for its output, not for its exit event.
-  for (let i = 0; i < 400 && (await Deno.readTextFile(paths.log)) !== "done\n"; i++) {
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assertEquals(await modeOf(store.root), 0o700);
-  assertEquals(await modeOf(paths.dir), 0o700);
-  for (const file of [paths.log, paths.killRequest, paths.script]) {
-    assertEquals(await modeOf(file), 0o600, file);
-  }
-  assertEquals(await Deno.readTextFile(paths.log), "done\n");
-});
+Deno.test(
+  needs("job files are 0600 in 0700 directories, and a wider jobs dir is narrowed", async () => {
+    await using dir = await tempDir();
+    await Deno.mkdir(`${dir.path}/state/jobs`, { recursive: true });
+    await Deno.chmod(`${dir.path}/state/jobs`, 0o755);
+    const store = new DiskJobStore(`${dir.path}/state`, Deno.pid);
+    assertEquals(await store.reserve("1-1"), true);
+    const paths = store.paths("1-1");
+    await store.requestKill("1-1");
+    // A command line too long for argv goes to a script file next to the log.
+    const command = `: ${"x".repeat(70 * 1024)}; echo done`;
+    await spawnShell({ command, cwd: dir.path, logPath: paths.log, scriptPath: paths.script });
+    // The child is detached and unreferenced: wait for its output, not for its exit event.
+    for (let i = 0; i < 400 && (await Deno.readTextFile(paths.log)) !== "done\n"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assertEquals(await modeOf(store.root), 0o700);
+    assertEquals(await modeOf(paths.dir), 0o700);
+    for (const file of [paths.log, paths.killRequest, paths.script]) {
+      assertEquals(await modeOf(file), 0o600, file);
+    }
+    assertEquals(await Deno.readTextFile(paths.log), "done\n");
+  }),
+);
 
-needsBash(
+Deno.test(needsBash(
   "the cap cuts a log a child appends to through its own fd, and counts the drop",
   async () => {
     await using dir = await tempDir();
@@ -72,7 +74,7 @@ needsBash(
     assertStringIncludes(text, "[anchorfs: output passed the log cap");
     assert(text.endsWith("LAST\n"));
   },
-);
+));
 
 Deno.test("records and logs are files other processes read: record.json and output.log", async () => {
   await using dir = await tempDir();

@@ -1,10 +1,13 @@
+// fast_dir.ts (getdents64 through FFI): lists what Deno.readDirSync lists on real directories,
+// leaves errors to the usual listing, and reads a huge directory in steps with turns between.
+
 import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 import { fastListDir, fastListDirInTurns } from "../../../lib/backends/local/fast_dir.ts";
 import type { DirEntry } from "../../../lib/ops/file_backend.ts";
 
-const needsPosixFs = testNeeding("posix-fs");
+const needsPosixFs = needing("posix-fs");
 
 function viaDeno(path: string): DirEntry[] {
   return [...Deno.readDirSync(path)].map((e) => ({
@@ -15,7 +18,7 @@ function viaDeno(path: string): DirEntry[] {
 
 const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : 1);
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "fastListDir lists what Deno.readDirSync lists, over many reads of entries",
   async () => {
     await using dir = await tempDir();
@@ -42,7 +45,7 @@ needsPosixFs(
     assertEquals(fast.find((e) => e.name === "pipe")?.type, "other");
     assertEquals(fastListDir(`${dir.path}/sub`), [{ name: "inner.txt", type: "file" }]);
   },
-);
+));
 
 Deno.test("fastListDir leaves errors to the usual listing (null)", async () => {
   await using dir = await tempDir();
@@ -55,7 +58,7 @@ Deno.test("fastListDir leaves errors to the usual listing (null)", async () => {
   assert(listed === null || listed.length === 0);
 });
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "fastListDirInTurns reads a huge directory in steps with turns between, and lists the same",
   async () => {
     await using dir = await tempDir();
@@ -81,4 +84,4 @@ needsPosixFs(
     await fastListDirInTurns(`${dir.path}/..`, () => Promise.resolve(small++), 1000);
     assertEquals(small, 0);
   },
-);
+));

@@ -1,11 +1,14 @@
+// LocalBackend on real disk: the FileBackend contract, the content check of a write, temp files
+// of dead writers cleaned (live ones and remote ones kept), fsyncs, and the other local rules.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const test = testNeeding("posix-fs");
+const needs = needing("posix-fs");
 
 Deno.test("the local backend meets the FileBackend contract", async (t) => {
   await using dir = await tempDir();
@@ -70,21 +73,28 @@ Deno.test("a recent temp file of a remote (SFTP) writer is kept: its pid is anot
   assertEquals((await Deno.stat(remote)).isFile, true);
 });
 
-test("local reads refuse a FIFO and a device before opening them, naming what they are", async () => {
-  await using dir = await tempDir();
-  const fifo = `${dir.path}/pipe`;
-  assert((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
-  const backend = new LocalBackend();
-  assertEquals((await backend.stat(fifo))?.special, "fifo");
-  assertEquals((await backend.stat("/dev/null"))?.special, "character device");
-  for (const read of [() => backend.readFile(fifo), () => backend.readRange("/dev/zero", 0, 10)]) {
-    const e = await read().then(() => null, (e) => e);
-    assert(e instanceof AnchorError && e.code === "NOT_A_REGULAR_FILE", String(e));
-  }
-  const got = [];
-  for await (const item of backend.readFiles([fifo])) got.push(item);
-  assert(got[0]?.error instanceof AnchorError);
-});
+Deno.test(
+  needs(
+    "local reads refuse a FIFO and a device before opening them, naming what they are",
+    async () => {
+      await using dir = await tempDir();
+      const fifo = `${dir.path}/pipe`;
+      assert((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+      const backend = new LocalBackend();
+      assertEquals((await backend.stat(fifo))?.special, "fifo");
+      assertEquals((await backend.stat("/dev/null"))?.special, "character device");
+      for (
+        const read of [() => backend.readFile(fifo), () => backend.readRange("/dev/zero", 0, 10)]
+      ) {
+        const e = await read().then(() => null, (e) => e);
+        assert(e instanceof AnchorError && e.code === "NOT_A_REGULAR_FILE", String(e));
+      }
+      const got = [];
+      for await (const item of backend.readFiles([fifo])) got.push(item);
+      assert(got[0]?.error instanceof AnchorError);
+    },
+  ),
+);
 
 Deno.test("local readFiles with headBytes reads a head and reports the full size", async () => {
   await using dir = await tempDir();

@@ -1,3 +1,6 @@
+// Listings with the worker pool (parallel_scan.ts) on a real tree: the workers start after the
+// first listing, and stopped or cancelled workers leave the same rows as none.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
@@ -10,9 +13,9 @@ import { Locations } from "../../../lib/ops/location.ts";
 import { createSession } from "../../../lib/ops/session.ts";
 import type { ViewArgs } from "../../../lib/ops/view.ts";
 import { viewText } from "../../ops/_view_text.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const needsPosixFs = testNeeding("posix-fs");
+const needsPosixFs = needing("posix-fs");
 
 /** More files than the listing shows (so the count past the rows runs too), of every kind. */
 function tree(): Record<string, string | Uint8Array> {
@@ -97,7 +100,7 @@ function lister(backend: FileBackend, root: string) {
     });
 }
 
-needsPosixFs(
+Deno.test(needsPosixFs(
   "a listing read on a worker is the text read on its own thread, files changed mid-walk included",
   async () => {
     await using dir = await tempDir();
@@ -157,7 +160,7 @@ needsPosixFs(
       await scanner.close();
     }
   },
-);
+));
 
 Deno.test("a listing does not start the workers; one starts soon after for the next one", async () => {
   await using dir = await tempDir();

@@ -1,3 +1,7 @@
+// The search worker pool (parallel_scan.ts) with real worker threads on real files: concurrent,
+// stopped, cancelled and restarted searches give the results each gives alone; a stuck worker is
+// ended after the grace.
+
 import { assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";

@@ -1,3 +1,6 @@
+// write_lock.ts: the folder flock between real processes and within one, the nearest existing
+// folder for a new file, and the lock style per platform.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import {
   LocalWriteLocks,
@@ -7,7 +10,7 @@ import {
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { denoDir } from "../../faults/_writers.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
 const HOLDER = new URL("./_hold_lock.ts", import.meta.url).pathname;
 
@@ -114,22 +117,24 @@ Deno.test("folder lock: in one process, other files of a held folder run side by
   assertEquals([...Deno.readDirSync(dir.path)], [], "nothing made in the folder");
 });
 
-testNeeding("signals")(
-  "beside lock: a lock file left by a holder killed with SIGKILL is taken and removed by the next",
-  async () => {
-    await using dir = await tempDir();
-    const path = `${dir.path}/held.txt`;
-    const holder = await holdElsewhere(path, "beside", {});
-    holder.child.kill("SIGKILL");
-    await holder.child.status;
-    await holder.child.stdout.cancel();
-    await holder.child.stdin.close().catch(() => {});
-    const left = [...Deno.readDirSync(dir.path)].map((e) => e.name);
-    assertEquals(left, [".held.txt.anchorfs-lock"]);
-    const locks = new LocalWriteLocks({ style: "beside", waitMs: 1_000 });
-    assertEquals(await locks.run(path, () => Promise.resolve("taken")), "taken");
-    assertEquals([...Deno.readDirSync(dir.path)], []);
-  },
+Deno.test(
+  needing("signals")(
+    "beside lock: a lock file left by a holder killed with SIGKILL is taken and removed by the next",
+    async () => {
+      await using dir = await tempDir();
+      const path = `${dir.path}/held.txt`;
+      const holder = await holdElsewhere(path, "beside", {});
+      holder.child.kill("SIGKILL");
+      await holder.child.status;
+      await holder.child.stdout.cancel();
+      await holder.child.stdin.close().catch(() => {});
+      const left = [...Deno.readDirSync(dir.path)].map((e) => e.name);
+      assertEquals(left, [".held.txt.anchorfs-lock"]);
+      const locks = new LocalWriteLocks({ style: "beside", waitMs: 1_000 });
+      assertEquals(await locks.run(path, () => Promise.resolve("taken")), "taken");
+      assertEquals([...Deno.readDirSync(dir.path)], []);
+    },
+  ),
 );
 
 /** A launcher under which root cannot read a folder of mode 0333 (capabilities dropped). */
@@ -141,42 +146,44 @@ const NO_READ = Deno.uid() === 0
   ]
   : [];
 
-testNeeding("posix-fs")(
-  "a folder this process cannot read is not flocked: it locks a file beside the target",
-  async (t) => {
-    await using dir = await tempDir();
-    await Deno.mkdir(`${dir.path}/wx`);
-    await Deno.chmod(`${dir.path}/wx`, 0o333);
-    try {
-      const probe = await new Deno.Command(NO_READ[0] ?? "ls", {
-        args: [...NO_READ.slice(1), ...(NO_READ.length > 0 ? ["ls"] : []), `${dir.path}/wx`],
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      if (probe.success) {
-        await t.step({
-          name: "skipped: this user reads a 0333 folder anyway",
-          ignore: true,
-          fn() {},
-        });
-        return;
-      }
-      const holder = await holdElsewhere(`${dir.path}/wx/held.txt`, "", {}, NO_READ);
+Deno.test(
+  needing("posix-fs")(
+    "a folder this process cannot read is not flocked: it locks a file beside the target",
+    async (t) => {
+      await using dir = await tempDir();
+      await Deno.mkdir(`${dir.path}/wx`);
+      await Deno.chmod(`${dir.path}/wx`, 0o333);
       try {
+        const probe = await new Deno.Command(NO_READ[0] ?? "ls", {
+          args: [...NO_READ.slice(1), ...(NO_READ.length > 0 ? ["ls"] : []), `${dir.path}/wx`],
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        if (probe.success) {
+          await t.step({
+            name: "skipped: this user reads a 0333 folder anyway",
+            ignore: true,
+            fn() {},
+          });
+          return;
+        }
+        const holder = await holdElsewhere(`${dir.path}/wx/held.txt`, "", {}, NO_READ);
+        try {
+          await Deno.chmod(`${dir.path}/wx`, 0o755);
+          assertEquals([...Deno.readDirSync(`${dir.path}/wx`)].map((e) => e.name), [
+            ".held.txt.anchorfs-lock",
+          ]);
+          await Deno.chmod(`${dir.path}/wx`, 0o333);
+        } finally {
+          await holder.release();
+        }
         await Deno.chmod(`${dir.path}/wx`, 0o755);
-        assertEquals([...Deno.readDirSync(`${dir.path}/wx`)].map((e) => e.name), [
-          ".held.txt.anchorfs-lock",
-        ]);
-        await Deno.chmod(`${dir.path}/wx`, 0o333);
+        assertEquals([...Deno.readDirSync(`${dir.path}/wx`)], []);
       } finally {
-        await holder.release();
+        await Deno.chmod(`${dir.path}/wx`, 0o755);
       }
-      await Deno.chmod(`${dir.path}/wx`, 0o755);
-      assertEquals([...Deno.readDirSync(`${dir.path}/wx`)], []);
-    } finally {
-      await Deno.chmod(`${dir.path}/wx`, 0o755);
-    }
-  },
+    },
+  ),
 );
 
 Deno.test("lockStyleFor: a folder's flock everywhere but Windows, which locks a file beside the target", () => {

@@ -1,3 +1,5 @@
+// The in-memory backend meets the shared FileBackend contract (tests/backends/_contract.ts).
+
 import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
 import { backendContract } from "../_contract.ts";
 

@@ -1,3 +1,6 @@
+// The in-memory job store meets the shared JobStore contract
+// (tests/backends/_job_store_contract.ts).
+
 import { MemoryJobStore } from "../../../lib/backends/memory/memory_job_store.ts";
 import { jobStoreContract } from "../_job_store_contract.ts";
 

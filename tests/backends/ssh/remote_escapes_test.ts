@@ -15,10 +15,10 @@ import {
   uniqueMarker,
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 import { ESCAPES, escapesCommand } from "../../faults/_escapes.ts";
 
-const test = testNeeding("sshd", "bash", "proc", "signals", "cgroup-v2");
+const needs = needing("sshd", "bash", "proc", "signals", "cgroup-v2");
 
 type EndPath = "kill" | "end" | "server SIGTERM" | "server kill -9 + restart";
 
@@ -54,51 +54,67 @@ async function endBy(
 }
 
 for (const path of ["kill", "end", "server SIGTERM", "server kill -9 + restart"] as const) {
-  test(`remote escapes: ${path} leaves no process on the host and no byte after the end`, async () => {
-    const world = await createSshWorld({
-      config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
-    });
-    await using _world = world;
-    const env = world.env({ SSH_AUTH_SOCK: "" });
-    await using remote = await tempDir("anchorfs-rescape-");
-    await using local = await tempDir("anchorfs-rescape-local-");
-    await using state = await tempDir("anchorfs-rescape-state-");
-    const args = ["--path", local.path, "--state-dir", state.path, "--foreground-window", "0.3"];
-    const start = () => startServer({ client: "v2", args, env });
-    const server = await start();
-    let next: TestServer | undefined;
-    const markers = Object.fromEntries(Object.keys(ESCAPES).map((n) => [n, uniqueMarker()]));
-    try {
-      const { command, readies } = escapesCommand(markers, remote.path, path === "end");
-      const r = await server.call("shell", { command, cwd: `ssh://box${remote.path}` });
-      const id = /job (\d+-\d+)/.exec(r.text)?.[1];
-      assert(id, r.text);
-      if (path !== "end") {
-        assert(await eventually(() => readies.every(pathExists), 20_000), "escapes did not start");
-      }
-      next = await endBy(path, server, id, start);
-      assert(
-        await eventually(() => readRecord(state.path, id).status !== "running", 20_000),
-        "the job never ended",
-      );
-      const record = readRecord(state.path, id);
-      const log = `${state.path}/jobs/${id}/output.log`;
-      const atEnd = Deno.statSync(log).size;
-      const left = () => Object.entries(markers).filter(([, m]) => livePidsMatching(m).length > 0);
-      assert(
-        await eventually(() => left().length === 0, 15_000),
-        `left: ${left().map(([n]) => n)}`,
-      );
-      await new Promise((r) => setTimeout(r, 400));
-      assertEquals(Deno.statSync(log).size, atEnd, "the log grew after the end");
-      // A server killed -9 never learned how its job was held; the others recorded it.
-      if (path !== "server kill -9 + restart") {
-        assertStringIncludes(record.containment ?? "", "cgroup v2 on the host (");
-      }
-    } finally {
-      killLeft(markers);
-      await next?.close();
-      await server.close().catch(() => {});
-    }
-  });
+  Deno.test(
+    needs(
+      `remote escapes: ${path} leaves no process on the host and no byte after the end`,
+      async () => {
+        const world = await createSshWorld({
+          config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
+        });
+        await using _world = world;
+        const env = world.env({ SSH_AUTH_SOCK: "" });
+        await using remote = await tempDir("anchorfs-rescape-");
+        await using local = await tempDir("anchorfs-rescape-local-");
+        await using state = await tempDir("anchorfs-rescape-state-");
+        const args = [
+          "--path",
+          local.path,
+          "--state-dir",
+          state.path,
+          "--foreground-window",
+          "0.3",
+        ];
+        const start = () => startServer({ client: "v2", args, env });
+        const server = await start();
+        let next: TestServer | undefined;
+        const markers = Object.fromEntries(Object.keys(ESCAPES).map((n) => [n, uniqueMarker()]));
+        try {
+          const { command, readies } = escapesCommand(markers, remote.path, path === "end");
+          const r = await server.call("shell", { command, cwd: `ssh://box${remote.path}` });
+          const id = /job (\d+-\d+)/.exec(r.text)?.[1];
+          assert(id, r.text);
+          if (path !== "end") {
+            assert(
+              await eventually(() => readies.every(pathExists), 20_000),
+              "escapes did not start",
+            );
+          }
+          next = await endBy(path, server, id, start);
+          assert(
+            await eventually(() => readRecord(state.path, id).status !== "running", 20_000),
+            "the job never ended",
+          );
+          const record = readRecord(state.path, id);
+          const log = `${state.path}/jobs/${id}/output.log`;
+          const atEnd = Deno.statSync(log).size;
+          const left = () =>
+            Object.entries(markers).filter(([, m]) => livePidsMatching(m).length > 0);
+          assert(
+            await eventually(() => left().length === 0, 15_000),
+            `left: ${left().map(([n]) => n)}`,
+          );
+          await new Promise((r) => setTimeout(r, 400));
+          assertEquals(Deno.statSync(log).size, atEnd, "the log grew after the end");
+          // A server killed -9 never learned how its job was held; the others recorded it.
+          if (path !== "server kill -9 + restart") {
+            assertStringIncludes(record.containment ?? "", "cgroup v2 on the host (");
+          }
+        } finally {
+          killLeft(markers);
+          await next?.close();
+          await server.close().catch(() => {});
+        }
+      },
+    ),
+  );
 }

@@ -14,13 +14,13 @@ import {
   uniqueMarker,
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 import { NO_BASH_NOTE, NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 import { NO_CGROUP_VAR } from "../../../lib/backends/ssh/remote_cgroup.ts";
 
-const sshTest = testNeeding("sshd", "bash", "proc");
+const sshTest = needing("sshd", "bash", "proc");
 /** The host without bash is a PATH of symlinks. */
-const sshFsTest = testNeeding("sshd", "bash", "proc", "posix-fs");
+const sshFsTest = needing("sshd", "bash", "proc", "posix-fs");
 
 async function remoteWorld(
   options: { maxSessions?: number; noProc?: boolean; noCgroup?: boolean } = {},
@@ -52,7 +52,7 @@ function killMatching(marker: string): void {
   }
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: more jobs than the host's MaxSessions run at once; kill, view and the rest go on",
   async () => {
     // OpenSSH's default: 10 channels per connection. The file tools hold two (SFTP, helper).
@@ -93,10 +93,10 @@ sshTest(
     }
     assert(await eventually(() => livePidsMatching(marker).length === 0), "a job survived");
   },
-);
+));
 
 for (const noProc of [false, true]) {
-  sshTest(
+  Deno.test(sshTest(
     `remote shell${noProc ? " without /proc (ps)" : ""}: a kill takes children that dropped ` +
       "the cookie and left the group",
     async () => {
@@ -127,10 +127,10 @@ for (const noProc of [false, true]) {
         killMatching(marker);
       }
     },
-  );
+  ));
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a process the job cannot recognise holding its output does not keep it running",
   async () => {
     // The limit exists only where the host gives the job no cgroup.
@@ -159,9 +159,9 @@ sshTest(
       killMatching(marker);
     }
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: where the host gives the job a cgroup, the same stray process ends with the job",
   async () => {
     const { world, env } = await remoteWorld();
@@ -198,9 +198,9 @@ sshTest(
       killMatching(marker);
     }
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a refused read names the file on the host (ssh:// paths), not a local path",
   async () => {
     const { world, env } = await remoteWorld();
@@ -218,9 +218,9 @@ sshTest(
     const view = await s.server.call("view", { path: `ssh://box${remote.path}/notes.txt` });
     assertStringIncludes(view.text, "remote notes");
   },
-);
+));
 
-sshFsTest(
+Deno.test(sshFsTest(
   "remote shell on a host without bash: the command runs with sh, and the log says so first",
   async () => {
     // A PATH (sshd's SetEnv) with what the job's wrapper uses, but no bash.
@@ -251,9 +251,9 @@ sshFsTest(
     assertStringIncludes(r.text, NO_BASH_NOTE);
     assertStringIncludes(r.text, "[[: not found");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a job lost with its host unreachable says so, and a later kill stops it there",
   async () => {
     const { world, env } = await remoteWorld();
@@ -290,4 +290,4 @@ sshTest(
       killMatching(marker);
     }
   },
-);
+));

@@ -8,14 +8,14 @@ import { shellQuote } from "../../../lib/core/shell/shell_quote.ts";
 import { assertEquals, assertMatch, assertStringIncludes } from "../../_assert.ts";
 import { runCliProcess, tempDir } from "../../_harness.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { type JobRecord, startRecord } from "../../../lib/core/jobs/job_state.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { parseRemoteUrl } from "../../../lib/core/ssh/remote_url.ts";
 
-const sshTest = testNeeding("sshd");
+const sshTest = needing("sshd");
 
 /** A pid no process has any more (a child that has exited and been reaped). */
 async function deadPid(): Promise<number> {
@@ -76,7 +76,7 @@ function hostsConfig(sshdPort: number, silentPort: number, closed: number): stri
     `Host shut\n  HostName 127.0.0.1\n  Port ${closed}\n`;
 }
 
-sshTest(
+Deno.test(sshTest(
   "anchorfs jobs list does not wait for hosts that do not answer: it marks their jobs and exits",
   async () => {
     using silent = silentPort();
@@ -112,9 +112,9 @@ sshTest(
     // Listing changed nothing it could not check.
     for (const id of [onHang, onShut]) assertEquals((await store.read(id))?.status, "running");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "jobs list settles a reachable host's job while another host does not answer",
   async () => {
     using silent = silentPort();
@@ -148,4 +148,4 @@ sshTest(
       await pool.close();
     }
   },
-);
+));

@@ -13,7 +13,7 @@ import {
   uniqueMarker,
 } from "../../mcp/_jobs_helpers.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
@@ -21,7 +21,7 @@ import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
 import { NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 
-const sshTest = testNeeding("sshd", "bash", "proc");
+const sshTest = needing("sshd", "bash", "proc");
 
 async function remoteJobsWorld(extraEnv: Record<string, string> = {}) {
   const world = await createSshWorld({
@@ -90,7 +90,7 @@ function alive(pid: number): boolean {
   }
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a short command runs in the ssh:// directory and returns its tail",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -114,9 +114,9 @@ sshTest(
     assertEquals(record.exitCode, 3);
     assert(record.host.includes("127.0.0.1"), record.host);
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a long command is promoted, notifies on its end, and jobs read/wait follow it",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -137,9 +137,9 @@ sshTest(
     assertStringIncludes(done.text, "succeeded (exit 0)");
     assertStringIncludes(done.text, "begun\nfinished");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: kill takes the remote tree (group and escaped processes); duplicates are refused",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -175,9 +175,9 @@ sshTest(
     assert(await eventually(() => pids.every((p) => !alive(p))), "a remote process survived kill");
     assertEquals((await readRecord(s.stateDir, id)).status, "killed");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: output past the log cap is dropped, the tail kept, the job output_capped",
   async () => {
     const { world, env } = await remoteJobsWorld({ ANCHORFS_JOB_LOG_CAP: "200000" });
@@ -198,9 +198,9 @@ sshTest(
     const size = (await Deno.stat(`${s.stateDir}/jobs/${id}/output.log`)).size;
     assert(size <= 200_000 + 1024, `log is ${size} bytes`);
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a dropped connection makes the job lost with the reason; it is not rerun",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -243,9 +243,9 @@ sshTest(
     );
     assertEquals(await Deno.readTextFile(`${remote.path}/runs.txt`), "started\n");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: what the command leaves running ends with it, and the result says so",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -263,7 +263,7 @@ sshTest(
     assertLeftNamed(r.text, pid);
     assert(await eventually(() => !alive(pid)), "the left-behind process survived");
   },
-);
+));
 
 /** Two servers on one state dir (two agent sessions), both able to reach `box`. */
 async function twoServers(env: Record<string, string>) {
@@ -301,7 +301,7 @@ function childPids(dir: string): number[] | undefined {
   }
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a kill from another server takes the remote group over its own connection",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -337,9 +337,9 @@ sshTest(
     const read = await first.call("jobs", { action: "read", id });
     assertStringIncludes(read.text, "KILLED");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: `anchorfs jobs kill` from a terminal stops another server's remote job",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -360,9 +360,9 @@ sshTest(
     await s.updated(`anchorfs://jobs/${id}`);
     assertEquals((await readRecord(s.stateDir, id)).status, "killed");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: kill -9 of the server ends its remote job there; the next server records it lost",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -404,7 +404,7 @@ sshTest(
     // It never ran twice.
     assertEquals(livePidsMatching(marker).length, 0);
   },
-);
+));
 
 /** Parent pid and state of a process, from /proc. */
 function statOf(pid: number): { ppid: number; state: string } | undefined {
@@ -417,7 +417,7 @@ function statOf(pid: number): { ppid: number; state: string } | undefined {
   }
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a restarted server stops a dead server's remote job that still runs, over its own connection",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -466,9 +466,9 @@ sshTest(
     const read = await next.call("jobs", { action: "read", id });
     assertStringIncludes(read.text.toLowerCase(), "lost");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "agent jobs (HTTP sessions): a job started through one agent's view runs on the host",
   async () => {
     const { world } = await remoteJobsWorld();
@@ -499,9 +499,9 @@ sshTest(
       await pool.close();
     }
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a kill from elsewhere that cannot reach the host says so; the job runs on",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -540,9 +540,9 @@ sshTest(
     assertStringIncludes(killed.text, "KILLED on request");
     assert(await eventually(() => livePidsMatching(marker).length === 0), "remote job survived");
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: a file too big to view suggests shell calls that run on its host, path quoted",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -577,7 +577,7 @@ sshTest(
       assertStringIncludes(ran.text, String((await Deno.stat(file)).size));
     }
   },
-);
+));
 
 /**
  * A host whose sessions all carry ANCHORFS_NO_PROC=1 (sshd's SetEnv): the remote side finds a
@@ -593,7 +593,7 @@ async function psOnlyWorld() {
   return { world, env: world.env({ SSH_AUTH_SOCK: "" }) };
 }
 
-sshTest(
+Deno.test(sshTest(
   "remote shell without /proc (ps): a kill takes the group and the process that left it",
   async () => {
     const { world, env } = await psOnlyWorld();
@@ -620,9 +620,9 @@ sshTest(
     );
     assertEquals(livePidsMatching(marker).length, 0);
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell without /proc (ps): what a finished command left running is ended and named",
   async () => {
     const { world, env } = await psOnlyWorld();
@@ -641,9 +641,9 @@ sshTest(
     assert(await eventually(() => !alive(pid)), "the left-behind process survived");
     assertEquals(livePidsMatching(marker).length, 0);
   },
-);
+));
 
-sshTest(
+Deno.test(sshTest(
   "remote shell: the grep a FILE_TOO_LARGE hint names for an ssh:// file runs on that host",
   async () => {
     const { world, env } = await remoteJobsWorld();
@@ -665,4 +665,4 @@ sshTest(
     assertEquals(grep.isError, false, grep.text);
     assertStringIncludes(grep.text, "1001:needle TEXT");
   },
-);
+));

@@ -4,12 +4,12 @@
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { REPO_ROOT, startServer, tempDir, writeTree } from "../../_harness.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const sshTest = testNeeding("sshd", "posix-fs");
+const sshTest = needing("sshd", "posix-fs");
 const SAMPLE = await Deno.readTextFile(`${REPO_ROOT}/tests/fixtures/outline/sample.go`);
 
-sshTest("outline, symbol and the map of ssh:// files are parsed locally", async () => {
+Deno.test(sshTest("outline, symbol and the map of ssh:// files are parsed locally", async () => {
   const world = await createSshWorld({
     config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
   });
@@ -54,4 +54,4 @@ sshTest("outline, symbol and the map of ssh:// files are parsed locally", async 
   assertEquals(map.isError, false, map.text);
   assertStringIncludes(map.text, `\n${url} (39 lines): constant MaxJobs 7,`);
   assertEquals(map.text.includes("vendor"), false, map.text);
-});
+}));

@@ -7,9 +7,9 @@ import { renderLine } from "../../../lib/core/edit/line_id.ts";
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../../_assert.ts";
 import { CLIENT_KINDS, runCliProcess, startServer, tempDir, writeTree } from "../../_harness.ts";
 import { createSshWorld } from "./_sshd.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const sshTest = testNeeding("sshd", "posix-fs");
+const sshTest = needing("sshd", "posix-fs");
 
 function idIn(text: string, content: string): string {
   for (const l of text.split("\n")) {
@@ -36,7 +36,7 @@ async function remoteWorld() {
 }
 
 for (const kind of CLIENT_KINDS) {
-  sshTest(
+  Deno.test(sshTest(
     `remote files (${kind} client): view, str_replace, batch_edit, extract_lines and undo on ssh:// paths`,
     async () => {
       const { world, env } = await remoteWorld();
@@ -180,9 +180,9 @@ for (const kind of CLIENT_KINDS) {
       const names = [...Deno.readDirSync(`${remote.path}/src`)].map((e) => e.name).sort();
       assertEquals(names, ["app.ts", "util.ts"]);
     },
-  );
+  ));
 
-  sshTest(
+  Deno.test(sshTest(
     `remote session root (${kind} client): --path ssh://box/dir makes relative paths remote`,
     async () => {
       const { world, env } = await remoteWorld();
@@ -212,10 +212,10 @@ for (const kind of CLIENT_KINDS) {
       const wd = await server.call("workdir", {});
       assertStringIncludes(wd.text, `ssh://box${remote.path}`);
     },
-  );
+  ));
 }
 
-sshTest(
+Deno.test(sshTest(
   "anchorfs mcp --path ssh:// to an unknown alias fails with the SSH error and exits",
   async () => {
     const { world, env } = await remoteWorld();
@@ -228,9 +228,9 @@ sshTest(
     assertStringIncludes(r.stderr, 'Cannot connect to "box"');
     assertStringIncludes(r.stderr, "nothing listens on port 1");
   },
-);
+));
 
-sshTest("the CLI's view and edit accept ssh:// paths", async () => {
+Deno.test(sshTest("the CLI's view and edit accept ssh:// paths", async () => {
   const { world, env } = await remoteWorld();
   await using _world = world;
   await using remote = await tempDir("anchorfs-remote-");
@@ -247,28 +247,30 @@ sshTest("the CLI's view and edit accept ssh:// paths", async () => {
   );
   assertEquals(edited.code, 0, edited.stderr);
   assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 9;");
-});
+}));
 
-sshTest("the server exits when stdin closes and its SSH connections close with it", async () => {
-  const { world, env } = await remoteWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-remote-");
-  const r = await runCliProcess(["mcp", "--path", `ssh://box${remote.path}`], {
-    env: { ...env, PATH: Deno.env.get("PATH") ?? "" },
-    stdin: "",
-  });
-  assertEquals(r.code, 0, r.stderr);
-  // The session root was reached (host key recorded) and no sshd session outlives the server.
-  assertStringIncludes(await Deno.readTextFile(`${world.home}/.ssh/known_hosts`), "[127.0.0.1]:");
-  let sessions = await world.sshd.sessionCount();
-  for (let i = 0; i < 50 && sessions !== 0; i++) {
-    await new Promise((res) => setTimeout(res, 50));
-    sessions = await world.sshd.sessionCount();
-  }
-  assertEquals(sessions, 0, "an sshd session process outlived the server");
-});
+Deno.test(
+  sshTest("the server exits when stdin closes and its SSH connections close with it", async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-remote-");
+    const r = await runCliProcess(["mcp", "--path", `ssh://box${remote.path}`], {
+      env: { ...env, PATH: Deno.env.get("PATH") ?? "" },
+      stdin: "",
+    });
+    assertEquals(r.code, 0, r.stderr);
+    // The session root was reached (host key recorded) and no sshd session outlives the server.
+    assertStringIncludes(await Deno.readTextFile(`${world.home}/.ssh/known_hosts`), "[127.0.0.1]:");
+    let sessions = await world.sshd.sessionCount();
+    for (let i = 0; i < 50 && sessions !== 0; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      sessions = await world.sshd.sessionCount();
+    }
+    assertEquals(sessions, 0, "an sshd session process outlived the server");
+  }),
+);
 
-sshTest(
+Deno.test(sshTest(
   "errors from the remote host name it: a create under a remote file says ssh://box/…",
   async () => {
     const { world, env } = await remoteWorld();
@@ -288,29 +290,34 @@ sshTest(
       assertNotIncludes(r.text, `"${remote.path}/a.txt`);
     }
   },
-);
+));
 
-sshTest("a remote edit through a symlink changes the target and keeps the link", async () => {
-  const { world, env } = await remoteWorld();
-  await using _world = world;
-  await using remote = await tempDir("anchorfs-remote-");
-  await writeTree(remote.path, FIXTURE);
-  await Deno.symlink("src/app.ts", `${remote.path}/app_link.ts`);
-  await Deno.symlink("missing.ts", `${remote.path}/dangling.ts`);
-  const cliEnv = { ...env, PATH: Deno.env.get("PATH") ?? "" };
-  const edited = await runCliProcess(
-    ["edit", `ssh://box${remote.path}/app_link.ts`, "--old", "return 1;", "--new", "return 7;"],
-    { env: cliEnv },
-  );
-  assertEquals(edited.code, 0, edited.stderr);
-  assertStringIncludes(edited.stdout, "(via symlink to");
-  assert((await Deno.lstat(`${remote.path}/app_link.ts`)).isSymlink);
-  assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 7;");
-  const dangling = await runCliProcess(
-    ["edit", `ssh://box${remote.path}/dangling.ts`, "--old", "a", "--new", "b"],
-    { env: cliEnv },
-  );
-  assertEquals(dangling.code, 1, dangling.stdout);
-  assertStringIncludes(dangling.stderr, "does not write through a symlink whose target is missing");
-  assert((await Deno.lstat(`${remote.path}/dangling.ts`)).isSymlink);
-});
+Deno.test(
+  sshTest("a remote edit through a symlink changes the target and keeps the link", async () => {
+    const { world, env } = await remoteWorld();
+    await using _world = world;
+    await using remote = await tempDir("anchorfs-remote-");
+    await writeTree(remote.path, FIXTURE);
+    await Deno.symlink("src/app.ts", `${remote.path}/app_link.ts`);
+    await Deno.symlink("missing.ts", `${remote.path}/dangling.ts`);
+    const cliEnv = { ...env, PATH: Deno.env.get("PATH") ?? "" };
+    const edited = await runCliProcess(
+      ["edit", `ssh://box${remote.path}/app_link.ts`, "--old", "return 1;", "--new", "return 7;"],
+      { env: cliEnv },
+    );
+    assertEquals(edited.code, 0, edited.stderr);
+    assertStringIncludes(edited.stdout, "(via symlink to");
+    assert((await Deno.lstat(`${remote.path}/app_link.ts`)).isSymlink);
+    assertStringIncludes(await Deno.readTextFile(`${remote.path}/src/app.ts`), "  return 7;");
+    const dangling = await runCliProcess(
+      ["edit", `ssh://box${remote.path}/dangling.ts`, "--old", "a", "--new", "b"],
+      { env: cliEnv },
+    );
+    assertEquals(dangling.code, 1, dangling.stdout);
+    assertStringIncludes(
+      dangling.stderr,
+      "does not write through a symlink whose target is missing",
+    );
+    assert((await Deno.lstat(`${remote.path}/dangling.ts`)).isSymlink);
+  }),
+);

@@ -5,7 +5,8 @@
 import { assert, assertEquals } from "../../_assert.ts";
 import { REPO_ROOT } from "../../_harness.ts";
 import { TreeSitterParser } from "../../../lib/backends/tree_sitter/tree_sitter_parser.ts";
-import { type Declaration, languageFor } from "../../../lib/core/outline/mod.ts";
+import type { Declaration } from "../../../lib/core/outline/declaration.ts";
+import { languageFor } from "../../../lib/core/outline/languages.ts";
 
 const parser = new TreeSitterParser();
 
@@ -307,11 +308,13 @@ Deno.test("every TypeScript file of lib/ outlines as Deno's parser reads it (nam
 });
 
 Deno.test("a long parse runs in slices: other work runs meanwhile, two parses do not mix, a stop drops it", async () => {
-  const base = await Deno.readTextFile(`${REPO_ROOT}/scripts/fixtures/large_files/zod/schemas.ts`);
+  const base = await Deno.readTextFile(
+    `${REPO_ROOT}/scripts/bench/fixtures/large_files/zod/schemas.ts`,
+  );
   const ts = languageFor("a.ts")!;
   const py = languageFor("a.py")!;
   const pySource = await Deno.readTextFile(
-    `${REPO_ROOT}/scripts/fixtures/large_files/attrs/_make.py`,
+    `${REPO_ROOT}/scripts/bench/fixtures/large_files/attrs/_make.py`,
   );
   const alone = [(await parser.outline(base, ts))!, (await parser.outline(pySource, py))!];
   let turns = 0;

@@ -1,3 +1,6 @@
+// edit_diff.ts (pure): result diffs carry fresh ids on new lines, split distant hunks, cut long
+// diffs, and collapse long runs and whole-file rewrites.
+
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { renderEditDiff, renderFileHead } from "../../../lib/core/edit/edit_diff.ts";
 import { hashLine, renderLine } from "../../../lib/core/edit/line_id.ts";

@@ -1,3 +1,6 @@
+// edit_log.ts (pure): ids from before a session's own edits are mapped through them, and a range
+// the edits cut into or an id naming another line is refused.
+
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { parseEditOps } from "../../../lib/core/edit/edit_ops.ts";
 import {

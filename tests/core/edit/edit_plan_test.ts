@@ -1,3 +1,6 @@
+// edit_plan.ts (pure): batch_edit planning against the viewed file — inserts, replaces and
+// deletes, line endings kept, stale ids and changed interiors refused with the report.
+
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { contentLines, parseEditOps } from "../../../lib/core/edit/edit_ops.ts";

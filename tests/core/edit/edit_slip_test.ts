@@ -1,3 +1,6 @@
+// edit_slip.ts (pure): the repeated-context guard finds edits whose first or last line repeats its
+// neighbour, exempting blank lines and lone closing brackets.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { parseEditOps } from "../../../lib/core/edit/edit_ops.ts";
 import {

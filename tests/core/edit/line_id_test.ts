@@ -1,3 +1,6 @@
+// line_id.ts (pure): N:hh ids are formatted, parsed (pasted forms too) and checked for freshness,
+// with moved lines found and reported.
+
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import {

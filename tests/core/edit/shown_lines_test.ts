@@ -1,3 +1,6 @@
+// shown_lines.ts (pure): the memory of lines handed out is recorded from report rows, bounded by
+// bytes (oldest files first), and an evicted line is verified by its hash alone.
+
 import { assert, assertEquals, assertThrows } from "../../_assert.ts";
 import {
   linePrint,

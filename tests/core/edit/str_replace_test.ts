@@ -1,3 +1,7 @@
+// The str_replace ladder (lib/core/edit/str_replace/, pure): exact, escaped, indentation and fuzzy
+// matches, line endings, BOMs and final newlines kept, refusals with the nearest text; table and
+// property tests.
+
 import fc from "fast-check";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";

@@ -1,3 +1,6 @@
+// view_memory.ts (pure): the view memory is bounded by bytes; the oldest files lose their lines and
+// keep their fingerprint.
+
 import { assertEquals } from "../../_assert.ts";
 import { ViewMemory } from "../../../lib/core/edit/view_memory.ts";
 

@@ -1,3 +1,6 @@
+// cgroup_paths.ts (pure): mountinfo and /proc/PID/cgroup texts parsed into the cgroup v2 and v1
+// bases a job's cgroup is made under.
+
 import { assertEquals } from "../../_assert.ts";
 import {
   cgroupBases,

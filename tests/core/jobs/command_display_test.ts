@@ -1,3 +1,6 @@
+// command_display.ts (pure): commands are displayed on one bounded line that keeps quoted
+// whitespace apart; property tests, and an 8 MB command in a child with a 48 MB heap.
+
 import { assertEquals, assertNotEquals } from "../../_assert.ts";
 import fc from "fast-check";
 import { displayCommand } from "../../../lib/core/jobs/command_display.ts";

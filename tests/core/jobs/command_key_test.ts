@@ -1,3 +1,6 @@
+// command_key.ts (pure): the duplicate-job key normalizes whitespace outside quotes and folds the
+// directory's case only where paths ignore case; property tests, and an 8 MB line in a small heap.
+
 import { assertEquals, assertNotEquals } from "../../_assert.ts";
 import fc from "fast-check";
 import { commandKey, normalizeCommand } from "../../../lib/core/jobs/command_key.ts";

@@ -1,3 +1,6 @@
+// containment.ts (pure): the choice of containment rung (cgroup v2, v1, process tree) from probe
+// results given as data, the limits' placement, and the start-up line that says why.
+
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
   chooseContainment,

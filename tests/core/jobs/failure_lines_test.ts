@@ -7,7 +7,7 @@ import {
   pickFailureExcerpts,
 } from "../../../lib/core/jobs/failure_lines.ts";
 import { cleanTerminalText, renderCleanLines } from "../../../lib/core/text/terminal_text.ts";
-import { loadCorpus, missingParts } from "../../../scripts/failure_excerpt_bench.ts";
+import { loadCorpus, missingParts } from "../../../scripts/bench/failure_excerpt_bench.ts";
 import { REPO_ROOT } from "../../_harness.ts";
 
 Deno.test("failure-looking lines from common runners and compilers", () => {

@@ -1,3 +1,6 @@
+// job_processes.ts (pure): which rows of a process table are a job's (cookie, session,
+// descendants; never zombies or reused pids), and the cookie chain of nested servers.
+
 import { assertEquals } from "../../_assert.ts";
 import {
   cookiesIn,

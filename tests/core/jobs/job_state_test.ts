@@ -1,3 +1,6 @@
+// job_state.ts (pure): a job's terminal status from its exit, the record written once, lost
+// records, and the CLI's exit code for a job.
+
 import { assert, assertEquals } from "../../_assert.ts";
 import {
   cliExitCodeFor,

@@ -1,3 +1,6 @@
+// process_table_text.ts (pure): ps and Win32_Process tables as text parsed into rows, and the
+// macOS and Windows kill plans chosen from them.
+
 import { assertEquals } from "../../_assert.ts";
 import { selectJobProcesses } from "../../../lib/core/jobs/job_processes.ts";
 import {

@@ -1,3 +1,6 @@
+// progress_text.ts (pure): progress lines stay under 200 characters, show elapsed time and the last
+// output line; durations and cuts by code point; property tests.
+
 import fc from "fast-check";
 import { assert, assertEquals } from "../../_assert.ts";
 import {

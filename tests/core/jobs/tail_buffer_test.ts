@@ -1,3 +1,6 @@
+// tail_buffer.ts (pure): TailBuffer keeps exactly the last N bytes pushed (property test) and
+// refuses a bad capacity.
+
 import fc from "fast-check";
 import { assertEquals, assertThrows } from "../../_assert.ts";
 import { TailBuffer } from "../../../lib/core/jobs/tail_buffer.ts";

@@ -1,3 +1,6 @@
+// outline_render.ts and map_render.ts (pure): outline rows with line ids and signatures, and what
+// is dropped or counted past the budget, from declarations given as data.
+
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../../_assert.ts";
 import { formatLineId } from "../../../lib/core/edit/line_id.ts";
 import { renderGuide, toolCallSyntax } from "../../../lib/core/next_step.ts";

@@ -1,3 +1,6 @@
+// recover.ts and outline_cache.ts (pure): blanked lines keep every offset, the next statement is
+// found again, and the outline cache drops its least recently used entries.
+
 import { assertEquals } from "../../_assert.ts";
 import { blankLines, resyncLine } from "../../../lib/core/outline/recover.ts";
 import { OutlineCache } from "../../../lib/core/outline/outline_cache.ts";

@@ -1,3 +1,6 @@
+// symbol_match.ts (pure): a symbol name finds its declaration by qualified name, unique tail, other
+// separators, then case; name normalizing and edit distance.
+
 import { assertEquals } from "../../_assert.ts";
 import type { Declaration } from "../../../lib/core/outline/declaration.ts";
 import {

@@ -1,3 +1,6 @@
+// case_volumes.ts (pure): which directories fold case, from probe answers given as data (Linux,
+// macOS, Windows shapes).
+
 import { assert, assertEquals } from "../../_assert.ts";
 import { caseSwapped, CaseVolumes } from "../../../lib/core/path/case_volumes.ts";
 import { pathRulesFor, POSIX_PATHS } from "../../../lib/core/path/path_rules.ts";

@@ -1,3 +1,6 @@
+// lib/core/path/confinement.ts (pure): inside-checks by whole components, allowed roots per
+// backend, nested roots intersected, and file URIs decoded.
+
 import {
   type AllowedDir,
   allowingDir,

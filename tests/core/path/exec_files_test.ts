@@ -1,3 +1,6 @@
+// exec_files.ts (pure): the rules that name files which run code (CI configs, hooks, build files),
+// by name and case folded, each saying what runs it.
+
 import { assert, assertEquals } from "../../_assert.ts";
 import { EXEC_FILE_RULES, execFileRule } from "../../../lib/core/path/exec_files.ts";
 

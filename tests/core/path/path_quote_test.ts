@@ -1,3 +1,6 @@
+// path_quote.ts (pure): quoted and JSON-string paths unquoted, broken quoting refused with the
+// fix, and names that are not UTF-8 kept byte for byte (property tests).
+
 import fc from "fast-check";
 import { assert, assertEquals, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";

@@ -1,3 +1,6 @@
+// path_rules.ts (pure): POSIX, case-folding POSIX and Windows path arithmetic (drives, UNC,
+// separators, case, file URIs); table and property tests.
+
 import fc from "fast-check";
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { describePlatform } from "../../../lib/core/platform/platform.ts";

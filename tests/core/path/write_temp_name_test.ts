@@ -1,3 +1,6 @@
+// write_temp_name.ts (pure): write temp names and recovery copy names round-trip, are told apart
+// from the user's files, and stay under 255 bytes.
+
 import {
   isWriteTempName,
   keptCopyName,

@@ -1,3 +1,6 @@
+// platform_path.ts (pure): absolute paths, normalizing, keys, inside-checks and resolving per
+// platform (Windows drives and UNC, case folding on macOS and Windows).
+
 import { assertEquals } from "../../_assert.ts";
 import { describePlatform } from "../../../lib/core/platform/platform.ts";
 import {

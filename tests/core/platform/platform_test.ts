@@ -1,3 +1,6 @@
+// platform.ts (pure): what each OS gets — separators, case, default shell, the shell command line
+// (bash, cmd.exe, PowerShell) and the kill plan.
+
 import { assertEquals } from "../../_assert.ts";
 import {
   defaultStateDir,

@@ -1,3 +1,5 @@
+// git_config.ts (pure): core.ignorecase read as git reads it, and where a .git file points.
+
 import { assertEquals } from "../../_assert.ts";
 import { gitDirPointer, gitIgnoreCase } from "../../../lib/core/search/git_config.ts";
 

@@ -1,3 +1,6 @@
+// glob_shortcuts.ts (pure): the names and directories a glob rules out are ones its filter drops,
+// and never one it keeps (property test).
+
 import fc from "fast-check";
 import { assert, assertEquals } from "../../_assert.ts";
 import { compileGlobs } from "../../../lib/core/search/glob.ts";

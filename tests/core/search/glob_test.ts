@@ -1,3 +1,6 @@
+// glob.ts (pure): globs match as ripgrep's -g does (depth, paths, later globs win, pruning), and
+// invalid patterns are refused saying what to change.
+
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { compileGlobs } from "../../../lib/core/search/glob.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";

@@ -1,3 +1,6 @@
+// ignore_rules.ts (pure): gitignore levels and negations, explain(), and agreement with the
+// `ignore` package on random trees.
+
 import { assertEquals } from "../../_assert.ts";
 import { IgnoreChain } from "../../../lib/core/search/ignore_rules.ts";
 

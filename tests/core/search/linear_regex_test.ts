@@ -1,3 +1,6 @@
+// linear_regex.ts (pure): a user regex runs on V8 only where V8 is linear, else on re2js; the two
+// agree on random patterns and lines.
+
 import { RE2JS } from "re2js";
 import { assert, assertEquals } from "../../_assert.ts";
 import {

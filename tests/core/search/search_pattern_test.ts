@@ -1,3 +1,6 @@
+// search_pattern.ts (pure): literal and regex patterns, their byte prefilters, (?i), and an invalid
+// regex's message offering the literal search.
+
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import {
   compileSearchPattern,

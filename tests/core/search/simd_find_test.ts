@@ -1,3 +1,6 @@
+// simd_find.ts (pure WebAssembly): the SIMD finder answers as containsLiteral on random bytes,
+// needles and case folding, at every offset and within its given length.
+
 import { assertEquals } from "../../_assert.ts";
 import fc from "fast-check";
 import { createFinder, finderModuleBytes } from "../../../lib/core/search/simd_find.ts";

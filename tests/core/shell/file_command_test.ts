@@ -11,7 +11,7 @@ import {
   shellDialect,
 } from "../../../lib/core/shell/file_command.ts";
 import { tempDir } from "../../_harness.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
 const describe: FileIntent = { kind: "describe" };
 const head: FileIntent = { kind: "head", lines: 200 };
@@ -151,28 +151,30 @@ Deno.test("powerShellQuote: single quotes, every kind of single quote doubled, n
   );
 });
 
-testNeeding("bash")("the POSIX lines run in bash and do what the intent says", async () => {
-  await using dir = await tempDir();
-  const name = "it's 100% a & b.log";
-  const lines = ["FAIL first", ...Array.from({ length: 300 }, (_, i) => `line ${i + 2}`)];
-  lines.push('say "hi" and it\'s need+le here', "needle");
-  await Deno.writeTextFile(`${dir.path}/${name}`, lines.join("\n") + "\n");
-  const run = async (intent: FileIntent) => {
-    const command = fileCommand(intent, name, "posix");
-    const out = await new Deno.Command("bash", { args: ["-c", command], cwd: dir.path }).output();
-    assertEquals(out.code, 0, command);
-    return new TextDecoder().decode(out.stdout);
-  };
-  assertEquals((await run(describe)).includes(name), true);
-  const first = (await run(head)).split("\n");
-  assertEquals([first[0], first[199], first.length], ["FAIL first", "line 200", 201]);
-  assertEquals(await run(literal("it's need+le")), '302:say "hi" and it\'s need+le here\n');
-  assertEquals(await run(literal('"hi"')), '302:say "hi" and it\'s need+le here\n');
-  assertEquals(await run(regex("^need+le$")), "303:needle\n");
-  assertEquals(
-    await run({ kind: "search", text: "FAIL", max: 50, match: "word" }),
-    "1:FAIL first\n",
-  );
-  await run({ kind: "remove" });
-  assertEquals(await Deno.stat(`${dir.path}/${name}`).catch(() => null), null, "removed");
-});
+Deno.test(
+  needing("bash")("the POSIX lines run in bash and do what the intent says", async () => {
+    await using dir = await tempDir();
+    const name = "it's 100% a & b.log";
+    const lines = ["FAIL first", ...Array.from({ length: 300 }, (_, i) => `line ${i + 2}`)];
+    lines.push('say "hi" and it\'s need+le here', "needle");
+    await Deno.writeTextFile(`${dir.path}/${name}`, lines.join("\n") + "\n");
+    const run = async (intent: FileIntent) => {
+      const command = fileCommand(intent, name, "posix");
+      const out = await new Deno.Command("bash", { args: ["-c", command], cwd: dir.path }).output();
+      assertEquals(out.code, 0, command);
+      return new TextDecoder().decode(out.stdout);
+    };
+    assertEquals((await run(describe)).includes(name), true);
+    const first = (await run(head)).split("\n");
+    assertEquals([first[0], first[199], first.length], ["FAIL first", "line 200", 201]);
+    assertEquals(await run(literal("it's need+le")), '302:say "hi" and it\'s need+le here\n');
+    assertEquals(await run(literal('"hi"')), '302:say "hi" and it\'s need+le here\n');
+    assertEquals(await run(regex("^need+le$")), "303:needle\n");
+    assertEquals(
+      await run({ kind: "search", text: "FAIL", max: 50, match: "word" }),
+      "1:FAIL first\n",
+    );
+    await run({ kind: "remove" });
+    assertEquals(await Deno.stat(`${dir.path}/${name}`).catch(() => null), null, "removed");
+  }),
+);

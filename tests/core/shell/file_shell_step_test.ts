@@ -1,3 +1,6 @@
+// file_shell_step.ts (pure): the shell step that runs a file, quoted for the session's shell, local
+// or on an ssh:// host.
+
 import { assertEquals } from "../../_assert.ts";
 import { fileShellDialect, shellStepForFile } from "../../../lib/core/shell/file_shell_step.ts";
 import type { FileIntent } from "../../../lib/core/shell/file_command.ts";

@@ -1,3 +1,6 @@
+// pipeline_note.ts (pure): the note that a pipeline's last stage (tail, head, grep) hid the
+// status, and none where it is the program's own or pipefail is set.
+
 import { assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { maskedStatusNote } from "../../../lib/core/shell/pipeline_note.ts";
 

@@ -1,3 +1,6 @@
+// The shell parser (lib/core/shell/parse/, pure): heredocs, redirections and pipelines parsed as
+// bash reads them; property tests.
+
 import fc from "fast-check";
 import { assert, assertEquals } from "../../_assert.ts";
 import {

@@ -1,3 +1,6 @@
+// The shell policy (lib/core/shell/policy/, pure): a table of 150+ command lines judged allowed or
+// refused, and every refusal's text: headline, the call instead, what stays allowed, its length.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { judgeCommand } from "../../../lib/core/shell/policy/mod.ts";
 import { type PolicyRule, RULE_TEXTS } from "../../../lib/core/shell/policy/policy_messages.ts";

@@ -1,3 +1,6 @@
+// The shell policy for cmd.exe and PowerShell (pure): Windows refusals use bash's headlines and
+// hand findstr, dir /s, Get-Content and the like over to view.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { judgeCommand } from "../../../lib/core/shell/policy/mod.ts";
 import { type PolicyRule, RULE_TEXTS } from "../../../lib/core/shell/policy/policy_messages.ts";

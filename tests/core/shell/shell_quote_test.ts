@@ -1,3 +1,5 @@
+// shell_quote.ts (pure): plain paths stay bare, the rest is single-quoted.
+
 import { assertEquals } from "../../_assert.ts";
 import { shellQuote } from "../../../lib/core/shell/shell_quote.ts";
 

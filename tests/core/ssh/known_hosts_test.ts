@@ -1,3 +1,6 @@
+// known_hosts.ts (pure): host lookups with ports and hashed |1| entries, known and changed keys;
+// keys made with the real ssh-keygen.
+
 import { createHmac } from "node:crypto";
 import {
   checkHostKey,

@@ -1,3 +1,6 @@
+// remote_url.ts (pure): ssh:// URLs parsed, and a mistyped ssh: prefix is a malformed remote path,
+// not a local file name.
+
 import { assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { isRemoteUrl, parseRemoteUrl } from "../../../lib/core/ssh/remote_url.ts";
 import type { AnchorError } from "../../../lib/core/errors.ts";

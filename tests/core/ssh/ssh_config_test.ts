@@ -1,3 +1,6 @@
+// ssh_config.ts (pure): Host blocks resolved as OpenSSH does — aliases, first value wins,
+// patterns and negation, the URL's user and port over the config.
+
 import { AnchorError } from "../../../lib/core/errors.ts";
 import {
   hostLineMatches,

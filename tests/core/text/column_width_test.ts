@@ -1,3 +1,6 @@
+// column_width.ts (pure): terminal columns of wide and combining characters, and cuts that never
+// exceed the width or halve a character (property tests).
+
 import fc from "fast-check";
 import { assertEquals } from "../../_assert.ts";
 import { cutToColumns, textColumns } from "../../../lib/core/text/column_width.ts";

@@ -1,3 +1,6 @@
+// text_file.ts (pure): decoding (BOM, CRLF, encodings, binary by NUL) and line counting that
+// matches splitLines without splitting (property tests).
+
 import { assertEquals } from "../../_assert.ts";
 import fc from "fast-check";
 import {

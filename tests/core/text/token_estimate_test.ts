@@ -1,3 +1,6 @@
+// token_estimate.ts (pure): line counts as view shows them in every encoding, agreeing with
+// decodeText on random text and at any buffer offset.
+
 import { assertEquals } from "../../_assert.ts";
 import { countLines, textBytes } from "../../../lib/core/text/token_estimate.ts";
 import { decodeText } from "../../../lib/core/text/text_file.ts";

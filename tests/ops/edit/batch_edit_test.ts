@@ -1,3 +1,6 @@
+// The batch_edit use case (ops, over the memory backend): chained edits with ids from the last
+// result, stale ids and changed interiors refused with a report whose ids work for the retry.
+
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../../lib/core/edit/line_id.ts";

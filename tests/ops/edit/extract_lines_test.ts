@@ -1,3 +1,6 @@
+// The extract_lines use case (ops, memory backends for a local disk and an ssh:// host): verified
+// ranges copied between files, targets created, stale ids refused.
+
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { formatLineId } from "../../../lib/core/edit/line_id.ts";

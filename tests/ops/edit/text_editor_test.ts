@@ -1,3 +1,6 @@
+// The text_editor use case (ops, memory backend): create, str_replace, delete and undo, with their
+// refusals and next steps.
+
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";

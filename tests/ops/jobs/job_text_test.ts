@@ -1,3 +1,6 @@
+// job_text.ts (ops, pure text): a job's report — latest lines, the pipeline note, the exit said
+// once, running jobs with no output yet.
+
 import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import {
   formatJobList as jobListGuide,

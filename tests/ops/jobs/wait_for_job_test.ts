@@ -9,9 +9,9 @@ import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { heartbeatText, waitForJob } from "../../../lib/ops/jobs/wait_for_job.ts";
 import { followJob } from "../../../lib/ops/jobs/follow_job.ts";
-import { testNeeding } from "../../_requires.ts";
+import { needing } from "../../_requires.ts";
 
-const test = testNeeding("bash");
+const needs = needing("bash");
 
 async function withJobs(body: (jobs: JobManager, dir: string) => Promise<void>): Promise<void> {
   await using state = await tempDir();
@@ -31,7 +31,7 @@ async function withJobs(body: (jobs: JobManager, dir: string) => Promise<void>):
 const untilFile = (name: string) =>
   `echo begun; until [ -f ${name} ]; do sleep 0.05; done; echo ended`;
 
-test("waitForJob beats while the job runs and returns its end", async () => {
+Deno.test(needs("waitForJob beats while the job runs and returns its end", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("go"), dir);
     const beats: number[] = [];
@@ -49,19 +49,21 @@ test("waitForJob beats while the job runs and returns its end", async () => {
     assertEquals([...beats].sort((a, b) => a - b), beats);
     assert(result.elapsedMs >= beats.at(-1)!);
   });
-});
+}));
 
-test("waitForJob returns not-done at its timeout and the job keeps running", async () => {
-  await withJobs(async (jobs, dir) => {
-    const job = await jobs.start(untilFile("never"), dir);
-    const result = await waitForJob(jobs, job.id, { timeoutMs: 200, heartbeatMs: 50 });
-    assertEquals([result.done, result.record.status], [false, "running"]);
-    assert(jobs.isRunningHere(job.id));
-    assertEquals((await jobs.get(job.id))?.status, "running");
-  });
-});
+Deno.test(
+  needs("waitForJob returns not-done at its timeout and the job keeps running", async () => {
+    await withJobs(async (jobs, dir) => {
+      const job = await jobs.start(untilFile("never"), dir);
+      const result = await waitForJob(jobs, job.id, { timeoutMs: 200, heartbeatMs: 50 });
+      assertEquals([result.done, result.record.status], [false, "running"]);
+      assert(jobs.isRunningHere(job.id));
+      assertEquals((await jobs.get(job.id))?.status, "running");
+    });
+  }),
+);
 
-test("waitForJob stops at an abort, leaving the job running", async () => {
+Deno.test(needs("waitForJob stops at an abort, leaving the job running", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("never"), dir);
     const abort = new AbortController();
@@ -74,9 +76,9 @@ test("waitForJob stops at an abort, leaving the job running", async () => {
     assertEquals(result.done, false);
     assert(jobs.isRunningHere(job.id));
   });
-});
+}));
 
-test("heartbeatText carries the job's latest output line", async () => {
+Deno.test(needs("heartbeatText carries the job's latest output line", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(untilFile("go"), dir);
     let text = "";
@@ -91,9 +93,9 @@ test("heartbeatText carries the job's latest output line", async () => {
     });
     assert(/^running .+ · begun$/.test(text), text);
   });
-});
+}));
 
-test("followJob streams the tail, then new output, until the job ends", async () => {
+Deno.test(needs("followJob streams the tail, then new output, until the job ends", async () => {
   await withJobs(async (jobs, dir) => {
     const job = await jobs.start(`${untilFile("go")}; echo after`, dir);
     let seen = "";
@@ -108,4 +110,4 @@ test("followJob streams the tail, then new output, until the job ends", async ()
     assertEquals(record.status, "succeeded");
     assertEquals(seen, "begun\nended\nafter\n");
   });
-});
+}));

@@ -83,6 +83,7 @@ function fuzzyMatches(lines: readonly string[], oldText: string): number[] {
   return findLineRuns(norm, want, MAX_LISTED + 1);
 }
 
+// Exported for tests.
 /**
  * Starts of every run of `have` equal to `want` (overlapping runs included), up to `limit`.
  * Knuth-Morris-Pratt over lines: O(have + want) line comparisons where trying each start was

@@ -16,6 +16,7 @@ import type { MatchTier, RungInput } from "./rung.ts";
 import { guide, step } from "../../next_step.ts";
 
 export type { MatchTier } from "./rung.ts";
+// Exported for tests.
 export { unescapeLiteral } from "./escaped.ts";
 
 /** What {@linkcode planStrReplace} replaces. */
@@ -183,7 +184,7 @@ function identicalTexts(
 const ID_PREFIX = /^[ +-]?\s*\d+:[0-9a-f]{2,}\|/;
 
 /** `text` without "N:hh|" prefixes when every non-empty line has one; else undefined. */
-export function stripIdPrefixes(text: string): string | undefined {
+function stripIdPrefixes(text: string): string | undefined {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const full = lines.filter((l) => l !== "");
   if (full.length === 0 || !full.every((l) => ID_PREFIX.test(l))) return undefined;

@@ -6,13 +6,7 @@
 import { INITIAL_CONTEXT, Parser } from "./parser.ts";
 import { type ParseResult, ShellSyntaxError, type Word } from "./syntax.ts";
 
-export {
-  type ParseResult,
-  type Redirect,
-  ShellSyntaxError,
-  type SimpleCommand,
-  type Word,
-} from "./syntax.ts";
+export { type SimpleCommand, type Word } from "./syntax.ts";
 
 /**
  * Parses `source` into its simple commands, ordered by where they start. Unbalanced quotes,

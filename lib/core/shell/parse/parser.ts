@@ -6,7 +6,7 @@ import { Lexer, type Token } from "./lexer.ts";
 import type { Redirect, SimpleCommand, Word } from "./syntax.ts";
 
 /** Where the commands being parsed run: what each SimpleCommand records. */
-export interface Context {
+interface Context {
   inLoop: boolean;
   fed: boolean;
   inSubstitution: boolean;

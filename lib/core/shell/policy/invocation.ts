@@ -119,20 +119,20 @@ export function readsProjectFiles(
 }
 
 /** `path` as seen from the start of the line, after a `cd base` (absolute and ~ paths as they are). */
-export function joinPath(base: string | undefined, path: string): string {
+function pathAfterCd(base: string | undefined, path: string): string {
   if (base === undefined || path.startsWith("/") || path.startsWith("~")) return path;
   if (path === ".") return base;
   return `${stripTrailing(base, "/")}/${path.replace(/^\.\//, "")}`;
 }
 
 /**
- * joinPath as the machine's `paths` rules join. On Windows a drive or UNC path stands alone, in
+ * pathAfterCd as the machine's `paths` rules join. On Windows a drive or UNC path stands alone, in
  * normal form (`C:/x` → `C:\x`); a relative one joins an absolute `cd` by the rules (`..`
  * resolved, `\` separators) and a relative `cd` with `\`; a leading `.\` or `./` is dropped.
- * POSIX rules (or none): joinPath.
+ * POSIX rules (or none): pathAfterCd.
  */
 export function joinOn(paths: PathRules | undefined, base: string | undefined, path: string) {
-  if (paths?.style !== "windows") return joinPath(base, path);
+  if (paths?.style !== "windows") return pathAfterCd(base, path);
   if (paths.isAbsolute(path)) return paths.normalize(path);
   if (/^~(?:[\\/]|$)/.test(path)) return path;
   const rel = path.replace(/^\.[\\/]+(?=.)/, "");

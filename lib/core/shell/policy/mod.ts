@@ -8,6 +8,7 @@ import { judgeScript } from "./script.ts";
 import { judgeWindowsScript } from "./windows.ts";
 import type { ShellKind } from "../../platform/platform.ts";
 import type { PathRules } from "../../path/path_rules.ts";
+import type { PolicyRule } from "./policy_messages.ts";
 
 export type { PolicyRule } from "./policy_messages.ts";
 
@@ -17,7 +18,7 @@ export type PolicyVerdict =
   | {
     allowed: false;
     /** Stable rule id, e.g. "read_file", "search_text", "parse_error". */
-    rule: string;
+    rule: PolicyRule;
     /** The whole message for the model: rule + replacement tool, worked examples, what is allowed. */
     message: string;
     /** The simple command that triggered the rule, as written. */

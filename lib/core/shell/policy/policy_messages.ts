@@ -3,6 +3,7 @@
 // why in one clause, the exact call to use instead (or one worked example when none could be
 // derived from the command), and what stays allowed so the model does not over-correct.
 
+/** The shell policy's rule ids: the `rule` of a refused {@linkcode PolicyVerdict}. */
 export type PolicyRule =
   | "read_file"
   | "search_text"
@@ -25,6 +26,7 @@ interface RuleText {
   allowed: string;
 }
 
+// Exported for tests.
 export const RULE_TEXTS: Record<PolicyRule, RuleText> = {
   read_file: {
     headline: "Refused by the shell policy (rule read_file): read files with `view` (it shows " +

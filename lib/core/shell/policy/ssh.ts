@@ -10,7 +10,7 @@ import { scanArgs } from "./scan_args.ts";
 const SSH_VALUE_OPTIONS = "BbcDEeFIiJLlmOopQRSWw";
 
 /** The scripts, in the order they run, that `ssh <args>` hands to the remote shell on `host`. */
-export interface RemoteRun {
+interface RemoteRun {
   host: string;
   scripts: string[];
 }

@@ -10,7 +10,7 @@ import { formatCall, NEVER_ENDS_REASONS } from "./policy_messages.ts";
 import { joinOn, type Refusal } from "./invocation.ts";
 import { type PathRules, WINDOWS_PATHS } from "../../path/path_rules.ts";
 
-export type WindowsShell = "cmd" | "powershell";
+type WindowsShell = "cmd" | "powershell";
 
 /** What the caller knows (JudgeOptions), and where the line is after the `cd`s judged so far. */
 interface LineContext {

@@ -1,0 +1,123 @@
+// Builds the bundle: `dist/anchorfs.js` (run with `deno run -A dist/anchorfs.js`) and, beside it,
+// `anchorfs_core.js`. The entry holds only main.ts and what it needs to open stdin and answer an
+// MCP `initialize` (lib/mcp/stdio/early_start.ts); everything else (lib/commands.ts: node modules, ssh2,
+// the MCP SDK) is in the core file, imported once that reply is out. One file would make the
+// runtime load every `node:` module it imports before running a line (ES imports are hoisted).
+// ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
+// loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
+// reads `__dirname`/`__filename`, which ES modules lack, so the core file defines them first.
+//
+// The outline's worker (lib/backends/tree_sitter/outline_worker.ts: tree-sitter's runtime) is a
+// third file, anchorfs_outline_worker.js, and its wasm files go into a tree-sitter/ folder beside
+// them: the core file starts the worker from the file beside it. The search workers (inline code,
+// which cannot resolve "re2js" in a bundle) import re2js from a fourth file, anchorfs_re2.js.
+//
+// Usage: deno run -A scripts/release/bundle.ts [--out FILE]
+
+import { parseArgs } from "node:util";
+import {
+  OUTLINE_WORKER_FILE,
+  WASM_SUBDIR,
+  wasmFiles,
+} from "../../lib/backends/tree_sitter/wasm_files.ts";
+import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
+
+/** Defines the CommonJS globals ssh2's bundled code reads at load time. */
+export const PROLOGUE =
+  "var __dirname = import.meta.dirname, __filename = import.meta.filename; // anchorfs bundle\n";
+
+/**
+ * JSDoc types that import a package's own files (re2js: `{import('./index.js').RE2JS}`) point
+ * nowhere once bundled, and `deno compile` type-checks the bundle: it failed with TS2307. They are
+ * comments, so they become `{any}`.
+ */
+export function dropRelativeTypeImports(code: string): string {
+  // Only on JSDoc lines (` * @param {...}`): code is never touched.
+  return code.replace(
+    /^(\s*\*.*)\{import\((['"])\.{1,2}\/[^'"]*\2\)(\.[\w.]+)?\}/gm,
+    "$1{any}",
+  );
+}
+
+/** The bundle's second file, written beside the entry (the npm package and binaries carry it). */
+export const CORE_FILE = "anchorfs_core.js";
+/** How main.ts imports the rest; the entry's copy is pointed at CORE_FILE. */
+const COMMANDS_IMPORT = `import("./lib/commands.ts")`;
+
+async function denoBundle(entry: string, extra: string[], raw: string): Promise<string> {
+  const root = new URL("../..", import.meta.url).pathname;
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--platform=deno", "--external=*.node", ...extra, entry, "-o", raw],
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  try {
+    if (!result.success) throw new Error(`deno bundle ${entry} failed (exit ${result.code})`);
+    return await Deno.readTextFile(raw);
+  } finally {
+    await Deno.remove(raw).catch(() => {});
+  }
+}
+
+/**
+ * The outline's wasm files (tree-sitter's runtime and grammars) copied from the npm package into
+ * `<dir>/tree-sitter/`, where the bundled runtime looks first: a bundle has no npm package beside
+ * it. Returns the files' total size in bytes.
+ */
+export async function copyWasm(dir: string): Promise<number> {
+  const source = new URL(
+    "./",
+    import.meta.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter.wasm"),
+  );
+  await Deno.mkdir(`${dir}${WASM_SUBDIR}`, { recursive: true });
+  let bytes = 0;
+  for (const file of wasmFiles()) {
+    const to = `${dir}${WASM_SUBDIR}/${file}`;
+    await Deno.copyFile(new URL(file, source), to);
+    bytes += (await Deno.stat(to)).size;
+  }
+  return bytes;
+}
+
+/**
+ * Writes the entry `out`, CORE_FILE, the outline worker's file, re2js's file and the wasm files'
+ * folder in the same directory.
+ */
+export async function bundle(out: string): Promise<void> {
+  const dir = out.slice(0, out.lastIndexOf("/") + 1);
+  const entry = await denoBundle("main.ts", ["--external=./lib/commands.ts"], `${out}.raw.js`);
+  const parts = entry.split(COMMANDS_IMPORT);
+  if (parts.length !== 2) {
+    throw new Error(
+      `bundle: expected one ${COMMANDS_IMPORT} in main.ts's bundle, found ${parts.length - 1}`,
+    );
+  }
+  const core = await denoBundle("lib/commands.ts", [], `${dir}${CORE_FILE}.raw.js`);
+  await Deno.writeTextFile(`${dir}${CORE_FILE}`, PROLOGUE + dropRelativeTypeImports(core));
+  const worker = await denoBundle(
+    "lib/backends/tree_sitter/outline_worker.ts",
+    [],
+    `${dir}${OUTLINE_WORKER_FILE}.raw.js`,
+  );
+  // The runtime is emscripten's CommonJS build, which reads __dirname like ssh2 does.
+  await Deno.writeTextFile(`${dir}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
+  const re2 = await denoBundle(
+    "scripts/release/_re2_entry.ts",
+    [],
+    `${dir}${RE2_MODULE_FILE}.raw.js`,
+  );
+  await Deno.writeTextFile(`${dir}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
+  await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
+  await copyWasm(dir || "./");
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  const out = values.out ??
+    new URL("../../dist/anchorfs.js", import.meta.url).pathname;
+  await Deno.mkdir(out.slice(0, out.lastIndexOf("/")) || ".", { recursive: true });
+  await bundle(out);
+  // deno-lint-ignore no-console
+  console.error(`wrote ${out}`);
+}
