@@ -10,7 +10,7 @@ import { FileLocks } from "./ops/edit/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
 import { describePlatform } from "./core/platform/platform.ts";
-import { defaultStateDir } from "./ops/jobs/job_store.ts";
+import { defaultStateDir } from "./ops/ports/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";

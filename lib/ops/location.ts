@@ -12,7 +12,9 @@ import {
   parseRemoteUrl,
   type RemoteTarget,
 } from "../core/ssh/remote_url.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
+import type { RemoteOpener } from "./ports/remote_opener.ts";
+import type { PathGuard } from "./ports/path_guard.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
 import { placePasted } from "./pasted_location.ts";
 
@@ -56,32 +58,6 @@ export interface Location {
    * was read as, for the result to say, and the lines it points at.
    */
   pasted?: { note: string; lines?: { start: number; end?: number; column?: number } };
-}
-
-/** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
-export interface RemoteOpener {
-  /** The backend for `target`, connecting on first use. */
-  open(target: RemoteTarget): Promise<FileBackend>;
-}
-
-/**
- * Decides whether a resolved location may be used (lib/ops/confinement.ts); throws to refuse,
- * else returns the real path it approved (undefined when nothing is confined).
- * Locations.resolve calls it for every path a file tool names.
- */
-export interface PathGuard {
-  /** Throws to refuse `location`; else the real path it approved (undefined: not confined). */
-  check(location: Location): Promise<string | undefined>;
-  /**
-   * The backend an approved location is used through: a confined view that opens its paths
-   * beneath the allowed directories (FileBackend.confine), or `backend` itself.
-   */
-  backendFor?(backend: FileBackend): FileBackend;
-  /**
-   * Called before a remote path opens a connection to its host: throws when no allowed directory
-   * is on that host, so a refused path makes no connection (no DNS lookup, no key offered).
-   */
-  beforeConnect?(target: RemoteTarget, url: string): Promise<void>;
 }
 
 /**

@@ -8,7 +8,7 @@ import { type Guide, guide, step } from "../core/next_step.ts";
 import { plural } from "../core/plural.ts";
 import { fileShellDialect, shellStepForFile } from "../core/shell/file_shell_step.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
-import type { FileBackend, FileInfo } from "./file_backend.ts";
+import type { FileBackend, FileInfo } from "./ports/file_backend.ts";
 
 /**
  * Default limit for operations that hold a whole file in memory (view of a file, edits, the

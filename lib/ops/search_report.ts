@@ -29,7 +29,7 @@ import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import type { SkippedEntry, WalkOptions, WalkStats } from "./walk.ts";
 import { type ProbedDir, probeSkippedDirs } from "./ignored_probe.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;

@@ -11,7 +11,7 @@ import {
   type TextDoc,
 } from "../core/text/text_file.ts";
 import { guide, step } from "../core/next_step.ts";
-import type { FileInfo } from "./file_backend.ts";
+import type { FileInfo } from "./ports/file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import { plural } from "../core/plural.ts";

@@ -19,7 +19,8 @@ import {
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { type ContentScanner, type SearchRoot, searchRoots } from "./search.ts";
+import { type SearchRoot, searchRoots } from "./search.ts";
+import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { Session } from "./session.ts";
 import { type LinePosition, parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";

@@ -13,7 +13,7 @@ import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import { setImmediate } from "node:timers";
 import type { Budget, StopReason } from "./budget.ts";
-import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
+import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./ports/file_backend.ts";
 import { fileTooLargeToRead, readHead } from "./read_limits.ts";
 
 export interface WalkOptions {

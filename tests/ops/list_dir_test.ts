@@ -8,7 +8,7 @@ import { viewText } from "./_view_text.ts";
 import { renderGuide } from "../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../lib/cli/step_command.ts";
 import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { testNeeding } from "../_requires.ts";
 
 const needsPosixFs = testNeeding("posix-fs");

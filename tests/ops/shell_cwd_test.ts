@@ -4,7 +4,7 @@
 
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import type { RemoteJobHost } from "../../lib/ops/jobs/remote_job.ts";
+import type { RemoteJobHost } from "../../lib/ops/ports/job_host.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { resolveShellCwd } from "../../lib/ops/shell.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";

@@ -3,7 +3,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { judgeShellCommand, type ShellFiles } from "../../lib/ops/shell_files.ts";
 

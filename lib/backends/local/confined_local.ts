@@ -13,8 +13,8 @@ import type {
   ReadFileOptions,
   ReadFilesOptions,
   WriteOptions,
-} from "../../ops/file_backend.ts";
-import type { FileInfo } from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
+import type { FileInfo } from "../../ops/ports/file_backend.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { decodeNameBytes, hasRawBytes } from "../../core/path/path_quote.ts";

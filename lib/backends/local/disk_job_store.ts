@@ -13,7 +13,7 @@ import {
   type LocalJobFiles,
   newestFirst,
   type TailRead,
-} from "../../ops/jobs/job_store.ts";
+} from "../../ops/ports/job_store.ts";
 import { LogCap, type LogFile } from "../log_cap.ts";
 
 /** The files of one job. */

@@ -13,7 +13,7 @@ import type {
   ReadFilesOptions,
   SpecialKind,
   WriteOptions,
-} from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
 import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
 import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { CaseProber } from "../case_probe.ts";

@@ -10,7 +10,7 @@ import {
   type JobStore,
   newestFirst,
   type TailRead,
-} from "../../ops/jobs/job_store.ts";
+} from "../../ops/ports/job_store.ts";
 import { LogCap, type LogFile } from "../log_cap.ts";
 
 interface MemoryJob {

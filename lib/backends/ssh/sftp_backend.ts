@@ -21,7 +21,7 @@ import type {
   SpecialKind,
   TreeEntry,
   WriteOptions,
-} from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
 import { fileChanged, mapFsError, matchesExpected, notFound } from "../fs_errors.ts";
 import { concatBytes } from "./concat_bytes.ts";
 import {

@@ -5,8 +5,8 @@
 import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
 import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
-import type { FileBackend } from "../../ops/file_backend.ts";
-import type { RemoteOpener } from "../../ops/location.ts";
+import type { FileBackend } from "../../ops/ports/file_backend.ts";
+import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
 import { SftpBackend } from "./sftp_backend.ts";
 import { SshLink } from "./ssh_link.ts";
 

@@ -7,7 +7,7 @@ import { setImmediate } from "node:timers";
 import { collectDeclarations } from "../../core/outline/collect.ts";
 import type { SyntaxNode } from "../../core/outline/declaration.ts";
 import { type Language, LANGUAGES } from "../../core/outline/languages.ts";
-import type { ParsedOutline, SyntaxParser } from "../../ops/outline/syntax_parser.ts";
+import type { ParsedOutline, SyntaxParser } from "../../ops/ports/syntax_parser.ts";
 
 /** The part of web-tree-sitter's API this adapter uses. */
 interface TreeSitterNode extends SyntaxNode {

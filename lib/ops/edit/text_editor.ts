@@ -10,7 +10,7 @@ import { encodeDoc } from "../../core/text/text_file.ts";
 import { type Guide, guide, step, type ToolArgs } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import type { Location } from "../location.ts";
-import type { FileInfo } from "../file_backend.ts";
+import type { FileInfo } from "../ports/file_backend.ts";
 import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,

@@ -7,7 +7,7 @@ import { formatTarget, parseRemoteUrl } from "../../core/ssh/remote_url.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
-import type { RemoteJobHosts } from "./remote_job.ts";
+import type { RemoteJobHosts } from "../ports/job_host.ts";
 
 /** How long a listing waits for a remote job's host (default of JobManagerOptions.hostProbeMs). */
 export const HOST_PROBE_MS = 3000;

@@ -8,7 +8,7 @@ import { guide, joinGuide, step } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
-import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
+import type { DirEntry, FileBackend, FileInfo } from "../ports/file_backend.ts";
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 import type { JobManager } from "./job_manager.ts";

@@ -24,14 +24,15 @@ import {
 } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
-import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
-import {
-  killJobProcesses,
-  killJobProcessesNow,
-  type ProcessControl,
-  type ReapTarget,
-} from "./process_reaper.ts";
-import type { RemoteJob, RemoteJobHost, RemoteJobHosts, RemoteProcessInfo } from "./remote_job.ts";
+import { isJobId, type JobLog, type JobStore, type TailRead } from "../ports/job_store.ts";
+import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
+import type { ProcessRunner, SpawnedJob } from "../ports/process_runner.ts";
+import type {
+  RemoteJob,
+  RemoteJobHost,
+  RemoteJobHosts,
+  RemoteProcessInfo,
+} from "../ports/job_host.ts";
 import {
   HOST_PROBE_MS,
   type HostCheck,
@@ -45,49 +46,6 @@ export interface RemotePlace {
   host: RemoteJobHost;
   dir: string;
 }
-
-/** What the manager needs from the machine; lib/backends/local/process_runner.ts supplies it. */
-export interface ProcessRunner extends ProcessControl {
-  /** Starts the command with JOB_COOKIE_VAR carrying `cookie` (after any inherited value). */
-  spawn(request: {
-    command: string;
-    cwd: string;
-    logPath: string;
-    /** The job's capped log, for a runner that writes the job's output pipe into it. */
-    log: JobLog;
-    scriptPath: string;
-    cookie: string;
-  }): Promise<{
-    pid: number;
-    startTicks: number | undefined;
-    exited: Promise<{ exitCode: number | null; signal: string | null }>;
-    /**
-     * The output pipe the runner writes into the log: `settle` drains it until every writer is
-     * gone (true) or it goes quiet (false: something outside the job holds it), `close` stops
-     * reading so nothing more reaches the log.
-     */
-    output?: { settle(): Promise<boolean>; close(): void };
-    /** How the job is contained (its cgroups, where it has them). */
-    containment?: { label: string; cgroups: string[]; note?: string };
-  }>;
-  processIsSame(pid: number, startTicks: number | undefined): boolean;
-  ownStartTicks(): number | undefined;
-  /** The directory with every symlink resolved (rejects if it does not exist). */
-  realDirectory(path: string): Promise<string>;
-  /** Whether paths on this platform compare without case (the duplicate guard folds case). */
-  caseInsensitivePaths: boolean;
-  /** The cgroups of a record this machine may touch (the job's own, under a cgroup mount). */
-  acceptedCgroups?(cgroups: readonly string[] | undefined, cookie: string | undefined): string[];
-  /** Removes a finished job's cgroups (once empty; waits a moment for killed ones to empty). */
-  removeCgroups?(cgroups: readonly string[]): Promise<void>;
-  /** What the job's cgroup limits did (forks refused, processes killed for memory), if anything. */
-  cgroupLimitEvents?(cgroups: readonly string[]): string | undefined;
-  /** The containment new jobs get, as the start-up log says it. */
-  containmentLine?(): Promise<string>;
-}
-
-/** A started job's process: its pid, start time (where the platform tells) and its end. */
-type SpawnedJob = Awaited<ReturnType<ProcessRunner["spawn"]>>;
 
 export interface JobManagerOptions {
   /** Where records and logs live (lib/backends/local/disk_job_store.ts on a real server). */

@@ -12,7 +12,7 @@ import {
 } from "../../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
-import type { TailRead } from "./job_store.ts";
+import type { TailRead } from "../ports/job_store.ts";
 import { jobUri, type KillResult } from "./job_manager.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
 import {

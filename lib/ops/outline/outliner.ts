@@ -6,7 +6,7 @@
 import { blankLines, OutlineCache, resyncLine } from "../../core/outline/mod.ts";
 import type { Language } from "../../core/outline/languages.ts";
 import { allDeclarations } from "../../core/outline/declaration.ts";
-import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
+import type { ParsedOutline, SyntaxParser } from "../ports/syntax_parser.ts";
 
 /**
  * Texts larger than this are not parsed; the op says so and names the search to use. A syntax

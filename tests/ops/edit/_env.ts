@@ -2,7 +2,7 @@
 // MemoryBackend posing as an ssh:// host, the edit services and one session.
 
 import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
-import type { FileBackend } from "../../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import { createSession, fileKey, type Session } from "../../../lib/ops/session.ts";
 import type { EditServices } from "../../../lib/ops/edit/commit.ts";

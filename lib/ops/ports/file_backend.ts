@@ -2,9 +2,9 @@
 // implement it. Paths given to a backend are absolute paths on that backend's machine, spelled
 // as its `paths` rules write them (POSIX, or Windows on a Windows disk).
 
-import type { PathRules } from "../core/path/path_rules.ts";
-import type { RemoteJobHost } from "./jobs/remote_job.ts";
-import type { FileSummary } from "../core/text/head_summary.ts";
+import type { PathRules } from "../../core/path/path_rules.ts";
+import type { RemoteJobHost } from "./job_host.ts";
+import type { FileSummary } from "../../core/text/head_summary.ts";
 
 /** What a path is: a regular file, a directory, a symlink (when not followed), or anything else. */
 export type EntryType = "file" | "dir" | "symlink" | "other";
