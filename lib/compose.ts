@@ -6,7 +6,7 @@ import { LocalBackend } from "./backends/local/local_backend.ts";
 import { SshPool } from "./backends/ssh/ssh_pool.ts";
 import { Locations } from "./ops/location.ts";
 import { parseRemoteUrl } from "./core/ssh/remote_url.ts";
-import { FileLocks } from "./ops/edit/file_locks.ts";
+import { FileLocks } from "./core/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
 import { describePlatform } from "./core/platform/platform.ts";

@@ -21,7 +21,8 @@ import {
   type WalkOptions,
 } from "./walk.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
-import { type ByteBudget, DEFAULT_MAX_FILE_BYTES } from "./read_limits.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "./read_limits.ts";
+import { type ByteBudget } from "../core/byte_budget.ts";
 import {
   describeSearch,
   SEARCH_MAX_LINE_CHARS,

@@ -5,7 +5,7 @@
 import type { Confinement } from "./confinement.ts";
 import type { JobManager } from "./jobs/job_manager.ts";
 import type { Locations } from "./location.ts";
-import type { FileLocks } from "./edit/file_locks.ts";
+import type { FileLocks } from "../core/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
 import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { ReadLimits } from "./read_limits.ts";

@@ -16,15 +16,13 @@ import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import { plural } from "../core/plural.ts";
 import {
-  assertRegularFile,
   assertWithinLimit,
-  bigFileAlternatives,
   createReadLimits,
-  formatSize,
   type ReadLimits,
   readWithinLimit,
   SNIFF_BYTES,
 } from "./read_limits.ts";
+import { assertRegularFile, bigFileAlternatives, formatSize } from "../core/read_refusals.ts";
 
 /**
  * A decoded file is held about this many times over while it is worked on (bytes, text, lines,

@@ -25,7 +25,7 @@ import { viewResult } from "../../lib/ops/view.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
 import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { resolveShellCwd, runShell } from "../../lib/ops/shell.ts";

@@ -12,13 +12,14 @@ import type { ShellKind } from "../../lib/core/platform/platform.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { viewResult } from "../../lib/ops/view.ts";
-import { assertRegularFile, createReadLimits } from "../../lib/ops/read_limits.ts";
+import { createReadLimits } from "../../lib/ops/read_limits.ts";
+import { assertRegularFile } from "../../lib/core/read_refusals.ts";
 import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { judgeShellCommand } from "../../lib/ops/shell_files.ts";
 import { closeServices, createServices } from "../../lib/compose.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 
 const LIMIT = 4096;
 

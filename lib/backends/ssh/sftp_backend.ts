@@ -30,7 +30,8 @@ import {
   writeTempName,
 } from "../../core/path/write_temp_name.ts";
 import { RemoteWriteLocks } from "./remote_write_lock.ts";
-import { assertRegularFile, ByteBudget, fileTooLargeToRead } from "../../ops/read_limits.ts";
+import { assertRegularFile, fileTooLargeToRead } from "../../core/read_refusals.ts";
+import { ByteBudget } from "../../core/byte_budget.ts";
 import type { RemoteHelper } from "./remote_helper.ts";
 import type { SshLink } from "./ssh_link.ts";
 import { SshJobHost } from "./remote_job_runner.ts";

@@ -18,7 +18,7 @@ import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween, writtenRegions } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
-import type { FileLocks } from "./file_locks.ts";
+import type { FileLocks } from "../../core/file_locks.ts";
 import type { Outliner } from "../outline/outliner.ts";
 import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";

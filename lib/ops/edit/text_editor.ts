@@ -31,13 +31,8 @@ import { refuseGoneWorkdir } from "../workdir.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
-import {
-  assertRegularFile,
-  assertWithinLimit,
-  createReadLimits,
-  describeSpecial,
-  readWithinLimit,
-} from "../read_limits.ts";
+import { assertWithinLimit, createReadLimits, readWithinLimit } from "../read_limits.ts";
+import { assertRegularFile, describeSpecial } from "../../core/read_refusals.ts";
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 

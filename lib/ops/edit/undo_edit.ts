@@ -11,7 +11,8 @@ import { quotePath } from "../../core/path/path_quote.ts";
 import { plural } from "../../core/plural.ts";
 import { fileKey, type Session } from "../session.ts";
 import { type Location, siblingLocation } from "../location.ts";
-import { assertRegularFile, createReadLimits } from "../read_limits.ts";
+import { createReadLimits } from "../read_limits.ts";
+import { assertRegularFile } from "../../core/read_refusals.ts";
 import {
   decodeForDiff,
   displayPathOf,

@@ -6,7 +6,7 @@ import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import { createSession, fileKey, type Session } from "../../../lib/ops/session.ts";
 import type { EditServices } from "../../../lib/ops/edit/commit.ts";
-import { FileLocks } from "../../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../../lib/core/file_locks.ts";
 import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
 import { hashLine } from "../../../lib/core/edit/line_id.ts";
 import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
