@@ -3,9 +3,10 @@
 // backends to ops.
 
 import { LocalBackend } from "./backends/local/local_backend.ts";
+import { LocalHost } from "./backends/local/local_host.ts";
+import type { Hosts } from "./ops/ports/host.ts";
 import { SshPool } from "./backends/ssh/ssh_pool.ts";
 import { Locations } from "./ops/location.ts";
-import { parseRemoteUrl } from "./core/ssh/remote_url.ts";
 import { FileLocks } from "./core/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
@@ -61,18 +62,11 @@ export interface ServiceOptions {
  */
 export function createServices(options: ServiceOptions = {}): Services {
   const local = new LocalBackend();
-  const locations = new Locations(local);
-  const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
-  locations.setRemoteOpener(sshPool);
-  const jobs = createJobManager(options);
-  // A remote job of another server (or of a dead one) is reached through this process's pool.
-  jobs.setRemoteHosts(async (url) => {
-    const backend = await sshPool.open(parseRemoteUrl(url).target);
-    if (!backend.jobHost) throw new Error(`${JSON.stringify(url)} does not run commands`);
-    return backend.jobHost;
-  });
   const shell = options.shell ?? currentPlatform().defaultShell;
-  locations.setShell(shell);
+  const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
+  const locations = new Locations(new LocalHost(local, shell), sshPool);
+  // A remote job of another server (or of a dead one) is reached through this process's pool.
+  const jobs = createJobManager(options, locations);
   locations.setJobLogs(new JobLogFiles(jobs, shell));
   const services = {
     locations,
@@ -87,7 +81,10 @@ export function createServices(options: ServiceOptions = {}): Services {
     scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
     // Loads nothing until the first outline: the grammars are read on demand.
     outliner: new Outliner(new TreeSitterParser()),
-    shell,
+    // The local host states the shell; this reads it from there.
+    get shell() {
+      return locations.localHost.shell;
+    },
   };
   sshPools.set(services, sshPool);
   return services;
@@ -96,7 +93,7 @@ export function createServices(options: ServiceOptions = {}): Services {
 /** The SSH connection pool behind each Services (closed by closeServices). */
 const sshPools = new WeakMap<Services, SshPool>();
 
-function createJobManager(options: ServiceOptions): JobManager {
+function createJobManager(options: ServiceOptions, hosts: Hosts): JobManager {
   const envCap = Number(Deno.env.get("ANCHORFS_JOB_LOG_CAP") ?? "");
   const logCapBytes = options.jobLogCapBytes ??
     (Number.isFinite(envCap) && envCap > 0 ? envCap : undefined);
@@ -109,6 +106,7 @@ function createJobManager(options: ServiceOptions): JobManager {
     {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,
+      hosts,
       ...(logCapBytes !== undefined && { logCapBytes }),
     },
   );

@@ -18,7 +18,7 @@ await using world = await createSshWorld({
   config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
 });
 const pool = world.pool({ timeoutSeconds: 30 });
-const backend = await pool.openSftp({ host: "box" });
+const sshHost = await pool.open({ host: "box" });
 const dir = await Deno.makeTempDir({ prefix: "anchorfs-rjob-bench-" });
 const state = await Deno.makeTempDir({ prefix: "anchorfs-rjob-state-" });
 const jobs = new JobManager(createLocalProcessRunner(), {
@@ -26,7 +26,7 @@ const jobs = new JobManager(createLocalProcessRunner(), {
   pid: Deno.pid,
   killGraceMs: 500,
 });
-const remote: RemotePlace = { host: backend.jobHost, dir };
+const remote: RemotePlace = { host: sshHost.jobs, dir };
 
 async function timeJob(command: string, where: "local" | "remote"): Promise<number> {
   const t0 = performance.now();

@@ -7,6 +7,7 @@ import { type Guide, guide, step } from "./next_step.ts";
 import { plural } from "./plural.ts";
 import { fileShellDialect, shellStepForFile } from "./shell/file_shell_step.ts";
 import type { ShellKind } from "./platform/platform.ts";
+import { isJobId, parseJobUri } from "./jobs/job_uri.ts";
 
 /** What a stat says of a path, as far as these refusals need it (lib/ops/ports FileInfo fits). */
 export interface FileKind {
@@ -33,7 +34,7 @@ export function describeSpecial(info: FileKind): string {
 /**
  * Refuses anything but a regular file before it is opened: opening a FIFO blocks until a writer
  * comes, and a device such as /dev/zero never ends. `shell`: the one the hint's call is written
- * for (Locations.shellFor; bash when not known).
+ * for (the file's Host.shell; bash when not known).
  */
 export function assertRegularFile(
   url: string,
@@ -102,12 +103,12 @@ export function sizeClause(url: string, size: number, limit: number, statSize?: 
 
 /**
  * The alternatives for reading part of a big file: the shell (written for `shell`, see
- * Locations.shellFor), since a search (view with content) skips files above the same
+ * its Host.shell), since a search (view with content) skips files above the same
  * --max-file-bytes limit.
  */
 export function bigFileAlternatives(url: string, shell?: ShellKind): Guide {
-  const job = /^anchorfs:\/\/jobs\/([0-9]+-[0-9]+)$/.exec(url)?.[1];
-  if (job !== undefined) {
+  const job = parseJobUri(url)?.id;
+  if (job !== undefined && isJobId(job)) {
     // A job's log is not a path the shell can read, and a search skips it like any big file:
     // name the call that reads it.
     return guide`Read its end: ${step("jobs", { action: "read", id: job, bytes: 1000000 })}.`;

@@ -66,8 +66,8 @@ export interface Services {
    */
   execFiles?: ExecFileGuard;
   /**
-   * The shell local commands run with (`--shell`; the platform's default when absent). Hints that
-   * suggest a shell call read it from `locations` (Locations.setShell; createServices sets both).
+   * The shell local commands run with (`--shell`; the platform's default when absent): read from
+   * `locations.localHost`, which states it (hints about a file read its location's host).
    */
-  shell?: ShellKind;
+  readonly shell?: ShellKind;
 }

@@ -95,7 +95,7 @@ async function readDecoded<T>(
       hint: guide`${step("view", { path: location.url })} lists its files; name one of them.`,
     });
   }
-  const shell = locations.shellFor(location);
+  const shell = location.host.shell;
   assertRegularFile(location.url, info, action, shell);
   // Binary from the first bytes: a 3 GB disk image is named without reading it.
   if (info.size > SNIFF_BYTES) {

@@ -399,6 +399,6 @@ async function kindOf(locations: Locations, location: Location): Promise<"file" 
   if (!info) throw await missingPathError(locations, location);
   if (info.type === "file") return "file";
   // Refuses FIFOs, devices and sockets before anything opens them; lets directories through.
-  assertRegularFile(location.url, info, "view", locations.shellFor(location));
+  assertRegularFile(location.url, info, "view", location.host.shell);
   return "dir";
 }

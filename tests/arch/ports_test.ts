@@ -73,3 +73,23 @@ Deno.test("the scanner sees node: imports in lib/ops (so the node rule can fail)
     true,
   );
 });
+
+/** Files of lib/ that spell the job URI scheme themselves, instead of lib/core/jobs/job_uri.ts. */
+function spellsJobUri(all: readonly SourceFile[]): string[] {
+  // lib/mcp/command.ts: its usage text is one literal block, split out by another change.
+  const allowed = new Set(["lib/core/jobs/job_uri.ts", "lib/mcp/command.ts"]);
+  return all.filter((f) => !allowed.has(f.path) && f.text.includes("anchorfs://jobs"))
+    .map((f) => f.path);
+}
+
+Deno.test("only lib/core/jobs/job_uri.ts spells anchorfs://jobs", () => {
+  assertEquals(spellsJobUri(files), []);
+});
+
+Deno.test("the job URI rule refuses a file that spells the scheme (so it can fail)", () => {
+  const graph = [
+    { path: "lib/ops/shell.ts", imports: [], text: "const u = `anchorfs://jobs/${id}`;" },
+    { path: "lib/core/jobs/job_uri.ts", imports: [], text: 'const p = "anchorfs://jobs/";' },
+  ];
+  assertEquals(spellsJobUri(graph), ["lib/ops/shell.ts"]);
+});

@@ -34,7 +34,6 @@ import { assertRegularFile, fileTooLargeToRead } from "../../core/read_refusals.
 import { ByteBudget } from "../../core/byte_budget.ts";
 import type { RemoteHelper } from "./remote_helper.ts";
 import type { SshLink } from "./ssh_link.ts";
-import { SshJobHost } from "./remote_job_runner.ts";
 
 const SFTP_NO_SUCH_FILE = 2;
 const SFTP_PERMISSION_DENIED = 3;
@@ -120,11 +119,7 @@ export class SftpBackend implements FileBackend {
    * `urlOf` gives a path as the model wrote its host (`ssh://box/x`): errors name the remote
    * host, so a missing or unwritable remote path is never taken for a local one.
    */
-  /** Shell commands in ssh:// directories run as jobs on this host. */
-  readonly jobHost: SshJobHost;
-
   constructor(readonly link: SshLink, private urlOf: (path: string) => string = (p) => p) {
-    this.jobHost = new SshJobHost(link);
     const h = link.host;
     this.id = `ssh://${h.user}@${h.hostName}:${h.port}` +
       (h.jump ? ` via ${h.jump.user}@${h.jump.hostName}:${h.jump.port}` : "");

@@ -98,7 +98,7 @@ export async function createFile(
   const location = await resolveWritePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
-    if (info) throw alreadyThere(session, location, info, services.locations.shellFor(location));
+    if (info) throw alreadyThere(session, location, info, location.host.shell);
     await refuseGoneWorkdir(services.locations, session, location, rawPath);
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
@@ -249,9 +249,9 @@ async function deleteFile(
     const name = displayPathOf(session, location);
     // The bytes are kept for undo: a FIFO would block that read and a device never end, so only
     // regular files are deleted here, and only below the size limit (the shell deletes the rest).
-    const rm = shellStepForFile(name, { kind: "remove" }, services.locations.shellFor(location));
+    const rm = shellStepForFile(name, { kind: "remove" }, location.host.shell);
     try {
-      assertRegularFile(location.url, info!, "delete", services.locations.shellFor(location));
+      assertRegularFile(location.url, info!, "delete", location.host.shell);
       assertWithinLimit(
         location.url,
         info!.size,

@@ -104,7 +104,7 @@ async function readCurrent(
   const limits = services.reads ?? createReadLimits();
   const info = await location.backend.stat(location.path);
   if (info && info.type !== "file" && info.type !== "dir") {
-    assertRegularFile(location.url, info, "undo_edit", services.locations.shellFor(location));
+    assertRegularFile(location.url, info, "undo_edit", location.host.shell);
   }
   if (info?.type !== "file") return null;
   if (entry.after !== null && info.size !== entry.after.size && info.size > CONFLICT_READ_MAX) {

@@ -24,15 +24,12 @@ import {
 } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
-import { isJobId, type JobLog, type JobStore, type TailRead } from "../ports/job_store.ts";
+import { type JobLog, type JobStore, type TailRead } from "../ports/job_store.ts";
+import { formatJobUri, isJobId } from "../../core/jobs/job_uri.ts";
 import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
 import type { ProcessRunner, SpawnedJob } from "../ports/process_runner.ts";
-import type {
-  RemoteJob,
-  RemoteJobHost,
-  RemoteJobHosts,
-  RemoteProcessInfo,
-} from "../ports/job_host.ts";
+import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "../ports/job_host.ts";
+import type { Hosts } from "../ports/host.ts";
 import {
   HOST_PROBE_MS,
   type HostCheck,
@@ -67,6 +64,11 @@ export interface JobManagerOptions {
   pollMs?: number;
   /** How long `list` waits for the host of a dead server's remote job (default 3 s). */
   hostProbeMs?: number;
+  /**
+   * Where the hosts of other servers' remote jobs are found (Locations, over this process's
+   * pool); without it such a job cannot be stopped from here.
+   */
+  hosts?: Hosts;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -106,10 +108,6 @@ interface RunningJob {
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
 export const DEFAULT_MAX_RUNNING = 16;
 
-export function jobUri(id: string): string {
-  return `anchorfs://jobs/${id}`;
-}
-
 export class JobManager {
   readonly store: JobStore;
   private readonly running = new Map<string, RunningJob>();
@@ -120,7 +118,6 @@ export class JobManager {
    */
   readonly instance: string = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   private readonly listeners = new Set<JobListener>();
-  private remoteHosts: RemoteJobHosts | undefined;
   private counter = 0;
   /** Starts in flight (counted against the running cap). */
   private starting = 0;
@@ -144,9 +141,11 @@ export class JobManager {
     this.pollMs = options.pollMs ?? 100;
   }
 
-  /** How this process reaches the host of a remote job it did not start (set by compose). */
-  setRemoteHosts(hosts: RemoteJobHosts): void {
-    this.remoteHosts = hosts;
+  /** The job host of a remote record's directory, reached through `options.hosts`. */
+  private async jobHostAt(url: string): Promise<RemoteJobHost> {
+    const host = await this.options.hosts!.hostAt(url);
+    if (!host.jobs) throw new Error(`${JSON.stringify(url)} does not run commands`);
+    return host.jobs;
   }
 
   subscribe(listener: JobListener): () => void {
@@ -642,12 +641,12 @@ export class JobManager {
   private async stopRemote(
     record: JobRecord,
   ): Promise<{ killed: ProcessInfo[]; failed?: string }> {
-    if (!this.remoteHosts) {
+    if (!this.options.hosts) {
       return { killed: [], failed: "this process cannot open ssh connections" };
     }
     if (record.cookie === undefined) return { killed: [], failed: "its record has no cookie" };
     try {
-      const host = await this.remoteHosts(record.cwd);
+      const host = await this.jobHostAt(record.cwd);
       if (record.host !== undefined && host.description !== record.host) {
         return {
           killed: [],
@@ -748,10 +747,10 @@ export class JobManager {
     // A dead server's remote job is reconciled on its host: ask every such host first, at once
     // and briefly, and list the jobs of those that do not answer as recorded, marked.
     const remote = records.filter((r) => this.needsHost(r));
-    const down = remote.length > 0 && this.remoteHosts
+    const down = remote.length > 0 && this.options.hosts
       ? await probeHosts(
         remote.map((r) => r.cwd),
-        this.remoteHosts,
+        (url) => this.jobHostAt(url),
         this.options.hostProbeMs ?? HOST_PROBE_MS,
         this.now,
       )
@@ -1034,7 +1033,7 @@ function duplicateErrorText(record: JobRecord, now: number, serverPid: number): 
     message:
       `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
         JSON.stringify(record.cwd)
-      } as job ${record.id} (${jobUri(record.id)}), started ${
+      } as job ${record.id} (${formatJobUri(record.id)}), started ${
         formatDuration(now - record.startedAt)
       } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
       "files give wrong results).",

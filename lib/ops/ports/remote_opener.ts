@@ -1,11 +1,11 @@
-// How ssh:// paths reach a machine: the opener hands out (and reuses) the backend of a remote
-// host. lib/backends/ssh/ssh_pool.ts implements it; Locations calls it.
+// How ssh:// paths reach a machine: the opener hands out (and reuses) the Host of a remote
+// target. lib/backends/ssh/ssh_pool.ts implements it; Locations calls it.
 
 import type { RemoteTarget } from "../../core/ssh/remote_url.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { Host } from "./host.ts";
 
-/** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
+/** Opens (or reuses) the host behind a remote target. Implemented by lib/backends/ssh. */
 export interface RemoteOpener {
-  /** The backend for `target`, connecting on first use. */
-  open(target: RemoteTarget): Promise<FileBackend>;
+  /** The host for `target` (its files, and its jobs where it runs commands), connecting on first use. */
+  open(target: RemoteTarget): Promise<Host>;
 }

@@ -4,6 +4,7 @@
 import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
 import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../../lib/ops/location.ts";
+import { filesHost } from "../../../lib/ops/ports/host.ts";
 import { createSession, fileKey, type Session } from "../../../lib/ops/session.ts";
 import type { EditServices } from "../../../lib/ops/edit/commit.ts";
 import { FileLocks } from "../../../lib/core/file_locks.ts";
@@ -47,7 +48,7 @@ export function editEnv(files: Record<string, string | Uint8Array> = {}): EditEn
   const disk = new MemoryBackend(files);
   const remote = new MemoryBackend();
   const remoteBackend = asRemote(remote);
-  const locations = new Locations(disk, { open: () => Promise.resolve(remoteBackend) });
+  const locations = new Locations(disk, { open: () => Promise.resolve(filesHost(remoteBackend)) });
   const services: EditServices = { locations, undo: new UndoStore(), editLocks: new FileLocks() };
   const session = createSession(locations.localAt("/"));
   return {
