@@ -5,9 +5,22 @@
 // Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs; the
 // store, the process runner and this server's pid are passed in.
 
-import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
 import { commandKey } from "../../core/jobs/command_key.ts";
-import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
+import {
+  DuplicateJobError,
+  duplicateStartingError,
+  HELD_OPEN_NOTE,
+  HELD_PIPE_NOTE,
+  jobNotFound,
+  leftoversNote,
+  lostReason,
+  recordUncreatable,
+  recordUnwritable,
+  remoteStopError,
+  shuttingDown,
+  spawnFailed,
+  tooManyJobs,
+} from "./job_messages.ts";
 import {
   cookiesInTable,
   describeProcesses,
@@ -23,9 +36,8 @@ import {
   startRecord,
 } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
-import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { type JobLog, type JobStore, type TailRead } from "../ports/job_store.ts";
-import { formatJobUri, isJobId } from "../../core/jobs/job_uri.ts";
+import { isJobId } from "../../core/jobs/job_uri.ts";
 import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
 import type { ProcessRunner, SpawnedJob } from "../ports/process_runner.ts";
 import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "../ports/job_host.ts";
@@ -309,14 +321,7 @@ export class JobManager {
    */
   async start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
     if (this.closing) {
-      throw new AnchorError({
-        code: "SERVER_SHUTTING_DOWN",
-        message: `Not starting ${
-          JSON.stringify(truncateText(command, 80))
-        }: the server is shutting down.`,
-        hint: "Retry after the client reconnects.",
-        fault: "environment",
-      });
+      throw shuttingDown(command);
     }
     const key = remote
       ? commandKey(command, cwd, false)
@@ -325,7 +330,9 @@ export class JobManager {
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
     if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
-    if (this.running.size + this.starting >= this.maxRunning) throw this.tooManyJobs(command);
+    if (this.running.size + this.starting >= this.maxRunning) {
+      throw tooManyJobs(command, [...this.running.keys()], this.starting, this.maxRunning);
+    }
     // Claim the key and a slot before the first await, so concurrent calls see them.
     this.byKey.set(key, STARTING);
     this.starting++;
@@ -339,30 +346,6 @@ export class JobManager {
     } finally {
       this.starting--;
     }
-  }
-
-  /**
-   * TOO_MANY_JOBS. Calls that arrived together count the jobs still starting (no id yet): the
-   * refusal then names the running ones, or, when none has an id yet, the list call.
-   */
-  private tooManyJobs(command: string): AnchorError {
-    const ids = [...this.running.keys()];
-    const busy = ids.length + this.starting;
-    const starting = this.starting > 0 ? `, ${this.starting} of them still starting` : "";
-    return new AnchorError({
-      code: "TOO_MANY_JOBS",
-      message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${busy} ${
-        busy === 1 ? "job is" : "jobs are"
-      } already running${starting}, and the limit is ${this.maxRunning}${
-        ids.length > 0 ? ` (${ids.join(", ")})` : ""
-      }.`,
-      hint: ids.length > 0
-        ? waitOrKill(ids[0]!)
-        : guide`They are all still starting: retry in a moment, or see them with ${
-          step("jobs", { action: "list" })
-        }.`,
-      fault: "environment",
-    });
   }
 
   /**
@@ -449,16 +432,7 @@ export class JobManager {
       else await this.endProcesses(record);
       spawned.output?.close();
       log.close();
-      throw new AnchorError({
-        code: "STATE_DIR_UNWRITABLE",
-        message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
-          (e as Error).message
-        }; the command was stopped.`,
-        hint: "Free disk space or make the state dir writable, or use another one with " +
-          "--state-dir DIR (or ANCHORFS_STATE_DIR), then run the command again.",
-        fault: "environment",
-        cause: e,
-      });
+      throw recordUnwritable(this.store.root, e);
     }
     const job: RunningJob = {
       record,
@@ -528,16 +502,7 @@ export class JobManager {
     try {
       return await this.store.reserve(id);
     } catch (e) {
-      throw new AnchorError({
-        code: "STATE_DIR_UNWRITABLE",
-        message: `Could not create the job record in ${JSON.stringify(this.store.root)}: ${
-          (e as Error).message
-        }`,
-        hint: "The command was not started. Make the state dir writable, or point anchorfs at " +
-          "another one with --state-dir DIR (or ANCHORFS_STATE_DIR).",
-        fault: "environment",
-        cause: e,
-      });
+      throw recordUncreatable(this.store.root, e);
     }
   }
 
@@ -588,12 +553,7 @@ export class JobManager {
     // process still holding it (none the job's: they are gone) cannot grow the log.
     const drained = job.output ? await job.output.settle() : true;
     job.output?.close();
-    const note = cause === "exit" && leftovers.length > 0
-      ? `[anchorfs: the command exited and left ${
-        describeProcesses(leftovers)
-      } running; they were terminated, because every process of a job ends with it. Run a ` +
-        "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
-      : undefined;
+    const note = cause === "exit" && leftovers.length > 0 ? leftoversNote(leftovers) : undefined;
     const held = exit.heldOpen ? HELD_OPEN_NOTE : drained ? undefined : HELD_PIPE_NOTE;
     const limitNote = limits && `[anchorfs: its limits were reached: ${limits}.]`;
     const notes = [note, held && `[anchorfs: ${held}.]`, limitNote].filter((n) => n !== undefined);
@@ -682,17 +642,7 @@ export class JobManager {
         unreached = stripTrailing((e as Error).message, ".");
       }
     }
-    const reason = `${why}; its end was not observed, so its exit code is unknown and it was ` +
-      "not started again" +
-      (killed.length > 0
-        ? ` (${describeProcesses(killed)} of it were still running there and have been terminated)`
-        : "") +
-      // Its processes there end when the host sees the connection close (the job's watcher);
-      // a host that never saw it keeps them until a kill reaches it.
-      (unreached !== undefined
-        ? ` (the host could not be reached to stop what may still run of it there: ${unreached}; ` +
-          "killing this job stops that once the host can be reached)"
-        : "");
+    const reason = lostReason(why, killed, unreached);
     job.cap.enforce();
     const size = await this.store.logSize(job.record.id);
     const result = loseRecord(
@@ -724,18 +674,7 @@ export class JobManager {
     const record = isJobId(id) ? await this.get(id) : undefined;
     if (record) return record;
     const recent = (await this.store.list()).slice(0, 5).map((r) => r.id);
-    throw new AnchorError({
-      code: "JOB_NOT_FOUND",
-      message: `No job with id ${JSON.stringify(id)}${
-        isJobId(id) ? "" : " (job ids look like 1234-5: the server pid, a dash, a number)"
-      }.`,
-      // With none recorded, a listing would show nothing: say where ids come from instead.
-      hint: recent.length > 0
-        ? guide`Recent jobs: ${recent.join(", ")}. List them with ${
-          step("jobs", { action: "list" })
-        }.`
-        : "No jobs recorded yet: every shell call records one, and its result names the id.",
-    });
+    throw jobNotFound(id, recent);
   }
 
   /**
@@ -923,23 +862,6 @@ export class JobManager {
   }
 }
 
-/**
- * A remote job whose shell ended while something on the host still held its output open: a
- * process carrying no proof of being the job's (see "The limit" in docs/shell-and-jobs.md).
- */
-const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
-  "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
-  "its parent gone), so that process was left running there and what it writes now is not kept";
-
-/**
- * A local job whose shell ended while something outside it still held its output pipe open (on
- * the process tree: a process with no proof of being the job's).
- */
-const HELD_PIPE_NOTE = "after its shell ended, its output pipe was still held open by a process " +
-  "that carries no proof of being the job's (no cookie, not in its cgroup, group or session, its " +
-  "parent gone), so that process was left running; the server closed the pipe, so it gets " +
-  "EPIPE or SIGPIPE when it writes, and nothing it writes reaches the log";
-
 /** The record fields of a job's containment: its cgroups, and how it is held (and why less). */
 function containmentFields(
   c: { label: string; cgroups: string[]; note?: string } | undefined,
@@ -949,22 +871,6 @@ function containmentFields(
     ...(c.cgroups.length > 0 && { cgroups: c.cgroups }),
     containment: c.note === undefined ? c.label : `${c.label} (${c.note})`,
   };
-}
-
-/** A command that could not be started (nothing runs). */
-function spawnFailed(command: string, cwd: string, e: unknown): AnchorError {
-  return new AnchorError({
-    code: "SPAWN_FAILED",
-    message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
-      JSON.stringify(cwd)
-    }: ${(e as Error).message}`,
-    // A remote host's refusal says itself what to do (an SFTP-only account, its limit).
-    hint: e instanceof AnchorError && e.hintText !== undefined
-      ? e.hintText
-      : "Check that the directory exists and is accessible; the command itself was fine.",
-    fault: "environment",
-    cause: e,
-  });
 }
 
 /** A remote process as a table row (its group is the job's; no start time is known here). */
@@ -987,76 +893,5 @@ function mergeProcesses(a: ProcessInfo[], b: ProcessInfo[]): ProcessInfo[] {
   return [...all.values()].sort((x, y) => x.startTicks - y.startTicks || x.pid - y.pid);
 }
 
-/** A kill of another live server's remote job that could not reach the host. */
-function remoteStopError(record: JobRecord, why: string): AnchorError {
-  return new AnchorError({
-    code: "REMOTE_KILL_FAILED",
-    message:
-      `Could not stop job ${record.id} (${
-        JSON.stringify(truncateText(record.command, 80))
-      }) on ${record.host}: ${why}. It is still running there, started by another anchorfs ` +
-      `server (pid ${record.serverPid}); the kill request is recorded, so that server records ` +
-      "it as killed when it ends.",
-    hint: guide`Retry ${
-      step("jobs", { action: "kill", id: record.id })
-    } once the host is reachable, or stop it from the session that started it.`,
-    fault: "environment",
-  });
-}
-
 /** byKey placeholder while a start is in flight. */
 const STARTING = "starting";
-
-function duplicateStartingError(command: string, cwd: string): AnchorError {
-  return new AnchorError({
-    code: "DUPLICATE_JOB",
-    message: `${JSON.stringify(truncateText(command, 120))} is being started in ${
-      JSON.stringify(cwd)
-    } by another call right now; starting it twice would run the same work twice.`,
-    hint: guide`Wait for that call's result (it names the job), or list jobs with ${
-      step("jobs", { action: "list" })
-    }. Independent (different) commands may run concurrently.`,
-  });
-}
-
-/** DUPLICATE_JOB for a command already running: carries that job, so a caller may reword it. */
-export class DuplicateJobError extends AnchorError {
-  /** `serverPid`: the pid of the server refusing (its own jobs notify; another's do not). */
-  constructor(readonly record: JobRecord, now: number, serverPid: number) {
-    super(duplicateErrorText(record, now, serverPid));
-  }
-}
-
-function duplicateErrorText(record: JobRecord, now: number, serverPid: number): AnchorErrorInit {
-  return {
-    code: "DUPLICATE_JOB",
-    message:
-      `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
-        JSON.stringify(record.cwd)
-      } as job ${record.id} (${formatJobUri(record.id)}), started ${
-        formatDuration(now - record.startedAt)
-      } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
-      "files give wrong results).",
-    hint: joinGuide(
-      record.serverPid === serverPid
-        ? "Wait for its notification instead of starting a duplicate, or call "
-        : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
-          "agent session), so no notification comes here: call ",
-      step("jobs", { action: "wait", id: record.id }),
-      "; read its output so far with ",
-      step("jobs", { action: "read", id: record.id }),
-      ". Independent (different) commands may run concurrently.",
-    ),
-  };
-}
-
-/** The next step when the job cap is reached: wait for one of the running jobs, or kill it. */
-export function waitOrKill(id: string): Guide {
-  return joinGuide(
-    "Wait for one to end (you get a notification), e.g. ",
-    step("jobs", { action: "wait", id }),
-    ", or stop one you no longer need with ",
-    step("jobs", { action: "kill", id }),
-    ".",
-  );
-}
