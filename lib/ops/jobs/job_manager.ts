@@ -21,12 +21,7 @@ import {
   spawnFailed,
   tooManyJobs,
 } from "./job_messages.ts";
-import {
-  cookiesInTable,
-  describeProcesses,
-  jobCookie,
-  type ProcessInfo,
-} from "../../core/jobs/job_processes.ts";
+import { describeProcesses, jobCookie, type ProcessInfo } from "../../core/jobs/job_processes.ts";
 import {
   finishRecord,
   isTerminal,
@@ -39,16 +34,12 @@ import { stripTrailing } from "../../core/path/path_text.ts";
 import { type JobLog, type JobStore, type TailRead } from "../ports/job_store.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
 import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
+import { LocalReaping, mergeProcesses, remoteRow } from "./job_reaping.ts";
+import { JobRegistry, realDirectory } from "./job_registry.ts";
 import type { ProcessRunner, SpawnedJob } from "../ports/process_runner.ts";
 import type { RemoteJob, RemoteJobHost, RemoteProcessInfo } from "../ports/job_host.ts";
 import type { Hosts } from "../ports/host.ts";
-import {
-  HOST_PROBE_MS,
-  type HostCheck,
-  hostKey,
-  type ListedJob,
-  probeHosts,
-} from "./host_probe.ts";
+import type { ListedJob } from "./host_probe.ts";
 
 /** Where a job on another host runs: the host, and the directory there. */
 export interface RemotePlace {
@@ -134,7 +125,6 @@ export class JobManager {
   /** Starts in flight (counted against the running cap). */
   private starting = 0;
   private closing = false;
-  private lastPrune = 0;
   private readonly now: () => number;
   readonly logCapBytes: number;
   readonly maxRunning: number;
@@ -142,6 +132,9 @@ export class JobManager {
   private readonly pollMs: number;
 
   private readonly pid: number;
+  private readonly reaping: LocalReaping;
+  /** Other servers' records: reconcile, foreign kills and waits, the list, pruning. */
+  private readonly registry: JobRegistry;
 
   constructor(private readonly runner: ProcessRunner, readonly options: JobManagerOptions) {
     this.store = options.store;
@@ -151,13 +144,13 @@ export class JobManager {
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.killGraceMs = options.killGraceMs ?? 2000;
     this.pollMs = options.pollMs ?? 100;
-  }
-
-  /** The job host of a remote record's directory, reached through `options.hosts`. */
-  private async jobHostAt(url: string): Promise<RemoteJobHost> {
-    const host = await this.options.hosts!.hostAt(url);
-    if (!host.jobs) throw new Error(`${JSON.stringify(url)} does not run commands`);
-    return host.jobs;
+    this.reaping = new LocalReaping(runner, this.pid, this.killGraceMs);
+    this.registry = new JobRegistry(
+      this.reaping,
+      options,
+      this.killGraceMs,
+      (id) => this.running.get(id)?.record,
+    );
   }
 
   subscribe(listener: JobListener): () => void {
@@ -179,44 +172,8 @@ export class JobManager {
    * Start-up sweep: records left `running` by a server that is gone become `lost` (their
    * process groups are terminated when provably ours), then old finished records are pruned.
    */
-  async recover(): Promise<JobRecord[]> {
-    const lost: JobRecord[] = [];
-    const records = await this.store.list();
-    for (const record of records) {
-      const next = await this.reconcile(record);
-      if (next !== record) lost.push(next);
-    }
-    await this.sweepFinished(records);
-    await this.prune(true);
-    return lost;
-  }
-
-  /**
-   * The processes of a job: its cookie, its shell's session/group, their descendants, and every
-   * process in its cgroups (those of the record that name this job's own).
-   */
-  private targetOf(record: JobRecord): ReapTarget {
-    return {
-      cgroups: this.cgroupsOf(record),
-      ...(record.cookie !== undefined && { cookie: record.cookie }),
-      leader: { pid: record.pid, startTicks: record.pidStartTicks },
-      exclude: [this.pid],
-      ...(record.pidStartTicks !== undefined && { sinceTicks: record.pidStartTicks }),
-    };
-  }
-
-  /** The record's cgroups this machine may touch (none for a remote job: they are on its host). */
-  private cgroupsOf(record: JobRecord): string[] {
-    if (record.host !== undefined || !record.cgroups) return [];
-    return this.runner.acceptedCgroups?.(record.cgroups, record.cookie) ?? [];
-  }
-
-  /** Ends every process of a local job (see targetOf), then removes its cgroups. */
-  private async endProcesses(record: JobRecord): Promise<ProcessInfo[]> {
-    const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
-    const cgroups = this.cgroupsOf(record);
-    if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
-    return killed;
+  recover(): Promise<JobRecord[]> {
+    return this.registry.recover();
   }
 
   /** The containment new jobs get, for the start-up log. */
@@ -224,95 +181,9 @@ export class JobManager {
     return await this.runner.containmentLine?.();
   }
 
-  /**
-   * Leftovers of finished jobs whose server is gone (it died before it could end them, e.g.
-   * `kill -9` while it was terminating them): found by cookie, terminated. One process-table
-   * read for all records; a live server's jobs are left to it.
-   */
-  private async sweepFinished(records: JobRecord[]): Promise<void> {
-    // A remote job's processes are on its host (its wrapper reaped them when it ended).
-    const finished = records.filter((r) =>
-      isTerminal(r.status) && r.cookie !== undefined && r.host === undefined
-    );
-    if (finished.length === 0) return;
-    const since = Math.min(...finished.map((r) => r.pidStartTicks ?? 0));
-    const present = cookiesInTable(this.runner.listProcesses(since));
-    for (const record of finished) {
-      const cgroups = this.cgroupsOf(record);
-      const inCgroups = cgroups.length > 0 &&
-        (this.runner.cgroupMembers?.(cgroups).length ?? 0) > 0;
-      if (!present.has(record.cookie!) && !inCgroups) {
-        if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
-        continue;
-      }
-      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
-      await this.endProcesses(record);
-    }
-  }
-
-  /**
-   * A record left `running` by a server that is gone becomes `lost`; every process provably the
-   * job's (its cookie, its shell's session/group while anchored, their descendants) is
-   * terminated. Returns the record as it is now.
-   */
-  private async reconcile(record: JobRecord): Promise<JobRecord> {
-    return (await this.reconcileKilling(record)).record;
-  }
-
-  /** reconcile, also returning the processes it terminated. */
-  private async reconcileKilling(
-    record: JobRecord,
-  ): Promise<{ record: JobRecord; killed: ProcessInfo[] }> {
-    if (isTerminal(record.status) || this.running.has(record.id)) return { record, killed: [] };
-    if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) {
-      return { record, killed: [] };
-    }
-    let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
-    let killed: ProcessInfo[];
-    if (record.host !== undefined) {
-      const stopped = await this.stopRemote(record);
-      killed = stopped.killed;
-      if (stopped.failed !== undefined) {
-        why += `; whatever of it still runs on ${record.host} could not be stopped ` +
-          `(${stopped.failed})`;
-      } else if (killed.length > 0) {
-        why += `; ${describeProcesses(killed)} of it were still running on ${record.host} and ` +
-          "have been terminated";
-      }
-    } else {
-      killed = await this.endProcesses(record);
-      if (killed.length > 0) {
-        why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
-      }
-    }
-    const next = loseRecord(record, this.now(), why);
-    if (!next.changed) return { record, killed };
-    await this.store.write(next.record);
-    return { record: next.record, killed };
-  }
-
   /** Deletes finished records beyond the count/age limits. Never touches running jobs. */
-  async prune(force = false): Promise<void> {
-    const now = this.now();
-    if (!force && now - this.lastPrune < 60_000) return;
-    this.lastPrune = now;
-    const keep = this.options.keepFinished ?? 100;
-    const maxAge = this.options.keepFinishedMs ?? 7 * 24 * 3600_000;
-    const maxBytes = this.options.keepFinishedBytes ?? 4 * 1024 ** 3;
-    let kept = 0;
-    let keptBytes = 0;
-    for (const record of await this.store.list()) {
-      if (!isTerminal(record.status)) continue;
-      const age = now - (record.endedAt ?? record.startedAt);
-      const bytes = await this.store.logSize(record.id);
-      // The newest finished record is always kept, however big its log.
-      if (kept === 0 || (kept < keep && age <= maxAge && keptBytes + bytes <= maxBytes)) {
-        kept++;
-        keptBytes += bytes;
-        continue;
-      }
-      await this.store.remove(record.id);
-    }
+  prune(force = false): Promise<void> {
+    return this.registry.prune(force);
   }
 
   /**
@@ -323,9 +194,11 @@ export class JobManager {
     if (this.closing) {
       throw shuttingDown(command);
     }
-    const key = remote
-      ? commandKey(command, cwd, false)
-      : commandKey(command, await this.realDirectory(cwd), this.runner.caseInsensitivePaths);
+    const key = remote ? commandKey(command, cwd, false) : commandKey(
+      command,
+      await realDirectory(this.runner, cwd),
+      this.runner.caseInsensitivePaths,
+    );
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
@@ -337,7 +210,7 @@ export class JobManager {
     this.byKey.set(key, STARTING);
     this.starting++;
     try {
-      const elsewhere = await this.runningElsewhere(key);
+      const elsewhere = await this.registry.runningElsewhere(key);
       if (elsewhere) throw new DuplicateJobError(elsewhere, this.now(), this.pid);
       return await this.launch(command, cwd, key, remote);
     } catch (e) {
@@ -345,46 +218,6 @@ export class JobManager {
       throw e;
     } finally {
       this.starting--;
-    }
-  }
-
-  /**
-   * The same command running in the same directory as a job of another live anchorfs server on
-   * this state dir (two agent sessions in one checkout): those two runs would fight just the
-   * same. Only records whose server is provably alive count; a dead server's are `lost`.
-   */
-  private async runningElsewhere(key: string): Promise<JobRecord | undefined> {
-    // An unreadable state dir is reported by the launch that follows, with its own message.
-    const ids = await this.store.ids().catch(() => [] as string[]);
-    // Ids start with their server's pid: read only the records of other servers still alive
-    // (usually none), so a shell call does not read every record on disk.
-    const alive = new Map<number, boolean>();
-    for (const id of ids) {
-      const serverPid = Number(id.slice(0, id.indexOf("-")));
-      if (serverPid === this.pid) continue;
-      if (!alive.has(serverPid)) {
-        alive.set(serverPid, this.runner.processIsSame(serverPid, undefined));
-      }
-      if (!alive.get(serverPid)) continue;
-      const record = await this.store.read(id);
-      if (!record || isTerminal(record.status)) continue;
-      const realCwd = await this.realDirectory(record.cwd);
-      if (commandKey(record.command, realCwd, this.runner.caseInsensitivePaths) !== key) continue;
-      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
-    }
-    return undefined;
-  }
-
-  /**
-   * The directory with symlinks resolved, so `a` and a link to it are one place for the
-   * duplicate guard; as given when it cannot be resolved (the spawn then reports why).
-   */
-  private async realDirectory(cwd: string): Promise<string> {
-    if (/^(ssh|sftp):\/\//.test(cwd)) return cwd;
-    try {
-      return await this.runner.realDirectory(cwd);
-    } catch {
-      return cwd;
     }
   }
 
@@ -429,7 +262,7 @@ export class JobManager {
     } catch (e) {
       // An untracked job must not run: stop it before reporting.
       if (remoteJob) await remoteJob.kill(this.killGraceMs).catch(() => []);
-      else await this.endProcesses(record);
+      else await this.reaping.endProcesses(record);
       spawned.output?.close();
       log.close();
       throw recordUnwritable(this.store.root, e);
@@ -544,10 +377,10 @@ export class JobManager {
     // Read before the cgroups go with the processes.
     const limits = job.remote
       ? undefined
-      : this.runner.cgroupLimitEvents?.(this.cgroupsOf(job.record));
+      : this.runner.cgroupLimitEvents?.(this.reaping.cgroupsOf(job.record));
     const leftovers = job.remote
       ? exit.leftovers?.map(remoteRow(job.remote.pid)) ?? await this.killRemote(job.remote)
-      : await this.endProcesses(job.record);
+      : await this.reaping.endProcesses(job.record);
     job.endKilled = leftovers;
     // The output the ended processes left in the pipe is theirs; then the pipe is closed, so a
     // process still holding it (none the job's: they are gone) cannot grow the log.
@@ -573,14 +406,9 @@ export class JobManager {
       droppedBytes: job.cap.droppedBytes,
       endedAt: this.now(),
     });
-    job.cap.close();
-    job.record = result.record;
-    if (result.changed) await this.persist(job, result.record);
-    this.running.delete(job.record.id);
-    if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
-    if (result.changed) this.emit({ kind: "end", record: result.record });
+    const ended = await this.recordEnd(job, result);
     this.prune().catch(() => {});
-    return result.record;
+    return ended;
   }
 
   /** Ends the processes of a remote job; none when the host cannot be reached. */
@@ -589,41 +417,6 @@ export class JobManager {
       return (await remote.kill(this.killGraceMs)).map(remoteRow(remote.pid));
     } catch {
       return [];
-    }
-  }
-
-  /**
-   * Ends the processes of a remote job this server is not running (another server's, or a dead
-   * server's) over this process's own connection to its host. `failed` says why nothing could
-   * be done: the host is unreachable, or the record's ssh:// directory now resolves to another
-   * host than the one it ran on (then nothing there is touched).
-   */
-  private async stopRemote(
-    record: JobRecord,
-  ): Promise<{ killed: ProcessInfo[]; failed?: string }> {
-    if (!this.options.hosts) {
-      return { killed: [], failed: "this process cannot open ssh connections" };
-    }
-    if (record.cookie === undefined) return { killed: [], failed: "its record has no cookie" };
-    try {
-      const host = await this.jobHostAt(record.cwd);
-      if (record.host !== undefined && host.description !== record.host) {
-        return {
-          killed: [],
-          failed: `${JSON.stringify(record.cwd)} now leads to ${host.description}, not to ` +
-            `${record.host} where it ran, so nothing there was touched`,
-        };
-      }
-      const killed = await host.stopJob(
-        { id: record.id, pid: record.pid, cookie: record.cookie },
-        this.killGraceMs,
-      );
-      return { killed: killed.map(remoteRow(record.pid)) };
-    } catch (e) {
-      return {
-        killed: [],
-        failed: `could not reach it: ${stripTrailing((e as Error).message, ".")}`,
-      };
     }
   }
 
@@ -650,6 +443,17 @@ export class JobManager {
       this.now(),
       reason,
     );
+    return await this.recordEnd(job, result);
+  }
+
+  /**
+   * The one place a job's end is recorded: the log closed, the record written (once, in order
+   * after any earlier write), the job no longer running, and the end announced.
+   */
+  private async recordEnd(
+    job: RunningJob,
+    result: { record: JobRecord; changed: boolean },
+  ): Promise<JobRecord> {
     job.cap.close();
     job.record = result.record;
     if (result.changed) await this.persist(job, result.record);
@@ -666,7 +470,7 @@ export class JobManager {
     const record = await this.store.read(id);
     // A record whose server died says `running` until someone looks: whoever reads it first
     // (another server, `anchorfs jobs`) records it lost, so no reader reports a dead job as live.
-    return record && await this.reconcile(record);
+    return record && await this.registry.reconcile(record);
   }
 
   /** Like get, but throws a caller error naming the known jobs. */
@@ -682,33 +486,7 @@ export class JobManager {
    * and processes still alive of their jobs (finished ones too) are terminated.
    */
   async list(limit = 50): Promise<ListedJob[]> {
-    const records = (await this.store.list()).slice(0, limit);
-    // A dead server's remote job is reconciled on its host: ask every such host first, at once
-    // and briefly, and list the jobs of those that do not answer as recorded, marked.
-    const remote = records.filter((r) => this.needsHost(r));
-    const down = remote.length > 0 && this.options.hosts
-      ? await probeHosts(
-        remote.map((r) => r.cwd),
-        (url) => this.jobHostAt(url),
-        this.options.hostProbeMs ?? HOST_PROBE_MS,
-        this.now,
-      )
-      : new Map<string, HostCheck>();
-    const listed = await Promise.all(records.map((r): Promise<ListedJob> | ListedJob => {
-      const running = this.running.get(r.id);
-      if (running) return running.record;
-      const unreachable = this.needsHost(r) ? down.get(hostKey(r.cwd)) : undefined;
-      return unreachable ? { ...r, unreachable } : this.reconcile(r);
-    }));
-    await this.sweepFinished(listed);
-    return listed;
-  }
-
-  /** Whether reconciling `record` means reaching its host: a dead server's running remote job. */
-  private needsHost(record: JobRecord): boolean {
-    return record.host !== undefined && !isTerminal(record.status) &&
-      !this.running.has(record.id) &&
-      !this.runner.processIsSame(record.serverPid, record.serverStartTicks);
+    return await this.registry.list(limit);
   }
 
   isRunningHere(id: string): boolean {
@@ -765,13 +543,7 @@ export class JobManager {
       if (ended) return { record: ended, done: true };
       return { record: here.record, done: false };
     }
-    while (this.now() < deadline && !signal?.aborted) {
-      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - this.now()))));
-      const read = await this.store.read(id);
-      const now = read ? await this.reconcile(read) : undefined;
-      if (now && isTerminal(now.status)) return { record: now, done: true };
-    }
-    return { record: (await this.store.read(id)) ?? record, done: false };
+    return await this.registry.follow(id, record, deadline, signal);
   }
 
   /**
@@ -782,21 +554,18 @@ export class JobManager {
     // Read without reconciling: a dead server's job is reconciled below, reporting its kills.
     const record = this.running.get(id)?.record ??
       (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);
-    const target = this.targetOf(record);
     // A remote record's pid and cookie name processes on its host, never local ones.
     const killAll = async () =>
       record.host !== undefined
-        ? (await this.stopRemote(record)).killed
-        : await this.endProcesses(record);
+        ? (await this.registry.stopRemote(record)).killed
+        : await this.reaping.endProcesses(record);
     if (isTerminal(record.status)) {
       // Its shell ended; anything it left that is still alive goes now.
       return { record, wasRunning: false, killed: await killAll() };
     }
     const here = this.running.get(id);
     if (here) {
-      const sweep = here.remote
-        ? this.killRemote(here.remote)
-        : killJobProcesses(this.runner, target, this.killGraceMs);
+      const sweep = here.remote ? this.killRemote(here.remote) : this.reaping.kill(record);
       here.killing = sweep;
       const killed = await sweep;
       const ended = await here.done;
@@ -809,7 +578,7 @@ export class JobManager {
       };
     }
     // A job whose server is gone: terminate what is provably its, record it as lost.
-    const reconciled = await this.reconcileKilling(record);
+    const reconciled = await this.registry.reconcileKilling(record);
     if (isTerminal(reconciled.record.status)) return { ...reconciled, wasRunning: true };
     // Another live server's job: leave a note so that server records "killed", and end its
     // processes from here (the cookie proves them the job's; a remote job's over this
@@ -817,10 +586,10 @@ export class JobManager {
     await this.store.requestKill(id);
     let killed: ProcessInfo[];
     if (record.host !== undefined) {
-      const stopped = await this.stopRemote(record);
+      const stopped = await this.registry.stopRemote(record);
       if (stopped.failed !== undefined) throw remoteStopError(record, stopped.failed);
       killed = stopped.killed;
-    } else killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+    } else killed = await this.reaping.kill(record);
     const ended = await this.wait(id, this.killGraceMs + 5000);
     return { record: ended.record, wasRunning: true, killed };
   }
@@ -829,7 +598,7 @@ export class JobManager {
   private ownTarget(): ReapTarget {
     const since = this.runner.ownStartTicks();
     return {
-      cgroups: [...this.running.values()].flatMap((j) => this.cgroupsOf(j.record)),
+      cgroups: [...this.running.values()].flatMap((j) => this.reaping.cgroupsOf(j.record)),
       cookiePrefix: `${this.instance}/`,
       exclude: [this.pid],
       ...(since !== undefined && { sinceTicks: since }),
@@ -871,26 +640,6 @@ function containmentFields(
     ...(c.cgroups.length > 0 && { cgroups: c.cgroups }),
     containment: c.note === undefined ? c.label : `${c.label} (${c.note})`,
   };
-}
-
-/** A remote process as a table row (its group is the job's; no start time is known here). */
-function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {
-  return (p) => ({
-    pid: p.pid,
-    name: p.name,
-    ppid: 0,
-    pgrp: pgid,
-    sid: pgid,
-    startTicks: 0,
-    state: "?",
-  });
-}
-
-/** Both lists without repeats, in start order. */
-function mergeProcesses(a: ProcessInfo[], b: ProcessInfo[]): ProcessInfo[] {
-  const all = new Map<string, ProcessInfo>();
-  for (const p of [...a, ...b]) all.set(`${p.pid}:${p.startTicks}`, p);
-  return [...all.values()].sort((x, y) => x.startTicks - y.startTicks || x.pid - y.pid);
 }
 
 /** byKey placeholder while a start is in flight. */
