@@ -7,7 +7,8 @@
 
 import { createLocalProcessRunner } from "../lib/backends/local/process_runner.ts";
 import { readPsTable } from "../lib/backends/platform/foreign_process_table.ts";
-import { JobManager, type RemotePlace } from "../lib/ops/jobs/job_manager.ts";
+import { JobManager } from "../lib/ops/jobs/job_manager.ts";
+import { type RemotePlace } from "../lib/ops/jobs/job_manager_options.ts";
 import { DiskJobStore } from "../lib/backends/local/disk_job_store.ts";
 import { createSshWorld } from "../tests/backends/ssh/_sshd.ts";
 

@@ -7,7 +7,8 @@ import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isTerminal } from "../../core/jobs/job_state.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import { guide, step } from "../../core/next_step.ts";
-import type { JobEvent, JobListener, JobManager } from "./job_manager.ts";
+import type { JobManager } from "./job_manager.ts";
+import type { JobEvent, JobListener } from "./job_manager_options.ts";
 import { DuplicateJobError, waitOrKill } from "./job_messages.ts";
 
 /** How long events of a job not (yet) known as ours are kept for start() to claim. */

@@ -111,6 +111,30 @@ export function jobNotFound(id: string, recent: readonly string[]): AnchorError 
   });
 }
 
+/**
+ * What a job's end adds: the notes appended to its log (each on a line of its own) and the note
+ * of its record. `leftovers`: what an exit (not a kill) left running, ended; `heldOpen`: its
+ * output stayed open on the host; `drained`: its local pipe emptied; `limits`: what its cgroup
+ * limits did.
+ */
+export function endNotes(end: {
+  leftovers: ProcessInfo[];
+  heldOpen: boolean;
+  drained: boolean;
+  limits: string | undefined;
+}): { log: string[]; record?: string } {
+  const note = end.leftovers.length > 0 ? leftoversNote(end.leftovers) : undefined;
+  const held = end.heldOpen ? HELD_OPEN_NOTE : end.drained ? undefined : HELD_PIPE_NOTE;
+  const limits = end.limits;
+  const limitNote = limits && `[anchorfs: its limits were reached: ${limits}.]`;
+  const log = [note, held && `[anchorfs: ${held}.]`, limitNote].filter((n) => n !== undefined);
+  if ((held ?? limits) === undefined) return { log };
+  return {
+    log,
+    record: [held, limits && `its limits were reached: ${limits}`].filter(Boolean).join("; "),
+  };
+}
+
 /** The log's note when the command exited and left processes running (they were ended). */
 export function leftoversNote(leftovers: ProcessInfo[]): string {
   return `[anchorfs: the command exited and left ${

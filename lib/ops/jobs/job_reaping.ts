@@ -41,6 +41,20 @@ export class LocalReaping {
     return killJobProcesses(this.runner, this.targetOf(record), this.graceMs);
   }
 
+  /**
+   * Every process of every job server instance `instance` started (their cookies carry it),
+   * and the cgroups of its running jobs (`running`): what its shutdown ends.
+   */
+  serverTarget(instance: string, running: readonly JobRecord[]): ReapTarget {
+    const since = this.runner.ownStartTicks();
+    return {
+      cgroups: running.flatMap((r) => this.cgroupsOf(r)),
+      cookiePrefix: `${instance}/`,
+      exclude: [this.pid],
+      ...(since !== undefined && { sinceTicks: since }),
+    };
+  }
+
   /** Ends every process of a local job (see targetOf), then removes its cgroups. */
   async endProcesses(record: JobRecord): Promise<ProcessInfo[]> {
     const killed = await this.kill(record);

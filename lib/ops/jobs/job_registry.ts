@@ -23,7 +23,9 @@ import {
   probeHosts,
 } from "./host_probe.ts";
 import { type LocalReaping, remoteRow } from "./job_reaping.ts";
-import type { JobManagerOptions } from "./job_manager.ts";
+import type { JobManagerOptions } from "./job_manager_options.ts";
+import { jobNotFound, remoteStopError } from "./job_messages.ts";
+import { isJobId } from "../../core/jobs/job_uri.ts";
 
 export class JobRegistry {
   private lastPrune = 0;
@@ -44,6 +46,24 @@ export class JobRegistry {
     this.store = options.store;
     this.runner = reaping.runner;
     this.now = options.now ?? Date.now;
+  }
+
+  /** The current record: from memory for this server's running jobs, else from disk. */
+  async get(id: string): Promise<JobRecord | undefined> {
+    const running = this.runningHere(id);
+    if (running) return running;
+    const record = await this.store.read(id);
+    // A record whose server died says `running` until someone looks: whoever reads it first
+    // (another server, `anchorfs jobs`) records it lost, so no reader reports a dead job as live.
+    return record && await this.reconcile(record);
+  }
+
+  /** Like get, but throws a caller error naming the known jobs. */
+  async require(id: string): Promise<JobRecord> {
+    const record = isJobId(id) ? await this.get(id) : undefined;
+    if (record) return record;
+    const recent = (await this.store.list()).slice(0, 5).map((r) => r.id);
+    throw jobNotFound(id, recent);
   }
 
   /**
@@ -263,6 +283,28 @@ export class JobRegistry {
         failed: `could not reach it: ${stripTrailing((e as Error).message, ".")}`,
       };
     }
+  }
+
+  /**
+   * What a finished job left that is still alive, ended: on its host for a remote record (whose
+   * pid and cookie name processes there, never local ones), else on this machine.
+   */
+  async endLeftovers(record: JobRecord): Promise<ProcessInfo[]> {
+    return record.host !== undefined
+      ? (await this.stopRemote(record)).killed
+      : await this.reaping.endProcesses(record);
+  }
+
+  /**
+   * The processes of another live server's running job, ended from here (the cookie proves them
+   * the job's; a remote job's over this process's own connection to its host). Throws
+   * REMOTE_KILL_FAILED when its host cannot be reached.
+   */
+  async killForeign(record: JobRecord): Promise<ProcessInfo[]> {
+    if (record.host === undefined) return await this.reaping.kill(record);
+    const stopped = await this.stopRemote(record);
+    if (stopped.failed !== undefined) throw remoteStopError(record, stopped.failed);
+    return stopped.killed;
   }
 
   /** The job host of a remote record's directory, found through `options.hosts` (Locations). */

@@ -13,7 +13,7 @@ import {
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { TailRead } from "../ports/job_store.ts";
-import type { KillResult } from "./job_manager.ts";
+import type { KillResult } from "./job_manager_options.ts";
 import { formatJobUri } from "../../core/jobs/job_uri.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
 import {
