@@ -2,7 +2,7 @@
 // connection (SshLink). Built by the pool; commands there run with bash.
 
 import type { Host } from "../../ops/ports/host.ts";
-import { SftpBackend } from "./sftp_backend.ts";
+import { SftpBackend } from "./sftp_files.ts";
 import { SshJobHost } from "./remote_job_runner.ts";
 import type { SshLink } from "./ssh_link.ts";
 

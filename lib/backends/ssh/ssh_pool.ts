@@ -7,7 +7,7 @@ import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
 import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
 import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
-import type { SftpBackend } from "./sftp_backend.ts";
+import type { SftpBackend } from "./sftp_files.ts";
 import { SshHost } from "./ssh_host.ts";
 import { SshLink } from "./ssh_link.ts";
 
