@@ -100,7 +100,7 @@ export class Locations implements Hosts {
     this.guard = guard;
   }
 
-  /** Serves job URIs (lib/core/jobs/job_uri.ts) as paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */
+  /** Serves job URIs as paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */
   setJobLogs(backend: FileBackend): void {
     this.jobLogs = this.jobLogHost(backend);
   }

@@ -1,5 +1,5 @@
-// A job's log as a read-only file at its job URI (core/jobs/job_uri.ts), so view reads ranges of it and
-// searches it like any file (line ids included). What it serves is the log cleaned line by line
+// A job's log as a read-only file at its job URI (core/jobs/job_uri.ts), so view reads ranges of
+// it and searches it like any file (line ids included). What it serves is the log cleaned line by line
 // (ANSI, `\r` redraws, control pictures; nothing collapsed, so line numbers are the raw log's);
 // the log on disk keeps the raw bytes. Every write is refused.
 

@@ -1,6 +1,6 @@
 // The job manager's API shapes: its options, where a remote job runs, what a kill reports, and
-// the events it emits (and their listeners). Kept apart from the lifecycle (job_manager.ts) so the registry and the
-// callers read them without the class.
+// the events it emits (and their listeners). Kept apart from the lifecycle and the facade
+// (job_lifecycle.ts, job_manager.ts) so the registry and the callers read them alone.
 
 import type { ProcessInfo } from "../../core/jobs/job_processes.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";

@@ -36,7 +36,10 @@ export interface JobRun {
   limitEvents(record: JobRecord): string | undefined;
   /** The end's sweep: what its shell left running, terminated. */
   sweepEnd(record: JobRecord, end: JobEnd): Promise<ProcessInfo[]>;
-  /** An end that was not observed (a dropped connection): stops what may still run; throws when unreachable. */
+  /**
+   * An end that was not observed (a dropped connection): stops what may still run there; throws
+   * when the host cannot be reached.
+   */
   stopLost(): Promise<ProcessInfo[]>;
   /** Stops a job whose record could not be written (an untracked job must not run). */
   abort(record: JobRecord): Promise<void>;

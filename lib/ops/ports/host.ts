@@ -18,7 +18,7 @@ export interface Host {
    * its process runner (lib/ops/ports/process_runner.ts).
    */
   readonly jobs?: RemoteJobHost;
-  /** The shell commands run with there; suggested shell calls about its files are written for it. */
+  /** The shell commands run with there; suggested shell calls about its files are written so. */
   readonly shell: ShellKind;
 }
 

@@ -6,6 +6,6 @@ import type { Host } from "./host.ts";
 
 /** Opens (or reuses) the host behind a remote target. Implemented by lib/backends/ssh. */
 export interface RemoteOpener {
-  /** The host for `target` (its files, and its jobs where it runs commands), connecting on first use. */
+  /** The host for `target` (its files, its jobs where it runs commands); connects on first use. */
   open(target: RemoteTarget): Promise<Host>;
 }
