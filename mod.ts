@@ -124,6 +124,7 @@ export { MACOS_PATHS, type PathRules, POSIX_PATHS, WINDOWS_PATHS } from "./lib/c
 export { closeServices, createServices, type ServiceOptions } from "./lib/compose.ts";
 export type { Services } from "./lib/ops/services.ts";
 export { type Location, Locations } from "./lib/ops/location.ts";
+export { filesHost, type Host, type Hosts } from "./lib/ops/ports/host.ts";
 export type { PathGuard } from "./lib/ops/ports/path_guard.ts";
 export type { RemoteOpener } from "./lib/ops/ports/remote_opener.ts";
 export type { RemoteTarget } from "./lib/core/ssh/mod.ts";

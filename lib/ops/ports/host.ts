@@ -7,6 +7,17 @@ import type { ShellKind } from "../../core/platform/platform.ts";
 import type { FileBackend } from "./file_backend.ts";
 import type { RemoteJobHost } from "./job_host.ts";
 
+/**
+ * A place where files live and commands run: what a {@linkcode Location} is on.
+ *
+ * @example
+ * ```ts
+ * import { filesHost, Locations, MemoryBackend } from "@anchorfs/anchorfs";
+ *
+ * const locations = new Locations(filesHost(new MemoryBackend({ "/app/a.txt": "" }), "bash"));
+ * locations.localAt("/app/a.txt").host.shell; // "bash"
+ * ```
+ */
 export interface Host {
   /** The files' id ("local", "memory", "ssh://user@host:port"): used in keys and messages. */
   readonly id: string;
@@ -15,7 +26,9 @@ export interface Host {
   /**
    * Runs shell commands there over this host's own connection (an ssh host). Absent for a host
    * that only serves files, and for this machine, whose commands the job manager starts through
-   * its process runner (lib/ops/ports/process_runner.ts).
+   * its process runner (lib/ops/ports/process_runner.ts). Wiring between the ssh backend and the
+   * job manager, not part of the public API.
+   * @ignore
    */
   readonly jobs?: RemoteJobHost;
   /** The shell commands run with there; suggested shell calls about its files are written so. */
