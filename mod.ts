@@ -115,7 +115,7 @@ export type {
   SpecialKind,
   TreeEntry,
   WriteOptions,
-} from "./lib/ops/file_backend.ts";
+} from "./lib/ops/ports/file_backend.ts";
 export type { FileSummary } from "./lib/core/text/head_summary.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
 export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
@@ -130,7 +130,10 @@ export {
 // Services, locations and sessions.
 export { closeServices, createServices, type ServiceOptions } from "./lib/compose.ts";
 export type { Services } from "./lib/ops/services.ts";
-export { type Location, Locations, type PathGuard, type RemoteOpener } from "./lib/ops/location.ts";
+export { type Location, Locations } from "./lib/ops/location.ts";
+export { filesHost, type Host, type Hosts } from "./lib/ops/ports/host.ts";
+export type { PathGuard } from "./lib/ops/ports/path_guard.ts";
+export type { RemoteOpener } from "./lib/ops/ports/remote_opener.ts";
 export type { RemoteTarget } from "./lib/core/ssh/remote_url.ts";
 export { createSession, type Session } from "./lib/ops/session.ts";
 

@@ -3,14 +3,15 @@
 // backends to ops.
 
 import { LocalBackend } from "./backends/local/local_backend.ts";
+import { LocalHost } from "./backends/local/local_host.ts";
+import type { Hosts } from "./ops/ports/host.ts";
 import { SshPool } from "./backends/ssh/ssh_pool.ts";
 import { Locations } from "./ops/location.ts";
-import { parseRemoteUrl } from "./core/ssh/remote_url.ts";
-import { FileLocks } from "./ops/edit/file_locks.ts";
+import { FileLocks } from "./core/file_locks.ts";
 import { UndoStore } from "./ops/edit/undo_store.ts";
 import { JobManager } from "./ops/jobs/job_manager.ts";
 import { describePlatform } from "./core/platform/platform.ts";
-import { defaultStateDir } from "./ops/jobs/job_store.ts";
+import { defaultStateDir } from "./ops/ports/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
@@ -63,18 +64,11 @@ export interface ServiceOptions {
  */
 export function createServices(options: ServiceOptions = {}): Services {
   const local = new LocalBackend();
-  const locations = new Locations(local);
-  const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
-  locations.setRemoteOpener(sshPool);
-  const jobs = createJobManager(options);
-  // A remote job of another server (or of a dead one) is reached through this process's pool.
-  jobs.setRemoteHosts(async (url) => {
-    const backend = await sshPool.open(parseRemoteUrl(url).target);
-    if (!backend.jobHost) throw new Error(`${JSON.stringify(url)} does not run commands`);
-    return backend.jobHost;
-  });
   const shell = options.shell ?? currentPlatform().defaultShell;
-  locations.setShell(shell);
+  const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
+  const locations = new Locations(new LocalHost(local, shell), sshPool);
+  // A remote job of another server (or of a dead one) is reached through this process's pool.
+  const jobs = createJobManager(options, locations);
   locations.setJobLogs(new JobLogFiles(jobs, shell));
   const services = {
     locations,
@@ -89,7 +83,10 @@ export function createServices(options: ServiceOptions = {}): Services {
     scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
     // Loads nothing until the first outline: the grammars are read on demand.
     outliner: new Outliner(new TreeSitterParser()),
-    shell,
+    // The local host states the shell; this reads it from there.
+    get shell() {
+      return locations.localHost.shell;
+    },
   };
   sshPools.set(services, sshPool);
   return services;
@@ -98,7 +95,7 @@ export function createServices(options: ServiceOptions = {}): Services {
 /** The SSH connection pool behind each Services (closed by closeServices). */
 const sshPools = new WeakMap<Services, SshPool>();
 
-function createJobManager(options: ServiceOptions): JobManager {
+function createJobManager(options: ServiceOptions, hosts: Hosts): JobManager {
   // Test-only: job tests shorten the 2 s kill grace and heartbeat (lib/test_timing.ts).
   const timing = testTiming((name) => Deno.env.get(name));
   if (timing.heartbeatMs !== undefined) setDefaultHeartbeatMs(timing.heartbeatMs);
@@ -114,6 +111,7 @@ function createJobManager(options: ServiceOptions): JobManager {
     {
       store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
       pid,
+      hosts,
       ...(logCapBytes !== undefined && { logCapBytes }),
       ...(timing.killGraceMs !== undefined && { killGraceMs: timing.killGraceMs }),
     },

@@ -9,7 +9,7 @@ import {
   type ChangedAtReplace,
   changedAtReplaceText,
   type WriteOptions,
-} from "../ops/file_backend.ts";
+} from "../ops/ports/file_backend.ts";
 
 export function notFound(path: string, what = "file or directory"): AnchorError {
   return new AnchorError({

@@ -6,7 +6,7 @@
 // lands at the new end.
 
 import { plural } from "../core/plural.ts";
-import type { JobLog } from "../ops/jobs/job_store.ts";
+import type { JobLog } from "../ops/ports/job_store.ts";
 
 /** The synchronous operations on one log that the cap needs. */
 export interface LogFile {

@@ -1,4 +1,4 @@
-// Jobs as MCP resources: list (newest first, bounded), the template anchorfs://jobs/{id}, read
+// Jobs as MCP resources: list (newest first, bounded), the job URI template (core/jobs/job_uri.ts), read
 // (status, exit, duration, output tail), legacy subscribe/unsubscribe, and the notifications:
 // resources/updated when a job ends, list_changed when one starts or ends, and replays for
 // subscriptions (legacy) and listens (2026-07-28) that arrive after the job already ended.
@@ -13,7 +13,11 @@ import {
 import { isAnchorError } from "../core/errors.ts";
 import { isTerminal } from "../core/jobs/job_state.ts";
 import type { JobManager } from "../ops/jobs/job_manager.ts";
-import { jobUri } from "../ops/jobs/job_manager.ts";
+import {
+  formatJobUri as jobUri,
+  JOB_URI_TEMPLATE,
+  jobIdOfResource as jobIdFromUri,
+} from "../core/jobs/job_uri.ts";
 import { formatJobReport, shortCommand } from "../ops/jobs/job_text.ts";
 import { DEFAULT_PASSING_LINES, readJobOutput } from "../ops/jobs/job_output.ts";
 import type { ObservedTransport } from "./stdio/stdio_transport.ts";
@@ -21,17 +25,12 @@ import type { ToolEnv } from "./tool_env.ts";
 import { modelText } from "./render.ts";
 
 const LIST_LIMIT = 50;
-const URI_PREFIX = "anchorfs://jobs/";
-
-function jobIdFromUri(uri: string): string | undefined {
-  return uri.startsWith(URI_PREFIX) ? uri.slice(URI_PREFIX.length) : undefined;
-}
 
 export function registerJobResources(mcp: McpServer, env: ToolEnv): void {
   const jobs = env.services.jobs;
   mcp.registerResource(
     "job",
-    new ResourceTemplate(`${URI_PREFIX}{id}`, {
+    new ResourceTemplate(JOB_URI_TEMPLATE, {
       list: async () => ({
         resources: (await jobs.list(LIST_LIMIT)).map((record) => ({
           uri: jobUri(record.id),

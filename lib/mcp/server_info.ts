@@ -4,6 +4,7 @@
 
 import { step, toolCallSyntax } from "../core/next_step.ts";
 import { VERSION } from "../version.ts";
+import { formatJobUri } from "../core/jobs/job_uri.ts";
 import type { ServerOptions } from "./tool_env.ts";
 
 export const SERVER_INSTRUCTIONS =
@@ -12,7 +13,7 @@ export const SERVER_INSTRUCTIONS =
   "an edit never lands on a line that changed since you saw it; a stale id fails with fresh ids. " +
   "Use view (not cat/grep/ls/find) to read, search and list; text_editor and batch_edit to edit. " +
   "Paths may be local or ssh://host/path. A shell command still running after the foreground " +
-  "window becomes a job (anchorfs://jobs/ID) and you are notified when it ends: never run it " +
+  `window becomes a job (${formatJobUri("ID")}) and you are notified when it ends: never run it ` +
   `again or sleep; use ${toolCallSyntax(step("jobs", { action: "wait", id: "ID" }))} if you ` +
   "must block.";
 

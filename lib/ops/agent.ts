@@ -21,7 +21,7 @@ export function createAgent(shared: Services, root: Location): Agent {
   return {
     services: {
       ...shared,
-      // anchorfs://jobs/ID reads this agent's jobs only, as the jobs tool does.
+      // A job URI reads this agent's jobs only, as the jobs tool does.
       locations: shared.locations.withJobLogs(new JobLogFiles(jobs.view, shared.shell)),
       undo: new UndoStore(),
       jobs: jobs.view,

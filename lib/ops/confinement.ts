@@ -12,10 +12,11 @@ import {
   intersectAllowed,
 } from "../core/path/confinement.ts";
 import { hasRawBytes } from "../core/path/path_quote.ts";
-import type { Location, Locations, PathGuard } from "./location.ts";
+import type { Location, Locations } from "./location.ts";
+import type { PathGuard } from "./ports/path_guard.ts";
 import { formatRemoteUrl, type RemoteTarget } from "../core/ssh/remote_url.ts";
 import { RootsState, type RootsWait } from "./roots_state.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
 
 /** How long a file tool waits for the client's first roots answer before refusing. */
 const ROOTS_WAIT_MS = 5_000;

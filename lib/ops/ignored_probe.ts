@@ -3,7 +3,7 @@
 // can hold the text: many text files before a few, binary-only ones (`__pycache__/`) last. A
 // bounded look at names only: no file is opened.
 
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
 import type { SkippedEntry } from "./walk.ts";
 
 /** A skipped directory and what a quick look found in it. */

@@ -6,7 +6,8 @@
 
 import { estimateTokens } from "../core/text/token_estimate.ts";
 import { type FileSummary, summarizeHead } from "../core/text/head_summary.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
+import type { SummaryHelper, SummaryRun } from "./ports/worker_pool.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import type { StopReason } from "./budget.ts";
 import { type Location, siblingLocation } from "./location.ts";
@@ -51,39 +52,6 @@ const LIST_BATCH = 64;
  * is done, finds batches no worker took yet and makes them itself, from the last one back.
  */
 const OVERLAP_BATCH = 32;
-
-/**
- * One listing's head summaries made on other threads while the listing walks on (local disk: the
- * search workers). Batches are numbered in the order posted; each is made once, by a worker or
- * by the caller, whichever claims it first.
- */
-export interface SummaryRun {
-  /** Hands the next batch of files to the other threads. */
-  post(paths: readonly string[]): void;
-  /**
-   * True when batch `k` is now the caller's: no other thread took it (none will), or, with
-   * `started`, another thread is still making it (its answer is dropped). False when its answer
-   * is on its way (`answer`).
-   */
-  claim(k: number, started?: boolean): boolean;
-  /**
-   * Batch `k`'s summaries from another thread, null for a file it left to the caller (the
-   * backend's careful path decides it); null for the whole batch when the caller must make it
-   * (claimed by the caller, or the threads failed).
-   */
-  answer(k: number): Promise<(FileSummary | null)[] | null>;
-  /** Ends the run: batches no thread took are dropped. */
-  stop(): void;
-}
-
-// Exported for tests.
-/** Where a listing's summaries can be made off its thread (the local parallel scanner). */
-export interface SummaryHelper {
-  /** Only listings on the backend with this id are helped. */
-  readonly backendId: string;
-  /** Null when it cannot help now (see ContentScanner.openSummaries). */
-  openSummaries?(headBytes: number): SummaryRun | null;
-}
 
 /** What a listing says after its rows: entries left out, or a stop before the end. */
 function listNotices(

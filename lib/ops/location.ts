@@ -1,26 +1,23 @@
 // Turns a path as a model or user wrote it (relative, absolute, "~/x", "ssh://host/x") into a
-// Location: the backend that owns it plus an absolute path there. Tools never branch on local
-// vs remote; they get a Location and call its backend.
+// Location: the host that owns it (its files, jobs and shell) plus an absolute path there. Tools
+// never branch on local vs remote; they get a Location and call its backend and host.
 
 import { AnchorError } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
 import { joinPath } from "../core/path/path_text.ts";
 import { unquotePath } from "../core/path/path_quote.ts";
+import { formatJobUri, hasAnchorfsScheme, parseJobUri } from "../core/jobs/job_uri.ts";
 import {
   formatRemoteUrl,
   isRemoteUrl,
   parseRemoteUrl,
   type RemoteTarget,
 } from "../core/ssh/remote_url.ts";
-import type { FileBackend } from "./file_backend.ts";
-import type { ShellKind } from "../core/platform/platform.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
+import type { RemoteOpener } from "./ports/remote_opener.ts";
+import type { PathGuard } from "./ports/path_guard.ts";
+import { filesHost, type Host, type Hosts } from "./ports/host.ts";
 import { placePasted } from "./pasted_location.ts";
-
-/**
- * Paths that name a job's output log rather than a file: `anchorfs://jobs/ID` (a trailing slash
- * or `/log` tolerated, as lib/ops/jobs/job_log_files.ts reads them).
- */
-const JOB_LOG_PATH = /^anchorfs:\/\/jobs\/[^/]+(?:\/(?:log|output)?)?$/i;
 
 /**
  * An `anchorfs://` path that names no job log (no id, another name): said as such, not as a
@@ -30,14 +27,19 @@ function notAJobLog(url: string): AnchorError {
   return new AnchorError({
     code: "INVALID_ARGUMENT",
     message: `${JSON.stringify(url)} names no job log: the anchorfs:// paths are the logs of ` +
-      "shell jobs, anchorfs://jobs/ID with the id a shell result or the job list shows.",
+      `shell jobs, ${formatJobUri("ID")} with the id a shell result or the job list shows.`,
     hint: guide`List the jobs and their ids with ${step("jobs", { action: "list" })}.`,
   });
 }
 
 /** A path the tools can use: the backend that owns it plus an absolute path there. */
 export interface Location {
-  /** The machine's files: local disk, memory or an SSH host. */
+  /** The machine the path is on: its files, the jobs it runs, the shell its commands run with. */
+  host: Host;
+  /**
+   * The files the location is used through: the host's, or on a confined server the view that
+   * opens them beneath the allowed directories (PathGuard.backendFor).
+   */
   backend: FileBackend;
   /** Absolute path on the backend's machine, as its `paths` rules write it (POSIX remotely). */
   path: string;
@@ -58,35 +60,9 @@ export interface Location {
   pasted?: { note: string; lines?: { start: number; end?: number; column?: number } };
 }
 
-/** Opens (or reuses) a backend for a remote host. Implemented by lib/backends/ssh. */
-export interface RemoteOpener {
-  /** The backend for `target`, connecting on first use. */
-  open(target: RemoteTarget): Promise<FileBackend>;
-}
-
-/**
- * Decides whether a resolved location may be used (lib/ops/confinement.ts); throws to refuse,
- * else returns the real path it approved (undefined when nothing is confined).
- * Locations.resolve calls it for every path a file tool names.
- */
-export interface PathGuard {
-  /** Throws to refuse `location`; else the real path it approved (undefined: not confined). */
-  check(location: Location): Promise<string | undefined>;
-  /**
-   * The backend an approved location is used through: a confined view that opens its paths
-   * beneath the allowed directories (FileBackend.confine), or `backend` itself.
-   */
-  backendFor?(backend: FileBackend): FileBackend;
-  /**
-   * Called before a remote path opens a connection to its host: throws when no allowed directory
-   * is on that host, so a refused path makes no connection (no DNS lookup, no key offered).
-   */
-  beforeConnect?(target: RemoteTarget, url: string): Promise<void>;
-}
-
 /**
  * Resolves paths as a model or person writes them (relative, absolute, `~/x`,
- * `ssh://host/x`, `anchorfs://jobs/ID`) into {@linkcode Location}s. One per process, in
+ * `ssh://host/x`, a job URI) into {@linkcode Location}s. One per process, in
  * {@linkcode Services}.
  *
  * @example
@@ -98,62 +74,66 @@ export interface PathGuard {
  * (await locations.resolve("src/a.ts", cwd)).path; // "/app/src/a.ts"
  * ```
  */
-export class Locations {
+export class Locations implements Hosts {
   private guard: PathGuard | undefined;
-  private jobLogs: FileBackend | undefined;
-  private localShell: ShellKind | undefined;
+  private jobLogs: Host | undefined;
+  /** The host plain paths are on: this machine in anchorfs (its shell is `--shell`'s). */
+  readonly localHost: Host;
+  /** The local host's files. */
+  readonly local: FileBackend;
 
   /**
    * Resolves plain paths to `local` and `ssh://` paths through `remote`.
    *
-   * @param local The backend plain paths resolve to (local disk in anchorfs).
+   * @param local The host (or just the backend: its shell is then bash, or cmd on a disk with
+   *   Windows paths) plain paths resolve to: local disk in anchorfs.
    * @param remote Opens `ssh://` paths; without one they fail with REMOTE_UNAVAILABLE.
    */
-  constructor(readonly local: FileBackend, private remote?: RemoteOpener) {}
+  constructor(local: FileBackend | Host, private remote?: RemoteOpener) {
+    // A backend reads files; a host hands out its files.
+    this.localHost = "readFile" in local ? filesHost(local) : local;
+    this.local = this.localHost.files;
+  }
 
   /** Confines every later `resolve` (anchorfs mcp --allow / --roots). */
   setGuard(guard: PathGuard | undefined): void {
     this.guard = guard;
   }
 
-  /** The shell local commands run with (`--shell`), for the shell calls hints suggest. */
-  setShell(shell: ShellKind | undefined): void {
-    this.localShell = shell;
-  }
-
-  /**
-   * The shell a suggested call about `location` is written for: the local one for local files
-   * (`--shell`; without it, cmd where the local disk has Windows paths, else bash), bash for a
-   * file on an ssh host (commands there run bash).
-   */
-  shellFor(location: Location): ShellKind {
-    if (location.remote) return "bash";
-    return this.localShell ?? (this.local.paths.style === "windows" ? "cmd" : "bash");
-  }
-
-  /** Serves `anchorfs://jobs/ID` paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */
+  /** Serves job URIs as paths: a job's log, read-only (lib/ops/jobs/job_log_files.ts). */
   setJobLogs(backend: FileBackend): void {
-    this.jobLogs = backend;
+    this.jobLogs = this.jobLogHost(backend);
+  }
+
+  /** Job logs are this machine's records: hints about them are written for the local shell. */
+  private jobLogHost(backend: FileBackend): Host {
+    return { id: backend.id, files: backend, shell: this.localHost.shell };
   }
 
   /**
-   * These locations with `anchorfs://jobs/ID` served by `backend` (one agent's own jobs, on a
+   * These locations with job URIs served by `backend` (one agent's own jobs, on a
    * multi-agent server); the backends, the remote opener and the guard stay these, shared.
    */
   withJobLogs(backend: FileBackend): Locations {
     const scoped = Object.create(this) as Locations;
-    scoped.jobLogs = backend;
+    scoped.jobLogs = this.jobLogHost(backend);
     return scoped;
-  }
-
-  /** Serves `ssh://` paths with `opener` from now on. */
-  setRemoteOpener(opener: RemoteOpener): void {
-    this.remote = opener;
   }
 
   /** The location of an absolute path on the local backend (no checks, no I/O). */
   localAt(path: string): Location {
-    return { backend: this.local, path, url: path };
+    return { host: this.localHost, backend: this.local, path, url: path };
+  }
+
+  /**
+   * The host `url` is on (a plain path: this machine; ssh://: that host, connecting on first
+   * use), for a job record whose server is not this one. Nothing is checked or confined: the
+   * record names where its job ran.
+   */
+  async hostAt(url: string): Promise<Host> {
+    if (!isRemoteUrl(url)) return this.localHost;
+    if (!this.remote) throw new Error("this process cannot open ssh connections");
+    return await this.remote.open(parseRemoteUrl(url).target);
   }
 
   /** A location on the same backend as `base`, at another absolute path. */
@@ -168,10 +148,10 @@ export class Locations {
   async resolve(raw: string, cwd: Location): Promise<Location> {
     // A job's log is the server's own record of a command's output, not a path in the tree:
     // confinement does not apply to it (the shell is not confined either).
-    if (this.jobLogs && /^anchorfs:\/\//i.test(raw.trim())) {
+    if (this.jobLogs && hasAnchorfsScheme(raw.trim())) {
       const url = raw.trim();
-      if (!JOB_LOG_PATH.test(url)) throw notAJobLog(url);
-      return { backend: this.jobLogs, path: url, url };
+      if (parseJobUri(url) === undefined) throw notAJobLog(url);
+      return { host: this.jobLogs, backend: this.jobLogs.files, path: url, url };
     }
     const location = await this.locate(raw, cwd, this.guard);
     const real = await this.guard?.check(location);
@@ -228,13 +208,20 @@ export class Locations {
         });
       }
       await guard?.beforeConnect?.(parsed.target, text);
-      const backend = await this.remote.open(parsed.target);
+      const host = await this.remote.open(parsed.target);
+      const backend = host.files;
       let path = parsed.path;
       if (path === "~" || path.startsWith("~/")) {
         path = joinPath(await backend.homeDir(), path.slice(2));
       }
       path = joinPath("/", path);
-      return { backend, path, url: formatRemoteUrl(parsed.target, path), remote: parsed.target };
+      return {
+        host,
+        backend,
+        path,
+        url: formatRemoteUrl(parsed.target, path),
+        remote: parsed.target,
+      };
     }
     const rules = cwd.backend.paths;
     const refusal = rules.refusal(text);
@@ -250,9 +237,10 @@ export class Locations {
 
 /** Another path on the same backend (and host) as `base`. */
 export function siblingLocation(base: Location, path: string): Location {
+  const { host, backend } = base;
   return base.remote
-    ? { backend: base.backend, path, url: formatRemoteUrl(base.remote, path), remote: base.remote }
-    : { backend: base.backend, path, url: path };
+    ? { host, backend, path, url: formatRemoteUrl(base.remote, path), remote: base.remote }
+    : { host, backend, path, url: path };
 }
 
 /**

@@ -7,7 +7,8 @@
 import { AnchorError } from "../core/errors.ts";
 import { guide, step } from "../core/next_step.ts";
 import { forgePathCandidates, readPastedPath } from "../core/path/pasted_path.ts";
-import type { Location, Locations, PathGuard } from "./location.ts";
+import type { Location, Locations } from "./location.ts";
+import type { PathGuard } from "./ports/path_guard.ts";
 
 /** Parent directories of the working directory tried for a forge URL's path (a checkout root). */
 const FORGE_ANCESTORS = 6;

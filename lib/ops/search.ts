@@ -4,17 +4,12 @@
 // are printed grouped by file, in path order, as `N:hh|content` (lib/ops/search_report.ts);
 // output is capped with a notice saying how to narrow.
 
-import type { ByteLiteral, SearchPattern } from "../core/search/search_pattern.ts";
-import type {
-  FileMatches,
-  FileScan,
-  MatchOptions,
-  MatchSpec,
-} from "../core/search/line_matcher.ts";
+import type { SearchPattern } from "../core/search/search_pattern.ts";
+import type { MatchOptions } from "../core/search/line_matcher.ts";
 import { matchData } from "../core/search/match_bytes.ts";
 import type { Guide } from "../core/next_step.ts";
-import type { FileBackend } from "./file_backend.ts";
-import type { SummaryRun } from "./list_dir.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
+import type { ContentScanner, ScanResult, ScanRun } from "./ports/worker_pool.ts";
 import type { Location, Locations } from "./location.ts";
 import type { Session } from "./session.ts";
 import {
@@ -26,7 +21,8 @@ import {
   type WalkOptions,
 } from "./walk.ts";
 import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
-import { type ByteBudget, DEFAULT_MAX_FILE_BYTES } from "./read_limits.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "./read_limits.ts";
+import { type ByteBudget } from "../core/byte_budget.ts";
 import {
   describeSearch,
   SEARCH_MAX_LINE_CHARS,
@@ -37,59 +33,6 @@ import {
 
 // Exported for tests.
 export { SEARCH_MAX_LINES };
-
-/**
- * Optional accelerator for searches on one backend: matches batches of files in parallel where
- * they are read, with the same code and answers as this module's own matching (matchData).
- */
-export interface ContentScanner {
-  /** Only locations on the backend with this id are scanned. */
-  readonly backendId: string;
-  /** Starts one search; files over `maxBytes` (and anything but regular files) come back unchecked. */
-  open(request: ScanRequest, maxBytes: number): ScanRun;
-  /**
-   * Optional: one listing's head summaries made by the scanner's threads while the listing walks
-   * on (list_dir.ts); null when it cannot help now (its threads are not running: starting them
-   * costs more than a listing saves).
-   */
-  openSummaries?(headBytes: number): SummaryRun | null;
-  close(): Promise<void>;
-}
-
-/** One search on a ContentScanner. */
-export interface ScanRun {
-  scan(paths: readonly string[]): Promise<ScanResult>;
-  /**
-   * Matches bytes this thread read (another backend's file, a name only the backend opens) off
-   * this thread: "unchecked" when it cannot be matched there, "interrupted" when the search
-   * stopped inside it.
-   */
-  match(data: Uint8Array): Promise<FileScan | "unchecked" | "interrupted">;
-  /**
-   * Stops the scans in flight at their next file (their remaining files come back unchecked);
-   * one still inside a file after a short grace is ended there (ScanResult.interrupted).
-   */
-  stop(): void;
-}
-
-/** What a scanner's batch looks for: the search as data, and how much of each file to keep. */
-export interface ScanRequest {
-  spec: MatchSpec;
-  /** Bytes every match holds (checked before any decoding), when the search has them. */
-  literal?: ByteLiteral;
-  /** `room` bounds the shown lines of a whole batch: no more can be printed. */
-  options: MatchOptions;
-}
-
-/** A batch's answer, by index in the batch; a file in no list holds no match. */
-export interface ScanResult {
-  found: [number, FileMatches][];
-  binaries: number[];
-  /** Left to the caller: read and matched here (unreadable, too large, not reached...). */
-  unchecked: number[];
-  /** The file a worker was inside when the stopped search ended it: searched only in part. */
-  interrupted?: number;
-}
 
 /** Files per scanner request, and requests kept in flight ahead of the consumer. */
 const SCAN_BATCH = 256;

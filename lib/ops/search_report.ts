@@ -24,12 +24,12 @@ import { searchBigFileHint } from "./big_file_hints.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
-import { formatSize } from "./read_limits.ts";
+import { formatSize } from "../core/read_refusals.ts";
 import { fileKey, type Session } from "./session.ts";
 import { displayPath } from "./view_args.ts";
 import type { SkippedEntry, WalkOptions, WalkStats } from "./walk.ts";
 import { type ProbedDir, probeSkippedDirs } from "./ignored_probe.ts";
-import type { FileBackend } from "./file_backend.ts";
+import type { FileBackend } from "./ports/file_backend.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;
@@ -189,7 +189,7 @@ export async function describeSearch(
       ? `${plural(tally.tooLarge.length, "file")} over ${describeLimit(scope.limit)} skipped`
       : "",
   ].filter(Boolean).join(", ");
-  const notices = searchNotices(session, locations, tally, scope);
+  const notices = searchNotices(session, tally, scope);
   if (tally.matchedFiles === 0) {
     // A stopped search took its time already: no look into what it skipped.
     const probed = scope.stopped ? [] : await probeIgnoredDirs(scope);
@@ -239,7 +239,6 @@ function narrowStep(session: Session, scope: SearchScope): NextStep {
 /** Files over the size limit, a stop before the end, directories that could not be read. */
 function searchNotices(
   session: Session,
-  locations: Locations,
   tally: SearchTally,
   scope: SearchScope,
 ): GuidePart[] {
@@ -256,7 +255,7 @@ function searchNotices(
           tooLarge[0]!,
           search.source,
           search.regex,
-          locations.shellFor(session.cwd),
+          session.cwd.host.shell,
         )}; the limit is the server's --max-file-bytes.`,
     );
   }

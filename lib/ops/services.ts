@@ -5,9 +5,9 @@
 import type { Confinement } from "./confinement.ts";
 import type { JobManager } from "./jobs/job_manager.ts";
 import type { Locations } from "./location.ts";
-import type { FileLocks } from "./edit/file_locks.ts";
+import type { FileLocks } from "../core/file_locks.ts";
 import type { UndoStore } from "./edit/undo_store.ts";
-import type { ContentScanner } from "./search.ts";
+import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
 import type { Outliner } from "./outline/outliner.ts";
@@ -66,8 +66,8 @@ export interface Services {
    */
   execFiles?: ExecFileGuard;
   /**
-   * The shell local commands run with (`--shell`; the platform's default when absent). Hints that
-   * suggest a shell call read it from `locations` (Locations.setShell; createServices sets both).
+   * The shell local commands run with (`--shell`; the platform's default when absent): read from
+   * `locations.localHost`, which states it (hints about a file read its location's host).
    */
-  shell?: ShellKind;
+  readonly shell?: ShellKind;
 }

@@ -10,7 +10,9 @@ import type { ShellKind } from "../core/platform/platform.ts";
 import { type Guide, guide, joinGuide, joinGuides, step } from "../core/next_step.ts";
 import type { Location, Locations } from "./location.ts";
 import { judgeShellCommand, type ShellFiles } from "./shell_files.ts";
-import { type JobManager, jobUri, type RemotePlace } from "./jobs/job_manager.ts";
+import { type JobManager } from "./jobs/job_manager.ts";
+import { type RemotePlace } from "./jobs/job_manager_options.ts";
+import { formatJobUri } from "../core/jobs/job_uri.ts";
 import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
 import {
@@ -75,7 +77,7 @@ export async function resolveShellCwd(
     });
   }
   if (!location.remote) return { dir: location.path, location };
-  const host = location.backend.jobHost;
+  const host = location.host.jobs;
   if (!host) {
     throw new AnchorError({
       code: "SHELL_REMOTE_CWD",
@@ -159,10 +161,12 @@ export async function runShell(
 function promotedText(record: JobRecord, lastOutput: string, elapsedMs: number): Guide {
   const id = record.id;
   const lines: (string | Guide)[] = [
-    `\`${shortCommand(record.command)}\` … still running as job ${id} (${jobUri(id)}) after ${
+    `\`${shortCommand(record.command)}\` … still running as job ${id} (${formatJobUri(id)}) after ${
       formatDuration(elapsedMs)
     }; you will get a notification ` +
-    `(notifications/resources/updated for ${jobUri(id)}) when it ends, if your client listens ` +
+    `(notifications/resources/updated for ${
+      formatJobUri(id)
+    }) when it ends, if your client listens ` +
     "for resource updates (otherwise jobs wait below tells you). It keeps running and its " +
     "output is captured in full; do not start it again.",
     joinGuide(

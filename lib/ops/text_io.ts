@@ -11,20 +11,18 @@ import {
   type TextDoc,
 } from "../core/text/text_file.ts";
 import { guide, step } from "../core/next_step.ts";
-import type { FileInfo } from "./file_backend.ts";
+import type { FileInfo } from "./ports/file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
 import { plural } from "../core/plural.ts";
 import {
-  assertRegularFile,
   assertWithinLimit,
-  bigFileAlternatives,
   createReadLimits,
-  formatSize,
   type ReadLimits,
   readWithinLimit,
   SNIFF_BYTES,
 } from "./read_limits.ts";
+import { assertRegularFile, bigFileAlternatives, formatSize } from "../core/read_refusals.ts";
 
 /**
  * A decoded file is held about this many times over while it is worked on (bytes, text, lines,
@@ -97,7 +95,7 @@ async function readDecoded<T>(
       hint: guide`${step("view", { path: location.url })} lists its files; name one of them.`,
     });
   }
-  const shell = locations.shellFor(location);
+  const shell = location.host.shell;
   assertRegularFile(location.url, info, action, shell);
   // Binary from the first bytes: a 3 GB disk image is named without reading it.
   if (info.size > SNIFF_BYTES) {

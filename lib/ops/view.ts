@@ -19,12 +19,14 @@ import {
 import { listDirectory } from "./list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { type ContentScanner, type SearchRoot, searchRoots } from "./search.ts";
+import { type SearchRoot, searchRoots } from "./search.ts";
+import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { Session } from "./session.ts";
 import { type LinePosition, parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
 import type { WalkOptions } from "./walk.ts";
-import { assertRegularFile, type ReadLimits } from "./read_limits.ts";
+import { type ReadLimits } from "./read_limits.ts";
+import { assertRegularFile } from "../core/read_refusals.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { Outliner } from "./outline/outliner.ts";
 import { outlineFile } from "./outline/file_outline.ts";
@@ -398,6 +400,6 @@ async function kindOf(locations: Locations, location: Location): Promise<"file" 
   if (!info) throw await missingPathError(locations, location);
   if (info.type === "file") return "file";
   // Refuses FIFOs, devices and sockets before anything opens them; lets directories through.
-  assertRegularFile(location.url, info, "view", locations.shellFor(location));
+  assertRegularFile(location.url, info, "view", location.host.shell);
   return "dir";
 }

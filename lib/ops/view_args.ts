@@ -3,7 +3,7 @@
 // (the whole view call with the value fixed when the caller passes its CallFormatter, else an
 // argument example: a JSON fragment for the model, the flag for a person).
 
-import { sameFiles } from "./file_backend.ts";
+import { sameFiles } from "./ports/file_backend.ts";
 import { AnchorError } from "../core/errors.ts";
 import { type CallFormatter, guide, type ToolArgs, viewArgExample } from "../core/next_step.ts";
 import { isLineIdLike, type LineId, parseLineId } from "../core/edit/line_id.ts";

@@ -13,8 +13,9 @@ import { isWriteTempName } from "../core/path/write_temp_name.ts";
 import type { PathRules } from "../core/path/path_rules.ts";
 import { setImmediate } from "node:timers";
 import type { Budget, StopReason } from "./budget.ts";
-import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./file_backend.ts";
-import { fileTooLargeToRead, readHead } from "./read_limits.ts";
+import type { DirEntry, FileBackend, ReadFilesOptions, TreeEntry } from "./ports/file_backend.ts";
+import { readHead } from "./read_limits.ts";
+import { fileTooLargeToRead } from "../core/read_refusals.ts";
 
 export interface WalkOptions {
   includeHidden: boolean;

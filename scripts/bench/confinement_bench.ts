@@ -10,7 +10,7 @@
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import { Confinement } from "../../lib/ops/confinement.ts";
 import { Locations } from "../../lib/ops/location.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { startServer } from "../../tests/_harness.ts";
 
 const runs = Number(Deno.args.find((a) => /^\d+$/.test(a)) ?? 2000);

@@ -15,7 +15,7 @@ import { AnchorError, formatError } from "../../lib/core/errors.ts";
 import { formatLineId, hashLine } from "../../lib/core/edit/line_id.ts";
 import { runBatchEdit } from "../../lib/ops/edit/batch_edit.ts";
 import type { EditServices } from "../../lib/ops/edit/commit.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
 import { Locations } from "../../lib/ops/location.ts";

@@ -9,7 +9,8 @@ import { createLocalProcessRunner } from "../../lib/backends/local/process_runne
 import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { startRecord } from "../../lib/core/jobs/job_state.ts";
-import { parseRemoteUrl } from "../../lib/core/ssh/remote_url.ts";
+import { Locations } from "../../lib/ops/location.ts";
+import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { NO_PROC_VAR } from "../../lib/backends/ssh/remote_job_runner.ts";
 import { createSshWorld } from "../../tests/backends/ssh/_sshd.ts";
 
@@ -56,8 +57,8 @@ async function listOnce(host: string, probeMs: number): Promise<number> {
     store,
     pid: Deno.pid,
     hostProbeMs: probeMs,
+    hosts: new Locations(new MemoryBackend(), pool),
   });
-  jobs.setRemoteHosts(async (url) => (await pool.openSftp(parseRemoteUrl(url).target)).jobHost);
   const t0 = performance.now();
   await jobs.list();
   const took = performance.now() - t0;
@@ -87,7 +88,7 @@ async function killOnce(noProc: boolean, n: number): Promise<number> {
     ...(noProc && { sshdConfig: [`SetEnv ${NO_PROC_VAR}=1`] }),
   });
   const pool = world.pool({ timeoutSeconds: SSH_TIMEOUT_S });
-  const backend = await pool.openSftp({ host: "box" });
+  const sshHost = await pool.open({ host: "box" });
   const dir = await Deno.makeTempDir({ prefix: "anchorfs-kill-bench-" });
   const state = await Deno.makeTempDir({ prefix: "anchorfs-kill-state-" });
   const jobs = new JobManager(createLocalProcessRunner(), {
@@ -98,7 +99,7 @@ async function killOnce(noProc: boolean, n: number): Promise<number> {
   const r = await jobs.start(
     `sleep 30 & setsid sleep 31 & until false; do sleep 0.1; done # ${n}`,
     `ssh://box${dir}`,
-    { host: backend.jobHost, dir },
+    { host: sshHost.jobs, dir },
   );
   await new Promise((res) => setTimeout(res, 300));
   const t0 = performance.now();

@@ -7,7 +7,8 @@
 
 import { createLocalProcessRunner } from "../../lib/backends/local/process_runner.ts";
 import { readPsTable } from "../../lib/backends/platform/foreign_process_table.ts";
-import { JobManager, type RemotePlace } from "../../lib/ops/jobs/job_manager.ts";
+import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
+import { type RemotePlace } from "../../lib/ops/jobs/job_manager_options.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { createSshWorld } from "../../tests/backends/ssh/_sshd.ts";
 
@@ -18,7 +19,7 @@ await using world = await createSshWorld({
   config: (port) => `Host box\n  HostName 127.0.0.1\n  Port ${port}\n`,
 });
 const pool = world.pool({ timeoutSeconds: 30 });
-const backend = await pool.openSftp({ host: "box" });
+const sshHost = await pool.open({ host: "box" });
 const dir = await Deno.makeTempDir({ prefix: "anchorfs-rjob-bench-" });
 const state = await Deno.makeTempDir({ prefix: "anchorfs-rjob-state-" });
 const jobs = new JobManager(createLocalProcessRunner(), {
@@ -26,7 +27,7 @@ const jobs = new JobManager(createLocalProcessRunner(), {
   pid: Deno.pid,
   killGraceMs: 500,
 });
-const remote: RemotePlace = { host: backend.jobHost, dir };
+const remote: RemotePlace = { host: sshHost.jobs, dir };
 
 async function timeJob(command: string, where: "local" | "remote"): Promise<number> {
   const t0 = performance.now();

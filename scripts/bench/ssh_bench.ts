@@ -5,7 +5,7 @@
 // Usage: deno run -A scripts/bench/ssh_bench.ts [FILES] [RUNS]
 
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
-import type { SftpBackend } from "../../lib/backends/ssh/sftp_backend.ts";
+import type { SftpBackend } from "../../lib/backends/ssh/sftp_files.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { viewText } from "../../tests/ops/_view_text.ts";

@@ -3,47 +3,13 @@
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
-
-interface SourceFile {
-  path: string; // relative to the repo, e.g. lib/core/edit/line_id.ts
-  imports: string[]; // resolved repo-relative paths for relative imports, bare specifiers as written
-  text: string;
-}
-
-async function collect(dir: string): Promise<SourceFile[]> {
-  const out: SourceFile[] = [];
-  for await (const entry of Deno.readDir(`${REPO_ROOT}/${dir}`)) {
-    const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory) out.push(...await collect(rel));
-    else if (entry.isFile && entry.name.endsWith(".ts")) {
-      const text = await Deno.readTextFile(`${REPO_ROOT}/${rel}`);
-      const imports: string[] = [];
-      for (
-        const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/g)
-      ) {
-        const spec = m[1]!;
-        imports.push(
-          spec.startsWith(".") ? new URL(spec, `file:///${rel}`).pathname.slice(1) : spec,
-        );
-      }
-      for (const m of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g)) imports.push(m[1]!);
-      out.push({ path: rel, imports, text });
-    }
-  }
-  return out;
-}
+import { collect, inDir, type SourceFile, violationsIn } from "./_import_graph.ts";
 
 const files = await collect("lib");
 
 function violations(rule: (f: SourceFile, imp: string) => boolean): string[] {
-  const bad: string[] = [];
-  for (const f of files) {
-    for (const imp of f.imports) if (rule(f, imp)) bad.push(`${f.path} imports ${imp}`);
-  }
-  return bad;
+  return violationsIn(files, rule);
 }
-
-const inDir = (p: string, dir: string) => p.startsWith(`${dir}/`);
 
 Deno.test("lib/core imports only lib/core and pure npm packages", () => {
   // node:crypto only for deterministic hashing (known_hosts fingerprints and hashed host names).

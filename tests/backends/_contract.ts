@@ -2,7 +2,7 @@
 // so a backend with a real server behind it is set up once. Each backend's *_test.ts calls it.
 
 import { AnchorError } from "../../lib/core/errors.ts";
-import type { FileBackend, TreeEntry } from "../../lib/ops/file_backend.ts";
+import type { FileBackend, TreeEntry } from "../../lib/ops/ports/file_backend.ts";
 import { assert, assertEquals, assertRejects } from "../_assert.ts";
 
 export interface ContractFixture {

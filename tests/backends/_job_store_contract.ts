@@ -2,7 +2,7 @@
 // *_test.ts (tests/backends/local, tests/backends/memory) calls it with a factory that returns a fresh, empty store.
 
 import { type JobRecord, startRecord } from "../../lib/core/jobs/job_state.ts";
-import type { JobStore } from "../../lib/ops/jobs/job_store.ts";
+import type { JobStore } from "../../lib/ops/ports/job_store.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 
 const enc = new TextEncoder();

@@ -11,7 +11,7 @@ import { Locations } from "../../lib/ops/location.ts";
 import { createSession, fileKey } from "../../lib/ops/session.ts";
 import { viewText } from "./_view_text.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
 import type { EditServices } from "../../lib/ops/edit/commit.ts";
 import { asText } from "./edit/_env.ts";

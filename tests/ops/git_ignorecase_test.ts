@@ -6,7 +6,7 @@ import { tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { newWalkStats, walkFiles } from "../../lib/ops/walk.ts";

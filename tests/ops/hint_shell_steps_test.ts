@@ -25,7 +25,7 @@ import { viewResult } from "../../lib/ops/view.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
 import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { resolveShellCwd, runShell } from "../../lib/ops/shell.ts";
@@ -40,10 +40,10 @@ const LIMIT = 4096;
 const SHELL_STEP_SITES: Record<string, number> = {
   "lib/backends/fs_errors.ts": 2, // SYMLINK_LOOP: readlink; WOULD_BLOCK: timeout 5 head -c
   "lib/backends/local/write_in_place.ts": 2, // INTERRUPTED_WRITE: cp back, or rm the copy
+  "lib/core/read_refusals.ts": 3, // NOT_A_REGULAR_FILE: ls -l; FILE_TOO_LARGE: grep, sed
   "lib/ops/big_file_hints.ts": 2, // a search's over-limit notice: grep, sed
   "lib/ops/edit/text_editor.ts": 2, // create over a FIFO, delete of a big file or a FIFO: rm
   "lib/ops/jobs/job_log_files.ts": 1, // LOG_TOO_LARGE: grep the raw log
-  "lib/ops/read_limits.ts": 3, // NOT_A_REGULAR_FILE: ls -l; FILE_TOO_LARGE: grep, sed
   "lib/ops/shell.ts": 3, // argument examples (make test, printf, a cwd placeholder)
 };
 

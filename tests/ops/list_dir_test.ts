@@ -11,7 +11,7 @@ import { viewText } from "./_view_text.ts";
 import { renderGuide } from "../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../lib/cli/step_command.ts";
 import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { needing } from "../_requires.ts";
 
 const needsPosixFs = needing("posix-fs");

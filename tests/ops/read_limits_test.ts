@@ -2,12 +2,8 @@
 // counts with suffixes, bounded head reads.
 
 import { assert, assertEquals, assertThrows } from "../_assert.ts";
-import {
-  ByteBudget,
-  createReadLimits,
-  parseByteCount,
-  readHead,
-} from "../../lib/ops/read_limits.ts";
+import { createReadLimits, parseByteCount, readHead } from "../../lib/ops/read_limits.ts";
+import { ByteBudget } from "../../lib/core/byte_budget.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
 

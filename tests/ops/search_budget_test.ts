@@ -3,7 +3,8 @@
 
 import { assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import { ByteBudget, createReadLimits } from "../../lib/ops/read_limits.ts";
+import { createReadLimits } from "../../lib/ops/read_limits.ts";
+import { ByteBudget } from "../../lib/core/byte_budget.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";

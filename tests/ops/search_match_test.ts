@@ -12,7 +12,7 @@ import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
-import type { ContentScanner } from "../../lib/ops/search.ts";
+import type { ContentScanner } from "../../lib/ops/ports/worker_pool.ts";
 import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import type { ViewArgs } from "../../lib/ops/view.ts";

@@ -4,16 +4,16 @@
 
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import type { RemoteJobHost } from "../../lib/ops/jobs/remote_job.ts";
+import type { RemoteJobHost } from "../../lib/ops/ports/job_host.ts";
 import { Locations } from "../../lib/ops/location.ts";
+import { filesHost, type Host } from "../../lib/ops/ports/host.ts";
 import { resolveShellCwd } from "../../lib/ops/shell.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 
 function world(remoteHost?: RemoteJobHost) {
   const local = new MemoryBackend({ "/work/app/src/main.ts": "x", "/work/app/notes.txt": "y" });
-  const remote = Object.assign(new MemoryBackend({ "/srv/app/README": "r" }), {
-    ...(remoteHost && { jobHost: remoteHost }),
-  });
+  const files = new MemoryBackend({ "/srv/app/README": "r" });
+  const remote: Host = { ...filesHost(files, "bash"), ...(remoteHost && { jobs: remoteHost }) };
   const locations = new Locations(local, { open: () => Promise.resolve(remote) });
   return { locations, base: locations.localAt("/work/app") };
 }

@@ -3,8 +3,9 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
-import type { FileBackend } from "../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
+import { filesHost } from "../../lib/ops/ports/host.ts";
 import { judgeShellCommand, type ShellFiles } from "../../lib/ops/shell_files.ts";
 
 const LIMIT = 100;
@@ -18,12 +19,19 @@ function world(): { files: ShellFiles; remote: ShellFiles } {
   const disk = new MemoryBackend(files);
   const host = new MemoryBackend({ ...files, "/app/there.log": "x".repeat(LIMIT + 1) });
   const remote: FileBackend = Object.assign(Object.create(host), { id: "ssh://box" });
-  const locations = new Locations(disk, { open: () => Promise.resolve(remote) });
+  const remoteHost = filesHost(remote, "bash");
+  const locations = new Locations(disk, { open: () => Promise.resolve(remoteHost) });
   return {
     files: { locations, cwd: locations.localAt("/app"), maxFileBytes: LIMIT },
     remote: {
       locations,
-      cwd: { backend: remote, path: "/app", url: "ssh://box/app", remote: { host: "box" } },
+      cwd: {
+        host: remoteHost,
+        backend: remote,
+        path: "/app",
+        url: "ssh://box/app",
+        remote: { host: "box" },
+      },
       maxFileBytes: LIMIT,
     },
   };

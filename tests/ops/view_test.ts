@@ -12,7 +12,7 @@ import {
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { type AnchorError } from "../../lib/core/errors.ts";
 import { hashLine, renderLine } from "../../lib/core/edit/line_id.ts";
-import type { FileBackend, TreeEntry } from "../../lib/ops/file_backend.ts";
+import type { FileBackend, TreeEntry } from "../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession, fileKey } from "../../lib/ops/session.ts";
 import { type ViewArgs, viewResult } from "../../lib/ops/view.ts";

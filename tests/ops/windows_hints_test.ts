@@ -10,15 +10,17 @@ import type { GuideStep } from "../../lib/core/next_step.ts";
 import { WINDOWS_PATHS } from "../../lib/core/path/path_rules.ts";
 import type { ShellKind } from "../../lib/core/platform/platform.ts";
 import { Locations } from "../../lib/ops/location.ts";
+import { filesHost } from "../../lib/ops/ports/host.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { viewResult } from "../../lib/ops/view.ts";
-import { assertRegularFile, createReadLimits } from "../../lib/ops/read_limits.ts";
+import { createReadLimits } from "../../lib/ops/read_limits.ts";
+import { assertRegularFile } from "../../lib/core/read_refusals.ts";
 import { logTooLarge } from "../../lib/ops/jobs/job_log_files.ts";
 import { judgeShellCommand } from "../../lib/ops/shell_files.ts";
 import { closeServices, createServices } from "../../lib/compose.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 
 const LIMIT = 4096;
 
@@ -28,8 +30,7 @@ function windowsDisk(shell?: ShellKind) {
     { "C:\\proj\\big copy.log": big, "C:\\proj\\small.txt": "needle\n" },
     { paths: WINDOWS_PATHS },
   );
-  const locations = new Locations(disk);
-  if (shell) locations.setShell(shell);
+  const locations = new Locations(filesHost(disk, shell));
   const session = createSession(locations.localAt("C:\\proj"));
   const reads = createReadLimits({ maxFileBytes: LIMIT });
   const files = { locations, cwd: session.cwd, maxFileBytes: LIMIT };
@@ -133,18 +134,21 @@ Deno.test("NOT_A_REGULAR_FILE and LOG_TOO_LARGE name the call in the session's s
   ]);
 });
 
-Deno.test("Locations.shellFor: --shell for local files, the disk's default without it, bash on ssh hosts", async () => {
-  const t = windowsDisk();
-  const local = t.locations.localAt("C:\\proj\\a.txt");
-  const remote = { ...local, remote: { host: "box" } } as typeof local;
-  assertEquals(t.locations.shellFor(local), "cmd");
-  t.locations.setShell("pwsh");
-  assertEquals(t.locations.shellFor(local), "pwsh");
-  assertEquals(t.locations.shellFor(remote), "bash");
-  assertEquals(new Locations(new MemoryBackend({})).shellFor(local), "bash");
+Deno.test("a location's host states its shell: --shell locally, the disk's default without it, the host's over ssh", async () => {
+  const local = windowsDisk().locations.localAt("C:\\proj\\a.txt");
+  assertEquals(local.host.shell, "cmd");
+  assertEquals(windowsDisk("pwsh").locations.localAt("C:\\proj\\a.txt").host.shell, "pwsh");
+  assertEquals(new Locations(new MemoryBackend({})).localAt("/a").host.shell, "bash");
+  const box = filesHost(new MemoryBackend({ "/srv/a.txt": "" }), "bash");
+  const remote = await new Locations(windowsDisk().locations.local, {
+    open: () => Promise.resolve(box),
+  })
+    .resolve("ssh://box/srv/a.txt", local);
+  assertEquals(remote.host.shell, "bash");
   const services = createServices({ shell: "powershell" });
   try {
-    assertEquals(services.locations.shellFor(services.locations.localAt("/x")), "powershell");
+    assertEquals(services.locations.localAt("/x").host.shell, "powershell");
+    assertEquals(services.shell, "powershell");
   } finally {
     await closeServices(services);
   }

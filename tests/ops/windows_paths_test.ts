@@ -12,7 +12,7 @@ import { viewText } from "./_view_text.ts";
 import { runWorkdir } from "../../lib/ops/workdir.ts";
 import { runTextEditor } from "../../lib/ops/edit/text_editor.ts";
 import { runExtractLines } from "../../lib/ops/edit/extract_lines.ts";
-import { FileLocks } from "../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../lib/core/file_locks.ts";
 import { UndoStore } from "../../lib/ops/edit/undo_store.ts";
 import type { EditServices } from "../../lib/ops/edit/commit.ts";
 import { asText } from "./edit/_env.ts";

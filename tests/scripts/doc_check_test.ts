@@ -101,6 +101,9 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "POSIX_PATHS",
       "WINDOWS_PATHS",
       // Services, locations, sessions.
+      "Host",
+      "Hosts",
+      "filesHost",
       "Location",
       "Locations",
       "PathGuard",

@@ -2,7 +2,7 @@
 // file states 0 bytes (/proc/self/pagemap then reads for gigabytes) and a log grows while it is
 // read. Only buffer bookkeeping: the caller does the reads, synchronous or not.
 
-import { fileTooLargeToRead } from "../../ops/read_limits.ts";
+import { fileTooLargeToRead } from "../../core/read_refusals.ts";
 
 // Exported for tests.
 /** Bytes read past the stat's size at a time, to learn whether the file really ends there. */

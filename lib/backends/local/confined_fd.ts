@@ -3,7 +3,7 @@
 // each relative to a descriptor opened beneath an allowed directory. No path is looked up by its
 // text here. Long reads, writes and fsyncs run off the main thread (nonblocking FFI calls).
 
-import type { EntryType, FileInfo, SpecialKind } from "../../ops/file_backend.ts";
+import type { EntryType, FileInfo, SpecialKind } from "../../ops/ports/file_backend.ts";
 import { BoundedRead } from "./bounded_read.ts";
 import { cName, ERRNO, errnoOf, type Libc, LINUX, sysError } from "./beneath.ts";
 

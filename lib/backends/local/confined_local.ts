@@ -13,14 +13,14 @@ import type {
   ReadFileOptions,
   ReadFilesOptions,
   WriteOptions,
-} from "../../ops/file_backend.ts";
-import type { FileInfo } from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
+import type { FileInfo } from "../../ops/ports/file_backend.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
 import { AnchorError } from "../../core/errors.ts";
 import { decodeNameBytes, hasRawBytes } from "../../core/path/path_quote.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
-import { assertRegularFile } from "../../ops/read_limits.ts";
+import { assertRegularFile } from "../../core/read_refusals.ts";
 import { readBulkOne } from "./bounded_read.ts";
 import { fileChanged, mapFsError, matchesExpected, noTempBeside } from "../fs_errors.ts";
 import {

@@ -7,13 +7,13 @@ import { join } from "node:path";
 import { AnchorError } from "../../core/errors.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import {
-  isJobId,
   type JobLog,
   type JobStore,
   type LocalJobFiles,
   newestFirst,
   type TailRead,
-} from "../../ops/jobs/job_store.ts";
+} from "../../ops/ports/job_store.ts";
+import { isJobId } from "../../core/jobs/job_uri.ts";
 import { LogCap, type LogFile } from "../log_cap.ts";
 
 /** The files of one job. */

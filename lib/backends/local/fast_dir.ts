@@ -5,7 +5,7 @@
 // UTF-8, any error): the caller then lists the directory the usual way.
 
 import { setImmediate } from "node:timers";
-import type { DirEntry, EntryType } from "../../ops/file_backend.ts";
+import type { DirEntry, EntryType } from "../../ops/ports/file_backend.ts";
 
 const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "u32"], result: "i32" },

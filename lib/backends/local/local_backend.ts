@@ -13,13 +13,13 @@ import type {
   ReadFilesOptions,
   SpecialKind,
   WriteOptions,
-} from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
 import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
 import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { CaseProber } from "../case_probe.ts";
 import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
-import { assertRegularFile } from "../../ops/read_limits.ts";
+import { assertRegularFile } from "../../core/read_refusals.ts";
 import { keptCopyName, writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { AnchorError } from "../../core/errors.ts";

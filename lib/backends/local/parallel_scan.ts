@@ -20,8 +20,13 @@ import {
   openMatchers,
 } from "../../core/search/line_matcher.ts";
 import { matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
-import type { ContentScanner, ScanRequest, ScanResult, ScanRun } from "../../ops/search.ts";
-import type { SummaryRun } from "../../ops/list_dir.ts";
+import type {
+  ContentScanner,
+  ScanRequest,
+  ScanResult,
+  ScanRun,
+  SummaryRun,
+} from "../../ops/ports/worker_pool.ts";
 import {
   type FileSummary,
   HEAD_SUMMARY_FUNCTIONS,

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import process from "node:process";
-import type { ProcessRunner } from "../../ops/jobs/job_manager.ts";
+import type { ProcessRunner } from "../../ops/ports/process_runner.ts";
 import { cookieValue, JOB_COOKIE_VAR, type ProcessInfo } from "../../core/jobs/job_processes.ts";
 import {
   killPlan,
@@ -21,7 +21,7 @@ import {
   shellInvocation,
 } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
-import type { JobLog } from "../../ops/jobs/job_store.ts";
+import type { JobLog } from "../../ops/ports/job_store.ts";
 import { CONTAINMENT_VAR, type JobLimits } from "../../core/jobs/containment.ts";
 import { splitJobCookie } from "../../core/jobs/cgroup_paths.ts";
 import { CgroupHost, type CgroupHostOptions, type JobCgroupSetup } from "./cgroup.ts";

@@ -5,7 +5,7 @@
 // opened file through its /proc/self/fd/N alias. Used only for those names; null elsewhere.
 
 import { decodeNameBytes, encodeNameBytes } from "../../core/path/path_quote.ts";
-import type { DirEntry, EntryType } from "../../ops/file_backend.ts";
+import type { DirEntry, EntryType } from "../../ops/ports/file_backend.ts";
 
 const SYMBOLS = {
   // open is variadic in C; with integer arguments only the x86-64 and AArch64 Linux calling

@@ -10,7 +10,7 @@
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import { writeLockName } from "../../core/path/write_temp_name.ts";
 import { lockTimeout } from "../fs_errors.ts";
-import { FileLocks } from "../../ops/edit/file_locks.ts";
+import { FileLocks } from "../../core/file_locks.ts";
 
 /** How `LocalBackend` takes its cross-process write locks and how long it waits for one. */
 export interface WriteLockOptions {

@@ -11,7 +11,7 @@ import type {
   FileInfo,
   ReadFileOptions,
   WriteOptions,
-} from "../../ops/file_backend.ts";
+} from "../../ops/ports/file_backend.ts";
 import { type PathRules, pathRulesFor, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { describePlatform } from "../../core/platform/platform.ts";

@@ -5,12 +5,12 @@
 
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import {
-  isJobId,
   type JobLog,
   type JobStore,
   newestFirst,
   type TailRead,
-} from "../../ops/jobs/job_store.ts";
+} from "../../ops/ports/job_store.ts";
+import { isJobId } from "../../core/jobs/job_uri.ts";
 import { LogCap, type LogFile } from "../log_cap.ts";
 
 interface MemoryJob {

@@ -11,7 +11,7 @@ import type {
   RemoteJobRef,
   RemoteJobRequest,
   RemoteProcessInfo,
-} from "../../ops/jobs/remote_job.ts";
+} from "../../ops/ports/job_host.ts";
 import { JOB_COOKIE_VAR } from "../../core/jobs/job_processes.ts";
 import { NON_INTERACTIVE_ENV } from "../local/process_runner.ts";
 import type { SshLink } from "./ssh_link.ts";

@@ -1,13 +1,14 @@
 // The RemoteOpener for ssh:// and sftp:// locations: resolves the host through ~/.ssh/config
-// (reading it and its Includes from disk), then hands out one SftpBackend per resolved target,
-// shared by every session of the process. closeServices closes the pool.
+// (reading it and its Includes from disk), then hands out one SshHost (SFTP files and exec jobs
+// on one connection) per resolved target, shared by every session of the process.
+// closeServices closes the pool.
 
 import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
 import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
-import type { FileBackend } from "../../ops/file_backend.ts";
-import type { RemoteOpener } from "../../ops/location.ts";
-import { SftpBackend } from "./sftp_backend.ts";
+import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
+import type { SftpBackend } from "./sftp_files.ts";
+import { SshHost } from "./ssh_host.ts";
 import { SshLink } from "./ssh_link.ts";
 
 interface SshPoolOptions {
@@ -67,7 +68,7 @@ function expandIncludePattern(pattern: string): { path: string; text: string }[]
 }
 
 export class SshPool implements RemoteOpener {
-  private backends = new Map<string, Promise<SftpBackend>>();
+  private hosts = new Map<string, Promise<SshHost>>();
   private env: (name: string) => string | undefined;
   private closed = false;
 
@@ -103,16 +104,17 @@ export class SshPool implements RemoteOpener {
     return resolveSshHost(input);
   }
 
-  open(target: RemoteTarget): Promise<FileBackend> {
-    return this.openSftp(target);
+  /** The files of `target` (its host's SFTP backend), connecting on first use. */
+  async openSftp(target: RemoteTarget): Promise<SftpBackend> {
+    return (await this.open(target)).files;
   }
 
-  async openSftp(target: RemoteTarget): Promise<SftpBackend> {
+  async open(target: RemoteTarget): Promise<SshHost> {
     const host = this.resolve(target);
     const key = `${formatTarget(target)}\u0000${host.user}@${host.hostName}:${host.port}` +
       (host.jump ? `>${host.jump.user}@${host.jump.hostName}:${host.jump.port}` : "");
-    let backend = this.backends.get(key);
-    if (!backend) {
+    let pooled = this.hosts.get(key);
+    if (!pooled) {
       const timeoutSeconds = Math.min(
         this.options.timeoutSeconds ?? 30,
         host.connectTimeoutSeconds ?? Infinity,
@@ -123,20 +125,19 @@ export class SshPool implements RemoteOpener {
         env: this.env,
         ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
       });
-      const created = new SftpBackend(link, (path) => formatRemoteUrl(target, path));
-      backend = Promise.resolve(created);
-      this.backends.set(key, backend);
+      pooled = Promise.resolve(new SshHost(link, (path) => formatRemoteUrl(target, path)));
+      this.hosts.set(key, pooled);
     }
-    const b = await backend;
+    const opened = await pooled;
     // Connect now so a wrong host or key fails at resolve time with its own message.
-    await b.homeDir();
-    return b;
+    await opened.files.homeDir();
+    return opened;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.backends.values()];
-    this.backends.clear();
-    await Promise.all(all.map(async (b) => (await b).close().catch(() => {})));
+    const all = [...this.hosts.values()];
+    this.hosts.clear();
+    await Promise.all(all.map(async (h) => (await h).files.close().catch(() => {})));
   }
 }

@@ -1,7 +1,7 @@
 // The messages between the main thread (tree_sitter_parser.ts) and the outline worker
 // (outline_worker.ts): plain data, so nothing of tree-sitter crosses back.
 
-import type { ParsedOutline } from "../../ops/outline/syntax_parser.ts";
+import type { ParsedOutline } from "../../ops/ports/syntax_parser.ts";
 
 /** One parse: the text, its language's id (LANGUAGES key), and a flag the main thread sets to stop. */
 export interface OutlineAsk {

@@ -11,7 +11,7 @@ import {
   type ParsedOutline,
   ParseTimeout,
   type SyntaxParser,
-} from "../../ops/outline/syntax_parser.ts";
+} from "../../ops/ports/syntax_parser.ts";
 import type { OutlineAnswer, OutlineAsk } from "./outline_protocol.ts";
 import { returnFreedMemory } from "./return_memory.ts";
 import { OUTLINE_WORKER_FILE } from "./wasm_files.ts";

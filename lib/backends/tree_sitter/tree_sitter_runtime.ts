@@ -6,7 +6,7 @@
 import { collectDeclarations } from "../../core/outline/collect.ts";
 import type { SyntaxNode } from "../../core/outline/declaration.ts";
 import type { Language } from "../../core/outline/languages.ts";
-import type { ParsedOutline } from "../../ops/outline/syntax_parser.ts";
+import type { ParsedOutline } from "../../ops/ports/syntax_parser.ts";
 import { grammarFile, RUNTIME_WASM, WASM_SUBDIR } from "./wasm_files.ts";
 
 /** The part of web-tree-sitter's API this adapter uses. */

@@ -14,7 +14,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type Agent, createAgent } from "../../ops/agent.ts";
-import { jobUri } from "../../ops/jobs/job_manager.ts";
+import { formatJobUri as jobUri } from "../../core/jobs/job_uri.ts";
 import type { Location } from "../../ops/location.ts";
 import type { Services } from "../../ops/services.ts";
 import { logError, logLine } from "../log.ts";

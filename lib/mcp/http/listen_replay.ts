@@ -4,10 +4,10 @@
 // stamped `resources/updated` for each named job that has ended (as the stdio transport does).
 
 import { isTerminal } from "../../core/jobs/job_state.ts";
+import { jobIdOfResource } from "../../core/jobs/job_uri.ts";
 import type { JobManager } from "../../ops/jobs/job_manager.ts";
 import { SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 
-const URI_PREFIX = "anchorfs://jobs/";
 const ACK = "notifications/subscriptions/acknowledged";
 
 /** `response` unchanged unless it is an SSE stream; then the same stream plus the replays. */
@@ -58,8 +58,9 @@ async function replaysFor(data: string, jobs: JobManager): Promise<unknown[]> {
   if (subscriptionId === undefined || !Array.isArray(uris)) return [];
   const notes = [];
   for (const uri of uris) {
-    if (typeof uri !== "string" || !uri.startsWith(URI_PREFIX)) continue;
-    const record = await jobs.get(uri.slice(URI_PREFIX.length)).catch(() => undefined);
+    const id = typeof uri === "string" ? jobIdOfResource(uri) : undefined;
+    if (id === undefined) continue;
+    const record = await jobs.get(id).catch(() => undefined);
     if (!record || !isTerminal(record.status)) continue;
     notes.push({
       jsonrpc: "2.0",

@@ -15,6 +15,7 @@ import {
   stillRunningText,
 } from "../../ops/jobs/job_text.ts";
 import type { JobManager } from "../../ops/jobs/job_manager.ts";
+import { formatJobUri } from "../../core/jobs/job_uri.ts";
 import { heartbeatText, waitForJob } from "../../ops/jobs/wait_for_job.ts";
 import {
   DEFAULT_PASSING_LINES,
@@ -121,7 +122,9 @@ async function listText(jobs: JobManager): Promise<Guide> {
   const readOne = step("jobs", { action: "read", id: "ID" });
   return joinGuide(
     formatJobList(records, Date.now()),
-    records.length > 0 ? guide`\nRead one with ${readOne} or the resource anchorfs://jobs/ID.` : "",
+    records.length > 0
+      ? guide`\nRead one with ${readOne} or the resource ${formatJobUri("ID")}.`
+      : "",
   );
 }
 
@@ -134,7 +137,7 @@ async function killReport(jobs: JobManager, jobId: string): Promise<string> {
 
 /** The jobs tool's description (the default wait is in it). */
 const JOBS_DESCRIPTION =
-  "Follow commands the shell tool moved to the background (resource anchorfs://jobs/ID). " +
+  `Follow commands the shell tool moved to the background (resource ${formatJobUri("ID")}). ` +
   '"list": recent jobs, newest first. "read": status, exit code and the output tail. ' +
   `"wait": block until the job ends, at most timeout_seconds (default ${DEFAULT_WAIT_SECONDS}); on ` +
   "timeout it answers that the job is still running and how to continue; waiting NEVER " +

@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
 import { step, toolCallSyntax } from "../../core/next_step.ts";
-import { jobUri } from "../../ops/jobs/job_manager.ts";
+import { formatJobUri as jobUri } from "../../core/jobs/job_uri.ts";
 import { shortCommand } from "../../ops/jobs/job_text.ts";
 import { resolveShellCwd, runShell } from "../../ops/shell.ts";
 import { noteStillRunning } from "../job_channel.ts";
@@ -63,7 +63,7 @@ function shellDescription(env: ToolEnv): string {
     "(stdin closed, pagers off); get " +
     "its exit code and cleaned output tail. No background flag: a command still running after " +
     `${env.options.foregroundWindowSeconds} s becomes a job and the call returns a link ` +
-    "anchorfs://jobs/ID; a notification comes when it ends (on a 2026-07-28 connection only " +
+    `${jobUri("ID")}; a notification comes when it ends (on a 2026-07-28 connection only ` +
     `while a subscriptions/listen stream is open). Do NOT rerun it or sleep: ${WAIT_FOR_JOB}, or do ` +
     "other work. Processes left behind with & are stopped when it exits; start a server as " +
     "its own call. Use view/text_editor instead of cat/grep/sed.\n" +

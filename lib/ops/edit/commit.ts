@@ -2,7 +2,7 @@
 // new document atomically with a check that the file did not change since it was read, the undo
 // record, the result diff with fresh ids, and updating what the agent was shown.
 
-import { sameFiles } from "../file_backend.ts";
+import { sameFiles } from "../ports/file_backend.ts";
 import { AnchorError } from "../../core/errors.ts";
 import type { ShownMemory } from "../../core/edit/shown_lines.ts";
 import { renderEditDiff, type ShownLine } from "../../core/edit/edit_diff.ts";
@@ -18,14 +18,18 @@ import type { Location, Locations } from "../location.ts";
 import { fileKey, logOwnEdit, type Session } from "../session.ts";
 import { splicesBetween, writtenRegions } from "../../core/edit/edit_log.ts";
 import { readTextFile, type TextFile } from "../text_io.ts";
-import type { FileLocks } from "./file_locks.ts";
+import type { FileLocks } from "../../core/file_locks.ts";
 import type { Outliner } from "../outline/outliner.ts";
 import type { ReadLimits } from "../read_limits.ts";
 import { fingerprintBytes, type UndoStore } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { needsQuoting, quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import { resolveReal } from "../confinement.ts";
-import { type ChangedAtReplace, changedAtReplace, changedAtReplaceText } from "../file_backend.ts";
+import {
+  type ChangedAtReplace,
+  changedAtReplace,
+  changedAtReplaceText,
+} from "../ports/file_backend.ts";
 import type { ExecFileGuard } from "./exec_guard.ts";
 
 /** The services an edit needs (a subset of Services, so tests can pass just these). */

@@ -8,7 +8,7 @@ import { AnchorError } from "../../core/errors.ts";
 import { execFileRule } from "../../core/path/exec_files.ts";
 import { gitConfigValue } from "../../core/search/git_config.ts";
 import { repoConfigs } from "../git_dir.ts";
-import type { FileBackend } from "../file_backend.ts";
+import type { FileBackend } from "../ports/file_backend.ts";
 import type { Location } from "../location.ts";
 
 /** Ancestors looked at for a git directory or a work tree (deeper trees are rare and cost stats). */

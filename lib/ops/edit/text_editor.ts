@@ -10,7 +10,7 @@ import { encodeDoc } from "../../core/text/text_file.ts";
 import { type Guide, guide, step, type ToolArgs } from "../../core/next_step.ts";
 import { fileKey, type Session } from "../session.ts";
 import type { Location } from "../location.ts";
-import type { FileInfo } from "../file_backend.ts";
+import type { FileInfo } from "../ports/file_backend.ts";
 import { readTextFile } from "../text_io.ts";
 import {
   commitEdit,
@@ -31,13 +31,8 @@ import { refuseGoneWorkdir } from "../workdir.ts";
 import { fingerprintBytes } from "./undo_store.ts";
 import { plural } from "../../core/plural.ts";
 import { quotePath } from "../../core/path/path_quote.ts";
-import {
-  assertRegularFile,
-  assertWithinLimit,
-  createReadLimits,
-  describeSpecial,
-  readWithinLimit,
-} from "../read_limits.ts";
+import { assertWithinLimit, createReadLimits, readWithinLimit } from "../read_limits.ts";
+import { assertRegularFile, describeSpecial } from "../../core/read_refusals.ts";
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 
@@ -103,7 +98,7 @@ async function createFile(
   const location = await resolveWritePath(services, session, rawPath);
   return await underLock(services, location, async () => {
     const info = await location.backend.stat(location.path);
-    if (info) throw alreadyThere(session, location, info, services.locations.shellFor(location));
+    if (info) throw alreadyThere(session, location, info, location.host.shell);
     await refuseGoneWorkdir(services.locations, session, location, rawPath);
     const { lines, eols } = splitLines(fileText);
     const doc: TextDoc = { encoding: "utf-8", bom: false, lines, eols };
@@ -254,9 +249,9 @@ async function deleteFile(
     const name = displayPathOf(session, location);
     // The bytes are kept for undo: a FIFO would block that read and a device never end, so only
     // regular files are deleted here, and only below the size limit (the shell deletes the rest).
-    const rm = shellStepForFile(name, { kind: "remove" }, services.locations.shellFor(location));
+    const rm = shellStepForFile(name, { kind: "remove" }, location.host.shell);
     try {
-      assertRegularFile(location.url, info!, "delete", services.locations.shellFor(location));
+      assertRegularFile(location.url, info!, "delete", location.host.shell);
       assertWithinLimit(
         location.url,
         info!.size,

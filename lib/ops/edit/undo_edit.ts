@@ -11,7 +11,8 @@ import { quotePath } from "../../core/path/path_quote.ts";
 import { plural } from "../../core/plural.ts";
 import { fileKey, type Session } from "../session.ts";
 import { type Location, siblingLocation } from "../location.ts";
-import { assertRegularFile, createReadLimits } from "../read_limits.ts";
+import { createReadLimits } from "../read_limits.ts";
+import { assertRegularFile } from "../../core/read_refusals.ts";
 import {
   decodeForDiff,
   displayPathOf,
@@ -103,7 +104,7 @@ async function readCurrent(
   const limits = services.reads ?? createReadLimits();
   const info = await location.backend.stat(location.path);
   if (info && info.type !== "file" && info.type !== "dir") {
-    assertRegularFile(location.url, info, "undo_edit", services.locations.shellFor(location));
+    assertRegularFile(location.url, info, "undo_edit", location.host.shell);
   }
   if (info?.type !== "file") return null;
   if (entry.after !== null && info.size !== entry.after.size && info.size > CONFLICT_READ_MAX) {

@@ -7,13 +7,9 @@ import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isTerminal } from "../../core/jobs/job_state.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import { guide, step } from "../../core/next_step.ts";
-import {
-  DuplicateJobError,
-  type JobEvent,
-  type JobListener,
-  type JobManager,
-  waitOrKill,
-} from "./job_manager.ts";
+import type { JobManager } from "./job_manager.ts";
+import type { JobEvent, JobListener } from "./job_manager_options.ts";
+import { DuplicateJobError, waitOrKill } from "./job_messages.ts";
 
 /** How long events of a job not (yet) known as ours are kept for start() to claim. */
 const CLAIM_WINDOW_MS = 10_000;

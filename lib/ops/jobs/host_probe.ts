@@ -7,7 +7,10 @@ import { formatTarget, parseRemoteUrl } from "../../core/ssh/remote_url.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
-import type { RemoteJobHosts } from "./remote_job.ts";
+import type { RemoteJobHost } from "../ports/job_host.ts";
+
+/** The job host of a remote job's directory (its record's ssh:// cwd); rejects when unreachable. */
+type JobHostAt = (cwdUrl: string) => Promise<RemoteJobHost>;
 
 /** How long a listing waits for a remote job's host (default of JobManagerOptions.hostProbeMs). */
 export const HOST_PROBE_MS = 3000;
@@ -39,7 +42,7 @@ export function hostKey(cwd: string): string {
  */
 export async function probeHosts(
   cwds: readonly string[],
-  hosts: RemoteJobHosts,
+  hosts: JobHostAt,
   boundMs: number,
   now: () => number,
 ): Promise<Map<string, HostCheck>> {
@@ -56,7 +59,7 @@ export async function probeHosts(
 /** Why the host of `cwd` cannot be reached within `boundMs`, or undefined when it can. */
 async function probeHost(
   cwd: string,
-  hosts: RemoteJobHosts,
+  hosts: JobHostAt,
   boundMs: number,
 ): Promise<string | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;

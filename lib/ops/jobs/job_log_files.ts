@@ -1,5 +1,5 @@
-// A job's log as a read-only file at `anchorfs://jobs/ID`, so view reads ranges of it and
-// searches it like any file (line ids included). What it serves is the log cleaned line by line
+// A job's log as a read-only file at its job URI (core/jobs/job_uri.ts), so view reads ranges of
+// it and searches it like any file (line ids included). What it serves is the log cleaned line by line
 // (ANSI, `\r` redraws, control pictures; nothing collapsed, so line numbers are the raw log's);
 // the log on disk keeps the raw bytes. Every write is refused.
 
@@ -8,28 +8,27 @@ import { guide, joinGuide, step } from "../../core/next_step.ts";
 import { plural } from "../../core/plural.ts";
 import { shellStepForFile } from "../../core/shell/file_shell_step.ts";
 import { cleanLogForViewing } from "../../core/text/terminal_text.ts";
-import type { DirEntry, FileBackend, FileInfo } from "../file_backend.ts";
+import type { DirEntry, FileBackend, FileInfo } from "../ports/file_backend.ts";
 import { type PathRules, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import type { ShellKind } from "../../core/platform/platform.ts";
 import type { JobManager } from "./job_manager.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
-
-const JOB_URI_PREFIX = "anchorfs://jobs/";
+import { parseJobUri } from "../../core/jobs/job_uri.ts";
 
 /** Logs larger than this are not read whole by view; the error names a shell command instead. */
 export const VIEWABLE_LOG_BYTES = 64 * 1024 * 1024;
 
 export class JobLogFiles implements FileBackend {
   readonly id = "jobs";
-  /** `anchorfs://jobs/ID` names are URLs: `/`-separated on every platform. */
+  /** Job URIs are URLs: `/`-separated on every platform. */
   readonly paths: PathRules = POSIX_PATHS;
 
   /** `shell`: the one local commands run with; the raw-log search a hint suggests is its. */
   constructor(private readonly jobs: JobManager, private readonly shell?: ShellKind) {}
 
-  /** `anchorfs://jobs/ID` (a trailing slash or `/log` tolerated) → the job id. */
+  /** A job URI (a trailing slash or `/log` tolerated) → the job id. */
   private jobId(path: string): string {
-    return path.trim().slice(JOB_URI_PREFIX.length).replace(/\/(?:log|output)?$/, "");
+    return parseJobUri(path.trim())?.id ?? "";
   }
 
   /** The job whose log `path` names (JOB_NOT_FOUND for an unknown id): what a view says of it. */

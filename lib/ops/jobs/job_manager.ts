@@ -1,253 +1,66 @@
-// The process-wide job manager: starts shell commands as jobs (duplicate guard, concurrency
-// cap), watches their logs (cap, progress), records the end exactly once, waits, kills, and on
-// shutdown terminates every job this server started. Every job process carries a cookie
-// (ANCHORFS_JOB) so all of a job's processes end with it, even those that left its session.
-// Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs; the
-// store, the process runner and this server's pid are passed in.
+// The process-wide job manager: the one object the shell tool, the jobs tool and `anchorfs jobs`
+// use. It puts together the lifecycle of this server's jobs (job_lifecycle.ts) and the registry
+// of every record in the store (job_registry.ts): reads, waits and kills go to whichever holds
+// the job. Records live in the JobStore, so other servers and `anchorfs jobs` see the same jobs;
+// the store, the process runner and this server's pid are passed in.
 
-import { AnchorError, type AnchorErrorInit } from "../../core/errors.ts";
-import { commandKey } from "../../core/jobs/command_key.ts";
-import { type Guide, guide, joinGuide, step } from "../../core/next_step.ts";
-import {
-  cookiesInTable,
-  describeProcesses,
-  jobCookie,
-  type ProcessInfo,
-} from "../../core/jobs/job_processes.ts";
-import {
-  finishRecord,
-  isTerminal,
-  type JobExit,
-  type JobRecord,
-  loseRecord,
-  startRecord,
-} from "../../core/jobs/job_state.ts";
-import { stripTrailing } from "../../core/path/path_text.ts";
-import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
-import { isJobId, type JobLog, type JobStore, type TailRead } from "./job_store.ts";
-import {
-  killJobProcesses,
-  killJobProcessesNow,
-  type ProcessControl,
-  type ReapTarget,
-} from "./process_reaper.ts";
-import type { RemoteJob, RemoteJobHost, RemoteJobHosts, RemoteProcessInfo } from "./remote_job.ts";
-import {
-  HOST_PROBE_MS,
-  type HostCheck,
-  hostKey,
-  type ListedJob,
-  probeHosts,
-} from "./host_probe.ts";
-
-/** Where a job on another host runs: the host, and the directory there. */
-export interface RemotePlace {
-  host: RemoteJobHost;
-  dir: string;
-}
-
-/** What the manager needs from the machine; lib/backends/local/process_runner.ts supplies it. */
-export interface ProcessRunner extends ProcessControl {
-  /** Starts the command with JOB_COOKIE_VAR carrying `cookie` (after any inherited value). */
-  spawn(request: {
-    command: string;
-    cwd: string;
-    logPath: string;
-    /** The job's capped log, for a runner that writes the job's output pipe into it. */
-    log: JobLog;
-    scriptPath: string;
-    cookie: string;
-  }): Promise<{
-    pid: number;
-    startTicks: number | undefined;
-    exited: Promise<{ exitCode: number | null; signal: string | null }>;
-    /**
-     * The output pipe the runner writes into the log: `settle` drains it until every writer is
-     * gone (true) or it goes quiet (false: something outside the job holds it), `close` stops
-     * reading so nothing more reaches the log.
-     */
-    output?: { settle(): Promise<boolean>; close(): void };
-    /** How the job is contained (its cgroups, where it has them). */
-    containment?: { label: string; cgroups: string[]; note?: string };
-  }>;
-  processIsSame(pid: number, startTicks: number | undefined): boolean;
-  ownStartTicks(): number | undefined;
-  /** The directory with every symlink resolved (rejects if it does not exist). */
-  realDirectory(path: string): Promise<string>;
-  /** Whether paths on this platform compare without case (the duplicate guard folds case). */
-  caseInsensitivePaths: boolean;
-  /** The cgroups of a record this machine may touch (the job's own, under a cgroup mount). */
-  acceptedCgroups?(cgroups: readonly string[] | undefined, cookie: string | undefined): string[];
-  /** Removes a finished job's cgroups (once empty; waits a moment for killed ones to empty). */
-  removeCgroups?(cgroups: readonly string[]): Promise<void>;
-  /** What the job's cgroup limits did (forks refused, processes killed for memory), if anything. */
-  cgroupLimitEvents?(cgroups: readonly string[]): string | undefined;
-  /** The containment new jobs get, as the start-up log says it. */
-  containmentLine?(): Promise<string>;
-}
-
-/** A started job's process: its pid, start time (where the platform tells) and its end. */
-type SpawnedJob = Awaited<ReturnType<ProcessRunner["spawn"]>>;
-
-export interface JobManagerOptions {
-  /** Where records and logs live (lib/backends/local/disk_job_store.ts on a real server). */
-  store: JobStore;
-  /** This server's pid: job ids start with it, and it is never signalled as a job's process. */
-  pid: number;
-  /** On-disk log cap per job (default 1 GiB). */
-  logCapBytes?: number;
-  /** Jobs allowed to run at once (default 16). */
-  maxRunning?: number;
-  /** Grace between TERM and KILL (default 2 s). */
-  killGraceMs?: number;
-  /** Finished records kept (default 100) and for how long (default 7 days). */
-  keepFinished?: number;
-  keepFinishedMs?: number;
-  /** Total log bytes of finished jobs kept (default 4 GiB); older logs go first. */
-  keepFinishedBytes?: number;
-  /** How often a running job's log is checked against the cap (default 100 ms). */
-  pollMs?: number;
-  /** How long `list` waits for the host of a dead server's remote job (default 3 s). */
-  hostProbeMs?: number;
-  /** Clock, for tests. */
-  now?: () => number;
-}
-
-/** What a kill did: the record now, whether the job was running, the processes signalled. */
-export interface KillResult {
-  record: JobRecord;
-  wasRunning: boolean;
-  killed: ProcessInfo[];
-}
-
-export type JobEvent = { kind: "start" | "end"; record: JobRecord };
-export type JobListener = (event: JobEvent) => void;
-
-interface RunningJob {
-  record: JobRecord;
-  key: string;
-  cap: JobLog;
-  cause: JobExit["cause"];
-  done: Promise<JobRecord>;
-  timer: ReturnType<typeof setInterval> | undefined;
-  /** The chain of record writes (see persist). */
-  writes: Promise<void>;
-  /** What the end's own sweep terminated (a kill running meanwhile reports these too). */
-  endKilled: ProcessInfo[];
-  /** Set for a job on an ssh host. */
-  remote?: RemoteJob;
-  /** The output pipe the runner writes into the log (a local job on Linux or macOS). */
-  output?: SpawnedJob["output"];
-  /**
-   * The sweep of a `jobs kill` in flight: the processes it signalled. The end waits for it to
-   * tell a kill from an exit that came first (the kill then found the job's shell gone).
-   */
-  killing?: Promise<ProcessInfo[]>;
-}
-
-export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
-export const DEFAULT_MAX_RUNNING = 16;
-
-export function jobUri(id: string): string {
-  return `anchorfs://jobs/${id}`;
-}
+import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
+import { isJobId } from "../../core/jobs/job_uri.ts";
+import type { JobStore, TailRead } from "../ports/job_store.ts";
+import type { ProcessRunner } from "../ports/process_runner.ts";
+import type { ListedJob } from "./host_probe.ts";
+import { JobLifecycle } from "./job_lifecycle.ts";
+import type {
+  JobListener,
+  JobManagerOptions,
+  KillResult,
+  RemotePlace,
+} from "./job_manager_options.ts";
+import { LocalReaping } from "./job_reaping.ts";
+import { JobRegistry } from "./job_registry.ts";
 
 export class JobManager {
   readonly store: JobStore;
-  private readonly running = new Map<string, RunningJob>();
-  private readonly byKey = new Map<string, string>();
   /**
    * This server instance in job cookies (`<instance>/<job id>`): random, so a recycled server
    * pid never makes another server's processes look like ours.
    */
-  readonly instance: string = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-  private readonly listeners = new Set<JobListener>();
-  private remoteHosts: RemoteJobHosts | undefined;
-  private counter = 0;
-  /** Starts in flight (counted against the running cap). */
-  private starting = 0;
-  private closing = false;
-  private lastPrune = 0;
-  private readonly now: () => number;
+  readonly instance: string;
   readonly logCapBytes: number;
   readonly maxRunning: number;
+  private readonly life: JobLifecycle;
+  /** Other servers' records: reconcile, foreign kills and waits, the list, pruning. */
+  private readonly registry: JobRegistry;
   private readonly killGraceMs: number;
-  private readonly pollMs: number;
-
-  private readonly pid: number;
+  private readonly now: () => number;
 
   constructor(private readonly runner: ProcessRunner, readonly options: JobManagerOptions) {
     this.store = options.store;
-    this.pid = options.pid;
     this.now = options.now ?? Date.now;
-    this.logCapBytes = options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
-    this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.killGraceMs = options.killGraceMs ?? 2000;
-    this.pollMs = options.pollMs ?? 100;
-  }
-
-  /** How this process reaches the host of a remote job it did not start (set by compose). */
-  setRemoteHosts(hosts: RemoteJobHosts): void {
-    this.remoteHosts = hosts;
+    const reaping = new LocalReaping(runner, options.pid, this.killGraceMs);
+    this.registry = new JobRegistry(
+      reaping,
+      options,
+      this.killGraceMs,
+      (id) => this.life.record(id),
+    );
+    this.life = new JobLifecycle(reaping, this.registry, options);
+    this.instance = this.life.instance;
+    this.logCapBytes = this.life.logCapBytes;
+    this.maxRunning = this.life.maxRunning;
   }
 
   subscribe(listener: JobListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private emit(event: JobEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // a broken listener must not stop the others
-      }
-    }
+    return this.life.subscribe(listener);
   }
 
   /**
    * Start-up sweep: records left `running` by a server that is gone become `lost` (their
    * process groups are terminated when provably ours), then old finished records are pruned.
    */
-  async recover(): Promise<JobRecord[]> {
-    const lost: JobRecord[] = [];
-    const records = await this.store.list();
-    for (const record of records) {
-      const next = await this.reconcile(record);
-      if (next !== record) lost.push(next);
-    }
-    await this.sweepFinished(records);
-    await this.prune(true);
-    return lost;
-  }
-
-  /**
-   * The processes of a job: its cookie, its shell's session/group, their descendants, and every
-   * process in its cgroups (those of the record that name this job's own).
-   */
-  private targetOf(record: JobRecord): ReapTarget {
-    return {
-      cgroups: this.cgroupsOf(record),
-      ...(record.cookie !== undefined && { cookie: record.cookie }),
-      leader: { pid: record.pid, startTicks: record.pidStartTicks },
-      exclude: [this.pid],
-      ...(record.pidStartTicks !== undefined && { sinceTicks: record.pidStartTicks }),
-    };
-  }
-
-  /** The record's cgroups this machine may touch (none for a remote job: they are on its host). */
-  private cgroupsOf(record: JobRecord): string[] {
-    if (record.host !== undefined || !record.cgroups) return [];
-    return this.runner.acceptedCgroups?.(record.cgroups, record.cookie) ?? [];
-  }
-
-  /** Ends every process of a local job (see targetOf), then removes its cgroups. */
-  private async endProcesses(record: JobRecord): Promise<ProcessInfo[]> {
-    const killed = await killJobProcesses(this.runner, this.targetOf(record), this.killGraceMs);
-    const cgroups = this.cgroupsOf(record);
-    if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
-    return killed;
+  recover(): Promise<JobRecord[]> {
+    return this.registry.recover();
   }
 
   /** The containment new jobs get, for the start-up log. */
@@ -255,530 +68,27 @@ export class JobManager {
     return await this.runner.containmentLine?.();
   }
 
-  /**
-   * Leftovers of finished jobs whose server is gone (it died before it could end them, e.g.
-   * `kill -9` while it was terminating them): found by cookie, terminated. One process-table
-   * read for all records; a live server's jobs are left to it.
-   */
-  private async sweepFinished(records: JobRecord[]): Promise<void> {
-    // A remote job's processes are on its host (its wrapper reaped them when it ended).
-    const finished = records.filter((r) =>
-      isTerminal(r.status) && r.cookie !== undefined && r.host === undefined
-    );
-    if (finished.length === 0) return;
-    const since = Math.min(...finished.map((r) => r.pidStartTicks ?? 0));
-    const present = cookiesInTable(this.runner.listProcesses(since));
-    for (const record of finished) {
-      const cgroups = this.cgroupsOf(record);
-      const inCgroups = cgroups.length > 0 &&
-        (this.runner.cgroupMembers?.(cgroups).length ?? 0) > 0;
-      if (!present.has(record.cookie!) && !inCgroups) {
-        if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
-        continue;
-      }
-      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) continue;
-      await this.endProcesses(record);
-    }
-  }
-
-  /**
-   * A record left `running` by a server that is gone becomes `lost`; every process provably the
-   * job's (its cookie, its shell's session/group while anchored, their descendants) is
-   * terminated. Returns the record as it is now.
-   */
-  private async reconcile(record: JobRecord): Promise<JobRecord> {
-    return (await this.reconcileKilling(record)).record;
-  }
-
-  /** reconcile, also returning the processes it terminated. */
-  private async reconcileKilling(
-    record: JobRecord,
-  ): Promise<{ record: JobRecord; killed: ProcessInfo[] }> {
-    if (isTerminal(record.status) || this.running.has(record.id)) return { record, killed: [] };
-    if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) {
-      return { record, killed: [] };
-    }
-    let why = `its anchorfs server (pid ${record.serverPid}) ended without recording an end`;
-    let killed: ProcessInfo[];
-    if (record.host !== undefined) {
-      const stopped = await this.stopRemote(record);
-      killed = stopped.killed;
-      if (stopped.failed !== undefined) {
-        why += `; whatever of it still runs on ${record.host} could not be stopped ` +
-          `(${stopped.failed})`;
-      } else if (killed.length > 0) {
-        why += `; ${describeProcesses(killed)} of it were still running on ${record.host} and ` +
-          "have been terminated";
-      }
-    } else {
-      killed = await this.endProcesses(record);
-      if (killed.length > 0) {
-        why += `; ${describeProcesses(killed)} of it were still running and have been terminated`;
-      }
-    }
-    const next = loseRecord(record, this.now(), why);
-    if (!next.changed) return { record, killed };
-    await this.store.write(next.record);
-    return { record: next.record, killed };
-  }
-
   /** Deletes finished records beyond the count/age limits. Never touches running jobs. */
-  async prune(force = false): Promise<void> {
-    const now = this.now();
-    if (!force && now - this.lastPrune < 60_000) return;
-    this.lastPrune = now;
-    const keep = this.options.keepFinished ?? 100;
-    const maxAge = this.options.keepFinishedMs ?? 7 * 24 * 3600_000;
-    const maxBytes = this.options.keepFinishedBytes ?? 4 * 1024 ** 3;
-    let kept = 0;
-    let keptBytes = 0;
-    for (const record of await this.store.list()) {
-      if (!isTerminal(record.status)) continue;
-      const age = now - (record.endedAt ?? record.startedAt);
-      const bytes = await this.store.logSize(record.id);
-      // The newest finished record is always kept, however big its log.
-      if (kept === 0 || (kept < keep && age <= maxAge && keptBytes + bytes <= maxBytes)) {
-        kept++;
-        keptBytes += bytes;
-        continue;
-      }
-      await this.store.remove(record.id);
-    }
+  prune(force = false): Promise<void> {
+    return this.registry.prune(force);
   }
 
   /**
    * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
    * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
    */
-  async start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
-    if (this.closing) {
-      throw new AnchorError({
-        code: "SERVER_SHUTTING_DOWN",
-        message: `Not starting ${
-          JSON.stringify(truncateText(command, 80))
-        }: the server is shutting down.`,
-        hint: "Retry after the client reconnects.",
-        fault: "environment",
-      });
-    }
-    const key = remote
-      ? commandKey(command, cwd, false)
-      : commandKey(command, await this.realDirectory(cwd), this.runner.caseInsensitivePaths);
-    const duplicateId = this.byKey.get(key);
-    const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
-    if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
-    if (duplicateId === STARTING) throw duplicateStartingError(command, cwd);
-    if (this.running.size + this.starting >= this.maxRunning) throw this.tooManyJobs(command);
-    // Claim the key and a slot before the first await, so concurrent calls see them.
-    this.byKey.set(key, STARTING);
-    this.starting++;
-    try {
-      const elsewhere = await this.runningElsewhere(key);
-      if (elsewhere) throw new DuplicateJobError(elsewhere, this.now(), this.pid);
-      return await this.launch(command, cwd, key, remote);
-    } catch (e) {
-      if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
-      throw e;
-    } finally {
-      this.starting--;
-    }
-  }
-
-  /**
-   * TOO_MANY_JOBS. Calls that arrived together count the jobs still starting (no id yet): the
-   * refusal then names the running ones, or, when none has an id yet, the list call.
-   */
-  private tooManyJobs(command: string): AnchorError {
-    const ids = [...this.running.keys()];
-    const busy = ids.length + this.starting;
-    const starting = this.starting > 0 ? `, ${this.starting} of them still starting` : "";
-    return new AnchorError({
-      code: "TOO_MANY_JOBS",
-      message: `Not starting ${JSON.stringify(truncateText(command, 80))}: ${busy} ${
-        busy === 1 ? "job is" : "jobs are"
-      } already running${starting}, and the limit is ${this.maxRunning}${
-        ids.length > 0 ? ` (${ids.join(", ")})` : ""
-      }.`,
-      hint: ids.length > 0
-        ? waitOrKill(ids[0]!)
-        : guide`They are all still starting: retry in a moment, or see them with ${
-          step("jobs", { action: "list" })
-        }.`,
-      fault: "environment",
-    });
-  }
-
-  /**
-   * The same command running in the same directory as a job of another live anchorfs server on
-   * this state dir (two agent sessions in one checkout): those two runs would fight just the
-   * same. Only records whose server is provably alive count; a dead server's are `lost`.
-   */
-  private async runningElsewhere(key: string): Promise<JobRecord | undefined> {
-    // An unreadable state dir is reported by the launch that follows, with its own message.
-    const ids = await this.store.ids().catch(() => [] as string[]);
-    // Ids start with their server's pid: read only the records of other servers still alive
-    // (usually none), so a shell call does not read every record on disk.
-    const alive = new Map<number, boolean>();
-    for (const id of ids) {
-      const serverPid = Number(id.slice(0, id.indexOf("-")));
-      if (serverPid === this.pid) continue;
-      if (!alive.has(serverPid)) {
-        alive.set(serverPid, this.runner.processIsSame(serverPid, undefined));
-      }
-      if (!alive.get(serverPid)) continue;
-      const record = await this.store.read(id);
-      if (!record || isTerminal(record.status)) continue;
-      const realCwd = await this.realDirectory(record.cwd);
-      if (commandKey(record.command, realCwd, this.runner.caseInsensitivePaths) !== key) continue;
-      if (this.runner.processIsSame(record.serverPid, record.serverStartTicks)) return record;
-    }
-    return undefined;
-  }
-
-  /**
-   * The directory with symlinks resolved, so `a` and a link to it are one place for the
-   * duplicate guard; as given when it cannot be resolved (the spawn then reports why).
-   */
-  private async realDirectory(cwd: string): Promise<string> {
-    if (/^(ssh|sftp):\/\//.test(cwd)) return cwd;
-    try {
-      return await this.runner.realDirectory(cwd);
-    } catch {
-      return cwd;
-    }
-  }
-
-  private async launch(
-    command: string,
-    cwd: string,
-    key: string,
-    remote?: RemotePlace,
-  ): Promise<JobRecord> {
-    let id: string;
-    do {
-      id = `${this.pid}-${++this.counter}`;
-    } while (!(await this.reserveId(id)));
-    const cookie = jobCookie(this.instance, id);
-    const log = this.store.openLog(id, this.logCapBytes);
-    let spawned;
-    let remoteJob: RemoteJob | undefined;
-    try {
-      ({ spawned, remoteJob } = await this.spawn(command, cwd, id, cookie, log, remote));
-    } catch (e) {
-      log.close();
-      await this.store.remove(id);
-      throw spawnFailed(command, cwd, e);
-    }
-    const record = startRecord({
-      id,
-      command,
-      cwd,
-      cookie,
-      pid: spawned.pid,
-      ...(remote && { host: remote.host.description }),
-      ...(spawned.startTicks !== undefined && { pidStartTicks: spawned.startTicks }),
-      ...containmentFields(spawned.containment),
-      serverPid: this.pid,
-      ...(this.runner.ownStartTicks() !== undefined &&
-        { serverStartTicks: this.runner.ownStartTicks() }),
-      startedAt: this.now(),
-      logCapBytes: this.logCapBytes,
-    });
-    try {
-      await this.store.write(record);
-    } catch (e) {
-      // An untracked job must not run: stop it before reporting.
-      if (remoteJob) await remoteJob.kill(this.killGraceMs).catch(() => []);
-      else await this.endProcesses(record);
-      spawned.output?.close();
-      log.close();
-      throw new AnchorError({
-        code: "STATE_DIR_UNWRITABLE",
-        message: `Could not write the job record in ${JSON.stringify(this.store.root)}: ${
-          (e as Error).message
-        }; the command was stopped.`,
-        hint: "Free disk space or make the state dir writable, or use another one with " +
-          "--state-dir DIR (or ANCHORFS_STATE_DIR), then run the command again.",
-        fault: "environment",
-        cause: e,
-      });
-    }
-    const job: RunningJob = {
-      record,
-      key,
-      cap: log,
-      cause: "exit",
-      done: Promise.resolve(record),
-      timer: undefined,
-      writes: Promise.resolve(),
-      endKilled: [],
-      ...(remoteJob && { remote: remoteJob }),
-      ...(spawned.output && { output: spawned.output }),
-    };
-    job.timer = setInterval(() => this.watch(job), this.pollMs);
-    job.done = spawned.exited.then((exit) => this.finish(job, exit));
-    this.byKey.set(key, id);
-    this.running.set(id, job);
-    this.emit({ kind: "start", record });
-    return record;
-  }
-
-  /** Starts the job's process: on the remote host when there is one, else through the runner. */
-  private async spawn(
-    command: string,
-    cwd: string,
-    id: string,
-    cookie: string,
-    log: JobLog,
-    remote: RemotePlace | undefined,
-  ): Promise<{ spawned: SpawnedJob; remoteJob?: RemoteJob }> {
-    if (remote) {
-      const remoteJob = await remote.host.startJob({
-        command,
-        dir: remote.dir,
-        log,
-        cookie,
-        id,
-        graceMs: this.killGraceMs,
-      });
-      return {
-        spawned: { pid: remoteJob.pid, startTicks: undefined, exited: remoteJob.exited },
-        remoteJob,
-      };
-    }
-    const files = this.store.localFiles(id);
-    if (!files) {
-      throw new Error(`the job store (${this.store.root}) keeps no log file on this machine`);
-    }
-    const spawned = await this.runner.spawn({
-      command,
-      cwd,
-      logPath: files.log,
-      log,
-      scriptPath: files.script,
-      cookie,
-    });
-    return { spawned };
-  }
-
-  /** Record writes of one job happen in order, so a late write never undoes the end. */
-  private persist(job: RunningJob, record: JobRecord): Promise<void> {
-    job.writes = job.writes.then(() => this.store.write(record)).catch(() => {});
-    return job.writes;
-  }
-
-  private async reserveId(id: string): Promise<boolean> {
-    try {
-      return await this.store.reserve(id);
-    } catch (e) {
-      throw new AnchorError({
-        code: "STATE_DIR_UNWRITABLE",
-        message: `Could not create the job record in ${JSON.stringify(this.store.root)}: ${
-          (e as Error).message
-        }`,
-        hint: "The command was not started. Make the state dir writable, or point anchorfs at " +
-          "another one with --state-dir DIR (or ANCHORFS_STATE_DIR).",
-        fault: "environment",
-        cause: e,
-      });
-    }
-  }
-
-  private watch(job: RunningJob): void {
-    const before = job.cap.droppedBytes;
-    job.cap.enforce();
-    if (job.cap.droppedBytes !== before) {
-      job.record = { ...job.record, droppedBytes: job.cap.droppedBytes };
-      this.persist(job, job.record);
-    }
-  }
-
-  private async finish(
-    job: RunningJob,
-    exit: {
-      exitCode: number | null;
-      signal: string | null;
-      lost?: string;
-      leftovers?: RemoteProcessInfo[];
-      heldOpen?: boolean;
-      containment?: string;
-    },
-  ): Promise<JobRecord> {
-    clearInterval(job.timer);
-    if (exit.containment !== undefined) {
-      job.record = { ...job.record, containment: exit.containment };
-    }
-    if (exit.lost !== undefined) return await this.finishLost(job, exit.lost);
-    let cause = job.cause;
-    // A kill that reached the job's shell ended it; one that found the shell already gone (it
-    // exited by itself while the kill was on its way) did not: the exit code is the real end.
-    if (cause === "exit" && job.killing) {
-      const signalled = await job.killing;
-      if (signalled.some((p) => p.pid === job.record.pid)) cause = "killed";
-    }
-    if (cause === "exit" && await this.store.killRequested(job.record.id)) cause = "killed";
-    // Every process of the job ends with it: whatever its shell left running (`cmd &`, setsid,
-    // nohup) is terminated before the end is recorded, so nothing grows the log after that.
-    // Read before the cgroups go with the processes.
-    const limits = job.remote
-      ? undefined
-      : this.runner.cgroupLimitEvents?.(this.cgroupsOf(job.record));
-    const leftovers = job.remote
-      ? exit.leftovers?.map(remoteRow(job.remote.pid)) ?? await this.killRemote(job.remote)
-      : await this.endProcesses(job.record);
-    job.endKilled = leftovers;
-    // The output the ended processes left in the pipe is theirs; then the pipe is closed, so a
-    // process still holding it (none the job's: they are gone) cannot grow the log.
-    const drained = job.output ? await job.output.settle() : true;
-    job.output?.close();
-    const note = cause === "exit" && leftovers.length > 0
-      ? `[anchorfs: the command exited and left ${
-        describeProcesses(leftovers)
-      } running; they were terminated, because every process of a job ends with it. Run a ` +
-        "long-lived server as a shell call of its own (it becomes a job), not with a trailing &.]"
-      : undefined;
-    const held = exit.heldOpen ? HELD_OPEN_NOTE : drained ? undefined : HELD_PIPE_NOTE;
-    const limitNote = limits && `[anchorfs: its limits were reached: ${limits}.]`;
-    const notes = [note, held && `[anchorfs: ${held}.]`, limitNote].filter((n) => n !== undefined);
-    job.cap.enforce(notes.reduce((n, t) => n + new TextEncoder().encode(t).length + 2, 0));
-    for (const n of notes) job.cap.appendNote(n);
-    const size = await this.store.logSize(job.record.id);
-    const result = finishRecord(job.record, {
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      cause,
-      ...(cause === "exit" && leftovers.length > 0 &&
-        { leftovers: describeProcesses(leftovers) }),
-      ...((held ?? limits) !== undefined && {
-        note: [held, limits && `its limits were reached: ${limits}`].filter(Boolean).join("; "),
-      }),
-      outputBytes: job.cap.outputBytes(size),
-      droppedBytes: job.cap.droppedBytes,
-      endedAt: this.now(),
-    });
-    job.cap.close();
-    job.record = result.record;
-    if (result.changed) await this.persist(job, result.record);
-    this.running.delete(job.record.id);
-    if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
-    if (result.changed) this.emit({ kind: "end", record: result.record });
-    this.prune().catch(() => {});
-    return result.record;
-  }
-
-  /** Ends the processes of a remote job; none when the host cannot be reached. */
-  private async killRemote(remote: RemoteJob): Promise<ProcessInfo[]> {
-    try {
-      return (await remote.kill(this.killGraceMs)).map(remoteRow(remote.pid));
-    } catch {
-      return [];
-    }
-  }
-
-  /**
-   * Ends the processes of a remote job this server is not running (another server's, or a dead
-   * server's) over this process's own connection to its host. `failed` says why nothing could
-   * be done: the host is unreachable, or the record's ssh:// directory now resolves to another
-   * host than the one it ran on (then nothing there is touched).
-   */
-  private async stopRemote(
-    record: JobRecord,
-  ): Promise<{ killed: ProcessInfo[]; failed?: string }> {
-    if (!this.remoteHosts) {
-      return { killed: [], failed: "this process cannot open ssh connections" };
-    }
-    if (record.cookie === undefined) return { killed: [], failed: "its record has no cookie" };
-    try {
-      const host = await this.remoteHosts(record.cwd);
-      if (record.host !== undefined && host.description !== record.host) {
-        return {
-          killed: [],
-          failed: `${JSON.stringify(record.cwd)} now leads to ${host.description}, not to ` +
-            `${record.host} where it ran, so nothing there was touched`,
-        };
-      }
-      const killed = await host.stopJob(
-        { id: record.id, pid: record.pid, cookie: record.cookie },
-        this.killGraceMs,
-      );
-      return { killed: killed.map(remoteRow(record.pid)) };
-    } catch (e) {
-      return {
-        killed: [],
-        failed: `could not reach it: ${stripTrailing((e as Error).message, ".")}`,
-      };
-    }
-  }
-
-  /**
-   * A remote job whose end could not be observed (the connection dropped): recorded `lost` with
-   * the reason, never started again. Whatever of it still runs there is stopped if the host can
-   * be reached again.
-   */
-  private async finishLost(job: RunningJob, why: string): Promise<JobRecord> {
-    let killed: ProcessInfo[] = [];
-    let unreached: string | undefined;
-    if (job.remote) {
-      try {
-        killed = (await job.remote.kill(this.killGraceMs)).map(remoteRow(job.remote.pid));
-      } catch (e) {
-        unreached = stripTrailing((e as Error).message, ".");
-      }
-    }
-    const reason = `${why}; its end was not observed, so its exit code is unknown and it was ` +
-      "not started again" +
-      (killed.length > 0
-        ? ` (${describeProcesses(killed)} of it were still running there and have been terminated)`
-        : "") +
-      // Its processes there end when the host sees the connection close (the job's watcher);
-      // a host that never saw it keeps them until a kill reaches it.
-      (unreached !== undefined
-        ? ` (the host could not be reached to stop what may still run of it there: ${unreached}; ` +
-          "killing this job stops that once the host can be reached)"
-        : "");
-    job.cap.enforce();
-    const size = await this.store.logSize(job.record.id);
-    const result = loseRecord(
-      { ...job.record, droppedBytes: job.cap.droppedBytes, outputBytes: job.cap.outputBytes(size) },
-      this.now(),
-      reason,
-    );
-    job.cap.close();
-    job.record = result.record;
-    if (result.changed) await this.persist(job, result.record);
-    this.running.delete(job.record.id);
-    if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
-    if (result.changed) this.emit({ kind: "end", record: result.record });
-    return result.record;
+  start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
+    return this.life.start(command, cwd, remote);
   }
 
   /** The current record: from memory for this server's running jobs, else from disk. */
-  async get(id: string): Promise<JobRecord | undefined> {
-    const running = this.running.get(id);
-    if (running) return running.record;
-    const record = await this.store.read(id);
-    // A record whose server died says `running` until someone looks: whoever reads it first
-    // (another server, `anchorfs jobs`) records it lost, so no reader reports a dead job as live.
-    return record && await this.reconcile(record);
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.registry.get(id);
   }
 
   /** Like get, but throws a caller error naming the known jobs. */
-  async require(id: string): Promise<JobRecord> {
-    const record = isJobId(id) ? await this.get(id) : undefined;
-    if (record) return record;
-    const recent = (await this.store.list()).slice(0, 5).map((r) => r.id);
-    throw new AnchorError({
-      code: "JOB_NOT_FOUND",
-      message: `No job with id ${JSON.stringify(id)}${
-        isJobId(id) ? "" : " (job ids look like 1234-5: the server pid, a dash, a number)"
-      }.`,
-      // With none recorded, a listing would show nothing: say where ids come from instead.
-      hint: recent.length > 0
-        ? guide`Recent jobs: ${recent.join(", ")}. List them with ${
-          step("jobs", { action: "list" })
-        }.`
-        : "No jobs recorded yet: every shell call records one, and its result names the id.",
-    });
+  require(id: string): Promise<JobRecord> {
+    return this.registry.require(id);
   }
 
   /**
@@ -786,41 +96,15 @@ export class JobManager {
    * and processes still alive of their jobs (finished ones too) are terminated.
    */
   async list(limit = 50): Promise<ListedJob[]> {
-    const records = (await this.store.list()).slice(0, limit);
-    // A dead server's remote job is reconciled on its host: ask every such host first, at once
-    // and briefly, and list the jobs of those that do not answer as recorded, marked.
-    const remote = records.filter((r) => this.needsHost(r));
-    const down = remote.length > 0 && this.remoteHosts
-      ? await probeHosts(
-        remote.map((r) => r.cwd),
-        this.remoteHosts,
-        this.options.hostProbeMs ?? HOST_PROBE_MS,
-        this.now,
-      )
-      : new Map<string, HostCheck>();
-    const listed = await Promise.all(records.map((r): Promise<ListedJob> | ListedJob => {
-      const running = this.running.get(r.id);
-      if (running) return running.record;
-      const unreachable = this.needsHost(r) ? down.get(hostKey(r.cwd)) : undefined;
-      return unreachable ? { ...r, unreachable } : this.reconcile(r);
-    }));
-    await this.sweepFinished(listed);
-    return listed;
-  }
-
-  /** Whether reconciling `record` means reaching its host: a dead server's running remote job. */
-  private needsHost(record: JobRecord): boolean {
-    return record.host !== undefined && !isTerminal(record.status) &&
-      !this.running.has(record.id) &&
-      !this.runner.processIsSame(record.serverPid, record.serverStartTicks);
+    return await this.registry.list(limit);
   }
 
   isRunningHere(id: string): boolean {
-    return this.running.has(id);
+    return this.life.isRunningHere(id);
   }
 
   runningIds(): string[] {
-    return [...this.running.keys()];
+    return this.life.runningIds();
   }
 
   async readTail(id: string, maxBytes: number): Promise<{ record: JobRecord; tail: TailRead }> {
@@ -857,25 +141,8 @@ export class JobManager {
     const record = await this.require(id);
     if (isTerminal(record.status)) return { record, done: true };
     const deadline = this.now() + timeoutMs;
-    const here = this.running.get(id);
-    if (here) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), timeoutMs);
-        signal?.addEventListener("abort", () => resolve(undefined), { once: true });
-      });
-      const ended = await Promise.race([here.done, timeout]);
-      clearTimeout(timer);
-      if (ended) return { record: ended, done: true };
-      return { record: here.record, done: false };
-    }
-    while (this.now() < deadline && !signal?.aborted) {
-      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - this.now()))));
-      const read = await this.store.read(id);
-      const now = read ? await this.reconcile(read) : undefined;
-      if (now && isTerminal(now.status)) return { record: now, done: true };
-    }
-    return { record: (await this.store.read(id)) ?? record, done: false };
+    return await this.life.waitHere(id, timeoutMs, signal) ??
+      await this.registry.follow(id, record, deadline, signal);
   }
 
   /**
@@ -884,222 +151,36 @@ export class JobManager {
    */
   async kill(id: string): Promise<KillResult> {
     // Read without reconciling: a dead server's job is reconciled below, reporting its kills.
-    const record = this.running.get(id)?.record ??
+    const record = this.life.record(id) ??
       (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);
-    const target = this.targetOf(record);
-    // A remote record's pid and cookie name processes on its host, never local ones.
-    const killAll = async () =>
-      record.host !== undefined
-        ? (await this.stopRemote(record)).killed
-        : await this.endProcesses(record);
     if (isTerminal(record.status)) {
       // Its shell ended; anything it left that is still alive goes now.
-      return { record, wasRunning: false, killed: await killAll() };
+      return { record, wasRunning: false, killed: await this.registry.endLeftovers(record) };
     }
-    const here = this.running.get(id);
-    if (here) {
-      const sweep = here.remote
-        ? this.killRemote(here.remote)
-        : killJobProcesses(this.runner, target, this.killGraceMs);
-      here.killing = sweep;
-      const killed = await sweep;
-      const ended = await here.done;
-      // The shell's end sweeps concurrently and may have terminated some of them first; an end
-      // that is not "killed" came before the kill reached the shell: report it as it was.
-      return {
-        record: ended,
-        wasRunning: ended.status === "killed",
-        killed: mergeProcesses(killed, here.endKilled),
-      };
-    }
+    const here = await this.life.killHere(id, record);
+    if (here) return here;
     // A job whose server is gone: terminate what is provably its, record it as lost.
-    const reconciled = await this.reconcileKilling(record);
+    const reconciled = await this.registry.reconcileKilling(record);
     if (isTerminal(reconciled.record.status)) return { ...reconciled, wasRunning: true };
     // Another live server's job: leave a note so that server records "killed", and end its
     // processes from here (the cookie proves them the job's; a remote job's over this
     // process's own connection to its host, and its server then sees its end).
     await this.store.requestKill(id);
-    let killed: ProcessInfo[];
-    if (record.host !== undefined) {
-      const stopped = await this.stopRemote(record);
-      if (stopped.failed !== undefined) throw remoteStopError(record, stopped.failed);
-      killed = stopped.killed;
-    } else killed = await killJobProcesses(this.runner, target, this.killGraceMs);
+    const killed = await this.registry.killForeign(record);
     const ended = await this.wait(id, this.killGraceMs + 5000);
     return { record: ended.record, wasRunning: true, killed };
-  }
-
-  /** The cookie prefix of every job this server started, and its running jobs' cgroups. */
-  private ownTarget(): ReapTarget {
-    const since = this.runner.ownStartTicks();
-    return {
-      cgroups: [...this.running.values()].flatMap((j) => this.cgroupsOf(j.record)),
-      cookiePrefix: `${this.instance}/`,
-      exclude: [this.pid],
-      ...(since !== undefined && { sinceTicks: since }),
-    };
   }
 
   /**
    * Terminates every process of every job this server started (running or ended) and records
    * that as the running jobs' end. Safe to call twice; after it, start() refuses.
    */
-  async shutdown(): Promise<void> {
-    this.closing = true;
-    const jobs = [...this.running.values()];
-    for (const job of jobs) job.cause = "shutdown";
-    await Promise.all([
-      killJobProcesses(this.runner, this.ownTarget(), this.killGraceMs),
-      ...jobs.filter((j) => j.remote).map((j) => this.killRemote(j.remote!)),
-    ]);
-    await Promise.all(
-      jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
-    );
-    // Anything forked during the sweep.
-    killJobProcessesNow(this.runner, this.ownTarget());
-    for (const job of this.running.values()) clearInterval(job.timer);
+  shutdown(): Promise<void> {
+    return this.life.shutdown();
   }
 
   /** Last-resort synchronous kill for abrupt exits (no records written). */
   killAllNow(): void {
-    killJobProcessesNow(this.runner, this.ownTarget());
+    this.life.killAllNow();
   }
-}
-
-/**
- * A remote job whose shell ended while something on the host still held its output open: a
- * process carrying no proof of being the job's (see "The limit" in docs/shell-and-jobs.md).
- */
-const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
-  "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
-  "its parent gone), so that process was left running there and what it writes now is not kept";
-
-/**
- * A local job whose shell ended while something outside it still held its output pipe open (on
- * the process tree: a process with no proof of being the job's).
- */
-const HELD_PIPE_NOTE = "after its shell ended, its output pipe was still held open by a process " +
-  "that carries no proof of being the job's (no cookie, not in its cgroup, group or session, its " +
-  "parent gone), so that process was left running; the server closed the pipe, so it gets " +
-  "EPIPE or SIGPIPE when it writes, and nothing it writes reaches the log";
-
-/** The record fields of a job's containment: its cgroups, and how it is held (and why less). */
-function containmentFields(
-  c: { label: string; cgroups: string[]; note?: string } | undefined,
-): Partial<JobRecord> {
-  if (!c) return {};
-  return {
-    ...(c.cgroups.length > 0 && { cgroups: c.cgroups }),
-    containment: c.note === undefined ? c.label : `${c.label} (${c.note})`,
-  };
-}
-
-/** A command that could not be started (nothing runs). */
-function spawnFailed(command: string, cwd: string, e: unknown): AnchorError {
-  return new AnchorError({
-    code: "SPAWN_FAILED",
-    message: `Could not start ${JSON.stringify(truncateText(command, 80))} in ${
-      JSON.stringify(cwd)
-    }: ${(e as Error).message}`,
-    // A remote host's refusal says itself what to do (an SFTP-only account, its limit).
-    hint: e instanceof AnchorError && e.hintText !== undefined
-      ? e.hintText
-      : "Check that the directory exists and is accessible; the command itself was fine.",
-    fault: "environment",
-    cause: e,
-  });
-}
-
-/** A remote process as a table row (its group is the job's; no start time is known here). */
-function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {
-  return (p) => ({
-    pid: p.pid,
-    name: p.name,
-    ppid: 0,
-    pgrp: pgid,
-    sid: pgid,
-    startTicks: 0,
-    state: "?",
-  });
-}
-
-/** Both lists without repeats, in start order. */
-function mergeProcesses(a: ProcessInfo[], b: ProcessInfo[]): ProcessInfo[] {
-  const all = new Map<string, ProcessInfo>();
-  for (const p of [...a, ...b]) all.set(`${p.pid}:${p.startTicks}`, p);
-  return [...all.values()].sort((x, y) => x.startTicks - y.startTicks || x.pid - y.pid);
-}
-
-/** A kill of another live server's remote job that could not reach the host. */
-function remoteStopError(record: JobRecord, why: string): AnchorError {
-  return new AnchorError({
-    code: "REMOTE_KILL_FAILED",
-    message:
-      `Could not stop job ${record.id} (${
-        JSON.stringify(truncateText(record.command, 80))
-      }) on ${record.host}: ${why}. It is still running there, started by another anchorfs ` +
-      `server (pid ${record.serverPid}); the kill request is recorded, so that server records ` +
-      "it as killed when it ends.",
-    hint: guide`Retry ${
-      step("jobs", { action: "kill", id: record.id })
-    } once the host is reachable, or stop it from the session that started it.`,
-    fault: "environment",
-  });
-}
-
-/** byKey placeholder while a start is in flight. */
-const STARTING = "starting";
-
-function duplicateStartingError(command: string, cwd: string): AnchorError {
-  return new AnchorError({
-    code: "DUPLICATE_JOB",
-    message: `${JSON.stringify(truncateText(command, 120))} is being started in ${
-      JSON.stringify(cwd)
-    } by another call right now; starting it twice would run the same work twice.`,
-    hint: guide`Wait for that call's result (it names the job), or list jobs with ${
-      step("jobs", { action: "list" })
-    }. Independent (different) commands may run concurrently.`,
-  });
-}
-
-/** DUPLICATE_JOB for a command already running: carries that job, so a caller may reword it. */
-export class DuplicateJobError extends AnchorError {
-  /** `serverPid`: the pid of the server refusing (its own jobs notify; another's do not). */
-  constructor(readonly record: JobRecord, now: number, serverPid: number) {
-    super(duplicateErrorText(record, now, serverPid));
-  }
-}
-
-function duplicateErrorText(record: JobRecord, now: number, serverPid: number): AnchorErrorInit {
-  return {
-    code: "DUPLICATE_JOB",
-    message:
-      `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
-        JSON.stringify(record.cwd)
-      } as job ${record.id} (${jobUri(record.id)}), started ${
-        formatDuration(now - record.startedAt)
-      } ago. Starting it again would run the same work twice (two runs fighting over the same ` +
-      "files give wrong results).",
-    hint: joinGuide(
-      record.serverPid === serverPid
-        ? "Wait for its notification instead of starting a duplicate, or call "
-        : `It was started by another anchorfs server (pid ${record.serverPid}, e.g. another ` +
-          "agent session), so no notification comes here: call ",
-      step("jobs", { action: "wait", id: record.id }),
-      "; read its output so far with ",
-      step("jobs", { action: "read", id: record.id }),
-      ". Independent (different) commands may run concurrently.",
-    ),
-  };
-}
-
-/** The next step when the job cap is reached: wait for one of the running jobs, or kill it. */
-export function waitOrKill(id: string): Guide {
-  return joinGuide(
-    "Wait for one to end (you get a notification), e.g. ",
-    step("jobs", { action: "wait", id }),
-    ", or stop one you no longer need with ",
-    step("jobs", { action: "kill", id }),
-    ".",
-  );
 }

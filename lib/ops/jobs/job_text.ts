@@ -12,8 +12,9 @@ import {
 } from "../../core/jobs/job_state.ts";
 import { maskedStatusNote } from "../../core/shell/pipeline_note.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
-import type { TailRead } from "./job_store.ts";
-import { jobUri, type KillResult } from "./job_manager.ts";
+import type { TailRead } from "../ports/job_store.ts";
+import type { KillResult } from "./job_manager_options.ts";
+import { formatJobUri } from "../../core/jobs/job_uri.ts";
 import { describeProcesses } from "../../core/jobs/job_processes.ts";
 import {
   type Guide,
@@ -110,7 +111,7 @@ export function formatJobList(records: ListedJob[], now: number): Guide {
 
 /** A view call that reads a job's log (cleaned) like a file. */
 function viewLogStep(id: string, args: Omit<ToolArgs["view"], "path"> = {}): NextStep {
-  return step("view", { path: jobUri(id), ...args });
+  return step("view", { path: formatJobUri(id), ...args });
 }
 
 /**
@@ -269,7 +270,7 @@ export function formatJobReport(
   const { record } = output;
   const header = [
     `job ${record.id}: ${shortCommand(record.command, 200)}`,
-    `uri: ${jobUri(record.id)}`,
+    `uri: ${formatJobUri(record.id)}`,
     `cwd: ${record.cwd}`,
     // What holds its processes: in a cgroup no process can leave, or on the process tree.
     ...(record.containment !== undefined ? [`containment: ${record.containment}`] : []),
@@ -357,7 +358,7 @@ export function stillRunningText(
   }). Waiting did not stop it. Continue with ${
     step("jobs", { action: "wait", id: record.id })
   } or carry on with other work: a notification for ${
-    jobUri(record.id)
+    formatJobUri(record.id)
   } arrives when it ends.\n--- latest output ---\n${latestLines(tail) || "(none yet)"}`;
 }
 
@@ -366,7 +367,7 @@ export function stillRunningText(
  * read-only): the job has printed nothing yet, and how to wait for it; or it ended with no output.
  */
 export function emptyLogText(record: JobRecord, now: number): Guide {
-  const what = `${jobUri(record.id)} is empty: job ${record.id} (\`${
+  const what = `${formatJobUri(record.id)} is empty: job ${record.id} (\`${
     shortCommand(record.command)
   }\`)`;
   const took = formatDuration(durationMs(record, now));

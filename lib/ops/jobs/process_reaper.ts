@@ -9,24 +9,7 @@ import {
   type ProcessInfo,
   selectJobProcesses,
 } from "../../core/jobs/job_processes.ts";
-
-/** The signals the reaper sends. */
-type JobSignal = "SIGTERM" | "SIGKILL" | "SIGCONT";
-
-/** What the reaper needs from the machine (the local process runner supplies it). */
-export interface ProcessControl {
-  /** The process table; with `sinceTicks`, only processes started no earlier. */
-  listProcesses(sinceTicks?: number): ProcessInfo[];
-  /** Signals the process if it is still the one with this start time; false otherwise. */
-  signalProcess(pid: number, startTicks: number, signal: JobSignal): boolean;
-  /** Live processes in these cgroups and their sub-groups (where the machine has cgroups). */
-  cgroupMembers?(cgroups: readonly string[]): ProcessInfo[];
-  /**
-   * SIGKILL to every process in these cgroups at once (v2 `cgroup.kill`; v1 frozen first), so
-   * a fork loop cannot outrun the kill.
-   */
-  killCgroups?(cgroups: readonly string[]): void;
-}
+import type { JobSignal, ProcessControl } from "../ports/process_runner.ts";
 
 /** What to end: the job's processes as the table proves them, and its cgroups. */
 export type ReapTarget = JobProcessTarget & {

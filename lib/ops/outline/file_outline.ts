@@ -26,7 +26,7 @@ import type { Session } from "../session.ts";
 import { readTextBody } from "../text_io.ts";
 import { displayPath } from "../view_args.ts";
 import { type FileOutline, type Outliner, PARSE_MAX_BYTES } from "./outliner.ts";
-import { ParseTimeout } from "./syntax_parser.ts";
+import { ParseTimeout } from "../ports/syntax_parser.ts";
 
 interface OutlineRequest {
   /** A declaration's name: its lines (or, with `outline`, its members' outline). */

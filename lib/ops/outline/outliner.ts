@@ -8,7 +8,7 @@ import { OutlineCache } from "../../core/outline/outline_cache.ts";
 import { blankLines, resyncLine } from "../../core/outline/recover.ts";
 import type { Language } from "../../core/outline/languages.ts";
 import { allDeclarations } from "../../core/outline/declaration.ts";
-import type { ParsedOutline, SyntaxParser } from "./syntax_parser.ts";
+import type { ParsedOutline, SyntaxParser } from "../ports/syntax_parser.ts";
 
 /**
  * Texts larger than this are not parsed; the op says so and names the search to use. A syntax

@@ -23,7 +23,7 @@ import type { Session } from "../session.ts";
 import { displayPath } from "../view_args.ts";
 import { newWalkStats, readInOrder, walkFiles, type WalkItem, type WalkOptions } from "../walk.ts";
 import type { Outliner } from "./outliner.ts";
-import { ParseTimeout } from "./syntax_parser.ts";
+import { ParseTimeout } from "../ports/syntax_parser.ts";
 import type { StopReason } from "../budget.ts";
 
 /** A map's rows fit in this many bytes: about the size of a 1,000-row listing. */

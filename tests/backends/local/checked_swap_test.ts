@@ -21,7 +21,7 @@ import {
   exchangeUnavailable,
 } from "../../../lib/backends/local/rename_exchange.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
-import { changedAtReplace } from "../../../lib/ops/file_backend.ts";
+import { changedAtReplace } from "../../../lib/ops/ports/file_backend.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 

@@ -10,7 +10,7 @@ import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { Confinement } from "../../../lib/ops/confinement.ts";
 import { Locations } from "../../../lib/ops/location.ts";
-import type { FileBackend } from "../../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import { newWalkStats, walkFiles } from "../../../lib/ops/walk.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";

@@ -5,7 +5,7 @@ import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { needing } from "../../_requires.ts";
 import { fastListDir, fastListDirInTurns } from "../../../lib/backends/local/fast_dir.ts";
-import type { DirEntry } from "../../../lib/ops/file_backend.ts";
+import type { DirEntry } from "../../../lib/ops/ports/file_backend.ts";
 
 const needsPosixFs = needing("posix-fs");
 

@@ -27,14 +27,14 @@ Deno.test(
       logCapBytes: 64 * 1024,
     });
     try {
-      const backend = await pool.openSftp({ host: "box" });
-      const remote = { host: backend.jobHost, dir: dir.path };
+      const sshHost = await pool.open({ host: "box" });
+      const remote = { host: sshHost.jobs!, dir: dir.path };
       const url = `ssh://box${dir.path}`;
 
       const small = await jobs.start("echo one; echo two >&2; exit 3", url, remote);
       const ended = (await jobs.wait(small.id, 60_000)).record;
       assertEquals([ended.status, ended.exitCode], ["failed", 3]);
-      assertEquals(ended.host, backend.jobHost.description);
+      assertEquals(ended.host, sshHost.jobs!.description);
       assertEquals((await store.read(small.id))?.status, "failed");
       assertEquals((await jobs.readTail(small.id, 100)).tail.text, "one\ntwo\n");
       assertEquals(ended.outputBytes, 8);

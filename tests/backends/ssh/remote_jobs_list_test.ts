@@ -13,7 +13,8 @@ import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { type JobRecord, startRecord } from "../../../lib/core/jobs/job_state.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
-import { parseRemoteUrl } from "../../../lib/core/ssh/remote_url.ts";
+import { Locations } from "../../../lib/ops/location.ts";
+import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
 
 const sshTest = needing("sshd");
 
@@ -130,8 +131,12 @@ Deno.test(sshTest(
     });
     const onHang = await record(3, { cwd: "ssh://hang/srv", host: "hang" });
     const pool = world.pool({ timeoutSeconds: 600 });
-    const jobs = new JobManager(localProcessRunner, { store, pid: Deno.pid, killGraceMs: 500 });
-    jobs.setRemoteHosts(async (url) => (await pool.openSftp(parseRemoteUrl(url).target)).jobHost);
+    const jobs = new JobManager(localProcessRunner, {
+      store,
+      pid: Deno.pid,
+      killGraceMs: 500,
+      hosts: new Locations(new MemoryBackend(), pool),
+    });
     try {
       // Connected before the listing: however slow this machine is, box answers its probe.
       await pool.openSftp({ host: "box" });

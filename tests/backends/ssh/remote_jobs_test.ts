@@ -18,7 +18,6 @@ import { localProcessRunner } from "../../../lib/backends/local/process_runner.t
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
-import type { SftpBackend } from "../../../lib/backends/ssh/sftp_backend.ts";
 import { NO_PROC_VAR } from "../../../lib/backends/ssh/remote_job_runner.ts";
 
 const sshTest = needing("sshd", "bash", "proc");
@@ -482,15 +481,15 @@ Deno.test(sshTest(
       killGraceMs: 500,
     });
     try {
-      const backend = await pool.open({ host: "box" }) as SftpBackend;
+      const host = await pool.open({ host: "box" });
       const view = scopeJobs(jobs).view;
       const url = `ssh://box${remote.path}`;
       const record = await view.start("pwd; echo on-host > here.txt", url, {
-        host: backend.jobHost,
+        host: host.jobs,
         dir: remote.path,
       });
       assertEquals(record.cwd, url);
-      assertEquals(record.host, backend.jobHost.description);
+      assertEquals(record.host, host.jobs.description);
       const { record: ended } = await view.wait(record.id, 20_000);
       assertEquals(ended.status, "succeeded", JSON.stringify(ended));
       assertEquals(await Deno.readTextFile(`${remote.path}/here.txt`), "on-host\n");

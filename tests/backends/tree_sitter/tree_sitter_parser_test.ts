@@ -5,7 +5,7 @@
 import { assertEquals, assertRejects } from "../../_assert.ts";
 import { TreeSitterParser } from "../../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 import { LANGUAGES } from "../../../lib/core/outline/languages.ts";
-import { ParseTimeout } from "../../../lib/ops/outline/syntax_parser.ts";
+import { ParseTimeout } from "../../../lib/ops/ports/syntax_parser.ts";
 import { REPO_ROOT } from "../../_harness.ts";
 
 const TS = LANGUAGES.typescript!;

@@ -2,11 +2,12 @@
 // MemoryBackend posing as an ssh:// host, the edit services and one session.
 
 import { MemoryBackend } from "../../../lib/backends/memory/memory_backend.ts";
-import type { FileBackend } from "../../../lib/ops/file_backend.ts";
+import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../../lib/ops/location.ts";
+import { filesHost } from "../../../lib/ops/ports/host.ts";
 import { createSession, fileKey, type Session } from "../../../lib/ops/session.ts";
 import type { EditServices } from "../../../lib/ops/edit/commit.ts";
-import { FileLocks } from "../../../lib/ops/edit/file_locks.ts";
+import { FileLocks } from "../../../lib/core/file_locks.ts";
 import { UndoStore } from "../../../lib/ops/edit/undo_store.ts";
 import { hashLine } from "../../../lib/core/edit/line_id.ts";
 import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
@@ -47,7 +48,7 @@ export function editEnv(files: Record<string, string | Uint8Array> = {}): EditEn
   const disk = new MemoryBackend(files);
   const remote = new MemoryBackend();
   const remoteBackend = asRemote(remote);
-  const locations = new Locations(disk, { open: () => Promise.resolve(remoteBackend) });
+  const locations = new Locations(disk, { open: () => Promise.resolve(filesHost(remoteBackend)) });
   const services: EditServices = { locations, undo: new UndoStore(), editLocks: new FileLocks() };
   const session = createSession(locations.localAt("/"));
   return {

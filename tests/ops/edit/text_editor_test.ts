@@ -4,7 +4,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import { runTextEditor } from "../../../lib/ops/edit/text_editor.ts";
-import type { FileBackend, WriteOptions } from "../../../lib/ops/file_backend.ts";
+import type { FileBackend, WriteOptions } from "../../../lib/ops/ports/file_backend.ts";
 import { asText, editEnv } from "./_env.ts";
 import { renderGuide, toolCallSyntax } from "../../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../../lib/cli/step_command.ts";

@@ -5,7 +5,8 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import * as runner from "../../../lib/backends/local/process_runner.ts";
-import { JobManager, type ProcessRunner } from "../../../lib/ops/jobs/job_manager.ts";
+import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
+import type { ProcessRunner } from "../../../lib/ops/ports/process_runner.ts";
 import { killText } from "../../../lib/ops/jobs/job_text.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";

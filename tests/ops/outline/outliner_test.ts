@@ -6,7 +6,7 @@ import { assertEquals } from "../../_assert.ts";
 import { TreeSitterParser } from "../../../lib/backends/tree_sitter/tree_sitter_parser.ts";
 import { languageFor } from "../../../lib/core/outline/languages.ts";
 import { outlineBytes, Outliner } from "../../../lib/ops/outline/outliner.ts";
-import type { SyntaxParser } from "../../../lib/ops/outline/syntax_parser.ts";
+import type { SyntaxParser } from "../../../lib/ops/ports/syntax_parser.ts";
 
 /** The real parser, counting its parses. */
 function countingParser(): SyntaxParser & { parses: number } & Disposable {

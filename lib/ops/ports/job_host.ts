@@ -1,7 +1,7 @@
 // What the job manager needs to run a job on another host (an ssh:// working directory): start
 // it with the job's cookie, stream its output into the local log, learn its end, kill its tree.
-// lib/backends/ssh implements it over the pooled connection; a FileBackend that can run jobs
-// offers it as `jobHost`. Another server reaches a job it did not start through RemoteJobHosts.
+// lib/backends/ssh implements it over the pooled connection; a Host that runs commands offers it
+// as `jobs` (lib/ops/ports/host.ts), and another server's job is reached through Hosts.
 
 import type { JobLog } from "./job_store.ts";
 
@@ -79,9 +79,3 @@ export interface RemoteJobHost {
    */
   stopJob(job: RemoteJobRef, graceMs: number): Promise<RemoteProcessInfo[]>;
 }
-
-/**
- * The host a remote job's directory (its record's ssh:// cwd) is on, connected through this
- * process's pool; rejects when it cannot be resolved or reached.
- */
-export type RemoteJobHosts = (cwdUrl: string) => Promise<RemoteJobHost>;

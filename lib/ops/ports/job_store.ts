@@ -107,13 +107,6 @@ export function defaultStateDir(
   return platformStateDir(platform, env);
 }
 
-const ID_PATTERN = /^[0-9]+-[0-9]+$/;
-
-/** Job ids are `<server pid>-<n>`. */
-export function isJobId(id: string): boolean {
-  return ID_PATTERN.test(id);
-}
-
 /** Records newest first (start time, then id), the order every store lists them in. */
 export function newestFirst(records: JobRecord[]): JobRecord[] {
   return records.sort((a, b) => b.startedAt - a.startedAt || compareIds(b.id, a.id));

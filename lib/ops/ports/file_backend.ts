@@ -2,9 +2,8 @@
 // implement it. Paths given to a backend are absolute paths on that backend's machine, spelled
 // as its `paths` rules write them (POSIX, or Windows on a Windows disk).
 
-import type { PathRules } from "../core/path/path_rules.ts";
-import type { RemoteJobHost } from "./jobs/remote_job.ts";
-import type { FileSummary } from "../core/text/head_summary.ts";
+import type { PathRules } from "../../core/path/path_rules.ts";
+import type { FileSummary } from "../../core/text/head_summary.ts";
 
 /** What a path is: a regular file, a directory, a symlink (when not followed), or anything else. */
 export type EntryType = "file" | "dir" | "symlink" | "other";
@@ -145,12 +144,6 @@ export interface FileBackend {
    * (Locations.locate, confinement's real paths). Absent: `paths` alone decides.
    */
   learnCase?(path: string): Promise<void>;
-  /**
-   * Set when shell commands can run where these files are (an ssh host): runs jobs there.
-   * Wiring between the SSH backend and the job manager, not part of the public API.
-   * @ignore
-   */
-  readonly jobHost?: RemoteJobHost;
   /** Follows symlinks. Returns null when nothing exists at the path. */
   stat(path: string): Promise<FileInfo | null>;
   /**
