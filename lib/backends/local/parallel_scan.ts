@@ -554,8 +554,12 @@ export class ParallelScanner implements ContentScanner {
   ): Promise<ScanResult> {
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
-    // A batch of one file (a file root, bytes already read) starts one worker, not the pool.
-    if (this.broken || !this.start(Math.min(this.parallelism, paths.length))) {
+    // One worker more only when every running one is busy: a small tree (one batch), a file
+    // root or bytes already read take one worker, not the pool. Each worker is an isolate of
+    // 20-50 MB, and V8 keeps a terminated isolate's pages for the process (measured: RSS does
+    // not fall when the idle workers stop), so a worker not needed is memory held for good.
+    const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, paths.length);
+    if (this.broken || !this.start(Math.max(1, wanted))) {
       return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine, data));
     }
     return new Promise((resolve) => {
