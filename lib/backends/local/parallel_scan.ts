@@ -30,6 +30,7 @@ import {
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
 import { beneathLibc } from "./beneath.ts";
+import { LIBC_FS_SYMBOLS, libcSummaryFs } from "./libc_fs.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
@@ -38,15 +39,30 @@ import * as fs from "node:fs";
 ${
   [...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch, matchHeld].join("\n")
 }
-${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs].join("\n")}
+${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs, libcSummaryFs].join("\n")}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
 let head = new Uint8Array(0);
 // A confined server's files are opened beneath the allowed directories' descriptors (sent with
 // each batch); null when libc cannot be opened here: the main thread then reads every file.
 let beneathLibc;
 let beneath;
+// Unconfined reads on Linux go straight to libc when FFI is allowed (libc_fs.ts), else node:fs.
+let plainFiles;
+function plainFs() {
+  if (plainFiles === undefined) {
+    plainFiles = fs;
+    if (Deno.build.os === "linux") {
+      try {
+        plainFiles = ${libcSummaryFs.name}(Deno.dlopen("libc.so.6", ${
+  JSON.stringify(LIBC_FS_SYMBOLS)
+}).symbols);
+      } catch { /* no FFI permission, or no libc.so.6: node:fs */ }
+    }
+  }
+  return plainFiles;
+}
 function filesFor(confine) {
-  if (!confine) return fs;
+  if (!confine) return plainFs();
   if (beneath?.generation === confine.generation) return beneath.files;
   try {
     beneathLibc ??= Deno.dlopen("libc.so.6", ${JSON.stringify(SUMMARY_SYMBOLS)}).symbols;
