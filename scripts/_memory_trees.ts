@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { startServer, type TestServer } from "../tests/_harness.ts";
 
+const v8Flags = Deno.env.get("DENO_V8_FLAGS");
 const RG_FLAGS = ["--no-require-git", "--no-ignore-dot", "--no-config"];
 /** What the bench installs for tree (b): the packages of issue 26's measurement and a few more. */
 const NM_PACKAGES = [
@@ -138,6 +139,8 @@ async function measureTree(
     client: "v1",
     args: ["--path", dir, "--deadline", "900"],
     ...(main && { main }),
+    // The server's V8 flags as a launcher would pass them (the harness runs a plain `deno run`).
+    ...(v8Flags && { env: { DENO_V8_FLAGS: v8Flags } }),
   });
   const pid = server.pid!;
   const rows: string[] = [];

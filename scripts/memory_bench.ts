@@ -158,7 +158,11 @@ if (Deno.args.includes("--trees")) {
   Deno.exit(0);
 }
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(cases);
-print(`memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${new Date().toISOString()}`);
+print(
+  `memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${new Date().toISOString()}${
+    Deno.env.get("DENO_V8_FLAGS") ? `, DENO_V8_FLAGS=${Deno.env.get("DENO_V8_FLAGS")}` : ""
+  }`,
+);
 print("");
 print("| case | server VmHWM (MB) | server RSS after (MB) | outcome |");
 print("|---|---:|---:|---|");
@@ -173,7 +177,11 @@ for (const name of wanted) {
       dir,
       ...(name.includes("--max-file-bytes 64M") ? ["--max-file-bytes", "64M"] : []),
     ],
-    env: { ANCHORFS_STATE_DIR: `${dir}/.state` },
+    env: {
+      ANCHORFS_STATE_DIR: `${dir}/.state`,
+      // The server's V8 flags as a launcher would pass them (the harness runs a plain deno run).
+      ...(Deno.env.get("DENO_V8_FLAGS") && { DENO_V8_FLAGS: Deno.env.get("DENO_V8_FLAGS")! }),
+    },
   });
   const pid = server.pid!;
   let outcome: Outcome;
