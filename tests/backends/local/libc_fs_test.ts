@@ -5,12 +5,14 @@
 import * as fs from "node:fs";
 import { assertEquals } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
+import { testNeeding } from "../../_requires.ts";
 import { LIBC_FS_SYMBOLS, libcSummaryFs } from "../../../lib/backends/local/libc_fs.ts";
 import type { SummaryFs } from "../../../lib/backends/local/quick_summary.ts";
 import { quickSummary } from "../../../lib/backends/local/quick_summary.ts";
 import { summarizeHead } from "../../../lib/core/text/head_summary.ts";
 
-const linux = Deno.build.os === "linux";
+// mkfifo, and libc by FFI with Linux's flag values.
+const linuxTest = testNeeding("posix-fs", "linux-ffi");
 
 /** What one implementation does with `path`: bytes read from 0 and from 5, size, or the throw. */
 function probe(files: SummaryFs, path: string): unknown {
@@ -32,9 +34,8 @@ function probe(files: SummaryFs, path: string): unknown {
   }
 }
 
-Deno.test({
+linuxTest({
   name: "libc reads give what node:fs gives: files, empty, large, a directory, a FIFO, missing",
-  ignore: !linux,
   async fn() {
     await using dir = await tempDir();
     const lib = Deno.dlopen("libc.so.6", LIBC_FS_SYMBOLS);
