@@ -3,6 +3,9 @@
 // (a device, a FIFO, a 3 GB sparse file in a listed directory, a file holding one 200 MB line).
 // Usage: deno run -A scripts/bench/memory_bench.ts [CASE...] (default: every case). Linux only.
 // Not a test: prints a Markdown table. Each case gets a fresh server.
+// Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR]` instead measures
+// the v1-client server on trees beside ripgrep (scripts/bench/_memory_trees.ts): idle RSS before and
+// 3 s after the first call, then the peak of each scenario (VmHWM reset before it) and its time.
 
 import { startServer, type TestServer } from "../../tests/_harness.ts";
 
@@ -56,6 +59,23 @@ const cases: Record<string, (server: TestServer, dir: string) => Promise<Outcome
       for (let i = batch; i < batch + 50; i++) {
         const start = (Math.floor(i / 500) % 20) * 100 + 1;
         calls.push(server.call("view", { path: `f${i % 500}.ts`, start, end: start + 99 }));
+      }
+      for (const r of await Promise.all(calls)) if (r.isError) errors++;
+    }
+    return { note: `${errors} errors` };
+  },
+  async "10,000 views of 300 small files, 100 in flight"(server, dir) {
+    // Issue 26's load: many small files, each viewed whole, a hundred calls at a time.
+    const line = (i: number) => `export const item${i} = make(${i}, "label ${i}");`;
+    for (let f = 0; f < 300; f++) {
+      const text = Array.from({ length: 40 + (f % 60) }, (_, i) => line(i + f)).join("\n");
+      await Deno.writeTextFile(`${dir}/s${f}.ts`, `${text}\n`);
+    }
+    let errors = 0;
+    for (let batch = 0; batch < 10_000; batch += 100) {
+      const calls = [];
+      for (let i = batch; i < batch + 100; i++) {
+        calls.push(server.call("view", { path: `s${i % 300}.ts` }));
       }
       for (const r of await Promise.all(calls)) if (r.isError) errors++;
     }
@@ -132,8 +152,17 @@ const cases: Record<string, (server: TestServer, dir: string) => Promise<Outcome
   },
 };
 
+if (Deno.args.includes("--trees")) {
+  const { treeMemory } = await import("./_memory_trees.ts");
+  await treeMemory(Deno.args.filter((a) => a !== "--trees"), print);
+  Deno.exit(0);
+}
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(cases);
-print(`memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${new Date().toISOString()}`);
+print(
+  `memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${new Date().toISOString()}${
+    Deno.env.get("DENO_V8_FLAGS") ? `, DENO_V8_FLAGS=${Deno.env.get("DENO_V8_FLAGS")}` : ""
+  }`,
+);
 print("");
 print("| case | server VmHWM (MB) | server RSS after (MB) | outcome |");
 print("|---|---:|---:|---|");
@@ -148,7 +177,11 @@ for (const name of wanted) {
       dir,
       ...(name.includes("--max-file-bytes 64M") ? ["--max-file-bytes", "64M"] : []),
     ],
-    env: { ANCHORFS_STATE_DIR: `${dir}/.state` },
+    env: {
+      ANCHORFS_STATE_DIR: `${dir}/.state`,
+      // The server's V8 flags as a launcher would pass them (the harness runs a plain deno run).
+      ...(Deno.env.get("DENO_V8_FLAGS") && { DENO_V8_FLAGS: Deno.env.get("DENO_V8_FLAGS")! }),
+    },
   });
   const pid = server.pid!;
   let outcome: Outcome;

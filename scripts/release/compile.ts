@@ -29,11 +29,16 @@ const RELEASE_HOST = "https://dl.deno.land";
 /**
  * V8 flags baked into the binaries: V8's linear-time regexp engine, and the switch to it when a
  * match backtracks too much. Regex search is linear without them (re2js); with them, more
- * patterns run on V8's faster engine (lib/core/search/linear_regex.ts). deno.json's tasks and the npm
- * launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
+ * patterns run on V8's faster engine (lib/core/search/linear_regex.ts). And a 2 MB cap on each
+ * isolate's semi-spaces (the search workers' and the server's): a worker's young generation
+ * otherwise grows to 16 MB semi-spaces while it decodes files, and V8 keeps those pages for the
+ * process after the worker ends; a peak of 294 → 225 MB on a node_modules tree (issue 26,
+ * docs/benchmarks.md). Only a launch flag reaches worker isolates: V8 freezes its flags at
+ * start. deno.json's tasks and the npm launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
  */
 export const V8_FLAGS =
-  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
+  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine," +
+  "--max-semi-space-size=2";
 
 /** The env var that names a target's denort, e.g. DENORT_BIN_X86_64_UNKNOWN_LINUX_GNU. */
 export function targetEnvVar(target: Target): string {

@@ -127,3 +127,15 @@ Deno.test(needs({
     assertEquals(sums, `${hex}  ${name}\n`);
   },
 }));
+
+Deno.test("deno.json's tasks and the npm launcher run the server with the binaries' V8 flags", async () => {
+  const { V8_FLAGS } = await import("../../scripts/release/compile.ts");
+  const root = new URL("../../", import.meta.url);
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).tasks;
+  const launcher = await Deno.readTextFile(new URL("packaging/npm/bin/anchorfs.cjs", root));
+  const flag = `--v8-flags=${V8_FLAGS}`;
+  assertEquals([tasks.anchorfs.includes(flag), tasks.mcp.includes(flag)], [true, true]);
+  assertEquals(launcher.includes(`"${flag}"`), true);
+  // The semi-space cap bounds the search workers' young generation (issue 26).
+  assertEquals(V8_FLAGS.split(",").includes("--max-semi-space-size=2"), true);
+});

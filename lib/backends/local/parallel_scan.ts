@@ -36,6 +36,7 @@ import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
 import { beneathLibc } from "./beneath.ts";
 import { re2LoaderSource } from "./re2_module.ts";
+import { LIBC_FS_SYMBOLS, libcSummaryFs } from "./libc_fs.ts";
 
 // Runs inside each worker: the matching functions and scanFile as declarations (their source
 // text, so there is one implementation), then a message loop.
@@ -44,7 +45,7 @@ import * as fs from "node:fs";
 ${
   [...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch, matchHeld].join("\n")
 }
-${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs].join("\n")}
+${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs, libcSummaryFs].join("\n")}
 ${re2LoaderSource()}
 const finder = ${createFinder.name}(${finderModuleBytes.name}());
 let head = new Uint8Array(0);
@@ -52,8 +53,23 @@ let head = new Uint8Array(0);
 // each batch); null when libc cannot be opened here: the main thread then reads every file.
 let beneathLibc;
 let beneath;
+// Unconfined reads on Linux go straight to libc when FFI is allowed (libc_fs.ts), else node:fs.
+let plainFiles;
+function plainFs() {
+  if (plainFiles === undefined) {
+    plainFiles = fs;
+    if (Deno.build.os === "linux") {
+      try {
+        plainFiles = ${libcSummaryFs.name}(Deno.dlopen("libc.so.6", ${
+  JSON.stringify(LIBC_FS_SYMBOLS)
+}).symbols);
+      } catch { /* no FFI permission, or no libc.so.6: node:fs */ }
+    }
+  }
+  return plainFiles;
+}
 function filesFor(confine) {
-  if (!confine) return fs;
+  if (!confine) return plainFs();
   if (beneath?.generation === confine.generation) return beneath.files;
   try {
     beneathLibc ??= Deno.dlopen("libc.so.6", ${JSON.stringify(SUMMARY_SYMBOLS)}).symbols;
@@ -562,8 +578,12 @@ export class ParallelScanner implements ContentScanner {
   ): Promise<ScanResult> {
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
-    // A batch of one file (a file root, bytes already read) starts one worker, not the pool.
-    if (this.broken || !this.start(Math.min(this.parallelism, paths.length))) {
+    // One worker more only when every running one is busy: a small tree (one batch), a file
+    // root or bytes already read take one worker, not the pool. Each worker is an isolate of
+    // 20-50 MB, and V8 keeps a terminated isolate's pages for the process (measured: RSS does
+    // not fall when the idle workers stop), so a worker not needed is memory held for good.
+    const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, paths.length);
+    if (this.broken || !this.start(Math.max(1, wanted))) {
       return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine, data));
     }
     return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 // The files the outline ships beside a bundle and inside compiled binaries (scripts/bundle.ts,
-// scripts/compile.ts read these names): tree-sitter's wasm files and the worker's bundled entry.
+// scripts/release/compile.ts read these names): tree-sitter's wasm files and the worker's bundled entry.
 
 import { LANGUAGES } from "../../core/outline/languages.ts";
 

@@ -14,8 +14,7 @@ import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
  * A remote job whose shell ended while something on the host still held its output open: a
  * process carrying no proof of being the job's (see "The limit" in docs/shell-and-jobs.md).
  */
-const HELD_OPEN_NOTE =
-  "after its shell ended, its output was still held open on the host by " +
+const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
   "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
   "its parent gone), so that process was left running there and what it writes now is not kept";
 
@@ -23,8 +22,7 @@ const HELD_OPEN_NOTE =
  * A local job whose shell ended while something outside it still held its output pipe open (on
  * the process tree: a process with no proof of being the job's).
  */
-const HELD_PIPE_NOTE =
-  "after its shell ended, its output pipe was still held open by a process " +
+const HELD_PIPE_NOTE = "after its shell ended, its output pipe was still held open by a process " +
   "that carries no proof of being the job's (no cookie, not in its cgroup, group or session, its " +
   "parent gone), so that process was left running; the server closed the pipe, so it gets " +
   "EPIPE or SIGPIPE when it writes, and nothing it writes reaches the log";

@@ -11,15 +11,16 @@ const path = require("node:path");
 
 // -A: the server reads and writes files, runs shells and opens ssh connections by design.
 // The V8 flags turn on V8's linear-time regexp engine and the fallback to it: search regexes are
-// linear without them (re2js), and faster with them (lib/core/search/linear_regex.ts; scripts/release/compile.ts
-// V8_FLAGS is the same list).
+// linear without them (re2js), and faster with them (lib/core/search/linear_regex.ts); the semi-space
+// cap bounds each isolate's young generation (search workers' memory; scripts/release/compile.ts V8_FLAGS
+// is the same list and says why).
 // --no-config: a deno.json or lock file in the user's directory must not change the server.
 const DENO_FLAGS = [
   "run",
   "-A",
   "--no-config",
   "--no-lock",
-  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine",
+  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine,--max-semi-space-size=2",
 ];
 
 /** The deno executable: the `deno` package's copy, or the per-platform package it came from. */

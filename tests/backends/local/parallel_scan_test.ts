@@ -167,3 +167,34 @@ Deno.test("a stopped search's worker stuck in one regex run is ended after the g
     await scanner.close();
   }
 });
+
+Deno.test("a search of one batch of files starts one worker; batches waiting start more", async () => {
+  await using small = await haystack(40);
+  const one = new ParallelScanner(1);
+  const scanner = new ParallelScanner(3);
+  try {
+    const alone = await viewer(small.path, one)({ path: ".", content: "needle" });
+    assertEquals(await viewer(small.path, scanner)({ path: ".", content: "needle" }), alone);
+    // 40 files are one batch: more workers could not share it, and each holds its own heap.
+    assertEquals(scanner.workerCount, 1);
+    // Three batches at once, each finding the workers busy: one worker each.
+    const search = compileSearchPattern("needle", false);
+    const run = scanner.open({
+      spec: search.spec,
+      ...(search.literal ? { literal: search.literal } : {}),
+      options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
+    }, 1 << 20);
+    const paths = [...Array(40).keys()].map((i) => `${small.path}/d${i % 5}/f${i}.txt`);
+    const results = [paths.slice(0, 10), paths.slice(10, 20), paths.slice(20)].map((batch) =>
+      run.scan(batch)
+    );
+    assertEquals(scanner.workerCount, 3);
+    const found = (await Promise.all(results)).flatMap((r, k) =>
+      r.found.map(([i]) => [paths.slice(0, 10), paths.slice(10, 20), paths.slice(20)][k]![i]!)
+    );
+    assertEquals(found, paths.filter((_, i) => i % 37 === 0));
+  } finally {
+    await one.close();
+    await scanner.close();
+  }
+});
