@@ -8,7 +8,6 @@ import {
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
-  type McpServer,
   validateHostHeader,
   validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -23,20 +22,10 @@ import type { ServerOptions } from "../tool_env.ts";
 import { SessionEventStore } from "./event_store.ts";
 import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
+import { type LegacySession, SessionTable } from "./session_table.ts";
 import { TokenChecker } from "./tokens.ts";
 
 export const MCP_PATH = "/mcp";
-
-interface LegacySession {
-  id: string;
-  tokenIndex: number;
-  agent: Agent;
-  mcp: McpServer;
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-  /** JSON-RPC requests received and not yet answered: a session busy with a call is not idle. */
-  inflight: number;
-}
 
 interface TokenAgent {
   agent: Agent;
@@ -66,16 +55,15 @@ function refuse(
 }
 
 export class HttpMcpServer {
-  private readonly sessions = new Map<string, LegacySession>();
+  private readonly sessions: SessionTable;
   private readonly tokenAgents = new Map<number, TokenAgent>();
   private readonly checker: TokenChecker;
-  /** Sessions being opened (initialize in flight), counted against --max-sessions. */
-  private opening = 0;
   private readonly sweeper: ReturnType<typeof setInterval>;
   private closing = false;
 
   constructor(private readonly params: HttpServeParams) {
     this.checker = new TokenChecker(params.tokens);
+    this.sessions = new SessionTable(params.http);
     const idle = params.http.idleTimeoutMs;
     this.sweeper = setInterval(
       () => this.sweepIdle(),
@@ -198,22 +186,17 @@ export class HttpMcpServer {
         "Bad Request: Mcp-Session-Id header is required; a session starts with initialize.",
       );
     }
-    const cap = this.params.http.maxSessions;
-    if (this.sessions.size + this.opening >= cap) {
+    const full = this.sessions.full();
+    if (full) {
       return refuse(
         503,
-        `Too many sessions: ${this.sessions.size} are open and the limit is ${cap}. End unused ` +
+        `Too many sessions: ${full.open} are open and the limit is ${full.cap}. End unused ` +
           "ones (DELETE /mcp with their Mcp-Session-Id), wait for idle ones to expire, or " +
           "restart with a larger --max-sessions.",
         { "Retry-After": "5" },
       );
     }
-    this.opening++;
-    try {
-      return await this.openSession(request, body, tokenIndex, authInfo);
-    } finally {
-      this.opening--;
-    }
+    return await this.sessions.opening(() => this.openSession(request, body, tokenIndex, authInfo));
   }
 
   private async openSession(
@@ -239,8 +222,7 @@ export class HttpMcpServer {
           lastSeen: Date.now(),
           inflight: 0,
         };
-        this.sessions.set(id, session);
-        trackInflight(session);
+        this.sessions.add(session);
       },
       // The DELETE is answered first; ending the session closes the transport under it.
       onsessionclosed: (id) => void setTimeout(() => this.endSession(id, "deleted"), 0),
@@ -256,9 +238,8 @@ export class HttpMcpServer {
 
   /** Ends a session: its streams close, its jobs end as on a stdio disconnect. */
   async endSession(id: string, why: "deleted" | "idle" | "shutdown"): Promise<void> {
-    const session = this.sessions.get(id);
+    const session = this.sessions.remove(id);
     if (!session) return;
-    this.sessions.delete(id);
     if (why === "idle") logLine(`anchorfs: session ${id} ended after idle timeout`);
     await session.mcp.close().catch(() => {});
     await session.transport.close().catch(() => {});
@@ -266,11 +247,8 @@ export class HttpMcpServer {
   }
 
   private sweepIdle(): void {
-    const now = Date.now();
-    for (const session of this.sessions.values()) {
-      if (session.inflight === 0 && now - session.lastSeen > this.params.http.idleTimeoutMs) {
-        this.endSession(session.id, "idle").catch(() => {});
-      }
+    for (const session of this.sessions.expired(Date.now())) {
+      this.endSession(session.id, "idle").catch(() => {});
     }
   }
 
@@ -302,7 +280,7 @@ export class HttpMcpServer {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.keys()].map((id) => this.endSession(id, "shutdown")));
+    await Promise.all(this.sessions.ids().map((id) => this.endSession(id, "shutdown")));
     await Promise.all(
       [...this.tokenAgents.values()].map(async ({ agent, handler, unsubscribe }) => {
         unsubscribe();
@@ -312,35 +290,6 @@ export class HttpMcpServer {
     );
     this.tokenAgents.clear();
   }
-}
-
-/**
- * Counts a session's unanswered requests by watching what its transport delivers and sends
- * (after connect, which installed the server's own onmessage).
- */
-function trackInflight(session: LegacySession): void {
-  const transport = session.transport;
-  const pending = new Set<string | number>();
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if ("method" in message && "id" in message && message.id !== undefined) {
-      pending.add(message.id);
-      session.inflight = pending.size;
-    }
-    deliver?.(message, extra);
-  };
-  const send = transport.send.bind(transport);
-  transport.send = async (message, options) => {
-    try {
-      await send(message, options);
-    } finally {
-      if (!("method" in message) && "id" in message && message.id !== undefined) {
-        pending.delete(message.id);
-        session.inflight = pending.size;
-        session.lastSeen = Date.now();
-      }
-    }
-  };
 }
 
 /**
