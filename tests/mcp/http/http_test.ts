@@ -390,6 +390,16 @@ test("http: the session cap and the body size limit answer with clear errors", a
   const first = await post(server.url, auth);
   assertEquals(first.status, 200);
   await first.body?.cancel();
+  // Its open GET stream makes the session busy: nothing can make room for a second one.
+  const stream = await fetch(server.url, {
+    headers: {
+      ...auth,
+      Accept: "text/event-stream",
+      "Mcp-Session-Id": first.headers.get("mcp-session-id")!,
+      "Mcp-Protocol-Version": "2025-11-25",
+    },
+  });
+  assertEquals(stream.status, 200);
   const second = await post(server.url, auth);
   assertEquals(second.status, 503);
   assertStringIncludes((await second.json()).error.message, "--max-sessions");
@@ -399,6 +409,7 @@ test("http: the session cap and the body size limit answer with clear errors", a
   });
   assertEquals(big.status, 413);
   assertStringIncludes((await big.json()).error.message, "--max-body-bytes");
+  await stream.body?.cancel();
 });
 
 test("http: SIGTERM ends sessions and their jobs, and the server exits 0", async () => {
