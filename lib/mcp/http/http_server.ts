@@ -32,6 +32,7 @@ import {
 } from "./session_messages.ts";
 import { droppedNote, primingEvent, RETRY_MS, streamWatcher } from "./session_streams.ts";
 import { TokenChecker } from "./tokens.ts";
+import { answerOAuthProbe } from "./oauth_probe.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -88,6 +89,8 @@ export class HttpMcpServer {
   readonly fetch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (url.pathname !== MCP_PATH) {
+      const probe = answerOAuthProbe(url.pathname);
+      if (probe) return probe;
       return refuse(404, `Not found: ${url.pathname}. anchorfs serves MCP at ${MCP_PATH}.`);
     }
     const rejected = this.checkHostAndOrigin(request);
