@@ -50,11 +50,12 @@ function percentile(sorted: number[], p: number): number {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function isLockout(e: unknown): boolean {
-  return /\b503\b|Too many sessions/.test(String((e as Error)?.message ?? e));
+  return /HTTP 503|answered 503|Too many sessions/.test(String((e as Error)?.message ?? e));
 }
 
 function isGone(text: string): boolean {
-  return /\b404\b|Session not found/.test(text);
+  // Not a bare "404": job ids look like 16221-404.
+  return /Session not found/.test(text);
 }
 
 export async function runSoak({ agents, minutes }: SoakOptions): Promise<void> {

@@ -68,6 +68,8 @@ export class SessionEventStore implements EventStore {
   private dropped = 0;
   /** Counters up to this one were dropped (or never kept); a resume from them missed events. */
   private droppedThrough = 0;
+  /** The session ended: nothing more is kept (a late send must not count against the budget). */
+  private released = false;
 
   constructor(
     private readonly budget = new ReplayBudget(),
@@ -85,6 +87,7 @@ export class SessionEventStore implements EventStore {
     const id = `${streamId}_${counter}`;
     // The SDK stores `{}` for its priming events: nothing to replay, only an id to resume from.
     const json = Object.keys(message).length === 0 ? "" : JSON.stringify(message);
+    if (this.released) return Promise.resolve(id);
     if (json.length > this.sessionBytes) {
       this.dropped++;
       this.droppedThrough = counter;
@@ -125,6 +128,8 @@ export class SessionEventStore implements EventStore {
 
   /** Frees this store's share of the budget (the session ended). */
   release(): void {
+    if (this.released) return;
+    this.released = true;
     this.budget.bytes -= this.bytes;
     this.bytes = 0;
     this.events.length = 0;

@@ -31,6 +31,9 @@ Deno.test("SessionEventStore: 120 answers of 1 MiB keep at most 8 MiB, the newes
   assert(!store.missed("s1_999999"), "an id never given is not a dropped one");
   store.release();
   assertEquals(budget.bytes, 0);
+  // A send after the session ended (its server closing) is not kept, nor counted.
+  await store.storeEvent("s1", result(200, MiB));
+  assertEquals([budget.bytes, store.stats.bytes], [0, 0]);
 });
 
 Deno.test("SessionEventStore: many sessions together keep at most the total, dropping the oldest anywhere", async () => {
