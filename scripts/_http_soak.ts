@@ -227,10 +227,9 @@ export async function runSoak({ agents, minutes }: SoakOptions): Promise<void> {
   console.log(`evictions of busy sessions: ${t.busyEvictions.length}`);
   console.log(`resumes with Last-Event-ID: ${t.resumesOk} ok, ${t.resumesFailed.length} failed`);
   console.log(`other errors: ${t.errors.length}`);
-  for (
-    const e of [...t.lockouts, ...t.busyEvictions, ...t.resumesFailed, ...t.errors].slice(0, 8)
-  ) {
-    console.log(`  ${e}`);
+  // A few of each kind, so one kind cannot hide another.
+  for (const list of [t.lockouts, t.busyEvictions, t.resumesFailed, t.errors]) {
+    for (const e of list.slice(0, 3)) console.log(`  ${e}`);
   }
   console.log(
     `quick calls (view, search, workdir, echo, jobs read): ${quick.length}, p50 ${
