@@ -4,6 +4,7 @@
 // window that events were dropped.
 
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { step, toolCallSyntax } from "../../core/next_step.ts";
 import { REPLAY_SESSION_BYTES, REPLAY_TOTAL_BYTES, type SessionEventStore } from "./event_store.ts";
 import type { LegacySession } from "./session_table.ts";
 
@@ -43,8 +44,9 @@ export function droppedNote(lastEventId: string, dropped: number): Uint8Array {
         }, but events after it are no longer kept (replay keeps at most ${
           mib(REPLAY_SESSION_BYTES)
         } per session and ${mib(REPLAY_TOTAL_BYTES)} in all; ${dropped} dropped in this ` +
-        'session). Notifications sent meanwhile are lost: call jobs {"action":"list"} to ' +
-        "see your jobs' state, and send again any call whose answer did not arrive.",
+        `session). Notifications sent meanwhile are lost: call ${
+          toolCallSyntax(step("jobs", { action: "list" }))
+        } to see your jobs' state, and send again any call whose answer did not arrive.`,
     },
   };
   return encoder.encode(`event: message\ndata: ${JSON.stringify(note)}\n\n`);
