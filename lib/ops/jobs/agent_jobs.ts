@@ -4,7 +4,6 @@
 
 import { AnchorError, isAnchorError } from "../../core/errors.ts";
 import { isTerminal } from "../../core/jobs/job_state.ts";
-import type { JobRecord } from "../../core/jobs/job_state.ts";
 import { guide, step } from "../../core/next_step.ts";
 import {
   DuplicateJobError,
