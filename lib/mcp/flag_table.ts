@@ -62,6 +62,7 @@ export const EARLY_RULES: Record<McpFlag, "early" | "checked" | "late"> = {
   "token-file": "late",
   "allow-origin": "late",
   "idle-timeout": "late",
+  "unstreamed-timeout": "late",
   "max-sessions": "late",
   "max-body-bytes": "late",
   "header-timeout": "late",

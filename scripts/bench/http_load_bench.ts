@@ -4,10 +4,27 @@
 // per call, and the server's RSS (peak while loaded, and after).
 //
 // Usage: deno run -A scripts/bench/http_load_bench.ts [sessions=32] [calls=50]
+//        deno run -A scripts/bench/http_load_bench.ts --soak [--agents 200] [--minutes 10]
+//        (the soak: agents coming and going, see scripts/bench/_http_soak.ts)
 
 // deno-lint-ignore-file no-console
 
+import { parseArgs } from "node:util";
 import { startHttpServer } from "../../tests/mcp/http/_http_harness.ts";
+import { runSoak } from "./_http_soak.ts";
+
+if (Deno.args.includes("--soak")) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      soak: { type: "boolean" },
+      agents: { type: "string", default: "200" },
+      minutes: { type: "string", default: "10" },
+    },
+  });
+  await runSoak({ agents: Number(values.agents), minutes: Number(values.minutes) });
+  Deno.exit(0);
+}
 
 const sessions = Number(Deno.args[0] ?? 32);
 const calls = Number(Deno.args[1] ?? 50);

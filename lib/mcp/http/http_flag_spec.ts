@@ -14,6 +14,7 @@ export const HTTP_FLAG_SPEC = {
   "token-file": { type: "string" },
   "allow-origin": { type: "string", multiple: true },
   "idle-timeout": { type: "string" },
+  "unstreamed-timeout": { type: "string" },
   "max-sessions": { type: "string" },
   "max-body-bytes": { type: "string" },
   ...CONNECTION_FLAG_SPEC,

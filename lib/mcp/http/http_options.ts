@@ -22,7 +22,11 @@ HTTP (Streamable HTTP at /mcp instead of stdio):
   --allow-origin NAME          A further host name accepted in Host and Origin headers (e.g. the
                                name a reverse proxy serves); repeatable. Others get 403.
   --idle-timeout SECONDS       End a session after this long without requests (default 1800).
-  --max-sessions N             Concurrent sessions (default 64).
+  --unstreamed-timeout SECONDS End a session that never opened its GET stream after this long
+                               without requests (default 60; one-shot clients that never DELETE).
+  --max-sessions N             Concurrent sessions (default 64), shared out equally among the
+                               tokens; when a token's share is full, its least recently used idle
+                               session ends to make room (503 only when all of them are busy).
   --max-body-bytes N           Largest request body (default 4194304).${CONNECTION_USAGE}`;
 
 export interface HttpOptions {
@@ -34,6 +38,8 @@ export interface HttpOptions {
   allowedHosts: string[];
   tokenFile?: string | undefined;
   idleTimeoutMs: number;
+  /** Idle timeout of a session that never opened its GET stream (at most idleTimeoutMs). */
+  unstreamedTimeoutMs: number;
   maxSessions: number;
   maxBodyBytes: number;
   /** Timeouts and the connection cap of the listener (listener.ts). */
@@ -46,6 +52,7 @@ export interface HttpFlagValues extends ConnectionFlagValues {
   "token-file"?: string | undefined;
   "allow-origin"?: string[] | undefined;
   "idle-timeout"?: string | undefined;
+  "unstreamed-timeout"?: string | undefined;
   "max-sessions"?: string | undefined;
   "max-body-bytes"?: string | undefined;
 }
@@ -108,6 +115,8 @@ export function parseHttpFlags(values: HttpFlagValues): HttpOptions | undefined 
     allowedHosts,
     tokenFile: values["token-file"],
     idleTimeoutMs: positive("--idle-timeout", values["idle-timeout"], 1800, "seconds") * 1000,
+    unstreamedTimeoutMs:
+      positive("--unstreamed-timeout", values["unstreamed-timeout"], 60, "seconds") * 1000,
     maxSessions: Math.floor(positive("--max-sessions", values["max-sessions"], 64, "sessions")),
     maxBodyBytes: Math.floor(
       positive("--max-body-bytes", values["max-body-bytes"], 4 * 1024 * 1024, "bytes"),

@@ -8,7 +8,7 @@ import {
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
-  type McpServer,
+  readRequestBody,
   validateHostHeader,
   validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
@@ -20,25 +20,23 @@ import type { Services } from "../../ops/services.ts";
 import { logError, logLine } from "../log.ts";
 import { createServerFactory } from "../server.ts";
 import type { ServerOptions } from "../tool_env.ts";
-import { SessionEventStore } from "./event_store.ts";
+import { ReplayBudget, SessionEventStore } from "./event_store.ts";
 import { withListenReplay } from "./listen_replay.ts";
 import type { HttpOptions } from "./http_options.ts";
+import { type EndReason, type LegacySession, SessionTable } from "./session_table.ts";
+import {
+  idInFlight,
+  sessionGone,
+  type SessionLimitsText,
+  sessionsBusy,
+} from "./session_messages.ts";
+import { droppedNote, primingEvent, RETRY_MS, streamWatcher } from "./session_streams.ts";
 import { TokenChecker } from "./tokens.ts";
 import { listen, sizeConnections } from "./listener.ts";
 import { serveWithBigIds } from "./big_ids.ts";
+import { answerOAuthProbe } from "./oauth_probe.ts";
 
 export const MCP_PATH = "/mcp";
-
-interface LegacySession {
-  id: string;
-  tokenIndex: number;
-  agent: Agent;
-  mcp: McpServer;
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-  /** JSON-RPC requests received and not yet answered: a session busy with a call is not idle. */
-  inflight: number;
-}
 
 interface TokenAgent {
   agent: Agent;
@@ -68,17 +66,18 @@ function refuse(
 }
 
 export class HttpMcpServer {
-  private readonly sessions = new Map<string, LegacySession>();
+  private readonly sessions: SessionTable;
+  /** Replay memory of every session together (bounded in bytes; see event_store.ts). */
+  readonly replay = new ReplayBudget();
   private readonly tokenAgents = new Map<number, TokenAgent>();
   private readonly checker: TokenChecker;
-  /** Sessions being opened (initialize in flight), counted against --max-sessions. */
-  private opening = 0;
   private readonly sweeper: ReturnType<typeof setInterval>;
   private closing = false;
 
   constructor(private readonly params: HttpServeParams) {
     this.checker = new TokenChecker(params.tokens);
-    const idle = params.http.idleTimeoutMs;
+    this.sessions = new SessionTable({ ...params.http, tokens: params.tokens.length });
+    const idle = Math.min(params.http.idleTimeoutMs, params.http.unstreamedTimeoutMs);
     this.sweeper = setInterval(
       () => this.sweepIdle(),
       Math.max(50, Math.min(idle / 4, 30_000)),
@@ -92,6 +91,8 @@ export class HttpMcpServer {
   readonly fetch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (url.pathname !== MCP_PATH) {
+      const probe = answerOAuthProbe(url.pathname);
+      if (probe) return probe;
       return refuse(404, `Not found: ${url.pathname}. anchorfs serves MCP at ${MCP_PATH}.`);
     }
     const rejected = this.checkHostAndOrigin(request);
@@ -173,16 +174,11 @@ export class HttpMcpServer {
       const session = this.sessions.get(id);
       // Another token's session is as unknown to this caller as one that never existed.
       if (!session || session.tokenIndex !== tokenIndex) {
-        return refuse(
-          404,
-          `Session not found: ${JSON.stringify(id)} ended (DELETE, idle timeout or restart) ` +
-            "or never existed; start a new one with initialize.",
-          {},
-          -32001,
-        );
+        const why = this.sessions.endedBecause(id, tokenIndex);
+        return refuse(404, sessionGone(id, why, this.limitsText()), {}, -32001);
       }
       session.lastSeen = Date.now();
-      return await session.transport.handleRequest(request, { authInfo });
+      return await this.serveSession(session, request, authInfo);
     }
     if (request.method !== "POST") {
       return refuse(400, "Bad Request: Mcp-Session-Id header is required (initialize first).");
@@ -200,22 +196,84 @@ export class HttpMcpServer {
         "Bad Request: Mcp-Session-Id header is required; a session starts with initialize.",
       );
     }
-    const cap = this.params.http.maxSessions;
-    if (this.sessions.size + this.opening >= cap) {
+    const admission = this.sessions.admit(tokenIndex);
+    if (admission.kind === "full") {
       return refuse(
         503,
-        `Too many sessions: ${this.sessions.size} are open and the limit is ${cap}. End unused ` +
-          "ones (DELETE /mcp with their Mcp-Session-Id), wait for idle ones to expire, or " +
-          "restart with a larger --max-sessions.",
+        sessionsBusy(admission.open, admission.cap, this.limitsText()),
         { "Retry-After": "5" },
       );
     }
-    this.opening++;
-    try {
-      return await this.openSession(request, body, tokenIndex, authInfo);
-    } finally {
-      this.opening--;
+    if (admission.kind === "evict") {
+      this.endSession(admission.victim.id, "evicted").catch(() => {});
     }
+    return await this.sessions.opening(
+      tokenIndex,
+      () => this.openSession(request, body, tokenIndex, authInfo),
+    );
+  }
+
+  /**
+   * A request of an open session: a POST whose id is already in flight gets 409 (the SDK would
+   * never answer one of the two); a GET stream gets a priming event (an id and a retry interval
+   * to resume from) and is counted as open while it lasts; a resume from past the replay window
+   * is told what was dropped.
+   */
+  private async serveSession(
+    session: LegacySession,
+    request: Request,
+    authInfo: { token: string; clientId: string; scopes: string[] },
+  ): Promise<Response> {
+    if (request.method === "POST") {
+      const read = await readRequestBody(request.clone(), this.params.http.maxBodyBytes);
+      if (read.tooLarge) return this.tooLarge(Number(request.headers.get("content-length") ?? 0));
+      let parsedBody: unknown;
+      try {
+        parsedBody = JSON.parse(read.text ?? "");
+      } catch {
+        // The transport answers a body that is not JSON.
+        return await session.transport.handleRequest(request, { authInfo });
+      }
+      const reused = this.sessions.reusedId(session, parsedBody);
+      if (reused !== undefined) {
+        return Response.json(
+          { jsonrpc: "2.0", error: { code: -32600, message: idInFlight(reused) }, id: reused },
+          { status: 409 },
+        );
+      }
+      return await session.transport.handleRequest(request, { parsedBody, authInfo });
+    }
+    if (request.method !== "GET") {
+      return await session.transport.handleRequest(request, { authInfo });
+    }
+    const watch = streamWatcher(session);
+    const version = request.headers.get("mcp-protocol-version");
+    const lastEventId = request.headers.get("last-event-id");
+    if (lastEventId !== null && session.events.missed(lastEventId)) {
+      // Past the window: the SDK would refuse the id (400); open a fresh stream that says so.
+      const headers = new Headers(request.headers);
+      headers.delete("last-event-id");
+      const fresh = new Request(request.url, { method: "GET", headers, signal: request.signal });
+      const first = await primingEvent(session.events, version);
+      const note = droppedNote(lastEventId, session.events.stats.dropped);
+      return watch(await session.transport.handleRequest(fresh, { authInfo }), first, note);
+    }
+    if (lastEventId !== null) {
+      return watch(await session.transport.handleRequest(request, { authInfo }));
+    }
+    const first = await primingEvent(session.events, version);
+    return watch(await session.transport.handleRequest(request, { authInfo }), first);
+  }
+
+  private limitsText(): SessionLimitsText {
+    const { idleTimeoutMs, unstreamedTimeoutMs, maxSessions } = this.params.http;
+    return {
+      idleTimeoutMs,
+      unstreamedTimeoutMs,
+      maxSessions,
+      tokens: this.params.tokens.length,
+      perToken: this.sessions.perToken,
+    };
   }
 
   private async openSession(
@@ -227,9 +285,11 @@ export class HttpMcpServer {
     const { services, root, serverOptions, http } = this.params;
     const agent = createAgent(services, root);
     const mcp = createServerFactory(agent.services, agent.session, serverOptions)();
+    const events = new SessionEventStore(this.replay);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      eventStore: new SessionEventStore(),
+      eventStore: events,
+      retryInterval: RETRY_MS,
       maxRequestBodySize: http.maxBodyBytes,
       onsessioninitialized: (id) => {
         const session: LegacySession = {
@@ -238,11 +298,14 @@ export class HttpMcpServer {
           agent,
           mcp,
           transport,
+          events,
           lastSeen: Date.now(),
           inflight: 0,
+          pending: new Set(),
+          streams: 0,
+          everStreamed: false,
         };
-        this.sessions.set(id, session);
-        trackInflight(session);
+        this.sessions.add(session);
       },
       // The DELETE is answered first; ending the session closes the transport under it.
       onsessionclosed: (id) => void setTimeout(() => this.endSession(id, "deleted"), 0),
@@ -251,28 +314,32 @@ export class HttpMcpServer {
     await mcp.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: body, authInfo });
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) {
+      events.release();
       await mcp.close().catch(() => {});
     }
     return response;
   }
 
   /** Ends a session: its streams close, its jobs end as on a stdio disconnect. */
-  async endSession(id: string, why: "deleted" | "idle" | "shutdown"): Promise<void> {
-    const session = this.sessions.get(id);
+  async endSession(id: string, why: EndReason): Promise<void> {
+    const session = this.sessions.remove(id, why);
     if (!session) return;
-    this.sessions.delete(id);
+    session.events.release();
     if (why === "idle") logLine(`anchorfs: session ${id} ended after idle timeout`);
+    if (why === "unstreamed") {
+      logLine(`anchorfs: session ${id} ended: idle and it never opened its GET stream`);
+    }
+    if (why === "evicted") {
+      logLine(`anchorfs: session ${id} ended to make room (least recently used idle session)`);
+    }
     await session.mcp.close().catch(() => {});
     await session.transport.close().catch(() => {});
     await session.agent.jobs.endAll().catch((e) => logError("ending session jobs", e));
   }
 
   private sweepIdle(): void {
-    const now = Date.now();
-    for (const session of this.sessions.values()) {
-      if (session.inflight === 0 && now - session.lastSeen > this.params.http.idleTimeoutMs) {
-        this.endSession(session.id, "idle").catch(() => {});
-      }
+    for (const { session, why } of this.sessions.expired(Date.now())) {
+      this.endSession(session.id, why).catch(() => {});
     }
   }
 
@@ -304,7 +371,7 @@ export class HttpMcpServer {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.keys()].map((id) => this.endSession(id, "shutdown")));
+    await Promise.all(this.sessions.ids().map((id) => this.endSession(id, "shutdown")));
     await Promise.all(
       [...this.tokenAgents.values()].map(async ({ agent, handler, unsubscribe }) => {
         unsubscribe();
@@ -314,35 +381,6 @@ export class HttpMcpServer {
     );
     this.tokenAgents.clear();
   }
-}
-
-/**
- * Counts a session's unanswered requests by watching what its transport delivers and sends
- * (after connect, which installed the server's own onmessage).
- */
-function trackInflight(session: LegacySession): void {
-  const transport = session.transport;
-  const pending = new Set<string | number>();
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if ("method" in message && "id" in message && message.id !== undefined) {
-      pending.add(message.id);
-      session.inflight = pending.size;
-    }
-    deliver?.(message, extra);
-  };
-  const send = transport.send.bind(transport);
-  transport.send = async (message, options) => {
-    try {
-      await send(message, options);
-    } finally {
-      if (!("method" in message) && "id" in message && message.id !== undefined) {
-        pending.delete(message.id);
-        session.inflight = pending.size;
-        session.lastSeen = Date.now();
-      }
-    }
-  };
 }
 
 /**

@@ -3,9 +3,7 @@
 // one server; none of them may see (or end) another's jobs.
 
 import { AnchorError, isAnchorError } from "../../core/errors.ts";
-import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
 import { isTerminal } from "../../core/jobs/job_state.ts";
-import type { JobRecord } from "../../core/jobs/job_state.ts";
 import { guide, step } from "../../core/next_step.ts";
 import type { JobManager } from "./job_manager.ts";
 import type { JobEvent, JobListener } from "./job_manager_options.ts";
@@ -122,7 +120,7 @@ class AgentScope {
     if (
       e instanceof DuplicateJobError && !owned.has(e.record.id) && jobs.isRunningHere(e.record.id)
     ) {
-      return othersDuplicate(e.record);
+      return othersDuplicate();
     }
     if (e.code === "TOO_MANY_JOBS") return tooManyJobs(jobs, [...owned]);
     return e;
@@ -195,15 +193,15 @@ function scopedEvents(scope: AgentScope): Partial<JobManager> {
   };
 }
 
-/** DUPLICATE_JOB when another agent of this server runs the command: no id, no wait offered. */
-function othersDuplicate(record: JobRecord): AnchorError {
+/**
+ * DUPLICATE_JOB when another agent of this server runs the command: only that a duplicate runs,
+ * never that agent's job, its command text, directory or timing (nor a wait this agent cannot do).
+ */
+function othersDuplicate(): AnchorError {
   return new AnchorError({
     code: "DUPLICATE_JOB",
-    message:
-      `${JSON.stringify(truncateText(record.command, 120))} is already running in ${
-        JSON.stringify(record.cwd)
-      }, started ${formatDuration(Date.now() - record.startedAt)} ago by another agent of this ` +
-      "server. Starting it again would run the same work twice (two runs fighting over the " +
+    message: "This command is already running in this directory, started by another agent of " +
+      "this server. Starting it again would run the same work twice (two runs fighting over the " +
       "same files give wrong results).",
     hint: "Run it again once that run has ended (its output goes to the agent that started it). " +
       "Independent (different) commands may run concurrently.",

@@ -115,6 +115,9 @@ for (const kind of CLIENT_KINDS) {
         assert(bRun.isError, bRun.text);
         assertStringIncludes(bRun.text, "already running");
         assert(!bRun.text.includes(id), bRun.text);
+        // Nor a's command text or directory: only that a duplicate runs.
+        assert(!bRun.text.includes("dup-guard"), bRun.text);
+        assert(!bRun.text.includes(dir.path), bRun.text);
         // a's own duplicate still names a's job, as today.
         const aRun = await a.call("shell", { command });
         assertStringIncludes(aRun.text, id);

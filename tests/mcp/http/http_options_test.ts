@@ -22,8 +22,14 @@ Deno.test("parseHttpFlags: loopback binds, defaults, and the names accepted in H
   const local = parseHttpFlags({ http: "127.0.0.1:8765" })!;
   assertEquals([local.hostname, local.port, local.isPublic], ["127.0.0.1", 8765, false]);
   assertEquals(local.allowedHosts, ["localhost", "127.0.0.1", "[::1]"]);
-  assertEquals([local.idleTimeoutMs, local.maxSessions, local.maxBodyBytes], [
+  assertEquals([
+    local.idleTimeoutMs,
+    local.unstreamedTimeoutMs,
+    local.maxSessions,
+    local.maxBodyBytes,
+  ], [
     1_800_000,
+    60_000,
     64,
     4 * 1024 * 1024,
   ]);
@@ -40,6 +46,10 @@ Deno.test("parseHttpFlags: a non-loopback bind needs --http-public; bad values s
   assertStringIncludes(
     errorOf(() => parseHttpFlags({ http: "127.0.0.1:1", "idle-timeout": "0" })),
     "--idle-timeout takes a positive number",
+  );
+  assertStringIncludes(
+    errorOf(() => parseHttpFlags({ http: "127.0.0.1:1", "unstreamed-timeout": "soon" })),
+    "--unstreamed-timeout takes a positive number",
   );
   assertStringIncludes(
     errorOf(() => parseHttpFlags({ "token-file": "x" })),

@@ -432,6 +432,16 @@ Deno.test(
     const first = await post(server.url, auth);
     assertEquals(first.status, 200);
     await first.body?.cancel();
+    // Its open GET stream makes the session busy: nothing can make room for a second one.
+    const stream = await fetch(server.url, {
+      headers: {
+        ...auth,
+        Accept: "text/event-stream",
+        "Mcp-Session-Id": first.headers.get("mcp-session-id")!,
+        "Mcp-Protocol-Version": "2025-11-25",
+      },
+    });
+    assertEquals(stream.status, 200);
     const second = await post(server.url, auth);
     assertEquals(second.status, 503);
     assertStringIncludes((await second.json()).error.message, "--max-sessions");
@@ -441,6 +451,7 @@ Deno.test(
     });
     assertEquals(big.status, 413);
     assertStringIncludes((await big.json()).error.message, "--max-body-bytes");
+    await stream.body?.cancel();
   }),
 );
 
