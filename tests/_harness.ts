@@ -126,7 +126,10 @@ export async function startServer(options: StartOptions): Promise<TestServer> {
     pid: transport.pid ?? undefined,
     stderr: () => stderrChunks.join(""),
     async call(name, args = {}, callOptions) {
-      const raw = await client.callTool({ name, arguments: args }, callOptions);
+      // v1's callTool takes (params, resultSchema?, options?); v2's takes (params, options?).
+      const raw = options.client === "v1"
+        ? await client.callTool({ name, arguments: args }, undefined, callOptions)
+        : await client.callTool({ name, arguments: args }, callOptions);
       // deno-lint-ignore no-explicit-any
       const text = (raw.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text)
         .join("\n");
