@@ -6,7 +6,7 @@ import { fileTooLargeToRead } from "../../core/read_refusals.ts";
 import type { FileBackend, ReadFilesOptions } from "../ports/file_backend.ts";
 import { readHead } from "../read_limits.ts";
 
-export interface FileContent<T> {
+interface FileContent<T> {
   item: T;
   /** The file, or only its first `headBytes` when that option was given. */
   data?: Uint8Array;
@@ -15,7 +15,7 @@ export interface FileContent<T> {
   error?: Error;
 }
 
-export interface ReadInOrderOptions<T> {
+interface ReadInOrderOptions<T> {
   batch?: number;
   window?: number;
   skip?: (item: T) => boolean;
