@@ -17,6 +17,7 @@ import { walkBatches, type WalkControl, type WalkItem, type WalkOptions } from "
 import { newWalkStats, type SkippedEntry, type WalkStats } from "./notices.ts";
 import { readInOrder } from "./read_in_order.ts";
 import { plural } from "../../core/plural.ts";
+import { formatSize } from "../../core/byte_size.ts";
 import { quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import {
   type Guide,
@@ -81,7 +82,7 @@ function listNotices(
 /** One file's row: path, lines, ~tokens (scaled from a head when only that was read). */
 function fileRow(rel: string, summary: FileSummary | undefined, error: Error | undefined): string {
   if (!summary) return `${quotePath(rel)}\tunreadable: ${error?.message ?? "no data"}`;
-  if (summary.binary) return `${quotePath(rel)}\tbinary\t${formatBytes(summary.size)}`;
+  if (summary.binary) return `${quotePath(rel)}\tbinary\t${formatSize(summary.size)}`;
   const tokens = `~${plural(estimateTokens(summary.textBytes), "token")}`;
   return summary.estimated
     ? `${quotePath(rel)}\t~${plural(summary.lines, "line")} (estimated)\t${tokens}`
@@ -556,11 +557,4 @@ function withoutPattern(args: ToolArgs["view"], keep: boolean): ToolArgs["view"]
   if (keep) return args;
   const { pattern: _pattern, max_depth: _depth, ...rest } = args;
   return rest;
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return plural(n, "byte");
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(1)} GB`;
 }

@@ -24,7 +24,7 @@ import { searchBigFileHint } from "../big_file_hints.ts";
 import type { Budget, StopReason } from "../budget.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
 import type { Location, Locations } from "../location.ts";
-import { formatSize } from "../../core/read_refusals.ts";
+import { formatSize } from "../../core/byte_size.ts";
 import { fileKey, type Session } from "../session.ts";
 import { displayPath } from "../view_args.ts";
 import type { WalkOptions } from "./walk.ts";
