@@ -1,8 +1,10 @@
 // The gitignore-aware walker behind directory listings and search: nested .gitignore files,
-// .git/info/exclude, the global excludes file (core.excludesFile), hidden entries, `max_depth` and the `pattern` globs. It streams files in
-// path order and never holds file contents. High-latency backends with `listTree` are listed in
-// one request and filtered here; others are walked with readDir (entry types, no stat per entry).
-// Absolute paths are joined by the backend's path rules; ignore rules see them with `/`.
+// .git/info/exclude, the global excludes file (core.excludesFile), hidden entries, `max_depth`
+// and the `pattern` globs. It streams files in path order and never holds file contents.
+// High-latency backends with `listTree` are listed in one request and filtered here; others are
+// walked with readDir (entry types, no stat per entry). Absolute paths are joined by the
+// backend's path rules; ignore rules see them with `/`. The rules found before the walk come from
+// repo_rules.ts; what it skips is counted in notices.ts; file contents are read by read_in_order.ts.
 
 import type { GlobFilter } from "../../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../../core/search/glob_shortcuts.ts";
