@@ -5,6 +5,7 @@
 import { AnchorError } from "./errors.ts";
 import { type Guide, guide, step } from "./next_step.ts";
 import { plural } from "./plural.ts";
+import { formatSize } from "./byte_size.ts";
 import { fileShellDialect, shellStepForFile } from "./shell/file_shell_step.ts";
 import type { ShellKind } from "./platform/platform.ts";
 import { isJobId, parseJobUri } from "./jobs/job_uri.ts";
@@ -119,11 +120,4 @@ export function bigFileAlternatives(url: string, shell?: ShellKind): Guide {
   }; or read a range: ${shellStepForFile(url, { kind: "head", lines: 200 }, shell)}${
     fileShellDialect(url, shell) === "posix" ? " (head and tail work too)" : ""
   }.`;
-}
-
-export function formatSize(n: number): string {
-  if (n < 1024) return plural(n, "byte");
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(1)} GB`;
 }

@@ -4,7 +4,7 @@
 // bounded look at names only: no file is opened.
 
 import type { FileBackend } from "./ports/file_backend.ts";
-import type { SkippedEntry } from "./walk.ts";
+import type { SkippedEntry } from "./tree/notices.ts";
 
 /** A skipped directory and what a quick look found in it. */
 export interface ProbedDir {

@@ -14,7 +14,6 @@ import { guide, step } from "../core/next_step.ts";
 import type { FileInfo } from "./ports/file_backend.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { plural } from "../core/plural.ts";
 import {
   assertWithinLimit,
   createReadLimits,
@@ -22,7 +21,8 @@ import {
   readWithinLimit,
   SNIFF_BYTES,
 } from "./read_limits.ts";
-import { assertRegularFile, bigFileAlternatives, formatSize } from "../core/read_refusals.ts";
+import { assertRegularFile, bigFileAlternatives } from "../core/read_refusals.ts";
+import { formatSize } from "../core/byte_size.ts";
 
 /**
  * A decoded file is held about this many times over while it is worked on (bytes, text, lines,
@@ -130,7 +130,7 @@ function binaryFile(location: Location, reason: string, size: number): AnchorErr
   return new AnchorError({
     code: "BINARY_FILE",
     message: `${JSON.stringify(location.url)} is a binary file (${reason}, ${
-      size < 1024 ? plural(size, "byte") : formatSize(size)
+      formatSize(size)
     }); it is not shown or edited as text, so nothing could be corrupted.`,
     hint: "Use the shell for binary files (e.g. `file`, `xxd | head`), or pick a text file.",
   });

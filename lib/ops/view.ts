@@ -16,15 +16,15 @@ import {
   joinGuides,
   step,
 } from "../core/next_step.ts";
-import { listDirectory } from "./list_dir.ts";
+import { listDirectory } from "./tree/list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { type SearchRoot, searchRoots } from "./search.ts";
+import { type SearchRoot, searchRoots } from "./tree/search.ts";
 import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { Session } from "./session.ts";
 import { type LinePosition, parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
 import { viewFile } from "./view_file.ts";
-import type { WalkOptions } from "./walk.ts";
+import type { WalkOptions } from "./tree/walk.ts";
 import { type ReadLimits } from "./read_limits.ts";
 import { assertRegularFile } from "../core/read_refusals.ts";
 import type { Budget, StopReason } from "./budget.ts";

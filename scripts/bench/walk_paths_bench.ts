@@ -11,7 +11,11 @@ const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
 
 async function load(root: string) {
-  const walk = await import(`${root}/lib/ops/walk.ts`);
+  // lib/ops/tree/ since issue 22; a checkout from before has the walker in lib/ops/walk.ts.
+  const walk = await import(`${root}/lib/ops/tree/walk.ts`).then(
+    async (tree) => ({ ...tree, ...await import(`${root}/lib/ops/tree/notices.ts`) }),
+    () => import(`${root}/lib/ops/walk.ts`),
+  );
   const { LocalBackend } = await import(`${root}/lib/backends/local/local_backend.ts`);
   return { walk, backend: new LocalBackend() };
 }

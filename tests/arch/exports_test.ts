@@ -9,13 +9,11 @@ import { REPO_ROOT } from "../_harness.ts";
 import { exportedNames, importsOf, taggedForTests } from "./_exports.ts";
 
 /**
- * Files left as they are while other branches rewrite them (the walk/search memory work, the
- * HTTP and stdio work in lib/mcp): their
- * exports nobody imports are listed in that work, not removed under it.
+ * Files left as they are while other branches rewrite them (the HTTP and stdio work in lib/mcp):
+ * their exports nobody imports are listed in that work, not removed under it.
  */
 const PENDING: string[] = [
   "lib/mcp/",
-  "lib/ops/walk.ts",
 ];
 
 async function sources(dir: string): Promise<string[]> {

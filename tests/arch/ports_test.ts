@@ -57,12 +57,12 @@ Deno.test("lib/ops imports no node: module except node:timers", () => {
 
 Deno.test("the node rule refuses node:fs in a use case, and lets node:timers and backends by", () => {
   const graph = [
-    fake("lib/ops/walk.ts", ["node:timers", "node:fs"]),
+    fake("lib/ops/tree/walk.ts", ["node:timers", "node:fs"]),
     fake("lib/ops/jobs/job_manager.ts", ["node:child_process"]),
     fake("lib/backends/local/process_runner.ts", ["node:child_process"]),
   ];
   assertEquals(violationsIn(graph, opsImportsNode), [
-    "lib/ops/walk.ts imports node:fs",
+    "lib/ops/tree/walk.ts imports node:fs",
     "lib/ops/jobs/job_manager.ts imports node:child_process",
   ]);
 });

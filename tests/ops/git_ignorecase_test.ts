@@ -9,7 +9,8 @@ import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
 import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
-import { newWalkStats, walkFiles } from "../../lib/ops/walk.ts";
+import { walkFiles } from "../../lib/ops/tree/walk.ts";
+import { newWalkStats } from "../../lib/ops/tree/notices.ts";
 import { viewText } from "./_view_text.ts";
 
 const needs = needing("posix-fs");

@@ -1,4 +1,4 @@
-// Listings (ops/list_dir.ts) over LocalBackend on real directories: the summary rows match reading
+// Listings (ops/tree/list_dir.ts) over LocalBackend on real directories: the summary rows match reading
 // each head, a file gone mid-listing is listed unreadable.
 
 import { assertEquals, assertMatch, assertStringIncludes } from "../_assert.ts";
@@ -10,7 +10,7 @@ import { type ViewArgs, viewResult } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 import { renderGuide } from "../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../lib/cli/step_command.ts";
-import { LIST_HEAD_BYTES } from "../../lib/ops/list_dir.ts";
+import { LIST_HEAD_BYTES } from "../../lib/ops/tree/list_dir.ts";
 import type { FileBackend } from "../../lib/ops/ports/file_backend.ts";
 import { needing } from "../_requires.ts";
 

@@ -13,7 +13,7 @@ import { Budget } from "../../lib/ops/budget.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 import type { ContentScanner } from "../../lib/ops/ports/worker_pool.ts";
-import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
+import { SEARCH_MAX_LINES } from "../../lib/ops/tree/search.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";

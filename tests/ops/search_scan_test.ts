@@ -11,7 +11,7 @@ import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { matchBytes } from "../../lib/core/search/match_bytes.ts";
-import { SEARCH_MAX_LINES } from "../../lib/ops/search.ts";
+import { SEARCH_MAX_LINES } from "../../lib/ops/tree/search.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 
 /** One batch through the scanner: which files matched, were binary, or were left unchecked. */

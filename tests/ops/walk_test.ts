@@ -1,4 +1,4 @@
-// The walker (ops/walk.ts) over the memory backend: patterns keep what the full filter keeps,
+// The walker (ops/tree/walk.ts) over the memory backend: patterns keep what the full filter keeps,
 // counts of what was passed over, max_depth, big directories counted as read.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
@@ -8,13 +8,13 @@ import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { viewText } from "./_view_text.ts";
 import {
-  newWalkStats,
   walkBatches,
   type WalkControl,
   walkFiles,
   type WalkItem,
   type WalkOptions,
-} from "../../lib/ops/walk.ts";
+} from "../../lib/ops/tree/walk.ts";
+import { newWalkStats } from "../../lib/ops/tree/notices.ts";
 
 const tree: Record<string, string> = {
   "/repo/.gitignore": "*.log\nbuild/\n",

@@ -8,7 +8,7 @@ import { ParallelScanner, WARM_DELAY_MS } from "../../../lib/backends/local/para
 import { Budget } from "../../../lib/ops/budget.ts";
 import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
 import type { SummaryHelper, SummaryRun } from "../../../lib/ops/ports/worker_pool.ts";
-import { LIST_HEAD_BYTES } from "../../../lib/ops/list_dir.ts";
+import { LIST_HEAD_BYTES } from "../../../lib/ops/tree/list_dir.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import { createSession } from "../../../lib/ops/session.ts";
 import type { ViewArgs } from "../../../lib/ops/view.ts";

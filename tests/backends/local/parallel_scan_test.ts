@@ -10,7 +10,7 @@ import { compileSearchPattern } from "../../../lib/core/search/search_pattern.ts
 import { Budget } from "../../../lib/ops/budget.ts";
 import { Locations } from "../../../lib/ops/location.ts";
 import { createReadLimits } from "../../../lib/ops/read_limits.ts";
-import { SEARCH_MAX_LINES } from "../../../lib/ops/search.ts";
+import { SEARCH_MAX_LINES } from "../../../lib/ops/tree/search.ts";
 import { createSession } from "../../../lib/ops/session.ts";
 import type { ViewArgs } from "../../../lib/ops/view.ts";
 import { viewText } from "../../ops/_view_text.ts";

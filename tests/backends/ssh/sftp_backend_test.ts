@@ -7,7 +7,8 @@ import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { backendContract } from "../_contract.ts";
 import { needing } from "../../_requires.ts";
-import { newWalkStats, walkFiles } from "../../../lib/ops/walk.ts";
+import { walkFiles } from "../../../lib/ops/tree/walk.ts";
+import { newWalkStats } from "../../../lib/ops/tree/notices.ts";
 
 const needs = needing("sshd", "posix-fs");
 

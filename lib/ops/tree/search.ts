@@ -1,28 +1,23 @@
 // Content search for view: walks one or more roots with the same rules as listings and matches
 // each file where its bytes are (core/search/match_bytes.ts: decoded and searched a window at a
 // time, only the shown lines kept), on the backend's parallel scanner when it has one. Matches
-// are printed grouped by file, in path order, as `N:hh|content` (lib/ops/search_report.ts);
+// are printed grouped by file, in path order, as `N:hh|content` (lib/ops/tree/search_report.ts);
 // output is capped with a notice saying how to narrow.
 
-import type { SearchPattern } from "../core/search/search_pattern.ts";
-import type { MatchOptions } from "../core/search/line_matcher.ts";
-import { matchData } from "../core/search/match_bytes.ts";
-import type { Guide } from "../core/next_step.ts";
-import type { FileBackend } from "./ports/file_backend.ts";
-import type { ContentScanner, ScanResult, ScanRun } from "./ports/worker_pool.ts";
-import type { Location, Locations } from "./location.ts";
-import type { Session } from "./session.ts";
-import {
-  newWalkStats,
-  readInOrder,
-  walkBatches,
-  walkFiles,
-  type WalkItem,
-  type WalkOptions,
-} from "./walk.ts";
-import { Budget, type StopReason, UNLIMITED } from "./budget.ts";
-import { DEFAULT_MAX_FILE_BYTES } from "./read_limits.ts";
-import { type ByteBudget } from "../core/byte_budget.ts";
+import type { SearchPattern } from "../../core/search/search_pattern.ts";
+import type { MatchOptions } from "../../core/search/line_matcher.ts";
+import { matchData } from "../../core/search/match_bytes.ts";
+import type { Guide } from "../../core/next_step.ts";
+import type { FileBackend } from "../ports/file_backend.ts";
+import type { ContentScanner, ScanResult, ScanRun } from "../ports/worker_pool.ts";
+import type { Location, Locations } from "../location.ts";
+import type { Session } from "../session.ts";
+import { walkBatches, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import { newWalkStats } from "./notices.ts";
+import { readInOrder } from "./read_in_order.ts";
+import { Budget, type StopReason, UNLIMITED } from "../budget.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../read_limits.ts";
+import { type ByteBudget } from "../../core/byte_budget.ts";
 import {
   describeSearch,
   SEARCH_MAX_LINE_CHARS,

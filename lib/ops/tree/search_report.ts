@@ -1,13 +1,13 @@
 // What a content search says: the tally of files searched, skipped and matched, each matching
 // file's block of `N:hh|content` lines (recorded as shown, so edit tools take the ids as is), and
 // the result text with its header and notices, its suggested calls kept as steps (a guide) for
-// each adapter to write. The search itself is lib/ops/search.ts.
+// each adapter to write. The search itself is lib/ops/tree/search.ts.
 
-import { fold8, hashHex } from "../core/edit/line_id.ts";
-import { linePrint } from "../core/edit/shown_lines.ts";
-import type { FileMatches, FileScan, ShownLine } from "../core/search/line_matcher.ts";
-import { excerptWindow } from "../core/search/line_window.ts";
-import type { SearchPattern } from "../core/search/search_pattern.ts";
+import { fold8, hashHex } from "../../core/edit/line_id.ts";
+import { linePrint } from "../../core/edit/shown_lines.ts";
+import type { FileMatches, FileScan, ShownLine } from "../../core/search/line_matcher.ts";
+import { excerptWindow } from "../../core/search/line_window.ts";
+import type { SearchPattern } from "../../core/search/search_pattern.ts";
 import {
   type Guide,
   guide,
@@ -17,19 +17,20 @@ import {
   type NextStep,
   step,
   type ToolArgs,
-} from "../core/next_step.ts";
-import { plural } from "../core/plural.ts";
-import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
-import { searchBigFileHint } from "./big_file_hints.ts";
-import type { Budget, StopReason } from "./budget.ts";
+} from "../../core/next_step.ts";
+import { plural } from "../../core/plural.ts";
+import { quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
+import { searchBigFileHint } from "../big_file_hints.ts";
+import type { Budget, StopReason } from "../budget.ts";
 import { describeRules, emptyHint, unreadableNotice } from "./list_dir.ts";
-import type { Location, Locations } from "./location.ts";
-import { formatSize } from "../core/read_refusals.ts";
-import { fileKey, type Session } from "./session.ts";
-import { displayPath } from "./view_args.ts";
-import type { SkippedEntry, WalkOptions, WalkStats } from "./walk.ts";
-import { type ProbedDir, probeSkippedDirs } from "./ignored_probe.ts";
-import type { FileBackend } from "./ports/file_backend.ts";
+import type { Location, Locations } from "../location.ts";
+import { formatSize } from "../../core/byte_size.ts";
+import { fileKey, type Session } from "../session.ts";
+import { displayPath } from "../view_args.ts";
+import type { WalkOptions } from "./walk.ts";
+import type { SkippedEntry, WalkStats } from "./notices.ts";
+import { type ProbedDir, probeSkippedDirs } from "../ignored_probe.ts";
+import type { FileBackend } from "../ports/file_backend.ts";
 
 /** Printed lines (matches plus context) before the search stops. */
 export const SEARCH_MAX_LINES = 400;

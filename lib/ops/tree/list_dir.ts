@@ -4,27 +4,21 @@
 // A path with a tab, newline, control character or bytes that are not UTF-8 is quoted
 // (core/path/path_quote.ts), so every row is one file and its path works in any tool.
 
-import { estimateTokens } from "../core/text/token_estimate.ts";
-import { type FileSummary, summarizeHead } from "../core/text/head_summary.ts";
-import type { FileBackend } from "./ports/file_backend.ts";
-import type { SummaryHelper, SummaryRun } from "./ports/worker_pool.ts";
-import type { PathRules } from "../core/path/path_rules.ts";
-import type { StopReason } from "./budget.ts";
-import { type Location, siblingLocation } from "./location.ts";
-import type { Session } from "./session.ts";
-import { displayPath } from "./view_args.ts";
-import {
-  newWalkStats,
-  readInOrder,
-  type SkippedEntry,
-  walkBatches,
-  type WalkControl,
-  type WalkItem,
-  type WalkOptions,
-  type WalkStats,
-} from "./walk.ts";
-import { plural } from "../core/plural.ts";
-import { quotePath, quotePathAlways } from "../core/path/path_quote.ts";
+import { estimateTokens } from "../../core/text/token_estimate.ts";
+import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
+import type { FileBackend } from "../ports/file_backend.ts";
+import type { SummaryHelper, SummaryRun } from "../ports/worker_pool.ts";
+import type { PathRules } from "../../core/path/path_rules.ts";
+import type { StopReason } from "../budget.ts";
+import { type Location, siblingLocation } from "../location.ts";
+import type { Session } from "../session.ts";
+import { displayPath } from "../view_args.ts";
+import { walkBatches, type WalkControl, type WalkItem, type WalkOptions } from "./walk.ts";
+import { newWalkStats, type SkippedEntry, type WalkStats } from "./notices.ts";
+import { readInOrder } from "./read_in_order.ts";
+import { plural } from "../../core/plural.ts";
+import { formatSize } from "../../core/byte_size.ts";
+import { quotePath, quotePathAlways } from "../../core/path/path_quote.ts";
 import {
   type Guide,
   guide,
@@ -33,7 +27,7 @@ import {
   joinGuides,
   step,
   type ToolArgs,
-} from "../core/next_step.ts";
+} from "../../core/next_step.ts";
 
 /** Rows listed before the notice; the walk goes on only to count. */
 const LIST_MAX_ROWS = 1000;
@@ -88,7 +82,7 @@ function listNotices(
 /** One file's row: path, lines, ~tokens (scaled from a head when only that was read). */
 function fileRow(rel: string, summary: FileSummary | undefined, error: Error | undefined): string {
   if (!summary) return `${quotePath(rel)}\tunreadable: ${error?.message ?? "no data"}`;
-  if (summary.binary) return `${quotePath(rel)}\tbinary\t${formatBytes(summary.size)}`;
+  if (summary.binary) return `${quotePath(rel)}\tbinary\t${formatSize(summary.size)}`;
   const tokens = `~${plural(estimateTokens(summary.textBytes), "token")}`;
   return summary.estimated
     ? `${quotePath(rel)}\t~${plural(summary.lines, "line")} (estimated)\t${tokens}`
@@ -563,11 +557,4 @@ function withoutPattern(args: ToolArgs["view"], keep: boolean): ToolArgs["view"]
   if (keep) return args;
   const { pattern: _pattern, max_depth: _depth, ...rest } = args;
   return rest;
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return plural(n, "byte");
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(1)} GB`;
 }
