@@ -112,8 +112,8 @@ Deno.test(
 
       /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
       async function run(args: { command: string; cwd?: string }): Promise<string> {
-        const { dir: cwd, location } = await resolveShellCwd(locations, session.cwd, args.cwd);
-        const outcome = await runShell(args.command, cwd, {
+        const { location } = await resolveShellCwd(locations, session.cwd, args.cwd);
+        const outcome = await runShell(args.command, location, {
           jobs,
           foregroundWindowMs: 30_000,
           files: { locations, cwd: location, maxFileBytes: LIMIT },
@@ -230,9 +230,9 @@ Deno.test(
         // The shell op's own examples: a command line for an empty one (judged only: there is no
         // Makefile to run), and how to write a NUL byte (run: the file holds it).
         const deps = { jobs, foregroundWindowMs: 30_000 };
-        const [example] = shellSteps(await hintSteps(() => runShell(" ", root, deps)));
+        const [example] = shellSteps(await hintSteps(() => runShell(" ", session.cwd, deps)));
         assert((await judgeShellCommand(example!.command, "bash", undefined)).allowed);
-        const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", root, deps)));
+        const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", session.cwd, deps)));
         await run(printf!);
         assertEquals([...await Deno.readFile(`${root}/file.bin`)], [97, 0, 98]);
       } finally {

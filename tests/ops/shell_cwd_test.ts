@@ -62,6 +62,6 @@ Deno.test("resolveShellCwd: an ssh:// directory runs there only when the host ca
   const withJobs = world(host);
   const place = await resolveShellCwd(withJobs.locations, withJobs.base, "ssh://box/srv/app");
   assertEquals(place.dir, "ssh://box/srv/app");
-  assertEquals(place.remote?.dir, "/srv/app");
-  assertEquals(place.remote?.host, host);
+  assertEquals(place.location.path, "/srv/app");
+  assertEquals(place.location.host.jobs, host);
 });

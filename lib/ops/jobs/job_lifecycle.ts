@@ -24,6 +24,7 @@ import {
   startRecord,
 } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
+import type { Host } from "../ports/host.ts";
 import type { JobLog, JobStore } from "../ports/job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
 import { type LocalReaping, mergeProcesses } from "./job_reaping.ts";
@@ -40,11 +41,11 @@ import type { ProcessRunner } from "../ports/process_runner.ts";
 import {
   DEFAULT_LOG_CAP_BYTES,
   DEFAULT_MAX_RUNNING,
+  type JobDir,
   JobEvents,
   type JobListener,
   type JobManagerOptions,
   type KillResult,
-  type RemotePlace,
 } from "./job_manager_options.ts";
 
 interface RunningJob {
@@ -111,12 +112,16 @@ export class JobLifecycle {
   }
 
   /**
-   * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
-   * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
+   * Starts a command as a job on `host`, in `dir` there. Refuses duplicates of a running command
+   * and past the cap. A host with its own jobs (an ssh host) runs it there; else this machine.
    */
-  async start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
+  async start(host: Host, dir: JobDir, command: string): Promise<JobRecord> {
+    // The record keeps the directory as shown (an ssh:// URL remotely); the host gets its path.
+    const cwd = typeof dir === "string" ? dir : dir.url;
     if (this.closing) throw shuttingDown(command);
-    const place = remote ? remotePlace(remote.host, remote.dir, this.killGraceMs) : this.local;
+    const place = host.jobs
+      ? remotePlace(host.jobs, typeof dir === "string" ? dir : dir.path, this.killGraceMs)
+      : this.local;
     const key = await place.key(command, cwd);
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;

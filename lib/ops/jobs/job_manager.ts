@@ -6,16 +6,12 @@
 
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
+import type { Host } from "../ports/host.ts";
 import type { JobStore, TailRead } from "../ports/job_store.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import type { ListedJob } from "./host_probe.ts";
 import { JobLifecycle } from "./job_lifecycle.ts";
-import type {
-  JobListener,
-  JobManagerOptions,
-  KillResult,
-  RemotePlace,
-} from "./job_manager_options.ts";
+import type { JobDir, JobListener, JobManagerOptions, KillResult } from "./job_manager_options.ts";
 import { LocalReaping } from "./job_reaping.ts";
 import { JobRegistry } from "./job_registry.ts";
 
@@ -74,11 +70,11 @@ export class JobManager {
   }
 
   /**
-   * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
-   * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
+   * Starts a command as a job on `host`, in `cwd` there. Refuses duplicates of a running command
+   * and past the cap. A host with its own jobs (an ssh host) runs it there; else this machine.
    */
-  start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
-    return this.life.start(command, cwd, remote);
+  start(host: Host, cwd: JobDir, command: string): Promise<JobRecord> {
+    return this.life.start(host, cwd, command);
   }
 
   /** The current record: from memory for this server's running jobs, else from disk. */
