@@ -101,7 +101,7 @@ async function startSection(): Promise<void> {
     const trips: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      const job = await jobs.start(here, state, `echo ${i} ${mode}`);
+      const job = await jobs.start(here(jobs), state, `echo ${i} ${mode}`);
       starts.push(performance.now() - t0);
       await jobs.wait(job.id, 10_000);
       trips.push(performance.now() - t0);
@@ -130,7 +130,7 @@ async function killSection(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         const { command, markers } = killEscapes(ignoreTerm);
-        const job = await jobs.start(here, state, command);
+        const job = await jobs.start(here(jobs), state, command);
         await untilStarted(markers);
         const t0 = performance.now();
         await jobs.kill(job.id);
@@ -232,7 +232,7 @@ async function pumpSection(): Promise<void> {
         });
         await child.exited;
       } else {
-        const job = await jobs.start(here, state, `head -c ${bytes} /dev/zero # ${i}`);
+        const job = await jobs.start(here(jobs), state, `head -c ${bytes} /dev/zero # ${i}`);
         await jobs.wait(job.id, 120_000);
         await jobs.store.remove(job.id);
       }

@@ -42,7 +42,7 @@ try {
   let lastId = "";
   for (let i = 0; i < 3; i++) {
     const [, ms] = await timed(async () => {
-      const job = await jobs.start(here, state, `${flood} # run ${i}`);
+      const job = await jobs.start(here(jobs), state, `${flood} # run ${i}`);
       lastId = job.id;
       await jobs.wait(job.id, 120_000);
     });
@@ -58,7 +58,7 @@ try {
   for (let i = 0; i < 20; i++) {
     tailBig.push((await timed(() => jobs.store.readTail(lastId, 30 * 1024)))[1]);
   }
-  const small = await jobs.start(here, state, "yes 0123456789abcdef | head -c 1048576");
+  const small = await jobs.start(here(jobs), state, "yes 0123456789abcdef | head -c 1048576");
   await jobs.wait(small.id, 10_000);
   const tailSmall: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -75,7 +75,7 @@ try {
   });
   const [cappedRecord, cappedMs] = await timed(async () => {
     const job = await capped.start(
-      here,
+      here(capped),
       state,
       `yes 0123456789abcdef | head -c ${2 * GiB}; echo END`,
     );

@@ -32,7 +32,7 @@ const remote = { path: dir, url: `ssh://box${dir}` };
 async function timeJob(command: string, where: "local" | "remote"): Promise<number> {
   const t0 = performance.now();
   const r = await jobs.start(
-    where === "local" ? here : sshHost,
+    where === "local" ? here(jobs) : sshHost,
     where === "local" ? dir : remote,
     command,
   );
@@ -43,7 +43,7 @@ async function timeJob(command: string, where: "local" | "remote"): Promise<numb
 async function timeKill(where: "local" | "remote", n: number): Promise<number> {
   const command = `sleep 30 & sleep 31 & until false; do sleep 0.1; done # ${n}`;
   const r = await jobs.start(
-    where === "local" ? here : sshHost,
+    where === "local" ? here(jobs) : sshHost,
     where === "local" ? dir : remote,
     command,
   );

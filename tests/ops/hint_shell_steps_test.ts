@@ -15,6 +15,7 @@ import {
   toolCallSyntax,
 } from "../../lib/core/next_step.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
+import { LocalHost } from "../../lib/backends/local/local_host.ts";
 import * as runner from "../../lib/backends/local/process_runner.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { interruptedWrite } from "../../lib/backends/local/write_in_place.ts";
@@ -100,7 +101,8 @@ Deno.test(
       await Deno.writeTextFile(`${root}/.other.kept`, "before\n");
 
       const local = new LocalBackend();
-      const locations = new Locations(local);
+      const host = new LocalHost(local, "bash");
+      const locations = new Locations(host);
       const reads = createReadLimits({ maxFileBytes: LIMIT });
       const session = createSession(locations.localAt(root));
       const services = { locations, undo: new UndoStore(), editLocks: new FileLocks(), reads };
@@ -109,6 +111,8 @@ Deno.test(
         pid: Deno.pid,
         killGraceMs: 500,
       });
+      // As lib/compose.ts does: this machine's jobs are the manager's.
+      host.jobs = jobs.localJobs;
 
       /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
       async function run(args: { command: string; cwd?: string }): Promise<string> {

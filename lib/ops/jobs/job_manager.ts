@@ -7,6 +7,7 @@
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
 import type { Host } from "../ports/host.ts";
+import type { JobHost } from "../ports/job_host.ts";
 import type { JobStore, TailRead } from "../ports/job_store.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import type { ListedJob } from "./host_probe.ts";
@@ -45,6 +46,14 @@ export class JobManager {
     this.instance = this.life.instance;
     this.logCapBytes = this.life.logCapBytes;
     this.maxRunning = this.life.maxRunning;
+  }
+
+  /**
+   * This machine's jobs, for the LocalHost (the composition root hands them over): they keep
+   * their logs in this manager's store and end through its reaper.
+   */
+  get localJobs(): JobHost {
+    return this.life.localJobs;
   }
 
   subscribe(listener: JobListener): () => void {

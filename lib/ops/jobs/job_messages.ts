@@ -14,8 +14,7 @@ import { formatDuration, truncateText } from "../../core/jobs/progress_text.ts";
  * A remote job whose shell ended while something on the host still held its output open: a
  * process carrying no proof of being the job's (see "The limit" in docs/shell-and-jobs.md).
  */
-const HELD_OPEN_NOTE =
-  "after its shell ended, its output was still held open on the host by " +
+const HELD_OPEN_NOTE = "after its shell ended, its output was still held open on the host by " +
   "a process that carries no proof of being the job's (no cookie, not in its group or session, " +
   "its parent gone), so that process was left running there and what it writes now is not kept";
 
@@ -23,8 +22,7 @@ const HELD_OPEN_NOTE =
  * A local job whose shell ended while something outside it still held its output pipe open (on
  * the process tree: a process with no proof of being the job's).
  */
-const HELD_PIPE_NOTE =
-  "after its shell ended, its output pipe was still held open by a process " +
+const HELD_PIPE_NOTE = "after its shell ended, its output pipe was still held open by a process " +
   "that carries no proof of being the job's (no cookie, not in its cgroup, group or session, its " +
   "parent gone), so that process was left running; the server closed the pipe, so it gets " +
   "EPIPE or SIGPIPE when it writes, and nothing it writes reaches the log";
@@ -159,6 +157,21 @@ export function lostReason(why: string, killed: ProcessInfo[], unreached?: strin
       ? ` (the host could not be reached to stop what may still run of it there: ${unreached}; ` +
         "killing this job stops that once the host can be reached)"
       : "");
+}
+
+/**
+ * A start on a host that runs no commands (it only serves files: memory, or a local host the
+ * embedder did not hand the job manager's jobs). Nothing was run.
+ */
+export function runsNoCommands(hostId: string, command: string, cwd: string): AnchorError {
+  return new AnchorError({
+    code: "SHELL_REMOTE_CWD",
+    message: `Cannot run ${JSON.stringify(truncateText(command, 80))} in ${
+      JSON.stringify(cwd)
+    }: its host (${hostId}) only serves files; nothing was run.`,
+    hint: "Pass a directory on this machine, or on an ssh host, as cwd.",
+    fault: "caller",
+  });
 }
 
 /** A command that could not be started (nothing runs). */

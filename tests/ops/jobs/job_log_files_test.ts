@@ -35,7 +35,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start(here, dir.path, "echo 'test 3: FAIL'");
+        const job = await jobs.start(here(jobs), dir.path, "echo 'test 3: FAIL'");
         assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
         // Past what view reads whole, without writing it: the rest of the log is a hole of NULs.
         const log = jobs.store.localFiles(job.id)!.log;
@@ -78,7 +78,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start(here, dir.path, "echo 'test 3: FAIL'");
+        const job = await jobs.start(here(jobs), dir.path, "echo 'test 3: FAIL'");
         assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
         await Deno.truncate(jobs.store.localFiles(job.id)!.log, DEFAULT_MAX_FILE_BYTES + 1);
         const locations = new Locations(new LocalBackend());
@@ -113,7 +113,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start(here, dir.path, "until [ -f go ]; do sleep 0.05; done");
+        const job = await jobs.start(here(jobs), dir.path, "until [ -f go ]; do sleep 0.05; done");
         const locations = new Locations(new LocalBackend());
         locations.setJobLogs(new JobLogFiles(jobs));
         const session = createSession(locations.localAt(dir.path));
@@ -160,7 +160,7 @@ Deno.test(
       });
       try {
         const job = await jobs.start(
-          here,
+          here(jobs),
           dir.path,
           "echo started; until [ -f go ]; do sleep 0.05; done",
         );
@@ -206,7 +206,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start(here, dir.path, "echo logged");
+        const job = await jobs.start(here(jobs), dir.path, "echo logged");
         await jobs.wait(job.id, 60_000);
         const locations = new Locations(new LocalBackend());
         locations.setJobLogs(new JobLogFiles(jobs));
