@@ -109,7 +109,8 @@ export class JobLifecycle {
 
   /**
    * Starts a command as a job on `host`, in `dir` there. Refuses duplicates of a running command
-   * and past the cap. A host with its own jobs (an ssh host) runs it there; else this machine.
+   * and past the cap. It runs through `host.jobs` (this machine's or an ssh host's); a
+   * host that only serves files is refused (SHELL_REMOTE_CWD) and nothing runs.
    */
   async start(host: Host, dir: JobDir, command: string): Promise<JobRecord> {
     // The record keeps the directory as shown (an ssh:// URL remotely); the host gets its path.

@@ -80,7 +80,8 @@ export class JobManager {
 
   /**
    * Starts a command as a job on `host`, in `cwd` there. Refuses duplicates of a running command
-   * and past the cap. A host with its own jobs (an ssh host) runs it there; else this machine.
+   * and past the cap. It runs through `host.jobs` (this machine's or an ssh host's); a
+   * host that only serves files is refused (SHELL_REMOTE_CWD) and nothing runs.
    */
   start(host: Host, cwd: JobDir, command: string): Promise<JobRecord> {
     return this.life.start(host, cwd, command);
