@@ -108,9 +108,8 @@ export class JobLifecycle {
   }
 
   /**
-   * Starts a command as a job on `host`, in `dir` there. Refuses duplicates of a running command
-   * and past the cap. It runs through `host.jobs` (this machine's or an ssh host's); a
-   * host that only serves files is refused (SHELL_REMOTE_CWD) and nothing runs.
+   * Starts a command as a job on `host`, in `dir` there, through `host.jobs`. Refuses a host that
+   * only serves files (SHELL_REMOTE_CWD), duplicates of a running command and past the cap.
    */
   async start(host: Host, dir: JobDir, command: string): Promise<JobRecord> {
     // The record keeps the directory as shown (an ssh:// URL remotely); the host gets its path.
@@ -142,12 +141,7 @@ export class JobLifecycle {
     }
   }
 
-  private async launch(
-    command: string,
-    dir: JobHostDir,
-    key: string,
-    place: JobHost,
-  ): Promise<JobRecord> {
+  private async launch(command: string, dir: JobHostDir, key: string, place: JobHost) {
     const cwd = dir.url;
     let id: string;
     do {
