@@ -120,6 +120,7 @@ export type { FileSummary } from "./lib/core/text/head_summary.ts";
 export { LocalBackend } from "./lib/backends/local/local_backend.ts";
 export type { WriteLockOptions } from "./lib/backends/local/write_lock.ts";
 export { MemoryBackend, type MemoryBackendOptions } from "./lib/backends/memory/memory_backend.ts";
+export { MemoryHost } from "./lib/backends/memory/memory_host.ts";
 export {
   MACOS_PATHS,
   type PathRules,

@@ -66,9 +66,12 @@ export function createServices(options: ServiceOptions = {}): Services {
   const local = new LocalBackend();
   const shell = options.shell ?? currentPlatform().defaultShell;
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
-  const locations = new Locations(new LocalHost(local, shell), sshPool);
+  const localHost = new LocalHost(local, shell);
+  const locations = new Locations(localHost, sshPool);
   // A remote job of another server (or of a dead one) is reached through this process's pool.
   const jobs = createJobManager(options, locations);
+  // This machine's jobs are the manager's (its store, its reaper): handed to the host here.
+  localHost.jobs = jobs.localJobs;
   locations.setJobLogs(new JobLogFiles(jobs, shell));
   const services = {
     locations,

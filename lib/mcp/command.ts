@@ -6,6 +6,7 @@
 import { type ParseArgsFailure, parseArgsMessage } from "../core/usage_text.ts";
 import { closeServices, createServices } from "../compose.ts";
 import { AnchorError, toAnchorError } from "../core/errors.ts";
+import { formatJobUri } from "../core/jobs/job_uri.ts";
 import { Confinement } from "../ops/confinement.ts";
 import { ExecFileGuard } from "../ops/edit/exec_guard.ts";
 import type { Location, Locations } from "../ops/location.ts";
@@ -79,7 +80,7 @@ Options:
                                powershell, pwsh, or sh. Commands on ssh:// hosts use bash there.
   --tail-bytes N               Output tail a shell or jobs result shows, in bytes as sent
                                (default 4096; 256 to 1048576). The whole log stays readable
-                               with view {"path":"anchorfs://jobs/ID"}.
+                               with view {"path":"${formatJobUri("ID")}"}.
   --passing-tail-lines N       Lines of that tail a passing (exit 0) run shows: its summary
                                (default 10; 0 shows the whole --tail-bytes tail). jobs read
                                and wait with "bytes" show that many bytes.

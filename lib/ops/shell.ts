@@ -11,7 +11,6 @@ import { type Guide, guide, joinGuide, joinGuides, step } from "../core/next_ste
 import type { Location, Locations } from "./location.ts";
 import { judgeShellCommand, type ShellFiles } from "./shell_files.ts";
 import { type JobManager } from "./jobs/job_manager.ts";
-import { type RemotePlace } from "./jobs/job_manager_options.ts";
 import { formatJobUri } from "../core/jobs/job_uri.ts";
 import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
@@ -37,8 +36,6 @@ interface ShellDeps {
   signal?: AbortSignal;
   /** The shell the command runs with; the policy reads the line as that shell does. */
   shell?: ShellKind;
-  /** Run on this host (`cwd` is then the directory's ssh:// URL). */
-  remote?: RemotePlace;
   /**
    * Where the command's files are looked up when the policy refuses reading them: a file
    * anchorfs cannot read itself (too big, not a regular file) is the shell's to read.
@@ -55,13 +52,14 @@ type ShellOutcome =
 /**
  * Where a command runs: a local directory, or a directory on an ssh host (then the command runs
  * there, over the pooled connection, as a job like any other). `base` is the session's working
- * directory; `dir` is what runShell takes (the ssh:// URL for a remote directory).
+ * directory; `dir` is how it is shown (the ssh:// URL for a remote directory) and `location`
+ * is what runShell takes.
  */
 export async function resolveShellCwd(
   locations: Locations,
   base: Location,
   given: string | undefined,
-): Promise<{ dir: string; remote?: RemotePlace; location: Location }> {
+): Promise<{ dir: string; location: Location }> {
   // Models send "" for "not set": that is the working directory, not an empty path.
   const raw = given?.trim() === "" ? undefined : given;
   const location = raw === undefined ? base : await locations.locate(raw, base);
@@ -88,12 +86,16 @@ export async function resolveShellCwd(
       }.`,
     });
   }
-  return { dir: location.url, remote: { host, dir: location.path }, location };
+  return { dir: location.url, location };
 }
 
+/**
+ * Runs `command` in `cwd` on its host (a Location, as resolveShellCwd gives: an ssh host's
+ * directory runs there over the pooled connection).
+ */
 export async function runShell(
   command: string,
-  cwd: string,
+  cwd: Pick<Location, "host" | "path" | "url">,
   deps: ShellDeps,
 ): Promise<ShellOutcome> {
   if (command.trim() === "") {
@@ -121,7 +123,7 @@ export async function runShell(
     throw new AnchorError({ code: "SHELL_POLICY", message: verdict.message, fault: "caller" });
   }
   const { jobs } = deps;
-  const started = await jobs.start(command, cwd, deps.remote);
+  const started = await jobs.start(cwd.host, cwd, command);
   const { onProgress } = deps;
   const { record, done, elapsedMs } = await waitForJob(jobs, started.id, {
     timeoutMs: deps.foregroundWindowMs,

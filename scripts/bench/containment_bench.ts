@@ -13,6 +13,7 @@ import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { livePidsMatching, pathExists, uniqueMarker } from "../../tests/mcp/_jobs_helpers.ts";
 import { startServer, type TestServer } from "../../tests/_harness.ts";
 import { ESCAPES, escapesCommand } from "../../tests/faults/_escapes.ts";
+import { here } from "../../tests/_here.ts";
 
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
@@ -100,7 +101,7 @@ async function startSection(): Promise<void> {
     const trips: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      const job = await jobs.start(`echo ${i} ${mode}`, state);
+      const job = await jobs.start(here(jobs), state, `echo ${i} ${mode}`);
       starts.push(performance.now() - t0);
       await jobs.wait(job.id, 10_000);
       trips.push(performance.now() - t0);
@@ -129,7 +130,7 @@ async function killSection(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         const { command, markers } = killEscapes(ignoreTerm);
-        const job = await jobs.start(command, state);
+        const job = await jobs.start(here(jobs), state, command);
         await untilStarted(markers);
         const t0 = performance.now();
         await jobs.kill(job.id);
@@ -231,7 +232,7 @@ async function pumpSection(): Promise<void> {
         });
         await child.exited;
       } else {
-        const job = await jobs.start(`head -c ${bytes} /dev/zero # ${i}`, state);
+        const job = await jobs.start(here(jobs), state, `head -c ${bytes} /dev/zero # ${i}`);
         await jobs.wait(job.id, 120_000);
         await jobs.store.remove(job.id);
       }

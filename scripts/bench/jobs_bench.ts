@@ -7,6 +7,7 @@ import * as runner from "../../lib/backends/local/process_runner.ts";
 import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { startServer } from "../../tests/_harness.ts";
+import { here } from "../../tests/_here.ts";
 
 const localRunner = runner.localProcessRunner;
 
@@ -41,7 +42,7 @@ try {
   let lastId = "";
   for (let i = 0; i < 3; i++) {
     const [, ms] = await timed(async () => {
-      const job = await jobs.start(`${flood} # run ${i}`, state);
+      const job = await jobs.start(here(jobs), state, `${flood} # run ${i}`);
       lastId = job.id;
       await jobs.wait(job.id, 120_000);
     });
@@ -57,7 +58,7 @@ try {
   for (let i = 0; i < 20; i++) {
     tailBig.push((await timed(() => jobs.store.readTail(lastId, 30 * 1024)))[1]);
   }
-  const small = await jobs.start("yes 0123456789abcdef | head -c 1048576", state);
+  const small = await jobs.start(here(jobs), state, "yes 0123456789abcdef | head -c 1048576");
   await jobs.wait(small.id, 10_000);
   const tailSmall: number[] = [];
   for (let i = 0; i < 20; i++) {
@@ -73,7 +74,11 @@ try {
     logCapBytes: 256 * 1024 ** 2,
   });
   const [cappedRecord, cappedMs] = await timed(async () => {
-    const job = await capped.start(`yes 0123456789abcdef | head -c ${2 * GiB}; echo END`, state);
+    const job = await capped.start(
+      here(capped),
+      state,
+      `yes 0123456789abcdef | head -c ${2 * GiB}; echo END`,
+    );
     return (await capped.wait(job.id, 300_000)).record;
   });
   const cappedSize = await capped.store.logSize(cappedRecord.id);

@@ -97,9 +97,9 @@ async function killOnce(noProc: boolean, n: number): Promise<number> {
     killGraceMs: 500,
   });
   const r = await jobs.start(
+    sshHost,
+    { path: dir, url: `ssh://box${dir}` },
     `sleep 30 & setsid sleep 31 & until false; do sleep 0.1; done # ${n}`,
-    `ssh://box${dir}`,
-    { host: sshHost.jobs, dir },
   );
   await new Promise((res) => setTimeout(res, 300));
   const t0 = performance.now();

@@ -8,9 +8,9 @@
 import { createLocalProcessRunner } from "../../lib/backends/local/process_runner.ts";
 import { readPsTable } from "../../lib/backends/platform/foreign_process_table.ts";
 import { JobManager } from "../../lib/ops/jobs/job_manager.ts";
-import { type RemotePlace } from "../../lib/ops/jobs/job_manager_options.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { createSshWorld } from "../../tests/backends/ssh/_sshd.ts";
+import { here } from "../../tests/_here.ts";
 
 const runs = Number(Deno.args[0] ?? 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -27,14 +27,14 @@ const jobs = new JobManager(createLocalProcessRunner(), {
   pid: Deno.pid,
   killGraceMs: 500,
 });
-const remote: RemotePlace = { host: sshHost.jobs, dir };
+const remote = { path: dir, url: `ssh://box${dir}` };
 
 async function timeJob(command: string, where: "local" | "remote"): Promise<number> {
   const t0 = performance.now();
   const r = await jobs.start(
+    where === "local" ? here(jobs) : sshHost,
+    where === "local" ? dir : remote,
     command,
-    where === "local" ? dir : `ssh://box${dir}`,
-    where === "remote" ? remote : undefined,
   );
   await jobs.wait(r.id, 120_000);
   return performance.now() - t0;
@@ -43,9 +43,9 @@ async function timeJob(command: string, where: "local" | "remote"): Promise<numb
 async function timeKill(where: "local" | "remote", n: number): Promise<number> {
   const command = `sleep 30 & sleep 31 & until false; do sleep 0.1; done # ${n}`;
   const r = await jobs.start(
+    where === "local" ? here(jobs) : sshHost,
+    where === "local" ? dir : remote,
     command,
-    where === "local" ? dir : `ssh://box${dir}`,
-    where === "remote" ? remote : undefined,
   );
   await new Promise((res) => setTimeout(res, 300));
   const t0 = performance.now();

@@ -1,23 +1,23 @@
-// The one contract every place a job runs must meet (this machine through the process runner and
-// the reaper, an ssh host through its job host), run as steps of one test against real processes:
+// The one contract every JobHost must meet (this machine through the process runner and the
+// reaper, an ssh host through its connection), run as steps of one test against real processes:
 // output reaches the log, the exit code the end, a kill takes the job's shell, what a command
 // leaves running ends at its end, and the duplicate key tells places apart. The local test
 // (tests/backends/local) and the ssh one (tests/backends/ssh, a real sshd) call it.
 
 import { jobCookie } from "../../lib/core/jobs/job_processes.ts";
 import { type JobRecord, startRecord } from "../../lib/core/jobs/job_state.ts";
-import type { JobPlace, JobRun } from "../../lib/ops/jobs/job_places.ts";
+import type { JobHost, JobHostDir, JobRun } from "../../lib/ops/ports/job_host.ts";
 import type { JobStore } from "../../lib/ops/ports/job_store.ts";
 import { assert, assertEquals, assertNotEquals } from "../_assert.ts";
 
 /** A place to run jobs in, the store its logs go to, and two directories (as cwd is given). */
 export interface PlaceWorld {
-  place: JobPlace;
+  place: JobHost;
   store: JobStore;
-  /** The job's directory as the manager is given it (a path, or the ssh:// URL). */
-  cwd: string;
+  /** The job's directory: its path there, and as shown (a path, or the ssh:// URL). */
+  cwd: JobHostDir;
   /** Another directory, for the key. */
-  otherCwd: string;
+  otherCwd: JobHostDir;
 }
 
 let counter = 0;
@@ -44,12 +44,19 @@ async function start(
   assert(await world.store.reserve(id));
   const cookie = jobCookie("contract", id);
   const log = world.store.openLog(id, 1024 * 1024);
-  const run = await world.place.start({ command, cwd: world.cwd, id, cookie, log });
+  const run = await world.place.startJob({
+    command,
+    dir: world.cwd,
+    id,
+    cookie,
+    log,
+    graceMs: 500,
+  });
   run.exited.finally(() => log.close());
   const record = startRecord({
     id,
     command,
-    cwd: world.cwd,
+    cwd: world.cwd.url,
     cookie,
     pid: run.pid,
     ...(run.host !== undefined && { host: run.host }),
@@ -100,7 +107,7 @@ export async function jobPlaceContract(t: Deno.TestContext, world: PlaceWorld): 
   });
 
   await t.step("the duplicate key ignores spacing and tells directories apart", async () => {
-    const key = (command: string, cwd: string) => world.place.key(command, cwd);
+    const key = (command: string, cwd: JobHostDir) => world.place.key(command, cwd);
     assertEquals(await key("make  test", world.cwd), await key("make test", world.cwd));
     assertNotEquals(await key("make test", world.cwd), await key("make test", world.otherCwd));
     assertNotEquals(await key("make test", world.cwd), await key("make tests", world.cwd));

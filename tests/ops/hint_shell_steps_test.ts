@@ -15,6 +15,7 @@ import {
   toolCallSyntax,
 } from "../../lib/core/next_step.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
+import { LocalHost } from "../../lib/backends/local/local_host.ts";
 import * as runner from "../../lib/backends/local/process_runner.ts";
 import { DiskJobStore } from "../../lib/backends/local/disk_job_store.ts";
 import { interruptedWrite } from "../../lib/backends/local/write_in_place.ts";
@@ -100,7 +101,8 @@ Deno.test(
       await Deno.writeTextFile(`${root}/.other.kept`, "before\n");
 
       const local = new LocalBackend();
-      const locations = new Locations(local);
+      const host = new LocalHost(local, "bash");
+      const locations = new Locations(host);
       const reads = createReadLimits({ maxFileBytes: LIMIT });
       const session = createSession(locations.localAt(root));
       const services = { locations, undo: new UndoStore(), editLocks: new FileLocks(), reads };
@@ -109,11 +111,13 @@ Deno.test(
         pid: Deno.pid,
         killGraceMs: 500,
       });
+      // As lib/compose.ts does: this machine's jobs are the manager's.
+      host.jobs = jobs.localJobs;
 
       /** Runs one suggested shell call as the shell tool does; its output, after checking it ran. */
       async function run(args: { command: string; cwd?: string }): Promise<string> {
-        const { dir: cwd, location } = await resolveShellCwd(locations, session.cwd, args.cwd);
-        const outcome = await runShell(args.command, cwd, {
+        const { location } = await resolveShellCwd(locations, session.cwd, args.cwd);
+        const outcome = await runShell(args.command, location, {
           jobs,
           foregroundWindowMs: 30_000,
           files: { locations, cwd: location, maxFileBytes: LIMIT },
@@ -230,9 +234,9 @@ Deno.test(
         // The shell op's own examples: a command line for an empty one (judged only: there is no
         // Makefile to run), and how to write a NUL byte (run: the file holds it).
         const deps = { jobs, foregroundWindowMs: 30_000 };
-        const [example] = shellSteps(await hintSteps(() => runShell(" ", root, deps)));
+        const [example] = shellSteps(await hintSteps(() => runShell(" ", session.cwd, deps)));
         assert((await judgeShellCommand(example!.command, "bash", undefined)).allowed);
-        const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", root, deps)));
+        const [printf] = shellSteps(await hintSteps(() => runShell("a\0b", session.cwd, deps)));
         await run(printf!);
         assertEquals([...await Deno.readFile(`${root}/file.bin`)], [97, 0, 98]);
       } finally {

@@ -3,15 +3,16 @@
 // host the same way (Locations.hostAt, what the job manager uses for other servers' jobs).
 
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
+import { MemoryHost } from "../../lib/backends/memory/memory_host.ts";
 import { Locations } from "../../lib/ops/location.ts";
-import { filesHost, type Host } from "../../lib/ops/ports/host.ts";
+import type { Host } from "../../lib/ops/ports/host.ts";
 import type { RemoteTarget } from "../../lib/core/ssh/remote_url.ts";
 import { assertEquals, assertRejects } from "../_assert.ts";
 
 function world() {
-  const local = filesHost(new MemoryBackend({ "/work/a.txt": "a" }), "pwsh");
+  const local = new MemoryHost({ "/work/a.txt": "a" }, "pwsh");
   const opened: RemoteTarget[] = [];
-  const box: Host = filesHost(new MemoryBackend({ "/srv/b.txt": "b" }), "bash");
+  const box: Host = new MemoryHost({ "/srv/b.txt": "b" }, "bash");
   const locations = new Locations(local, {
     open: (target) => {
       opened.push(target);

@@ -4,13 +4,13 @@
 
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
-import type { RemoteJobHost } from "../../lib/ops/ports/job_host.ts";
+import type { JobHost } from "../../lib/ops/ports/job_host.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { filesHost, type Host } from "../../lib/ops/ports/host.ts";
 import { resolveShellCwd } from "../../lib/ops/shell.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 
-function world(remoteHost?: RemoteJobHost) {
+function world(remoteHost?: JobHost) {
   const local = new MemoryBackend({ "/work/app/src/main.ts": "x", "/work/app/notes.txt": "y" });
   const files = new MemoryBackend({ "/srv/app/README": "r" });
   const remote: Host = { ...filesHost(files, "bash"), ...(remoteHost && { jobs: remoteHost }) };
@@ -54,14 +54,15 @@ Deno.test("resolveShellCwd: an ssh:// directory runs there only when the host ca
   );
   assertEquals(refused.code, "SHELL_REMOTE_CWD");
   assertStringIncludes(refused.message, "that host only serves files");
-  const host: RemoteJobHost = {
+  const host: JobHost = {
     description: "me@box:22",
+    key: () => Promise.reject(new Error("not keyed in this test")),
     startJob: () => Promise.reject(new Error("not started in this test")),
     stopJob: () => Promise.reject(new Error("not stopped in this test")),
   };
   const withJobs = world(host);
   const place = await resolveShellCwd(withJobs.locations, withJobs.base, "ssh://box/srv/app");
   assertEquals(place.dir, "ssh://box/srv/app");
-  assertEquals(place.remote?.dir, "/srv/app");
-  assertEquals(place.remote?.host, host);
+  assertEquals(place.location.path, "/srv/app");
+  assertEquals(place.location.host.jobs, host);
 });

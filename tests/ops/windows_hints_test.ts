@@ -4,13 +4,13 @@
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
+import { MemoryHost } from "../../lib/backends/memory/memory_host.ts";
 import { AnchorError } from "../../lib/core/errors.ts";
 import { isCall, renderGuide, toolCallSyntax } from "../../lib/core/next_step.ts";
 import type { GuideStep } from "../../lib/core/next_step.ts";
 import { WINDOWS_PATHS } from "../../lib/core/path/path_rules.ts";
 import type { ShellKind } from "../../lib/core/platform/platform.ts";
 import { Locations } from "../../lib/ops/location.ts";
-import { filesHost } from "../../lib/ops/ports/host.ts";
 import { createSession } from "../../lib/ops/session.ts";
 import { viewResult } from "../../lib/ops/view.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
@@ -30,7 +30,7 @@ function windowsDisk(shell?: ShellKind) {
     { "C:\\proj\\big copy.log": big, "C:\\proj\\small.txt": "needle\n" },
     { paths: WINDOWS_PATHS },
   );
-  const locations = new Locations(filesHost(disk, shell));
+  const locations = new Locations(new MemoryHost(disk, shell));
   const session = createSession(locations.localAt("C:\\proj"));
   const reads = createReadLimits({ maxFileBytes: LIMIT });
   const files = { locations, cwd: session.cwd, maxFileBytes: LIMIT };
@@ -139,7 +139,7 @@ Deno.test("a location's host states its shell: --shell locally, the disk's defau
   assertEquals(local.host.shell, "cmd");
   assertEquals(windowsDisk("pwsh").locations.localAt("C:\\proj\\a.txt").host.shell, "pwsh");
   assertEquals(new Locations(new MemoryBackend({})).localAt("/a").host.shell, "bash");
-  const box = filesHost(new MemoryBackend({ "/srv/a.txt": "" }), "bash");
+  const box = new MemoryHost({ "/srv/a.txt": "" }, "bash");
   const remote = await new Locations(windowsDisk().locations.local, {
     open: () => Promise.resolve(box),
   })

@@ -89,6 +89,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "LocalBackend",
       "MemoryBackend",
       "MemoryBackendOptions",
+      "MemoryHost",
       "ReadFileOptions",
       "ReadFilesOptions",
       "SpecialKind",

@@ -4,17 +4,18 @@
 import type { Host } from "../../ops/ports/host.ts";
 import { SftpBackend } from "./sftp_files.ts";
 import { SshJobHost } from "./remote_job_runner.ts";
+import { SshJobs } from "./ssh_jobs.ts";
 import type { SshLink } from "./ssh_link.ts";
 
 export class SshHost implements Host {
   readonly files: SftpBackend;
-  readonly jobs: SshJobHost;
+  readonly jobs: SshJobs;
   readonly shell = "bash" as const;
 
   /** `urlOf` gives a path as the model wrote its host (`ssh://box/x`), for the files' errors. */
   constructor(readonly link: SshLink, urlOf?: (path: string) => string) {
     this.files = new SftpBackend(link, urlOf);
-    this.jobs = new SshJobHost(link);
+    this.jobs = new SshJobs(new SshJobHost(link));
   }
 
   get id(): string {

@@ -27,6 +27,22 @@ export interface ProcessInfo {
   cookie?: string;
 }
 
+/**
+ * A process signalled on a remote host as a table row (its group is the job's `pgid`; no start
+ * time is known here). Pure, so the ssh backend and the registry both map with it.
+ */
+export function remoteRow(pgid: number): (p: { pid: number; name: string }) => ProcessInfo {
+  return (p) => ({
+    pid: p.pid,
+    name: p.name,
+    ppid: 0,
+    pgrp: pgid,
+    sid: pgid,
+    startTicks: 0,
+    state: "?",
+  });
+}
+
 /** What to look for. At least one of cookie, cookiePrefix, leader. */
 export interface JobProcessTarget {
   /** One job's cookie (`<instance>/<job id>`). */

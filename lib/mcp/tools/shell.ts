@@ -113,17 +113,17 @@ async function shellCall(
   ctx: ServerContext,
 ): Promise<ToolResult> {
   const { command, cwd } = args;
-  const { dir, remote, location } = await resolveShellCwd(
+  const { dir, location } = await resolveShellCwd(
     env.services.locations,
     env.session.cwd,
     cwd,
   );
   const progress = progressReporter(ctx);
-  const outcome = await runShell(command, dir, {
+  const outcome = await runShell(command, location, {
     jobs: env.services.jobs,
     // Remote hosts run bash; the policy reads the line as the shell that runs it.
-    ...(remote
-      ? { shell: "bash" as const, remote }
+    ...(location.remote
+      ? { shell: "bash" as const }
       : env.services.shell !== undefined && { shell: env.services.shell }),
     files: {
       locations: env.services.locations,

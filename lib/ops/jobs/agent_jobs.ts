@@ -169,8 +169,8 @@ function scopedCalls(scope: AgentScope): Partial<JobManager> {
 function scopedEvents(scope: AgentScope): Partial<JobManager> {
   const { jobs, owned } = scope;
   return {
-    async start(command, cwd, remote) {
-      const record = await jobs.start(command, cwd, remote).catch((e) => {
+    async start(host, cwd, command) {
+      const record = await jobs.start(host, cwd, command).catch((e) => {
         throw isAnchorError(e) ? scope.othersNotNamed(e) : e;
       });
       scope.claim(record.id);

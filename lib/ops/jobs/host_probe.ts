@@ -7,10 +7,9 @@ import { formatTarget, parseRemoteUrl } from "../../core/ssh/remote_url.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
 import { formatDuration } from "../../core/jobs/progress_text.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
-import type { RemoteJobHost } from "../ports/job_host.ts";
 
 /** The job host of a remote job's directory (its record's ssh:// cwd); rejects when unreachable. */
-type JobHostAt = (cwdUrl: string) => Promise<RemoteJobHost>;
+type JobHostAt = (cwdUrl: string) => Promise<unknown>;
 
 /** How long a listing waits for a remote job's host (default of JobManagerOptions.hostProbeMs). */
 export const HOST_PROBE_MS = 3000;

@@ -2,7 +2,8 @@
 // cap), end (recorded exactly once, through recordEnd), kill, and on shutdown the end of every
 // job this server started. Every job process carries a cookie (ANCHORFS_JOB) so all of a job's
 // processes end with it, even those that left its session. Where a job runs (this machine or an
-// ssh host) is its JobRun's business (job_places.ts); other servers' records are the registry's.
+// ssh host) is its host's JobHost's business (ports/job_host.ts); other servers' records are the
+// registry's.
 
 import {
   DuplicateJobError,
@@ -11,6 +12,7 @@ import {
   lostReason,
   recordUncreatable,
   recordUnwritable,
+  runsNoCommands,
   shuttingDown,
   spawnFailed,
   tooManyJobs,
@@ -24,27 +26,22 @@ import {
   startRecord,
 } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
+import type { Host } from "../ports/host.ts";
 import type { JobLog, JobStore } from "../ports/job_store.ts";
 import { killJobProcesses, killJobProcessesNow, type ReapTarget } from "./process_reaper.ts";
 import { type LocalReaping, mergeProcesses } from "./job_reaping.ts";
-import {
-  containmentFields,
-  type JobEnd,
-  type JobPlace,
-  type JobRun,
-  localPlace,
-  remotePlace,
-} from "./job_places.ts";
+import { containmentFields, localJobHost } from "./job_places.ts";
+import type { JobEnd, JobHost, JobHostDir, JobRun } from "../ports/job_host.ts";
 import type { JobRegistry } from "./job_registry.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import {
   DEFAULT_LOG_CAP_BYTES,
   DEFAULT_MAX_RUNNING,
+  type JobDir,
   JobEvents,
   type JobListener,
   type JobManagerOptions,
   type KillResult,
-  type RemotePlace,
 } from "./job_manager_options.ts";
 
 interface RunningJob {
@@ -58,7 +55,7 @@ interface RunningJob {
   writes: Promise<void>;
   /** What the end's own sweep terminated (a kill running meanwhile reports these too). */
   endKilled: ProcessInfo[];
-  /** Its process, on this machine or an ssh host (job_places.ts). */
+  /** Its process, on this machine or an ssh host (its JobHost started it). */
   run: JobRun;
   /**
    * The sweep of a `jobs kill` in flight: the processes it signalled. The end waits for it to
@@ -86,8 +83,8 @@ export class JobLifecycle {
   private readonly pollMs: number;
   private readonly pid: number;
   private readonly runner: ProcessRunner;
-  /** Where a job without a remote place runs: this machine. */
-  private readonly local: JobPlace;
+  /** This machine's jobs (the LocalHost's, handed over by the composition root). */
+  readonly localJobs: JobHost;
 
   /** `registry`: other servers' records (their duplicates; pruning after an end). */
   constructor(
@@ -103,7 +100,7 @@ export class JobLifecycle {
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.killGraceMs = options.killGraceMs ?? 2000;
     this.pollMs = options.pollMs ?? 100;
-    this.local = localPlace(reaping, this.store);
+    this.localJobs = localJobHost(reaping, this.store);
   }
 
   subscribe(listener: JobListener): () => void {
@@ -111,13 +108,17 @@ export class JobLifecycle {
   }
 
   /**
-   * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
-   * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
+   * Starts a command as a job on `host`, in `dir` there, through `host.jobs`. Refuses a host that
+   * only serves files (SHELL_REMOTE_CWD), duplicates of a running command and past the cap.
    */
-  async start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
+  async start(host: Host, dir: JobDir, command: string): Promise<JobRecord> {
+    // The record keeps the directory as shown (an ssh:// URL remotely); the host gets its path.
+    const where = typeof dir === "string" ? { path: dir, url: dir } : dir;
+    const cwd = where.url;
     if (this.closing) throw shuttingDown(command);
-    const place = remote ? remotePlace(remote.host, remote.dir, this.killGraceMs) : this.local;
-    const key = await place.key(command, cwd);
+    const place = host.jobs;
+    if (!place) throw runsNoCommands(host.id, command, cwd);
+    const key = await place.key(command, where);
     const duplicateId = this.byKey.get(key);
     const duplicate = duplicateId ? this.running.get(duplicateId) : undefined;
     if (duplicate) throw new DuplicateJobError(duplicate.record, this.now(), this.pid);
@@ -131,7 +132,7 @@ export class JobLifecycle {
     try {
       const elsewhere = await this.registry.runningElsewhere(key);
       if (elsewhere) throw new DuplicateJobError(elsewhere, this.now(), this.pid);
-      return await this.launch(command, cwd, key, place);
+      return await this.launch(command, where, key, place);
     } catch (e) {
       if (this.byKey.get(key) === STARTING) this.byKey.delete(key);
       throw e;
@@ -140,12 +141,8 @@ export class JobLifecycle {
     }
   }
 
-  private async launch(
-    command: string,
-    cwd: string,
-    key: string,
-    place: JobPlace,
-  ): Promise<JobRecord> {
+  private async launch(command: string, dir: JobHostDir, key: string, place: JobHost) {
+    const cwd = dir.url;
     let id: string;
     do {
       id = `${this.pid}-${++this.counter}`;
@@ -158,7 +155,7 @@ export class JobLifecycle {
     const log = this.store.openLog(id, this.logCapBytes);
     let run: JobRun;
     try {
-      run = await place.start({ command, cwd, id, cookie, log });
+      run = await place.startJob({ command, dir, id, cookie, log, graceMs: this.killGraceMs });
     } catch (e) {
       log.close();
       await this.store.remove(id);

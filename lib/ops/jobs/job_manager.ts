@@ -6,16 +6,13 @@
 
 import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
+import type { Host } from "../ports/host.ts";
+import type { JobHost } from "../ports/job_host.ts";
 import type { JobStore, TailRead } from "../ports/job_store.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import type { ListedJob } from "./host_probe.ts";
 import { JobLifecycle } from "./job_lifecycle.ts";
-import type {
-  JobListener,
-  JobManagerOptions,
-  KillResult,
-  RemotePlace,
-} from "./job_manager_options.ts";
+import type { JobDir, JobListener, JobManagerOptions, KillResult } from "./job_manager_options.ts";
 import { LocalReaping } from "./job_reaping.ts";
 import { JobRegistry } from "./job_registry.ts";
 
@@ -51,6 +48,14 @@ export class JobManager {
     this.maxRunning = this.life.maxRunning;
   }
 
+  /**
+   * This machine's jobs, for the LocalHost (the composition root hands them over): they keep
+   * their logs in this manager's store and end through its reaper.
+   */
+  get localJobs(): JobHost {
+    return this.life.localJobs;
+  }
+
   subscribe(listener: JobListener): () => void {
     return this.life.subscribe(listener);
   }
@@ -74,11 +79,12 @@ export class JobManager {
   }
 
   /**
-   * Starts a command as a job. Refuses duplicates of a running command and past the cap. With
-   * `remote`, it runs on that host (`cwd` is then the directory's ssh:// URL, as shown).
+   * Starts a command as a job on `host`, in `cwd` there. Refuses duplicates of a running command
+   * and past the cap. It runs through `host.jobs` (this machine's or an ssh host's); a
+   * host that only serves files is refused (SHELL_REMOTE_CWD) and nothing runs.
    */
-  start(command: string, cwd: string, remote?: RemotePlace): Promise<JobRecord> {
-    return this.life.start(command, cwd, remote);
+  start(host: Host, cwd: JobDir, command: string): Promise<JobRecord> {
+    return this.life.start(host, cwd, command);
   }
 
   /** The current record: from memory for this server's running jobs, else from disk. */

@@ -5,17 +5,17 @@
 import type { ProcessInfo } from "../../core/jobs/job_processes.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import type { Hosts } from "../ports/host.ts";
-import type { RemoteJobHost } from "../ports/job_host.ts";
 import type { JobStore } from "../ports/job_store.ts";
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
 export const DEFAULT_MAX_RUNNING = 16;
 
-/** Where a job on another host runs: the host, and the directory there. */
-export interface RemotePlace {
-  host: RemoteJobHost;
-  dir: string;
-}
+/**
+ * The directory a job runs in: its path on the job's host, and how it is shown (the record's
+ * cwd: the plain path locally, the ssh:// URL on an ssh host). A Location fits; a plain string
+ * is a path shown as itself.
+ */
+export type JobDir = string | { path: string; url: string };
 
 export interface JobManagerOptions {
   /** Where records and logs live (lib/backends/local/disk_job_store.ts on a real server). */

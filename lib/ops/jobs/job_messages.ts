@@ -159,6 +159,21 @@ export function lostReason(why: string, killed: ProcessInfo[], unreached?: strin
       : "");
 }
 
+/**
+ * A start on a host that runs no commands (it only serves files: memory, or a local host the
+ * embedder did not hand the job manager's jobs). Nothing was run.
+ */
+export function runsNoCommands(hostId: string, command: string, cwd: string): AnchorError {
+  return new AnchorError({
+    code: "SHELL_REMOTE_CWD",
+    message: `Cannot run ${JSON.stringify(truncateText(command, 80))} in ${
+      JSON.stringify(cwd)
+    }: its host (${hostId}) only serves files; nothing was run.`,
+    hint: "Pass a directory on this machine, or on an ssh host, as cwd.",
+    fault: "caller",
+  });
+}
+
 /** A command that could not be started (nothing runs). */
 export function spawnFailed(command: string, cwd: string, e: unknown): AnchorError {
   return new AnchorError({

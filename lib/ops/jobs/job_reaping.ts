@@ -4,7 +4,6 @@
 
 import type { ProcessInfo } from "../../core/jobs/job_processes.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
-import type { RemoteProcessInfo } from "../ports/job_host.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import { killJobProcesses, type ReapTarget } from "./process_reaper.ts";
 
@@ -62,19 +61,6 @@ export class LocalReaping {
     if (cgroups.length > 0) await this.runner.removeCgroups?.(cgroups);
     return killed;
   }
-}
-
-/** A remote process as a table row (its group is the job's; no start time is known here). */
-export function remoteRow(pgid: number): (p: RemoteProcessInfo) => ProcessInfo {
-  return (p) => ({
-    pid: p.pid,
-    name: p.name,
-    ppid: 0,
-    pgrp: pgid,
-    sid: pgid,
-    startTicks: 0,
-    state: "?",
-  });
 }
 
 /** Both lists without repeats, in start order. */

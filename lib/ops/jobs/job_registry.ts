@@ -9,10 +9,11 @@ import {
   cookiesInTable,
   describeProcesses,
   type ProcessInfo,
+  remoteRow,
 } from "../../core/jobs/job_processes.ts";
 import { isTerminal, type JobRecord, loseRecord } from "../../core/jobs/job_state.ts";
 import { stripTrailing } from "../../core/path/path_text.ts";
-import type { RemoteJobHost } from "../ports/job_host.ts";
+import type { JobHost } from "../ports/job_host.ts";
 import type { JobStore } from "../ports/job_store.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import {
@@ -22,7 +23,7 @@ import {
   type ListedJob,
   probeHosts,
 } from "./host_probe.ts";
-import { type LocalReaping, remoteRow } from "./job_reaping.ts";
+import type { LocalReaping } from "./job_reaping.ts";
 import type { JobManagerOptions } from "./job_manager_options.ts";
 import { jobNotFound, remoteStopError } from "./job_messages.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
@@ -308,10 +309,14 @@ export class JobRegistry {
   }
 
   /** The job host of a remote record's directory, found through `options.hosts` (Locations). */
-  private async jobHostAt(url: string): Promise<RemoteJobHost> {
-    const host = await this.options.hosts!.hostAt(url);
-    if (!host.jobs) throw new Error(`${JSON.stringify(url)} does not run commands`);
-    return host.jobs;
+  private async jobHostAt(
+    url: string,
+  ): Promise<Required<Pick<JobHost, "description" | "stopJob">>> {
+    const jobs = (await this.options.hosts!.hostAt(url)).jobs;
+    if (jobs?.stopJob === undefined || jobs.description === undefined) {
+      throw new Error(`${JSON.stringify(url)} does not run commands`);
+    }
+    return { description: jobs.description, stopJob: (job, grace) => jobs.stopJob!(job, grace) };
   }
 }
 

@@ -5,7 +5,7 @@
 
 import type { ShellKind } from "../../core/platform/platform.ts";
 import type { FileBackend } from "./file_backend.ts";
-import type { RemoteJobHost } from "./job_host.ts";
+import type { JobHost } from "./job_host.ts";
 
 /**
  * A place where files live and commands run: what a {@linkcode Location} is on.
@@ -24,13 +24,12 @@ export interface Host {
   /** The machine's files. */
   readonly files: FileBackend;
   /**
-   * Runs shell commands there over this host's own connection (an ssh host). Absent for a host
-   * that only serves files, and for this machine, whose commands the job manager starts through
-   * its process runner (lib/ops/ports/process_runner.ts). Wiring between the ssh backend and the
-   * job manager, not part of the public API.
+   * Runs shell commands there: this machine's through the job manager's process runner and
+   * reaper, an ssh host's over its own connection. Absent for a host that only serves files.
+   * Wiring between the backends and the job manager, not part of the public API.
    * @ignore
    */
-  readonly jobs?: RemoteJobHost;
+  readonly jobs?: JobHost;
   /** The shell commands run with there; suggested shell calls about its files are written so. */
   readonly shell: ShellKind;
 }

@@ -3,7 +3,7 @@
 
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
-import { localPlace } from "../../../lib/ops/jobs/job_places.ts";
+import { localJobHost } from "../../../lib/ops/jobs/job_places.ts";
 import { LocalReaping } from "../../../lib/ops/jobs/job_reaping.ts";
 import { tempDir } from "../../_harness.ts";
 import { needing } from "../../_requires.ts";
@@ -15,7 +15,13 @@ Deno.test(
     await Deno.mkdir(`${dir.path}/a`);
     await Deno.mkdir(`${dir.path}/b`);
     const store = new DiskJobStore(`${dir.path}/state`, Deno.pid);
-    const place = localPlace(new LocalReaping(localProcessRunner, Deno.pid, 500), store);
-    await jobPlaceContract(t, { place, store, cwd: `${dir.path}/a`, otherCwd: `${dir.path}/b` });
+    const place = localJobHost(new LocalReaping(localProcessRunner, Deno.pid, 500), store);
+    const at = (path: string) => ({ path, url: path });
+    await jobPlaceContract(t, {
+      place,
+      store,
+      cwd: at(`${dir.path}/a`),
+      otherCwd: at(`${dir.path}/b`),
+    });
   }),
 );

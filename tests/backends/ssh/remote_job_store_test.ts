@@ -28,10 +28,9 @@ Deno.test(
     });
     try {
       const sshHost = await pool.open({ host: "box" });
-      const remote = { host: sshHost.jobs!, dir: dir.path };
-      const url = `ssh://box${dir.path}`;
+      const remote = { path: dir.path, url: `ssh://box${dir.path}` };
 
-      const small = await jobs.start("echo one; echo two >&2; exit 3", url, remote);
+      const small = await jobs.start(sshHost, remote, "echo one; echo two >&2; exit 3");
       const ended = (await jobs.wait(small.id, 60_000)).record;
       assertEquals([ended.status, ended.exitCode], ["failed", 3]);
       assertEquals(ended.host, sshHost.jobs!.description);
@@ -41,9 +40,9 @@ Deno.test(
       assertEquals(store.localFiles(), undefined);
 
       const flood = await jobs.start(
-        "head -c 300000 /dev/zero | tr '\\0' x; echo; echo END",
-        url,
+        sshHost,
         remote,
+        "head -c 300000 /dev/zero | tr '\\0' x; echo; echo END",
       );
       const capped = (await jobs.wait(flood.id, 60_000)).record;
       assertEquals(capped.status, "output_capped");

@@ -484,10 +484,11 @@ Deno.test(sshTest(
       const host = await pool.open({ host: "box" });
       const view = scopeJobs(jobs).view;
       const url = `ssh://box${remote.path}`;
-      const record = await view.start("pwd; echo on-host > here.txt", url, {
-        host: host.jobs,
-        dir: remote.path,
-      });
+      const record = await view.start(
+        host,
+        { path: remote.path, url },
+        "pwd; echo on-host > here.txt",
+      );
       assertEquals(record.cwd, url);
       assertEquals(record.host, host.jobs.description);
       const { record: ended } = await view.wait(record.id, 20_000);

@@ -2,7 +2,6 @@
 // 127.0.0.1): the shared job place contract; the logs stay in a local disk job store.
 
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
-import { remotePlace } from "../../../lib/ops/jobs/job_places.ts";
 import { tempDir } from "../../_harness.ts";
 import { needing } from "../../_requires.ts";
 import { jobPlaceContract } from "../_job_place_contract.ts";
@@ -20,10 +19,10 @@ Deno.test(
       const host = await pool.open({ host: "box" });
       const store = new DiskJobStore(`${dir.path}/state`, Deno.pid);
       await jobPlaceContract(t, {
-        place: remotePlace(host.jobs, `${dir.path}/a`, 500),
+        place: host.jobs,
         store,
-        cwd: `ssh://box${dir.path}/a`,
-        otherCwd: `ssh://box${dir.path}/b`,
+        cwd: { path: `${dir.path}/a`, url: `ssh://box${dir.path}/a` },
+        otherCwd: { path: `${dir.path}/b`, url: `ssh://box${dir.path}/b` },
       });
     } finally {
       await pool.close();

@@ -9,6 +9,7 @@ import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
 import { scopeJobs } from "../../../lib/ops/jobs/agent_jobs.ts";
 import { needing } from "../../_requires.ts";
+import { here } from "../../_here.ts";
 
 const needs = needing("bash");
 
@@ -29,12 +30,12 @@ Deno.test(
       try {
         const a = scopeJobs(shared);
         const b = scopeJobs(shared);
-        const job = await a.view.start(`${loop}; echo a`, cwd.path);
-        const refusedB = await assertRejects(() => b.view.start("echo b", cwd.path));
+        const job = await a.view.start(here(shared), cwd.path, `${loop}; echo a`);
+        const refusedB = await assertRejects(() => b.view.start(here(shared), cwd.path, "echo b"));
         assertStringIncludes(String(refusedB), "the limit is 1");
         assertStringIncludes(String(refusedB), "none of them is yours");
         assert(!`${refusedB} ${(refusedB as { hint?: string }).hint}`.includes(job.id));
-        const refusedA = await assertRejects(() => a.view.start("echo a2", cwd.path));
+        const refusedA = await assertRejects(() => a.view.start(here(shared), cwd.path, "echo a2"));
         assertStringIncludes(`${(refusedA as { hint?: string }).hint}`, job.id);
         // b cannot read a's log through the view either (anchorfs://jobs/ID goes through these).
         const notB = await assertRejects(() => b.view.logInfo(job.id));

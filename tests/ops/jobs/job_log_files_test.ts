@@ -18,6 +18,7 @@ import { viewResult } from "../../../lib/ops/view.ts";
 import { renderGuide, step, toolCallSyntax } from "../../../lib/core/next_step.ts";
 import { cliStepSyntax } from "../../../lib/cli/step_command.ts";
 import { createReadLimits, DEFAULT_MAX_FILE_BYTES } from "../../../lib/ops/read_limits.ts";
+import { here } from "../../_here.ts";
 
 const needs = needing("bash");
 
@@ -34,7 +35,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start("echo 'test 3: FAIL'", dir.path);
+        const job = await jobs.start(here(jobs), dir.path, "echo 'test 3: FAIL'");
         assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
         // Past what view reads whole, without writing it: the rest of the log is a hole of NULs.
         const log = jobs.store.localFiles(job.id)!.log;
@@ -77,7 +78,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start("echo 'test 3: FAIL'", dir.path);
+        const job = await jobs.start(here(jobs), dir.path, "echo 'test 3: FAIL'");
         assertEquals((await jobs.wait(job.id, 60_000)).record.status, "succeeded");
         await Deno.truncate(jobs.store.localFiles(job.id)!.log, DEFAULT_MAX_FILE_BYTES + 1);
         const locations = new Locations(new LocalBackend());
@@ -112,7 +113,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start("until [ -f go ]; do sleep 0.05; done", dir.path);
+        const job = await jobs.start(here(jobs), dir.path, "until [ -f go ]; do sleep 0.05; done");
         const locations = new Locations(new LocalBackend());
         locations.setJobLogs(new JobLogFiles(jobs));
         const session = createSession(locations.localAt(dir.path));
@@ -159,8 +160,9 @@ Deno.test(
       });
       try {
         const job = await jobs.start(
-          "echo started; until [ -f go ]; do sleep 0.05; done",
+          here(jobs),
           dir.path,
+          "echo started; until [ -f go ]; do sleep 0.05; done",
         );
         const locations = new Locations(new LocalBackend());
         locations.setJobLogs(new JobLogFiles(jobs));
@@ -204,7 +206,7 @@ Deno.test(
         killGraceMs: 500,
       });
       try {
-        const job = await jobs.start("echo logged", dir.path);
+        const job = await jobs.start(here(jobs), dir.path, "echo logged");
         await jobs.wait(job.id, 60_000);
         const locations = new Locations(new LocalBackend());
         locations.setJobLogs(new JobLogFiles(jobs));

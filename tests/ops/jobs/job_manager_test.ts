@@ -13,6 +13,9 @@ import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
 import { needing } from "../../_requires.ts";
 import { isAnchorError } from "../../../lib/core/errors.ts";
 import { step } from "../../../lib/core/next_step.ts";
+import { here } from "../../_here.ts";
+import { filesHost } from "../../../lib/ops/ports/host.ts";
+import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 
 const needs = needing("bash", "proc", "signals");
 
@@ -44,12 +47,12 @@ Deno.test(
     "JobManager refuses past the running cap with a clear error, then accepts again",
     async () => {
       await withManager(async (jobs, cwd) => {
-        const a = await jobs.start(`${loop(50)}; echo a`, cwd);
-        await jobs.start(`${loop(50)}; echo b`, cwd);
-        const error = await assertRejects(() => jobs.start("echo c", cwd));
+        const a = await jobs.start(here(jobs), cwd, `${loop(50)}; echo a`);
+        await jobs.start(here(jobs), cwd, `${loop(50)}; echo b`);
+        const error = await assertRejects(() => jobs.start(here(jobs), cwd, "echo c"));
         assertStringIncludes(String(error), "the limit is 2");
         await jobs.kill(a.id);
-        const c = await jobs.start("echo c", cwd);
+        const c = await jobs.start(here(jobs), cwd, "echo c");
         assertEquals((await jobs.wait(c.id, 5000)).record.status, "succeeded");
       }, { maxRunning: 2 });
     },
@@ -59,7 +62,7 @@ Deno.test(
 Deno.test(
   needs("JobManager.wait returns not-done at its timeout and the job keeps running", async () => {
     await withManager(async (jobs, cwd) => {
-      const job = await jobs.start(`${loop(5)}; echo end`, cwd);
+      const job = await jobs.start(here(jobs), cwd, `${loop(5)}; echo end`);
       const early = await jobs.wait(job.id, 50);
       assertEquals(early.done, false);
       assertEquals(early.record.status, "running");
@@ -76,7 +79,7 @@ Deno.test(
     await withManager(async (jobs, cwd) => {
       const events: string[] = [];
       jobs.subscribe((e) => events.push(`${e.kind}:${e.record.status}`));
-      const job = await jobs.start("exit 5", cwd);
+      const job = await jobs.start(here(jobs), cwd, "exit 5");
       await jobs.wait(job.id, 5000);
       assertEquals(events, ["start:running", "end:failed"]);
       const onDisk = await jobs.store.read(job.id) as JobRecord;
@@ -86,6 +89,23 @@ Deno.test(
   }),
 );
 
+Deno.test("JobManager.start on a host that only serves files runs nothing: SHELL_REMOTE_CWD", async () => {
+  await using state = await tempDir();
+  await using dir = await tempDir();
+  const jobs = new JobManager(localRunner, {
+    store: new DiskJobStore(state.path, Deno.pid),
+    pid: Deno.pid,
+    killGraceMs: 500,
+  });
+  const filesOnly = filesHost(new LocalBackend(), "bash");
+  const error = await assertRejects(() => jobs.start(filesOnly, dir.path, "touch ran"));
+  assert(isAnchorError(error) && error.code === "SHELL_REMOTE_CWD", String(error));
+  assertStringIncludes(error.message, "its host (local) only serves files; nothing was run");
+  assertEquals(await jobs.list(), []);
+  assertEquals(await Deno.stat(`${dir.path}/ran`).catch(() => null), null);
+  await jobs.shutdown();
+});
+
 Deno.test(
   needs("JobManager.shutdown terminates running jobs and records them interrupted", async () => {
     await using state = await tempDir();
@@ -94,19 +114,19 @@ Deno.test(
       pid: Deno.pid,
       killGraceMs: 500,
     });
-    const job = await jobs.start(`trap '' TERM; ${loop(100)}`, "/");
+    const job = await jobs.start(here(jobs), "/", `trap '' TERM; ${loop(100)}`);
     await jobs.shutdown();
     const record = await jobs.store.read(job.id) as JobRecord;
     assertEquals(record.status, "interrupted");
     assertEquals(runner.groupAlive(job.pid), false);
-    await assertRejects(() => jobs.start("echo late", "/"));
+    await assertRejects(() => jobs.start(here(jobs), "/", "echo late"));
   }),
 );
 
 Deno.test(needs("JobManager.prune keeps the newest finished records within the count", async () => {
   await withManager(async (jobs, cwd) => {
     for (let i = 0; i < 5; i++) {
-      const job = await jobs.start(`echo ${i}`, cwd);
+      const job = await jobs.start(here(jobs), cwd, `echo ${i}`);
       await jobs.wait(job.id, 5000);
     }
     await jobs.prune(true);
@@ -125,7 +145,9 @@ Deno.test(
         store: new DiskJobStore(`${dir.path}/not-a-dir`, Deno.pid),
         pid: Deno.pid,
       });
-      const error = await assertRejects(() => jobs.start(`touch ${dir.path}/ran`, dir.path));
+      const error = await assertRejects(() =>
+        jobs.start(here(jobs), dir.path, `touch ${dir.path}/ran`)
+      );
       assertStringIncludes(String(error), "Could not create the job record");
       assertEquals(
         await Deno.stat(`${dir.path}/ran`).then(() => true, () => false),
@@ -142,8 +164,9 @@ Deno.test(
     async () => {
       await withManager(async (jobs, cwd) => {
         const job = await jobs.start(
-          "(for _ in $(seq 12); do head -c 500000 /dev/zero; sleep 0.1; done) & echo started",
+          here(jobs),
           cwd,
+          "(for _ in $(seq 12); do head -c 500000 /dev/zero; sleep 0.1; done) & echo started",
         );
         assertEquals((await jobs.wait(job.id, 5000)).record.status, "succeeded");
         const deadline = Date.now() + 20_000;
@@ -164,7 +187,10 @@ Deno.test(
     async () => {
       await withManager(async (jobs, cwd) => {
         const gate = "until [ -f never ]; do sleep 0.05; done";
-        const results = await Promise.allSettled([jobs.start(gate, cwd), jobs.start(gate, cwd)]);
+        const results = await Promise.allSettled([
+          jobs.start(here(jobs), cwd, gate),
+          jobs.start(here(jobs), cwd, gate),
+        ]);
         assertEquals(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
         const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
         assertStringIncludes(String(rejected.reason), "twice");
@@ -178,7 +204,11 @@ Deno.test(
     "a job's end terminates the background children it left, and its log and record say which",
     async () => {
       await withManager(async (jobs, cwd) => {
-        const job = await jobs.start("(until [ -f never ]; do sleep 0.05; done) & echo left", cwd);
+        const job = await jobs.start(
+          here(jobs),
+          cwd,
+          "(until [ -f never ]; do sleep 0.05; done) & echo left",
+        );
         const ended = (await jobs.wait(job.id, 5000)).record;
         assertEquals(ended.status, "succeeded");
         assertEquals(runner.groupAlive(job.pid), false);
@@ -198,7 +228,7 @@ Deno.test(
   needs("JobManager.prune drops the oldest finished logs past the byte budget", async () => {
     await withManager(async (jobs, cwd) => {
       for (let i = 0; i < 4; i++) {
-        const job = await jobs.start(`head -c 1000 /dev/zero; echo ${i}`, cwd);
+        const job = await jobs.start(here(jobs), cwd, `head -c 1000 /dev/zero; echo ${i}`);
         await jobs.wait(job.id, 5000);
       }
       await jobs.prune(true);
@@ -214,7 +244,7 @@ Deno.test(
       await withManager(async (jobs, cwd) => {
         // Three calls at once: the third is refused while the first two may still be starting.
         const results = await Promise.allSettled(
-          ["a", "b", "c"].map((name) => jobs.start(`${loop(50)}; echo ${name}`, cwd)),
+          ["a", "b", "c"].map((name) => jobs.start(here(jobs), cwd, `${loop(50)}; echo ${name}`)),
         );
         const refused = results.filter((r) => r.status === "rejected");
         assertEquals(refused.length, 1);
@@ -266,7 +296,7 @@ Deno.test(
       killGraceMs: 500,
     });
     try {
-      const job = await jobs.start("echo done", cwd.path);
+      const job = await jobs.start(here(jobs), cwd.path, "echo done");
       await held.exited; // the shell is gone; the manager has not recorded its end yet
       const killing = jobs.kill(job.id); // in flight: its sweep finds no process of the job
       held.open();
@@ -291,8 +321,9 @@ Deno.test(
     async () => {
       await withManager(async (jobs, cwd) => {
         const job = await jobs.start(
-          "trap 'exit 0' TERM; echo up; while :; do sleep 0.05; done",
+          here(jobs),
           cwd,
+          "trap 'exit 0' TERM; echo up; while :; do sleep 0.05; done",
         );
         while ((await jobs.readTail(job.id, 100)).tail.text === "") {
           await new Promise((r) => setTimeout(r, 20));
@@ -320,7 +351,7 @@ Deno.test(
         // Nothing to list: no jobs list step, but how a job and its id come about.
         assertEquals(none.next, []);
         assertStringIncludes(String(none.hint), "every shell call records one");
-        const job = await jobs.start("true", cwd);
+        const job = await jobs.start(here(jobs), cwd, "true");
         await jobs.wait(job.id, 60_000);
         const some = await assertRejects(() => jobs.require("1-1"));
         assert(isAnchorError(some), String(some));

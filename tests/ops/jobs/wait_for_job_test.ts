@@ -10,6 +10,7 @@ import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import { heartbeatText, waitForJob } from "../../../lib/ops/jobs/wait_for_job.ts";
 import { followJob } from "../../../lib/ops/jobs/follow_job.ts";
 import { needing } from "../../_requires.ts";
+import { here } from "../../_here.ts";
 
 const needs = needing("bash");
 
@@ -33,7 +34,7 @@ const untilFile = (name: string) =>
 
 Deno.test(needs("waitForJob beats while the job runs and returns its end", async () => {
   await withJobs(async (jobs, dir) => {
-    const job = await jobs.start(untilFile("go"), dir);
+    const job = await jobs.start(here(jobs), dir, untilFile("go"));
     const beats: number[] = [];
     const result = await waitForJob(jobs, job.id, {
       timeoutMs: 60_000,
@@ -54,7 +55,7 @@ Deno.test(needs("waitForJob beats while the job runs and returns its end", async
 Deno.test(
   needs("waitForJob returns not-done at its timeout and the job keeps running", async () => {
     await withJobs(async (jobs, dir) => {
-      const job = await jobs.start(untilFile("never"), dir);
+      const job = await jobs.start(here(jobs), dir, untilFile("never"));
       const result = await waitForJob(jobs, job.id, { timeoutMs: 200, heartbeatMs: 50 });
       assertEquals([result.done, result.record.status], [false, "running"]);
       assert(jobs.isRunningHere(job.id));
@@ -65,7 +66,7 @@ Deno.test(
 
 Deno.test(needs("waitForJob stops at an abort, leaving the job running", async () => {
   await withJobs(async (jobs, dir) => {
-    const job = await jobs.start(untilFile("never"), dir);
+    const job = await jobs.start(here(jobs), dir, untilFile("never"));
     const abort = new AbortController();
     const result = await waitForJob(jobs, job.id, {
       timeoutMs: 600_000,
@@ -80,7 +81,7 @@ Deno.test(needs("waitForJob stops at an abort, leaving the job running", async (
 
 Deno.test(needs("heartbeatText carries the job's latest output line", async () => {
   await withJobs(async (jobs, dir) => {
-    const job = await jobs.start(untilFile("go"), dir);
+    const job = await jobs.start(here(jobs), dir, untilFile("go"));
     let text = "";
     await waitForJob(jobs, job.id, {
       timeoutMs: 60_000,
@@ -97,7 +98,7 @@ Deno.test(needs("heartbeatText carries the job's latest output line", async () =
 
 Deno.test(needs("followJob streams the tail, then new output, until the job ends", async () => {
   await withJobs(async (jobs, dir) => {
-    const job = await jobs.start(`${untilFile("go")}; echo after`, dir);
+    const job = await jobs.start(here(jobs), dir, `${untilFile("go")}; echo after`);
     let seen = "";
     const record = await followJob(jobs, job.id, {
       tailBytes: 1024,
