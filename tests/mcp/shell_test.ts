@@ -139,7 +139,7 @@ Deno.test(
   needs(
     "shell: heartbeats keep the client's request timeout from firing during a long call",
     async () => {
-      // Heartbeats every 0.3 s (test-only, lib/test_timing.ts) against a 2 s request timeout: the
+      // Heartbeats every 0.3 s (test-only, lib/test_timing.ts) against a 1.5 s request timeout: the
       // 5 s window answers only because each beat resets the timeout. (A 1 s timeout with 0.2 s
       // beats failed under load: a loaded machine can hold one beat back for over a second.)
       await using s = await startJobsServer("v1", {
@@ -153,7 +153,7 @@ Deno.test(
         {
           // deno-lint-ignore no-explicit-any
           onprogress: (p: any) => messages.push(p.message ?? ""),
-          timeout: 2000,
+          timeout: 1500,
           resetTimeoutOnProgress: true,
         },
       );
