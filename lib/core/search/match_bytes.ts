@@ -6,6 +6,7 @@
 import { decodeLatin1 } from "../text/text_file.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
 import { windowBounds } from "./line_window.ts";
+import { countLines, lastLinesStart, quietNeedle, quietStop } from "./quiet_lines.ts";
 import {
   type FileScan,
   fingerprint,
@@ -100,6 +101,8 @@ function scanDecoded(
     ? null
     : new TextDecoder(encoding, { ignoreBOM: true });
   const s = newLineScan(o.room);
+  // Lines without the needle are passed over as bytes (UTF-8 and Latin-1; UTF-16 is decoded).
+  const quiet = wide ? null : m.quiet;
   // The context lines before `start`, then the start of a line not ended yet; `long` holds the
   // pieces of a line longer than one piece until it ends.
   let text = "";
@@ -111,8 +114,8 @@ function scanDecoded(
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
-      const last = final && used + PIECE >= chunk.length;
-      const to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      let last = final && used + PIECE >= chunk.length;
+      let to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
         const more = chunk.slice();
@@ -122,6 +125,40 @@ function scanDecoded(
         chunk.set(next, more.length);
         final = next.length === 0 || position + chunk.length >= size;
         continue;
+      }
+      if (quiet && long.length === 0 && start === text.length) {
+        // At a line start with nothing due as context: pass over the whole lines before the
+        // next one that may hold the needle (or needs decoding) without making strings.
+        const stop = quietStop(chunk, used, chunk.length, quiet, encoding === "latin1");
+        if (s.line > s.afterUntil) {
+          const quietEnd = stop > used ? chunk.lastIndexOf(10, stop - 1) + 1 : used;
+          const lines = quietEnd > used ? countLines(chunk, used, quietEnd) : 0;
+          if (lines > o.context) {
+            // The context lines before the next match stay text, as the decoding keeps them.
+            const tail = chunk.subarray(lastLinesStart(chunk, used, quietEnd, o.context), quietEnd);
+            text = encoding === "latin1" ? decodeLatin1(tail) : m.utf8.decode(tail);
+            start = text.length;
+            s.line += lines;
+            used = quietEnd;
+            continue;
+          }
+        }
+        if (stop < to) {
+          // A hit: decode its line and the context after it, then pass over bytes again.
+          let cut = stop;
+          for (let k = 0; k <= o.context && cut !== -1; k++) cut = chunk.indexOf(10, cut) + 1 || -1;
+          if (cut !== -1 && cut < to && chunk[stop]! < 0x80) {
+            to = cut;
+            last = false;
+          }
+        }
+      }
+      if (quiet && !last) {
+        // End the piece at a line end, so that the next starts at a line start.
+        const nl = chunk.lastIndexOf(10, to - 1);
+        if (nl >= used) to = nl + 1;
+        // A line cut by the read's end: read on from its start rather than decode its head.
+        else if (used > 0 && to === chunk.length && !final && start === text.length) break;
       }
       const bytes = chunk.subarray(used, to);
       used = to;
@@ -209,6 +246,10 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   fingerprint,
   windowBounds,
   decodeLatin1,
+  quietNeedle,
+  quietStop,
+  countLines,
+  lastLinesStart,
   scanDecoded,
   pieceEnd,
   matchBytes,
