@@ -6,7 +6,7 @@
 import { decodeLatin1 } from "../text/text_file.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
 import { windowBounds } from "./line_window.ts";
-import { countLines, lastLinesStart, quietNeedle, quietStop } from "./quiet_lines.ts";
+import { lastLinesStart, quietLineCount, quietNeedle, quietStop } from "./quiet_lines.ts";
 import {
   type FileScan,
   fingerprint,
@@ -129,10 +129,13 @@ function scanDecoded(
       if (quiet && long.length === 0 && start === text.length) {
         // At a line start with nothing due as context: pass over the whole lines before the
         // next one that may hold the needle (or needs decoding) without making strings.
-        const stop = quietStop(chunk, used, chunk.length, quiet, encoding === "latin1");
+        // Up to 4 pieces ahead: a stop that is no hit (a non-ASCII byte) is decoded as a piece,
+        // then the bytes after it searched again, so each byte is searched a few times at most.
+        const ahead = Math.min(chunk.length, used + 4 * PIECE);
+        const stop = quietStop(chunk, used, ahead, quiet, encoding === "latin1");
         if (s.line > s.afterUntil) {
           const quietEnd = stop > used ? chunk.lastIndexOf(10, stop - 1) + 1 : used;
-          const lines = quietEnd > used ? countLines(chunk, used, quietEnd) : 0;
+          const lines = quietEnd > used ? quietLineCount(chunk, used, quietEnd) : 0;
           if (lines > o.context) {
             // The context lines before the next match stay text, as the decoding keeps them.
             const tail = chunk.subarray(lastLinesStart(chunk, used, quietEnd, o.context), quietEnd);
@@ -248,7 +251,7 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   decodeLatin1,
   quietNeedle,
   quietStop,
-  countLines,
+  quietLineCount,
   lastLinesStart,
   scanDecoded,
   pieceEnd,

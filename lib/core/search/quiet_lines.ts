@@ -57,12 +57,14 @@ export function quietStop(
     const first = needle[0]!;
     const other = q.fold && first >= 0x61 && first <= 0x7a ? first - 0x20 : first;
     const last = to - needle.length;
+    // The next place of each case of the first byte, each found once (-1: none left; a rare
+    // case must not be searched for again from every place of the other).
+    let lower = -2;
+    let upper = other === first ? -1 : -2;
     for (let at = from; at <= last;) {
-      let a = chunk.indexOf(first, at);
-      if (other !== first) {
-        const b = chunk.indexOf(other, at);
-        if (a === -1 || (b !== -1 && b < a)) a = b;
-      }
+      if (lower !== -1 && lower < at) lower = chunk.indexOf(first, at);
+      if (upper !== -1 && upper < at) upper = chunk.indexOf(other, at);
+      const a = lower === -1 ? upper : upper === -1 ? lower : Math.min(lower, upper);
       if (a === -1 || a > last) break;
       let k = 1;
       for (; k < needle.length; k++) {
@@ -83,7 +85,7 @@ export function quietStop(
 }
 
 /** The number of line feeds in `[from, to)`. */
-export function countLines(chunk: Uint8Array, from: number, to: number): number {
+export function quietLineCount(chunk: Uint8Array, from: number, to: number): number {
   let n = 0;
   for (let at = chunk.indexOf(10, from); at !== -1 && at < to; at = chunk.indexOf(10, at + 1)) n++;
   return n;
