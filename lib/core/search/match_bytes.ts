@@ -6,7 +6,7 @@
 import { decodeLatin1 } from "../text/text_file.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
 import { windowBounds } from "./line_window.ts";
-import { lastLinesStart, quietLineCount, quietNeedle, quietStop } from "./quiet_lines.ts";
+import { lastLinesStart, quietNeedle, quietRun, quietStop } from "./quiet_lines.ts";
 import {
   type FileScan,
   fingerprint,
@@ -103,6 +103,12 @@ function scanDecoded(
   const s = newLineScan(o.room);
   // Lines without the needle are passed over as bytes (UTF-8 and Latin-1; UTF-16 is decoded).
   const quiet = wide ? null : m.quiet;
+  const run = [0, 0, 0];
+  // Bytes of this chunk before this were looked at and are decoded: no pass over them again.
+  let quietAfter = 0;
+  // The needle's next place in this chunk (quietStop), searched up to hitEnd; -1: not searched.
+  let hitAt = 0;
+  let hitEnd = -1;
   // The context lines before `start`, then the start of a line not ended yet; `long` holds the
   // pieces of a line longer than one piece until it ends.
   let text = "";
@@ -111,6 +117,8 @@ function scanDecoded(
   for (let position = skip;;) {
     if (stopped()) return "stopped";
     let chunk = readAt(position);
+    hitEnd = -1;
+    quietAfter = 0;
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
@@ -118,6 +126,8 @@ function scanDecoded(
       let to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
+        hitEnd = -1;
+        quietAfter = 0;
         const more = chunk.slice();
         const next = readAt(position + more.length);
         chunk = new Uint8Array(more.length + next.length);
@@ -126,16 +136,20 @@ function scanDecoded(
         final = next.length === 0 || position + chunk.length >= size;
         continue;
       }
-      if (quiet && long.length === 0 && start === text.length) {
+      if (quiet && long.length === 0 && start === text.length && used >= quietAfter) {
         // At a line start with nothing due as context: pass over the whole lines before the
         // next one that may hold the needle (or needs decoding) without making strings.
-        // Up to 4 pieces ahead: a stop that is no hit (a non-ASCII byte) is decoded as a piece,
-        // then the bytes after it searched again, so each byte is searched a few times at most.
-        const ahead = Math.min(chunk.length, used + 4 * PIECE);
-        const stop = quietStop(chunk, used, ahead, quiet, encoding === "latin1");
+        // Up to 4 pieces ahead, found once per stretch: `stop` is the needle's next place, or
+        // where the search for it ended (a stop before the needle is never wrong).
+        const searched = hitAt < hitEnd || hitEnd === chunk.length || hitEnd - used > PIECE;
+        if (!(hitEnd > used && hitAt >= used && searched)) {
+          hitEnd = Math.min(chunk.length, used + 4 * PIECE);
+          hitAt = quietStop(chunk, used, hitEnd, quiet, encoding === "latin1");
+        }
+        const stop = hitAt;
         if (s.line > s.afterUntil) {
-          const quietEnd = stop > used ? chunk.lastIndexOf(10, stop - 1) + 1 : used;
-          const lines = quietEnd > used ? quietLineCount(chunk, used, quietEnd) : 0;
+          quietRun(chunk, used, stop, encoding === "latin1" && !quiet.fold, run);
+          const [lines, quietEnd] = run as [number, number];
           if (lines > o.context) {
             // The context lines before the next match stay text, as the decoding keeps them.
             const tail = chunk.subarray(lastLinesStart(chunk, used, quietEnd, o.context), quietEnd);
@@ -145,12 +159,14 @@ function scanDecoded(
             used = quietEnd;
             continue;
           }
+          // Too few whole lines before a byte to decode: decode up to it, as pieces.
+          quietAfter = run[2]!;
         }
         if (stop < to) {
           // A hit: decode its line and the context after it, then pass over bytes again.
           let cut = stop;
           for (let k = 0; k <= o.context && cut !== -1; k++) cut = chunk.indexOf(10, cut) + 1 || -1;
-          if (cut !== -1 && cut < to && chunk[stop]! < 0x80) {
+          if (cut !== -1 && cut < to) {
             to = cut;
             last = false;
           }
@@ -251,7 +267,7 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   decodeLatin1,
   quietNeedle,
   quietStop,
-  quietLineCount,
+  quietRun,
   lastLinesStart,
   scanDecoded,
   pieceEnd,

@@ -39,9 +39,8 @@ export function quietNeedle(text: string, ignoreCase: boolean): QuietNeedle | nu
 }
 
 /**
- * Where the first byte in `[from, to)` sits that stops a pass over bytes: the start of an
- * occurrence of the needle, or (UTF-8, or a folded needle) a byte over 0x7F: such text is
- * decoded, as it must be checked or folded. `to` when there is none.
+ * Where the first occurrence of the needle in `[from, to)` starts (its Latin-1 bytes when
+ * `latin1` and case matters), or `to` when there is none.
  */
 export function quietStop(
   chunk: Uint8Array,
@@ -51,7 +50,6 @@ export function quietStop(
   latin1: boolean,
 ): number {
   const needle = latin1 && !q.fold ? q.latin1 : q.ascii;
-  const plain = latin1 && !q.fold;
   let hit = to;
   if (needle) {
     const first = needle[0]!;
@@ -79,16 +77,35 @@ export function quietStop(
       at = a + 1;
     }
   }
-  if (plain) return hit;
-  for (let i = from; i < hit; i++) if (chunk[i]! >= 0x80) return i;
   return hit;
 }
 
-/** The number of line feeds in `[from, to)`. */
-export function quietLineCount(chunk: Uint8Array, from: number, to: number): number {
-  let n = 0;
-  for (let at = chunk.indexOf(10, from); at !== -1 && at < to; at = chunk.indexOf(10, at + 1)) n++;
-  return n;
+/**
+ * The whole lines of `[from, to)` before its first byte over 0x7F (the first byte that is not
+ * ASCII must be decoded: checked as UTF-8, or folded), or before `to` when `anyByte`: their
+ * count in `out[0]`, their end in `out[1]`, and where the pass stopped in `out[2]`. One pass,
+ * counting as it checks.
+ */
+export function quietRun(
+  chunk: Uint8Array,
+  from: number,
+  to: number,
+  anyByte: boolean,
+  out: number[],
+): void {
+  let lines = 0;
+  let end = from;
+  let i = from;
+  for (; i < to; i++) {
+    const b = chunk[i]!;
+    if (b === 10) {
+      lines++;
+      end = i + 1;
+    } else if (b >= 0x80 && !anyByte) break;
+  }
+  out[0] = lines;
+  out[1] = end;
+  out[2] = i;
 }
 
 /**
