@@ -10,7 +10,6 @@
 import type { MatcherRecipe } from "./linear_regex.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
 import { windowBounds } from "./line_window.ts";
-import { type QuietNeedle, quietNeedle } from "./quiet_lines.ts";
 
 /** What a search looks for, as data a worker thread can rebuild (see openMatchers). */
 export interface MatchSpec {
@@ -88,8 +87,6 @@ export interface LineMatchers {
   /** This thread's UTF-8 decoders, made once: the single-pass one, and a strict one. */
   utf8: TextDecoder;
   utf8Strict: TextDecoder;
-  /** The needle as bytes, to pass over lines without it undecoded (quiet_lines.ts); or null. */
-  quiet: QuietNeedle | null;
 }
 
 /** re2js's RE2JS, passed in (a worker imports it itself; a bundle may have no way to). */
@@ -121,7 +118,6 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
     find: line ? line.find : literalFind,
     utf8: new TextDecoder("utf-8", { ignoreBOM: true }),
     utf8Strict: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }),
-    quiet: needle ? quietNeedle(needle.text, needle.ignoreCase) : null,
   };
 }
 

@@ -6,7 +6,6 @@
 import { decodeLatin1 } from "../text/text_file.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
 import { windowBounds } from "./line_window.ts";
-import { lastLinesStart, quietNeedle, quietRun, quietStop } from "./quiet_lines.ts";
 import {
   type FileScan,
   fingerprint,
@@ -101,14 +100,6 @@ function scanDecoded(
     ? null
     : new TextDecoder(encoding, { ignoreBOM: true });
   const s = newLineScan(o.room);
-  // Lines without the needle are passed over as bytes (UTF-8 and Latin-1; UTF-16 is decoded).
-  const quiet = wide ? null : m.quiet;
-  const run = [0, 0, 0];
-  // Bytes of this chunk before this were looked at and are decoded: no pass over them again.
-  let quietAfter = 0;
-  // The needle's next place in this chunk (quietStop), searched up to hitEnd; -1: not searched.
-  let hitAt = 0;
-  let hitEnd = -1;
   // The context lines before `start`, then the start of a line not ended yet; `long` holds the
   // pieces of a line longer than one piece until it ends.
   let text = "";
@@ -117,17 +108,13 @@ function scanDecoded(
   for (let position = skip;;) {
     if (stopped()) return "stopped";
     let chunk = readAt(position);
-    hitEnd = -1;
-    quietAfter = 0;
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
-      let last = final && used + PIECE >= chunk.length;
-      let to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      const last = final && used + PIECE >= chunk.length;
+      const to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
-        hitEnd = -1;
-        quietAfter = 0;
         const more = chunk.slice();
         const next = readAt(position + more.length);
         chunk = new Uint8Array(more.length + next.length);
@@ -135,49 +122,6 @@ function scanDecoded(
         chunk.set(next, more.length);
         final = next.length === 0 || position + chunk.length >= size;
         continue;
-      }
-      if (quiet && long.length === 0 && start === text.length && used >= quietAfter) {
-        // At a line start with nothing due as context: pass over the whole lines before the
-        // next one that may hold the needle (or needs decoding) without making strings.
-        // Up to 4 pieces ahead, found once per stretch: `stop` is the needle's next place, or
-        // where the search for it ended (a stop before the needle is never wrong).
-        const searched = hitAt < hitEnd || hitEnd === chunk.length || hitEnd - used > PIECE;
-        if (!(hitEnd > used && hitAt >= used && searched)) {
-          hitEnd = Math.min(chunk.length, used + 4 * PIECE);
-          hitAt = quietStop(chunk, used, hitEnd, quiet, encoding === "latin1");
-        }
-        const stop = hitAt;
-        if (s.line > s.afterUntil) {
-          quietRun(chunk, used, stop, encoding === "latin1" && !quiet.fold, run);
-          const [lines, quietEnd] = run as [number, number];
-          if (lines > o.context) {
-            // The context lines before the next match stay text, as the decoding keeps them.
-            const tail = chunk.subarray(lastLinesStart(chunk, used, quietEnd, o.context), quietEnd);
-            text = encoding === "latin1" ? decodeLatin1(tail) : m.utf8.decode(tail);
-            start = text.length;
-            s.line += lines;
-            used = quietEnd;
-            continue;
-          }
-          // Too few whole lines before a byte to decode: decode up to it, as pieces.
-          quietAfter = run[2]!;
-        }
-        if (stop < to) {
-          // A hit: decode its line and the context after it, then pass over bytes again.
-          let cut = stop;
-          for (let k = 0; k <= o.context && cut !== -1; k++) cut = chunk.indexOf(10, cut) + 1 || -1;
-          if (cut !== -1 && cut < to) {
-            to = cut;
-            last = false;
-          }
-        }
-      }
-      if (quiet && !last) {
-        // End the piece at a line end, so that the next starts at a line start.
-        const nl = chunk.lastIndexOf(10, to - 1);
-        if (nl >= used) to = nl + 1;
-        // A line cut by the read's end: read on from its start rather than decode its head.
-        else if (used > 0 && to === chunk.length && !final && start === text.length) break;
       }
       const bytes = chunk.subarray(used, to);
       used = to;
@@ -265,10 +209,6 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   fingerprint,
   windowBounds,
   decodeLatin1,
-  quietNeedle,
-  quietStop,
-  quietRun,
-  lastLinesStart,
   scanDecoded,
   pieceEnd,
   matchBytes,
