@@ -1,17 +1,13 @@
 // Local disk. The only code that reads and writes local files; everything above goes through
 // the FileBackend interface so that remote hosts behave the same.
-
-import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
-import { fileChanged, mapFsError, matchesExpected, noTempBeside, notFound } from "../fs_errors.ts";
+import { fileChanged, mapFsError, noTempBeside, notFound } from "../fs_errors.ts";
 import type {
   DirEntry,
-  EntryType,
   FileBackend,
   FileInfo,
   ReadFileOptions,
   ReadFilesOptions,
-  SpecialKind,
   WriteOptions,
 } from "../../ops/ports/file_backend.ts";
 import { type PathRules, pathRulesFor } from "../../core/path/path_rules.ts";
@@ -19,299 +15,38 @@ import { CaseVolumes } from "../../core/path/case_volumes.ts";
 import { CaseProber } from "../case_probe.ts";
 import { localCaseView } from "./case_view.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
-import { assertRegularFile } from "../../core/read_refusals.ts";
-import { keptCopyName, writeTempName } from "../../core/path/write_temp_name.ts";
+import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { hasRawBytes } from "../../core/path/path_quote.ts";
-import { AnchorError } from "../../core/errors.ts";
 import { nextTempNumber, removeDeadTemps, writesInFlight } from "./dead_temps.ts";
-import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { LocalWriteLocks, type WriteLockOptions } from "./write_lock.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { fastListDirInTurns } from "./fast_dir.ts";
-import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
-import { quickSummary } from "./quick_summary.ts";
+import { type FileSummary } from "../../core/text/head_summary.ts";
 import { refuseInterruptedWrite, syncDir, writeInPlace } from "./write_in_place.ts";
-import {
-  type FileIdentity,
-  pathSite,
-  swapChecked,
-  type SwapNames,
-  SwappedOut,
-} from "./checked_swap.ts";
+import { pathSite, swapChecked, SwappedOut } from "./checked_swap.ts";
 import { Beneath, type BeneathMethod } from "./beneath.ts";
 import { type BeneathConfig, beneathConfig } from "./beneath_fs.ts";
 import { ConfinedLocal } from "./confined_local.ts";
-
-function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
-  return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
-}
-
-function specialKind(info: Deno.FileInfo): SpecialKind | undefined {
-  if (info.isFifo) return "fifo";
-  if (info.isCharDevice) return "character device";
-  if (info.isBlockDevice) return "block device";
-  if (info.isSocket) return "socket";
-  return undefined;
-}
-
-function toInfo(s: Deno.FileInfo): FileInfo {
-  const info: FileInfo = {
-    type: entryType(s),
-    size: s.size,
-    mode: s.mode === null ? null : s.mode & 0o7777,
-    mtimeMs: s.mtime?.getTime() ?? null,
-  };
-  const special = specialKind(s);
-  if (special) info.special = special;
-  return info;
-}
-
-/**
- * Opening a FIFO blocks until a writer comes and a device may never end: stat first (following
- * links) and refuse anything but a regular file. Directories are left to the open's own error.
- */
-function refuseSpecial(path: string, s: Deno.FileInfo): void {
-  if (!s.isFile && !s.isDirectory) assertRegularFile(path, toInfo(s), "anchorfs");
-}
-
-/**
- * Throws FILE_CHANGED unless the file's content is `expect.bytes`. The content is read through
- * one descriptor; a stat just before returning must still show that inode, size and mtime, so a
- * change while the (possibly long) read ran is caught too. Returns the file checked.
- */
-async function checkUnchanged(
-  path: string,
-  expect: NonNullable<WriteOptions["expect"]>,
-): Promise<FileIdentity> {
-  let file: fsp.FileHandle;
-  try {
-    file = await fsp.open(path, READ_FLAGS);
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") throw fileChanged(path);
-    throw e;
-  }
-  let read: fs.Stats;
-  let bytes: Uint8Array;
-  try {
-    read = await file.stat();
-    // One byte more than expected: a file that grew meanwhile shows.
-    bytes = read.size === expect.bytes.length
-      ? await readToEnd(file, read.size, read.size)
-      : new Uint8Array();
-  } finally {
-    await file.close();
-  }
-  if (read.size !== expect.bytes.length || !matchesExpected(bytes, expect)) throw fileChanged(path);
-  const now = await Deno.stat(path).catch(() => null);
-  if (
-    !now || now.ino !== read.ino || now.dev !== read.dev || now.size !== read.size ||
-    now.mtime?.getTime() !== read.mtimeMs
-  ) throw fileChanged(path);
-  return { dev: read.dev, ino: read.ino };
-}
-
-/**
- * Puts a new file in place only if nothing is there: a hard link fails atomically when the name
- * exists, so no window at all. Where links are unsupported, a stat and a rename.
- */
-async function placeNew(temp: string, path: string): Promise<void> {
-  try {
-    await Deno.link(temp, path);
-  } catch (e) {
-    if (e instanceof Deno.errors.AlreadyExists) throw fileChanged(path);
-    if (e instanceof Deno.errors.NotFound) throw e;
-    // No hard links on this file system (EPERM on FAT, ENOTSUP on some FUSE): stat and rename.
-    if (await Deno.lstat(path).then(() => true, () => false)) throw fileChanged(path);
-    await Deno.rename(temp, path);
-    return;
-  }
-  await Deno.remove(temp).catch(() => {}); // left over: removed as dead by a later write
-}
-
-/** Whether `path` is a regular file with other hard links (then it is written in place). */
-async function hasOtherLinks(path: string): Promise<boolean> {
-  const info = await hosted(path, Deno.stat).catch(() => null);
-  return info !== null && info.isFile && (info.nlink ?? 1) > 1;
-}
-
-/** The owner of the file at `path` (null when there is none or it cannot be told). */
-async function ownerOf(path: string): Promise<{ uid: number; gid: number } | null> {
-  const info = await hosted(path, Deno.stat).catch(() => null);
-  return info?.uid == null || info.gid == null ? null : { uid: info.uid, gid: info.gid };
-}
-
-/**
- * Gives the temp file the replaced file's owner: the rename would otherwise hand the file to
- * whoever runs anchorfs (root editing a user's 0640 file locked the user out of it). Before the
- * chmod, which a chown may clear set-id bits for. Best effort: a user other than root can only
- * change the group, to one of its own.
- */
-async function keepOwner(temp: string, owner: { uid: number; gid: number } | null): Promise<void> {
-  if (owner === null || (owner.uid === Deno.uid() && owner.gid === Deno.gid())) return;
-  try {
-    await Deno.chown(temp, owner.uid, owner.gid);
-  } catch {
-    await Deno.chown(temp, null, owner.gid).catch(() => {});
-  }
-}
-
-/**
- * checkUnchanged for a name that is not UTF-8: the check runs on a fresh fd alias, and the name
- * must still lead to that same inode afterwards (the alias itself cannot see a rename).
- */
-async function checkUnchangedRaw(
-  names: RawNames,
-  path: string,
-  expect: NonNullable<WriteOptions["expect"]>,
-): Promise<FileIdentity> {
-  let checked: Deno.FileInfo;
-  try {
-    checked = await names.withAlias(path, async (alias) => {
-      await checkUnchanged(alias, expect);
-      return await Deno.stat(alias);
-    });
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw fileChanged(path);
-    throw e;
-  }
-  const now = await names.withAlias(path, Deno.stat).catch(() => null);
-  if (
-    !now || now.ino !== checked.ino || now.dev !== checked.dev || now.size !== checked.size ||
-    now.mtime?.getTime() !== checked.mtime?.getTime()
-  ) throw fileChanged(path);
-  return { dev: checked.dev, ino: checked.ino ?? 0 };
-}
-
-/**
- * Writes the temp file of a write to `path`: `data`, the mode given or the target's, its owner
- * kept (keepOwner), fsynced before anything makes it the file.
- */
-async function writeTemp(
-  temp: string,
-  data: Uint8Array,
-  options: WriteOptions,
-  path: string,
-): Promise<void> {
-  let mode = options.mode;
-  if (mode === undefined) {
-    const current = await hosted(path, Deno.stat).catch(() => null);
-    if (current?.mode != null) mode = current.mode & 0o7777;
-  }
-  const owner = options.expect === null ? null : await ownerOf(path);
-  const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 });
-  try {
-    for (let at = 0; at < data.length;) at += await file.write(data.subarray(at));
-    await keepOwner(temp, owner);
-    if (mode !== undefined) await Deno.chmod(temp, mode); // open's mode is masked by umask
-    await file.sync(); // the data is on disk before the rename makes it the file
-  } finally {
-    file.close();
-  }
-}
-
-/** The names checked_swap.ts works with for a write of `path` (a UTF-8 name) through `temp`. */
-function swapNames(temp: string, path: string, dir: string, base: string): SwapNames {
-  return {
-    temp,
-    path,
-    tempOpen: temp,
-    shown: path,
-    statPath: () => {
-      const info = fs.lstatSync(path, { throwIfNoEntry: false });
-      return info ? { dev: info.dev, ino: info.ino } : null;
-    },
-    keptName: () => {
-      const kept = `${dir === "/" ? "" : dir}/${keptCopyName(base, Deno.pid, nextTempNumber())}`;
-      return { open: kept, shown: kept };
-    },
-  };
-}
-
-/**
- * swapNames for a name that is not UTF-8: the exchange takes the names by bytes, Deno opens the
- * temp (a UTF-8 name) through the folder's fd alias and stats the target through its own.
- */
-function rawSwapNames(
-  names: RawNames,
-  at: { temp: string; tempOpen: string; path: string; alias: string; dir: string; base: string },
-): SwapNames {
-  return {
-    temp: at.temp,
-    path: at.path,
-    tempOpen: at.tempOpen,
-    shown: at.path,
-    statPath: () => {
-      try {
-        const info = names.withAliasSync(at.path, Deno.statSync);
-        return { dev: info.dev, ino: info.ino ?? 0 };
-      } catch {
-        return null;
-      }
-    },
-    keptName: () => {
-      const name = keptCopyName(at.base, Deno.pid, nextTempNumber());
-      return { open: `${at.alias}/${name}`, shown: `${at.dir === "/" ? "" : at.dir}/${name}` };
-    },
-  };
-}
-
-/** The raw-name helper for a path holding bytes that are not UTF-8 (see raw_names.ts). */
-function raw(path: string): RawNames {
-  const names = rawNames();
-  if (names) return names;
-  throw new AnchorError({
-    code: "UNREACHABLE_NAME",
-    message:
-      `Cannot reach ${
-        JSON.stringify(path)
-      }: its name is not valid UTF-8, and such names are reachable only on Linux (x86-64, AArch64) ` +
-      "with FFI allowed (deno run -A or --allow-ffi).",
-    hint: "Rename it with the shell (e.g. mv with a shell glob), then use the new name.",
-    fault: "environment",
-  });
-}
-
-/** Runs `op` with a path Deno can open: a name that is not UTF-8 goes through its fd alias. */
-function hosted<T>(path: string, op: (path: string) => Promise<T>): Promise<T> {
-  return hasRawBytes(path) ? raw(path).withAlias(path, op) : op(path);
-}
-
-/**
- * Flags of every read of a file's content: O_NONBLOCK makes a read that would wait for data
- * (/proc/kmsg, which waits for the next kernel message; a FIFO put where the stat saw a file)
- * fail at once with EAGAIN (WOULD_BLOCK), where a blocking read would hold the main thread, or
- * a thread of the blocking pool, until data came, maybe never. Regular files read as usual.
- * Windows has no such flag (0).
- */
-const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
-
-/**
- * Reads an open file to its end into one buffer allocated here, sized from the stat (grown if the
- * file grew). Deno.readFile allocates its buffer on a blocking-pool thread instead: under many
- * concurrent reads each such thread's malloc arena kept its freed buffers, and the resident size
- * grew by tens of MB (10,000 views; BENCHMARKS.md). At most `max + 1` bytes whatever the stat
- * said (bounded_read.ts).
- */
-async function readToEnd(file: fsp.FileHandle, size: number, max: number): Promise<Uint8Array> {
-  const read = new BoundedRead(size, max);
-  while (!read.done) {
-    const [buf, at, length] = read.next();
-    read.took((await file.read(buf, at, length, null)).bytesRead);
-  }
-  return read.bytes();
-}
-
-/** readToEnd on this thread, for the bulk reads (opened with READ_FLAGS: it cannot block). */
-function readSyncUpTo(path: string, size: number, max: number): Uint8Array {
-  const fd = fs.openSync(path, READ_FLAGS);
-  try {
-    const read = new BoundedRead(size, max);
-    while (!read.done) read.took(fs.readSync(fd, ...read.next(), null));
-    return read.bytes();
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+import {
+  hosted,
+  raw,
+  READ_FLAGS,
+  readOneSync,
+  readToEnd,
+  refuseSpecial,
+  summarizeCareful,
+  summarizeQuick,
+  toInfo,
+} from "./local_reads.ts";
+import {
+  checkUnchanged,
+  checkUnchangedRaw,
+  hasOtherLinks,
+  placeNew,
+  rawSwapNames,
+  swapNames,
+  writeTemp,
+} from "./local_writes.ts";
 
 /**
  * The local disk as a {@linkcode FileBackend}: atomic writes (temp file, flush, rename), write
@@ -736,86 +471,5 @@ function forcedMethod(): BeneathMethod | undefined {
     return Deno.env.get("ANCHORFS_BENEATH") === "openat" ? "openat" : undefined;
   } catch {
     return undefined; // no env permission: the default
-  }
-}
-
-/**
- * One file for readFiles: stat, refuse anything but a regular file, read its head or the whole
- * file, stopping one byte past `skipLargerThan` whatever the stat said (FILE_TOO_LARGE).
- */
-function readOneSync(
-  path: string,
-  options: ReadFilesOptions,
-): { path: string; data?: Uint8Array; size?: number; error?: Error } {
-  try {
-    const read = (p: string) => {
-      const s = Deno.statSync(p);
-      refuseSpecial(path, s); // a FIFO would block the thread, a device never end
-      return readBulkOne(path, s.size, options, (max) => readSyncUpTo(p, s.size, max));
-    };
-    return hasRawBytes(path) ? raw(path).withAliasSync(path, read) : read(path);
-  } catch (e) {
-    return { path, error: mapFsError(e, "read", path) };
-  }
-}
-
-/**
- * The buffer of summarizeQuick and summarizeCareful, shared: each summary is made before the
- * next read starts, so a listing reads its 1,000 heads without a buffer per file.
- */
-let summaryBuffer = new Uint8Array(0);
-
-function summaryRoom(headBytes: number): Uint8Array {
-  if (summaryBuffer.length < headBytes) summaryBuffer = new Uint8Array(headBytes);
-  return summaryBuffer;
-}
-
-/**
- * Up to `max` bytes from the start of the open file `fd` into `buf`; the count read. A read that
- * would wait (the file was opened with READ_FLAGS) throws EAGAIN.
- */
-function readHeadInto(fd: number, buf: Uint8Array, max: number): number {
-  let filled = 0;
-  while (filled < max) {
-    const n = fs.readSync(fd, buf, filled, max - filled, null);
-    if (n === 0) break;
-    filled += n;
-  }
-  return filled;
-}
-
-/**
- * A file's summary from an open, a read into the shared buffer and a close (quick_summary.ts,
- * the code the listing's worker threads run too); null when the careful path must decide.
- */
-function summarizeQuick(path: string, headBytes: number): FileSummary | null {
-  if (hasRawBytes(path)) return null;
-  return quickSummary(path, summaryRoom(headBytes), headBytes, fs, summarizeHead);
-}
-
-/**
- * summarizeQuick's fallback, with readFiles' checks and errors: a stat (links followed), anything
- * but a regular file refused unopened, then the head into the shared buffer.
- */
-function summarizeCareful(
-  path: string,
-  headBytes: number,
-): { path: string; summary?: FileSummary; error?: Error } {
-  try {
-    const summarize = (p: string) => {
-      const s = Deno.statSync(p);
-      refuseSpecial(path, s);
-      const buf = summaryRoom(headBytes);
-      const fd = fs.openSync(p, READ_FLAGS);
-      try {
-        const filled = readHeadInto(fd, buf, headBytes);
-        return { path, summary: summarizeHead(buf.subarray(0, filled), Math.max(s.size, filled)) };
-      } finally {
-        fs.closeSync(fd);
-      }
-    };
-    return hasRawBytes(path) ? raw(path).withAliasSync(path, summarize) : summarize(path);
-  } catch (e) {
-    return { path, error: mapFsError(e, "read", path) };
   }
 }
