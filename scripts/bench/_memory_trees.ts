@@ -6,8 +6,11 @@
 
 import { parseArgs } from "node:util";
 import { startServer, type TestServer } from "../../tests/_harness.ts";
+import { V8_FLAGS } from "../release/compile.ts";
+import { describeRegions, regions, samplePeak } from "./_proc_memory.ts";
 
-const v8Flags = Deno.env.get("DENO_V8_FLAGS");
+/** The launchers' V8 flags (the harness runs a plain `deno run`), unless DENO_V8_FLAGS says. */
+const v8Flags = Deno.env.get("DENO_V8_FLAGS") ?? V8_FLAGS;
 const RG_FLAGS = ["--no-require-git", "--no-ignore-dot", "--no-config"];
 /** What the bench installs for tree (b): the packages of issue 26's measurement and a few more. */
 const NM_PACKAGES = [
@@ -140,7 +143,7 @@ async function measureTree(
     args: ["--path", dir, "--deadline", "900"],
     ...(main && { main }),
     // The server's V8 flags as a launcher would pass them (the harness runs a plain `deno run`).
-    ...(v8Flags && { env: { DENO_V8_FLAGS: v8Flags } }),
+    env: { DENO_V8_FLAGS: v8Flags },
   });
   const pid = server.pid!;
   const rows: string[] = [];
@@ -153,12 +156,13 @@ async function measureTree(
     rows.push(
       `| ${label} | ${files.toLocaleString("en-US")} | idle: before the first call / 3 s after | ${
         before.toFixed(0)
-      } / ${idle.toFixed(0)} | | | | |`,
+      } / ${idle.toFixed(0)} | | | | | ${describeRegions(regions(pid))} |`,
     );
     let treePeak = 0;
     for (const s of scenarios(label !== "node_modules")) {
       const args = { path: ".", ...s.args };
       resetPeak(pid);
+      const sampler = samplePeak(pid);
       await server.call("view", args); // warm-up: page cache, workers, JIT
       const ours: number[] = [];
       const theirs: number[] = [];
@@ -176,20 +180,23 @@ async function measureTree(
         rgPeak = Math.max(rgPeak, r.mb);
       }
       const peak = status(pid).hwm;
+      const at = sampler.stop();
       treePeak = Math.max(treePeak, peak);
       const o = median(ours);
       const f = median(theirs);
       rows.push(
         `| ${label} | ${files.toLocaleString("en-US")} | ${s.name} | ${peak.toFixed(0)} | ${
           o.toFixed(0)
-        } | ${f.toFixed(0)} | ${(o / f).toFixed(2)}× | ${rgPeak.toFixed(0)} |`,
+        } | ${f.toFixed(0)} | ${(o / f).toFixed(2)}× | ${rgPeak.toFixed(0)} | ${
+          at ? describeRegions(at) : ""
+        } |`,
       );
       note(rows.at(-1)!);
     }
     rows.push(
       `| ${label} | ${files.toLocaleString("en-US")} | **peak of the tree** | **${
         treePeak.toFixed(0)
-      }** | | | | |`,
+      }** | | | | | |`,
     );
   } finally {
     await server.close();
@@ -235,8 +242,8 @@ export async function treeMemory(args: string[], print: (text: string) => void):
       }; medians of ${values.runs} (3 past 500k files).\n`,
   );
   print(
-    "| tree | files | scenario | server peak RSS (MB) | anchorfs (ms) | rg (ms) | ratio | rg peak RSS (MB) |",
+    "| tree | files | scenario | server peak RSS (MB) | anchorfs (ms) | rg (ms) | ratio | rg peak RSS (MB) | at the peak (MB) |",
   );
-  print("|---|---:|---|---:|---:|---:|---:|---:|");
+  print("|---|---:|---|---:|---:|---:|---:|---:|---|");
   for (const row of rows) print(row);
 }
