@@ -23,6 +23,7 @@ const HEADROOM_BYTES = 16 * 1024 * 1024;
 /** At least this many milliseconds between forced collections. */
 const COLLECT_INTERVAL_MS = 100;
 
+// Exported for tests.
 /**
  * When a forced collection is due, and how long after the last one the next may start. Pure: the
  * caller passes the heap size and the clock.
