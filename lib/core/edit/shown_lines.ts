@@ -4,24 +4,15 @@
 // Bounded by bytes (oldest first: files shown longest ago, then a file's oldest lines) and by
 // `maxLinesPerFile`; what was evicted is remembered as such, so its ids fall back to hash checks.
 
-import { fnv1a32, FNV_OFFSET_INT32, FNV_PRIME, hashLine } from "./line_id.ts";
+import { fold8, hashLine, linePrint } from "./line_id.ts";
 
-/** A line's 32-bit content fingerprint (FNV-1a over UTF-8), stored next to its 8-bit hash. */
-export function linePrint(line: string): number {
-  let h = FNV_OFFSET_INT32; // signed 32-bit state: see fnv1a32
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c >= 0x80) return fnv1a32(encoder.encode(line));
-    h = Math.imul(h ^ c, FNV_PRIME);
-  }
-  return h >>> 0;
-}
-
-const encoder = new TextEncoder();
+// The fingerprint lives beside the 8-bit hash (one FNV-1a loop); its users import it from here.
+export { linePrint };
 
 /** What a line shown with its fingerprint is remembered as (FileMemory's packed value). */
 function wholeLineValue(line: string): number {
-  return linePrint(line) * 256 + hashLine(line);
+  const print = linePrint(line);
+  return print * 256 + fold8(print);
 }
 
 /** What the agent was shown for this file: the line hashes handed out in views and results. */
