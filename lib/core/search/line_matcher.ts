@@ -78,6 +78,10 @@ export type FileScan = FileMatches | "miss" | "binary" | "stopped";
 export interface LineMatchers {
   /** Index of the needle in `text` at or after `from`, or -1; null without a needle. */
   needle: ((text: string, from: number) => number) | null;
+  /** The needle's length in UTF-16 units (a case-blind match is as long); 0 without one. */
+  needleLength: number;
+  /** Whether the needle holds a line break (it may then match across lines). */
+  needleSpansLines: boolean;
   /** Whether a window of whole lines may hold a match; null without a probe. */
   probe: ((text: string) => boolean) | null;
   crMayHide: boolean;
@@ -111,6 +115,8 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
   };
   return {
     needle: findNeedle,
+    needleLength: needle ? needle.text.length : 0,
+    needleSpansLines: needle ? /[\r\n]/.test(needle.text) : false,
     probe: probe ? probe.test : null,
     crMayHide: spec.crMayHide === true,
     probeWidth: spec.probeWidth ?? null,
@@ -138,6 +144,18 @@ interface LineScan {
   truncated: boolean;
   /** Every line before this offset of the current text is a candidate (a probe said so). */
   passUntil: number;
+  /**
+   * Long lines read without being decoded whole (match_bytes.ts: they cannot match), which
+   * context may still show: the text holds each as an empty line, and showLine asks for its
+   * content here.
+   */
+  deferred: DeferredLine[];
+}
+
+/** A line known to hold no match, whose text is rebuilt only if context shows it. */
+export interface DeferredLine {
+  n: number;
+  content: () => string;
 }
 
 export function newLineScan(room: number): LineScan {
@@ -153,6 +171,7 @@ export function newLineScan(room: number): LineScan {
     room,
     truncated: false,
     passUntil: -1,
+    deferred: [],
   };
 }
 
@@ -322,6 +341,9 @@ export function showLine(
     return;
   }
   s.room--;
+  if (content === "" && !matched && s.deferred.length > 0) {
+    content = s.deferred.find((d) => d.n === s.line)?.content() ?? content;
+  }
   // A copy (a flat string of its own): a slice would keep the whole decoded piece it was cut
   // from alive, for every line kept, until the file's answer is sent.
   const own = (part: string) => (" " + part).slice(1);

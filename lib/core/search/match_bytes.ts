@@ -101,12 +101,41 @@ function scanDecoded(
     : new TextDecoder(encoding, { ignoreBOM: true });
   const s = newLineScan(o.room);
   // The context lines before `start`, then the start of a line not ended yet; `long` holds the
-  // pieces of a line longer than one piece until it ends.
+  // pieces of a line longer than one piece until it ends, or `longLine` where its bytes are.
   let text = "";
   let start = 0;
   const long: string[] = [];
+  const decode = encoding === "latin1" ? decodeLatin1 : (b: Uint8Array) => m.utf8.decode(b);
+  // A line longer than one piece is decoded whole only when it may match: when its pieces show
+  // it cannot (no needle in them, or no probe window passes), its text is never built, and
+  // context that shows it reads its bytes again (minified files and source maps are lines of
+  // megabytes, which as one string cost twice that and more in V8's large objects). A read
+  // back may reuse the memory of the current chunk: `readBack` says the chunk is read again.
+  let readBack = false;
+  const bytesOf = (from: number, to: number): Uint8Array => {
+    readBack = true;
+    const first = readAt(from);
+    if (first.length >= to - from) return first.subarray(0, to - from);
+    const out = new Uint8Array(to - from);
+    let got = 0;
+    for (let b = first; got < out.length && b.length > 0; b = readAt(from + got)) {
+      const n = Math.min(b.length, out.length - got);
+      out.set(b.subarray(0, n), got);
+      got += n;
+    }
+    return out.subarray(0, got);
+  };
+  const lineText = (line: LongLine) => decode(bytesOf(line.from, line.to));
+  const summarize = !wide && (m.needle
+    ? !m.needleSpansLines && m.needleLength > 0
+    : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE);
+  let longLine: LongLine | null = null;
   for (let position = skip;;) {
     if (stopped()) return "stopped";
+    // A deferred line stays only while context may show it (its bytes are kept with it).
+    if (s.deferred.length > 0 && s.deferred[0]!.n < s.line - o.context) {
+      s.deferred = s.deferred.filter((d) => d.n >= s.line - o.context);
+    }
     let chunk = readAt(position);
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
@@ -140,14 +169,40 @@ function scanDecoded(
       }
       const nl = piece.lastIndexOf("\n");
       if (nl === -1 && !last) {
-        long.push(piece);
+        if (!summarize) long.push(piece);
+        else {
+          longLine ??= openLongLine(m, text.slice(start), position + used - bytes.length);
+          feedLongLine(longLine, m, piece);
+          longLine.to = position + used;
+        }
         continue;
       }
-      const whole = long.length > 0 ? text + long.join("") + piece : text + piece;
+      let whole: string;
+      // The part of `piece` at the end of `whole`.
+      let rest = piece;
+      if (longLine !== null) {
+        const lineEnd = nl === -1 ? piece.length : piece.indexOf("\n");
+        const ending = piece.slice(0, lineEnd);
+        feedLongLine(longLine, m, ending);
+        if (longLine.candidate) whole = text + lineText(longLine) + piece;
+        else {
+          deferLongLine(s, o, longLine, ending, nl !== -1, lineText);
+          rest = piece.slice(lineEnd + 1);
+          whole = text.slice(0, start) + "\n" + rest;
+          start++;
+        }
+        longLine = null;
+      } else whole = long.length > 0 ? text + long.join("") + piece : text + piece;
       long.length = 0;
-      const end = last ? whole.length : whole.length - piece.length + nl + 1;
+      const end = last ? whole.length : whole.length - rest.length + rest.lastIndexOf("\n") + 1;
       if (end > start) scanLines(s, m, o, whole, start, end, last);
       if (last) break;
+      if (readBack) {
+        readBack = false;
+        chunk = bytesOf(position, position + chunk.length);
+        readBack = false;
+        final = chunk.length === 0 || position + chunk.length >= size;
+      }
       // Keep the `context` lines before `end` (a match in the next piece shows them) and the
       // start of the line after it.
       let keep = end;
@@ -163,6 +218,66 @@ function scanDecoded(
   if (s.count === 0) return "miss";
   const { count, kept, next, shown, truncated } = s;
   return { count, kept, next, lineCount: s.line - 1, shown, truncated };
+}
+
+/** A line longer than one piece, while it is read: whether it may match, and where it is. */
+interface LongLine {
+  /** Its start, in the piece before (already in the scan's text). */
+  head: string;
+  /** Where its bytes after `head` lie in the file, so far: `[from, to)`. */
+  from: number;
+  to: number;
+  /** Its last characters, where a needle or a probe's match may start before a seam. */
+  tail: string;
+  candidate: boolean;
+}
+
+function openLongLine(m: LineMatchers, head: string, from: number): LongLine {
+  const line: LongLine = { head, from, to: from, tail: "", candidate: false };
+  feedLongLine(line, m, head);
+  return line;
+}
+
+/**
+ * Adds the line's next characters: a candidate once they hold the needle, or once a probe
+ * passes on them with the characters before them that a match (and one character on each side,
+ * for \b) may span, as nextCandidate's overlapping windows do.
+ */
+function feedLongLine(line: LongLine, m: LineMatchers, part: string): void {
+  if (line.candidate || part.length === 0) return;
+  if (m.needle) {
+    const seam = line.tail + part.slice(0, m.needleLength - 1);
+    line.candidate = m.needle(part, 0) !== -1 || m.needle(seam, 0) !== -1;
+    const keep = line.tail + part;
+    line.tail = keep.slice(Math.max(0, keep.length - (m.needleLength - 1)));
+    return;
+  }
+  const window = line.tail + part;
+  line.candidate = (m.crMayHide && window.includes("\r")) || m.probe!(window);
+  line.tail = window.slice(Math.max(0, window.length - (m.probeWidth! + 2)));
+}
+
+/**
+ * Counts a long line that cannot match, shows it now when it is the context after a match, and
+ * keeps a way to rebuild it while it may be the context before one.
+ */
+function deferLongLine(
+  s: ReturnType<typeof newLineScan>,
+  o: MatchOptions,
+  line: LongLine,
+  ending: string,
+  broken: boolean,
+  read: (line: LongLine) => string,
+): void {
+  const content = () => {
+    const text = line.head + read(line) + ending;
+    return broken && text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
+  };
+  const n = s.line;
+  s.deferred = s.deferred.filter((d) => d.n >= n - o.context);
+  if (o.context > 0) s.deferred.push({ n, content });
+  if (n <= s.afterUntil) showLine(s, null, o, content(), false);
+  s.line++;
 }
 
 // Exported for tests.
@@ -210,6 +325,9 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   windowBounds,
   decodeLatin1,
   scanDecoded,
+  openLongLine,
+  feedLongLine,
+  deferLongLine,
   pieceEnd,
   matchBytes,
 ];

@@ -317,3 +317,120 @@ Deno.test("a line longer than the probe's window is probed in overlapping window
     assertEquals(none, "miss");
   }
 });
+
+// Lines longer than one 32 KiB piece that cannot match are never decoded whole; context shows
+// them rebuilt from their bytes. Seams between pieces, CRLF, Latin-1, multi-byte characters,
+// context before and after, and long lines at the file's end, against the whole-file oracle.
+Deno.test("long lines: what no piece can match is never built, and every answer is the oracle's", () => {
+  const filler = fc.constantFrom("x", "xy ", "é", "😀", "\r", "-");
+  const longLine = fc.tuple(
+    fc.integer({ min: 33_000, max: 140_000 }),
+    filler,
+    fc.option(fc.constantFrom("ab", "AB", "12", "aXb", "b"), { nil: undefined }),
+    fc.double({ min: 0, max: 1, noNaN: true }),
+  ).map(([length, unit, inner, where]) => {
+    const body = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+    if (inner === undefined) return body;
+    const at = Math.floor(where * body.length);
+    return body.slice(0, at) + inner + body.slice(at);
+  });
+  const shortLine = fc.constantFrom("", "a", "ab", "x12", "b", "zz\r", "aXb", "é");
+  const file = fc.tuple(
+    fc.array(fc.oneof({ weight: 3, arbitrary: shortLine }, { weight: 1, arbitrary: longLine }), {
+      minLength: 1,
+      maxLength: 9,
+    }),
+    fc.constantFrom("\n", "\r\n"),
+    fc.boolean(),
+    fc.boolean(),
+  ).map(([lines, eol, ending, latin1]) => {
+    const text = lines.join(eol) + (ending ? eol : "");
+    // Latin-1: not valid UTF-8, so read as Latin-1 (é is one byte).
+    return latin1
+      ? Uint8Array.from([...text.replace(/😀/g, "e")].map((c) => c.charCodeAt(0) & 0xff))
+      : enc.encode(text);
+  });
+  const sources = [
+    ["ab", false],
+    ["(?i)AB", true],
+    ["a.b", true],
+    ["\\d{2}", true],
+    ["b$", true],
+    ["^a", true],
+    ["é", false],
+  ] as const;
+  fc.assert(
+    fc.property(
+      file,
+      fc.constantFrom(...sources),
+      fc.constantFrom(1000, 65536, 1 << 20),
+      fc.record({
+        context: fc.nat(3),
+        perFile: fc.integer({ min: 1, max: 4 }),
+        maxChars: fc.constantFrom(40, 400),
+        room: fc.integer({ min: 1, max: 30 }),
+      }),
+      (data, [source, regex], size, o) => {
+        const search = compileSearchPattern(source, regex);
+        const expected = oracle(data, search, o);
+        const whole = oracle(data, search, { ...o, room: 1 << 30 });
+        const found = matchBytes(chunked(data, size), search.matchers(), o, () => false);
+        assertEquals(comparable(found, whole, search, o), expected);
+      },
+    ),
+    { numRuns: 150 },
+  );
+});
+
+Deno.test("long lines: a megabyte line without the needle reaches the needle search a piece at a time", () => {
+  const search = compileSearchPattern("needle", false);
+  const m = search.matchers();
+  let longest = 0;
+  const needle = m.needle!;
+  const spied = {
+    ...m,
+    needle: (text: string, from: number) => {
+      longest = Math.max(longest, text.length);
+      return needle(text, from);
+    },
+  };
+  const o = { context: 2, perFile: 40, maxChars: 400, room: 400 };
+  const line = "x".repeat(1_000_000);
+  const data = enc.encode(`a\n${line}\nneedle\n${line}\nb\n`);
+  const found = matchData(data, spied, o) as FileMatches;
+  assertEquals(found.kept, [3]);
+  assertEquals(found.lineCount, 5);
+  assertEquals(found.shown.map((l) => [l.n, l.long?.length ?? l.text.length]), [
+    [1, 1],
+    [2, 1_000_000],
+    [3, 6],
+    [4, 1_000_000],
+    [5, 1],
+  ]);
+  assertEquals(found.shown[1]!.long!.print, linePrint(line));
+  assert(longest < 70_000, `the needle search saw ${longest} characters at once`);
+});
+
+Deno.test("long lines: a needle or a probe's match across a seam between two pieces is found", () => {
+  const o = { context: 1, perFile: 40, maxChars: 40, room: 40 };
+  const cases = [
+    ["needle", false, "needle"],
+    ["(?i)NEEDLE", true, "nEeDlE"],
+    ["\\d{2}", true, "12"],
+    ["\\b[qz]{3}\\b", true, " qzq "],
+  ] as const;
+  for (const [source, regex, inner] of cases) {
+    const search = compileSearchPattern(source, regex);
+    // The line starts at byte 2; pieces are 32 KiB from the file's start.
+    for (const seam of [32768 - 2, 2 * 32768 - 2]) {
+      for (let at = seam - inner.length - 2; at <= seam + 2; at++) {
+        const line = "x".repeat(at) + inner + "x".repeat(100_000 - at);
+        for (const size of [65536, 1 << 20]) {
+          const data = enc.encode(`a\n${line}\nb\n`);
+          const found = matchBytes(chunked(data, size), search.matchers(), o, () => false);
+          assertEquals(typeof found === "object" ? found.kept : found, [2], `${source} at ${at}`);
+        }
+      }
+    }
+  }
+});
