@@ -126,9 +126,10 @@ function scanDecoded(
     return out.subarray(0, got);
   };
   const lineText = (line: LongLine) => decode(bytesOf(line.from, line.to));
-  const summarize = !wide && (m.needle
-    ? !m.needleSpansLines && m.needleLength > 0
-    : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE);
+  const summarize = !wide &&
+    (m.needle
+      ? !m.needleSpansLines && m.needleLength > 0
+      : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE);
   let longLine: LongLine | null = null;
   for (let position = skip;;) {
     if (stopped()) return "stopped";
