@@ -82,6 +82,8 @@ export interface LineMatchers {
   needleLength: number;
   /** Whether the needle holds a line break (it may then match across lines). */
   needleSpansLines: boolean;
+  /** A literal search: a line matches when it holds the needle, first found where it is. */
+  needleDecides: boolean;
   /** Whether a window of whole lines may hold a match; null without a probe. */
   probe: ((text: string) => boolean) | null;
   crMayHide: boolean;
@@ -117,6 +119,7 @@ export function openMatchers(spec: MatchSpec, re2: Re2Compiler): LineMatchers {
     needle: findNeedle,
     needleLength: needle ? needle.text.length : 0,
     needleSpansLines: needle ? /[\r\n]/.test(needle.text) : false,
+    needleDecides: !line && needle !== undefined && !needle.ignoreCase,
     probe: probe ? probe.test : null,
     crMayHide: spec.crMayHide === true,
     probeWidth: spec.probeWidth ?? null,
@@ -152,10 +155,13 @@ interface LineScan {
   deferred: DeferredLine[];
 }
 
-/** A line known to hold no match, whose text is rebuilt only if context shows it. */
+/**
+ * A long line read without being decoded whole (match_bytes.ts): how it is shown, as context or
+ * as a literal search's match, built from its bytes only when it is.
+ */
 export interface DeferredLine {
   n: number;
-  content: () => string;
+  shown: (matched: boolean) => ShownLine;
 }
 
 export function newLineScan(room: number): LineScan {
@@ -341,8 +347,12 @@ export function showLine(
     return;
   }
   s.room--;
-  if (content === "" && !matched && s.deferred.length > 0) {
-    content = s.deferred.find((d) => d.n === s.line)?.content() ?? content;
+  const deferred = content === "" && s.deferred.length > 0
+    ? s.deferred.find((d) => d.n === s.line)
+    : undefined;
+  if (deferred) {
+    s.shown.push(deferred.shown(matched && m !== null));
+    return;
   }
   // A copy (a flat string of its own): a slice would keep the whole decoded piece it was cut
   // from alive, for every line kept, until the file's answer is sent.
@@ -366,7 +376,14 @@ export function showLine(
  * TextEncoder does): linePrint in core/edit/shown_lines.ts, which a test holds this to.
  */
 export function fingerprint(line: string): number {
-  let h = 2166136261;
+  return fingerprintMore(2166136261, line);
+}
+
+/**
+ * fingerprint() continued over `text` from the state `h`: a line's print, taken a part at a
+ * time (parts cut between characters, never within a surrogate pair).
+ */
+export function fingerprintMore(h: number, line: string): number {
   const add = (b: number) => {
     h ^= b;
     h = Math.imul(h, 16777619) >>> 0;

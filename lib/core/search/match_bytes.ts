@@ -9,6 +9,7 @@ import { windowBounds } from "./line_window.ts";
 import {
   type FileScan,
   fingerprint,
+  fingerprintMore,
   keepMatch,
   type LineMatchers,
   type MatchOptions,
@@ -18,6 +19,7 @@ import {
   passLines,
   scanLines,
   showLine,
+  type ShownLine,
 } from "./line_matcher.ts";
 
 // Exported for tests.
@@ -106,26 +108,38 @@ function scanDecoded(
   let start = 0;
   const long: string[] = [];
   const decode = encoding === "latin1" ? decodeLatin1 : (b: Uint8Array) => m.utf8.decode(b);
-  // A line longer than one piece is decoded whole only when it may match: when its pieces show
-  // it cannot (no needle in them, or no probe window passes), its text is never built, and
-  // context that shows it reads its bytes again (minified files and source maps are lines of
-  // megabytes, which as one string cost twice that and more in V8's large objects). A read
-  // back may reuse the memory of the current chunk: `readBack` says the chunk is read again.
+  // A line longer than one piece is decoded whole only when a regex must test it: when its
+  // pieces show it cannot match (no needle in them, or no probe window passes), or a literal
+  // search finds its needle in them, its text is never built; what is shown of it (a window,
+  // its length and print) is read again from its bytes (minified files and source maps are
+  // lines of megabytes, which as one string cost twice that and more in V8's large objects).
+  // A read back may reuse the memory of the current chunk: `readBack` says to read it again.
   let readBack = false;
+  // The last read's bytes, good until the next read.
+  let readFrom = -1;
+  let readBytes: Uint8Array = new Uint8Array(0);
+  const read = (from: number) => {
+    readFrom = from;
+    readBytes = readAt(from);
+    return readBytes;
+  };
   const bytesOf = (from: number, to: number): Uint8Array => {
+    if (readFrom !== -1 && readFrom <= from && to <= readFrom + readBytes.length) {
+      return readBytes.subarray(from - readFrom, to - readFrom);
+    }
     readBack = true;
-    const first = readAt(from);
+    const first = read(from);
     if (first.length >= to - from) return first.subarray(0, to - from);
     const out = new Uint8Array(to - from);
     let got = 0;
-    for (let b = first; got < out.length && b.length > 0; b = readAt(from + got)) {
+    for (let b = first; got < out.length && b.length > 0; b = read(from + got)) {
       const n = Math.min(b.length, out.length - got);
       out.set(b.subarray(0, n), got);
       got += n;
     }
     return out.subarray(0, got);
   };
-  const lineText = (line: LongLine) => decode(bytesOf(line.from, line.to));
+  const readText = (from: number, to: number) => decode(bytesOf(from, to));
   const summarize = !wide &&
     (m.needle
       ? !m.needleSpansLines && m.needleLength > 0
@@ -137,7 +151,7 @@ function scanDecoded(
     if (s.deferred.length > 0 && s.deferred[0]!.n < s.line - o.context) {
       s.deferred = s.deferred.filter((d) => d.n >= s.line - o.context);
     }
-    let chunk = readAt(position);
+    let chunk: Uint8Array = read(position);
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
@@ -146,7 +160,7 @@ function scanDecoded(
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
         const more = chunk.slice();
-        const next = readAt(position + more.length);
+        const next = read(position + more.length);
         chunk = new Uint8Array(more.length + next.length);
         chunk.set(more);
         chunk.set(next, more.length);
@@ -172,7 +186,9 @@ function scanDecoded(
       if (nl === -1 && !last) {
         if (!summarize) long.push(piece);
         else {
-          longLine ??= openLongLine(m, text.slice(start), position + used - bytes.length);
+          longLine ??= openLongLine(m, text.slice(start));
+          longLine.byteMarks.push(position + used - bytes.length);
+          longLine.charMarks.push(longLine.length);
           feedLongLine(longLine, m, piece);
           longLine.to = position + used;
         }
@@ -185,9 +201,12 @@ function scanDecoded(
         const lineEnd = nl === -1 ? piece.length : piece.indexOf("\n");
         const ending = piece.slice(0, lineEnd);
         feedLongLine(longLine, m, ending);
-        if (longLine.candidate) whole = text + lineText(longLine) + piece;
-        else {
-          deferLongLine(s, o, longLine, ending, nl !== -1, lineText);
+        if (longLine.candidate && !m.needleDecides) {
+          whole = text + readText(longLine.byteMarks[0]!, longLine.to) + piece;
+        } else {
+          deferLongLine(s, m, o, longLine, ending, nl !== -1, readText);
+          if (longLine.candidate) keepMatch(s, m, o, text, start, "");
+          s.line++;
           rest = piece.slice(lineEnd + 1);
           whole = text.slice(0, start) + "\n" + rest;
           start++;
@@ -221,20 +240,40 @@ function scanDecoded(
   return { count, kept, next, lineCount: s.line - 1, shown, truncated };
 }
 
-/** A line longer than one piece, while it is read: whether it may match, and where it is. */
+/**
+ * A line longer than one piece, while it is read: whether it may match (and where a literal
+ * search's needle first is), and where its pieces are, to read any part of it again.
+ */
 interface LongLine {
   /** Its start, in the piece before (already in the scan's text). */
   head: string;
-  /** Where its bytes after `head` lie in the file, so far: `[from, to)`. */
-  from: number;
+  /** Where each piece after `head` starts, in the file and in the line (characters). */
+  byteMarks: number[];
+  charMarks: number[];
+  /** Where the pieces end in the file: the line's last piece (ending) is in memory. */
   to: number;
+  /** Characters so far, and the last of them (a CR before the line's LF is not shown). */
+  length: number;
+  last: number;
   /** Its last characters, where a needle or a probe's match may start before a seam. */
   tail: string;
   candidate: boolean;
+  /** Where the needle is first, when it is found. */
+  matchAt: number;
 }
 
-function openLongLine(m: LineMatchers, head: string, from: number): LongLine {
-  const line: LongLine = { head, from, to: from, tail: "", candidate: false };
+function openLongLine(m: LineMatchers, head: string): LongLine {
+  const line: LongLine = {
+    head,
+    byteMarks: [],
+    charMarks: [],
+    to: 0,
+    length: 0,
+    last: -1,
+    tail: "",
+    candidate: false,
+    matchAt: -1,
+  };
   feedLongLine(line, m, head);
   return line;
 }
@@ -245,10 +284,17 @@ function openLongLine(m: LineMatchers, head: string, from: number): LongLine {
  * for \b) may span, as nextCandidate's overlapping windows do.
  */
 function feedLongLine(line: LongLine, m: LineMatchers, part: string): void {
+  const before = line.length;
+  line.length += part.length;
+  if (part.length > 0) line.last = part.charCodeAt(part.length - 1);
   if (line.candidate || part.length === 0) return;
   if (m.needle) {
-    const seam = line.tail + part.slice(0, m.needleLength - 1);
-    line.candidate = m.needle(part, 0) !== -1 || m.needle(seam, 0) !== -1;
+    // A match across the seam starts in the tail, so before any in the part.
+    const seam = m.needle(line.tail + part.slice(0, m.needleLength - 1), 0);
+    const inPart = seam === -1 ? m.needle(part, 0) : -1;
+    if (seam !== -1) line.matchAt = before - line.tail.length + seam;
+    else if (inPart !== -1) line.matchAt = before + inPart;
+    line.candidate = line.matchAt !== -1;
     const keep = line.tail + part;
     line.tail = keep.slice(Math.max(0, keep.length - (m.needleLength - 1)));
     return;
@@ -258,27 +304,68 @@ function feedLongLine(line: LongLine, m: LineMatchers, part: string): void {
   line.tail = window.slice(Math.max(0, window.length - (m.probeWidth! + 2)));
 }
 
+/** Characters `[a, b)` of the line, its pieces read again as needed. */
+function longLineSlice(
+  line: LongLine,
+  ending: string,
+  a: number,
+  b: number,
+  read: (from: number, to: number) => string,
+): string {
+  const { head, byteMarks, charMarks } = line;
+  const endingAt = line.length - ending.length;
+  let out = a < head.length ? head.slice(a, Math.min(b, head.length)) : "";
+  const from = Math.max(a, head.length);
+  if (charMarks.length > 0 && from < Math.min(b, endingAt)) {
+    let i = 0;
+    while (i + 1 < charMarks.length && charMarks[i + 1]! <= from) i++;
+    let j = i + 1;
+    while (j < charMarks.length && charMarks[j]! < b) j++;
+    const text = read(byteMarks[i]!, j < byteMarks.length ? byteMarks[j]! : line.to);
+    out += text.slice(from - charMarks[i]!, Math.min(b, endingAt) - charMarks[i]!);
+  }
+  if (b > endingAt) out += ending.slice(Math.max(0, a - endingAt), b - endingAt);
+  return out;
+}
+
 /**
- * Counts a long line that cannot match, shows it now when it is the context after a match, and
- * keeps a way to rebuild it while it may be the context before one.
+ * A long line that was not decoded whole, as showLine shows it: remembered while context may
+ * show it; for a literal search's match, also how it is shown as one. The caller counts it.
  */
 function deferLongLine(
   s: ReturnType<typeof newLineScan>,
+  m: LineMatchers,
   o: MatchOptions,
   line: LongLine,
   ending: string,
   broken: boolean,
-  read: (line: LongLine) => string,
+  read: (from: number, to: number) => string,
 ): void {
-  const content = () => {
-    const text = line.head + read(line) + ending;
-    return broken && text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
-  };
   const n = s.line;
+  const length = broken && line.last === 13 ? line.length - 1 : line.length;
+  const slice = (a: number, b: number) => (" " + longLineSlice(line, ending, a, b, read)).slice(1);
+  const print = () => {
+    let h = fingerprintMore(2166136261, line.head.slice(0, length));
+    for (let i = 0; i < line.byteMarks.length; i++) {
+      const to = i + 1 < line.byteMarks.length ? line.byteMarks[i + 1]! : line.to;
+      const part = read(line.byteMarks[i]!, to);
+      h = fingerprintMore(h, part.slice(0, Math.max(0, length - line.charMarks[i]!)));
+    }
+    const endingAt = line.length - ending.length;
+    return fingerprintMore(h, ending.slice(0, Math.max(0, length - endingAt))) >>> 0;
+  };
+  const shown = (matched: boolean): ShownLine => {
+    if (length <= o.maxChars) return { n, text: slice(0, length) };
+    const from = matched ? line.matchAt : 0;
+    const to = matched ? from + m.needleLength : 0;
+    const [a, b] = windowBounds(length, from, to, o.maxChars);
+    const offset = Math.max(0, a - 1);
+    const text = slice(offset, Math.min(length, b + 1));
+    return { n, text, long: { offset, length, print: print(), from, to } };
+  };
   s.deferred = s.deferred.filter((d) => d.n >= n - o.context);
-  if (o.context > 0) s.deferred.push({ n, content });
-  if (n <= s.afterUntil) showLine(s, null, o, content(), false);
-  s.line++;
+  s.deferred.push({ n, shown });
+  if (!line.candidate && n <= s.afterUntil) showLine(s, null, o, "", false);
 }
 
 // Exported for tests.
@@ -323,11 +410,13 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   keepMatch,
   showLine,
   fingerprint,
+  fingerprintMore,
   windowBounds,
   decodeLatin1,
   scanDecoded,
   openLongLine,
   feedLongLine,
+  longLineSlice,
   deferLongLine,
   pieceEnd,
   matchBytes,

@@ -396,18 +396,27 @@ Deno.test("long lines: a megabyte line without the needle reaches the needle sea
   };
   const o = { context: 2, perFile: 40, maxChars: 400, room: 400 };
   const line = "x".repeat(1_000_000);
-  const data = enc.encode(`a\n${line}\nneedle\n${line}\nb\n`);
+  // A literal search's match in a long line is found and shown from its pieces too.
+  const hit = "y".repeat(700_000) + "needle" + "z".repeat(300_000);
+  const data = enc.encode(`a\n${line}\nneedle\n${line}\nb\n${hit}\n`);
   const found = matchData(data, spied, o) as FileMatches;
-  assertEquals(found.kept, [3]);
-  assertEquals(found.lineCount, 5);
+  assertEquals(found.kept, [3, 6]);
+  assertEquals(found.lineCount, 6);
   assertEquals(found.shown.map((l) => [l.n, l.long?.length ?? l.text.length]), [
     [1, 1],
     [2, 1_000_000],
     [3, 6],
     [4, 1_000_000],
     [5, 1],
+    [6, 1_000_006],
   ]);
   assertEquals(found.shown[1]!.long!.print, linePrint(line));
+  const shown = found.shown[5]!.long!;
+  assertEquals([shown.from, shown.to, shown.print], [700_000, 700_006, linePrint(hit)]);
+  assertEquals(
+    excerptWindow({ ...shown, text: found.shown[5]!.text }, 700_000, 700_006, o.maxChars),
+    windowAround(hit, 700_000, 700_006, o.maxChars),
+  );
   assert(longest < 70_000, `the needle search saw ${longest} characters at once`);
 });
 
@@ -429,6 +438,9 @@ Deno.test("long lines: a needle or a probe's match across a seam between two pie
           const data = enc.encode(`a\n${line}\nb\n`);
           const found = matchBytes(chunked(data, size), search.matchers(), o, () => false);
           assertEquals(typeof found === "object" ? found.kept : found, [2], `${source} at ${at}`);
+          const long = (found as FileMatches).shown[1]!.long!;
+          const [from, to] = search.findInLine(line)!;
+          assertEquals([long.from, long.to, long.length], [from, to, line.length]);
         }
       }
     }
