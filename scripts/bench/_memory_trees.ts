@@ -162,7 +162,10 @@ async function measureTree(
       const args = { path: ".", ...s.args };
       resetPeak(pid);
       const sampler = samplePeak(pid);
-      await server.call("view", args); // warm-up: page cache, workers, JIT
+      // Warm-up (page cache, workers, JIT): a cold 1M tree takes longer than the default timeout.
+      await server.client.callTool({ name: "view", arguments: args }, undefined, {
+        timeout: 900_000,
+      });
       const ours: number[] = [];
       const theirs: number[] = [];
       let rgPeak = 0;
