@@ -159,7 +159,7 @@ interface LineScan {
  * A long line read without being decoded whole (match_bytes.ts): how it is shown, as context or
  * as a literal search's match, built from its bytes only when it is.
  */
-export interface DeferredLine {
+interface DeferredLine {
   n: number;
   shown: (matched: boolean) => ShownLine;
 }

@@ -1,10 +1,19 @@
 // One file's bytes to what a search finds in it (line_matcher.ts), read chunk by chunk: the
 // encoding is decided as core/text/text_file.ts decodeText decides it, and only one chunk of text
-// (plus the context lines before it and a line cut at its end) is held at a time. Pure and
-// self-contained like line_matcher.ts: the search's workers run these from their source text.
+// (plus the context lines before it and a line cut at its end) is held at a time; a line longer
+// than a piece is read as long_line.ts says, never as one string unless a regex must test it.
+// Pure and self-contained like line_matcher.ts: the search's workers run these from their
+// source text.
 
 import { decodeLatin1 } from "../text/text_file.ts";
 import { matcherFromRecipe } from "./linear_regex.ts";
+import {
+  deferLongLine,
+  feedLongLine,
+  type LongLine,
+  longLineSlice,
+  openLongLine,
+} from "./long_line.ts";
 import { windowBounds } from "./line_window.ts";
 import {
   type FileScan,
@@ -19,7 +28,6 @@ import {
   passLines,
   scanLines,
   showLine,
-  type ShownLine,
 } from "./line_matcher.ts";
 
 // Exported for tests.
@@ -101,57 +109,33 @@ function scanDecoded(
   const wide = encoding === "utf-8" || encoding === "latin1"
     ? null
     : new TextDecoder(encoding, { ignoreBOM: true });
-  const s = newLineScan(o.room);
-  // The context lines before `start`, then the start of a line not ended yet; `long` holds the
-  // pieces of a line longer than one piece until it ends, or `longLine` where its bytes are.
-  let text = "";
-  let start = 0;
-  const long: string[] = [];
+  const reads = openReads(readAt);
   const decode = encoding === "latin1" ? decodeLatin1 : (b: Uint8Array) => m.utf8.decode(b);
-  // A line longer than one piece is decoded whole only when a regex must test it: when its
-  // pieces show it cannot match (no needle in them, or no probe window passes), or a literal
-  // search finds its needle in them, its text is never built; what is shown of it (a window,
-  // its length and print) is read again from its bytes (minified files and source maps are
-  // lines of megabytes, which as one string cost twice that and more in V8's large objects).
-  // A read back may reuse the memory of the current chunk: `readBack` says to read it again.
-  let readBack = false;
-  // The last read's bytes, good until the next read.
-  let readFrom = -1;
-  let readBytes: Uint8Array = new Uint8Array(0);
-  const read = (from: number) => {
-    readFrom = from;
-    readBytes = readAt(from);
-    return readBytes;
+  const p: PieceScan = {
+    s: newLineScan(o.room),
+    text: "",
+    start: 0,
+    long: [],
+    longLine: null,
+    // A line longer than one piece is decoded whole only when a regex must test it: when its
+    // pieces show it cannot match (no needle in them, or no probe window passes), or a literal
+    // search finds its needle in them, its text is never built; what is shown of it (a window,
+    // its length and print) is read again from its bytes (minified files and source maps are
+    // lines of megabytes, which as one string cost twice that and more in V8's large objects).
+    summarize: !wide &&
+      (m.needle
+        ? !m.needleSpansLines && m.needleLength > 0
+        : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE),
+    readText: (from, to) => decode(reads.bytesOf(from, to)),
   };
-  const bytesOf = (from: number, to: number): Uint8Array => {
-    if (readFrom !== -1 && readFrom <= from && to <= readFrom + readBytes.length) {
-      return readBytes.subarray(from - readFrom, to - readFrom);
-    }
-    readBack = true;
-    const first = read(from);
-    if (first.length >= to - from) return first.subarray(0, to - from);
-    const out = new Uint8Array(to - from);
-    let got = 0;
-    for (let b = first; got < out.length && b.length > 0; b = read(from + got)) {
-      const n = Math.min(b.length, out.length - got);
-      out.set(b.subarray(0, n), got);
-      got += n;
-    }
-    return out.subarray(0, got);
-  };
-  const readText = (from: number, to: number) => decode(bytesOf(from, to));
-  const summarize = !wide &&
-    (m.needle
-      ? !m.needleSpansLines && m.needleLength > 0
-      : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE);
-  let longLine: LongLine | null = null;
+  const s = p.s;
   for (let position = skip;;) {
     if (stopped()) return "stopped";
-    // A deferred line stays only while context may show it (its bytes are kept with it).
+    // A deferred line stays only while context may show it.
     if (s.deferred.length > 0 && s.deferred[0]!.n < s.line - o.context) {
       s.deferred = s.deferred.filter((d) => d.n >= s.line - o.context);
     }
-    let chunk: Uint8Array = read(position);
+    let chunk: Uint8Array = reads.read(position);
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
@@ -160,77 +144,24 @@ function scanDecoded(
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
         const more = chunk.slice();
-        const next = read(position + more.length);
+        const next = reads.read(position + more.length);
         chunk = new Uint8Array(more.length + next.length);
         chunk.set(more);
         chunk.set(next, more.length);
         final = next.length === 0 || position + chunk.length >= size;
         continue;
       }
-      const bytes = chunk.subarray(used, to);
+      const piece = decodePiece(chunk.subarray(used, to), encoding, wide, m, last);
+      if (piece === null) return "invalid";
+      takePiece(p, m, o, piece, position + used, position + to, last);
       used = to;
-      let piece: string;
-      if (wide) piece = wide.decode(bytes, { stream: !last });
-      else if (encoding === "latin1") piece = decodeLatin1(bytes);
-      else {
-        piece = m.utf8.decode(bytes);
-        if (piece.includes("\uFFFD")) {
-          try {
-            m.utf8Strict.decode(bytes);
-          } catch {
-            return "invalid";
-          }
-        }
-      }
-      const nl = piece.lastIndexOf("\n");
-      if (nl === -1 && !last) {
-        if (!summarize) long.push(piece);
-        else {
-          longLine ??= openLongLine(m, text.slice(start));
-          longLine.byteMarks.push(position + used - bytes.length);
-          longLine.charMarks.push(longLine.length);
-          feedLongLine(longLine, m, piece);
-          longLine.to = position + used;
-        }
-        continue;
-      }
-      let whole: string;
-      // The part of `piece` at the end of `whole`.
-      let rest = piece;
-      if (longLine !== null) {
-        const lineEnd = nl === -1 ? piece.length : piece.indexOf("\n");
-        const ending = piece.slice(0, lineEnd);
-        feedLongLine(longLine, m, ending);
-        if (longLine.candidate && !m.needleDecides) {
-          whole = text + readText(longLine.byteMarks[0]!, longLine.to) + piece;
-        } else {
-          deferLongLine(s, m, o, longLine, ending, nl !== -1, readText);
-          if (longLine.candidate) keepMatch(s, m, o, text, start, "");
-          s.line++;
-          rest = piece.slice(lineEnd + 1);
-          whole = text.slice(0, start) + "\n" + rest;
-          start++;
-        }
-        longLine = null;
-      } else whole = long.length > 0 ? text + long.join("") + piece : text + piece;
-      long.length = 0;
-      const end = last ? whole.length : whole.length - rest.length + rest.lastIndexOf("\n") + 1;
-      if (end > start) scanLines(s, m, o, whole, start, end, last);
       if (last) break;
-      if (readBack) {
-        readBack = false;
-        chunk = bytesOf(position, position + chunk.length);
-        readBack = false;
+      // A long line read back may have reused the chunk's memory.
+      if (reads.readBack) {
+        chunk = reads.bytesOf(position, position + chunk.length);
+        reads.readBack = false;
         final = chunk.length === 0 || position + chunk.length >= size;
       }
-      // Keep the `context` lines before `end` (a match in the next piece shows them) and the
-      // start of the line after it.
-      let keep = end;
-      for (let k = 0; k < o.context && keep > 0; k++) {
-        keep = keep >= 2 ? whole.lastIndexOf("\n", keep - 2) + 1 : 0;
-      }
-      text = whole.slice(keep);
-      start = end - keep;
     }
     if (final) break;
     position += used;
@@ -240,132 +171,135 @@ function scanDecoded(
   return { count, kept, next, lineCount: s.line - 1, shown, truncated };
 }
 
-/**
- * A line longer than one piece, while it is read: whether it may match (and where a literal
- * search's needle first is), and where its pieces are, to read any part of it again.
- */
-interface LongLine {
-  /** Its start, in the piece before (already in the scan's text). */
-  head: string;
-  /** Where each piece after `head` starts, in the file and in the line (characters). */
-  byteMarks: number[];
-  charMarks: number[];
-  /** Where the pieces end in the file: the line's last piece (ending) is in memory. */
-  to: number;
-  /** Characters so far, and the last of them (a CR before the line's LF is not shown). */
-  length: number;
-  last: number;
-  /** Its last characters, where a needle or a probe's match may start before a seam. */
-  tail: string;
-  candidate: boolean;
-  /** Where the needle is first, when it is found. */
-  matchAt: number;
+/** What scanDecoded carries from one piece to the next. */
+interface PieceScan {
+  s: ReturnType<typeof newLineScan>;
+  /** The context lines before `start`, then the start of a line not ended yet. */
+  text: string;
+  start: number;
+  /** The pieces of a line longer than one piece, until it ends (when not summarized). */
+  long: string[];
+  /** Such a line, summarized: where its bytes are and whether it may match. */
+  longLine: LongLine | null;
+  summarize: boolean;
+  /** The text of the file's bytes `[from, to)`, read again. */
+  readText: (from: number, to: number) => string;
 }
 
-function openLongLine(m: LineMatchers, head: string): LongLine {
-  const line: LongLine = {
-    head,
-    byteMarks: [],
-    charMarks: [],
-    to: 0,
-    length: 0,
-    last: -1,
-    tail: "",
-    candidate: false,
-    matchAt: -1,
+/**
+ * A file's reads, and reads back of a long line's bytes: served from the last read when it holds
+ * them; otherwise read again, which may reuse the current chunk's memory (`readBack` says so).
+ */
+function openReads(readAt: ReadAt) {
+  let readFrom = -1;
+  let readBytes: Uint8Array = new Uint8Array(0);
+  const reads = {
+    readBack: false,
+    read(from: number): Uint8Array {
+      readFrom = from;
+      readBytes = readAt(from);
+      return readBytes;
+    },
+    bytesOf(from: number, to: number): Uint8Array {
+      if (readFrom !== -1 && readFrom <= from && to <= readFrom + readBytes.length) {
+        return readBytes.subarray(from - readFrom, to - readFrom);
+      }
+      reads.readBack = true;
+      const first = reads.read(from);
+      if (first.length >= to - from) return first.subarray(0, to - from);
+      const out = new Uint8Array(to - from);
+      let got = 0;
+      for (let b = first; got < out.length && b.length > 0; b = reads.read(from + got)) {
+        const n = Math.min(b.length, out.length - got);
+        out.set(b.subarray(0, n), got);
+        got += n;
+      }
+      return out.subarray(0, got);
+    },
   };
-  feedLongLine(line, m, head);
-  return line;
+  return reads;
+}
+
+/** One piece's text; null when UTF-8 bytes are not valid UTF-8. */
+function decodePiece(
+  bytes: Uint8Array,
+  encoding: string,
+  wide: TextDecoder | null,
+  m: LineMatchers,
+  last: boolean,
+): string | null {
+  if (wide) return wide.decode(bytes, { stream: !last });
+  if (encoding === "latin1") return decodeLatin1(bytes);
+  const piece = m.utf8.decode(bytes);
+  if (piece.includes("\uFFFD")) {
+    try {
+      m.utf8Strict.decode(bytes);
+    } catch {
+      return null;
+    }
+  }
+  return piece;
 }
 
 /**
- * Adds the line's next characters: a candidate once they hold the needle, or once a probe
- * passes on them with the characters before them that a match (and one character on each side,
- * for \b) may span, as nextCandidate's overlapping windows do.
+ * Scans the whole lines that `piece` (the file's bytes `[from, to)`) ends, and keeps what the
+ * next piece needs: the context lines before its first line, and that line's start.
  */
-function feedLongLine(line: LongLine, m: LineMatchers, part: string): void {
-  const before = line.length;
-  line.length += part.length;
-  if (part.length > 0) line.last = part.charCodeAt(part.length - 1);
-  if (line.candidate || part.length === 0) return;
-  if (m.needle) {
-    // A match across the seam starts in the tail, so before any in the part.
-    const seam = m.needle(line.tail + part.slice(0, m.needleLength - 1), 0);
-    const inPart = seam === -1 ? m.needle(part, 0) : -1;
-    if (seam !== -1) line.matchAt = before - line.tail.length + seam;
-    else if (inPart !== -1) line.matchAt = before + inPart;
-    line.candidate = line.matchAt !== -1;
-    const keep = line.tail + part;
-    line.tail = keep.slice(Math.max(0, keep.length - (m.needleLength - 1)));
-    return;
-  }
-  const window = line.tail + part;
-  line.candidate = (m.crMayHide && window.includes("\r")) || m.probe!(window);
-  line.tail = window.slice(Math.max(0, window.length - (m.probeWidth! + 2)));
-}
-
-/** Characters `[a, b)` of the line, its pieces read again as needed. */
-function longLineSlice(
-  line: LongLine,
-  ending: string,
-  a: number,
-  b: number,
-  read: (from: number, to: number) => string,
-): string {
-  const { head, byteMarks, charMarks } = line;
-  const endingAt = line.length - ending.length;
-  let out = a < head.length ? head.slice(a, Math.min(b, head.length)) : "";
-  const from = Math.max(a, head.length);
-  if (charMarks.length > 0 && from < Math.min(b, endingAt)) {
-    let i = 0;
-    while (i + 1 < charMarks.length && charMarks[i + 1]! <= from) i++;
-    let j = i + 1;
-    while (j < charMarks.length && charMarks[j]! < b) j++;
-    const text = read(byteMarks[i]!, j < byteMarks.length ? byteMarks[j]! : line.to);
-    out += text.slice(from - charMarks[i]!, Math.min(b, endingAt) - charMarks[i]!);
-  }
-  if (b > endingAt) out += ending.slice(Math.max(0, a - endingAt), b - endingAt);
-  return out;
-}
-
-/**
- * A long line that was not decoded whole, as showLine shows it: remembered while context may
- * show it; for a literal search's match, also how it is shown as one. The caller counts it.
- */
-function deferLongLine(
-  s: ReturnType<typeof newLineScan>,
+function takePiece(
+  p: PieceScan,
   m: LineMatchers,
   o: MatchOptions,
-  line: LongLine,
-  ending: string,
-  broken: boolean,
-  read: (from: number, to: number) => string,
+  piece: string,
+  from: number,
+  to: number,
+  last: boolean,
 ): void {
-  const n = s.line;
-  const length = broken && line.last === 13 ? line.length - 1 : line.length;
-  const slice = (a: number, b: number) => (" " + longLineSlice(line, ending, a, b, read)).slice(1);
-  const print = () => {
-    let h = fingerprintMore(2166136261, line.head.slice(0, length));
-    for (let i = 0; i < line.byteMarks.length; i++) {
-      const to = i + 1 < line.byteMarks.length ? line.byteMarks[i + 1]! : line.to;
-      const part = read(line.byteMarks[i]!, to);
-      h = fingerprintMore(h, part.slice(0, Math.max(0, length - line.charMarks[i]!)));
+  const s = p.s;
+  const nl = piece.lastIndexOf("\n");
+  if (nl === -1 && !last) {
+    if (!p.summarize) p.long.push(piece);
+    else {
+      p.longLine ??= openLongLine(m, p.text.slice(p.start));
+      p.longLine.byteMarks.push(from);
+      p.longLine.charMarks.push(p.longLine.length);
+      feedLongLine(p.longLine, m, piece);
+      p.longLine.to = to;
     }
-    const endingAt = line.length - ending.length;
-    return fingerprintMore(h, ending.slice(0, Math.max(0, length - endingAt))) >>> 0;
-  };
-  const shown = (matched: boolean): ShownLine => {
-    if (length <= o.maxChars) return { n, text: slice(0, length) };
-    const from = matched ? line.matchAt : 0;
-    const to = matched ? from + m.needleLength : 0;
-    const [a, b] = windowBounds(length, from, to, o.maxChars);
-    const offset = Math.max(0, a - 1);
-    const text = slice(offset, Math.min(length, b + 1));
-    return { n, text, long: { offset, length, print: print(), from, to } };
-  };
-  s.deferred = s.deferred.filter((d) => d.n >= n - o.context);
-  s.deferred.push({ n, shown });
-  if (!line.candidate && n <= s.afterUntil) showLine(s, null, o, "", false);
+    return;
+  }
+  let whole: string;
+  // The part of `piece` at the end of `whole`.
+  let rest = piece;
+  const line = p.longLine;
+  if (line !== null) {
+    const lineEnd = nl === -1 ? piece.length : piece.indexOf("\n");
+    const ending = piece.slice(0, lineEnd);
+    feedLongLine(line, m, ending);
+    if (line.candidate && !m.needleDecides) {
+      whole = p.text + p.readText(line.byteMarks[0]!, line.to) + piece;
+    } else {
+      // Counted here; the text holds it as an empty line, for context (showLine asks s.deferred).
+      deferLongLine(s, m, o, line, ending, nl !== -1, p.readText);
+      if (line.candidate) keepMatch(s, m, o, p.text, p.start, "");
+      s.line++;
+      rest = piece.slice(lineEnd + 1);
+      whole = p.text.slice(0, p.start) + "\n" + rest;
+      p.start++;
+    }
+    p.longLine = null;
+  } else whole = p.long.length > 0 ? p.text + p.long.join("") + piece : p.text + piece;
+  p.long.length = 0;
+  const end = last ? whole.length : whole.length - rest.length + rest.lastIndexOf("\n") + 1;
+  if (end > p.start) scanLines(s, m, o, whole, p.start, end, last);
+  if (last) return;
+  // Keep the `context` lines before `end` (a match in the next piece shows them) and the
+  // start of the line after it.
+  let keep = end;
+  for (let k = 0; k < o.context && keep > 0; k++) {
+    keep = keep >= 2 ? whole.lastIndexOf("\n", keep - 2) + 1 : 0;
+  }
+  p.text = whole.slice(keep);
+  p.start = end - keep;
 }
 
 // Exported for tests.
@@ -414,6 +348,9 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   windowBounds,
   decodeLatin1,
   scanDecoded,
+  openReads,
+  decodePiece,
+  takePiece,
   openLongLine,
   feedLongLine,
   longLineSlice,
