@@ -46,8 +46,10 @@ export class ByteBudget {
   /**
    * Takes `bytes` (waiting for room) and returns the function that gives them back, for a hold
    * that outlives one call (a reply held until it is written). Calling it twice is harmless.
+   * A `reserve` hold stands for bytes read elsewhere (a search's batch, read in a worker's own
+   * heap): giving it back asks for no collection here, where those bytes never were.
    */
-  async take(bytes: number, signal?: AbortSignal): Promise<() => void> {
+  async take(bytes: number, signal?: AbortSignal, reserve = false): Promise<() => void> {
     const take = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
     if (this.waiters.length > 0 || this.used + take > this.capacity) {
       // A cancelled call leaves the queue (it rejects with the signal's reason) instead of
@@ -80,8 +82,16 @@ export class ByteBudget {
       held = false;
       this.used -= take;
       this.wakeWaiters();
-      this.noteReleased(take);
+      if (!reserve) this.noteReleased(take);
     };
+  }
+
+  /**
+   * Asks for a collection now (when there is a `reclaim`; it decides whether one is due): a call
+   * whose holds were reservations asks once when it ends, for the garbage it made on this thread.
+   */
+  reclaimSoon(): void {
+    this.options.reclaim?.();
   }
 
   private noteReleased(bytes: number): void {

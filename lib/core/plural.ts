@@ -18,7 +18,6 @@ export function plural(n: number, word: string, many = `${word}s`): string {
 /** Built on first use: constructing it loads ICU data (~100 ms), which start-up should not pay. */
 let enUs: Intl.NumberFormat | undefined;
 
-// Exported for tests.
 /**
  * `n.toLocaleString("en-US")`, fast: that call builds an ICU formatter each time (~60 µs here;
  * a 1,000-row listing paid ~100 ms for its counts). Whole numbers are grouped by hand.

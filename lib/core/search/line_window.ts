@@ -3,7 +3,7 @@
 // many characters were left out on each side. Pure. (Edit diffs cut around a change instead:
 // edit/edit_diff.ts cutLine.)
 
-import { plural } from "../plural.ts";
+import { groupDigits, plural } from "../plural.ts";
 
 // Exported for tests.
 /**
@@ -69,8 +69,9 @@ export function windowBounds(
   return [start, start + maxChars];
 }
 
+/** `n.toLocaleString("en-US")` without an ICU formatter built per call (~60 µs, four a cut line). */
 function count(n: number): string {
-  return n.toLocaleString("en-US");
+  return groupDigits(n);
 }
 
 function isLowSurrogate(c: number): boolean {

@@ -119,7 +119,7 @@ export async function searchRoots(
     if (capped || stopped) break;
   }
   options.onSearched?.(tally.matchedLines);
-  return await describeSearch(session, locations, tally, {
+  const guide = await describeSearch(session, locations, tally, {
     roots,
     search,
     options,
@@ -129,6 +129,11 @@ export async function searchRoots(
     capped,
     stopped,
   });
+  // The scanner's batch holds asked for no collection (see scanRoot): this thread's garbage
+  // from the walk is collected, when due, once the answer is made. A forced collection (35-120
+  // ms) due in the middle of a search stopped the walk, and the workers waited for batches.
+  options.readBudget?.reclaimSoon();
+  return guide;
 }
 
 /**
@@ -251,10 +256,11 @@ async function scanRoot(
   let batch: string[] = [];
   // A worker reads one file of a batch at a time (at most `limit` bytes): each batch in flight
   // holds that from the shared budget, capped at a quarter of it so the scanner's four workers
-  // (its most) can all be busy. More batches wait for room instead of piling up reads.
+  // (its most) can all be busy. More batches wait for room instead of piling up reads. The
+  // holds are reservations: the bytes are read in the workers' heaps, not this thread's.
   const hold = readBudget ? Math.min(limit, readBudget.capacity / 4) : 0;
   const send = async () => {
-    const release = readBudget ? await takeOrStop(readBudget, hold, budget) : () => {};
+    const release = readBudget ? await takeOrStop(readBudget, hold, budget, true) : () => {};
     if (release === null) return false;
     inFlight.push({ paths: batch, result: scan.scan(batch).finally(release) });
     batch = [];
@@ -324,9 +330,10 @@ async function takeOrStop(
   readBudget: ByteBudget,
   bytes: number,
   budget: Budget,
+  reserve = false,
 ): Promise<(() => void) | null> {
   try {
-    return await readBudget.take(bytes, budget.signal);
+    return await readBudget.take(bytes, budget.signal, reserve);
   } catch (e) {
     if (budget.signal?.aborted) return null;
     throw e;
