@@ -22,7 +22,7 @@ import { setDefaultHeartbeatMs } from "./ops/jobs/wait_for_job.ts";
 import { testTiming } from "./test_timing.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
-import { ParallelScanner } from "./backends/local/parallel_scan.ts";
+import { LazyScanner } from "./backends/local/lazy_scanner.ts";
 import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
 import { Outliner } from "./ops/outline/outliner.ts";
 
@@ -82,8 +82,9 @@ export function createServices(options: ServiceOptions = {}): Services {
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
       reclaim: requestCollection,
     }),
-    // On a confined server the workers open files beneath the same held directories.
-    scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
+    // On a confined server the workers open files beneath the same held directories. The pool
+    // loads on the first listing or search.
+    scanner: new LazyScanner(() => local.beneathConfig()),
     // Loads nothing until the first outline: the grammars are read on demand.
     outliner: new Outliner(new TreeSitterParser()),
     // The local host states the shell; this reads it from there.

@@ -6,6 +6,8 @@
 // Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR]` instead measures
 // the v1-client server on trees beside ripgrep (scripts/bench/_memory_trees.ts): idle RSS before and
 // 3 s after the first call, then the peak of each scenario (VmHWM reset before it) and its time.
+// `--idle [--runs N] [--main MAIN.ts]... [--node-server DIR]`: RSS 3 s after the first call and its
+// file/anon split, beside @modelcontextprotocol/server-filesystem (scripts/bench/_memory_idle.ts).
 
 import { startServer, type TestServer } from "../../tests/_harness.ts";
 
@@ -152,6 +154,11 @@ const cases: Record<string, (server: TestServer, dir: string) => Promise<Outcome
   },
 };
 
+if (Deno.args.includes("--idle")) {
+  const { idleMemory } = await import("./_memory_idle.ts");
+  await idleMemory(Deno.args.filter((a) => a !== "--idle"), print);
+  Deno.exit(0);
+}
 if (Deno.args.includes("--trees")) {
   const { treeMemory } = await import("./_memory_trees.ts");
   await treeMemory(Deno.args.filter((a) => a !== "--trees"), print);

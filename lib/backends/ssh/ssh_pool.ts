@@ -1,15 +1,21 @@
 // The RemoteOpener for ssh:// and sftp:// locations: resolves the host through ~/.ssh/config
 // (reading it and its Includes from disk), then hands out one SshHost (SFTP files and exec jobs
 // on one connection) per resolved target, shared by every session of the process.
-// closeServices closes the pool.
+// closeServices closes the pool. The connection side (ssh_host.ts, ssh_link.ts, SFTP, remote
+// jobs, ssh2) loads on the first open: a server that never reaches an ssh:// path never holds it.
 
 import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
 import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
 import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
 import type { SftpBackend } from "./sftp_files.ts";
-import { SshHost } from "./ssh_host.ts";
-import { SshLink } from "./ssh_link.ts";
+import type { SshHost } from "./ssh_host.ts";
+
+/** The modules behind a connection, imported once, on the first open (issue 26). */
+let connectionModules: Promise<[typeof import("./ssh_host.ts"), typeof import("./ssh_link.ts")]>;
+function loadConnectionModules() {
+  return connectionModules ??= Promise.all([import("./ssh_host.ts"), import("./ssh_link.ts")]);
+}
 
 interface SshPoolOptions {
   /** Connection timeout (`--ssh-timeout`), unless the host's ConnectTimeout is shorter. */
@@ -119,13 +125,16 @@ export class SshPool implements RemoteOpener {
         this.options.timeoutSeconds ?? 30,
         host.connectTimeoutSeconds ?? Infinity,
       );
-      const link = new SshLink(host, {
+      const options = {
         timeoutMs: timeoutSeconds * 1000,
         homeDir: this.homeDir(),
         env: this.env,
         ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
-      });
-      pooled = Promise.resolve(new SshHost(link, (path) => formatRemoteUrl(target, path)));
+      };
+      // Set before the first await: concurrent opens of one target share the one host.
+      pooled = loadConnectionModules().then(([{ SshHost }, { SshLink }]) =>
+        new SshHost(new SshLink(host, options), (path) => formatRemoteUrl(target, path))
+      );
       this.hosts.set(key, pooled);
     }
     const opened = await pooled;

@@ -1,8 +1,8 @@
 // The `batch_edit` tool: insert/replace operations by line id on one file, verified and applied
-// all at once. Schema, description and the call into lib/ops/edit.
+// all at once. Schema, description and the call into lib/ops/edit, which loads on the first
+// call (issue 26).
 
 import * as z from "zod";
-import { runBatchEdit } from "../../ops/edit/batch_edit.ts";
 import { normalizeOperations, readBatchOperations } from "../../ops/edit/batch_operations.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
@@ -68,11 +68,12 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "batch_edit",
-        () => {
+        async () => {
           // A JSON string is read as the CLI reads --batch: a list, one operation, or the
           // whole arguments object.
           const given = readBatchOperations(args.operations, "operations (a string)");
-          return runBatchEdit(env.services, env.session, {
+          const { runBatchEdit } = await import("../../ops/edit/batch_edit.ts");
+          return await runBatchEdit(env.services, env.session, {
             path: args.path,
             operations: given.operations,
             ...((args.allow_repeat === true || given.allowRepeat) && { allow_repeat: true }),

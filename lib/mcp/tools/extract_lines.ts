@@ -1,9 +1,9 @@
 // The `extract_lines` tool: copy a line range from one file into another (or the same) file,
-// local or ssh://. Schema, description and the call into lib/ops/edit.
+// local or ssh://. Schema, description and the call into lib/ops/edit, which loads on the first
+// call (issue 26).
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
-import { runExtractLines } from "../../ops/edit/extract_lines.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -56,7 +56,10 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "extract_lines",
-        () => runExtractLines(env.services, env.session, args),
+        async () => {
+          const { runExtractLines } = await import("../../ops/edit/extract_lines.ts");
+          return await runExtractLines(env.services, env.session, args);
+        },
         argNotes(args),
         stepSyntaxFor(env.options),
       ),

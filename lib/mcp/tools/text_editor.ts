@@ -1,9 +1,9 @@
 // The `text_editor` tool: create, str_replace, delete and undo_edit on one file (local or
-// ssh://). Schema, description and the call into lib/ops/edit; no logic of its own.
+// ssh://). Schema, description and the call into lib/ops/edit; no logic of its own. The edit
+// machinery (lib/ops/edit, the str_replace ladder, the diff) loads on the first call (issue 26).
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
-import { runTextEditor } from "../../ops/edit/text_editor.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
@@ -61,7 +61,10 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "text_editor",
-        () => runTextEditor(env.services, env.session, args),
+        async () => {
+          const { runTextEditor } = await import("../../ops/edit/text_editor.ts");
+          return await runTextEditor(env.services, env.session, args);
+        },
         argNotes(args),
         stepSyntaxFor(env.options),
       ),
