@@ -3,7 +3,9 @@
 // file-backed pages (the executable's text, shared libraries), the malloc `[heap]` and other
 // anonymous pages (V8's heap among them), 5 runs each. With `--node-server DIR`, the same for
 // @modelcontextprotocol/server-filesystem under node (DIR: where it is npm-installed), the issue's
-// reference. Raw JSON-RPC lines, so both servers see the same client. Linux only. Not a test.
+// reference. Raw JSON-RPC lines, so both servers see the same client. `--first-calls`: then the
+// time of each kind of first call (file view, listing, search, str_replace; median of the runs),
+// each on a fresh server 1 s after `initialize`. Linux only. Not a test.
 
 import { parseArgs } from "node:util";
 import { MAIN_TS } from "../../tests/_harness.ts";
@@ -99,6 +101,7 @@ async function measureOnce(
   args: string[],
   tool: string,
   toolArgs: Record<string, unknown>,
+  settleMs = 3000,
 ): Promise<Run> {
   const child = new Deno.Command(command, {
     args,
@@ -120,7 +123,7 @@ async function measureOnce(
   const t1 = performance.now();
   await client.send("tools/call", { name: tool, arguments: toolArgs });
   const firstCallMs = performance.now() - t1;
-  await sleep(3000);
+  await sleep(settleMs);
   const idle = split(child.pid);
   await client.close();
   return { before, idle, firstCallMs, initializeMs };
@@ -140,6 +143,41 @@ function row(label: string, runs: Run[]): string {
   } | ${of((r) => r.firstCallMs)} |`;
 }
 
+/** The first call of each kind, each on a fresh server: what loading on first use costs it. */
+const FIRST_CALLS: [string, string, Record<string, unknown>][] = [
+  ["view of a file", "view", { path: "small.ts" }],
+  ["listing", "view", { path: "." }],
+  ["search", "view", { path: ".", content: "answer" }],
+  ["str_replace", "text_editor", {
+    command: "str_replace",
+    path: "edit.ts",
+    old_text: "export const answer = 42;",
+    new_text: "export const answer = 43;",
+  }],
+];
+
+/** Median time (ms) of each first call, `runs` fresh servers per kind. */
+async function firstCallRows(main: string, dir: string, runs: number): Promise<string> {
+  const cells: string[] = [];
+  for (const [, tool, args] of FIRST_CALLS) {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await Deno.writeTextFile(`${dir}/edit.ts`, "export const answer = 42;\n");
+      const run = await measureOnce(
+        Deno.execPath(),
+        ["run", "-A", `--v8-flags=${V8_FLAGS}`, main, "mcp", "--path", dir],
+        tool,
+        args,
+        0,
+      );
+      times.push(run.firstCallMs);
+    }
+    times.sort((x, y) => x - y);
+    cells.push(times[Math.floor(times.length / 2)]!.toFixed(0));
+  }
+  return `| anchorfs (${main}) | ${cells.join(" | ")} |`;
+}
+
 /** Prints the idle table: anchorfs (`--main`, default this checkout) and optionally node's. */
 export async function idleMemory(args: string[], print: (text: string) => void): Promise<void> {
   const { values } = parseArgs({
@@ -148,6 +186,7 @@ export async function idleMemory(args: string[], print: (text: string) => void):
       runs: { type: "string", default: "5" },
       main: { type: "string", multiple: true },
       "node-server": { type: "string" },
+      "first-calls": { type: "boolean" },
     },
   });
   const runs = Number(values.runs);
@@ -172,7 +211,9 @@ export async function idleMemory(args: string[], print: (text: string) => void):
     print(row(`anchorfs (${main})`, measured));
   }
   if (values["node-server"]) {
-    const entry = `${values["node-server"]}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
+    const entry = `${
+      values["node-server"]
+    }/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
     const measured: Run[] = [];
     for (let i = 0; i < runs; i++) {
       measured.push(
@@ -180,6 +221,12 @@ export async function idleMemory(args: string[], print: (text: string) => void):
       );
     }
     print(row("server-filesystem (node)", measured));
+  }
+  if (values["first-calls"]) {
+    print("");
+    print(`| server | ${FIRST_CALLS.map(([label]) => `first ${label} (ms)`).join(" | ")} |`);
+    print(`|---|${FIRST_CALLS.map(() => "---:").join("|")}|`);
+    for (const main of values.main ?? [MAIN_TS]) print(await firstCallRows(main, dir, runs));
   }
   await Deno.remove(dir, { recursive: true });
 }
