@@ -1,9 +1,9 @@
 // What a server loads before it needs it is memory it holds for good (issue 26): the optional
 // parts' heavy modules (ssh2, the HTTP server, tree-sitter) stay out of the static import graph
 // that the first call loads (lib/commands.ts), reached only by a dynamic import() where used; so
-// do, for a server whose calls view files, the modules of other calls: the ssh connection side,
-// listing and search (ops/tree, the scanner's workers, globs, re2js), the edit ops and their diff,
-// and the human CLI.
+// do, for a server whose calls view files, the modules of other calls: the ssh config and
+// connection, listing and search (ops/tree, the scanner's workers, globs, re2js), the edit ops and
+// their diff, and the human CLI.
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
@@ -63,6 +63,7 @@ Deno.test("the modules the first call loads hold no ssh2, HTTP serving or tree-s
 const LOADED_ON_FIRST_USE = [
   "lib/backends/ssh/ssh_host.ts", // an ssh:// path
   "lib/backends/ssh/ssh_link.ts",
+  "lib/core/ssh/ssh_config.ts",
   "lib/backends/local/parallel_scan.ts", // a listing or a search
   "lib/ops/tree/list_dir.ts",
   "lib/ops/tree/search.ts",

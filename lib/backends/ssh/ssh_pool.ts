@@ -1,12 +1,13 @@
 // The RemoteOpener for ssh:// and sftp:// locations: resolves the host through ~/.ssh/config
 // (reading it and its Includes from disk), then hands out one SshHost (SFTP files and exec jobs
 // on one connection) per resolved target, shared by every session of the process.
-// closeServices closes the pool. The connection side (ssh_host.ts, ssh_link.ts, SFTP, remote
-// jobs, ssh2) loads on the first open: a server that never reaches an ssh:// path never holds it.
+// closeServices closes the pool. The ~/.ssh/config reader and the connection side (ssh_host.ts,
+// ssh_link.ts, SFTP, remote jobs, ssh2) load on the first resolve: a server that never reaches an
+// ssh:// path never holds them (issue 26).
 
 import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
-import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
+import type { ResolvedHost } from "../../core/ssh/ssh_config.ts";
 import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
 import type { SftpBackend } from "./sftp_files.ts";
 import type { SshHost } from "./ssh_host.ts";
@@ -37,7 +38,10 @@ function localUser(env: (name: string) => string | undefined): string {
 }
 
 /** Expands an absolute Include pattern whose segments may hold `*`/`?` wildcards. */
-function expandIncludePattern(pattern: string): { path: string; text: string }[] {
+function expandIncludePattern(
+  pattern: string,
+  matchPattern: (pattern: string, name: string) => boolean,
+): { path: string; text: string }[] {
   const segments = pattern.split("/").filter((s) => s !== "");
   let candidates = [""];
   for (const [i, seg] of segments.entries()) {
@@ -87,7 +91,8 @@ export class SshPool implements RemoteOpener {
   }
 
   /** Resolves a target like `ssh host` would, without connecting. */
-  resolve(target: RemoteTarget): ResolvedHost {
+  async resolve(target: RemoteTarget): Promise<ResolvedHost> {
+    const { matchPattern, resolveSshHost } = await import("../../core/ssh/ssh_config.ts");
     const home = this.homeDir();
     const configPath = `${home}/.ssh/config`;
     let configText = "";
@@ -102,7 +107,7 @@ export class SshPool implements RemoteOpener {
       homeDir: home,
       configText,
       configPath,
-      readInclude: expandIncludePattern,
+      readInclude: (pattern) => expandIncludePattern(pattern, matchPattern),
       env: this.env,
     };
     if (target.user !== undefined) input.user = target.user;
@@ -116,7 +121,7 @@ export class SshPool implements RemoteOpener {
   }
 
   async open(target: RemoteTarget): Promise<SshHost> {
-    const host = this.resolve(target);
+    const host = await this.resolve(target);
     const key = `${formatTarget(target)}\u0000${host.user}@${host.hostName}:${host.port}` +
       (host.jump ? `>${host.jump.user}@${host.jump.hostName}:${host.jump.port}` : "");
     let pooled = this.hosts.get(key);
