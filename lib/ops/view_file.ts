@@ -358,8 +358,7 @@ function reViewDelta(
       ` shows it whole):\n${diff.text}`,
     );
   }
-  session.shown.forget(key);
-  session.shown.recordWithPrints(key, 1, lines.map(hashLine), lines.map(linePrint));
+  session.shown.recordWholeFile(key, lines);
   session.views.remember(key, print, lines);
   return text;
 }

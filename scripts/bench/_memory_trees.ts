@@ -6,8 +6,11 @@
 
 import { parseArgs } from "node:util";
 import { startServer, type TestServer } from "../../tests/_harness.ts";
+import { V8_FLAGS } from "../release/compile.ts";
+import { describeRegions, regions, samplePeak } from "./_proc_memory.ts";
 
-const v8Flags = Deno.env.get("DENO_V8_FLAGS");
+/** The launchers' V8 flags (the harness runs a plain `deno run`), unless DENO_V8_FLAGS says. */
+const v8Flags = Deno.env.get("DENO_V8_FLAGS") ?? V8_FLAGS;
 const RG_FLAGS = ["--no-require-git", "--no-ignore-dot", "--no-config"];
 /** What the bench installs for tree (b): the packages of issue 26's measurement and a few more. */
 const NM_PACKAGES = [
@@ -114,18 +117,17 @@ async function ensureTree(kind: string, scratch: string, nodeModules?: string): 
   return dir;
 }
 
-async function fileCount(dir: string): Promise<number> {
+/** The tree's file count and one of its files (the idle row's first call views it). */
+async function fileCount(dir: string): Promise<{ count: number; first: string }> {
   const out = await new Deno.Command("rg", {
-    args: [...RG_FLAGS, "--files"],
+    args: [...RG_FLAGS, "--files", "--sort", "path"],
     cwd: dir,
     stdout: "piped",
   }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter(Boolean).length;
-}
-
-async function firstFile(dir: string): Promise<string> {
-  for await (const e of Deno.readDir(dir)) if (e.isFile) return e.name;
-  return ".";
+  const files = new TextDecoder().decode(out.stdout).split("\n").filter(Boolean);
+  // A file, never ".": on a tree whose root holds only folders, `view .` was a listing of it
+  // (the 1M tree's "idle" row read 121 MB).
+  return { count: files.length, first: files[0] ?? "package.json" };
 }
 
 async function measureTree(
@@ -134,31 +136,32 @@ async function measureTree(
   runs: number,
   main: string | undefined,
 ): Promise<string[]> {
-  const files = await fileCount(dir);
+  const { count: files, first } = await fileCount(dir);
   const server: TestServer = await startServer({
     client: "v1",
     args: ["--path", dir, "--deadline", "900"],
     ...(main && { main }),
     // The server's V8 flags as a launcher would pass them (the harness runs a plain `deno run`).
-    ...(v8Flags && { env: { DENO_V8_FLAGS: v8Flags } }),
+    env: { DENO_V8_FLAGS: v8Flags },
   });
   const pid = server.pid!;
   const rows: string[] = [];
   try {
     await sleep(1000);
     const before = status(pid).rss;
-    await server.call("view", { path: await firstFile(dir) });
+    await server.call("view", { path: first });
     await sleep(3000);
     const idle = status(pid).rss;
     rows.push(
       `| ${label} | ${files.toLocaleString("en-US")} | idle: before the first call / 3 s after | ${
         before.toFixed(0)
-      } / ${idle.toFixed(0)} | | | | |`,
+      } / ${idle.toFixed(0)} | | | | | ${describeRegions(regions(pid))} |`,
     );
     let treePeak = 0;
     for (const s of scenarios(label !== "node_modules")) {
       const args = { path: ".", ...s.args };
       resetPeak(pid);
+      const sampler = samplePeak(pid);
       await server.call("view", args); // warm-up: page cache, workers, JIT
       const ours: number[] = [];
       const theirs: number[] = [];
@@ -176,20 +179,23 @@ async function measureTree(
         rgPeak = Math.max(rgPeak, r.mb);
       }
       const peak = status(pid).hwm;
+      const at = sampler.stop();
       treePeak = Math.max(treePeak, peak);
       const o = median(ours);
       const f = median(theirs);
       rows.push(
         `| ${label} | ${files.toLocaleString("en-US")} | ${s.name} | ${peak.toFixed(0)} | ${
           o.toFixed(0)
-        } | ${f.toFixed(0)} | ${(o / f).toFixed(2)}× | ${rgPeak.toFixed(0)} |`,
+        } | ${f.toFixed(0)} | ${(o / f).toFixed(2)}× | ${rgPeak.toFixed(0)} | ${
+          at ? describeRegions(at) : ""
+        } |`,
       );
       note(rows.at(-1)!);
     }
     rows.push(
       `| ${label} | ${files.toLocaleString("en-US")} | **peak of the tree** | **${
         treePeak.toFixed(0)
-      }** | | | | |`,
+      }** | | | | | |`,
     );
   } finally {
     await server.close();
@@ -235,8 +241,8 @@ export async function treeMemory(args: string[], print: (text: string) => void):
       }; medians of ${values.runs} (3 past 500k files).\n`,
   );
   print(
-    "| tree | files | scenario | server peak RSS (MB) | anchorfs (ms) | rg (ms) | ratio | rg peak RSS (MB) |",
+    "| tree | files | scenario | server peak RSS (MB) | anchorfs (ms) | rg (ms) | ratio | rg peak RSS (MB) | at the peak (MB) |",
   );
-  print("|---|---:|---|---:|---:|---:|---:|---:|");
+  print("|---|---:|---|---:|---:|---:|---:|---:|---|");
   for (const row of rows) print(row);
 }

@@ -11,6 +11,11 @@
 // first call of each kind (scripts/bench/_memory_idle.ts).
 
 import { startServer, type TestServer } from "../../tests/_harness.ts";
+import { V8_FLAGS } from "../release/compile.ts";
+import { describeRegions, samplePeak } from "./_proc_memory.ts";
+
+/** The launchers' V8 flags (the harness runs a plain `deno run`), unless DENO_V8_FLAGS says. */
+const v8Flags = Deno.env.get("DENO_V8_FLAGS") ?? V8_FLAGS;
 
 const enc = new TextEncoder();
 const print = (text: string) => Deno.stdout.writeSync(enc.encode(`${text}\n`));
@@ -167,13 +172,13 @@ if (Deno.args.includes("--trees")) {
 }
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(cases);
 print(
-  `memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${new Date().toISOString()}${
-    Deno.env.get("DENO_V8_FLAGS") ? `, DENO_V8_FLAGS=${Deno.env.get("DENO_V8_FLAGS")}` : ""
-  }`,
+  `memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${
+    new Date().toISOString()
+  }${`, V8 flags ${v8Flags}`}`,
 );
 print("");
-print("| case | server VmHWM (MB) | server RSS after (MB) | outcome |");
-print("|---|---:|---:|---|");
+print("| case | server VmHWM (MB) | server RSS after (MB) | outcome | at the peak (MB) |");
+print("|---|---:|---:|---|---|");
 for (const name of wanted) {
   const run = cases[name];
   if (!run) throw new Error(`unknown case ${JSON.stringify(name)}: ${Object.keys(cases)}`);
@@ -187,12 +192,12 @@ for (const name of wanted) {
     ],
     env: {
       ANCHORFS_STATE_DIR: `${dir}/.state`,
-      // The server's V8 flags as a launcher would pass them (the harness runs a plain deno run).
-      ...(Deno.env.get("DENO_V8_FLAGS") && { DENO_V8_FLAGS: Deno.env.get("DENO_V8_FLAGS")! }),
+      DENO_V8_FLAGS: v8Flags,
     },
   });
   const pid = server.pid!;
   let outcome: Outcome;
+  const sampler = samplePeak(pid);
   try {
     outcome = await run(server, dir);
   } catch (e) {
@@ -204,7 +209,12 @@ for (const name of wanted) {
   } catch {
     outcome.note += " (server gone)";
   }
-  print(`| ${name} | ${mem.hwmMb.toFixed(0)} | ${mem.rssMb.toFixed(0)} | ${outcome.note} |`);
+  const at = sampler.stop();
+  print(
+    `| ${name} | ${mem.hwmMb.toFixed(0)} | ${mem.rssMb.toFixed(0)} | ${outcome.note} | ${
+      at ? describeRegions(at) : ""
+    } |`,
+  );
   await server.close();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
 }

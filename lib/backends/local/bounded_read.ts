@@ -7,6 +7,7 @@ import { fileTooLargeToRead } from "../../core/read_refusals.ts";
 // Exported for tests.
 /** Bytes read past the stat's size at a time, to learn whether the file really ends there. */
 export const PROBE_BYTES = 64 * 1024;
+// Exported for tests.
 /**
  * Room left past the stat's size in the buffer itself, so that the read which finds the end asks
  * for these few bytes instead of a fresh 64 KiB probe: a probe per read was most of what 100

@@ -2,27 +2,73 @@
 // and buffers that V8 collects lazily: under load the heap grew to several times what was live
 // (10,000 views: ~295 MB resident with no forced collection, ~27 MB live after one). What grows is
 // V8's heap and the buffers it holds, so the trigger is their size (heapTotal + external), not the
-// resident size: that stays ~100 MB above the heap after a collection (code, malloc arenas), so a
-// resident mark fired late. A forced collection costs ~20-30 ms, so it runs only above
-// PRESSURE_BYTES, at most every COLLECT_INTERVAL_MS, after the current call, on a timer that never
-// keeps the process alive. The mark and how often reads ask (ops/read_limits.ts
-// RECLAIM_EVERY_BYTES) trade memory for speed: 56 MB / 8 MiB let whole views of 10,000 small
-// files peak at 141-151 MB, 48 MB / 1 MiB at ~127 MB but slower; 52 MB / 2 MiB is the measured
-// middle (docs/benchmarks.md). Needs no launch flag; a no-op where the runtime refuses to expose gc.
+// resident size: that stays ~80 MB above the heap (code, malloc arenas), so a resident mark fired
+// late. V8's own collector let the heap grow to ~4x what was live (25 → 90 MB) before collecting;
+// its growing factor is a launch flag only (`v8.setFlagsFromString` at run time changes nothing).
+// A forced collection costs ~35-80 ms, so it runs only above a mark (CollectionPacer), after the
+// current call, on a timer that never keeps the process alive. Reads ask every 256 KiB given back
+// (core/byte_budget.ts); the mark and the pauses are measured in docs/benchmarks.md
+// (memory_bench). Needs no launch flag; a no-op where the runtime refuses to expose gc.
 
 import v8 from "node:v8";
 import vm from "node:vm";
 
-/** V8 heap plus the buffers it holds (heapTotal + external) above which reads ask for a collection. */
-const PRESSURE_BYTES = 52 * 1024 * 1024;
-/** At most one forced collection per this many milliseconds. */
+/** V8 heap plus the buffers it holds (heapTotal + external) at which reads ask for a collection. */
+const PRESSURE_BYTES = 40 * 1024 * 1024;
+/**
+ * The heap must also have grown this much past what the last collection left: a session whose
+ * live heap sits near the mark (its view memory full) is not collected for a few MB each time.
+ */
+const HEADROOM_BYTES = 16 * 1024 * 1024;
+/** At least this many milliseconds between forced collections. */
 const COLLECT_INTERVAL_MS = 100;
+
+// Exported for tests.
+/**
+ * When a forced collection is due, and how long after the last one the next may start. Pure: the
+ * caller passes the heap size and the clock.
+ */
+export class CollectionPacer {
+  /** Heap bytes the last collection left (0 before any), lowered when the heap is seen lower. */
+  private floor = 0;
+  private readyAt = -Infinity;
+
+  constructor(
+    private readonly mark = PRESSURE_BYTES,
+    private readonly headroom = HEADROOM_BYTES,
+  ) {}
+
+  /** Whether a heap of `heapBytes` (heapTotal + external) calls for a collection. */
+  due(heapBytes: number): boolean {
+    this.floor = Math.min(this.floor, heapBytes); // V8 collected on its own since
+    return heapBytes >= Math.max(this.mark, this.floor + this.headroom);
+  }
+
+  /** Milliseconds from `now` until the next collection may start. */
+  delay(now: number): number {
+    return Math.max(0, this.readyAt - now);
+  }
+
+  /**
+   * A collection of `durationMs` ended at `now`, leaving `heapBytes`. The pause is counted from
+   * its end. One that left the heap above the mark freed little (concurrent searches holding
+   * their walks): the next waits 9 times as long as it took, or they ran back to back (4
+   * searches at once over 100k files: 118 s, not 4). One that brought the heap under the mark is
+   * paced by the heap regrowing past the mark and the headroom; it waits 4 times its length, so
+   * forced collections take at most a fifth of the time (10,000 views, 100 in flight: the 9x
+   * wait let the heap reach 90 MB between collections; 2x cost `view_bench` a third of its speed).
+   */
+  collected(durationMs: number, heapBytes: number, now: number): void {
+    this.floor = heapBytes;
+    const factor = heapBytes < this.mark ? 4 : 9;
+    this.readyAt = now + Math.max(COLLECT_INTERVAL_MS, factor * durationMs);
+  }
+}
 
 type Gc = () => unknown;
 let gc: Gc | null | undefined;
 let pending = false;
-let last = -Infinity;
-let pause = COLLECT_INTERVAL_MS;
+const pacer = new CollectionPacer();
 
 function findGc(): Gc | null {
   try {
@@ -34,11 +80,19 @@ function findGc(): Gc | null {
   }
 }
 
+/**
+ * V8's heap plus the buffers it holds (Deno.memoryUsage's heapTotal + external, without the
+ * resident size it also reads from /proc: 0.6 µs against 7.5, so reads can ask often).
+ */
+function heapBytes(): number {
+  const stats = v8.getHeapStatistics();
+  return stats.total_heap_size + stats.external_memory;
+}
+
 /** Asks for a full collection soon if the heap is above the pressure mark (coalesced). */
 export function requestCollection(): void {
   if (pending) return;
-  const { heapTotal, external } = Deno.memoryUsage();
-  if (heapTotal + external < PRESSURE_BYTES) return;
+  if (!pacer.due(heapBytes())) return;
   if (gc === undefined) gc = findGc();
   if (gc === null) return;
   pending = true;
@@ -46,11 +100,8 @@ export function requestCollection(): void {
     pending = false;
     const start = Date.now();
     gc?.();
-    // The pause is counted from the collection's end, and is at least 9 times its length: a
-    // big heap (concurrent searches holding their walks) made each one last longer than the
-    // interval, so they ran back to back (4 searches at once over 100k files: 118 s, not 4).
-    last = Date.now();
-    pause = Math.max(COLLECT_INTERVAL_MS, 9 * (last - start));
-  }, Math.max(0, last + pause - Date.now()));
+    const end = Date.now();
+    pacer.collected(end - start, heapBytes(), end);
+  }, pacer.delay(Date.now()));
   Deno.unrefTimer(timer);
 }

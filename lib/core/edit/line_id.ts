@@ -8,13 +8,17 @@ import { type Guide, guide, type GuidePart, joinGuide, joinGuides, step } from "
 
 const encoder = new TextEncoder();
 
+/** FNV-1a's 32-bit offset basis (2166136261) as a signed 32-bit integer. */
+const FNV_OFFSET_INT32 = 2166136261 | 0;
+/** FNV-1a's 32-bit prime. */
+const FNV_PRIME = 16777619;
+
 /** FNV-1a 32-bit over the UTF-8 bytes of `text`. */
 export function fnv1a32(bytes: Uint8Array): number {
-  let h = 2166136261;
-  for (let i = 0; i < bytes.length; i++) {
-    h ^= bytes[i]!;
-    h = Math.imul(h, 16777619) >>> 0;
-  }
+  // The state stays a signed 32-bit integer (the same bits as the unsigned FNV state): an
+  // unsigned one above 2^31 is boxed as a heap number per step in V8's lower tiers.
+  let h = FNV_OFFSET_INT32;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
   return h >>> 0;
 }
 
@@ -24,17 +28,21 @@ export function fold8(h: number): number {
   return ((h16 >>> 8) ^ (h16 & 0xff)) & 0xff;
 }
 
-/** The 8-bit content hash of one line (without its terminator). Position never enters it. */
-export function hashLine(line: string): number {
+/** A line's 32-bit content fingerprint (FNV-1a over UTF-8), stored next to its 8-bit hash. */
+export function linePrint(line: string): number {
   // ASCII fast path: avoids allocating an encoded copy for the common case.
-  let h = 2166136261;
+  let h = FNV_OFFSET_INT32;
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i);
-    if (c >= 0x80) return fold8(fnv1a32(encoder.encode(line)));
-    h ^= c;
-    h = Math.imul(h, 16777619) >>> 0;
+    if (c >= 0x80) return fnv1a32(encoder.encode(line));
+    h = Math.imul(h ^ c, FNV_PRIME);
   }
-  return fold8(h >>> 0);
+  return h >>> 0;
+}
+
+/** The 8-bit content hash of one line (without its terminator). Position never enters it. */
+export function hashLine(line: string): number {
+  return fold8(linePrint(line));
 }
 
 export function hashHex(hash: number): string {

@@ -4,21 +4,16 @@
 // Bounded by bytes (oldest first: files shown longest ago, then a file's oldest lines) and by
 // `maxLinesPerFile`; what was evicted is remembered as such, so its ids fall back to hash checks.
 
-import { fnv1a32, hashLine } from "./line_id.ts";
+import { fold8, hashLine, linePrint } from "./line_id.ts";
 
-/** A line's 32-bit content fingerprint (FNV-1a over UTF-8), stored next to its 8-bit hash. */
-export function linePrint(line: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c >= 0x80) return fnv1a32(encoder.encode(line));
-    h ^= c;
-    h = Math.imul(h, 16777619) >>> 0;
-  }
-  return h >>> 0;
+// The fingerprint lives beside the 8-bit hash (one FNV-1a loop); its users import it from here.
+export { linePrint };
+
+/** What a line shown with its fingerprint is remembered as (FileMemory's packed value). */
+function wholeLineValue(line: string): number {
+  const print = linePrint(line);
+  return print * 256 + fold8(print);
 }
-
-const encoder = new TextEncoder();
 
 /** What the agent was shown for this file: the line hashes handed out in views and results. */
 export interface ShownMemory {
@@ -94,6 +89,34 @@ export class ShownLines {
       hashes.length,
       (i) => fingerprints[i] === undefined ? -1 - hashes[i]! : fingerprints[i]! * 256 + hashes[i]!,
     );
+  }
+
+  /**
+   * A whole-file view: forgets what was shown of `key`, then records every line of `lines` with
+   * its fingerprint. A re-view of an unchanged file finds its memory already holding exactly
+   * that and only marks it most recently shown: rebuilding it would replace a long-lived Map
+   * per re-view, garbage that outlives the young generation (issue 26).
+   */
+  recordWholeFile(key: string, lines: readonly string[]): void {
+    const file = this.files.get(key);
+    if (file && this.holdsWholeFile(file, lines) && this.bytes <= this.maxBytes) {
+      this.files.delete(key);
+      this.files.set(key, file);
+      return;
+    }
+    this.forget(key);
+    this.put(key, 1, lines.length, (i) => wholeLineValue(lines[i]!));
+  }
+
+  /** The file's memory is lines 1…n of `lines` in that order, each with its fingerprint. */
+  private holdsWholeFile(file: FileMemory, lines: readonly string[]): boolean {
+    if (file.evicted || file.lines.size !== lines.length) return false;
+    let n = 1;
+    for (const [line, value] of file.lines) {
+      if (line !== n || value !== wholeLineValue(lines[n - 1]!)) return false;
+      n++;
+    }
+    return true;
   }
 
   private put(key: string, firstLine: number, count: number, valueAt: (i: number) => number) {

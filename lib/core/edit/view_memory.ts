@@ -40,6 +40,14 @@ export class ViewMemory {
 
   /** Records a whole-file view of `key`: its bytes' fingerprint and its lines. */
   remember(key: string, print: string, lines: readonly string[]): void {
+    const old = this.files.get(key);
+    if (old && old.print === print && old.lines !== null && sameLines(old.lines, lines)) {
+      // A re-view of an unchanged file: keep the lines already held (long-lived, so replacing
+      // them per re-view is garbage that outlives the young generation), most recent last.
+      this.files.delete(key);
+      this.files.set(key, old);
+      return;
+    }
     this.forget(key);
     let bytes = FILE_BYTES;
     for (const line of lines) bytes += line.length * 2 + LINE_BYTES;
@@ -64,4 +72,10 @@ export class ViewMemory {
     this.total -= old.bytes;
     this.files.delete(key);
   }
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -5,7 +5,7 @@
 import { assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
-import { ParallelScanner } from "../../../lib/backends/local/parallel_scan.ts";
+import { ParallelScanner, WORKER_SOURCE } from "../../../lib/backends/local/parallel_scan.ts";
 import { compileSearchPattern } from "../../../lib/core/search/search_pattern.ts";
 import { Budget } from "../../../lib/ops/budget.ts";
 import { Locations } from "../../../lib/ops/location.ts";
@@ -197,4 +197,30 @@ Deno.test("a search of one batch of files starts one worker; batches waiting sta
     await one.close();
     await scanner.close();
   }
+});
+
+Deno.test("the workers import node:fs only where libc cannot be opened, and answer the same", async () => {
+  // Statically imported, node:fs would load Node's compatibility layer into every worker
+  // (~3-6 MB each, measured) that the libc reads never use.
+  assertEquals(/^\s*import\b[^;]*["']node:fs["']/m.test(WORKER_SOURCE), false);
+  await using dir = await haystack(300);
+  const scanner = new ParallelScanner(1);
+  const here = await viewer(dir.path, scanner)({ path: ".", content: "needle" });
+  await scanner.close();
+  // Without --allow-ffi the workers fall back to node:fs.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      new URL("./_scan_no_ffi.ts", import.meta.url).pathname,
+      dir.path,
+      "needle",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  const there = JSON.parse(new TextDecoder().decode(out.stdout));
+  assertEquals(there, { text: here, inline: false });
 });

@@ -1,17 +1,19 @@
 // line_id.ts (pure): N:hh ids are formatted, parsed (pasted forms too) and checked for freshness,
-// with moved lines found and reported.
+// with moved lines found and reported; the FNV-1a 32 under them gives the published vectors.
 
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../../_assert.ts";
 import { AnchorError } from "../../../lib/core/errors.ts";
 import {
   assertFresh,
   findMovedLines,
+  fnv1a32,
   formatLineId,
   hashHex,
   hashLine,
   parseLineId,
   renderLine,
 } from "../../../lib/core/edit/line_id.ts";
+import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
 
 // Vectors computed independently (python, FNV-1a 32 folded to 8 bits as specified).
 const VECTORS: [string, string][] = [
@@ -29,6 +31,25 @@ for (const [content, hex] of VECTORS) {
     assertEquals(hashHex(hashLine(content)), hex);
   });
 }
+
+// FNV-1a 32 itself (python), unfolded: fnv1a32 over bytes and linePrint over a line's UTF-8 keep
+// a signed 32-bit state internally (no heap number per step) and must still give these.
+const FNV32_VECTORS: [string, number][] = [
+  ["", 0x811c9dc5],
+  ["a", 0xe40c292c],
+  ["foobar", 0xbf9cf968],
+  ["  return x;", 0x7ce3b984],
+  ["héllo wörld", 0xd41e41a2],
+  ["日本語", 0x805f5ce7],
+  ["x".repeat(1000), 0x07d18165],
+];
+
+Deno.test("fnv1a32 and linePrint are FNV-1a 32 over UTF-8, as unsigned numbers", () => {
+  for (const [text, expected] of FNV32_VECTORS) {
+    assertEquals(fnv1a32(new TextEncoder().encode(text)), expected, JSON.stringify(text));
+    assertEquals(linePrint(text), expected, JSON.stringify(text));
+  }
+});
 
 Deno.test("formatLineId and renderLine use the line number and the content hash only", () => {
   assertEquals(formatLineId(42, "hello"), "42:57");

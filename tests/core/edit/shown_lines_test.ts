@@ -1,5 +1,6 @@
 // shown_lines.ts (pure): the memory of lines handed out is recorded from report rows, bounded by
-// bytes (oldest files first), and an evicted line is verified by its hash alone.
+// bytes (oldest files first), and an evicted line is verified by its hash alone; recording a
+// whole view leaves what forget + recordWithPrints would, whatever was held.
 
 import { assert, assertEquals, assertThrows } from "../../_assert.ts";
 import {
@@ -98,4 +99,51 @@ Deno.test("an evicted line is verified by its hash alone, never refused as unsho
   changed[24] = "changed";
   const doc2: TextDoc = { ...doc, lines: changed };
   assertThrows(() => planLineEdits(doc2, [op(2, 30)], { path: "f", shown: memory() }));
+});
+
+/** What a memory says of `key`'s lines 1…n and its bound, for comparing two memories. */
+function observe(shown: ShownLines, keys: string[], n: number) {
+  return {
+    bytes: shown.bytes,
+    files: keys.map((key) => ({
+      key,
+      evicted: shown.evictedFrom(key),
+      lines: Array.from({ length: n }, (_, i) => [
+        shown.shownHash(key, i + 1),
+        shown.shownFingerprint(key, i + 1),
+      ]),
+    })),
+  };
+}
+
+Deno.test("recordWholeFile is forget + recordWithPrints of every line, whatever was held", () => {
+  const lines = Array.from({ length: 30 }, (_, i) => `const v${i} = ${i};`);
+  const other = [...lines.slice(0, 29), "changed"];
+  // What the memory of "a" may hold before a whole view: nothing, exactly these lines (the
+  // re-view of an unchanged file, kept as it is), other content, a part, hashes only, more.
+  const before: [string, (s: ShownLines) => void][] = [
+    ["nothing", () => {}],
+    ["the same whole view", (s) => s.recordWholeFile("a", lines)],
+    ["another content", (s) => s.recordWholeFile("a", other)],
+    ["a range", (s) => s.recordWithPrints("a", 5, [hashLine(lines[4]!)], [linePrint(lines[4]!)])],
+    ["hashes only", (s) => s.record("a", 1, lines.map(hashLine))],
+    ["more lines", (s) => s.recordWholeFile("a", [...lines, "extra"])],
+  ];
+  for (const [what, setUp] of before) {
+    // 3,000 bytes: room for two of the three files, so eviction order shows too.
+    const fast = new ShownLines(3_000);
+    const slow = new ShownLines(3_000);
+    for (const s of [fast, slow]) {
+      setUp(s);
+      s.recordWholeFile("b", lines.slice(0, 20));
+    }
+    fast.recordWholeFile("a", lines);
+    slow.forget("a");
+    slow.recordWithPrints("a", 1, lines.map(hashLine), lines.map(linePrint));
+    assertEquals(observe(fast, ["a", "b"], 31), observe(slow, ["a", "b"], 31), what);
+    // "a" is the most recently shown in both: a third file evicts "b" first.
+    for (const s of [fast, slow]) s.recordWholeFile("c", lines.slice(0, 25));
+    assertEquals(observe(fast, ["a", "b", "c"], 31), observe(slow, ["a", "b", "c"], 31), what);
+    assertEquals(fast.evictedFrom("b"), true, what);
+  }
 });
