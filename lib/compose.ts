@@ -25,6 +25,8 @@ import { requestCollection } from "./backends/local/heap.ts";
 import { LazyScanner } from "./backends/local/lazy_scanner.ts";
 import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
 import { Outliner } from "./ops/outline/outliner.ts";
+import { setLoadCheck } from "./core/first_use.ts";
+import { checkSpareDescriptors } from "./backends/local/spare_descriptors.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -63,6 +65,9 @@ export interface ServiceOptions {
  * ```
  */
 export function createServices(options: ServiceOptions = {}): Services {
+  // A module that loads on first use is not loaded with no descriptor free (a load that meets
+  // EMFILE can end the process): the call that needed it answers EMFILE, the next one loads it.
+  setLoadCheck(checkSpareDescriptors);
   const local = new LocalBackend();
   const shell = options.shell ?? currentPlatform().defaultShell;
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });

@@ -31,6 +31,33 @@ import { assertRegularFile } from "../core/read_refusals.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { Outliner } from "./outline/outliner.ts";
 import { outlineFile } from "./outline/file_outline.ts";
+import { onFirstUse } from "../core/first_use.ts";
+
+// Each loads on the first call that needs it; a load that fails (no descriptor free) is the
+// call's error, and the next call loads again (core/first_use.ts).
+const loadSearchRoots = onFirstUse(
+  "search",
+  () => import("./tree/search.ts").then(({ searchRoots }) => searchRoots),
+);
+const loadListDirectory = onFirstUse(
+  "listing",
+  () => import("./tree/list_dir.ts").then(({ listDirectory }) => listDirectory),
+);
+const loadRepoMap = onFirstUse(
+  "repository map",
+  () => import("./outline/repo_map.ts").then(({ repoMap }) => repoMap),
+);
+const loadCompileGlobs = onFirstUse(
+  "glob pattern",
+  () => import("../core/search/glob.ts").then(({ compileGlobs }) => compileGlobs),
+);
+const loadCompileSearchPattern = onFirstUse(
+  "search",
+  () =>
+    import("../core/search/search_pattern.ts").then(({ compileSearchPattern }) =>
+      compileSearchPattern
+    ),
+);
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -102,7 +129,7 @@ export async function viewResult(
     if (parsed.outline || parsed.symbol !== undefined) {
       notices.push("outline and symbol apply to file and directory views; ignored for a search.");
     }
-    const { searchRoots } = await import("./tree/search.ts");
+    const searchRoots = await loadSearchRoots();
     await accel.scanner?.ready?.();
     text = await searchRoots(
       locations,
@@ -153,12 +180,11 @@ interface ArgCompilers {
 async function argCompilers(args: ViewArgs): Promise<ArgCompilers> {
   const compilers: ArgCompilers = {};
   if (args.pattern?.trim()) {
-    compilers.compileGlobs = (await import("../core/search/glob.ts")).compileGlobs;
+    compilers.compileGlobs = await loadCompileGlobs();
   }
   // A search: `content` given and not empty (an empty one asks for a listing).
   if (args.content !== undefined && args.content !== "") {
-    compilers.compileSearchPattern =
-      (await import("../core/search/search_pattern.ts")).compileSearchPattern;
+    compilers.compileSearchPattern = await loadCompileSearchPattern();
   }
   return compilers;
 }
@@ -277,7 +303,7 @@ async function viewRoot(
   } else if (parseFlag("regex", args.regex, correctedCall(args.path)) || context > 0) {
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
-  const { listDirectory } = await import("./tree/list_dir.ts");
+  const listDirectory = await loadListDirectory();
   await accel.scanner?.ready?.();
   return await listDirectory(session, root.location, walk, pattern, accel.scanner);
 }
@@ -323,7 +349,7 @@ async function viewStructure(
   if (root.kind === "dir") {
     if (parsed.symbol !== undefined) throw symbolOfDirectory(url, parsed.symbol);
     if (parsed.start || parsed.end) notices.push("start/end apply to files; ignored for a map.");
-    const { repoMap } = await import("./outline/repo_map.ts");
+    const repoMap = await loadRepoMap();
     return await repoMap(session, root.location, parsed.walk, parsed.pattern, outliner);
   }
   const window = parsed.outline ? outlineWindow(parsed) : undefined;

@@ -38,6 +38,7 @@ import { quotePath } from "../core/path/path_quote.ts";
 import { JobLogFiles } from "./jobs/job_log_files.ts";
 import { emptyLogText, runningLogNotice } from "./jobs/job_text.ts";
 import { isTerminal } from "../core/jobs/job_state.ts";
+import { onFirstUse } from "../core/first_use.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;
@@ -80,8 +81,8 @@ export async function viewFile(
   if (whole && options.full !== true && source.lines && source.print) {
     // Awaited only before the first diff the process makes: reViewDelta reads and updates the
     // session's state in one synchronous step.
-    if (!editDiff && needsDiff(session, location, source.print)) {
-      editDiff = await import("../core/edit/edit_diff.ts");
+    if (!renderEditDiff && needsDiff(session, location, source.print)) {
+      renderEditDiff = await loadRenderEditDiff();
     }
     const delta = reViewDelta(session, location, shownPath, source.print, source.lines);
     if (delta !== null) return await withRunningJobNotice(location, delta);
@@ -308,7 +309,11 @@ function renderRange(source: ViewSource, start: number, end: number, unpaged = f
  * The diff of re-views (edit_diff.ts and the diff package), imported by the first re-view of a
  * changed file (issue 26): a server that never re-views one never loads it.
  */
-let editDiff: typeof import("../core/edit/edit_diff.ts") | undefined;
+let renderEditDiff: typeof import("../core/edit/edit_diff.ts").renderEditDiff | undefined;
+const loadRenderEditDiff = onFirstUse(
+  "diff",
+  () => import("../core/edit/edit_diff.ts").then(({ renderEditDiff }) => renderEditDiff),
+);
 
 /** Whether a re-view of this file with this print shows a diff (reViewDelta's changed branch). */
 function needsDiff(session: Session, location: Location, print: string): boolean {
@@ -343,7 +348,7 @@ function reViewDelta(
     }; ids as shown then). ${full} shows it again.`;
   } else {
     if (!before.lines) return null;
-    const diff = editDiff!.renderEditDiff(before.lines, lines);
+    const diff = renderEditDiff!(before.lines, lines);
     let size = 0;
     for (const line of lines) size += Math.min(line.length, VIEW_MAX_LINE_CHARS) + 8;
     if (diff.truncated || diff.text.length > size * DELTA_MAX_SHARE) return null;

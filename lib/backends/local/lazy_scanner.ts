@@ -11,22 +11,25 @@ import type {
 } from "../../ops/ports/worker_pool.ts";
 import type { BeneathConfig } from "./beneath_fs.ts";
 import type { ParallelScanner } from "./parallel_scan.ts";
+import { onFirstUse } from "../../core/first_use.ts";
 
 export class LazyScanner implements ContentScanner {
   readonly backendId = "local";
   private scanner: ParallelScanner | undefined;
-  private loading: Promise<void> | undefined;
   private closed = false;
+  // A load that fails (no descriptor free) is not kept: the next ready() loads again.
+  private readonly load = onFirstUse("scanner", async () => {
+    const { ParallelScanner } = await import("./parallel_scan.ts");
+    this.scanner = new ParallelScanner(undefined, this.confined);
+    if (this.closed) void this.scanner.close();
+  });
 
   /** `confined`: as ParallelScanner's (the allowed directories on a confined server). */
   constructor(private readonly confined: () => BeneathConfig | null = () => null) {}
 
   /** The pool, built on the first call; one built after close is closed at once (it starts none). */
   ready(): Promise<void> {
-    return this.loading ??= import("./parallel_scan.ts").then(({ ParallelScanner }) => {
-      this.scanner = new ParallelScanner(undefined, this.confined);
-      if (this.closed) void this.scanner.close();
-    });
+    return this.load();
   }
 
   open(request: ScanRequest, maxBytes: number): ScanRun {

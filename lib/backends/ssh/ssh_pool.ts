@@ -11,12 +11,29 @@ import type { ResolvedHost } from "../../core/ssh/ssh_config.ts";
 import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
 import type { SftpBackend } from "./sftp_files.ts";
 import type { SshHost } from "./ssh_host.ts";
+import { onFirstUse } from "../../core/first_use.ts";
 
-/** The modules behind a connection, imported once, on the first open (issue 26). */
-let connectionModules: Promise<[typeof import("./ssh_host.ts"), typeof import("./ssh_link.ts")]>;
-function loadConnectionModules() {
-  return connectionModules ??= Promise.all([import("./ssh_host.ts"), import("./ssh_link.ts")]);
-}
+/**
+ * The modules behind a connection, imported on the first open (issue 26); a load that fails (no
+ * descriptor free) is that open's error, and the next open loads again.
+ */
+const loadConnectionModules = onFirstUse(
+  "ssh connection",
+  () =>
+    Promise.all([
+      import("./ssh_host.ts").then(({ SshHost }) => SshHost),
+      import("./ssh_link.ts").then(({ SshLink }) => SshLink),
+    ]),
+);
+/** The ~/.ssh/config reader, imported on the first resolve. */
+const loadSshConfig = onFirstUse(
+  "ssh config",
+  () =>
+    import("../../core/ssh/ssh_config.ts").then(({ matchPattern, resolveSshHost }) => ({
+      matchPattern,
+      resolveSshHost,
+    })),
+);
 
 interface SshPoolOptions {
   /** Connection timeout (`--ssh-timeout`), unless the host's ConnectTimeout is shorter. */
@@ -92,7 +109,7 @@ export class SshPool implements RemoteOpener {
 
   /** Resolves a target like `ssh host` would, without connecting. */
   async resolve(target: RemoteTarget): Promise<ResolvedHost> {
-    const { matchPattern, resolveSshHost } = await import("../../core/ssh/ssh_config.ts");
+    const { matchPattern, resolveSshHost } = await loadSshConfig();
     const home = this.homeDir();
     const configPath = `${home}/.ssh/config`;
     let configText = "";
@@ -137,10 +154,15 @@ export class SshPool implements RemoteOpener {
         ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
       };
       // Set before the first await: concurrent opens of one target share the one host.
-      pooled = loadConnectionModules().then(([{ SshHost }, { SshLink }]) =>
-        new SshHost(new SshLink(host, options), (path) => formatRemoteUrl(target, path))
+      const loading = loadConnectionModules().then(([Host, Link]) =>
+        new Host(new Link(host, options), (path) => formatRemoteUrl(target, path))
       );
-      this.hosts.set(key, pooled);
+      this.hosts.set(key, loading);
+      // A host whose modules did not load is not kept: the next open tries again.
+      loading.catch(() => {
+        if (this.hosts.get(key) === loading) this.hosts.delete(key);
+      });
+      pooled = loading;
     }
     const opened = await pooled;
     // Connect now so a wrong host or key fails at resolve time with its own message.

@@ -7,6 +7,13 @@ import { normalizeOperations, readBatchOperations } from "../../ops/edit/batch_o
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunBatchEdit = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/batch_edit.ts").then(({ runBatchEdit }) => runBatchEdit),
+);
 
 export const BATCH_EDIT_DESCRIPTION =
   "Edit one file by line ids (N:hh from view or an earlier edit result). Operations:\n" +
@@ -72,7 +79,7 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
           // A JSON string is read as the CLI reads --batch: a list, one operation, or the
           // whole arguments object.
           const given = readBatchOperations(args.operations, "operations (a string)");
-          const { runBatchEdit } = await import("../../ops/edit/batch_edit.ts");
+          const runBatchEdit = await loadRunBatchEdit();
           return await runBatchEdit(env.services, env.session, {
             path: args.path,
             operations: given.operations,

@@ -7,6 +7,13 @@ import { argError } from "../arg_errors.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunExtractLines = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/extract_lines.ts").then(({ runExtractLines }) => runExtractLines),
+);
 
 export const EXTRACT_LINES_DESCRIPTION =
   "Copy lines start..end of from_path into to_path after position (0 = start, -1 = end, or a " +
@@ -57,7 +64,7 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
       runTool(
         "extract_lines",
         async () => {
-          const { runExtractLines } = await import("../../ops/edit/extract_lines.ts");
+          const runExtractLines = await loadRunExtractLines();
           return await runExtractLines(env.services, env.session, args);
         },
         argNotes(args),

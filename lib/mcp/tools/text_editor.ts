@@ -7,6 +7,13 @@ import { argError } from "../arg_errors.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunTextEditor = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/text_editor.ts").then(({ runTextEditor }) => runTextEditor),
+);
 
 export const TEXT_EDITOR_DESCRIPTION = "Edit one file by text. Commands:\n" +
   '- "str_replace": old_text → new_text. old_text must match one place (copy it from a view ' +
@@ -62,7 +69,7 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
       runTool(
         "text_editor",
         async () => {
-          const { runTextEditor } = await import("../../ops/edit/text_editor.ts");
+          const runTextEditor = await loadRunTextEditor();
           return await runTextEditor(env.services, env.session, args);
         },
         argNotes(args),
