@@ -23,7 +23,7 @@ import { testTiming } from "./test_timing.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
 import { LazyScanner } from "./backends/local/lazy_scanner.ts";
-import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
+import { LazyTreeSitterParser } from "./backends/tree_sitter/lazy_tree_sitter.ts";
 import { Outliner } from "./ops/outline/outliner.ts";
 import { setLoadCheck } from "./core/first_use.ts";
 import { checkSpareDescriptors } from "./backends/local/spare_descriptors.ts";
@@ -90,8 +90,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     // On a confined server the workers open files beneath the same held directories. The pool
     // loads on the first listing or search.
     scanner: new LazyScanner(() => local.beneathConfig()),
-    // Loads nothing until the first outline: the grammars are read on demand.
-    outliner: new Outliner(new TreeSitterParser()),
+    // Loads nothing until the first outline: the parser's module then, the grammars on demand.
+    outliner: new Outliner(new LazyTreeSitterParser()),
     // The local host states the shell; this reads it from there.
     get shell() {
       return locations.localHost.shell;

@@ -30,7 +30,6 @@ import { type ReadLimits } from "./read_limits.ts";
 import { assertRegularFile } from "../core/read_refusals.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { Outliner } from "./outline/outliner.ts";
-import { outlineFile } from "./outline/file_outline.ts";
 import { onFirstUse } from "../core/first_use.ts";
 
 // Each loads on the first call that needs it; a load that fails (no descriptor free) is the
@@ -46,6 +45,10 @@ const loadListDirectory = onFirstUse(
 const loadRepoMap = onFirstUse(
   "repository map",
   () => import("./outline/repo_map.ts").then(({ repoMap }) => repoMap),
+);
+const loadOutlineFile = onFirstUse(
+  "outline",
+  () => import("./outline/file_outline.ts").then(({ outlineFile }) => outlineFile),
 );
 const loadCompileGlobs = onFirstUse(
   "glob pattern",
@@ -356,6 +359,7 @@ async function viewStructure(
   if (!parsed.outline && (parsed.start || parsed.end)) {
     notices.push("start/end are ignored with symbol: the symbol's lines are shown.");
   }
+  const outlineFile = await loadOutlineFile();
   const result = await outlineFile(
     locations,
     session,

@@ -3,7 +3,7 @@
 // that the first call loads (lib/commands.ts), reached only by a dynamic import() where used; so
 // do, for a server whose calls view files, the modules of other calls: the ssh config and
 // connection, listing and search (ops/tree, the scanner's workers, globs, re2js), the edit ops and
-// their diff, and the human CLI.
+// their diff, the human CLI, and outlines (the file outline, the language table, the parser).
 
 import { assertEquals } from "../_assert.ts";
 import { REPO_ROOT } from "../_harness.ts";
@@ -81,6 +81,9 @@ const LOADED_ON_FIRST_USE = [
   "lib/core/edit/edit_diff.ts", // an edit, or the re-view of a changed file
   "npm:diff",
   "lib/cli/main.ts", // the human CLI
+  "lib/ops/outline/file_outline.ts", // view's `outline` or `symbol`
+  "lib/core/outline/languages.ts",
+  "lib/backends/tree_sitter/tree_sitter_parser.ts",
 ];
 
 Deno.test("a server whose calls view files loads none of what other calls need", async () => {

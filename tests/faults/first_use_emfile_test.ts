@@ -1,8 +1,8 @@
-// A module that loads on the first call needing it (listing, search, globs, the edit ops), that
-// first call made with no file descriptor free, through the real server: the call answers an
-// EMFILE error naming the module it could not load and what to do, the server stays up (in Deno
-// 2.9.6 such a load panicked the whole process), and once descriptors are back the same calls
-// load their modules and answer as usual.
+// A module that loads on the first call needing it (listing, search, globs, outlines, the edit
+// ops), that first call made with no file descriptor free, through the real server: the call
+// answers an EMFILE error naming the module it could not load and what to do, the server stays
+// up (in Deno 2.9.6 such a load panicked the whole process), and once descriptors are back the
+// same calls load their modules and answer as usual.
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, writeTree } from "../_harness.ts";
@@ -14,7 +14,11 @@ Deno.test(needsProc(
   "first calls under EMFILE answer which module could not load; the same calls work afterwards",
   async () => {
     await using dir = await tempDir();
-    await writeTree(dir.path, { "a.txt": "alpha\n", "b.txt": "beta\n" });
+    await writeTree(dir.path, {
+      "a.txt": "alpha\n",
+      "b.txt": "beta\n",
+      "c.ts": "export function gauge() {}\n",
+    });
     await using server = await startServer({ client: "v2", args: ["--path", dir.path] });
     // A file view loads none of these modules.
     assertEquals((await server.call("view", { path: "a.txt" })).isError, false);
@@ -27,6 +31,7 @@ Deno.test(needsProc(
         answer: "b.txt (line 1)",
       },
       { module: "glob pattern", tool: "view", args: { path: ".", pattern: "b*" }, answer: "b.txt" },
+      { module: "outline", tool: "view", args: { path: "c.ts", outline: true }, answer: "gauge" },
       {
         module: "edit",
         tool: "text_editor",
