@@ -22,9 +22,11 @@ import { setDefaultHeartbeatMs } from "./ops/jobs/wait_for_job.ts";
 import { testTiming } from "./test_timing.ts";
 import { createReadLimits } from "./ops/read_limits.ts";
 import { requestCollection } from "./backends/local/heap.ts";
-import { ParallelScanner } from "./backends/local/parallel_scan.ts";
-import { TreeSitterParser } from "./backends/tree_sitter/tree_sitter_parser.ts";
+import { LazyScanner } from "./backends/local/lazy_scanner.ts";
+import { LazyTreeSitterParser } from "./backends/tree_sitter/lazy_tree_sitter.ts";
 import { Outliner } from "./ops/outline/outliner.ts";
+import { setLoadCheck } from "./core/first_use.ts";
+import { checkSpareDescriptors } from "./backends/local/spare_descriptors.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -63,6 +65,9 @@ export interface ServiceOptions {
  * ```
  */
 export function createServices(options: ServiceOptions = {}): Services {
+  // A module that loads on first use is not loaded with no descriptor free (a load that meets
+  // EMFILE can end the process): the call that needed it answers EMFILE, the next one loads it.
+  setLoadCheck(checkSpareDescriptors);
   const local = new LocalBackend();
   const shell = options.shell ?? currentPlatform().defaultShell;
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });
@@ -82,10 +87,11 @@ export function createServices(options: ServiceOptions = {}): Services {
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
       reclaim: requestCollection,
     }),
-    // On a confined server the workers open files beneath the same held directories.
-    scanner: new ParallelScanner(undefined, () => local.beneathConfig()),
-    // Loads nothing until the first outline: the grammars are read on demand.
-    outliner: new Outliner(new TreeSitterParser()),
+    // On a confined server the workers open files beneath the same held directories. The pool
+    // loads on the first listing or search.
+    scanner: new LazyScanner(() => local.beneathConfig()),
+    // Loads nothing until the first outline: the parser's module then, the grammars on demand.
+    outliner: new Outliner(new LazyTreeSitterParser()),
     // The local host states the shell; this reads it from there.
     get shell() {
       return locations.localHost.shell;

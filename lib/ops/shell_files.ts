@@ -6,6 +6,14 @@
 import type { JudgeOptions, PolicyVerdict } from "../core/shell/policy/mod.ts";
 import type { ShellKind } from "../core/platform/platform.ts";
 import type { Location, Locations } from "./location.ts";
+import { onFirstUse } from "../core/first_use.ts";
+
+// The policy tables load on the first shell call, not at server start (start-up time); one that
+// fails to load (no descriptor free) is that call's error, and the next call loads again.
+const loadJudgeCommand = onFirstUse(
+  "shell policy",
+  () => import("../core/shell/policy/mod.ts").then(({ judgeCommand }) => judgeCommand),
+);
 
 /** Where a command's relative paths start, and what anchorfs can read there. */
 export interface ShellFiles {
@@ -30,8 +38,7 @@ export async function judgeShellCommand(
   shell: ShellKind | undefined,
   files: ShellFiles | undefined,
 ): Promise<PolicyVerdict> {
-  // The policy tables load on the first shell call, not at server start (start-up time).
-  const { judgeCommand } = await import("../core/shell/policy/mod.ts");
+  const judgeCommand = await loadJudgeCommand();
   const outside = new Set<string>();
   for (;;) {
     // Paths join as the machine the command runs on writes them (Windows: `cd C:\src`).

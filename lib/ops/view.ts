@@ -1,10 +1,12 @@
 // The one core function behind the view tool and `anchorfs view`: resolves the path(s) and
 // dispatches to a file view, a directory listing or a content search. Both adapters print
 // the result returned here, each writing the calls it suggests (kept as steps) in its own syntax.
+// Listing, search and the repository map (ops/tree, re2js, the scanner's workers) load on the first
+// call that needs them (issue 26): a server whose calls only view files never holds them.
 
 import { AnchorError, isAnchorError } from "../core/errors.ts";
-import { compileGlobs, type GlobFilter } from "../core/search/glob.ts";
-import { compileSearchPattern, type SearchPattern } from "../core/search/search_pattern.ts";
+import type { GlobFilter } from "../core/search/glob.ts";
+import type { SearchPattern } from "../core/search/search_pattern.ts";
 import { splitPathList } from "../core/path/path_quote.ts";
 import {
   type CallFormatter,
@@ -16,10 +18,9 @@ import {
   joinGuides,
   step,
 } from "../core/next_step.ts";
-import { listDirectory } from "./tree/list_dir.ts";
 import type { Location, Locations } from "./location.ts";
 import { missingPathError } from "./missing_path.ts";
-import { type SearchRoot, searchRoots } from "./tree/search.ts";
+import type { SearchRoot } from "./tree/search.ts";
 import type { ContentScanner } from "./ports/worker_pool.ts";
 import type { Session } from "./session.ts";
 import { type LinePosition, parseFlag, parsePosition, parseWholeNumber } from "./view_args.ts";
@@ -29,8 +30,37 @@ import { type ReadLimits } from "./read_limits.ts";
 import { assertRegularFile } from "../core/read_refusals.ts";
 import type { Budget, StopReason } from "./budget.ts";
 import type { Outliner } from "./outline/outliner.ts";
-import { outlineFile } from "./outline/file_outline.ts";
-import { repoMap } from "./outline/repo_map.ts";
+import { onFirstUse } from "../core/first_use.ts";
+
+// Each loads on the first call that needs it; a load that fails (no descriptor free) is the
+// call's error, and the next call loads again (core/first_use.ts).
+const loadSearchRoots = onFirstUse(
+  "search",
+  () => import("./tree/search.ts").then(({ searchRoots }) => searchRoots),
+);
+const loadListDirectory = onFirstUse(
+  "listing",
+  () => import("./tree/list_dir.ts").then(({ listDirectory }) => listDirectory),
+);
+const loadRepoMap = onFirstUse(
+  "repository map",
+  () => import("./outline/repo_map.ts").then(({ repoMap }) => repoMap),
+);
+const loadOutlineFile = onFirstUse(
+  "outline",
+  () => import("./outline/file_outline.ts").then(({ outlineFile }) => outlineFile),
+);
+const loadCompileGlobs = onFirstUse(
+  "glob pattern",
+  () => import("../core/search/glob.ts").then(({ compileGlobs }) => compileGlobs),
+);
+const loadCompileSearchPattern = onFirstUse(
+  "search",
+  () =>
+    import("../core/search/search_pattern.ts").then(({ compileSearchPattern }) =>
+      compileSearchPattern
+    ),
+);
 
 /** The view arguments as the tool and the CLI receive them (numbers may arrive as strings). */
 export interface ViewArgs {
@@ -91,7 +121,7 @@ export async function viewResult(
     });
   }
   const notices: GuidePart[] = [];
-  const parsed = parseViewArgs(args, accel.budget, notices);
+  const parsed = parseViewArgs(args, accel.budget, notices, await argCompilers(args));
   const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
   for (const r of roots) if (r.location.pasted) notices.push(`${r.location.pasted.note}.`);
   let text: string | Guide;
@@ -102,6 +132,8 @@ export async function viewResult(
     if (parsed.outline || parsed.symbol !== undefined) {
       notices.push("outline and symbol apply to file and directory views; ignored for a search.");
     }
+    const searchRoots = await loadSearchRoots();
+    await accel.scanner?.ready?.();
     text = await searchRoots(
       locations,
       session,
@@ -142,6 +174,24 @@ interface ParsedView {
   symbol: string | undefined;
 }
 
+/** What turns `pattern` and `content` into filters; each imported only by a call that has one. */
+interface ArgCompilers {
+  compileGlobs?: typeof import("../core/search/glob.ts").compileGlobs;
+  compileSearchPattern?: typeof import("../core/search/search_pattern.ts").compileSearchPattern;
+}
+
+async function argCompilers(args: ViewArgs): Promise<ArgCompilers> {
+  const compilers: ArgCompilers = {};
+  if (args.pattern?.trim()) {
+    compilers.compileGlobs = await loadCompileGlobs();
+  }
+  // A search: `content` given and not empty (an empty one asks for a listing).
+  if (args.content !== undefined && args.content !== "") {
+    compilers.compileSearchPattern = await loadCompileSearchPattern();
+  }
+  return compilers;
+}
+
 /**
  * Checks every argument before the file system is touched (hints name the corrected view call);
  * an out-of-range context or max_depth is clamped, with a notice.
@@ -150,12 +200,14 @@ function parseViewArgs(
   args: ViewArgs,
   budget: Budget | undefined,
   notices: GuidePart[],
+  { compileGlobs, compileSearchPattern }: ArgCompilers,
 ): ParsedView {
-  const searching = args.content !== undefined && args.content !== "";
   const pattern = args.pattern?.trim() ? args.pattern.trim() : undefined;
   const call = correctedCall(args.path);
-  const filter: GlobFilter | undefined = pattern ? compileGlobs(pattern, call) : undefined;
-  const search = searching
+  const filter: GlobFilter | undefined = pattern && compileGlobs
+    ? compileGlobs(pattern, call)
+    : undefined;
+  const search = compileSearchPattern
     ? compileSearchPattern(args.content!, parseFlag("regex", args.regex, call), call)
     : undefined;
   const start = parsePosition("start", args.start, call);
@@ -254,6 +306,8 @@ async function viewRoot(
   } else if (parseFlag("regex", args.regex, correctedCall(args.path)) || context > 0) {
     notices.push("regex and context apply to searches (with content); ignored for a listing.");
   }
+  const listDirectory = await loadListDirectory();
+  await accel.scanner?.ready?.();
   return await listDirectory(session, root.location, walk, pattern, accel.scanner);
 }
 
@@ -298,12 +352,14 @@ async function viewStructure(
   if (root.kind === "dir") {
     if (parsed.symbol !== undefined) throw symbolOfDirectory(url, parsed.symbol);
     if (parsed.start || parsed.end) notices.push("start/end apply to files; ignored for a map.");
+    const repoMap = await loadRepoMap();
     return await repoMap(session, root.location, parsed.walk, parsed.pattern, outliner);
   }
   const window = parsed.outline ? outlineWindow(parsed) : undefined;
   if (!parsed.outline && (parsed.start || parsed.end)) {
     notices.push("start/end are ignored with symbol: the symbol's lines are shown.");
   }
+  const outlineFile = await loadOutlineFile();
   const result = await outlineFile(
     locations,
     session,

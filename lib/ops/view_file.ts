@@ -19,7 +19,6 @@ import {
   type LineId,
   renderLine,
 } from "../core/edit/line_id.ts";
-import { renderEditDiff } from "../core/edit/edit_diff.ts";
 import {
   countLines,
   type DecodedText,
@@ -39,6 +38,7 @@ import { quotePath } from "../core/path/path_quote.ts";
 import { JobLogFiles } from "./jobs/job_log_files.ts";
 import { emptyLogText, runningLogNotice } from "./jobs/job_text.ts";
 import { isTerminal } from "../core/jobs/job_state.ts";
+import { onFirstUse } from "../core/first_use.ts";
 
 /** At most this many lines per view; the notice names the next range. */
 export const VIEW_MAX_LINES = 2000;
@@ -79,6 +79,11 @@ export async function viewFile(
   }
 
   if (whole && options.full !== true && source.lines && source.print) {
+    // Awaited only before the first diff the process makes: reViewDelta reads and updates the
+    // session's state in one synchronous step.
+    if (!renderEditDiff && needsDiff(session, location, source.print)) {
+      renderEditDiff = await loadRenderEditDiff();
+    }
     const delta = reViewDelta(session, location, shownPath, source.print, source.lines);
     if (delta !== null) return await withRunningJobNotice(location, delta);
   }
@@ -300,6 +305,22 @@ function renderRange(source: ViewSource, start: number, end: number, unpaged = f
   return { out, hashes, prints, cutLines, last };
 }
 
+/**
+ * The diff of re-views (edit_diff.ts and the diff package), imported by the first re-view of a
+ * changed file (issue 26): a server that never re-views one never loads it.
+ */
+let renderEditDiff: typeof import("../core/edit/edit_diff.ts").renderEditDiff | undefined;
+const loadRenderEditDiff = onFirstUse(
+  "diff",
+  () => import("../core/edit/edit_diff.ts").then(({ renderEditDiff }) => renderEditDiff),
+);
+
+/** Whether a re-view of this file with this print shows a diff (reViewDelta's changed branch). */
+function needsDiff(session: Session, location: Location, print: string): boolean {
+  const before = session.views.get(fileKey(location));
+  return before !== undefined && before.print !== print && before.lines !== null;
+}
+
 /** Lines a re-view's diff may take before the whole file is cheaper to send. */
 const DELTA_MAX_SHARE = 0.6;
 
@@ -327,7 +348,7 @@ function reViewDelta(
     }; ids as shown then). ${full} shows it again.`;
   } else {
     if (!before.lines) return null;
-    const diff = renderEditDiff(before.lines, lines);
+    const diff = renderEditDiff!(before.lines, lines);
     let size = 0;
     for (const line of lines) size += Math.min(line.length, VIEW_MAX_LINE_CHARS) + 8;
     if (diff.truncated || diff.text.length > size * DELTA_MAX_SHARE) return null;

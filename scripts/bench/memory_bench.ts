@@ -6,6 +6,9 @@
 // Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR]` instead measures
 // the v1-client server on trees beside ripgrep (scripts/bench/_memory_trees.ts): idle RSS before and
 // 3 s after the first call, then the peak of each scenario (VmHWM reset before it) and its time.
+// `--idle [--runs N] [--main MAIN.ts]... [--node-server DIR] [--first-calls]`: RSS 3 s after the
+// first call and its file/anon split, beside @modelcontextprotocol/server-filesystem, and the
+// first call of each kind (scripts/bench/_memory_idle.ts).
 
 import { startServer, type TestServer } from "../../tests/_harness.ts";
 import { V8_FLAGS } from "../release/compile.ts";
@@ -157,6 +160,11 @@ const cases: Record<string, (server: TestServer, dir: string) => Promise<Outcome
   },
 };
 
+if (Deno.args.includes("--idle")) {
+  const { idleMemory } = await import("./_memory_idle.ts");
+  await idleMemory(Deno.args.filter((a) => a !== "--idle"), print);
+  Deno.exit(0);
+}
 if (Deno.args.includes("--trees")) {
   const { treeMemory } = await import("./_memory_trees.ts");
   await treeMemory(Deno.args.filter((a) => a !== "--trees"), print);

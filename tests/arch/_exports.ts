@@ -49,9 +49,27 @@ export function importsOf(text: string, from: string): ModuleImport[] {
     out.push({ from, module: resolve(m[2]!, from), names: ["default"] });
   }
   for (const m of text.matchAll(/import\(\s*["'`]([^"'`]+)["'`]\s*\)/g)) {
-    out.push({ from, module: resolve(m[1]!, from), names: "*" });
+    const names = dynamicNames(text.slice(0, m.index), text.slice(m.index! + m[0].length));
+    out.push({ from, module: resolve(m[1]!, from), names });
   }
   return out;
+}
+
+/**
+ * The names a dynamic import() takes, read around it: `const { a, b } = await import(...)`,
+ * `(await import(...)).a`, `typeof import(...).a`, `import(...).then(({ a }) => ...)`; any other
+ * use takes the whole module ("*").
+ */
+function dynamicNames(before: string, after: string): string[] | "*" {
+  const list = (names: string) =>
+    names.split(",").map((p) => p.trim().split(/\s*:\s*/)[0]!.trim()).filter((n) => n !== "");
+  const destructured = /const\s*\{([^}]*)\}\s*=\s*await\s*$/.exec(before);
+  if (destructured) return list(destructured[1]!);
+  const member = /^\)?\.(\w+)/.exec(after);
+  if (member && member[1] !== "then") return [member[1]!];
+  const then = /^\.then\(\s*\(\s*\{([^}]*)\}\s*\)/.exec(after);
+  if (then) return list(then[1]!);
+  return "*";
 }
 
 /** Whether the export declared at `line` (1-based) carries the test-only tag in its comment. */

@@ -97,3 +97,13 @@ Deno.test("the export check sees an unimported export, a used one and a stale ta
     staleTags: ["lib/a.ts:6 Shape"],
   });
 });
+
+Deno.test("a dynamic import() takes the names its use reads, else the whole module", () => {
+  const names = (code: string) => importsOf(code, "lib/x.ts").map((i) => i.names);
+  assertEquals(names('const { a, b: c } = await import("./m.ts");'), [["a", "b"]]);
+  assertEquals(names('const f = (await import("./m.ts")).f;'), [["f"]]);
+  assertEquals(names('type F = typeof import("./m.ts").f;'), [["f"]]);
+  assertEquals(names('import("./m.ts").then(({ A }) => new A());'), [["A"]]);
+  assertEquals(names('const m = await import("./m.ts");'), ["*"]);
+  assertEquals(names('Promise.all([import("./m.ts")]);'), ["*"]);
+});

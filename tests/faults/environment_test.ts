@@ -1,7 +1,8 @@
 // What the world can do to a call, through the real server: the working directory deleted under
 // it (a create must not bring it back), a directory deeper than the system's path limit (the
 // listing says so), the process out of file descriptors (EMFILE: an environment error with what
-// to do), and text a file cannot hold (a lone surrogate: refused, not written as U+FFFD).
+// to do, from a first listing that cannot load its module too, and from the listing's walk once
+// it has), and text a file cannot hold (a lone surrogate: refused, not written as U+FFFD).
 
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir, writeTree } from "../_harness.ts";
@@ -114,18 +115,27 @@ Deno.test(needsProc(
         path: "c.txt",
         file_text: "c\n",
       });
+      // The first listing: its module loads on first use, and cannot (first_use_emfile_test.ts).
       const listing = await server.call("view", { path: "." });
-      for (const out of [file, create]) {
+      for (const out of [file, create, listing]) {
         assert(out.isError, out.text);
         assertStringIncludes(out.text, "this server has reached its limit of open files (EMFILE");
         assertStringIncludes(out.text, "The arguments are fine: retry the same call in a moment");
         assertStringIncludes(out.text, "ulimit -n 4096");
       }
-      assertStringIncludes(listing.text, "the server has no file descriptor left (EMFILE");
     } finally {
       await limit(4096);
     }
     // With descriptors back, the same calls work.
     assertEquals((await server.call("view", { path: "b.txt" })).isError, false);
+    assertEquals((await server.call("view", { path: "." })).isError, false);
+    // With its module loaded, a listing out of descriptors says which directory it could not read.
+    assert((await limit(3)).success);
+    try {
+      const listing = await server.call("view", { path: "." });
+      assertStringIncludes(listing.text, "the server has no file descriptor left (EMFILE");
+    } finally {
+      await limit(4096);
+    }
   },
 ));

@@ -25,18 +25,20 @@ import {
   parseKnownHosts,
 } from "../../core/ssh/known_hosts.ts";
 import { pathRulesFor } from "../../core/path/path_rules.ts";
+import { onFirstUse } from "../../core/first_use.ts";
 
 type Ssh2 = typeof import("./ssh2_types.d.ts");
-let ssh2Loaded: Promise<Ssh2> | undefined;
 
 /**
  * ssh2 and its crypto load on the first connection, not when the server starts: most sessions
- * never use ssh, and loading it made up a large share of the time to answer `initialize`.
+ * never use ssh, and loading it made up a large share of the time to answer `initialize`. A load
+ * that fails (no descriptor free) is that connection's error; the next one loads again.
  */
-function loadSsh2(): Promise<Ssh2> {
+const loadSsh2 = onFirstUse("ssh2", async (): Promise<Ssh2> => {
   // @ts-types="./ssh2_types.d.ts"
-  return ssh2Loaded ??= import("ssh2").then((m) => (m.default ?? m) as Ssh2);
-}
+  const m = await import("ssh2");
+  return (m.default ?? m) as Ssh2;
+});
 
 export interface ConnectOptions {
   timeoutMs: number;

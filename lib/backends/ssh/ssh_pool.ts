@@ -1,15 +1,39 @@
 // The RemoteOpener for ssh:// and sftp:// locations: resolves the host through ~/.ssh/config
 // (reading it and its Includes from disk), then hands out one SshHost (SFTP files and exec jobs
 // on one connection) per resolved target, shared by every session of the process.
-// closeServices closes the pool.
+// closeServices closes the pool. The ~/.ssh/config reader and the connection side (ssh_host.ts,
+// ssh_link.ts, SFTP, remote jobs, ssh2) load on the first resolve: a server that never reaches an
+// ssh:// path never holds them (issue 26).
 
 import { userInfo } from "node:os";
 import { formatRemoteUrl, formatTarget, type RemoteTarget } from "../../core/ssh/remote_url.ts";
-import { matchPattern, type ResolvedHost, resolveSshHost } from "../../core/ssh/ssh_config.ts";
+import type { ResolvedHost } from "../../core/ssh/ssh_config.ts";
 import type { RemoteOpener } from "../../ops/ports/remote_opener.ts";
 import type { SftpBackend } from "./sftp_files.ts";
-import { SshHost } from "./ssh_host.ts";
-import { SshLink } from "./ssh_link.ts";
+import type { SshHost } from "./ssh_host.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+/**
+ * The modules behind a connection, imported on the first open (issue 26); a load that fails (no
+ * descriptor free) is that open's error, and the next open loads again.
+ */
+const loadConnectionModules = onFirstUse(
+  "ssh connection",
+  () =>
+    Promise.all([
+      import("./ssh_host.ts").then(({ SshHost }) => SshHost),
+      import("./ssh_link.ts").then(({ SshLink }) => SshLink),
+    ]),
+);
+/** The ~/.ssh/config reader, imported on the first resolve. */
+const loadSshConfig = onFirstUse(
+  "ssh config",
+  () =>
+    import("../../core/ssh/ssh_config.ts").then(({ matchPattern, resolveSshHost }) => ({
+      matchPattern,
+      resolveSshHost,
+    })),
+);
 
 interface SshPoolOptions {
   /** Connection timeout (`--ssh-timeout`), unless the host's ConnectTimeout is shorter. */
@@ -31,7 +55,10 @@ function localUser(env: (name: string) => string | undefined): string {
 }
 
 /** Expands an absolute Include pattern whose segments may hold `*`/`?` wildcards. */
-function expandIncludePattern(pattern: string): { path: string; text: string }[] {
+function expandIncludePattern(
+  pattern: string,
+  matchPattern: (pattern: string, name: string) => boolean,
+): { path: string; text: string }[] {
   const segments = pattern.split("/").filter((s) => s !== "");
   let candidates = [""];
   for (const [i, seg] of segments.entries()) {
@@ -81,7 +108,8 @@ export class SshPool implements RemoteOpener {
   }
 
   /** Resolves a target like `ssh host` would, without connecting. */
-  resolve(target: RemoteTarget): ResolvedHost {
+  async resolve(target: RemoteTarget): Promise<ResolvedHost> {
+    const { matchPattern, resolveSshHost } = await loadSshConfig();
     const home = this.homeDir();
     const configPath = `${home}/.ssh/config`;
     let configText = "";
@@ -96,7 +124,7 @@ export class SshPool implements RemoteOpener {
       homeDir: home,
       configText,
       configPath,
-      readInclude: expandIncludePattern,
+      readInclude: (pattern) => expandIncludePattern(pattern, matchPattern),
       env: this.env,
     };
     if (target.user !== undefined) input.user = target.user;
@@ -110,7 +138,7 @@ export class SshPool implements RemoteOpener {
   }
 
   async open(target: RemoteTarget): Promise<SshHost> {
-    const host = this.resolve(target);
+    const host = await this.resolve(target);
     const key = `${formatTarget(target)}\u0000${host.user}@${host.hostName}:${host.port}` +
       (host.jump ? `>${host.jump.user}@${host.jump.hostName}:${host.jump.port}` : "");
     let pooled = this.hosts.get(key);
@@ -119,14 +147,22 @@ export class SshPool implements RemoteOpener {
         this.options.timeoutSeconds ?? 30,
         host.connectTimeoutSeconds ?? Infinity,
       );
-      const link = new SshLink(host, {
+      const options = {
         timeoutMs: timeoutSeconds * 1000,
         homeDir: this.homeDir(),
         env: this.env,
         ...(this.options.onNewHostKey ? { onNewHostKey: this.options.onNewHostKey } : {}),
+      };
+      // Set before the first await: concurrent opens of one target share the one host.
+      const loading = loadConnectionModules().then(([Host, Link]) =>
+        new Host(new Link(host, options), (path) => formatRemoteUrl(target, path))
+      );
+      this.hosts.set(key, loading);
+      // A host whose modules did not load is not kept: the next open tries again.
+      loading.catch(() => {
+        if (this.hosts.get(key) === loading) this.hosts.delete(key);
       });
-      pooled = Promise.resolve(new SshHost(link, (path) => formatRemoteUrl(target, path)));
-      this.hosts.set(key, pooled);
+      pooled = loading;
     }
     const opened = await pooled;
     // Connect now so a wrong host or key fails at resolve time with its own message.

@@ -1,12 +1,19 @@
 // The `batch_edit` tool: insert/replace operations by line id on one file, verified and applied
-// all at once. Schema, description and the call into lib/ops/edit.
+// all at once. Schema, description and the call into lib/ops/edit, which loads on the first
+// call (issue 26).
 
 import * as z from "zod";
-import { runBatchEdit } from "../../ops/edit/batch_edit.ts";
 import { normalizeOperations, readBatchOperations } from "../../ops/edit/batch_operations.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunBatchEdit = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/batch_edit.ts").then(({ runBatchEdit }) => runBatchEdit),
+);
 
 export const BATCH_EDIT_DESCRIPTION =
   "Edit one file by line ids (N:hh from view or an earlier edit result). Operations:\n" +
@@ -68,11 +75,12 @@ export const registerBatchEditTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "batch_edit",
-        () => {
+        async () => {
           // A JSON string is read as the CLI reads --batch: a list, one operation, or the
           // whole arguments object.
           const given = readBatchOperations(args.operations, "operations (a string)");
-          return runBatchEdit(env.services, env.session, {
+          const runBatchEdit = await loadRunBatchEdit();
+          return await runBatchEdit(env.services, env.session, {
             path: args.path,
             operations: given.operations,
             ...((args.allow_repeat === true || given.allowRepeat) && { allow_repeat: true }),

@@ -1,12 +1,19 @@
 // The `extract_lines` tool: copy a line range from one file into another (or the same) file,
-// local or ssh://. Schema, description and the call into lib/ops/edit.
+// local or ssh://. Schema, description and the call into lib/ops/edit, which loads on the first
+// call (issue 26).
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
-import { runExtractLines } from "../../ops/edit/extract_lines.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunExtractLines = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/extract_lines.ts").then(({ runExtractLines }) => runExtractLines),
+);
 
 export const EXTRACT_LINES_DESCRIPTION =
   "Copy lines start..end of from_path into to_path after position (0 = start, -1 = end, or a " +
@@ -56,7 +63,10 @@ export const registerExtractLinesTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "extract_lines",
-        () => runExtractLines(env.services, env.session, args),
+        async () => {
+          const runExtractLines = await loadRunExtractLines();
+          return await runExtractLines(env.services, env.session, args);
+        },
         argNotes(args),
         stepSyntaxFor(env.options),
       ),

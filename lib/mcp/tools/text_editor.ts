@@ -1,12 +1,19 @@
 // The `text_editor` tool: create, str_replace, delete and undo_edit on one file (local or
-// ssh://). Schema, description and the call into lib/ops/edit; no logic of its own.
+// ssh://). Schema, description and the call into lib/ops/edit; no logic of its own. The edit
+// machinery (lib/ops/edit, the str_replace ladder, the diff) loads on the first call (issue 26).
 
 import * as z from "zod";
 import { argError } from "../arg_errors.ts";
-import { runTextEditor } from "../../ops/edit/text_editor.ts";
 import { runTool, stepSyntaxFor } from "../render.ts";
 import { argNotes, toolInput } from "../tool_input.ts";
 import type { ToolRegistrar } from "../tool_env.ts";
+import { onFirstUse } from "../../core/first_use.ts";
+
+// The edit ops load on the first edit (issue 26); one that fails to load is tried again.
+const loadRunTextEditor = onFirstUse(
+  "edit",
+  () => import("../../ops/edit/text_editor.ts").then(({ runTextEditor }) => runTextEditor),
+);
 
 export const TEXT_EDITOR_DESCRIPTION = "Edit one file by text. Commands:\n" +
   '- "str_replace": old_text → new_text. old_text must match one place (copy it from a view ' +
@@ -61,7 +68,10 @@ export const registerTextEditorTool: ToolRegistrar = (mcp, env) => {
     (args) =>
       runTool(
         "text_editor",
-        () => runTextEditor(env.services, env.session, args),
+        async () => {
+          const runTextEditor = await loadRunTextEditor();
+          return await runTextEditor(env.services, env.session, args);
+        },
         argNotes(args),
         stepSyntaxFor(env.options),
       ),

@@ -26,6 +26,11 @@ export interface ContentScanner {
    * costs more than a listing saves).
    */
   openSummaries?(headBytes: number): SummaryRun | null;
+  /**
+   * Optional: loads what the scanner runs on; a caller awaits it before its first `open` or
+   * `openSummaries` (a scanner without it is ready at once).
+   */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 

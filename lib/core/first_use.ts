@@ -1,0 +1,68 @@
+// Modules only some calls need load on the first of those calls, not at start (issue 26). That
+// load reads files (each module's cached emit, npm packages' package.json), so it can meet a
+// process with no file descriptor left. Two things then go wrong in Deno 2.9.6, and this is
+// where they are kept from reaching a call:
+// - A cached emit it cannot read, Deno transpiles the module again in-process, and swc's stack
+//   check (stacker 0.1.15) asserts that reading /proc/self/maps succeeds: the whole process
+//   panics. So before loading, `setLoadCheck`'s check (the composition root installs one that
+//   opens spare descriptors) refuses the load while none are free; the loader reads one file
+//   at a time (strace: open, read, close on the main thread), so a few spare is enough.
+// - A failed import() is kept by Deno for a module it had to read at run time (the same
+//   specifier fails again once descriptors are back), not for one already in the start-up graph
+//   (every literal import() here) nor for an npm package's resolution. Our own memo forgets a
+//   failure, so the next call tries again.
+
+import { AnchorError, outOfFileHandles } from "./errors.ts";
+
+/** Throws (an error with `code` EMFILE or ENFILE) when a module load now would fail. */
+type LoadCheck = () => void;
+
+let loadCheck: LoadCheck = () => {};
+
+/** Installs the check every first load runs before it starts (process-wide, as Deno's module
+ * map is). */
+export function setLoadCheck(check: LoadCheck): void {
+  loadCheck = check;
+}
+
+/**
+ * `load` run by the first call of the function returned, its result shared by every later
+ * call; a failure is thrown to the calls that waited for it, as an AnchorError naming `what`
+ * (e.g. "search"), and not kept: the next call loads again.
+ */
+export function onFirstUse<T>(what: string, load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () =>
+    loading ??= (async () => {
+      loadCheck();
+      return await load();
+    })().catch((e) => {
+      loading = undefined;
+      throw moduleLoadError(what, e);
+    });
+}
+
+/** An out-of-descriptors error as Deno's import() words it (no `code`), or as a check throws. */
+function descriptorCode(e: unknown): "EMFILE" | "ENFILE" | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "EMFILE" || code === "ENFILE") return code;
+  const text = e instanceof Error ? e.message : String(e);
+  if (/Too many open files in system|os error 23\b/.test(text)) return "ENFILE";
+  if (/Too many open files|os error 24\b/.test(text)) return "EMFILE";
+  return undefined;
+}
+
+function moduleLoadError(what: string, e: unknown): AnchorError {
+  const failed = `anchorfs could not load its ${what} module`;
+  const code = descriptorCode(e);
+  if (code) return outOfFileHandles(code, failed);
+  const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
+  return new AnchorError({
+    code: "INTERNAL",
+    message: `${failed}: ${message}. Nothing was read or changed.`,
+    hint: "The arguments are fine: retry the same call (a load that failed is tried again). If " +
+      "it keeps failing, the installation is damaged: ask the user to reinstall anchorfs.",
+    fault: "internal",
+    cause: e,
+  });
+}
