@@ -56,7 +56,12 @@ export interface TestServer extends AsyncDisposable {
  * TERM → KILL grace of 0.5 s instead of 2 s, so tests of TERM-ignoring processes do not wait out
  * the real default. A test that needs other timing passes its own value in `env`.
  */
-export const TEST_TIMING_ENV: Record<string, string> = { ANCHORFS_TEST_KILL_GRACE_MS: "500" };
+export const TEST_TIMING_ENV: Record<string, string> = {
+  ANCHORFS_TEST_KILL_GRACE_MS: "500",
+  // Not timing, but wanted by every run the same way: `deno run` otherwise looks up
+  // dl.deno.land (its update check), and tests reach no host but loopback.
+  DENO_NO_UPDATE_CHECK: "1",
+};
 
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};

@@ -139,3 +139,14 @@ Deno.test("deno.json's tasks and the npm launcher run the server with the binari
   // The semi-space cap bounds the search workers' young generation (issue 26).
   assertEquals(V8_FLAGS.split(",").includes("--max-semi-space-size=2"), true);
 });
+
+Deno.test("the tasks, the npm launcher and the servers the tests start skip deno's update check (a DNS lookup of dl.deno.land)", async () => {
+  const root = new URL("../../", import.meta.url);
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).tasks;
+  const launcher = await Deno.readTextFile(new URL("packaging/npm/bin/anchorfs.cjs", root));
+  const off = "DENO_NO_UPDATE_CHECK=1 ";
+  assertEquals([tasks.anchorfs.startsWith(off), tasks.mcp.startsWith(off)], [true, true]);
+  assertEquals(launcher.includes(`DENO_NO_UPDATE_CHECK: "1"`), true);
+  const { serverEnv } = await import("../_harness.ts");
+  assertEquals(serverEnv().DENO_NO_UPDATE_CHECK, "1");
+});
