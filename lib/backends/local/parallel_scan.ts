@@ -37,6 +37,7 @@ import { type BeneathConfig, beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath
 import { beneathLibc } from "./beneath.ts";
 import { re2LoaderSource } from "./re2_module.ts";
 import { LIBC_FS_SYMBOLS, libcSummaryFs } from "./libc_fs.ts";
+import { checkSpareDescriptors } from "./spare_descriptors.ts";
 
 // Exported for tests.
 /**
@@ -362,6 +363,9 @@ interface Queue {
  */
 const IDLE_MS = 5_000;
 
+/** Descriptors free before a worker starts: its runtime's (a few) and room for its first file. */
+const WORKER_SPARE_DESCRIPTORS = 8;
+
 /**
  * How long a worker may go on with a stopped search's batch before it is terminated: it checks
  * the stop flag between files and between a file's pieces, but one regex run over one huge line
@@ -653,6 +657,14 @@ export class ParallelScanner implements ContentScanner {
   /** Starts workers up to `count` (a listing's warm-up starts one; a search wants them all). */
   private start(count = this.parallelism): boolean {
     if (this.workers.length >= count) return true;
+    // A worker's runtime opens descriptors of its own (epoll, eventfds) as its thread starts, and
+    // where it cannot, Deno 2.9.6 panics there and the process ends: without room, this search
+    // runs inline (its unreadable files named) and a later one starts the workers.
+    try {
+      checkSpareDescriptors(WORKER_SPARE_DESCRIPTORS * (count - this.workers.length));
+    } catch {
+      return false;
+    }
     try {
       const url = this.workerUrl();
       for (let i = this.workers.length; i < count; i++) {
