@@ -7,6 +7,7 @@
 
 import { RawServer, sleep } from "./_reliability_server.ts";
 import { longLine, SLOW_REGEX } from "../../tests/_long_line.ts";
+import { V8_FLAGS as LAUNCH_V8_FLAGS } from "../release/compile.ts";
 
 export interface StallRow {
   name: string;
@@ -28,8 +29,8 @@ export interface StallOptions {
   log: (line: string) => void;
 }
 
-const V8_FLAGS =
-  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
+// The launchers' V8 flags (scripts/release/compile.ts), as the benches measure the server.
+const V8_FLAGS = `${LAUNCH_V8_FLAGS}`;
 
 /** Runs `call` on a fresh server in `dir`, pinging meanwhile; one row. */
 async function measure(

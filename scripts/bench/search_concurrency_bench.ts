@@ -12,6 +12,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { V8_FLAGS as LAUNCH_V8_FLAGS } from "../release/compile.ts";
 
 const { values: opts } = parseArgs({
   args: Deno.args,
@@ -30,8 +31,8 @@ const { values: opts } = parseArgs({
 const enc = new TextEncoder();
 const note = (text: string) => Deno.stderr.writeSync(enc.encode(`${text}\n`));
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-const V8_FLAGS =
-  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
+// The launchers' V8 flags (scripts/release/compile.ts), as the benches measure the server.
+const V8_FLAGS = `--v8-flags=${LAUNCH_V8_FLAGS}`;
 
 interface Server {
   pid: number;

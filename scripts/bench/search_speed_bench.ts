@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { V8_FLAGS as LAUNCH_V8_FLAGS } from "../release/compile.ts";
 
 const { values: opts } = parseArgs({
   args: Deno.args,
@@ -44,8 +45,8 @@ const PEER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 // rg reads .gitignore without a git repository only with --no-require-git; .ignore/.rgignore
 // files are not gitignore rules, so they are turned off to match anchorfs.
 const RG_FLAGS = ["--no-require-git", "--no-ignore-dot", "--no-config"];
-const V8_FLAGS =
-  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
+// The launchers' V8 flags (scripts/release/compile.ts), as the benches measure the server.
+const V8_FLAGS = `--v8-flags=${LAUNCH_V8_FLAGS}`;
 
 interface Server {
   client: Client;
