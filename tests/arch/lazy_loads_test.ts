@@ -69,6 +69,7 @@ const LOADED_ON_FIRST_USE = [
   "lib/backends/ssh/ssh_link.ts",
   "lib/core/ssh/ssh_config.ts",
   "lib/backends/local/parallel_scan.ts", // a listing or a search
+  "lib/backends/local/scan_worker.ts", // the workers' source, with the pool
   "lib/ops/tree/list_dir.ts",
   "lib/ops/tree/search.ts",
   "lib/ops/outline/repo_map.ts",

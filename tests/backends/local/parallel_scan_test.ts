@@ -5,7 +5,8 @@
 import { assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
-import { ParallelScanner, WORKER_SOURCE } from "../../../lib/backends/local/parallel_scan.ts";
+import { ParallelScanner } from "../../../lib/backends/local/parallel_scan.ts";
+import { WORKER_SOURCE } from "../../../lib/backends/local/scan_worker.ts";
 import { compileSearchPattern } from "../../../lib/core/search/search_pattern.ts";
 import { Budget } from "../../../lib/ops/budget.ts";
 import { Locations } from "../../../lib/ops/location.ts";
