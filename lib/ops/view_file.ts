@@ -23,15 +23,18 @@ import { renderEditDiff } from "../core/edit/edit_diff.ts";
 import {
   countLines,
   type DecodedText,
+  decodeUndecoded,
   describeEncoding,
   LineCursor,
   splitLines,
   type TextDoc,
+  type UndecodedText,
 } from "../core/text/text_file.ts";
+import { ByteLineCursor } from "../core/text/byte_lines.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
-import { readTextBody } from "./text_io.ts";
+import { readTextBody, readTextSniffed } from "./text_io.ts";
 import type { ReadLimits } from "./read_limits.ts";
 import { displayPath, type LinePosition } from "./view_args.ts";
 import { plural } from "../core/plural.ts";
@@ -130,13 +133,21 @@ async function readViewSource(
   options: ViewFileOptions,
 ): Promise<ViewSource | Guide> {
   try {
-    const file = await readTextBody(locations, location, limits, "view");
     // Every line is split only when the view may need them all: a whole view that can show the
     // whole file (and remember it), or a re-view that sends the changes. A longer file's default
     // view shows its first page, like a range.
-    const all = whole &&
-      (options.unpaged === true || session.views.get(fileKey(location)) !== undefined ||
-        countLines(file.body.text) <= VIEW_MAX_LINES);
+    if (whole && (options.unpaged === true || session.views.get(fileKey(location)) !== undefined)) {
+      return wholeSource(await readTextBody(locations, location, limits, "view"));
+    }
+    // Else a UTF-8 or Latin-1 file stays bytes until its lines are counted: a range decodes only
+    // the lines it shows.
+    const file = await readTextSniffed(locations, location, limits, "view");
+    if (file.undecoded) {
+      return whole && file.undecoded.lineCount <= VIEW_MAX_LINES
+        ? wholeSource({ body: decodeUndecoded(file.undecoded), bytes: file.bytes })
+        : byteRangeSource(file.undecoded, file.bytes.length);
+    }
+    const all = whole && countLines(file.body.text) <= VIEW_MAX_LINES;
     return all ? wholeSource(file) : rangeSource(file);
   } catch (e) {
     if (isAnchorError(e) && e.code === "BINARY_FILE") {
@@ -397,6 +408,20 @@ function rangeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource
     crlf: text.includes("\r\n"),
     line: (n) => cursor.at(n),
     allLines: () => splitLines(text).lines,
+  };
+}
+
+/** rangeSource over an undecoded UTF-8 or Latin-1 body (ByteLineCursor). */
+function byteRangeSource(body: UndecodedText, size: number): ViewSource {
+  const cursor = new ByteLineCursor(body.bytes, body.encoding);
+  return {
+    total: body.lineCount,
+    size,
+    encoding: body.encoding,
+    bom: body.bom,
+    crlf: body.crlf,
+    line: (n) => cursor.at(n),
+    allLines: () => splitLines(decodeUndecoded(body).text).lines,
   };
 }
 
