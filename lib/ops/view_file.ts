@@ -31,6 +31,7 @@ import {
   type UndecodedText,
 } from "../core/text/text_file.ts";
 import { ByteLineCursor } from "../core/text/byte_lines.ts";
+import { freeHandedOver } from "../core/handed_bytes.ts";
 import type { Location, Locations } from "./location.ts";
 import { fileKey, type Session } from "./session.ts";
 import { linePrint } from "../core/edit/shown_lines.ts";
@@ -70,10 +71,27 @@ export async function viewFile(
   options: ViewFileOptions,
   limits?: ReadLimits,
 ): Promise<Guide> {
-  const shownPath = displayPath(session, location);
   const whole = options.start === undefined && options.end === undefined;
   const source = await readViewSource(locations, session, location, whole, limits, options);
   if (!("total" in source)) return source; // a binary file: what it is, and what to use
+  try {
+    return await viewOfSource(session, location, source, whole, options);
+  } finally {
+    // What the view keeps (lines, ids, prints) is copied out of the bytes: free them now, not at
+    // the next full collection (10,000 views, 50 in flight: malloc 73 -> 20 MB at the peak).
+    freeHandedOver(source.bytes);
+  }
+}
+
+/** The view of a file read (viewFile's text, or its re-view delta). */
+async function viewOfSource(
+  session: Session,
+  location: Location,
+  source: ViewSource,
+  whole: boolean,
+  options: ViewFileOptions,
+): Promise<Guide> {
+  const shownPath = displayPath(session, location);
   if (source.total === 0) {
     // A job's log is read-only: say whether the job may still print, not how to add lines.
     return location.backend instanceof JobLogFiles
@@ -145,7 +163,7 @@ async function readViewSource(
     if (file.undecoded) {
       return whole && file.undecoded.lineCount <= VIEW_MAX_LINES
         ? wholeSource({ body: decodeUndecoded(file.undecoded), bytes: file.bytes })
-        : byteRangeSource(file.undecoded, file.bytes.length);
+        : byteRangeSource(file.undecoded, file.bytes);
     }
     const all = whole && countLines(file.body.text) <= VIEW_MAX_LINES;
     return all ? wholeSource(file) : rangeSource(file);
@@ -364,6 +382,8 @@ function reViewDelta(
  * show (LineCursor).
  */
 interface ViewSource {
+  /** The bytes read (freed once the view is made). */
+  bytes: Uint8Array;
   total: number;
   /** The file's size in bytes. */
   size: number;
@@ -384,6 +404,7 @@ function wholeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource
   const { body, bytes } = file;
   const { lines, eols } = splitLines(body.text);
   return {
+    bytes,
     total: lines.length,
     size: bytes.length,
     encoding: body.encoding,
@@ -400,6 +421,7 @@ function rangeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource
   const { text, encoding, bom } = file.body;
   const cursor = new LineCursor(text);
   return {
+    bytes: file.bytes,
     total: countLines(text),
     size: file.bytes.length,
     encoding,
@@ -411,12 +433,13 @@ function rangeSource(file: { body: DecodedText; bytes: Uint8Array }): ViewSource
   };
 }
 
-/** rangeSource over an undecoded UTF-8 or Latin-1 body (ByteLineCursor). */
-function byteRangeSource(body: UndecodedText, size: number): ViewSource {
+/** rangeSource over an undecoded UTF-8 or Latin-1 body (ByteLineCursor) of the bytes read. */
+function byteRangeSource(body: UndecodedText, bytes: Uint8Array): ViewSource {
   const cursor = new ByteLineCursor(body.bytes, body.encoding);
   return {
+    bytes,
     total: body.lineCount,
-    size,
+    size: bytes.length,
     encoding: body.encoding,
     bom: body.bom,
     crlf: body.crlf,

@@ -1,12 +1,14 @@
 // Ranged views of long files read the bytes without decoding the whole file (issue 26): the
 // answer is the same as the decoded whole file gives (every encoding, BOM, CRLF, long lines,
-// stale ids), and a 100-line view of an 8 MB file allocates far less than the file.
+// stale ids), a 100-line view of an 8 MB file allocates far less than the file, and a view frees
+// the read buffer its backend handed over once the answer is made.
 
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import fc from "fast-check";
 import { getHeapStatistics } from "node:v8";
 import { MemoryBackend } from "../../lib/backends/memory/memory_backend.ts";
 import { formatLineId } from "../../lib/core/edit/line_id.ts";
+import { handOver } from "../../lib/core/handed_bytes.ts";
 import type { AnchorError } from "../../lib/core/errors.ts";
 import { Locations } from "../../lib/ops/location.ts";
 import { createSession } from "../../lib/ops/session.ts";
@@ -101,4 +103,33 @@ Deno.test("a 100-line view of an 8 MB file allocates far less than the file", as
   const perView = (allocatedSoFar() - before) / 5;
   // Decoding the file made an 8 MB string each time; the shown lines take a few KB (bound: 2 MB).
   assert(perView < 2 * 1024 * 1024, `${(perView / 1024).toFixed(0)} KB allocated per view`);
+});
+
+/** A memory backend whose reads hand their copy over, as the local backend's do; it keeps them. */
+class HandingBackend extends MemoryBackend {
+  readonly handed: Uint8Array[] = [];
+  override async readFile(path: string, options?: { maxBytes?: number }): Promise<Uint8Array> {
+    const bytes = handOver(await super.readFile(path, options));
+    this.handed.push(bytes);
+    return bytes;
+  }
+  /** The head read before a long file's read: not handed over (the local backend's is not). */
+  override async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    return (await super.readFile(path)).slice(offset, offset + length);
+  }
+}
+
+Deno.test("a view frees the read buffer handed over, after its answer is made, whole or ranged", async () => {
+  const { bytes } = longFile(3000);
+  const backend = new HandingBackend({ "/repo/f.txt": bytes, "/repo/small.txt": "a\r\nb\n" });
+  const locations = new Locations(backend);
+  const session = createSession(locations.localAt("/repo"));
+  const view = (args: ViewArgs) => viewText(locations, session, args);
+  const expected = await freshView(bytes, { start: 2000, end: 2100 });
+  assertEquals(await view({ path: "f.txt", start: 2000, end: 2100 }), expected);
+  assertEquals(await view({ path: "small.txt" }), await freshView(encode("a\r\nb\n"), {}));
+  // A re-view compares with what was remembered: the lines, not the freed bytes.
+  assertStringIncludes(await view({ path: "small.txt" }), "unchanged since you last viewed it");
+  assertEquals(backend.handed.length, 3);
+  for (const read of backend.handed) assertEquals(read.length, 0);
 });
