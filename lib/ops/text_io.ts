@@ -7,8 +7,10 @@ import {
   type DecodedText,
   decodeTextBody,
   looksBinary,
+  sniffTextBody,
   splitLines,
   type TextDoc,
+  type UndecodedText,
 } from "../core/text/text_file.ts";
 import { guide, step } from "../core/next_step.ts";
 import type { FileInfo } from "./ports/file_backend.ts";
@@ -79,12 +81,55 @@ export async function readTextBody(
   );
 }
 
+/** A text file as readTextSniffed reads it: its body decoded (UTF-16) or left as bytes. */
+type SniffedTextFile =
+  & { location: Location; info: FileInfo; bytes: Uint8Array }
+  & ({ body: DecodedText; undecoded?: undefined } | { body?: undefined; undecoded: UndecodedText });
+
+/**
+ * A text file read for a view of some of its lines: a UTF-8 or Latin-1 body is checked but left
+ * as bytes (`undecoded`), so a long file's 100-line view makes no string of the whole file;
+ * UTF-16 is decoded (`body`). The same refusals as readTextBody.
+ */
+export async function readTextSniffed(
+  locations: Locations,
+  location: Location,
+  limits: ReadLimits = createReadLimits(),
+  action = "this call",
+): Promise<SniffedTextFile> {
+  return await readChecked(locations, location, limits, action, (bytes, info) => {
+    const sniffed = sniffTextBody(bytes);
+    if (sniffed.kind === "binary") throw binaryFile(location, sniffed.reason, bytes.length);
+    return sniffed.kind === "undecoded"
+      ? { location, info, bytes, undecoded: sniffed.body }
+      : { location, info, bytes, body: sniffed.body };
+  });
+}
+
 async function readDecoded<T>(
   locations: Locations,
   location: Location,
   limits: ReadLimits,
   action: string,
   finish: (body: DecodedText, bytes: Uint8Array, info: FileInfo) => T,
+): Promise<T> {
+  return await readChecked(locations, location, limits, action, (bytes, info) => {
+    const decoded = decodeTextBody(bytes);
+    if (decoded.kind === "binary") throw binaryFile(location, decoded.reason, bytes.length);
+    return finish(decoded.body, bytes, info);
+  });
+}
+
+/**
+ * The file's bytes after the checks every text read makes (a file, not too large, not binary
+ * from its head), handed to `finish` while the read budget holds them.
+ */
+async function readChecked<T>(
+  locations: Locations,
+  location: Location,
+  limits: ReadLimits,
+  action: string,
+  finish: (bytes: Uint8Array, info: FileInfo) => T,
 ): Promise<T> {
   const info = await location.backend.stat(location.path);
   if (!info) throw await missingPathError(locations, location, "file");
@@ -120,9 +165,7 @@ async function readDecoded<T>(
       action,
       bigFileAlternatives(location.url, shell),
     );
-    const decoded = decodeTextBody(bytes);
-    if (decoded.kind === "binary") throw binaryFile(location, decoded.reason, bytes.length);
-    return finish(decoded.body, bytes, info);
+    return finish(bytes, info);
   });
 }
 

@@ -6,6 +6,7 @@
 import type { EntryType, FileInfo, SpecialKind } from "../../ops/ports/file_backend.ts";
 import { BoundedRead } from "./bounded_read.ts";
 import { cName, ERRNO, errnoOf, type Libc, LINUX, sysError } from "./beneath.ts";
+import { handOver } from "../../core/handed_bytes.ts";
 
 /** What statx says about one file (links not followed unless asked). */
 export interface FdStat {
@@ -127,7 +128,8 @@ export async function readToEnd(
     position += n;
     read.took(n);
   }
-  return read.bytes();
+  // A fresh buffer nothing else holds: a caller done with it may free it at once.
+  return handOver(read.bytes());
 }
 
 /** readToEnd on this thread (the bulk reads of listings and searches), reads in order. */

@@ -18,6 +18,7 @@ import { BoundedRead, readBulkOne } from "./bounded_read.ts";
 import { type RawNames, rawNames } from "./raw_names.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary } from "./quick_summary.ts";
+import { handOver } from "../../core/handed_bytes.ts";
 
 function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): EntryType {
   return info.isFile ? "file" : info.isDirectory ? "dir" : info.isSymlink ? "symlink" : "other";
@@ -98,7 +99,8 @@ export async function readToEnd(
     const [buf, at, length] = read.next();
     read.took((await file.read(buf, at, length, null)).bytesRead);
   }
-  return read.bytes();
+  // A fresh buffer nothing else holds: a caller done with it may free it at once.
+  return handOver(read.bytes());
 }
 
 /** readToEnd on this thread, for the bulk reads (opened with READ_FLAGS: it cannot block). */

@@ -4,6 +4,7 @@
 // module so that what a model is shown is exactly what an edit will verify against.
 
 import { AnchorError } from "../errors.ts";
+import { scanUtf8Lines } from "./utf8_check.ts";
 
 /** The encodings a text file is read and written back in. */
 export type TextEncoding = "utf-8" | "utf-16le" | "utf-16be" | "latin1";
@@ -125,6 +126,70 @@ export function decodeTextBody(bytes: Uint8Array): DecodedBody {
     }
     return textBody("latin1", false, decodeLatin1(body));
   }
+}
+
+/** A UTF-8 or Latin-1 body left as bytes: what decodeTextBody would decode, checked but not made. */
+export interface UndecodedText {
+  encoding: "utf-8" | "latin1";
+  bom: boolean;
+  /** The body's bytes, BOM left out. */
+  bytes: Uint8Array;
+  /** How many lines splitLines would make of the text (countLines). */
+  lineCount: number;
+  /** Some line ends with CRLF. */
+  crlf: boolean;
+}
+
+/**
+ * decodeTextBody without making the text of a UTF-8 or Latin-1 body: the same encoding and the
+ * same refusals, from a well-formedness check instead of a decode (UTF-16 is decoded as there).
+ * For reads that show a few lines of a long file.
+ */
+export function sniffTextBody(
+  bytes: Uint8Array,
+): DecodedBody | { kind: "undecoded"; body: UndecodedText } {
+  if (hasUtf16Bom(bytes)) return decodeTextBody(bytes);
+  if (looksBinary(bytes)) return { kind: "binary", reason: "contains NUL bytes" };
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const body = bom ? bytes.subarray(3) : bytes;
+  const scan = scanUtf8Lines(body);
+  if (scan.wellFormed) {
+    const lineCount = body.length === 0 || body[body.length - 1] === 0x0a
+      ? scan.lineFeeds
+      : scan.lineFeeds + 1;
+    return {
+      kind: "undecoded",
+      body: { encoding: "utf-8", bom, bytes: body, lineCount, crlf: scan.crlf },
+    };
+  }
+  if (bom) return { kind: "binary", reason: "UTF-8 byte order mark followed by invalid UTF-8" };
+  if (looksLikeOtherBinary(body)) {
+    return { kind: "binary", reason: "invalid UTF-8 with many control bytes" };
+  }
+  return { kind: "undecoded", body: latin1Undecoded(body) };
+}
+
+/** A Latin-1 body's line count and CRLF from its bytes (the same in Latin-1 as in the text). */
+function latin1Undecoded(bytes: Uint8Array): UndecodedText {
+  let lineFeeds = 0;
+  let crlf = false;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0a) continue;
+    lineFeeds++;
+    if (i > 0 && bytes[i - 1] === 0x0d) crlf = true;
+  }
+  const lineCount = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a
+    ? lineFeeds
+    : lineFeeds + 1;
+  return { encoding: "latin1", bom: false, bytes, lineCount, crlf };
+}
+
+/** An undecoded body's text, as decodeTextBody would have made it. */
+export function decodeUndecoded(body: UndecodedText): DecodedText {
+  const text = body.encoding === "utf-8"
+    ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(body.bytes)
+    : decodeLatin1(body.bytes);
+  return { encoding: body.encoding, bom: body.bom, text };
 }
 
 /** Control bytes (other than tab, LF, CR, FF, ESC) in more than 10% of the sniffed bytes. */
