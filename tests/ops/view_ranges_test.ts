@@ -97,12 +97,14 @@ Deno.test("a 100-line view of an 8 MB file allocates far less than the file", as
   const session = createSession(locations.localAt("/repo"));
   const view = () => viewText(locations, session, { path: "f.txt", start: 150_000, end: 150_099 });
   // Warm-up: the scans' loops compiled (compiled code is allocated on the heap too).
-  for (let i = 0; i < 10; i++) await view();
+  for (let i = 0; i < 20; i++) await view();
   const before = allocatedSoFar();
   for (let i = 0; i < 5; i++) await view();
   const perView = (allocatedSoFar() - before) / 5;
-  // Decoding the file made an 8 MB string each time; the shown lines take a few KB (bound: 2 MB).
-  assert(perView < 2 * 1024 * 1024, `${(perView / 1024).toFixed(0)} KB allocated per view`);
+  // Decoding the file made an 8 MB string each time (8.4-9.2 MB allocated per view); the shown
+  // lines take a few KB, but the counter also counts code compiled meanwhile and other work of
+  // this process (3.1 MB once in the full suite): the bound is half the file.
+  assert(perView < 4 * 1024 * 1024, `${(perView / 1024).toFixed(0)} KB allocated per view`);
 });
 
 /** A memory backend whose reads hand their copy over, as the local backend's do; it keeps them. */
