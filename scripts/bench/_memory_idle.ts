@@ -105,6 +105,8 @@ async function measureOnce(
 ): Promise<Run> {
   const child = new Deno.Command(command, {
     args,
+    // As the npm launcher and the tasks run it: no update check (a DNS lookup, and its client).
+    env: { DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
