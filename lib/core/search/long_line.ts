@@ -137,6 +137,8 @@ export function deferLongLine(
     const text = slice(offset, Math.min(length, b + 1));
     return { n, text, long: { offset, length, print: print(), from, to } };
   };
+  // Only the last `context` lines may still be shown as a later match's context: the list stays
+  // that short (each entry holds the line's marks, never its text).
   s.deferred = s.deferred.filter((d) => d.n >= n - o.context);
   s.deferred.push({ n, shown });
   if (!line.candidate && n <= s.afterUntil) showLine(s, null, o, "", false);

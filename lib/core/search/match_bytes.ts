@@ -131,10 +131,6 @@ function scanDecoded(
   const s = p.s;
   for (let position = skip;;) {
     if (stopped()) return "stopped";
-    // A deferred line stays only while context may show it.
-    if (s.deferred.length > 0 && s.deferred[0]!.n < s.line - o.context) {
-      s.deferred = s.deferred.filter((d) => d.n >= s.line - o.context);
-    }
     let chunk: Uint8Array = reads.read(position);
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;

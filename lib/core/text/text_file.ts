@@ -154,13 +154,7 @@ export function sniffTextBody(
   const body = bom ? bytes.subarray(3) : bytes;
   const scan = scanUtf8Lines(body);
   if (scan.wellFormed) {
-    const lineCount = body.length === 0 || body[body.length - 1] === 0x0a
-      ? scan.lineFeeds
-      : scan.lineFeeds + 1;
-    return {
-      kind: "undecoded",
-      body: { encoding: "utf-8", bom, bytes: body, lineCount, crlf: scan.crlf },
-    };
+    return { kind: "undecoded", body: undecoded("utf-8", bom, body, scan.lineFeeds, scan.crlf) };
   }
   if (bom) return { kind: "binary", reason: "UTF-8 byte order mark followed by invalid UTF-8" };
   if (looksLikeOtherBinary(body)) {
@@ -178,10 +172,21 @@ function latin1Undecoded(bytes: Uint8Array): UndecodedText {
     lineFeeds++;
     if (i > 0 && bytes[i - 1] === 0x0d) crlf = true;
   }
+  return undecoded("latin1", false, bytes, lineFeeds, crlf);
+}
+
+/** An undecoded body of `lineFeeds` line feeds: its lines are one more unless it ends with one. */
+function undecoded(
+  encoding: UndecodedText["encoding"],
+  bom: boolean,
+  bytes: Uint8Array,
+  lineFeeds: number,
+  crlf: boolean,
+): UndecodedText {
   const lineCount = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a
     ? lineFeeds
     : lineFeeds + 1;
-  return { encoding: "latin1", bom: false, bytes, lineCount, crlf };
+  return { encoding, bom, bytes, lineCount, crlf };
 }
 
 /** An undecoded body's text, as decodeTextBody would have made it. */
