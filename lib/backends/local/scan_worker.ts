@@ -13,7 +13,7 @@ import {
   type MatchOptions,
   openMatchers,
 } from "../../core/search/line_matcher.ts";
-import { matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
+import { type ByteLines, matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
 import type { ScanRequest, ScanResult } from "../../ops/ports/worker_pool.ts";
 import { HEAD_SUMMARY_FUNCTIONS, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
@@ -27,7 +27,15 @@ import { LIBC_FS_SYMBOLS, libcSummaryFs } from "./libc_fs.ts";
  */
 export const WORKER_SOURCE = `
 ${
-  [...MATCHER_FUNCTIONS, finderModuleBytes, createFinder, scanFile, scanBatch, matchHeld].join("\n")
+  [
+    ...MATCHER_FUNCTIONS,
+    finderModuleBytes,
+    createFinder,
+    literalLines,
+    scanFile,
+    scanBatch,
+    matchHeld,
+  ].join("\n")
 }
 ${[...HEAD_SUMMARY_FUNCTIONS, quickSummary, beneathSummaryFs, libcSummaryFs].join("\n")}
 ${re2LoaderSource()}
@@ -202,6 +210,19 @@ export function matchHeld(
 }
 
 /**
+ * The literal searched for on the bytes in the finder's memory (match_bytes.ts ByteLines): the
+ * lines before its next occurrence are counted there, not decoded. Undefined for a literal with
+ * an LF, which may match across lines. Self-contained, like scanFile.
+ */
+export function literalLines(finder: Finder, literal: ByteLiteral): ByteLines | undefined {
+  if (literal.bytes.includes(10)) return undefined;
+  return {
+    indexIn: (bytes, from, to) => finder.indexIn(bytes, from, to, literal),
+    lines: (bytes, from, to) => finder.lines(bytes, from, to),
+  };
+}
+
+/**
  * One file's answer. Like ripgrep, a NUL byte in the first 8 KiB makes the file binary before
  * the rest is read (matchBytes applies the same rule; a UTF-16 byte order mark exempts it).
  * Unreadable files and files over `maxBytes` are "unchecked": the main thread reports them.
@@ -267,9 +288,10 @@ function scanFile(
       }
     }
     if (!m) return "unchecked";
+    const byteLines = literal && !utf16 ? literalLines(finder, literal) : undefined;
     if (whole) {
       const bytes = buf.subarray(0, length);
-      return match((position) => bytes.subarray(position), m, options, stopped, length);
+      return match((position) => bytes.subarray(position), m, options, stopped, length, byteLines);
     }
     return match(
       (position) => {
@@ -280,6 +302,8 @@ function scanFile(
       m,
       options,
       stopped,
+      Infinity,
+      byteLines,
     );
   } catch {
     return "unchecked";

@@ -38,6 +38,18 @@ import {
 export type ReadAt = (position: number) => Uint8Array;
 
 /**
+ * What a search's worker can tell from a chunk's raw bytes (simd_find.ts's finder, bound to the
+ * search's literal: bytes every match holds, with no LF): enough to count the lines that cannot
+ * match without decoding them. Each answers null when it cannot tell (bytes not in its memory).
+ */
+export interface ByteLines {
+  /** Where the literal first starts in `bytes[from, to)`, or -1. */
+  indexIn(bytes: Uint8Array, from: number, to: number): number | null;
+  /** n, how many LF bytes `bytes[from, to)` holds, or -1 - n when one of them is not ASCII. */
+  lines(bytes: Uint8Array, from: number, to: number): number | null;
+}
+
+/**
  * What one file holds: "binary" for a NUL in its first 8 KiB (no UTF-16 byte order mark), or
  * when decoding fails (UTF-16 with an odd byte count; invalid UTF-8 after a UTF-8 BOM or with
  * many control bytes, then only when its Latin-1 reading matches); else its matches, read as
@@ -50,6 +62,8 @@ export function matchBytes(
   stopped: () => boolean,
   /** The file's size when known: the last chunk is then decoded as such, without a read more. */
   size = Infinity,
+  /** The literal's finder, when the caller has one: lines without it are counted, not decoded. */
+  byteLines?: ByteLines,
 ): FileScan {
   const SNIFF_BYTES = 8192;
   // A copy of the head: readAt may reuse its memory.
@@ -77,7 +91,9 @@ export function matchBytes(
   const sniff = head.subarray(0, SNIFF_BYTES);
   if (sniff.includes(0)) return "binary";
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
-  const found = scanDecoded(readAt, "utf-8", bom ? 3 : 0, m, o, stopped, size);
+  // Not for a needle across lines: a match would not be within one of the lines counted.
+  const lines = m.needleSpansLines ? undefined : byteLines;
+  const found = scanDecoded(readAt, "utf-8", bom ? 3 : 0, m, o, stopped, size, lines);
   if (found !== "invalid") return found;
   // Latin-1 decodes any bytes: never "invalid".
   const latin1 = scanDecoded(readAt, "latin1", bom ? 3 : 0, m, o, stopped, size) as FileScan;
@@ -104,6 +120,7 @@ function scanDecoded(
   o: MatchOptions,
   stopped: () => boolean,
   size: number,
+  byteLines?: ByteLines,
 ): FileScan | "invalid" {
   const PIECE = 32768;
   const wide = encoding === "utf-8" || encoding === "latin1"
@@ -127,6 +144,7 @@ function scanDecoded(
         ? !m.needleSpansLines && m.needleLength > 0
         : m.probe !== null && m.probeWidth !== null && m.probeWidth + 2 < PIECE),
     readText: (from, to) => decode(reads.bytesOf(from, to)),
+    byteLines: byteLines ?? null,
   };
   const s = p.s;
   for (let position = skip;;) {
@@ -135,8 +153,15 @@ function scanDecoded(
     let final = chunk.length === 0 || position + chunk.length >= size;
     let used = 0;
     while (used < chunk.length || final) {
-      const last = final && used + PIECE >= chunk.length;
-      const to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      let last = final && used + PIECE >= chunk.length;
+      let to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
+      // A line pending from the piece before: this piece ends after its LF, so that the next
+      // one starts at a line start, where skippableLines may count lines instead.
+      const cut = pendingLineEnd(p, chunk, used, to);
+      if (cut < to) {
+        to = cut;
+        last = false;
+      }
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
         const more = chunk.slice();
@@ -145,6 +170,16 @@ function scanDecoded(
         chunk.set(more);
         chunk.set(next, more.length);
         final = next.length === 0 || position + chunk.length >= size;
+        continue;
+      }
+      // Whole ASCII lines without the literal: counted, never decoded (most of a big file that
+      // a literal search found its needle in; they were 40 % of a worker's node_modules search).
+      const skip = skippableLines(p, m, o, chunk, used, to);
+      if (skip !== null) {
+        s.line += skip.lines;
+        p.text = "";
+        p.start = 0;
+        used = skip.to;
         continue;
       }
       const piece = decodePiece(chunk.subarray(used, to), encoding, wide, m, last);
@@ -180,6 +215,60 @@ interface PieceScan {
   summarize: boolean;
   /** The text of the file's bytes `[from, to)`, read again. */
   readText: (from: number, to: number) => string;
+  /** For UTF-8 bytes and a literal that no match spans lines with: see skippableLines. */
+  byteLines: ByteLines | null;
+}
+
+/**
+ * The whole lines at the start of `chunk[from, to)` that may be counted without decoding them:
+ * ASCII (so valid UTF-8 as they are), before the first line holding the literal (no match can
+ * be in a line without it), less the `context` lines just before that (a match may show them,
+ * and the next piece's first line may be one). Null unless the scan is at a line start with
+ * nothing pending and no match's after-context still to show.
+ */
+function skippableLines(
+  p: PieceScan,
+  m: LineMatchers,
+  o: MatchOptions,
+  chunk: Uint8Array,
+  from: number,
+  to: number,
+): { to: number; lines: number } | null {
+  const b = p.byteLines;
+  if (b === null || p.longLine !== null || p.long.length > 0 || p.start !== p.text.length) {
+    return null;
+  }
+  if (p.s.line <= p.s.afterUntil) return null;
+  const hit = b.indexIn(chunk, from, to);
+  if (hit === null) return null;
+  const limit = hit === -1 ? to : hit;
+  const counted = b.lines(chunk, from, limit);
+  if (counted === null) return null;
+  const count = counted < 0 ? -1 - counted : counted;
+  if (count <= o.context) return null;
+  let end = limit;
+  for (let k = 0; k <= o.context; k++) end = chunk.lastIndexOf(10, end - 1);
+  // Not all ASCII: counted only when valid UTF-8 (the piece is decoded, and found invalid, else).
+  // The lines end at an LF, so they are cut between characters.
+  if (counted < 0) {
+    try {
+      m.utf8Strict.decode(chunk.subarray(from, end + 1));
+    } catch {
+      return null;
+    }
+  }
+  return { to: end + 1, lines: count - o.context };
+}
+
+/**
+ * Where a piece `chunk[from, to)` that continues a pending line should end: just after that
+ * line's LF when the scan counts lines on bytes (skippableLines), else at `to`.
+ */
+function pendingLineEnd(p: PieceScan, chunk: Uint8Array, from: number, to: number): number {
+  if (p.byteLines === null || p.start === p.text.length) return to;
+  if (p.longLine !== null || p.long.length > 0 || p.s.line <= p.s.afterUntil) return to;
+  const nl = chunk.subarray(from, to).indexOf(10);
+  return nl === -1 ? to : from + nl + 1;
 }
 
 /**
@@ -347,6 +436,8 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   openReads,
   decodePiece,
   takePiece,
+  skippableLines,
+  pendingLineEnd,
   openLongLine,
   feedLongLine,
   longLineSlice,

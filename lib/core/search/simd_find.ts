@@ -45,6 +45,7 @@ export function finderModuleBytes(): Uint8Array<ArrayBuffer> {
   const i32 = (n: number) => [0x41, ...s(n)];
   const add = 0x6a, sub = 0x6b, and = 0x71, or = 0x72, eqz = 0x45, ne = 0x47;
   const ltS = 0x48, gtS = 0x4a, gtU = 0x4b, geU = 0x4f, ltU = 0x49, ctz = 0x68, shl = 0x74;
+  const eq = 0x46, popcnt = 0x69;
   const load8 = [0x2d, 0, 0];
   const block = [0x02, VOID], loop = [0x03, VOID], if_ = [0x04, VOID], else_ = 0x05, end = 0x0b;
   const br = (l: number) => [0x0c, ...u(l)];
@@ -316,6 +317,86 @@ export function finderModuleBytes(): Uint8Array<ArrayBuffer> {
     end,
     ...i32(0),
   ];
+  // lines: params 0 ptr, 1 len; locals: 2 p, 3 end, 4 n, 5 high, 6 acc (v128), 7 v (v128), 8 b
+  // → n, how many LF bytes [ptr, ptr + len) holds; -1 - n when a byte of it is not ASCII.
+  const lines = [
+    ...get(0),
+    ...get(1),
+    add,
+    ...set(3),
+    ...get(0),
+    ...set(2),
+    ...block,
+    ...loop,
+    ...get(2),
+    ...i32(16),
+    add,
+    ...get(3),
+    gtU, // p + 16 > end
+    ...brIf(1),
+    ...get(2),
+    ...v128Load,
+    ...set(7),
+    ...get(6),
+    ...get(7),
+    ...vOr,
+    ...set(6),
+    ...get(7),
+    ...i32(10),
+    ...splat,
+    ...eq8,
+    ...bitmask,
+    popcnt,
+    ...get(4),
+    add,
+    ...set(4),
+    ...get(2),
+    ...i32(16),
+    add,
+    ...set(2),
+    ...br(0),
+    end,
+    end,
+    ...block,
+    ...loop,
+    ...get(2),
+    ...get(3),
+    geU,
+    ...brIf(1),
+    ...get(2),
+    ...load8,
+    ...tee(8),
+    ...get(5),
+    or,
+    ...set(5),
+    ...get(8),
+    ...i32(10),
+    eq,
+    ...get(4),
+    add,
+    ...set(4),
+    ...get(2),
+    ...i32(1),
+    add,
+    ...set(2),
+    ...br(0),
+    end,
+    end,
+    // A lane's top bit set anywhere, or in a tail byte: not ASCII.
+    ...get(6),
+    ...bitmask,
+    ...get(5),
+    ...i32(0x80),
+    and,
+    or,
+    ...if_,
+    ...i32(-1),
+    ...get(4),
+    sub,
+    ret,
+    end,
+    ...get(4),
+  ];
   const body = (locals: [number, number][], code: number[]) => {
     const decl = [...u(locals.length), ...locals.flatMap(([n, t]) => [...u(n), t])];
     const all = [...decl, ...code, end];
@@ -341,7 +422,7 @@ export function finderModuleBytes(): Uint8Array<ArrayBuffer> {
     0x00,
     0x00,
     ...section(1, vec([funcType(5, 1), funcType(7, 1), funcType(2, 1)])),
-    ...section(3, vec([[0], [1], [2]])),
+    ...section(3, vec([[0], [1], [2], [2]])),
     ...section(5, vec([[0x00, 1]])),
     ...section(
       7,
@@ -349,6 +430,7 @@ export function finderModuleBytes(): Uint8Array<ArrayBuffer> {
         [...name("memory"), 0x02, 0],
         [...name("find"), 0x00, 1],
         [...name("zero"), 0x00, 2],
+        [...name("lines"), 0x00, 3],
       ]),
     ),
     ...section(
@@ -357,6 +439,7 @@ export function finderModuleBytes(): Uint8Array<ArrayBuffer> {
         body([[2, I32]], verify),
         body([[5, I32], [4, V128]], find),
         body([[2, I32]], zero),
+        body([[4, I32], [2, V128], [1, I32]], lines),
       ]),
     ),
   ]);
@@ -370,6 +453,16 @@ export interface Finder {
   contains(length: number, literal: FinderLiteral): boolean;
   /** Whether a NUL byte is among the first `length` bytes of the buffer. */
   hasZero(length: number): boolean;
+  /**
+   * Where the literal's bytes (never its Latin-1 twin) first start in `bytes[from, to)`, or -1;
+   * null when `bytes` is not a view of this finder's memory (only such views are searched).
+   */
+  indexIn(bytes: Uint8Array, from: number, to: number, literal: FinderLiteral): number | null;
+  /**
+   * n, how many LF bytes `bytes[from, to)` holds, or -1 - n when one of its bytes is not ASCII;
+   * null when `bytes` is not a view of this finder's memory.
+   */
+  lines(bytes: Uint8Array, from: number, to: number): number | null;
 }
 
 /** What the finder needs of a ByteLiteral (core/search_pattern.ts). */
@@ -401,6 +494,7 @@ export function createFinder(bytes: Uint8Array<ArrayBuffer>): Finder {
       f: number,
     ): number;
     zero(ptr: number, len: number): number;
+    lines(ptr: number, len: number): number;
   };
   const memory = exports.memory;
   let view = new Uint8Array(memory.buffer);
@@ -415,28 +509,32 @@ export function createFinder(bytes: Uint8Array<ArrayBuffer>): Finder {
     return view.subarray(region, view.length - 16);
   };
   room(0);
-  const one = (length: number, literal: FinderLiteral): boolean => {
+  // The first start of the literal in [at, at + length) of the memory; 0 (a superset answer, as
+  // allowed) for a needle too long for its region.
+  const first = (at: number, length: number, literal: FinderLiteral): number => {
     const n = literal.bytes.length;
-    if (n === 0) return true;
-    if (n > region) return true; // too long for the needle region: a superset answer is allowed
+    if (n === 0 || n > region) return 0;
     if (loaded !== literal) {
       view.set(literal.bytes, 0);
       loaded = literal;
     }
-    return exports.find(
-      region,
-      length,
-      0,
-      n,
-      literal.anchor,
-      literal.pair,
-      literal.ignoreCase ? 1 : 0,
-    ) !== -1;
+    return exports.find(at, length, 0, n, literal.anchor, literal.pair, literal.ignoreCase ? 1 : 0);
   };
+  const one = (length: number, literal: FinderLiteral) => first(region, length, literal) !== -1;
+  // Views of the memory only: a search there needs no copy (a grown memory detached old views).
+  const inMemory = (bytes: Uint8Array) =>
+    bytes.buffer === memory.buffer && bytes.byteOffset >= region;
   return {
     room,
     contains: (length, literal) =>
       (literal.latin1 !== undefined && one(length, literal.latin1)) || one(length, literal),
     hasZero: (length) => exports.zero(region, length) === 1,
+    indexIn: (bytes, from, to, literal) => {
+      if (!inMemory(bytes)) return null;
+      const at = first(bytes.byteOffset + from, to - from, literal);
+      return at === -1 ? -1 : from + at;
+    },
+    lines: (bytes, from, to) =>
+      inMemory(bytes) ? exports.lines(bytes.byteOffset + from, to - from) : null,
   };
 }

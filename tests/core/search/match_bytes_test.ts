@@ -22,6 +22,8 @@ import {
 import { decodeText } from "../../../lib/core/text/text_file.ts";
 import { linePrint } from "../../../lib/core/edit/shown_lines.ts";
 import { windowAround } from "../../../lib/core/search/line_window.ts";
+import { createFinder, finderModuleBytes } from "../../../lib/core/search/simd_find.ts";
+import { literalLines } from "../../../lib/backends/local/scan_worker.ts";
 import { excerptWindow } from "../../../lib/core/search/line_window.ts";
 
 const enc = new TextEncoder();
@@ -34,6 +36,20 @@ function chunked(data: Uint8Array, size: number): ReadAt {
     last = data.slice(position, position + size);
     return last;
   };
+}
+
+const finder = createFinder(finderModuleBytes());
+
+/**
+ * The file in the SIMD finder's memory, read `size` bytes at a time, with the search's literal
+ * counted on those bytes as a search worker does (scan_worker.ts literalLines).
+ */
+function inFinder(data: Uint8Array, size: number, search: SearchPattern) {
+  const buf = finder.room(data.length);
+  buf.set(data);
+  const readAt: ReadAt = (position) =>
+    buf.subarray(position, Math.min(data.length, position + size));
+  return { readAt, lines: search.literal ? literalLines(finder, search.literal) : undefined };
 }
 
 /** What the whole-file engine finds: decodeText, then every line through matchesLine. */
@@ -187,10 +203,122 @@ Deno.test("matchBytes finds what decoding the whole file and testing every line 
         const sized = matchBytes(chunked(data, size), m, o, () => false, data.length);
         assertEquals(comparable(sized, whole, search, o), expected);
         assertEquals(comparable(matchData(data, m, o), whole, search, o), expected);
+        const counted = inFinder(data, size, search);
+        const onBytes = matchBytes(counted.readAt, m, o, () => false, data.length, counted.lines);
+        assertEquals(comparable(onBytes, whole, search, o), expected);
       },
     ),
     { numRuns: 3000 },
   );
+});
+
+// A search worker counts the lines before its literal's next occurrence on the bytes (ASCII, or
+// checked valid UTF-8), never decoding them: over many pieces of short lines, non-ASCII ones,
+// Latin-1, CRLF, long lines and every context, the answers stay the oracle's.
+Deno.test("lines counted on the bytes: every answer is the oracle's, over many pieces", () => {
+  const line = fc.oneof(
+    { weight: 20, arbitrary: fc.constantFrom("", "x", "hay hay", "x12", "zz\r", "-- b --") },
+    { weight: 2, arbitrary: fc.constantFrom("ab", "aXb", "é ab", "b", "xab\r") },
+    { weight: 1, arbitrary: fc.constantFrom("é", "😀 x", "naïve") },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 30_000, max: 70_000 }), fc.boolean()).map((
+        [n, hit],
+      ) => "y".repeat(n) + (hit ? "ab" : "")),
+    },
+  );
+  const file = fc.tuple(
+    fc.array(line, { minLength: 1, maxLength: 9000, size: "max" }),
+    fc.constantFrom("\n", "\r\n"),
+    fc.boolean(),
+    fc.integer({ min: 0, max: 5 }),
+  ).map(([lines, eol, ending, kind]) => {
+    const text = lines.join(eol) + (ending ? eol : "");
+    // One file in six is Latin-1 (invalid UTF-8: read as Latin-1), one has a UTF-8 BOM.
+    if (kind === 0) {
+      return Uint8Array.from([...text.replace(/😀/g, "e")].map((c) => c.charCodeAt(0) & 0xff));
+    }
+    return kind === 1 ? Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]) : enc.encode(text);
+  });
+  // Literals, and regexes with a literal every match holds (the workers count lines for both).
+  const sources = [["ab", false], ["é ab", false], ["ab.?b", true], ["aXb$", true]] as const;
+  let ascii = 0;
+  let nonAscii = 0;
+  fc.assert(
+    fc.property(
+      file,
+      fc.constantFrom(...sources),
+      fc.constantFrom(4096, 65536, 1 << 20),
+      fc.record({
+        context: fc.nat(3),
+        perFile: fc.integer({ min: 1, max: 50 }),
+        maxChars: fc.constantFrom(40, 400),
+        room: fc.integer({ min: 1, max: 400 }),
+      }),
+      (data, [source, regex], size, o) => {
+        const search = compileSearchPattern(source, regex);
+        const expected = oracle(data, search, o);
+        const whole = oracle(data, search, { ...o, room: 1 << 30 });
+        const counted = inFinder(data, size, search);
+        const m = search.matchers();
+        const lines = counted.lines;
+        const tallied = lines && {
+          indexIn: lines.indexIn,
+          lines: (b: Uint8Array, from: number, to: number) => {
+            const n = lines.lines(b, from, to);
+            if (n !== null) n < 0 ? nonAscii++ : ascii++;
+            return n;
+          },
+        };
+        const found = matchBytes(counted.readAt, m, o, () => false, data.length, tallied);
+        assertEquals(comparable(found, whole, search, o), expected);
+      },
+    ),
+    { numRuns: 60 },
+  );
+  // The runs did count lines on the bytes, ASCII and not.
+  assert(ascii > 300 && nonAscii > 100, `${ascii} ASCII and ${nonAscii} other ranges counted`);
+});
+
+Deno.test("a literal search with the literal's finder decodes only the lines near its matches", () => {
+  // 2 MB of short ASCII lines, a few holding the needle, one non-ASCII line among them.
+  const lines = Array.from(
+    { length: 100_000 },
+    (_, i) =>
+      i % 25_000 === 7 ? `call XMLHttpRequest ${i}` : i === 60_000 ? "naïve" : `line ${i} of hay`,
+  );
+  const data = enc.encode(lines.join("\n") + "\n");
+  const search = compileSearchPattern("XMLHttpRequest", false);
+  const m = search.matchers();
+  let decoded = 0;
+  const utf8 = m.utf8;
+  m.utf8 = { decode: (b: Uint8Array) => (decoded += b.length, utf8.decode(b)) } as TextDecoder;
+  const o = { context: 2, perFile: 40, maxChars: 400, room: 400 };
+  const counted = inFinder(data, 1 << 20, search);
+  const found = matchBytes(counted.readAt, m, o, () => false, data.length, counted.lines);
+  assertEquals(found, oracle(data, search, o));
+  // Each match's piece is decoded from its line's start on; the rest is counted on the bytes.
+  assert(decoded < data.length / 10, `decoded ${decoded} of ${data.length} bytes`);
+});
+
+Deno.test("lines counted on the bytes are checked UTF-8 first: a Latin-1 file is still read as Latin-1", () => {
+  // `é` as the one byte E9 in lines counted before the match: the file is not UTF-8, so the
+  // needle "é ab" (C3 A9 in UTF-8) is matched in its Latin-1 reading, as the oracle does.
+  const text = Array.from({ length: 20_000 }, (_, i) => i === 19_990 ? "x é ab" : `é ${i}`);
+  const data = Uint8Array.from([...text.join("\n") + "\n"].map((c) => c.charCodeAt(0)));
+  const search = compileSearchPattern("é ab", false);
+  const o = { context: 0, perFile: 40, maxChars: 400, room: 400 };
+  const counted = inFinder(data, 1 << 20, search);
+  const found = matchBytes(
+    counted.readAt,
+    search.matchers(),
+    o,
+    () => false,
+    data.length,
+    counted.lines,
+  );
+  assertEquals(found, oracle(data, search, o));
+  assertEquals(typeof found === "object" && found.kept, [19_991]);
 });
 
 Deno.test("fingerprint() is linePrint: FNV-1a over UTF-8, lone surrogates as U+FFFD", () => {

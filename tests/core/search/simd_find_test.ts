@@ -72,3 +72,28 @@ Deno.test("the SIMD finder keeps its contents when its buffer grows, and takes a
   assertEquals(finder.contains(4, byteLiteral("café", false)), true);
   assertEquals(finder.contains(4, byteLiteral("cafe", false)), false);
 });
+
+Deno.test("the SIMD finder counts LF bytes and tells non-ASCII in any range, and finds a needle's first start in it", () => {
+  const alphabet = [0x61, 0x62, 0x0a, 0x0d, 0x7f, 0x80, 0xe9, 0xff, 0x00];
+  const bytes = fc.array(fc.constantFrom(...alphabet), { maxLength: 120 }).map((a) =>
+    Uint8Array.from(a)
+  );
+  fc.assert(
+    fc.property(bytes, fc.nat(), fc.nat(), fc.nat(40), (hay, a, b, offset) => {
+      const buf = finder.room(offset + hay.length).subarray(offset);
+      buf.set(hay);
+      const from = hay.length === 0 ? 0 : a % (hay.length + 1);
+      const to = from + (hay.length === 0 ? 0 : b % (hay.length - from + 1));
+      const part = hay.subarray(from, to);
+      const lf = part.filter((x) => x === 10).length;
+      assertEquals(finder.lines(buf, from, to), part.every((x) => x < 0x80) ? lf : -1 - lf);
+      const literal = byteLiteral("ab", false);
+      const at = decoder.decode(part).indexOf("ab");
+      assertEquals(finder.indexIn(buf, from, to, literal), at === -1 ? -1 : from + at);
+    }),
+    { numRuns: 2000 },
+  );
+  // Bytes outside its memory: it cannot tell (and reads nothing).
+  assertEquals(finder.lines(Uint8Array.from([10, 10]), 0, 2), null);
+  assertEquals(finder.indexIn(Uint8Array.from([0x61, 0x62]), 0, 2, byteLiteral("ab", false)), null);
+});
