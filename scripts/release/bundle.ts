@@ -4,9 +4,11 @@
 // that answer waits for no other module. The rest (lib/commands.ts: node modules, the MCP SDK) is
 // `anchorfs_modules/commands.js`, imported once that reply is out, and it is code-split: each
 // module loaded on first use (lib/core/first_use.ts: ssh2 and the ssh backend, the scanner, tree
-// ops, edits, the diff, outlines, the CLI) stays in a chunk of its own that is read only when a
-// call needs it. Inlined, their source was parsed at start and held for the life of the process
-// (issue 26: ~6 MB of the idle server's RSS). One file for everything would also make the runtime
+// ops, edits, the diff, outlines, the CLI) stays in a chunk of its own that V8 compiles and runs
+// only when a call first needs it. Inlined, V8 parsed their source at start and held it for the
+// life of the process (issue 26: ~5 MB of the idle server's RSS). Deno's loader still reads every
+// chunk at start (a literal import() is part of the module graph, which lib/core/first_use.ts
+// relies on: a failed load is retried) and keeps its text, outside V8's heap. One file for everything would also make the runtime
 // load every `node:` module it imports before running a line (ES imports are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS

@@ -50,7 +50,8 @@ Deno.test("package.json names the launcher as the bin and pins the deno dependen
 });
 
 Deno.test({
-  name: "the packed npm package installs with npm -g and serves --version, view and MCP",
+  name:
+    "the packed npm package installs with npm -g and serves --version, the CLI and MCP calls that run each chunk",
   ignore: !onPath(NPM) && (() => {
     // deno-lint-ignore no-console
     console.error("skipped: npm is not on PATH, so the npm package cannot be packed or installed");
@@ -149,6 +150,13 @@ Deno.test({
       assertEquals(outlined.isError === true, false, rows);
       assertStringIncludes(rows, "jobs.rs: Rust, 3 lines, 2 declarations.");
       assertStringIncludes(rows, " method Jobs.start 2 (&self)");
+      // A listing (the tree ops' chunk).
+      const listed = await client.callTool({ name: "view", arguments: { path: "." } });
+      // deno-lint-ignore no-explicit-any
+      const listing = (listed.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(listed.isError === true, false, listing);
+      assertStringIncludes(listing, "jobs.rs");
+      assertStringIncludes(listing, "many/");
       // A search over more files than one scanner batch (the scanner's chunk and its workers).
       const search = await client.callTool({
         name: "view",
