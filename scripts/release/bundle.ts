@@ -7,9 +7,10 @@
 // ops, edits, the diff, outlines, the CLI) stays in a chunk of its own that V8 compiles and runs
 // only when a call first needs it. Inlined, V8 parsed their source at start and held it for the
 // life of the process (issue 26: ~5 MB of the idle server's RSS). Deno's loader still reads every
-// chunk at start (a literal import() is part of the module graph, which lib/core/first_use.ts
-// relies on: a failed load is retried) and keeps its text, outside V8's heap. One file for everything would also make the runtime
-// load every `node:` module it imports before running a line (ES imports are hoisted).
+// chunk at start and keeps its text outside V8's heap: a literal import() is in the module graph
+// built at start, and lib/core/first_use.ts relies on that (Deno retries a failed load only for
+// those). One file for everything would also make the runtime load every `node:` module it
+// imports before running a line (ES imports are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
 // reads `__dirname`/`__filename`, which ES modules lack, so each chunk that reads them defines
