@@ -1,16 +1,26 @@
 // Builds the bundle: `dist/anchorfs.js` (run with `deno run -A dist/anchorfs.js`) and, beside it,
-// `anchorfs_core.js`. The entry holds only main.ts and what it needs to open stdin and answer an
-// MCP `initialize` (lib/mcp/stdio/early_start.ts); everything else (lib/commands.ts: node modules, ssh2,
-// the MCP SDK) is in the core file, imported once that reply is out. One file would make the
-// runtime load every `node:` module it imports before running a line (ES imports are hoisted).
+// the folder `anchorfs_modules/` with everything else. The entry holds only main.ts and what it
+// needs to open stdin and answer an MCP `initialize` (lib/mcp/stdio/early_start.ts): one file, so
+// that answer waits for no other module. The rest (lib/commands.ts: node modules, the MCP SDK) is
+// `anchorfs_modules/commands.js`, imported once that reply is out, and it is code-split: each
+// module loaded on first use (lib/core/first_use.ts: ssh2 and the ssh backend, the scanner, tree
+// ops, edits, the diff, outlines, the CLI) stays in a chunk of its own that V8 compiles and runs
+// only when a call first needs it. Inlined, V8 parsed their source at start and held it for the
+// life of the process (issue 26: ~5 MB of the idle server's RSS). Deno's loader still reads every
+// chunk at start and keeps its text outside V8's heap: a literal import() is in the module graph
+// built at start, and lib/core/first_use.ts relies on that (Deno retries a failed load only for
+// those). One file for everything would also make the runtime load every `node:` module it
+// imports before running a line (ES imports are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
-// reads `__dirname`/`__filename`, which ES modules lack, so the core file defines them first.
+// reads `__dirname`/`__filename`, which ES modules lack, so each chunk that reads them defines
+// them first.
 //
-// The outline's worker (lib/backends/tree_sitter/outline_worker.ts: tree-sitter's runtime) is a
-// third file, anchorfs_outline_worker.js, and its wasm files go into a tree-sitter/ folder beside
-// them: the core file starts the worker from the file beside it. The search workers (inline code,
-// which cannot resolve "re2js" in a bundle) import re2js from a fourth file, anchorfs_re2.js.
+// The outline's worker (lib/backends/tree_sitter/outline_worker.ts: tree-sitter's runtime) is
+// anchorfs_outline_worker.js, and its wasm files go into a tree-sitter/ folder: the chunk holding
+// the parser starts the worker from the file beside it. The search workers (inline code, which
+// cannot resolve "re2js" in a bundle) import re2js from anchorfs_re2.js. All three sit in the
+// modules folder, beside the chunks that look for them.
 //
 // Usage: deno run -A scripts/release/bundle.ts [--out FILE]
 
@@ -39,10 +49,17 @@ export function dropRelativeTypeImports(code: string): string {
   );
 }
 
-/** The bundle's second file, written beside the entry (the npm package and binaries carry it). */
-export const CORE_FILE = "anchorfs_core.js";
+/**
+ * The folder beside the entry holding the rest of the bundle: the core file, its chunks, the
+ * outline worker, re2js and the wasm files (the npm package and the binaries carry all of it).
+ */
+export const MODULES_DIR = "anchorfs_modules";
+/** The bundle's core file (lib/commands.ts), relative to the entry's directory. */
+export const CORE_FILE = `${MODULES_DIR}/commands.js`;
 /** How main.ts imports the rest; the entry's copy is pointed at CORE_FILE. */
 const COMMANDS_IMPORT = `import("./lib/commands.ts")`;
+/** Whether a chunk reads the CommonJS globals PROLOGUE defines. */
+const READS_CJS_GLOBALS = /\b__(dirname|filename)\b/;
 
 async function denoBundle(entry: string, extra: string[], raw: string): Promise<string> {
   const root = new URL("../..", import.meta.url).pathname;
@@ -81,11 +98,50 @@ export async function copyWasm(dir: string): Promise<number> {
 }
 
 /**
- * Writes the entry `out`, CORE_FILE, the outline worker's file, re2js's file and the wasm files'
- * folder in the same directory.
+ * lib/commands.ts code-split into `dir` (emptied first: a stale chunk from an earlier build must
+ * not ship): `commands.js` and one chunk per lazily imported module or shared part, each given
+ * PROLOGUE when it reads `__dirname`/`__filename`.
+ */
+async function bundleCore(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  const root = new URL("../..", import.meta.url).pathname;
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--platform=deno",
+      "--external=*.node",
+      "--code-splitting",
+      "--outdir",
+      dir,
+      "lib/commands.ts",
+    ],
+    cwd: root,
+    // It lists every chunk it writes (75 lines): shown only when it fails.
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    const said = new TextDecoder().decode(result.stderr);
+    throw new Error(`deno bundle lib/commands.ts failed (exit ${result.code}):\n${said}`);
+  }
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) if (entry.isFile) names.push(entry.name);
+  for (const name of names) {
+    const code = dropRelativeTypeImports(await Deno.readTextFile(`${dir}/${name}`));
+    await Deno.writeTextFile(
+      `${dir}/${name}`,
+      READS_CJS_GLOBALS.test(code) ? PROLOGUE + code : code,
+    );
+  }
+}
+
+/**
+ * Writes the entry `out` and, beside it, MODULES_DIR: the core file and its chunks, the outline
+ * worker's file, re2js's file and the wasm files' folder.
  */
 export async function bundle(out: string): Promise<void> {
   const dir = out.slice(0, out.lastIndexOf("/") + 1);
+  const modules = `${dir}${MODULES_DIR}/`;
   const entry = await denoBundle("main.ts", ["--external=./lib/commands.ts"], `${out}.raw.js`);
   const parts = entry.split(COMMANDS_IMPORT);
   if (parts.length !== 2) {
@@ -93,23 +149,22 @@ export async function bundle(out: string): Promise<void> {
       `bundle: expected one ${COMMANDS_IMPORT} in main.ts's bundle, found ${parts.length - 1}`,
     );
   }
-  const core = await denoBundle("lib/commands.ts", [], `${dir}${CORE_FILE}.raw.js`);
-  await Deno.writeTextFile(`${dir}${CORE_FILE}`, PROLOGUE + dropRelativeTypeImports(core));
+  await bundleCore(`${dir}${MODULES_DIR}`);
   const worker = await denoBundle(
     "lib/backends/tree_sitter/outline_worker.ts",
     [],
-    `${dir}${OUTLINE_WORKER_FILE}.raw.js`,
+    `${modules}${OUTLINE_WORKER_FILE}.raw.js`,
   );
   // The runtime is emscripten's CommonJS build, which reads __dirname like ssh2 does.
-  await Deno.writeTextFile(`${dir}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
+  await Deno.writeTextFile(`${modules}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
   const re2 = await denoBundle(
     "scripts/release/_re2_entry.ts",
     [],
-    `${dir}${RE2_MODULE_FILE}.raw.js`,
+    `${modules}${RE2_MODULE_FILE}.raw.js`,
   );
-  await Deno.writeTextFile(`${dir}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
+  await Deno.writeTextFile(`${modules}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
   await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
-  await copyWasm(dir || "./");
+  await copyWasm(modules);
 }
 
 if (import.meta.main) {

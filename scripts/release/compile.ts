@@ -10,9 +10,7 @@
 import { parseArgs } from "node:util";
 import { type ParseArgsFailure, parseArgsMessage } from "../../lib/core/usage_text.ts";
 import { VERSION } from "../../lib/version.ts";
-import { bundle } from "./bundle.ts";
-import { OUTLINE_WORKER_FILE, WASM_SUBDIR } from "../../lib/backends/tree_sitter/wasm_files.ts";
-import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
+import { bundle, MODULES_DIR } from "./bundle.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -137,38 +135,41 @@ export async function findRuntime(target: Target, targetsInBuild: number): Promi
 export const RUNTIME_FLAGS = ["-A", `--v8-flags=${V8_FLAGS}`];
 
 /**
- * Compiles the bundle (not main.ts: the bundle holds only what `main.ts` imports, so no test-only
- * npm package is embedded) for one target. --no-config keeps deno.json's import map, lock file and
- * npm packages out of the binary.
+ * The `deno compile` arguments for one target: the bundle (not main.ts: the bundle holds only what
+ * `main.ts` imports, so no test-only npm package is embedded) and its modules folder.
+ * --no-config keeps deno.json's import map, lock file and npm packages out of the binary.
  */
+export function compileArgs(target: Target, bundleFile: string, output: string): string[] {
+  const dir = bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1);
+  return [
+    "compile",
+    "--no-config",
+    ...RUNTIME_FLAGS,
+    "--target",
+    target,
+    "--output",
+    output,
+    // The whole folder, not what deno compile finds by following imports: the core file's
+    // chunks (their import()s name them, but a chunk missed would fail only at its first use),
+    // the outline's worker and re2js for the search workers (no import names them: they are
+    // loaded by URL), and the wasm files the bundled runtime reads beside its own file.
+    "--include",
+    `${dir}${MODULES_DIR}`,
+    bundleFile,
+  ];
+}
+
+/** Compiles the bundle for one target. */
 async function compile(
   target: Target,
   bundleFile: string,
   output: string,
   runtime: RuntimeSource,
 ): Promise<boolean> {
-  const dir = bundleFile.slice(0, bundleFile.lastIndexOf("/") + 1);
   const env: Record<string, string> = {};
   if (runtime.kind === "env") env.DENORT_BIN = runtime.path;
   const cmd = new Deno.Command(Deno.execPath(), {
-    args: [
-      "compile",
-      "--no-config",
-      ...RUNTIME_FLAGS,
-      "--target",
-      target,
-      "--output",
-      output,
-      // The outline's worker and re2js for the search workers (modules no import names: they
-      // are loaded by URL), and the wasm files the bundled runtime reads beside its own file.
-      "--include",
-      `${dir}${OUTLINE_WORKER_FILE}`,
-      "--include",
-      `${dir}${RE2_MODULE_FILE}`,
-      "--include",
-      `${dir}${WASM_SUBDIR}`,
-      bundleFile,
-    ],
+    args: compileArgs(target, bundleFile, output),
     env,
     stdout: "inherit",
     stderr: "inherit",

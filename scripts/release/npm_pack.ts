@@ -1,15 +1,14 @@
-// Builds the npm package `anchorfs` in dist/npm (the bundle, its outline worker, re2js and
-// tree-sitter/ wasm files, the launcher from packaging/npm/bin, LICENSE, README and a package.json whose only
-// dependency is the pinned `deno` npm package) and packs it with `npm pack`. Publishing is the
-// release workflow's job: `npm publish dist/anchorfs-*.tgz`.
+// Builds the npm package `anchorfs` in dist/npm (the bundle: its entry and its modules folder with
+// the core file's chunks, the outline worker, re2js and tree-sitter/ wasm files; the launcher from
+// packaging/npm/bin, LICENSE, README and a package.json whose only dependency is the pinned `deno`
+// npm package) and packs it with `npm pack`. Publishing is the release workflow's job:
+// `npm publish dist/anchorfs-*.tgz`.
 //
 // Usage: deno run -A scripts/release/npm_pack.ts [--out DIR]   (prints the tarball's path on stdout)
 
 import { parseArgs } from "node:util";
-import { bundle, CORE_FILE } from "./bundle.ts";
+import { bundle, MODULES_DIR } from "./bundle.ts";
 import { VERSION } from "../../lib/version.ts";
-import { OUTLINE_WORKER_FILE, WASM_SUBDIR } from "../../lib/backends/tree_sitter/wasm_files.ts";
-import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -34,10 +33,8 @@ export function packageJson(version = VERSION): Record<string, unknown> {
     bin: { anchorfs: "bin/anchorfs.cjs" },
     files: [
       "anchorfs.js",
-      CORE_FILE,
-      OUTLINE_WORKER_FILE,
-      RE2_MODULE_FILE,
-      `${WASM_SUBDIR}/`,
+      // The whole folder: its chunks' names carry content hashes that change with the code.
+      `${MODULES_DIR}/`,
       "bin/anchorfs.cjs",
       "LICENSE",
       "README.md",

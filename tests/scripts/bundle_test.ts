@@ -1,15 +1,18 @@
 // The bundle (scripts/release/bundle.ts, real `deno bundle`): entry + core file load and search
-// exactly like main.ts, ssh2 included, and outline from the wasm files it carries.
+// exactly like main.ts, ssh2 included, and outline from the wasm files it carries; the modules
+// only some calls need are chunks of their own, run on first use.
 
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { runCliProcess, tempDir, writeTree } from "../_harness.ts";
-import { bundle, CORE_FILE, PROLOGUE } from "../../scripts/release/bundle.ts";
+import { bundle, CORE_FILE, MODULES_DIR, PROLOGUE } from "../../scripts/release/bundle.ts";
 import {
   OUTLINE_WORKER_FILE,
   WASM_SUBDIR,
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
 import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
+import { EXIT } from "../../lib/cli/output.ts";
+import { LAZY_MODULES, lazyPlaces, reachableFiles, startFiles } from "./_bundle_graph.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -36,7 +39,6 @@ Deno.test("the bundle (entry + core file) loads (ssh2 included) and searches exa
   await using out = await tempDir();
   const file = `${out.path}/anchorfs.js`;
   await bundle(file);
-  assertStringIncludes(await Deno.readTextFile(`${out.path}/${CORE_FILE}`), PROLOGUE);
   // The entry opens stdin before anything heavy loads: no node module, no SDK in it.
   const entry = await Deno.readTextFile(file);
   assertStringIncludes(entry, `import("./${CORE_FILE}")`);
@@ -67,15 +69,21 @@ Deno.test("the bundle carries the outline's wasm files and outlines from them, w
   await using out = await tempDir();
   const file = `${out.path}/anchorfs.js`;
   await bundle(file);
+  const modules = `${out.path}/${MODULES_DIR}`;
   for (const wasm of wasmFiles()) {
-    assertEquals((await Deno.stat(`${out.path}/${WASM_SUBDIR}/${wasm}`)).isFile, true, wasm);
+    assertEquals((await Deno.stat(`${modules}/${WASM_SUBDIR}/${wasm}`)).isFile, true, wasm);
   }
   // The runtime's JavaScript is in the worker's file only: neither the entry that answers
-  // initialize nor the core file (the main isolate) holds it.
+  // initialize nor the core file and its chunks (the main isolate) hold it.
   assertEquals((await Deno.readTextFile(file)).includes("tree-sitter"), false);
   const runtimeMark = "ts_parser_new";
-  assertStringIncludes(await Deno.readTextFile(`${out.path}/${OUTLINE_WORKER_FILE}`), runtimeMark);
-  assertEquals((await Deno.readTextFile(`${out.path}/${CORE_FILE}`)).includes(runtimeMark), false);
+  const holding: string[] = [];
+  for await (const entry of Deno.readDir(modules)) {
+    if (!entry.isFile) continue;
+    const text = await Deno.readTextFile(`${modules}/${entry.name}`);
+    if (text.includes(runtimeMark)) holding.push(entry.name);
+  }
+  assertEquals(holding, [OUTLINE_WORKER_FILE]);
   await using dir = await tempDir();
   await writeTree(dir.path, { "jobs.py": "class Jobs:\n    def start(self):\n        pass\n" });
   const outline = await runBundle(file, ["view", "jobs.py", "--outline"], dir.path);
@@ -102,9 +110,53 @@ Deno.test("the bundle's search workers import re2js from its own file; without i
   assertStringIncludes(inWorkers.stdout, "|the NEEDLE 7");
   assertEquals(inWorkers.stderr, "");
   // Without the file the workers cannot match RE2 regexes: they say so, the main thread does.
-  await Deno.remove(`${out.path}/${RE2_MODULE_FILE}`);
+  await Deno.remove(`${out.path}/${MODULES_DIR}/${RE2_MODULE_FILE}`);
   const onMain = await runBundle(file, args, dir.path);
   assertEquals(onMain.stdout, inWorkers.stdout);
   assertStringIncludes(onMain.stderr, "anchorfs: a search worker could not import re2js (");
   assertStringIncludes(onMain.stderr, "RE2 regexes are matched on the main thread\n");
+});
+
+Deno.test("the bundle's core file loads none of the modules only some calls need: each is a chunk run on first use", async () => {
+  await using out = await tempDir();
+  const file = `${out.path}/anchorfs.js`;
+  await bundle(file);
+  const core = `${out.path}/${CORE_FILE}`;
+  const dir = core.slice(0, core.lastIndexOf("/"));
+  const coreName = core.slice(dir.length + 1);
+  const atStart = await lazyPlaces(dir, await startFiles(dir, coreName));
+  const reachable = await lazyPlaces(dir, await reachableFiles(dir, coreName));
+  for (const [what] of LAZY_MODULES) {
+    assertEquals(atStart[what], [], `${what} loads with the core file`);
+    assertEquals(
+      reachable[what]!.length > 0,
+      true,
+      `no chunk the core file can load holds ${what}`,
+    );
+  }
+  // ssh2's bundled CommonJS reads __dirname: its chunk defines it first.
+  assertEquals(reachable.ssh2!.length, 1, `ssh2 in ${reachable.ssh2}`);
+  const ssh2Chunk = `${dir}/${reachable.ssh2![0]}`;
+  assertEquals((await Deno.readTextFile(ssh2Chunk)).startsWith(PROLOGUE), true);
+
+  // The chunk runs with the first ssh:// call, not before: a port nothing listens on gets
+  // ssh2's own refusal with it, and without it only that call fails (the installation is
+  // damaged), while a local view runs as before.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  await using project = await tempDir();
+  await writeTree(project.path, { "hello.txt": "alpha\n" });
+  const remote = ["view", `ssh://127.0.0.1:${port}/tmp/x.txt`];
+  const refused = await runBundle(file, remote, project.path);
+  assertEquals(refused.code, EXIT.failed, refused.stderr);
+  assertStringIncludes(refused.stderr, "the connection was refused");
+  await Deno.remove(ssh2Chunk);
+  const damaged = await runBundle(file, remote, project.path);
+  assertStringIncludes(damaged.stderr, "error: anchorfs could not load its ssh2 module");
+  // Ours, not the caller's nor the network's: the exit code says so.
+  assertEquals(damaged.code, EXIT.internal, damaged.stderr);
+  const local = await runBundle(file, ["view", "hello.txt"], project.path);
+  assertEquals(local.code, 0, local.stderr);
+  assertStringIncludes(local.stdout, "|alpha\n");
 });

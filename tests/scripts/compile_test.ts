@@ -3,12 +3,14 @@
 
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import {
+  compileArgs,
   findRuntime,
   hostTarget,
   outputName,
   targetEnvVar,
   TARGETS,
 } from "../../scripts/release/compile.ts";
+import { CORE_FILE, MODULES_DIR } from "../../scripts/release/bundle.ts";
 import { REPO_ROOT, tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";
 import {
@@ -107,17 +109,32 @@ Deno.test(needs({
     // deno compile lists the embedded files: only the bundle, no node_modules, no test packages.
     const embedded = result.stderr.slice(result.stderr.indexOf("Embedded Files"));
     assertStringIncludes(embedded, "anchorfs.js");
-    // The entry's import("./anchorfs_core.js") is followed: the core file is embedded too.
-    assertStringIncludes(embedded, "anchorfs_core.js");
-    // The outline's worker, started by URL (no import names it), and its wasm files, read beside
-    // the bundle at run time (deno lists the folder).
-    assertStringIncludes(embedded, OUTLINE_WORKER_FILE);
-    assertStringIncludes(embedded, RE2_MODULE_FILE);
-    assertStringIncludes(embedded, `${WASM_SUBDIR}/* (`);
+    // The modules folder: the core file and its chunks, the outline's worker (started by URL, no
+    // import names it), re2js and the wasm files read beside the bundle at run time (deno lists
+    // the folder, not its files).
+    assertStringIncludes(embedded, `${MODULES_DIR}/* (`);
     assertEquals(wasmFiles().length, 15);
     for (const absent of ["fast-check", "@modelcontextprotocol", "node_modules", "tests/"]) {
       assertEquals(embedded.includes(absent), false, `${absent} embedded:\n${embedded}`);
     }
+    // Every file of the folder is in the binary, whole: the core file, each chunk, the worker,
+    // re2js and the wasm files (a chunk's name alone also occurs in the import()s that load it).
+    const modules = `${dir.path}/out/${MODULES_DIR}`;
+    const files: string[] = wasmFiles().map((wasm) => `${WASM_SUBDIR}/${wasm}`);
+    for await (const entry of Deno.readDir(modules)) if (entry.isFile) files.push(entry.name);
+    for (const required of [CORE_FILE.slice(MODULES_DIR.length + 1), OUTLINE_WORKER_FILE]) {
+      assertEquals(files.includes(required), true, `${required} not in ${files}`);
+    }
+    assertEquals(files.includes(RE2_MODULE_FILE), true, `${files}`);
+    assertEquals(files.filter((f) => /^chunk-\w+\.js$/.test(f)).length > 10, true, `${files}`);
+    // Bytes as Latin-1 text: one character per byte, so a file's text is found as is.
+    const latin1 = (bytes: Uint8Array) => new TextDecoder("latin1").decode(bytes);
+    const binary = latin1(await Deno.readFile(`${dir.path}/out/${name}`));
+    const missing: string[] = [];
+    for (const file of files) {
+      if (!binary.includes(latin1(await Deno.readFile(`${modules}/${file}`)))) missing.push(file);
+    }
+    assertEquals(missing, []);
     const sums = await Deno.readTextFile(`${dir.path}/out/SHA256SUMS`);
     const digest = await crypto.subtle.digest(
       "SHA-256",
@@ -127,6 +144,16 @@ Deno.test(needs({
     assertEquals(sums, `${hex}  ${name}\n`);
   },
 }));
+
+Deno.test("the compile command line embeds the bundle's whole modules folder, chunks and all", () => {
+  const args = compileArgs("x86_64-unknown-linux-gnu", "/tmp/d/anchorfs.js", "/tmp/d/bin");
+  assertEquals(args.at(-1), "/tmp/d/anchorfs.js");
+  const included = args.flatMap((a, i) => args[i - 1] === "--include" ? [a] : []);
+  // One folder holds every file besides the entry; no file of it is named on its own (a chunk
+  // left out would fail only when a call first needs it).
+  assertEquals(included, [`/tmp/d/${MODULES_DIR}`]);
+  assertEquals(CORE_FILE.startsWith(`${MODULES_DIR}/`), true);
+});
 
 Deno.test("deno.json's tasks and the npm launcher run the server with the binaries' V8 flags", async () => {
   const { V8_FLAGS } = await import("../../scripts/release/compile.ts");

@@ -1,6 +1,7 @@
 // The npm package as a user gets it: packed with `npm pack`, installed globally into a temporary
 // prefix, and run through the installed `anchorfs` command (the launcher running the bundle with
 // the `deno` dependency's binary). npm fetches `deno` from the registry or its local cache.
+// Each module loaded on first use is a chunk file of the package: the calls that need them run.
 
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,6 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assertEquals, assertStringIncludes } from "../_assert.ts";
 import { REPO_ROOT, serverEnv, tempDir, writeTree } from "../_harness.ts";
 import { buildNpmPackage, npmPack, packageJson } from "../../scripts/release/npm_pack.ts";
+import { CORE_FILE } from "../../scripts/release/bundle.ts";
+import { LAZY_MODULES, lazyPlaces, reachableFiles, startFiles } from "./_bundle_graph.ts";
 import { VERSION } from "../../lib/version.ts";
 
 const WINDOWS = Deno.build.os === "windows";
@@ -47,7 +50,8 @@ Deno.test("package.json names the launcher as the bin and pins the deno dependen
 });
 
 Deno.test({
-  name: "the packed npm package installs with npm -g and serves --version, view and MCP",
+  name:
+    "the packed npm package installs with npm -g and serves --version, the CLI and MCP calls that run each chunk",
   ignore: !onPath(NPM) && (() => {
     // deno-lint-ignore no-console
     console.error("skipped: npm is not on PATH, so the npm package cannot be packed or installed");
@@ -80,6 +84,10 @@ Deno.test({
       assertStringIncludes(install.stderr, "deno@2.9.6 (postinstall");
     }
     const bin = WINDOWS ? `${prefix}/anchorfs.cmd` : `${prefix}/bin/anchorfs`;
+    await assertChunksInstalled(
+      pkgDir,
+      WINDOWS ? `${prefix}/node_modules/anchorfs` : `${prefix}/lib/node_modules/anchorfs`,
+    );
 
     const version = await run(bin, ["--version"], work.path);
     assertEquals(version, { code: 0, stdout: `anchorfs ${VERSION}\n`, stderr: "" });
@@ -142,6 +150,49 @@ Deno.test({
       assertEquals(outlined.isError === true, false, rows);
       assertStringIncludes(rows, "jobs.rs: Rust, 3 lines, 2 declarations.");
       assertStringIncludes(rows, " method Jobs.start 2 (&self)");
+      // A listing (the tree ops' chunk).
+      const listed = await client.callTool({ name: "view", arguments: { path: "." } });
+      // deno-lint-ignore no-explicit-any
+      const listing = (listed.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(listed.isError === true, false, listing);
+      assertStringIncludes(listing, "jobs.rs");
+      assertStringIncludes(listing, "many/");
+      // A search over more files than one scanner batch (the scanner's chunk and its workers).
+      const search = await client.callTool({
+        name: "view",
+        arguments: { path: "many", content: "NEEDLE" },
+      });
+      // deno-lint-ignore no-explicit-any
+      const found = (search.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(search.isError === true, false, found);
+      assertStringIncludes(found, "1 matching line in 1 file");
+      assertStringIncludes(found, "|the NEEDLE 7");
+      // An edit (the edit tools' and the re-view diff's chunks).
+      const edit = await client.callTool({
+        name: "text_editor",
+        arguments: {
+          command: "str_replace",
+          path: "hello.txt",
+          old_text: "beta",
+          new_text: "gamma",
+        },
+      });
+      // deno-lint-ignore no-explicit-any
+      const edited = (edit.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(edit.isError === true, false, edited);
+      assertEquals(await Deno.readTextFile(`${project}/hello.txt`), "alpha\ngamma\n");
+      // An ssh:// path (ssh2's chunk and the ssh backend's): ssh2's own refusal comes back.
+      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = listener.addr.port;
+      listener.close();
+      const remote = await client.callTool({
+        name: "view",
+        arguments: { path: `ssh://127.0.0.1:${port}/tmp/x.txt` },
+      });
+      // deno-lint-ignore no-explicit-any
+      const refused = (remote.content as any[]).map((c) => c.text).join("\n");
+      assertEquals(remote.isError, true, refused);
+      assertStringIncludes(refused, "the connection was refused");
     } finally {
       await client.close();
     }
@@ -149,6 +200,25 @@ Deno.test({
     if (!WINDOWS) await checkSignalForwarding(bin, project);
   },
 });
+
+/**
+ * The installed package holds every file of the built one (each chunk: their names change with
+ * the code, so package.json lists their folder), and its core file loads none of the modules
+ * only some calls need: each is a chunk the core file can load.
+ */
+async function assertChunksInstalled(built: string, installed: string) {
+  const core = CORE_FILE.split("/");
+  const dir = [installed, ...core.slice(0, -1)].join("/");
+  const coreName = core.at(-1)!;
+  const builtFiles = await reachableFiles([built, ...core.slice(0, -1)].join("/"), coreName);
+  assertEquals(await reachableFiles(dir, coreName), builtFiles);
+  const atStart = await lazyPlaces(dir, await startFiles(dir, coreName));
+  const reachable = await lazyPlaces(dir, builtFiles);
+  for (const [what] of LAZY_MODULES) {
+    assertEquals(atStart[what], [], `${what} loads with the installed core file`);
+    assertEquals(reachable[what]!.length > 0, true, `no installed chunk holds ${what}`);
+  }
+}
 
 /** docs/install.md states the packed size ("downloads the 0.6 MB package") within 0.1 MB. */
 async function assertDocumentedSize(tarball: string) {

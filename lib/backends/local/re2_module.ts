@@ -1,16 +1,17 @@
 // Where the search workers (parallel_scan.ts) import re2js from. A worker started from inline
 // code cannot resolve the bare "re2js" in a bundle (dist/, the npm package, a compiled binary),
-// so the bundle ships re2js as its own file beside the core file; from source the package is
-// imported by name. The loader's source text runs inside each worker.
+// so the bundle ships re2js as its own file beside the core file and its chunks (one folder); from
+// source the package is imported by name. The loader's source text runs inside each worker.
 
 /**
- * re2js bundled on its own, written beside the bundle's core file (scripts/release/bundle.ts).
+ * re2js bundled on its own, written beside the bundle's core file and its chunks
+ * (scripts/release/bundle.ts).
  * Exported for tests (and the release scripts).
  */
 export const RE2_MODULE_FILE = "anchorfs_re2.js";
 
 /**
- * The modules to try, in order: the file beside this code (in a bundle, the core file), the
+ * The modules to try, in order: the file beside this code (in a bundle, the chunk holding it), the
  * package. Only a local file is tried beside: run from a URL (JSR) there is no such file, and
  * asking for it would cost a request per worker. Exported for tests.
  */

@@ -83,7 +83,8 @@ function isFileUrl(url: URL): boolean {
 
 /**
  * The worker's module: the bundled entry beside this code (a bundle, the npm package, a
- * compiled binary: there this code is anchorfs_core.js), else the source file next to this one.
+ * compiled binary: there this code is a chunk in the bundle's anchorfs_modules/ folder, which
+ * holds the worker's file too), else the source file next to this one.
  */
 function workerUrl(): URL {
   const beside = new URL(`./${OUTLINE_WORKER_FILE}`, import.meta.url);

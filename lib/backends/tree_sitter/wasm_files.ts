@@ -9,7 +9,7 @@ export const WASM_SUBDIR = "tree-sitter";
 export const RUNTIME_WASM = "tree-sitter.wasm";
 /** The grammar file of a grammar name (`typescript` → tree-sitter-typescript.wasm). */
 export const grammarFile = (grammar: string) => `tree-sitter-${grammar}.wasm`;
-/** The outline worker's bundled entry, written beside the bundle's core file. */
+/** The outline worker's bundled entry, written beside the bundle's core file and its chunks. */
 export const OUTLINE_WORKER_FILE = "anchorfs_outline_worker.js";
 
 /**
