@@ -56,7 +56,8 @@ function moduleLoadError(what: string, e: unknown): AnchorError {
   const failed = `anchorfs could not load its ${what} module`;
   const code = descriptorCode(e);
   if (code) return outOfFileHandles(code, failed);
-  const message = e instanceof Error ? e.message.split("\n")[0] : String(e);
+  // Deno's own sentence may end in a period already: one full stop, not two.
+  const message = (e instanceof Error ? e.message.split("\n")[0]! : String(e)).replace(/\.+$/, "");
   return new AnchorError({
     code: "INTERNAL",
     message: `${failed}: ${message}. Nothing was read or changed.`,

@@ -83,3 +83,10 @@ Deno.test("any other load failure names the module and says to retry, then reins
   assertStringIncludes(text, "anchorfs could not load its diff module: Module not found.");
   assertStringIncludes(text, "reinstall anchorfs");
 });
+
+Deno.test("a load failure whose own message ends in a period gets one full stop, not two", async () => {
+  const load = onFirstUse("ssh2", () => Promise.reject(new TypeError('Module not found "x.js".')));
+  const text = await messageOf(load());
+  assertStringIncludes(text, 'its ssh2 module: Module not found "x.js". Nothing was read');
+  assertEquals(text.includes(".."), false);
+});
