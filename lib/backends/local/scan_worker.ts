@@ -209,6 +209,7 @@ export function matchHeld(
   return { found: scan === "miss" ? [] : [[0, scan]], binaries: [], unchecked: [] };
 }
 
+// Exported for tests.
 /**
  * The literal searched for on the bytes in the finder's memory (match_bytes.ts ByteLines): the
  * lines before its next occurrence are counted there, not decoded. Undefined for a literal with
