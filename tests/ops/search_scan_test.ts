@@ -26,6 +26,7 @@ async function scanOnce(
   const run = scanner.open({
     spec: search.spec,
     ...(search.literal ? { literal: search.literal } : {}),
+    ...(search.anyOf ? { anyOf: search.anyOf } : {}),
     options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
   }, maxBytes);
   const result = await run.scan(paths);

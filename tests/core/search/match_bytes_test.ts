@@ -42,14 +42,16 @@ const finder = createFinder(finderModuleBytes());
 
 /**
  * The file in the SIMD finder's memory, read `size` bytes at a time, with the search's literal
- * counted on those bytes as a search worker does (scan_worker.ts literalLines).
+ * (or its set of alternatives) counted on those bytes as a search worker does (scan_worker.ts
+ * literalLines).
  */
 function inFinder(data: Uint8Array, size: number, search: SearchPattern) {
   const buf = finder.room(data.length);
   buf.set(data);
   const readAt: ReadAt = (position) =>
     buf.subarray(position, Math.min(data.length, position + size));
-  return { readAt, lines: search.literal ? literalLines(finder, search.literal) : undefined };
+  const literals = search.literal ? [search.literal] : search.anyOf;
+  return { readAt, lines: literals ? literalLines(finder, literals) : undefined };
 }
 
 /** What the whole-file engine finds: decodeText, then every line through matchesLine. */
@@ -178,6 +180,11 @@ const patterns = [
   ["a\\z", true],
   ["(?<!a)b", true],
   ["x|é", true],
+  // Alternations whose matches each hold one of a set of literals (literal_set.ts).
+  ["ab|aXb", true],
+  ["(?i)(ab|xa)", true],
+  ["(12|😀)x?|a\\.b", true],
+  ["(é|x)(a|b)", true],
   ["", true], // replaced below: any line
 ] as const;
 
@@ -241,7 +248,16 @@ Deno.test("lines counted on the bytes: every answer is the oracle's, over many p
     return kind === 1 ? Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]) : enc.encode(text);
   });
   // Literals, and regexes with a literal every match holds (the workers count lines for both).
-  const sources = [["ab", false], ["é ab", false], ["ab.?b", true], ["aXb$", true]] as const;
+  const sources = [
+    ["ab", false],
+    ["é ab", false],
+    ["ab.?b", true],
+    ["aXb$", true],
+    // Sets of literals: the lines before the first of any of them are counted.
+    ["ab|x12", true],
+    ["(é ab|naïve)", true],
+    ["(?i)(AB|HAY H)", true],
+  ] as const;
   let ascii = 0;
   let nonAscii = 0;
   fc.assert(
