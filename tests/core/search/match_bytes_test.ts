@@ -317,6 +317,25 @@ Deno.test("a literal search with the literal's finder decodes only the lines nea
   assert(decoded < data.length / 10, `decoded ${decoded} of ${data.length} bytes`);
 });
 
+Deno.test("a regex's set of alternatives gates the lines counted on bytes: only lines near one are decoded", () => {
+  const lines = Array.from(
+    { length: 100_000 },
+    (_, i) => i % 25_000 === 7 ? `// FIXME: ${i}` : i % 25_000 === 9 ? `x TODO: ${i}` : `TODO ${i}`,
+  );
+  const data = enc.encode(lines.join("\n") + "\n");
+  const search = compileSearchPattern("(TODO|FIXME|XXX):", true);
+  const m = search.matchers();
+  let decoded = 0;
+  const utf8 = m.utf8;
+  m.utf8 = { decode: (b: Uint8Array) => (decoded += b.length, utf8.decode(b)) } as TextDecoder;
+  const o = { context: 1, perFile: 40, maxChars: 400, room: 400 };
+  const counted = inFinder(data, 1 << 20, search);
+  const found = matchBytes(counted.readAt, m, o, () => false, data.length, counted.lines);
+  assertEquals(found, oracle(data, search, o));
+  assertEquals(typeof found === "object" && found.count, 8);
+  assert(decoded < data.length / 10, `decoded ${decoded} of ${data.length} bytes`);
+});
+
 Deno.test("lines counted on the bytes are checked UTF-8 first: a Latin-1 file is still read as Latin-1", () => {
   // `é` as the one byte E9 in lines counted before the match: the file is not UTF-8, so the
   // needle "é ab" (C3 A9 in UTF-8) is matched in its Latin-1 reading, as the oracle does.
