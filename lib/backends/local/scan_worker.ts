@@ -211,6 +211,7 @@ export function matchHeld(
   return { found: scan === "miss" ? [] : [[0, scan]], binaries: [], unchecked: [] };
 }
 
+// Exported for tests.
 /**
  * The literals (one of which every match holds) searched for on the bytes in the finder's memory
  * (match_bytes.ts ByteLines): the lines before the next occurrence of any of them are counted

@@ -2,6 +2,7 @@
 // XXX for `(TODO|FIXME|XXX):`), read from its syntax tree, for byte prefilters. Conservative:
 // a construct not understood here gives no set, never a set some match lacks. Pure.
 
+// Exported for tests.
 /** Most literals in a set: each costs one pass of the finder over every file. */
 export const MAX_LITERALS = 8;
 

@@ -293,19 +293,7 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     throw invalidRegex(source, (error as Error).message, call);
   }
   const flags = (ignoreCase ? "i" : "") + (dotAll ? "s" : "");
-  // One literal every match holds is the spec's needle too; else a set of them (lowercase with
-  // ignoreCase) prefilters the bytes only, as the probe finds the lines.
-  const single = requiredLiteral(body, ignoreCase);
-  const set = single === null
-    ? literalSet(body, ignoreCase, (run) => runCost(run, ignoreCase))
-    : null;
-  const required = single ?? (set?.length === 1 ? set[0]! : null);
-  const literal: ByteLiteral | undefined = required === null
-    ? undefined
-    : byteLiteral(ignoreCase ? required.toLowerCase() : required, ignoreCase);
-  const anyOf = set !== null && set.length > 1
-    ? set.map((text) => byteLiteral(text, ignoreCase))
-    : undefined;
+  const { required, literal, anyOf } = regexNeedles(body, ignoreCase);
   // RE2's multi-line `$` matches before `\n` only, so over a CRLF buffer the whole-text
   // prefilter would miss `foo$` on `foo\r\n`: such buffers go straight to the per-line match.
   const endAnchor = /\$/.test(body);
@@ -350,6 +338,28 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     matchesLine: mayHold ? (text) => mayHold(text) && line.test(text) : (text) => line.test(text),
     findInLine: (text) => line.find(text),
   };
+}
+
+/**
+ * What every match of a regex holds: one literal, which is the spec's needle too; else a set of
+ * them (lowercase with ignoreCase), which prefilters the bytes only (the probe finds the lines).
+ */
+function regexNeedles(body: string, ignoreCase: boolean): {
+  required: string | null;
+  literal?: ByteLiteral;
+  anyOf?: ByteLiteral[];
+} {
+  const single = requiredLiteral(body, ignoreCase);
+  const set = single === null
+    ? literalSet(body, ignoreCase, (run) => runCost(run, ignoreCase))
+    : null;
+  const required = single ?? (set?.length === 1 ? set[0]! : null);
+  if (required !== null) {
+    const text = ignoreCase ? required.toLowerCase() : required;
+    return { required, literal: byteLiteral(text, ignoreCase) };
+  }
+  if (set === null) return { required };
+  return { required, anyOf: set.map((text) => byteLiteral(text, ignoreCase)) };
 }
 
 function once<T>(make: () => T): () => T {
