@@ -155,13 +155,8 @@ function scanDecoded(
     while (used < chunk.length || final) {
       let last = final && used + PIECE >= chunk.length;
       let to = last ? chunk.length : pieceEnd(chunk, used, used + PIECE, encoding);
-      // A line pending from the piece before: this piece ends after its LF, so that the next
-      // one starts at a line start, where skippableLines may count lines instead.
       const cut = pendingLineEnd(p, chunk, used, to);
-      if (cut < to) {
-        to = cut;
-        last = false;
-      }
+      if (cut < to) [to, last] = [cut, false];
       if (to === used && !last) {
         if (used > 0) break; // a character cut by the read's end: read on from its start
         const more = chunk.slice();
@@ -172,14 +167,9 @@ function scanDecoded(
         final = next.length === 0 || position + chunk.length >= size;
         continue;
       }
-      // Whole ASCII lines without the literal: counted, never decoded (most of a big file that
-      // a literal search found its needle in; they were 40 % of a worker's node_modules search).
-      const skip = skippableLines(p, m, o, chunk, used, to);
-      if (skip !== null) {
-        s.line += skip.lines;
-        p.text = "";
-        p.start = 0;
-        used = skip.to;
+      const skipped = skipLines(p, m, o, chunk, used, to);
+      if (skipped > used) {
+        used = skipped;
         continue;
       }
       const piece = decodePiece(chunk.subarray(used, to), encoding, wide, m, last);
@@ -217,6 +207,28 @@ interface PieceScan {
   readText: (from: number, to: number) => string;
   /** For UTF-8 bytes and a literal that no match spans lines with: see skippableLines. */
   byteLines: ByteLines | null;
+}
+
+/**
+ * Counts the lines skippableLines finds at `chunk[from, ...)` and moves the scan past them (most
+ * of a big file a literal search found its needle in: they were 40 % of a worker's node_modules
+ * search); where the scan goes on, `from` when there are none.
+ */
+function skipLines(
+  p: PieceScan,
+  m: LineMatchers,
+  o: MatchOptions,
+  chunk: Uint8Array,
+  from: number,
+  to: number,
+): number {
+  const skip = skippableLines(p, m, o, chunk, from, to);
+  if (skip === null) return from;
+  p.s.line += skip.lines;
+  // The context lines kept before the skipped ones can no longer be shown.
+  p.text = "";
+  p.start = 0;
+  return skip.to;
 }
 
 /**
@@ -437,6 +449,7 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   decodePiece,
   takePiece,
   skippableLines,
+  skipLines,
   pendingLineEnd,
   openLongLine,
   feedLongLine,
