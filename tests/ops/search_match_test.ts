@@ -58,6 +58,7 @@ async function scanBatch(paths: string[], source: string, regex: boolean, room =
     const run = scanner.open({
       spec: search.spec,
       ...(search.literal ? { literal: search.literal } : {}),
+      ...(search.anyOf ? { anyOf: search.anyOf } : {}),
       options: { context: 1, perFile: 40, maxChars: 400, room },
     }, 64 * MiB);
     const result = await run.scan(paths);

@@ -11,6 +11,9 @@ import type { ViewArgs } from "../../lib/ops/view.ts";
 import { viewText } from "./_view_text.ts";
 import { compileSearchPattern } from "../../lib/core/search/search_pattern.ts";
 import { matchBytes } from "../../lib/core/search/match_bytes.ts";
+import { createFinder, finderModuleBytes } from "../../lib/core/search/simd_find.ts";
+import { scanBatch } from "../../lib/backends/local/scan_worker.ts";
+import * as nodeFs from "node:fs";
 import { SEARCH_MAX_LINES } from "../../lib/ops/tree/search.ts";
 import { createReadLimits } from "../../lib/ops/read_limits.ts";
 
@@ -26,6 +29,7 @@ async function scanOnce(
   const run = scanner.open({
     spec: search.spec,
     ...(search.literal ? { literal: search.literal } : {}),
+    ...(search.anyOf ? { anyOf: search.anyOf } : {}),
     options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
   }, maxBytes);
   const result = await run.scan(paths);
@@ -86,6 +90,9 @@ Deno.test("the parallel scanner gives exactly the plain engine's search results"
       { path: ".", content: "two$", regex: true }, // CRLF: RE2's $ and the \r
       { path: ".", content: "\\Aneedle", regex: true },
       { path: ".", content: "(?i)(NEEDL E|line) [a-c]", regex: true },
+      // Sets of literals, one of which every match holds: the other files are misses on bytes.
+      { path: ".", content: "needle|utf16|two", regex: true, context: 1 },
+      { path: ".", content: "(?i)(the NEEDLE|line c)", regex: true },
     ];
     for (const args of cases) {
       const plainSession = createSession(locations.localAt(dir.path));
@@ -123,6 +130,7 @@ Deno.test("a non-ASCII search finds its text in a Latin-1 file, with and without
         { path: ".", content: "é" },
         { path: ".", content: "caf[é]", regex: true },
         { path: ".", content: "é$", regex: true },
+        { path: ".", content: "(café|naïve)", regex: true },
       ] as ViewArgs[]
     ) {
       const { plain, fast } = await viewBothWays(locations, dir.path, args, scanner);
@@ -387,6 +395,8 @@ Deno.test("big files stream through the workers' bounded buffer: a needle across
         { path: ".", content: "needle-42" },
         { path: ".", content: "needle-\\d+a", regex: true },
         { path: ".", content: "[ln]e{2}dle-4[0-9]", regex: true },
+        // A set: the longest needle's length less one is kept at each seam.
+        { path: ".", content: "needle-42|absent-needle-x", regex: true },
       ] as ViewArgs[]
     ) {
       const plain = await viewText(locations, createSession(locations.localAt(dir.path)), args, {
@@ -404,4 +414,41 @@ Deno.test("big files stream through the workers' bounded buffer: a needle across
   } finally {
     await scanner.close();
   }
+});
+
+Deno.test("a worker rules out a file holding none of a regex's alternatives on its bytes, never matching it", async () => {
+  await using dir = await tempDir();
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) {
+    files[`f${i}.txt`] = i % 4 === 0 ? `x\n// FIXME: ${i}\n` : `TODO later ${i}\nFIXME\n`;
+  }
+  // Over 1 MiB: streamed, the alternative across the first window's seam.
+  files["big.txt"] = "a".repeat(1024 * 1024 + 65536 - 3) + "XXX: end\n";
+  await writeTree(dir.path, files);
+  const names = Object.keys(files);
+  const paths = names.map((f) => `${dir.path}/${f}`);
+  const search = compileSearchPattern("(TODO|FIXME|XXX):", true);
+  const matched: number[] = [];
+  const counting: typeof matchBytes = (readAt, ...rest) => {
+    matched.push(1);
+    return matchBytes(readAt, ...rest);
+  };
+  const result = scanBatch(
+    paths,
+    {
+      spec: search.spec,
+      ...(search.anyOf ? { anyOf: search.anyOf } : {}),
+      options: { context: 0, perFile: 40, maxChars: 400, room: 400 },
+    },
+    search.matchers(),
+    createFinder(finderModuleBytes()),
+    1 << 30,
+    nodeFs,
+    new Int32Array(1),
+    counting,
+  );
+  const expected = names.filter((n, i) => n === "big.txt" || i % 4 === 0);
+  assertEquals(result.found.map(([i]) => names[i]), expected);
+  // Only the files holding one of them were decoded and matched.
+  assertEquals(matched.length, expected.length);
 });

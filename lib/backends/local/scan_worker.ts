@@ -148,6 +148,8 @@ export function scanBatch(
   const unchecked: number[] = [];
   let room = request.options.room;
   const stopped = () => Atomics.load(stop, 0) !== 0;
+  // Every match holds one of these: the literal, or the regex's alternatives.
+  const literals = request.literal ? [request.literal] : request.anyOf;
   for (let i = 0; i < paths.length; i++) {
     if (room <= 0 || stopped()) {
       for (; i < paths.length; i++) unchecked.push(i);
@@ -157,7 +159,7 @@ export function scanBatch(
     if (progress) Atomics.store(progress, 0, i);
     const scan = scanFile(
       paths[i]!,
-      request.literal,
+      literals,
       m,
       finder,
       maxBytes,
@@ -211,14 +213,28 @@ export function matchHeld(
 
 // Exported for tests.
 /**
- * The literal searched for on the bytes in the finder's memory (match_bytes.ts ByteLines): the
- * lines before its next occurrence are counted there, not decoded. Undefined for a literal with
- * an LF, which may match across lines. Self-contained, like scanFile.
+ * The literals (one of which every match holds) searched for on the bytes in the finder's memory
+ * (match_bytes.ts ByteLines): the lines before the next occurrence of any of them are counted
+ * there, not decoded. Undefined when one has an LF (it may match across lines). Self-contained,
+ * like scanFile.
  */
-export function literalLines(finder: Finder, literal: ByteLiteral): ByteLines | undefined {
-  if (literal.bytes.includes(10)) return undefined;
+export function literalLines(
+  finder: Finder,
+  literals: readonly ByteLiteral[],
+): ByteLines | undefined {
+  if (literals.length === 0 || literals.some((l) => l.bytes.includes(10))) return undefined;
   return {
-    indexIn: (bytes, from, to) => finder.indexIn(bytes, from, to, literal),
+    indexIn: (bytes, from, to) => {
+      let first = -1;
+      for (const literal of literals) {
+        // Past the first start found, only an earlier start counts: the rest is not searched.
+        const end = first === -1 ? to : Math.min(to, first + literal.bytes.length - 1);
+        const at = finder.indexIn(bytes, from, end, literal);
+        if (at === null) return null;
+        if (at !== -1) first = at;
+      }
+      return first;
+    },
     lines: (bytes, from, to) => finder.lines(bytes, from, to),
   };
 }
@@ -239,7 +255,8 @@ export function literalLines(finder: Finder, literal: ByteLiteral): ByteLines | 
  */
 function scanFile(
   path: string,
-  literal: ByteLiteral | undefined,
+  /** Bytes of which every match holds one (a literal, or a regex's alternatives). */
+  literals: readonly ByteLiteral[] | undefined,
   m: LineMatchers | null,
   finder: Finder,
   maxBytes: number,
@@ -273,14 +290,18 @@ function scanFile(
     }
     if (length > maxBytes) return "unchecked"; // it grew: the main thread says so
     const whole = length < WHOLE_BYTES + CHUNK;
-    // The literal, on the bytes (UTF-16 text does not hold UTF-8 needles).
-    if (literal && !utf16) {
+    // The literals, on the bytes (UTF-16 text does not hold UTF-8 needles): a file holding none
+    // of them (nor their Latin-1 twins) holds no match.
+    if (literals && literals.length > 0 && !utf16) {
       let before = 0;
-      while (!finder.contains(length, literal)) {
+      while (!literals.some((literal) => finder.contains(length, literal))) {
         if (whole) return "miss";
         if (before + length > maxBytes) return "unchecked"; // it grew: the main thread says so
-        // Keep the needle's length less one byte for a needle across the seam.
-        const keep = Math.max(literal.bytes.length, literal.latin1?.bytes.length ?? 0) - 1;
+        // Keep the longest needle's length less one byte for a needle across the seam.
+        let keep = 0;
+        for (const l of literals) {
+          keep = Math.max(keep, l.bytes.length - 1, (l.latin1?.bytes.length ?? 0) - 1);
+        }
         buf.copyWithin(0, length - keep, length);
         before += length - keep;
         const got = fs.readSync(fd, buf, keep, WHOLE_BYTES + CHUNK - keep, null);
@@ -289,7 +310,7 @@ function scanFile(
       }
     }
     if (!m) return "unchecked";
-    const byteLines = literal && !utf16 ? literalLines(finder, literal) : undefined;
+    const byteLines = literals && !utf16 ? literalLines(finder, literals) : undefined;
     if (whole) {
       const bytes = buf.subarray(0, length);
       return match((position) => bytes.subarray(position), m, options, stopped, length, byteLines);

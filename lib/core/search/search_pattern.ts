@@ -9,6 +9,7 @@ import { RE2JS } from "re2js";
 import { compileUserRegex, type LinearMatcher } from "./linear_regex.ts";
 import { type LineMatchers, type MatchSpec, openMatchers } from "./line_matcher.ts";
 import { maxMatchWidth } from "./regex_width.ts";
+import { literalSet } from "./literal_set.ts";
 
 export interface SearchPattern {
   /** As the agent wrote it. */
@@ -23,6 +24,11 @@ export interface SearchPattern {
    * for byte-level prefilters such as the parallel scanner. Absent when none can be derived.
    */
   readonly literal?: ByteLiteral;
+  /**
+   * Without a `literal`: needles of which every match holds at least one (a regex's alternatives,
+   * literal_set.ts), for the same prefilters: a file or line holding none cannot match.
+   */
+  readonly anyOf?: readonly ByteLiteral[];
   /**
    * The search as data, for matching where the bytes are (core/search/match_bytes.ts; the
    * parallel scanner's worker threads rebuild it with openMatchers).
@@ -287,10 +293,7 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     throw invalidRegex(source, (error as Error).message, call);
   }
   const flags = (ignoreCase ? "i" : "") + (dotAll ? "s" : "");
-  const required = requiredLiteral(body, ignoreCase);
-  const literal: ByteLiteral | undefined = required === null
-    ? undefined
-    : byteLiteral(ignoreCase ? required.toLowerCase() : required, ignoreCase);
+  const { required, literal, anyOf } = regexNeedles(body, ignoreCase);
   // RE2's multi-line `$` matches before `\n` only, so over a CRLF buffer the whole-text
   // prefilter would miss `foo$` on `foo\r\n`: such buffers go straight to the per-line match.
   const endAnchor = /\$/.test(body);
@@ -321,15 +324,42 @@ function compileRegex(source: string, call: CallFormatter): SearchPattern {
     description: `regex /${body}/${flags}`,
     engine: line.engine,
     ...(literal ? { literal } : {}),
+    ...(anyOf ? { anyOf } : {}),
     spec,
     matchers: once(() => openMatchers(spec, RE2JS)),
-    mayMatchBytes: literal ? (bytes) => containsLiteral(bytes, literal) : () => null,
+    mayMatchBytes: literal
+      ? (bytes) => containsLiteral(bytes, literal)
+      : anyOf
+      ? (bytes) => anyOf.some((one) => containsLiteral(bytes, one))
+      : () => null,
     mayMatchText: (text) =>
       textAnchor || (crMayHide && text.includes("\r")) ||
       whole.test(text),
     matchesLine: mayHold ? (text) => mayHold(text) && line.test(text) : (text) => line.test(text),
     findInLine: (text) => line.find(text),
   };
+}
+
+/**
+ * What every match of a regex holds: one literal, which is the spec's needle too; else a set of
+ * them (lowercase with ignoreCase), which prefilters the bytes only (the probe finds the lines).
+ */
+function regexNeedles(body: string, ignoreCase: boolean): {
+  required: string | null;
+  literal?: ByteLiteral;
+  anyOf?: ByteLiteral[];
+} {
+  const single = requiredLiteral(body, ignoreCase);
+  const set = single === null
+    ? literalSet(body, ignoreCase, (run) => runCost(run, ignoreCase))
+    : null;
+  const required = single ?? (set?.length === 1 ? set[0]! : null);
+  if (required !== null) {
+    const text = ignoreCase ? required.toLowerCase() : required;
+    return { required, literal: byteLiteral(text, ignoreCase) };
+  }
+  if (set === null) return { required };
+  return { required, anyOf: set.map((text) => byteLiteral(text, ignoreCase)) };
 }
 
 function once<T>(make: () => T): () => T {

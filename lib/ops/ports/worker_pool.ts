@@ -55,6 +55,8 @@ export interface ScanRequest {
   spec: MatchSpec;
   /** Bytes every match holds (checked before any decoding), when the search has them. */
   literal?: ByteLiteral;
+  /** Without `literal`: bytes of which every match holds one (checked the same way). */
+  anyOf?: readonly ByteLiteral[];
   /** `room` bounds the shown lines of a whole batch: no more can be printed. */
   options: MatchOptions;
 }

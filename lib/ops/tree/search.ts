@@ -155,6 +155,7 @@ async function onScanner(
   const scan = scanner.open({
     spec: run.search.spec,
     ...(run.search.literal ? { literal: run.search.literal } : {}),
+    ...(run.search.anyOf ? { anyOf: run.search.anyOf } : {}),
     options: matchOptions(run),
   }, run.limit);
   run.scan = scan;

@@ -42,14 +42,16 @@ const finder = createFinder(finderModuleBytes());
 
 /**
  * The file in the SIMD finder's memory, read `size` bytes at a time, with the search's literal
- * counted on those bytes as a search worker does (scan_worker.ts literalLines).
+ * (or its set of alternatives) counted on those bytes as a search worker does (scan_worker.ts
+ * literalLines).
  */
 function inFinder(data: Uint8Array, size: number, search: SearchPattern) {
   const buf = finder.room(data.length);
   buf.set(data);
   const readAt: ReadAt = (position) =>
     buf.subarray(position, Math.min(data.length, position + size));
-  return { readAt, lines: search.literal ? literalLines(finder, search.literal) : undefined };
+  const literals = search.literal ? [search.literal] : search.anyOf;
+  return { readAt, lines: literals ? literalLines(finder, literals) : undefined };
 }
 
 /** What the whole-file engine finds: decodeText, then every line through matchesLine. */
@@ -178,6 +180,11 @@ const patterns = [
   ["a\\z", true],
   ["(?<!a)b", true],
   ["x|é", true],
+  // Alternations whose matches each hold one of a set of literals (literal_set.ts).
+  ["ab|aXb", true],
+  ["(?i)(ab|xa)", true],
+  ["(12|😀)x?|a\\.b", true],
+  ["(é|x)(a|b)", true],
   ["", true], // replaced below: any line
 ] as const;
 
@@ -241,7 +248,16 @@ Deno.test("lines counted on the bytes: every answer is the oracle's, over many p
     return kind === 1 ? Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]) : enc.encode(text);
   });
   // Literals, and regexes with a literal every match holds (the workers count lines for both).
-  const sources = [["ab", false], ["é ab", false], ["ab.?b", true], ["aXb$", true]] as const;
+  const sources = [
+    ["ab", false],
+    ["é ab", false],
+    ["ab.?b", true],
+    ["aXb$", true],
+    // Sets of literals: the lines before the first of any of them are counted.
+    ["ab|x12", true],
+    ["(é ab|naïve)", true],
+    ["(?i)(AB|HAY H)", true],
+  ] as const;
   let ascii = 0;
   let nonAscii = 0;
   fc.assert(
@@ -299,6 +315,26 @@ Deno.test("a literal search with the literal's finder decodes only the lines nea
   assertEquals(found, oracle(data, search, o));
   // Each match's piece is decoded from its line's start on; the rest is counted on the bytes.
   assert(decoded < data.length / 10, `decoded ${decoded} of ${data.length} bytes`);
+});
+
+Deno.test("a regex's set of alternatives gates the lines counted on bytes: only lines near one are decoded", () => {
+  const lines = Array.from(
+    { length: 100_000 },
+    (_, i) => i % 50_000 === 7 ? `// FIXME: ${i}` : i % 50_000 === 9 ? `x TODO: ${i}` : `TODO ${i}`,
+  );
+  const data = enc.encode(lines.join("\n") + "\n");
+  const search = compileSearchPattern("(TODO|FIXME|XXX):", true);
+  const m = search.matchers();
+  let decoded = 0;
+  const utf8 = m.utf8;
+  m.utf8 = { decode: (b: Uint8Array) => (decoded += b.length, utf8.decode(b)) } as TextDecoder;
+  const o = { context: 1, perFile: 40, maxChars: 400, room: 400 };
+  const counted = inFinder(data, 1 << 20, search);
+  const found = matchBytes(counted.readAt, m, o, () => false, data.length, counted.lines);
+  assertEquals(found, oracle(data, search, o));
+  assertEquals(typeof found === "object" && found.count, 4);
+  // Each match's piece is decoded from its line on (lead-26 decoded every byte).
+  assert(decoded < data.length / 4, `decoded ${decoded} of ${data.length} bytes`);
 });
 
 Deno.test("lines counted on the bytes are checked UTF-8 first: a Latin-1 file is still read as Latin-1", () => {
