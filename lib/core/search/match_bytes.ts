@@ -205,14 +205,27 @@ interface PieceScan {
   summarize: boolean;
   /** The text of the file's bytes `[from, to)`, read again. */
   readText: (from: number, to: number) => string;
-  /** For UTF-8 bytes and a literal that no match spans lines with: see skippableLines. */
+  /** For UTF-8 bytes and a literal that no match spans lines with: see skipLines. */
   byteLines: ByteLines | null;
 }
 
 /**
- * Counts the lines skippableLines finds at `chunk[from, ...)` and moves the scan past them (most
- * of a big file a literal search found its needle in: they were 40 % of a worker's node_modules
- * search); where the scan goes on, `from` when there are none.
+ * Whether the scan may count lines on the bytes here: it has the literal's finder, no long line
+ * is being read, and no match's after-context is still to show.
+ */
+function countsOnBytes(p: PieceScan): p is PieceScan & { byteLines: ByteLines } {
+  return p.byteLines !== null && p.longLine === null && p.long.length === 0 &&
+    p.s.line > p.s.afterUntil;
+}
+
+/**
+ * Counts the whole lines at the start of `chunk[from, to)` that cannot match and moves the scan
+ * past them without decoding them (most of a big file a literal search found its needle in:
+ * they were 40 % of a worker's node_modules search); where the scan goes on, `from` when there
+ * are none. Those lines are ASCII (so valid UTF-8 as they are) or checked valid UTF-8, before
+ * the first line holding the literal (no match can be in a line without it), less the `context`
+ * lines just before that (a match may show them, and the next piece's first line may be one).
+ * Only at a line start with nothing pending (pendingLineEnd makes one).
  */
 function skipLines(
   p: PieceScan,
@@ -222,42 +235,14 @@ function skipLines(
   from: number,
   to: number,
 ): number {
-  const skip = skippableLines(p, m, o, chunk, from, to);
-  if (skip === null) return from;
-  p.s.line += skip.lines;
-  // The context lines kept before the skipped ones can no longer be shown.
-  p.text = "";
-  p.start = 0;
-  return skip.to;
-}
-
-/**
- * The whole lines at the start of `chunk[from, to)` that may be counted without decoding them:
- * ASCII (so valid UTF-8 as they are), before the first line holding the literal (no match can
- * be in a line without it), less the `context` lines just before that (a match may show them,
- * and the next piece's first line may be one). Null unless the scan is at a line start with
- * nothing pending and no match's after-context still to show.
- */
-function skippableLines(
-  p: PieceScan,
-  m: LineMatchers,
-  o: MatchOptions,
-  chunk: Uint8Array,
-  from: number,
-  to: number,
-): { to: number; lines: number } | null {
-  const b = p.byteLines;
-  if (b === null || p.longLine !== null || p.long.length > 0 || p.start !== p.text.length) {
-    return null;
-  }
-  if (p.s.line <= p.s.afterUntil) return null;
-  const hit = b.indexIn(chunk, from, to);
-  if (hit === null) return null;
+  if (!countsOnBytes(p) || p.start !== p.text.length) return from;
+  const hit = p.byteLines.indexIn(chunk, from, to);
+  if (hit === null) return from;
   const limit = hit === -1 ? to : hit;
-  const counted = b.lines(chunk, from, limit);
-  if (counted === null) return null;
+  const counted = p.byteLines.lines(chunk, from, limit);
+  if (counted === null) return from;
   const count = counted < 0 ? -1 - counted : counted;
-  if (count <= o.context) return null;
+  if (count <= o.context) return from;
   let end = limit;
   for (let k = 0; k <= o.context; k++) end = chunk.lastIndexOf(10, end - 1);
   // Not all ASCII: counted only when valid UTF-8 (the piece is decoded, and found invalid, else).
@@ -266,19 +251,22 @@ function skippableLines(
     try {
       m.utf8Strict.decode(chunk.subarray(from, end + 1));
     } catch {
-      return null;
+      return from;
     }
   }
-  return { to: end + 1, lines: count - o.context };
+  p.s.line += count - o.context;
+  // The context lines kept before the skipped ones can no longer be shown.
+  p.text = "";
+  p.start = 0;
+  return end + 1;
 }
 
 /**
  * Where a piece `chunk[from, to)` that continues a pending line should end: just after that
- * line's LF when the scan counts lines on bytes (skippableLines), else at `to`.
+ * line's LF when the scan counts lines on bytes (skipLines), else at `to`.
  */
 function pendingLineEnd(p: PieceScan, chunk: Uint8Array, from: number, to: number): number {
-  if (p.byteLines === null || p.start === p.text.length) return to;
-  if (p.longLine !== null || p.long.length > 0 || p.s.line <= p.s.afterUntil) return to;
+  if (!countsOnBytes(p) || p.start === p.text.length) return to;
   const nl = chunk.subarray(from, to).indexOf(10);
   return nl === -1 ? to : from + nl + 1;
 }
@@ -448,7 +436,7 @@ export const MATCHER_FUNCTIONS: readonly ((...args: never[]) => unknown)[] = [
   openReads,
   decodePiece,
   takePiece,
-  skippableLines,
+  countsOnBytes,
   skipLines,
   pendingLineEnd,
   openLongLine,
