@@ -298,8 +298,12 @@ export class JobLifecycle {
     result: { record: JobRecord; changed: boolean },
   ): Promise<JobRecord> {
     job.cap.close();
-    job.record = result.record;
     if (result.changed) await this.persist(job, result.record);
+    // Only now does the end show in memory: a wait's heartbeat, a read, the list and a kill take
+    // this job's record from here while it runs, and one that saw the end before the write was
+    // done would answer "ended" while record.json (what an agent or another process reads next)
+    // still said running.
+    job.record = result.record;
     this.running.delete(job.record.id);
     if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
     if (result.changed) this.events.emit({ kind: "end", record: result.record });
