@@ -3,7 +3,8 @@
 
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { assert, assertEquals } from "../_assert.ts";
-import { OutboundQueue } from "../../lib/mcp/stdio/outbound_queue.ts";
+import { type EncodedSender, OutboundQueue } from "../../lib/mcp/stdio/outbound_queue.ts";
+import { messageLine } from "../../lib/mcp/stdio/jsonrpc_check.ts";
 
 class StalledTransport implements Transport {
   sent: JSONRPCMessage[] = [];
@@ -109,4 +110,28 @@ Deno.test("OutboundQueue.whenReplySent resolves once that reply is written, or o
   await queue.close();
   await new Promise((r) => setTimeout(r, 0));
   assert(closed);
+});
+
+Deno.test("OutboundQueue hands a transport that takes lines the line it counted, made once", async () => {
+  const lines: string[] = [];
+  let plainSends = 0;
+  const inner: Transport & EncodedSender = {
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    send: () => {
+      plainSends++;
+      return Promise.resolve();
+    },
+    sendEncoded: (_message, line) => {
+      lines.push(new TextDecoder().decode(line));
+      return Promise.resolve();
+    },
+  };
+  const queue = new OutboundQueue(inner);
+  const reply = result(7);
+  await queue.send(reply);
+  // The bytes written are the line the stdio wire would have made from the message, no other.
+  assertEquals(lines, [messageLine(reply)]);
+  assertEquals(plainSends, 0);
+  assertEquals(queue.pendingBytes, 0);
 });

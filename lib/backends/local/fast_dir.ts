@@ -169,7 +169,10 @@ function readSome(r: Reading, limit: number, exact?: ExactListing): "done" | "mo
     const { records, view } = r;
     for (let at = 0; at < got; at += view.getUint16(at + RECLEN, true)) {
       const start = at + NAME;
-      const end = records.indexOf(0, start);
+      // A name is short and ends within its record: a byte loop finds its end and copies it
+      // without the native call and the subarray (one object per entry) of indexOf and set.
+      let end = start;
+      while (end < got && records[end] !== 0) end++;
       if (
         records[start] === 46 &&
         (end === start + 1 || (end === start + 2 && records[start + 1] === 46))
@@ -180,9 +183,9 @@ function readSome(r: Reading, limit: number, exact?: ExactListing): "done" | "mo
       if (filled + end - start + 1 > r.names.length) {
         r.names = grow(r.names, filled + end - start + 1);
       }
-      r.names.set(records.subarray(start, end), filled);
-      filled += end - start;
-      r.names[filled++] = 0;
+      const names = r.names;
+      for (let i = start; i < end; i++) names[filled++] = records[i]!;
+      names[filled++] = 0;
     }
   }
   if (types.length > 0) {

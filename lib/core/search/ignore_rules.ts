@@ -165,6 +165,23 @@ export class IgnoreChain {
   }
 
   /**
+   * The chain's rules for the entries of one directory (`dir` absolute, with `/`): the levels that
+   * apply there and each one's path from its base, settled once, so that each entry costs only
+   * its rules' tests (no prefix check, slice or path per entry and level). Its answers are those
+   * of `ignores` for `${dir}/${name}`.
+   */
+  forDir(dir: string): DirIgnores {
+    const base = dir.endsWith("/") ? dir : `${dir}/`;
+    const levels: { relDir: string; rules: IgnoreRule[] }[] = [];
+    for (const level of this.levels) {
+      if (base.startsWith(level.prefix)) {
+        levels.push({ relDir: base.slice(level.prefix.length), rules: level.rules });
+      }
+    }
+    return new DirIgnores(levels);
+  }
+
+  /**
    * The rule that ignores the entry at `path`, or null when it is not ignored: the same decision
    * as `ignores`, for the few entries an empty result names.
    */
@@ -212,6 +229,32 @@ export class IgnoreChain {
     }
     // One object per decided entry only (most entries match no rule).
     return rule && level ? { rule, level } : null;
+  }
+}
+
+/** IgnoreChain.forDir: the rules that apply to the entries of one directory. */
+export class DirIgnores {
+  constructor(private readonly levels: readonly { relDir: string; rules: IgnoreRule[] }[]) {}
+
+  /** Levels that apply here: 0 means no entry of this directory is ignored. */
+  get size(): number {
+    return this.levels.length;
+  }
+
+  /**
+   * Whether the entry `name` of the directory is ignored: the last level with a matching rule
+   * decides (deeper files win, as in IgnoreChain.ignores), so the levels are tried from the last.
+   */
+  ignores(name: string, isDir: boolean): boolean {
+    for (let l = this.levels.length - 1; l >= 0; l--) {
+      const { relDir, rules } = this.levels[l]!;
+      for (let i = rules.length - 1; i >= 0; i--) {
+        const r = rules[i]!;
+        if (r.dirOnly && !isDir) continue;
+        if (r.test(r.byName ? name : relDir + name)) return !r.negate;
+      }
+    }
+    return false;
   }
 }
 

@@ -10,17 +10,29 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { utf8Bytes } from "../../core/text/wire_text.ts";
+import { messageLine } from "./jsonrpc_check.ts";
 
 interface Item {
   message: JSONRPCMessage;
   options: TransportSendOptions | undefined;
+  /** The message's line as written (messageLine, UTF-8): made once, counted and sent as is. */
+  line: Uint8Array;
   bytes: number;
   /** Set for progress notifications: they may be replaced or dropped. */
   progressToken?: string | number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+/**
+ * A transport that writes a message's line as the queue already encoded it (the stdio wire): a
+ * 60 KB listing reply was serialized twice and its bytes counted by a loop over its text.
+ */
+export interface EncodedSender {
+  sendEncoded(message: JSONRPCMessage, line: Uint8Array): Promise<void>;
+}
+
+const encoder = new TextEncoder();
 
 export interface OutboundQueueOptions {
   /** Above this many queued bytes, new progress notifications are dropped (default 256 KiB). */
@@ -115,10 +127,11 @@ export class OutboundQueue implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const token = progressTokenOf(message);
-    const json = JSON.stringify(message);
-    const bytes = utf8Bytes(json) + 1;
+    const line = encoder.encode(messageLine(message));
+    const bytes = line.length;
     if (isListChanged(message)) {
       // "The list changed" twice in a row says nothing more: keep one queued copy.
+      const json = JSON.stringify(message);
       const same = this.items.some((i, n) =>
         (n > 0 || !this.pumping) && isListChanged(i.message) && JSON.stringify(i.message) === json
       );
@@ -132,6 +145,7 @@ export class OutboundQueue implements Transport {
       if (queued) {
         this.queuedBytes += bytes - queued.bytes;
         queued.message = message;
+        queued.line = line;
         queued.bytes = bytes;
         this.droppedProgress++;
         return Promise.resolve();
@@ -142,7 +156,7 @@ export class OutboundQueue implements Transport {
       }
     }
     return new Promise<void>((resolve, reject) => {
-      const item: Item = { message, options, bytes, resolve, reject };
+      const item: Item = { message, options, line, bytes, resolve, reject };
       if (token !== undefined) item.progressToken = token;
       this.items.push(item);
       this.queuedBytes += bytes;
@@ -159,7 +173,10 @@ export class OutboundQueue implements Transport {
       while (this.items.length > 0) {
         const item = this.items[0]!;
         try {
-          await this.inner.send(item.message, item.options);
+          const inner = this.inner as Transport & Partial<EncodedSender>;
+          await (inner.sendEncoded
+            ? inner.sendEncoded(item.message, item.line)
+            : inner.send(item.message, item.options));
           item.resolve();
         } catch (e) {
           item.reject(e);

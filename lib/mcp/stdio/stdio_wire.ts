@@ -144,18 +144,23 @@ export class StdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    return this.sendEncoded(message);
+  }
+
+  /** send, with the message's line already encoded (OutboundQueue's EncodedSender). */
+  sendEncoded(message: JSONRPCMessage, line?: Uint8Array): Promise<void> {
     // The SDK's reply to an `initialize` answered before it loaded: already sent.
     if (this.early?.claim(message)) {
       this.owed.sent(message);
       return Promise.resolve();
     }
-    return this.write(message);
+    return this.write(message, line);
   }
 
-  private async write(message: JSONRPCMessage): Promise<void> {
+  private async write(message: JSONRPCMessage, line?: Uint8Array): Promise<void> {
     if (this.closed || !this.writer) throw new Error("the stdio transport is closed");
     try {
-      await this.writer.write(encoder.encode(messageLine(message)));
+      await this.writer.write(line ?? encoder.encode(messageLine(message)));
       this.owed.sent(message);
     } catch (e) {
       // stdout is gone (the client exited): nothing can be answered any more.

@@ -8,7 +8,7 @@
 
 import type { GlobFilter } from "../../core/search/glob.ts";
 import { type GlobShortcuts, globShortcuts } from "../../core/search/glob_shortcuts.ts";
-import type { IgnoreChain } from "../../core/search/ignore_rules.ts";
+import type { DirIgnores, IgnoreChain } from "../../core/search/ignore_rules.ts";
 import { gitIgnoreCase } from "../../core/search/git_config.ts";
 import { isWriteTempName } from "../../core/path/write_temp_name.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
@@ -164,6 +164,8 @@ interface Frame {
   relDir: string;
   depth: number;
   chain: IgnoreChain;
+  /** The chain's rules for this directory's entries, settled once (IgnoreChain.forDir). */
+  ignore: DirIgnores;
   entries: Entry[];
   next: number;
 }
@@ -218,11 +220,12 @@ class TreeWalker {
       const text = await this.source.readText(path);
       if (text) chain = chain.with(this.paths.slashed(dir), text, path);
     }
+    const ignore = chain.forDir(this.paths.slashed(dir));
     if (this.shortcuts) {
-      entries = await this.dropUnmatchable(dir, entries, chain, this.shortcuts);
+      entries = await this.dropUnmatchable(entries, ignore, this.shortcuts);
     }
     if (!this.control.countOnly) entries = await sortInTurns(entries, this.breathe);
-    const frame: Frame = { dir, relDir, depth, chain, entries, next: 0 };
+    const frame: Frame = { dir, relDir, depth, chain, ignore, entries, next: 0 };
     const rows = this.control.rows;
     if (this.control.countOnly) frame.entries = await this.settleFiles(frame, 0);
     else if (rows !== undefined && entries.length > rows - this.handedOut - this.out.length) {
@@ -256,11 +259,7 @@ class TreeWalker {
     if (entry.type !== "file") return false;
     const hidden = entry.name.charCodeAt(0) === 46;
     if (hidden && (isWriteTempName(entry.name) || !this.options.includeHidden)) return false;
-    const chain = frame.chain;
-    if (
-      chain.size > 0 &&
-      chain.ignores(this.paths.slashed(this.paths.join(frame.dir, entry.name)), false, entry.name)
-    ) return false;
+    if (frame.ignore.size > 0 && frame.ignore.ignores(entry.name, false)) return false;
     const filter = this.options.filter;
     const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
     return !filter || filter.keepsFile(rel);
@@ -274,9 +273,8 @@ class TreeWalker {
    * those, as links skipped.
    */
   private async dropUnmatchable(
-    dir: string,
     entries: Entry[],
-    chain: IgnoreChain,
+    ignore: DirIgnores,
     shortcuts: GlobShortcuts,
   ): Promise<Entry[]> {
     const kept: Entry[] = [];
@@ -288,8 +286,7 @@ class TreeWalker {
         if (e.type === "symlink" && shortcuts.fileNameMayMatch(e.name)) kept.push(e);
       } else if (
         e.name.charCodeAt(0) === 46 || shortcuts.fileNameMayMatch(e.name) ||
-        (chain.size > 0 &&
-          chain.ignores(this.paths.slashed(this.paths.join(dir, e.name)), false, e.name))
+        (ignore.size > 0 && ignore.ignores(e.name, false))
       ) kept.push(e);
       else {
         this.stats.filesSeen++;
@@ -342,11 +339,10 @@ class TreeWalker {
   ): { path: string; rel: string } | null {
     const isDir = entry.type === "dir";
     if (this.skipped(frame, entry, isDir)) return null;
-    const chain = frame.chain;
-    // No path is built for a file only counted where no ignore rule needs it (no garbage per file).
-    const path = chain.size > 0 || isDir || !counting ? this.paths.join(frame.dir, entry.name) : "";
-    if (chain.size > 0 && chain.ignores(this.paths.slashed(path), isDir, entry.name)) {
+    if (frame.ignore.size > 0 && frame.ignore.ignores(entry.name, isDir)) {
       this.stats.ignored++;
+      const path = this.paths.join(frame.dir, entry.name);
+      const chain = frame.chain;
       const named = this.stats.ignoredSamples.length < SKIPPED_SAMPLES;
       if (named || (isDir && this.stats.skippedDirs.length < SKIPPED_DIRS)) {
         const reason = chain.explain(this.paths.slashed(path), isDir);
@@ -359,11 +355,13 @@ class TreeWalker {
       return null;
     }
     const filter = this.options.filter;
+    // A file only counted needs no path (no garbage per file).
     if (counting && !isDir && !filter) {
       this.stats.filesSeen++;
       this.count();
       return null;
     }
+    const path = this.paths.join(frame.dir, entry.name);
     const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
     if (isDir) return this.directory(frame, path, rel);
     this.stats.filesSeen++;
@@ -422,9 +420,8 @@ class TreeWalker {
    */
   private noteHiddenDir(frame: Frame, name: string): void {
     const path = this.paths.join(frame.dir, name);
-    const chain = frame.chain;
-    const reason = chain.size > 0 && chain.ignores(this.paths.slashed(path), true, name)
-      ? chain.explain(this.paths.slashed(path), true)
+    const reason = frame.ignore.size > 0 && frame.ignore.ignores(name, true)
+      ? frame.chain.explain(this.paths.slashed(path), true)
       : null;
     this.stats.skippedDirs.push(
       reason ? { path, isDir: true, hidden: true, reason } : {

@@ -165,3 +165,68 @@ Deno.test("core.ignorecase applies to the levels added after it, not to those be
   assertEquals(both.ignores("/r/sub/build", true), true);
   assertEquals(sensitive.ignores("/r/sub/build", true), false);
 });
+
+Deno.test("forDir answers as ignores() for every entry of the directory, over nested levels", async () => {
+  const fc = (await import("fast-check")).default;
+  const patterns = [
+    "*.log",
+    "build/",
+    "!keep.log",
+    "/root.txt",
+    "a/**/b",
+    "docs/*.md",
+    "x?z",
+    "!b*",
+    "sub/",
+    "/docs",
+    "a/b/",
+    "/b*",
+    "bu*",
+    "*",
+    "!*",
+    "/sub/deep",
+    "deep/x.log",
+  ];
+  const names = ["a", "b", "bc", "build", "keep.log", "x.log", "root.txt", "deep", "docs", "sub"];
+  // A level at /r, one in a subdirectory, maybe one deeper; each entry of each directory on
+  // the way is asked both ways, as a file and as a directory, with and without ignorecase.
+  fc.assert(
+    fc.property(
+      fc.array(fc.subarray(patterns, { minLength: 1 }), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
+      fc.boolean(),
+      (levels: string[][], dirs: string[], ignoreCase: boolean) => {
+        let chain = IgnoreChain.EMPTY.withIgnoreCase(ignoreCase);
+        levels.forEach((rules, i) => {
+          chain = chain.with(["/r", ...dirs.slice(0, i)].join("/"), rules.join("\n"));
+        });
+        for (let depth = 0; depth <= dirs.length; depth++) {
+          const dir = ["/r", ...dirs.slice(0, depth)].join("/");
+          const here = chain.forDir(dir);
+          for (const name of [...names, "KEEP.LOG", "Build"]) {
+            for (const isDir of [false, true]) {
+              assertEquals(
+                here.size > 0 && here.ignores(name, isDir),
+                chain.ignores(`${dir}/${name}`, isDir, name),
+                `${JSON.stringify(levels)} in ${dir}: ${name} dir=${isDir}`,
+              );
+            }
+          }
+        }
+      },
+    ),
+    { numRuns: 1500 },
+  );
+});
+
+Deno.test("forDir of the file system's root and of a directory no level covers", () => {
+  const chain = IgnoreChain.EMPTY.with("/", "*.log\n").with("/srv/app", "dist/\n");
+  assertEquals(chain.forDir("/").ignores("a.log", false), true);
+  assertEquals(chain.forDir("/").ignores("dist", true), false);
+  assertEquals(chain.forDir("/srv/app").ignores("dist", true), true);
+  assertEquals(chain.forDir("/srv/app/").ignores("dist", true), true);
+  // "/srv/application" is not below "/srv/app": only the root's level applies there.
+  assertEquals(chain.forDir("/srv/application").size, 1);
+  assertEquals(chain.forDir("/srv/application").ignores("dist", true), false);
+  assertEquals(IgnoreChain.EMPTY.forDir("/srv").size, 0);
+});

@@ -9,6 +9,7 @@ import {
   decodeTextBody,
   encodeDoc,
   LineCursor,
+  looksBinary,
   splitLines,
   type TextDoc,
 } from "../../../lib/core/text/text_file.ts";
@@ -91,4 +92,44 @@ Deno.test("decodeTextBody is decodeText before the split (every encoding)", () =
     const { encoding, bom, text } = body.body;
     assertEquals({ encoding, bom, ...splitLines(text) }, doc.doc);
   }
+});
+
+Deno.test("looksBinary finds a NUL anywhere in the first 8 KiB, whatever the head's alignment", () => {
+  const buffer = new Uint8Array(8192 + 16).fill(0x61);
+  for (const offset of [0, 1, 2, 3, 5]) {
+    for (const length of [0, 1, 3, 4, 7, 8, 9, 100, 8192 - offset, 8192 + 8]) {
+      const head = buffer.subarray(offset, offset + length);
+      assertEquals(looksBinary(head), false, `offset ${offset}, ${length} bytes`);
+      for (const at of new Set([0, 1, 2, 3, 4, 5, length >> 1, length - 2, length - 1, 8191])) {
+        if (at < 0 || at >= length) continue;
+        head[at] = 0;
+        // Past the first 8 KiB a NUL does not count.
+        assertEquals(
+          looksBinary(head),
+          at < 8192,
+          `offset ${offset}, ${length} bytes, NUL at ${at}`,
+        );
+        head[at] = 0x61;
+      }
+    }
+  }
+  // A UTF-16 byte order mark: its NULs are text.
+  assertEquals(looksBinary(new Uint8Array([0xff, 0xfe, 0x61, 0, 0x62, 0])), false);
+});
+
+Deno.test("looksBinary agrees with a byte loop over random heads", () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.nat(3),
+      (bytes: Uint8Array, offset: number) => {
+        const head = new Uint8Array(bytes.length + offset).subarray(offset);
+        head.set(bytes);
+        const bom = head.length >= 2 &&
+          ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff));
+        assertEquals(looksBinary(head), !bom && head.includes(0));
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
