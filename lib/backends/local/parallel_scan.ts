@@ -30,6 +30,7 @@ import type { SummaryFs } from "./quick_summary.ts";
 import { type BeneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
 import { beneathLibc } from "./beneath.ts";
 import { checkSpareDescriptors } from "./spare_descriptors.ts";
+import { requestCollectionAfterSearch } from "./heap.ts";
 import { matchHeld, scanBatch, WORKER_SOURCE } from "./scan_worker.ts";
 
 /** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */
@@ -206,6 +207,7 @@ export class ParallelScanner implements ContentScanner {
         Atomics.store(stop, 0, 1);
         this.drop(stop);
         this.endSoon(stop);
+        requestCollectionAfterSearch();
       },
     };
   }

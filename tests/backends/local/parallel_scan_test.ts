@@ -6,6 +6,7 @@ import { assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { ParallelScanner } from "../../../lib/backends/local/parallel_scan.ts";
+import { collectionCount } from "../../../lib/backends/local/heap.ts";
 import { WORKER_SOURCE } from "../../../lib/backends/local/scan_worker.ts";
 import { compileSearchPattern } from "../../../lib/core/search/search_pattern.ts";
 import { Budget } from "../../../lib/ops/budget.ts";
@@ -126,6 +127,33 @@ Deno.test("workers stopped and started again between searches give identical res
     await scanner.close(); // the idle stop: the next search starts fresh workers
     assertEquals(await view({ path: ".", content: "needle \\d+", regex: true }), first);
     assertEquals(scanner.inline, false);
+  } finally {
+    await scanner.close();
+  }
+});
+
+Deno.test("a search's end asks for a full collection when it leaves this thread's heap past the mark", async () => {
+  await using dir = await haystack(200);
+  const scanner = new ParallelScanner(1);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    const view = viewer(dir.path, scanner);
+    const first = await view({ path: ".", content: "needle" });
+    await sleep(600); // a collection this first search asked for, and its pause, are over
+    // 40 MB of flat strings (decoded, as a scan's lines are; `repeat` would share one rope), held
+    // through the search as its walk and answers are: the heap is past the after-search mark.
+    const decoder = new TextDecoder();
+    let garbage: string[] | null = Array.from(
+      { length: 400 },
+      (_, i) => decoder.decode(new Uint8Array(100_000).fill(65 + i % 26)),
+    );
+    assertEquals(garbage.length, 400);
+    const before = collectionCount();
+    assertEquals(await view({ path: ".", content: "needle" }), first);
+    garbage = null; // dead once the answer is out
+    const deadline = Date.now() + 3_000;
+    while (collectionCount() === before && Date.now() < deadline) await sleep(10);
+    assertEquals(collectionCount(), before + 1, "no collection after the search");
   } finally {
     await scanner.close();
   }
