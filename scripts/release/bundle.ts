@@ -31,22 +31,33 @@ import {
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
 import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
+import * as esbuild from "esbuild";
 
 /** Defines the CommonJS globals ssh2's bundled code reads at load time. */
 export const PROLOGUE =
   "var __dirname = import.meta.dirname, __filename = import.meta.filename; // anchorfs bundle\n";
 
 /**
- * JSDoc types that import a package's own files (re2js: `{import('./index.js').RE2JS}`) point
- * nowhere once bundled, and `deno compile` type-checks the bundle: it failed with TS2307. They are
- * comments, so they become `{any}`.
+ * The bundle's code without its comments and layout, and with every non-ASCII character written
+ * as an escape; names are kept. V8 keeps each module's whole source in the heap (for lazy
+ * compilation and `toString`), and a source holding one non-ASCII character is kept at two bytes
+ * a character: the SDK's chunk, 975 KB with 45 em dashes in its comments, was 1.9 MB of the idle
+ * server's heap. Comments go too: JSDoc types that import a package's own files (re2js:
+ * `{import('./index.js').RE2JS}`) point nowhere once bundled, and `deno compile` type-checked
+ * them (TS2307). The 3.66 MB of modules become 2.61 MB, and the idle server 3 MB smaller
+ * (docs/benchmarks.md, "Idle"). Names stay as they are: the search workers' code is joined from
+ * functions of several chunks by their source text and names (scan_worker.ts), and minified
+ * names collide there.
  */
-export function dropRelativeTypeImports(code: string): string {
-  // Only on JSDoc lines (` * @param {...}`): code is never touched.
-  return code.replace(
-    /^(\s*\*.*)\{import\((['"])\.{1,2}\/[^'"]*\2\)(\.[\w.]+)?\}/gm,
-    "$1{any}",
-  );
+export async function compactCode(code: string): Promise<string> {
+  const result = await esbuild.transform(code, {
+    loader: "js",
+    minifyWhitespace: true,
+    charset: "ascii",
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  return result.code;
 }
 
 /**
@@ -58,6 +69,21 @@ export const MODULES_DIR = "anchorfs_modules";
 export const CORE_FILE = `${MODULES_DIR}/commands.js`;
 /** How main.ts imports the rest; the entry's copy is pointed at CORE_FILE. */
 const COMMANDS_IMPORT = `import("./lib/commands.ts")`;
+/**
+ * The source modules each file of MODULES_DIR holds (`lib/...` as in the checkout, npm packages'
+ * files as `npm:<name>/<version>/<file>`), written there as SOURCES_FILE: deno bundle heads each
+ * module's code with a `// path` line, and compactCode drops comments. It tells which chunk runs
+ * which module (tests/scripts/_bundle_graph.ts checks the lazy ones; a stack trace's chunk).
+ */
+export const SOURCES_FILE = "sources.json";
+
+/** The modules `code` (deno bundle's output, comments still in) holds, as SOURCES_FILE lists them. */
+function sourceModules(code: string): string[] {
+  return [...code.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) =>
+    m[1]!.replace(/^.*\/registry\.npmjs\.org\//, "npm:")
+  );
+}
+
 /** Whether a chunk reads the CommonJS globals PROLOGUE defines. */
 const READS_CJS_GLOBALS = /\b__(dirname|filename)\b/;
 
@@ -126,13 +152,17 @@ async function bundleCore(dir: string): Promise<void> {
   }
   const names: string[] = [];
   for await (const entry of Deno.readDir(dir)) if (entry.isFile) names.push(entry.name);
-  for (const name of names) {
-    const code = dropRelativeTypeImports(await Deno.readTextFile(`${dir}/${name}`));
+  const sources: Record<string, string[]> = {};
+  for (const name of names.sort()) {
+    const bundled = await Deno.readTextFile(`${dir}/${name}`);
+    sources[name] = sourceModules(bundled);
+    const code = await compactCode(bundled);
     await Deno.writeTextFile(
       `${dir}/${name}`,
       READS_CJS_GLOBALS.test(code) ? PROLOGUE + code : code,
     );
   }
+  await Deno.writeTextFile(`${dir}/${SOURCES_FILE}`, JSON.stringify(sources, null, 1) + "\n");
 }
 
 /**
@@ -156,15 +186,19 @@ export async function bundle(out: string): Promise<void> {
     `${modules}${OUTLINE_WORKER_FILE}.raw.js`,
   );
   // The runtime is emscripten's CommonJS build, which reads __dirname like ssh2 does.
-  await Deno.writeTextFile(`${modules}${OUTLINE_WORKER_FILE}`, PROLOGUE + worker);
+  await Deno.writeTextFile(
+    `${modules}${OUTLINE_WORKER_FILE}`,
+    PROLOGUE + await compactCode(worker),
+  );
   const re2 = await denoBundle(
     "scripts/release/_re2_entry.ts",
     [],
     `${modules}${RE2_MODULE_FILE}.raw.js`,
   );
-  await Deno.writeTextFile(`${modules}${RE2_MODULE_FILE}`, dropRelativeTypeImports(re2));
-  await Deno.writeTextFile(out, parts.join(`import("./${CORE_FILE}")`));
+  await Deno.writeTextFile(`${modules}${RE2_MODULE_FILE}`, await compactCode(re2));
+  await Deno.writeTextFile(out, await compactCode(parts.join(`import("./${CORE_FILE}")`)));
   await copyWasm(modules);
+  await esbuild.stop();
 }
 
 if (import.meta.main) {

@@ -1,9 +1,14 @@
 // Reads a built bundle's file graph (scripts/release/bundle.ts): which files load with a file
 // (its static imports, followed), which can ever load (its import()s too), and which source
-// modules each file holds (deno bundle heads each module's code with a `// path` line).
+// modules each file holds (the bundle's sources.json, written before its comments went).
 
-/** A static import or re-export of a file beside this one, as deno bundle writes them. */
-const STATIC_IMPORT = /^(?:import|export)\s[^;]*?"\.\/([^"]+\.js)";$/gm;
+import { SOURCES_FILE } from "../../scripts/release/bundle.ts";
+
+/**
+ * A static import or re-export of a file beside this one, as the compacted bundle has them
+ * (`import{a as b}from"./chunk-X.js";`, `import"./chunk-Y.js";`), at a statement's start.
+ */
+const STATIC_IMPORT = /(?:^|;)(?:import|export)\s*(?:[^;"]*?from\s*)?"\.\/([^"]+\.js)";/gm;
 /** An import() of a file beside this one. */
 const DYNAMIC_IMPORT = /\bimport\("\.\/([^"]+\.js)"\)/g;
 
@@ -32,14 +37,14 @@ export function reachableFiles(dir: string, file: string): Promise<string[]> {
 }
 
 /**
- * The source modules `path` holds: `lib/...` paths as in the checkout, npm packages' files as
- * `npm:<name>/<version>/<file>` (whatever the Deno cache's place).
+ * The source modules file `file` of `dir` holds (sources.json): `lib/...` paths as in the
+ * checkout, npm packages' files as `npm:<name>/<version>/<file>`.
  */
-export async function modulesIn(path: string): Promise<string[]> {
-  const code = await Deno.readTextFile(path);
-  return [...code.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) =>
-    m[1]!.replace(/^.*\/registry\.npmjs\.org\//, "npm:")
-  );
+export async function modulesIn(dir: string, file: string): Promise<string[]> {
+  const sources = JSON.parse(await Deno.readTextFile(`${dir}/${SOURCES_FILE}`));
+  const modules = sources[file];
+  if (!Array.isArray(modules)) throw new Error(`${SOURCES_FILE} does not list ${file}`);
+  return modules;
 }
 
 /**
@@ -70,7 +75,7 @@ export async function lazyPlaces(
   const places: Record<string, string[]> = {};
   for (const [what] of LAZY_MODULES) places[what] = [];
   for (const file of files) {
-    const modules = await modulesIn(`${dir}/${file}`);
+    const modules = await modulesIn(dir, file);
     for (const [what, pattern] of LAZY_MODULES) {
       if (modules.some((m) => pattern.test(m))) places[what]!.push(file);
     }
