@@ -211,9 +211,10 @@ export class JobLifecycle {
   }
 
   private watch(job: RunningJob): void {
-    const before = job.cap.droppedBytes;
     job.cap.enforce();
-    if (job.cap.droppedBytes !== before) {
+    // Against the record, not the count before this check: a local job's pump cuts the log
+    // too (log_pump.ts), and those drops belong in the record as much as the watch's own.
+    if (job.cap.droppedBytes !== job.record.droppedBytes) {
       job.record = { ...job.record, droppedBytes: job.cap.droppedBytes };
       this.persist(job, job.record);
     }
