@@ -7,7 +7,7 @@ import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { startServer, tempDir } from "../_harness.ts";
 import { needing } from "../_requires.ts";
 
-const needs = needing("bash", "posix-fs");
+const needs = needing("bash", "posix-fs", "proc");
 
 /** Whether a new file can be made in `dir` right now. */
 async function canCreate(dir: string): Promise<boolean> {
@@ -128,3 +128,48 @@ Deno.test(
     },
   ),
 );
+
+Deno.test(
+  needs("a server that exits with a job end it could not write says so on stderr", async () => {
+    await using state = await tempDir();
+    const server = await startServer({
+      client: "v1",
+      args: ["--state-dir", state.path, "--foreground-window", "0.5"],
+    });
+    let refused: { how: string; undo: () => Promise<void> } | undefined;
+    try {
+      const ran = await server.call("shell", {
+        command: "until [ -f never ]; do sleep 0.05; done",
+      });
+      const id = /anchorfs:\/\/jobs\/([\w-]+)/.exec(JSON.stringify(ran.raw))![1]!;
+      const jobDir = `${state.path}/jobs/${id}`;
+      refused = await refuseWrites(jobDir);
+      // Closing stdin shuts the server down: the job ends interrupted, and its end cannot land.
+      await server.close();
+      await waitForExit(server.pid!);
+      assertStringIncludes(
+        server.stderr(),
+        `anchorfs: job ${id} ended (interrupted), but its record could not be written to ${
+          JSON.stringify(`${jobDir}/record.json`)
+        } (${refused.how}: `,
+      );
+    } finally {
+      await refused?.undo();
+      await server.close();
+    }
+  }),
+);
+
+/** Resolves once process `pid` is gone (a zombie counts as gone: PID 1 may not reap it). */
+async function waitForExit(pid: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the server (pid ${pid}) did not exit`);
+}
