@@ -439,6 +439,18 @@ async function closeJobsFirmly(services: Services): Promise<void> {
   Deno.addSignalListener("SIGTERM", hurry);
   Deno.addSignalListener("SIGINT", hurry);
   try {
+    // A job's end that could not reach the disk: the last place a person can still read it.
+    const unsaved = await services.jobs.shutdown().catch((e) => {
+      logError("shutdown", e);
+      return [];
+    });
+    for (const r of unsaved) {
+      logLine(
+        `anchorfs: job ${r.id} ended (${r.status}), but its record could not be written to ` +
+          `${JSON.stringify(r.unsaved!.path)} (${r.unsaved!.code}: ${r.unsaved!.message}); ` +
+          "record.json says it is still running, so the next reader will report it lost.",
+      );
+    }
     await closeServices(services).catch((e) => logError("shutdown", e));
   } finally {
     Deno.removeSignalListener("SIGTERM", hurry);

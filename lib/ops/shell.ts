@@ -14,6 +14,7 @@ import { type JobManager } from "./jobs/job_manager.ts";
 import { formatJobUri } from "../core/jobs/job_uri.ts";
 import { DEFAULT_PASSING_LINES, endedBadly, readJobOutput } from "./jobs/job_output.ts";
 import { heartbeatText, waitForJob } from "./jobs/wait_for_job.ts";
+import { unsavedRecordText } from "./jobs/job_messages.ts";
 import {
   DEFAULT_TAIL_BYTES,
   formatTail,
@@ -144,11 +145,16 @@ export async function runShell(
       formatDuration((final.endedAt ?? Date.now()) - final.startedAt)
     } · job ${final.id}`;
     const note = maskedStatusNote(command, final.exitCode ?? undefined);
+    const unsaved = unsavedRecordText(final);
     return {
       kind: "finished",
       record: final,
       failed: endedBadly(final),
-      text: joinGuide(`${head}\n${note ? `${note}\n` : ""}`, formatTail(output, tailBytes)),
+      text: joinGuide(
+        `${head}\n${note ? `${note}\n` : ""}`,
+        ...(unsaved ? [unsaved, "\n"] : []),
+        formatTail(output, tailBytes),
+      ),
     };
   }
   const { tail } = await jobs.readTail(started.id, 1024);

@@ -46,8 +46,8 @@ export class DiskJobStore implements JobStore {
   }
 
   localFiles(id: string): LocalJobFiles {
-    const { log, script } = this.paths(id);
-    return { log, script };
+    const { log, script, record } = this.paths(id);
+    return { log, script, record };
   }
 
   async reserve(id: string): Promise<boolean> {

@@ -65,6 +65,26 @@ export interface JobRecord {
   logCapBytes: number;
   /** One sentence on why it ended, for a reader. */
   endReason?: string;
+  /**
+   * Never on disk: set only in the memory of the server that runs (or ran) the job, while the
+   * record could not be written (after retries), so record.json still holds an older state.
+   * Cleared once a write lands.
+   */
+  unsaved?: RecordUnsaved;
+}
+
+/** Why a job's record is not on disk: where it was to go and what the write hit. */
+export interface RecordUnsaved {
+  /** Where the record was to be written (its record.json, or the store's root). */
+  path: string;
+  /** The errno name (EACCES, ENOSPC, EROFS, ...), or the error's name when it has none. */
+  code: string;
+  /** The error's own message. */
+  message: string;
+  /** Writes tried so far. */
+  attempts: number;
+  /** When the first of them failed (epoch milliseconds). */
+  since: number;
 }
 
 /** What is known when a job starts: the record's identity fields, before any outcome. */

@@ -34,6 +34,7 @@ import { containmentFields, localJobHost } from "./job_places.ts";
 import type { JobEnd, JobHost, JobHostDir, JobRun } from "../ports/job_host.ts";
 import type { JobRegistry } from "./job_registry.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
+import { RecordWrites } from "./record_writes.ts";
 import {
   DEFAULT_LOG_CAP_BYTES,
   DEFAULT_MAX_RUNNING,
@@ -51,8 +52,6 @@ interface RunningJob {
   cause: JobExit["cause"];
   done: Promise<JobRecord>;
   timer: ReturnType<typeof setInterval> | undefined;
-  /** The chain of record writes (see persist). */
-  writes: Promise<void>;
   /** What the end's own sweep terminated (a kill running meanwhile reports these too). */
   endKilled: ProcessInfo[];
   /** Its process, on this machine or an ssh host (its JobHost started it). */
@@ -83,6 +82,9 @@ export class JobLifecycle {
   private readonly pollMs: number;
   private readonly pid: number;
   private readonly runner: ProcessRunner;
+  /** Every record write after the start's, and those that could not be made. */
+  private readonly writes: RecordWrites;
+  private readonly shutdownWaitMs: number;
   /** This machine's jobs (the LocalHost's, handed over by the composition root). */
   readonly localJobs: JobHost;
 
@@ -100,6 +102,8 @@ export class JobLifecycle {
     this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.killGraceMs = options.killGraceMs ?? 2000;
     this.pollMs = options.pollMs ?? 100;
+    this.shutdownWaitMs = options.shutdownWaitMs ?? 5000;
+    this.writes = new RecordWrites(this.store, this.now, options.recordWrites);
     this.localJobs = localJobHost(reaping, this.store);
   }
 
@@ -192,7 +196,6 @@ export class JobLifecycle {
       cause: "exit",
       done: Promise.resolve(record),
       timer: undefined,
-      writes: Promise.resolve(),
       endKilled: [],
       run,
     };
@@ -204,18 +207,14 @@ export class JobLifecycle {
     return record;
   }
 
-  /** Record writes of one job happen in order, so a late write never undoes the end. */
-  private persist(job: RunningJob, record: JobRecord): Promise<void> {
-    job.writes = job.writes.then(() => this.store.write(record)).catch(() => {});
-    return job.writes;
-  }
-
   private watch(job: RunningJob): void {
-    const before = job.cap.droppedBytes;
     job.cap.enforce();
-    if (job.cap.droppedBytes !== before) {
+    // Against the record, not the count before this check: a local job's pump cuts the log
+    // too (log_pump.ts), and those drops belong in the record as much as the watch's own.
+    if (job.cap.droppedBytes !== job.record.droppedBytes) {
       job.record = { ...job.record, droppedBytes: job.cap.droppedBytes };
-      this.persist(job, job.record);
+      // One that cannot be written is kept with why (record() shows it) and tried again.
+      this.writes.write(job.record);
     }
   }
 
@@ -291,14 +290,16 @@ export class JobLifecycle {
 
   /**
    * The one place a job's end is recorded: the log closed, the record written (once, in order
-   * after any earlier write), the job no longer running, and the end announced.
+   * after any earlier write, retried), the job no longer running, and the end announced. An end
+   * that could not be written is still this job's end: it is kept in memory with why, and every
+   * answer about the job says its record is not saved (see record()).
    */
   private async recordEnd(
     job: RunningJob,
     result: { record: JobRecord; changed: boolean },
   ): Promise<JobRecord> {
     job.cap.close();
-    if (result.changed) await this.persist(job, result.record);
+    if (result.changed) await this.writes.write(result.record);
     // Only now does the end show in memory: a wait's heartbeat, a read, the list and a kill take
     // this job's record from here while it runs, and one that saw the end before the write was
     // done would answer "ended" while record.json (what an agent or another process reads next)
@@ -306,13 +307,32 @@ export class JobLifecycle {
     job.record = result.record;
     this.running.delete(job.record.id);
     if (this.byKey.get(job.key) === job.record.id) this.byKey.delete(job.key);
-    if (result.changed) this.events.emit({ kind: "end", record: result.record });
-    return result.record;
+    const ended = this.writes.unsaved(job.record.id) ?? result.record;
+    if (result.changed) this.events.emit({ kind: "end", record: ended });
+    return ended;
   }
 
-  /** The record of a job this server runs, or undefined. */
+  /**
+   * The record of a job this server runs, or of one that ended here whose record could not be
+   * written (record.json still says running: only this memory knows its end); undefined
+   * otherwise. A record not on disk carries `unsaved`.
+   */
   record(id: string): JobRecord | undefined {
-    return this.running.get(id)?.record;
+    const running = this.running.get(id)?.record;
+    const unsaved = this.writes.unsaved(id);
+    if (running) return unsaved ? { ...running, unsaved: unsaved.unsaved! } : running;
+    return unsaved;
+  }
+
+  /** Every record this server holds in memory: its running jobs and its unsaved ends. */
+  heldRecords(): JobRecord[] {
+    const ids = new Set([...this.running.keys(), ...this.writes.allUnsaved().map((r) => r.id)]);
+    return [...ids].map((id) => this.record(id)!);
+  }
+
+  /** One more write of every record that could not be written (see RecordWrites.retry). */
+  retryUnsaved(): Promise<void> {
+    return this.writes.retry();
   }
 
   isRunningHere(id: string): boolean {
@@ -373,9 +393,10 @@ export class JobLifecycle {
 
   /**
    * Terminates every process of every job this server started (running or ended) and records
-   * that as the running jobs' end. Safe to call twice; after it, start() refuses.
+   * that as the running jobs' end. Safe to call twice; after it, start() refuses. Returns the
+   * records that could not be written (the caller says so where a person reads it).
    */
-  async shutdown(): Promise<void> {
+  async shutdown(): Promise<JobRecord[]> {
     this.closing = true;
     const jobs = [...this.running.values()];
     for (const job of jobs) job.cause = "shutdown";
@@ -383,12 +404,21 @@ export class JobLifecycle {
       killJobProcesses(this.runner, this.ownTarget(), this.killGraceMs),
       ...jobs.map((j) => j.run.shutdown()),
     ]);
-    await Promise.all(
-      jobs.map((job) => Promise.race([job.done, new Promise((r) => setTimeout(r, 3000))])),
-    );
+    // One budget for all of it, not one per job: the ends, then every record write still on
+    // its way (a slow disk) and one more try of those that failed, before the process exits.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outOfTime = new Promise<void>((r) => (timer = setTimeout(r, this.shutdownWaitMs)));
+    await Promise.race([
+      Promise.all(jobs.map((job) => job.done))
+        .then(() => this.writes.retry())
+        .then(() => this.writes.settle()),
+      outOfTime,
+    ]);
+    clearTimeout(timer);
     // Anything forked during the sweep.
     killJobProcessesNow(this.runner, this.ownTarget());
     for (const job of this.running.values()) clearInterval(job.timer);
+    return this.writes.allUnsaved();
   }
 
   /** Last-resort synchronous kill for abrupt exits (no records written). */

@@ -8,7 +8,7 @@ import { isTerminal, type JobRecord } from "../../core/jobs/job_state.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
 import type { Host } from "../ports/host.ts";
 import type { JobHost } from "../ports/job_host.ts";
-import type { JobStore, TailRead } from "../ports/job_store.ts";
+import { type JobStore, newestFirst, type TailRead } from "../ports/job_store.ts";
 import type { ProcessRunner } from "../ports/process_runner.ts";
 import type { ListedJob } from "./host_probe.ts";
 import { JobLifecycle } from "./job_lifecycle.ts";
@@ -87,14 +87,19 @@ export class JobManager {
     return this.life.start(host, cwd, command);
   }
 
-  /** The current record: from memory for this server's running jobs, else from disk. */
-  get(id: string): Promise<JobRecord | undefined> {
-    return this.registry.get(id);
+  /**
+   * The current record: from memory for this server's running jobs (and those that ended here
+   * with a record that could not be written), else from disk.
+   */
+  async get(id: string): Promise<JobRecord | undefined> {
+    await this.life.retryUnsaved();
+    return await this.registry.get(id);
   }
 
   /** Like get, but throws a caller error naming the known jobs. */
-  require(id: string): Promise<JobRecord> {
-    return this.registry.require(id);
+  async require(id: string): Promise<JobRecord> {
+    await this.life.retryUnsaved();
+    return await this.registry.require(id);
   }
 
   /**
@@ -102,7 +107,15 @@ export class JobManager {
    * and processes still alive of their jobs (finished ones too) are terminated.
    */
   async list(limit = 50): Promise<ListedJob[]> {
-    return await this.registry.list(limit);
+    // Every call that reads jobs first tries again the records the disk refused, so it catches
+    // up as soon as it can (and the answer says which still are not saved).
+    await this.life.retryUnsaved();
+    const listed = await this.registry.list(limit);
+    // What only this server knows: its jobs whose record the disk lost or never took (their
+    // directory removed, or replaced by a file) are still its jobs, and listed as such.
+    const shown = new Set(listed.map((r) => r.id));
+    const missing = this.life.heldRecords().filter((r) => !shown.has(r.id));
+    return missing.length === 0 ? listed : newestFirst([...listed, ...missing]).slice(0, limit);
   }
 
   isRunningHere(id: string): boolean {
@@ -156,6 +169,7 @@ export class JobManager {
    * parentage) and waits for its end. `killed` names the processes signalled.
    */
   async kill(id: string): Promise<KillResult> {
+    await this.life.retryUnsaved();
     // Read without reconciling: a dead server's job is reconciled below, reporting its kills.
     const record = this.life.record(id) ??
       (isJobId(id) ? await this.store.read(id) : undefined) ?? await this.require(id);
@@ -179,9 +193,10 @@ export class JobManager {
 
   /**
    * Terminates every process of every job this server started (running or ended) and records
-   * that as the running jobs' end. Safe to call twice; after it, start() refuses.
+   * that as the running jobs' end. Safe to call twice; after it, start() refuses. Returns the
+   * records that could not be written before it gave up (record.json still says running).
    */
-  shutdown(): Promise<void> {
+  shutdown(): Promise<JobRecord[]> {
     return this.life.shutdown();
   }
 

@@ -6,6 +6,7 @@ import type { ProcessInfo } from "../../core/jobs/job_processes.ts";
 import type { JobRecord } from "../../core/jobs/job_state.ts";
 import type { Hosts } from "../ports/host.ts";
 import type { JobStore } from "../ports/job_store.ts";
+import type { RecordWriteOptions } from "./record_writes.ts";
 
 export const DEFAULT_LOG_CAP_BYTES = 1024 ** 3;
 export const DEFAULT_MAX_RUNNING = 16;
@@ -33,6 +34,13 @@ export interface JobManagerOptions {
   keepFinishedMs?: number;
   /** Total log bytes of finished jobs kept (default 4 GiB); older logs go first. */
   keepFinishedBytes?: number;
+  /** How record writes after the start's are retried before a record counts as unsaved. */
+  recordWrites?: RecordWriteOptions;
+  /**
+   * How long shutdown waits, after its kill sweep, for the jobs' ends and every record write
+   * still on its way, all together (default 5 s).
+   */
+  shutdownWaitMs?: number;
   /** How often a running job's log is checked against the cap (default 100 ms). */
   pollMs?: number;
   /** How long `list` waits for the host of a dead server's remote job (default 3 s). */

@@ -260,3 +260,46 @@ export function waitOrKill(id: string): Guide {
     ".",
   );
 }
+
+/**
+ * What every answer about a job says while its record could not be written (`record.unsaved`):
+ * where, the error, what this means for other readers of the state dir, the fix for that errno,
+ * and that the next jobs call writes it once the disk allows.
+ */
+export function unsavedRecordText(record: JobRecord): Guide | undefined {
+  const u = record.unsaved;
+  if (!u) return undefined;
+  const stale = record.status === "running"
+    ? "record.json holds an older state of it"
+    : "record.json still says it is running, so other anchorfs processes on this state dir do " +
+      "not see its end (and once this server exits they will report it lost)";
+  const tries = u.attempts === 1 ? "once" : `${u.attempts} times`;
+  const since = new Date(u.since).toISOString().slice(11, 19);
+  return guide`RECORD NOT SAVED: writing job ${record.id}'s record to ${
+    JSON.stringify(u.path)
+  } failed ${tries} since ${since} UTC (${u.code}: ${u.message}); ${stale}. ${
+    fixFor(u.code)
+  }; every jobs call tries the write again, e.g. ${
+    step("jobs", { action: "read", id: record.id })
+  }.`;
+}
+
+/** The fix for a write that failed with `code` (an errno name). */
+function fixFor(code: string): string {
+  switch (code) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return "Free space on that disk (or raise the quota)";
+    case "EACCES":
+    case "EPERM":
+      return "Make that directory writable for this server's user (fix its permissions, or " +
+        "clear an immutable attribute: chattr -i)";
+    case "EROFS":
+      return "Its file system is mounted read-only: remount it read-write";
+    case "ENOTDIR":
+    case "ENOENT":
+      return "The job's directory is gone or was replaced by a file: put the directory back";
+    default:
+      return "Fix what the error names (the disk, the directory's permissions)";
+  }
+}

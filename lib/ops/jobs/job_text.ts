@@ -34,6 +34,7 @@ import {
   renderCleanLines,
 } from "../../core/text/terminal_text.ts";
 import type { JobOutput } from "./job_output.ts";
+import { unsavedRecordText } from "./job_messages.ts";
 import { isFailureLine, WARNING_SEARCH } from "../../core/jobs/failure_lines.ts";
 import { displayCommand } from "../../core/jobs/command_display.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../read_limits.ts";
@@ -95,6 +96,12 @@ function formatJobRow(record: ListedJob, now: number): Guide {
     shortCommand(record.command)
   }  (in ${record.cwd})`;
   const down = record.unreachable;
+  if (record.unsaved) {
+    // The whole story (where, why, the fix) is in its report: the row stays a row.
+    return guide`${row}  [RECORD NOT SAVED (${record.unsaved.code}): only this server knows ${
+      isTerminal(record.status) ? "its end" : "its latest state"
+    }; why and the fix: ${step("jobs", { action: "read", id: record.id })}]`;
+  }
   if (!down) return joinGuide(row);
   return guide`${row}  [host unreachable: ${down.reason} (checked ${
     new Date(down.checkedAt).toISOString().slice(11, 19)
@@ -287,7 +294,8 @@ export function formatJobReport(
   if (note) header.push(note);
   const body = formatTail(output, maxWireBytes);
   const sep = output.failures?.matched ? "" : "--- output (tail) ---\n";
-  return joinGuide(`${header.join("\n")}\n${sep}`, body);
+  const unsaved = unsavedRecordText(record);
+  return joinGuide(`${header.join("\n")}\n`, ...(unsaved ? [unsaved, "\n"] : []), sep, body);
 }
 
 /** Failure-looking lines a job-end notification quotes at most, and the characters of each. */
@@ -316,6 +324,8 @@ export function jobEndNote(output: JobOutput, now: number): Guide {
   if (last !== "" && !failing.some((l) => l.trim() === last)) {
     lines.push(`last line: ${clip(last)}`);
   }
+  const unsaved = unsavedRecordText(record);
+  if (unsaved) lines.push(unsaved);
   lines.push(guide`Its output: ${step("jobs", { action: "read", id: record.id })}`);
   return joinGuides(lines, "\n");
 }
@@ -331,6 +341,21 @@ function clip(text: string): string {
 export function killText({ record, wasRunning, killed }: KillResult): string {
   // Said with the kill: whether a cgroup made sure nothing of it was missed.
   const held = record.containment !== undefined ? ` (held by ${record.containment})` : "";
+  return killDone(record, wasRunning, killed, held) +
+    (record.unsaved
+      ? ` RECORD NOT SAVED: its end could not be written to ${
+        JSON.stringify(record.unsaved.path)
+      } (${record.unsaved.code}: ${record.unsaved.message}); only this server knows it; its ` +
+        "report says how to fix it."
+      : "");
+}
+
+function killDone(
+  record: JobRecord,
+  wasRunning: boolean,
+  killed: KillResult["killed"],
+  held: string,
+): string {
   return wasRunning
     ? `Killed job ${record.id} (\`${shortCommand(record.command)}\`): ${
       killed.length > 0

@@ -25,6 +25,8 @@ export interface LocalJobFiles {
   log: string;
   /** Where a command line too long for argv is written as a script. */
   script: string;
+  /** The record (record.json), for messages about writing it. */
+  record?: string;
 }
 
 /**

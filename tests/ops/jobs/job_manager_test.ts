@@ -361,3 +361,25 @@ Deno.test(
     },
   ),
 );
+
+Deno.test(
+  needs("a running job's record counts the output its log pump dropped at the cap", async () => {
+    await withManager(async (jobs, cwd) => {
+      // A local job's output goes through the pump, which cuts the log itself: the watch that
+      // checks the cap then finds nothing to cut, and must still carry the drops to the record.
+      const job = await jobs.start(
+        here(jobs),
+        cwd,
+        "head -c 100000 /dev/zero | tr '\\0' x; until [ -f never ]; do sleep 0.05; done",
+      );
+      let onDisk = await jobs.store.read(job.id);
+      for (let i = 0; i < 1500 && !onDisk?.droppedBytes; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        onDisk = await jobs.store.read(job.id);
+      }
+      assertEquals(onDisk?.status, "running");
+      assert((onDisk?.droppedBytes ?? 0) > 90_000, `${onDisk?.droppedBytes} bytes dropped`);
+      assertEquals((await jobs.get(job.id))?.droppedBytes, onDisk?.droppedBytes);
+    }, { logCapBytes: 4096, pollMs: 5 });
+  }),
+);
