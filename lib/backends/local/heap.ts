@@ -101,7 +101,6 @@ export function requestCollection(): void {
   collectWhenDue(pacer, 0);
 }
 
-// Exported for tests.
 /**
  * The pacer of the collection after a search. A search's garbage comes all at once: its walk's
  * entries and the workers' answers, copied into this thread, are dead once the reply is out. V8
@@ -111,7 +110,7 @@ export function requestCollection(): void {
  * and headroom are lower than the reads' (which ask every 256 KiB, and whose lower mark cost
  * 10,000 views a fifth of their speed), and the pacing is theirs: at most a fifth of the time.
  */
-export const afterSearchPacer = new CollectionPacer(26 * 1024 * 1024, 6 * 1024 * 1024);
+const afterSearchPacer = new CollectionPacer(26 * 1024 * 1024, 6 * 1024 * 1024);
 
 /**
  * After the search's last file: the reply is rendered and written in the turns after this, so
