@@ -17,7 +17,7 @@ import { AnchorError, outOfFileHandles } from "./errors.ts";
 
 /** Runs a module load; throws (an error with `code` EMFILE or ENFILE) instead of loading when a
  * load now would fail. */
-export type LoadGuard = <T>(load: () => Promise<T>) => Promise<T>;
+type LoadGuard = <T>(load: () => Promise<T>) => Promise<T>;
 
 let loadGuard: LoadGuard = (load) => load();
 

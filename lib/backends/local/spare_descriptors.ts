@@ -8,7 +8,7 @@
 const SPARE = 4;
 
 /** Descriptors held for loads: as many as a load wants free. */
-export const RESERVE = SPARE;
+const RESERVE = SPARE;
 
 const NULL_DEVICE = Deno.build.os === "windows" ? "NUL" : "/dev/null";
 
@@ -38,7 +38,7 @@ export function checkSpareDescriptors(spare = SPARE): void {
  * Opens null-device descriptors until {@linkcode RESERVE} are held, or as many as can be; the
  * count held. Not while a load runs (it is taken back when the last one ends).
  */
-export function holdReserve(): number {
+function holdReserve(): number {
   if (loading > 0) return held.length;
   try {
     while (held.length < RESERVE) held.push(Deno.openSync(NULL_DEVICE));
