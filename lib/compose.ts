@@ -25,8 +25,8 @@ import { requestCollection } from "./backends/local/heap.ts";
 import { LazyScanner } from "./backends/local/lazy_scanner.ts";
 import { LazyTreeSitterParser } from "./backends/tree_sitter/lazy_tree_sitter.ts";
 import { Outliner } from "./ops/outline/outliner.ts";
-import { setLoadCheck } from "./core/first_use.ts";
-import { checkSpareDescriptors } from "./backends/local/spare_descriptors.ts";
+import { setLoadGuard } from "./core/first_use.ts";
+import { loadWithReserve } from "./backends/local/spare_descriptors.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -65,9 +65,10 @@ export interface ServiceOptions {
  * ```
  */
 export function createServices(options: ServiceOptions = {}): Services {
-  // A module that loads on first use is not loaded with no descriptor free (a load that meets
-  // EMFILE can end the process): the call that needed it answers EMFILE, the next one loads it.
-  setLoadCheck(checkSpareDescriptors);
+  // A module that loads on first use gets the descriptors held back for loads, and is not loaded
+  // with none free (a load that meets EMFILE can end the process): the call that needed it
+  // answers EMFILE, the next one loads it.
+  setLoadGuard(loadWithReserve);
   const local = new LocalBackend();
   const shell = options.shell ?? currentPlatform().defaultShell;
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });

@@ -4,9 +4,10 @@
 // where they are kept from reaching a call:
 // - A cached emit it cannot read, Deno transpiles the module again in-process, and swc's stack
 //   check (stacker 0.1.15) asserts that reading /proc/self/maps succeeds: the whole process
-//   panics. So before loading, `setLoadCheck`'s check (the composition root installs one that
-//   opens spare descriptors) refuses the load while none are free; the loader reads one file
-//   at a time (strace: open, read, close on the main thread), so a few spare is enough.
+//   panics. So every load runs inside `setLoadGuard`'s guard: the composition root installs one
+//   that frees the descriptors held back for loads (spare_descriptors.ts) and refuses the load
+//   while too few are free; the loader reads one file at a time (strace: open, read, close on
+//   the main thread), so a few spare is enough.
 // - A failed import() is kept by Deno for a module it had to read at run time (the same
 //   specifier fails again once descriptors are back), not for one already in the start-up graph
 //   (every literal import() here) nor for an npm package's resolution. Our own memo forgets a
@@ -14,15 +15,15 @@
 
 import { AnchorError, outOfFileHandles } from "./errors.ts";
 
-/** Throws (an error with `code` EMFILE or ENFILE) when a module load now would fail. */
-type LoadCheck = () => void;
+/** Runs a module load; throws (an error with `code` EMFILE or ENFILE) instead of loading when a
+ * load now would fail. */
+type LoadGuard = <T>(load: () => Promise<T>) => Promise<T>;
 
-let loadCheck: LoadCheck = () => {};
+let loadGuard: LoadGuard = (load) => load();
 
-/** Installs the check every first load runs before it starts (process-wide, as Deno's module
- * map is). */
-export function setLoadCheck(check: LoadCheck): void {
-  loadCheck = check;
+/** Installs the guard every first load runs in (process-wide, as Deno's module map is). */
+export function setLoadGuard(guard: LoadGuard): void {
+  loadGuard = guard;
 }
 
 /**
@@ -33,10 +34,8 @@ export function setLoadCheck(check: LoadCheck): void {
 export function onFirstUse<T>(what: string, load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () =>
-    loading ??= (async () => {
-      loadCheck();
-      return await load();
-    })().catch((e) => {
+    // A guard that throws at once fails the call the same way (an async function's rejection).
+    loading ??= (async () => await loadGuard(load))().catch((e) => {
       loading = undefined;
       throw moduleLoadError(what, e);
     });

@@ -29,6 +29,7 @@ import { StdioWire } from "./stdio/stdio_wire.ts";
 import { logError, logLine } from "./log.ts";
 import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
+import { loadWithReserve } from "../backends/local/spare_descriptors.ts";
 import { HTTP_USAGE } from "./http/http_options.ts";
 import { parseServeFlags } from "./flags.ts";
 import { parseMcpArgs } from "./mcp_args.ts";
@@ -279,7 +280,10 @@ export async function runMcpCommand(
     };
     if (http) {
       // Over HTTP a reply's read budget is released when its handler returns (no replySent).
-      const { serveHttpCommand } = await import("./http/http_command.ts");
+      const { serveHttpCommand } = await loadWithReserve(
+        () => import("./http/http_command.ts"),
+        { check: false },
+      );
       await serveHttpCommand(services, root, serverOptions, http, values);
       return 0;
     }
@@ -412,7 +416,11 @@ async function serveStdioSession(
   // Closed already (stdin ended before a single line, or a signal while this loaded): no one
   // to serve, no SDK to load. Lines read before stdin ended keep the wire open until served.
   if (!wire.isClosed) {
-    const { serveOnWire } = await import("./stdio/stdio_serve.ts");
+    // The SDK loads with the descriptors held back for loads (a load under EMFILE ends Deno).
+    const { serveOnWire } = await loadWithReserve(
+      () => import("./stdio/stdio_serve.ts"),
+      { check: false },
+    );
     serveOnWire(
       services,
       session,

@@ -1,12 +1,12 @@
 // onFirstUse (lib/core/first_use.ts): a module loaded by the first call that needs it, shared by
 // the calls after; a failed load is the waiting calls' error, named and worded for what happened
-// (no descriptor free: EMFILE as Deno's import() words it, or as the load check throws it), and
-// is not kept, so the next call loads again; the load check runs before each load, not after one
+// (no descriptor free: EMFILE as Deno's import() words it, or as the load guard throws it), and
+// is not kept, so the next call loads again; the load guard runs each load, not after one
 // succeeded.
 
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { formatError, isAnchorError } from "../../lib/core/errors.ts";
-import { onFirstUse, setLoadCheck } from "../../lib/core/first_use.ts";
+import { onFirstUse, setLoadGuard } from "../../lib/core/first_use.ts";
 
 /** Deno 2.9.6's words for an import() that met EMFILE (no `code` on the error). */
 const DENO_EMFILE = new TypeError(
@@ -55,12 +55,13 @@ Deno.test("calls waiting on one load share it, and its failure", async () => {
   assertEquals(loads, 2);
 });
 
-Deno.test("the load check runs before a load, refuses it with its error, and not once loaded", async () => {
+Deno.test("the load guard runs a load, refuses it with its error, and not once loaded", async () => {
   let checks = 0;
   let free = false;
-  setLoadCheck(() => {
+  setLoadGuard((load) => {
     checks++;
     if (!free) throw Object.assign(new Error("Too many open files"), { code: "EMFILE" });
+    return load();
   });
   try {
     let loads = 0;
@@ -72,7 +73,7 @@ Deno.test("the load check runs before a load, refuses it with its error, and not
     assertEquals(await load(), 1);
     assertEquals(checks, 2);
   } finally {
-    setLoadCheck(() => {});
+    setLoadGuard((load) => load());
   }
 });
 

@@ -41,8 +41,24 @@ export class RawServer implements AsyncDisposable {
     args: string[] = [],
     options: { cwd?: string; mainTs?: string } = {},
   ): Promise<RawServer> {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", options.mainTs ?? MAIN_TS, "mcp", ...args],
+    const server = RawServer.spawn(args, options);
+    await server.initialize();
+    return server;
+  }
+
+  /**
+   * Starts `main.ts mcp ARGS` and sends nothing; `fileLimit`: its soft and hard limit of open
+   * files from the first instant (`prlimit --nofile`, as `ulimit -n` in the shell that starts it).
+   */
+  static spawn(
+    args: string[] = [],
+    options: { cwd?: string; mainTs?: string; fileLimit?: number } = {},
+  ): RawServer {
+    const deno = [Deno.execPath(), "run", "-A", "--quiet", options.mainTs ?? MAIN_TS, "mcp"];
+    const limit = options.fileLimit;
+    const command = limit === undefined ? deno : ["prlimit", `--nofile=${limit}:${limit}`, ...deno];
+    const child = new Deno.Command(command[0]!, {
+      args: [...command.slice(1), ...args],
       cwd: options.cwd ?? REPO_ROOT,
       env: serverEnv(),
       clearEnv: true,
@@ -50,9 +66,7 @@ export class RawServer implements AsyncDisposable {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const server = new RawServer(child);
-    await server.initialize();
-    return server;
+    return new RawServer(child);
   }
 
   get pid(): number {
