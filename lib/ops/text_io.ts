@@ -142,8 +142,11 @@ async function readChecked<T>(
   }
   const shell = location.host.shell;
   assertRegularFile(location.url, info, action, shell);
-  // Binary from the first bytes: a 3 GB disk image is named without reading it.
-  if (info.size > SNIFF_BYTES) {
+  // Binary from the first bytes: a 3 GB disk image is named without reading it. A file within
+  // the limit is read whole anyway, and `finish` judges its head from those bytes (the same
+  // refusal): one open, not two, and no window for the file to be swapped between a sniffed
+  // head and the bytes read (over ssh://, one round trip fewer).
+  if (info.size > SNIFF_BYTES && info.size > limits.maxFileBytes) {
     const head = await location.backend.readRange(location.path, 0, SNIFF_BYTES);
     if (looksBinary(head)) throw binaryFile(location, "contains NUL bytes", info.size);
   }
