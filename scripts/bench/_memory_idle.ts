@@ -5,7 +5,8 @@
 // @modelcontextprotocol/server-filesystem under node (DIR: where it is npm-installed), the issue's
 // reference. Raw JSON-RPC lines, so both servers see the same client. `--first-calls`: then the
 // time of each kind of first call (file view, listing, search, str_replace; median of the runs),
-// each on a fresh server 1 s after `initialize`. Linux only. Not a test.
+// each on a fresh server 1 s after `initialize`. `--cold`: each anchorfs run on an empty Deno
+// cache of its own (the first start after an install). Linux only. Not a test.
 
 import { parseArgs } from "node:util";
 import { MAIN_TS } from "../../tests/_harness.ts";
@@ -102,11 +103,12 @@ async function measureOnce(
   tool: string,
   toolArgs: Record<string, unknown>,
   settleMs = 3000,
+  env: Record<string, string> = {},
 ): Promise<Run> {
   const child = new Deno.Command(command, {
     args,
     // As the npm launcher and the tasks run it: no update check (a DNS lookup, and its client).
-    env: { DENO_NO_UPDATE_CHECK: "1" },
+    env: { DENO_NO_UPDATE_CHECK: "1", ...env },
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
@@ -180,6 +182,22 @@ async function firstCallRows(main: string, dir: string, runs: number): Promise<s
   return `| anchorfs (${main}) | ${cells.join(" | ")} |`;
 }
 
+/** Deno's cache folder (DENO_DIR, or where Deno keeps it by default). */
+async function denoDir(): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+}
+
+/**
+ * A new, empty Deno cache but for the npm packages (linked from `from`, so a source checkout
+ * resolves them offline): the first start after an install, or a cache the server cannot write.
+ */
+async function coldDenoDir(from: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "anchorfs-cold-deno-" });
+  await Deno.symlink(`${from}/npm`, `${dir}/npm`).catch(() => {});
+  return dir;
+}
+
 /** Prints the idle table: anchorfs (`--main`, default this checkout) and optionally node's. */
 export async function idleMemory(args: string[], print: (text: string) => void): Promise<void> {
   const { values } = parseArgs({
@@ -189,8 +207,11 @@ export async function idleMemory(args: string[], print: (text: string) => void):
       main: { type: "string", multiple: true },
       "node-server": { type: "string" },
       "first-calls": { type: "boolean" },
+      cold: { type: "boolean" },
     },
   });
+  // --cold: every run on a cache of its own, empty (Deno parses every module at start).
+  const realDenoDir = values.cold ? await denoDir() : "";
   const runs = Number(values.runs);
   const dir = await Deno.makeTempDir({ prefix: "anchorfs-idle-" });
   await Deno.writeTextFile(`${dir}/small.ts`, "export const answer = 42;\n".repeat(40));
@@ -201,16 +222,20 @@ export async function idleMemory(args: string[], print: (text: string) => void):
   for (const main of values.main ?? [MAIN_TS]) {
     const measured: Run[] = [];
     for (let i = 0; i < runs; i++) {
+      const cache = values.cold ? await coldDenoDir(realDenoDir) : undefined;
       measured.push(
         await measureOnce(
           Deno.execPath(),
           ["run", "-A", `--v8-flags=${V8_FLAGS}`, main, "mcp", "--path", dir],
           "view",
           { path: "small.ts" },
+          3000,
+          cache ? { DENO_DIR: cache } : {},
         ),
       );
+      if (cache) await Deno.remove(cache, { recursive: true });
     }
-    print(row(`anchorfs (${main})`, measured));
+    print(row(`anchorfs (${main}${values.cold ? ", cold cache" : ""})`, measured));
   }
   if (values["node-server"]) {
     const entry = `${

@@ -6,7 +6,7 @@
 // Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR]` instead measures
 // the v1-client server on trees beside ripgrep (scripts/bench/_memory_trees.ts): idle RSS before and
 // 3 s after the first call, then the peak of each scenario (VmHWM reset before it) and its time.
-// `--idle [--runs N] [--main MAIN.ts]... [--node-server DIR] [--first-calls]`: RSS 3 s after the
+// `--idle [--runs N] [--main MAIN.ts]... [--node-server DIR] [--first-calls] [--cold]`: RSS 3 s after the
 // first call and its file/anon split, beside @modelcontextprotocol/server-filesystem, and the
 // first call of each kind (scripts/bench/_memory_idle.ts).
 

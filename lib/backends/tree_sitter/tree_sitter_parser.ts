@@ -13,7 +13,7 @@ import {
   type SyntaxParser,
 } from "../../ops/ports/syntax_parser.ts";
 import type { OutlineAnswer, OutlineAsk } from "./outline_protocol.ts";
-import { returnFreedMemory } from "./return_memory.ts";
+import { returnFreedMemory } from "../platform/return_memory.ts";
 import { OUTLINE_WORKER_FILE } from "./wasm_files.ts";
 
 interface TreeSitterOptions {
