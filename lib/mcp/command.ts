@@ -30,6 +30,7 @@ import { logError, logLine } from "./log.ts";
 import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
 import { loadWithReserve } from "../backends/local/spare_descriptors.ts";
+import { startQuietCollections } from "../backends/local/heap.ts";
 import { HTTP_USAGE } from "./http/http_options.ts";
 import { parseServeFlags } from "./flags.ts";
 import { parseMcpArgs } from "./mcp_args.ts";
@@ -253,6 +254,8 @@ export async function runMcpCommand(
       serviceOptions,
     } = parseServeFlags(values);
     services = createServices(serviceOptions);
+    // What start-up and each call leave in V8's heap goes once the server is quiet (heap.ts).
+    startQuietCollections();
     const jobs = services.jobs;
     // Last resort if the process exits without closeServices: no job outlives the server.
     globalThis.addEventListener("unload", () => jobs.killAllNow());

@@ -12,6 +12,7 @@
 
 import v8 from "node:v8";
 import vm from "node:vm";
+import { returnFreedMemory } from "../platform/return_memory.ts";
 
 /** V8 heap plus the buffers it holds (heapTotal + external) at which reads ask for a collection. */
 const PRESSURE_BYTES = 40 * 1024 * 1024;
@@ -138,4 +139,64 @@ function collectWhenDue(which: CollectionPacer, minDelayMs: number): void {
     which.collected(end - start, heapBytes(), end);
   }, Math.max(minDelayMs, which.delay(Date.now())));
   Deno.unrefTimer(timer);
+}
+
+/** How often a serving process looks whether it is quiet (unref'd: it keeps nothing alive). */
+const QUIET_TICK_MS = 1_000;
+/** A tick is quiet when the heap in use moved less than this since the last one. */
+const QUIET_DRIFT_BYTES = 256 * 1024;
+/** And the heap must have grown this much past what the last quiet collection left. */
+const QUIET_GROWTH_BYTES = 2 * 1024 * 1024;
+
+// Exported for tests.
+/**
+ * When a quiet process's collection is due: the heap in use held still for a tick (no call is
+ * allocating) and the heap grew past what the last one left. Pure: the caller passes the heap's
+ * figures at each tick. V8 keeps what start-up and a call left (module evaluation, a first
+ * search's walk) until its memory reducer runs, 30 s or more later: an idle bundle server held
+ * 20 MB of V8 pages 3 s after its first call, 15 after a full collection (docs/benchmarks.md).
+ */
+export class QuietCollectionPacer {
+  private lastUsed = -1;
+  private floor = 0;
+
+  /** `used`: the heap in use; `total`: the heap plus the buffers it holds. */
+  due(used: number, total: number): boolean {
+    const quiet = this.lastUsed >= 0 && Math.abs(used - this.lastUsed) < QUIET_DRIFT_BYTES;
+    this.lastUsed = used;
+    this.floor = Math.min(this.floor, total); // collected since, by V8 or another pacer
+    return quiet && total >= this.floor + QUIET_GROWTH_BYTES;
+  }
+
+  /** A collection left `used` in use and `total` in all. */
+  collected(used: number, total: number): void {
+    this.lastUsed = used;
+    this.floor = total;
+  }
+}
+
+let quietTimer: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * From now on, a full collection (and the allocator's freed pages returned, return_memory.ts)
+ * whenever the process is quiet after start-up, a call or a burst of them; started once by a
+ * serving process (`anchorfs mcp`). A collection of the idle server's heap takes ~10-20 ms, in
+ * time no call uses; one arriving meanwhile waits that long at most.
+ */
+export function startQuietCollections(): void {
+  if (quietTimer !== undefined) return;
+  const quiet = new QuietCollectionPacer();
+  quietTimer = setInterval(() => {
+    const stats = v8.getHeapStatistics();
+    const total = stats.total_heap_size + stats.external_memory;
+    if (pending || !quiet.due(stats.used_heap_size, total)) return;
+    if (gc === undefined) gc = findGc();
+    if (gc === null) return;
+    gc();
+    collections++;
+    returnFreedMemory();
+    const after = v8.getHeapStatistics();
+    quiet.collected(after.used_heap_size, after.total_heap_size + after.external_memory);
+  }, QUIET_TICK_MS);
+  Deno.unrefTimer(quietTimer);
 }

@@ -3,7 +3,12 @@
 // when it brought the heap under the mark, 9 times when it did not.
 
 import { assertEquals } from "../../_assert.ts";
-import { CollectionPacer } from "../../../lib/backends/local/heap.ts";
+import {
+  collectionCount,
+  CollectionPacer,
+  QuietCollectionPacer,
+  startQuietCollections,
+} from "../../../lib/backends/local/heap.ts";
 
 const MB = 1024 * 1024;
 
@@ -33,4 +38,41 @@ Deno.test("a collection that left the heap above the mark is followed after 9 ti
   pacer.collected(200, 180 * MB, 1_000);
   assertEquals(pacer.delay(1_000), 1_800);
   assertEquals([pacer.due(190 * MB), pacer.due(196 * MB)], [false, true]);
+});
+
+Deno.test("a quiet collection is due once the heap in use holds still and grew 2 MB past the last", () => {
+  const pacer = new QuietCollectionPacer();
+  // The first tick has nothing to compare with; then a heap still allocating is not quiet.
+  assertEquals([pacer.due(20 * MB, 24 * MB), pacer.due(22 * MB, 26 * MB)], [false, false]);
+  assertEquals(pacer.due(22 * MB + 100_000, 26 * MB), true);
+  pacer.collected(14 * MB, 18 * MB);
+  // Quiet, but it has not grown since: nothing to collect, however long it idles.
+  assertEquals([pacer.due(14 * MB, 18 * MB), pacer.due(14 * MB, 19 * MB)], [false, false]);
+  assertEquals(pacer.due(15 * MB, 20 * MB), false); // grew, but was allocating
+  assertEquals(pacer.due(15 * MB, 20 * MB), true);
+  // A heap seen lower (collected by V8) counts from there.
+  pacer.collected(14 * MB, 18 * MB);
+  assertEquals([pacer.due(10 * MB, 12 * MB), pacer.due(10 * MB, 13 * MB)], [false, false]);
+  assertEquals(pacer.due(10 * MB, 14 * MB), true);
+});
+
+Deno.test({
+  name: "a serving process collects once it is quiet after allocating",
+  // The collections' timer runs for the life of the process (unref'd), past this test.
+  sanitizeOps: false,
+  async fn() {
+    startQuietCollections();
+    const before = collectionCount();
+    // Garbage the way a call leaves it: 8 MB of strings, dead once this block ends.
+    {
+      const held: string[] = [];
+      for (let i = 0; i < 8_000; i++) held.push(`${i}`.padEnd(1024, "x"));
+      assertEquals(held.length, 8_000);
+    }
+    const deadline = Date.now() + 20_000;
+    while (collectionCount() === before && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertEquals(collectionCount() > before, true, "no collection within 20 s of quiet");
+  },
 });
