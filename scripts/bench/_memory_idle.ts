@@ -10,9 +10,9 @@
 
 import { parseArgs } from "node:util";
 import { MAIN_TS } from "../../tests/_harness.ts";
+// As the launchers run it: their V8 flags, no code cache.
+import { RUNTIME_FLAGS } from "../release/compile.ts";
 
-const V8_FLAGS =
-  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine,--max-semi-space-size=2";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Split {
@@ -169,7 +169,7 @@ async function firstCallRows(main: string, dir: string, runs: number): Promise<s
       await Deno.writeTextFile(`${dir}/edit.ts`, "export const answer = 42;\n");
       const run = await measureOnce(
         Deno.execPath(),
-        ["run", "-A", `--v8-flags=${V8_FLAGS}`, main, "mcp", "--path", dir],
+        ["run", ...launchFlags(main), main, "mcp", "--path", dir],
         tool,
         args,
         0,
@@ -180,6 +180,14 @@ async function firstCallRows(main: string, dir: string, runs: number): Promise<s
     cells.push(times[Math.floor(times.length / 2)]!.toFixed(0));
   }
   return `| anchorfs (${main}) | ${cells.join(" | ")} |`;
+}
+
+/**
+ * The flags a server is started with, as the launchers start it: a bundle as the npm launcher
+ * does (no deno.json or lock file looked for), a checkout's main.ts as its deno.json tasks do.
+ */
+function launchFlags(main: string): string[] {
+  return main.endsWith(".js") ? ["--no-config", "--no-lock", ...RUNTIME_FLAGS] : RUNTIME_FLAGS;
 }
 
 /** Deno's cache folder (DENO_DIR, or where Deno keeps it by default). */
@@ -226,7 +234,7 @@ export async function idleMemory(args: string[], print: (text: string) => void):
       measured.push(
         await measureOnce(
           Deno.execPath(),
-          ["run", "-A", `--v8-flags=${V8_FLAGS}`, main, "mcp", "--path", dir],
+          ["run", ...launchFlags(main), main, "mcp", "--path", dir],
           "view",
           { path: "small.ts" },
           3000,

@@ -131,8 +131,14 @@ export async function findRuntime(target: Target, targetsInBuild: number): Promi
   };
 }
 
-/** The flags the server needs at run time; `deno compile` bakes them into the binary. */
-export const RUNTIME_FLAGS = ["-A", `--v8-flags=${V8_FLAGS}`];
+/**
+ * The flags the server needs at run time; `deno compile` bakes them into the binary. Without V8's
+ * code cache: its database's pages, mapped into the process, were 2.7-3.0 MB of an idle server's
+ * 63 MB (59.5-60 without); what it saves is compiling the start-up's functions, 30 ms once
+ * (tools/list ready 108 → 140 ms after spawn, initialize 31 → 37; issue 26, docs/benchmarks.md).
+ * deno.json's tasks and the npm launcher pass it too.
+ */
+export const RUNTIME_FLAGS = ["-A", "--no-code-cache", `--v8-flags=${V8_FLAGS}`];
 
 /**
  * The `deno compile` arguments for one target: the bundle (not main.ts: the bundle holds only what

@@ -15,11 +15,14 @@ const path = require("node:path");
 // cap bounds each isolate's young generation (search workers' memory; scripts/release/compile.ts V8_FLAGS
 // is the same list and says why).
 // --no-config: a deno.json or lock file in the user's directory must not change the server.
+// --no-code-cache: the cache's mapped pages were 3 of an idle server's 63 MB, for 30 ms saved once
+// at start (scripts/release/compile.ts RUNTIME_FLAGS says more).
 const DENO_FLAGS = [
   "run",
   "-A",
   "--no-config",
   "--no-lock",
+  "--no-code-cache",
   "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine,--max-semi-space-size=2",
 ];
 
