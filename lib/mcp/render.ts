@@ -11,6 +11,7 @@ import {
   toolCallSyntax,
 } from "../core/next_step.ts";
 import { logError } from "./log.ts";
+import { callEnded, callStarted } from "../core/call_activity.ts";
 
 export type Content =
   | { type: "text"; text: string }
@@ -62,6 +63,7 @@ export async function runTool(
   notes: readonly string[] = [],
   syntax: StepSyntax = toolCallSyntax,
 ): Promise<ToolResult> {
+  callStarted();
   try {
     const out = await body();
     const result = typeof out === "string" || !("content" in out) ? textResult(out, syntax) : out;
@@ -70,6 +72,8 @@ export async function runTool(
     const error = toAnchorError(e);
     if (error.fault === "internal") logError(`tool ${tool} failed`, e);
     return withNotes(errorResult(error, syntax), notes);
+  } finally {
+    callEnded();
   }
 }
 

@@ -13,6 +13,7 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { returnFreedMemory } from "../platform/return_memory.ts";
+import { quietForMs } from "../../core/call_activity.ts";
 
 /** V8 heap plus the buffers it holds (heapTotal + external) at which reads ask for a collection. */
 const PRESSURE_BYTES = 40 * 1024 * 1024;
@@ -142,35 +143,33 @@ function collectWhenDue(which: CollectionPacer, minDelayMs: number): void {
 }
 
 /** How often a serving process looks whether it is quiet (unref'd: it keeps nothing alive). */
-const QUIET_TICK_MS = 1_000;
-/** A tick is quiet when the heap in use moved less than this since the last one. */
-const QUIET_DRIFT_BYTES = 256 * 1024;
+const QUIET_TICK_MS = 500;
+/** Quiet: no tool call running, and none ended for this long. */
+const QUIET_MS = 1_000;
 /** And the heap must have grown this much past what the last quiet collection left. */
 const QUIET_GROWTH_BYTES = 2 * 1024 * 1024;
 
 // Exported for tests.
 /**
- * When a quiet process's collection is due: the heap in use held still for a tick (no call is
- * allocating) and the heap grew past what the last one left. Pure: the caller passes the heap's
- * figures at each tick. V8 keeps what start-up and a call left (module evaluation, a first
- * search's walk) until its memory reducer runs, 30 s or more later: an idle bundle server held
- * 20 MB of V8 pages 3 s after its first call, 15 after a full collection (docs/benchmarks.md).
+ * When a quiet process's collection is due: no tool call ran for QUIET_MS and the heap grew past
+ * what the last one left. Pure: the caller passes the heap and the quiet time at each tick. V8
+ * keeps what start-up and each call left (module evaluation, a first search's walk) until its
+ * memory reducer runs, 30 s or more later: an idle bundle server held 20 MB of V8 pages 3 s after
+ * its first call, 14-15 after a full collection (docs/benchmarks.md). Calls, not the heap, say
+ * quiet: a heap that held still between two ticks was also one just collected after a search,
+ * and searches every 400 ms were each collected again, 10-20 % slower.
  */
 export class QuietCollectionPacer {
-  private lastUsed = -1;
   private floor = 0;
 
-  /** `used`: the heap in use; `total`: the heap plus the buffers it holds. */
-  due(used: number, total: number): boolean {
-    const quiet = this.lastUsed >= 0 && Math.abs(used - this.lastUsed) < QUIET_DRIFT_BYTES;
-    this.lastUsed = used;
+  /** `total`: the heap plus the buffers it holds; `quietMs`: since the last call ended. */
+  due(total: number, quietMs: number): boolean {
     this.floor = Math.min(this.floor, total); // collected since, by V8 or another pacer
-    return quiet && total >= this.floor + QUIET_GROWTH_BYTES;
+    return quietMs >= QUIET_MS && total >= this.floor + QUIET_GROWTH_BYTES;
   }
 
-  /** A collection left `used` in use and `total` in all. */
-  collected(used: number, total: number): void {
-    this.lastUsed = used;
+  /** A collection left `total`. */
+  collected(total: number): void {
     this.floor = total;
   }
 }
@@ -179,24 +178,21 @@ let quietTimer: ReturnType<typeof setInterval> | undefined;
 
 /**
  * From now on, a full collection (and the allocator's freed pages returned, return_memory.ts)
- * whenever the process is quiet after start-up, a call or a burst of them; started once by a
- * serving process (`anchorfs mcp`). A collection of the idle server's heap takes ~10-20 ms, in
- * time no call uses; one arriving meanwhile waits that long at most.
+ * once the process is quiet after start-up, a call or a burst of them; started once by a serving
+ * process (`anchorfs mcp`). A collection of the idle server's heap takes ~10-20 ms, in time no
+ * call uses; one arriving meanwhile waits that long at most.
  */
 export function startQuietCollections(): void {
   if (quietTimer !== undefined) return;
   const quiet = new QuietCollectionPacer();
   quietTimer = setInterval(() => {
-    const stats = v8.getHeapStatistics();
-    const total = stats.total_heap_size + stats.external_memory;
-    if (pending || !quiet.due(stats.used_heap_size, total)) return;
+    if (pending || !quiet.due(heapBytes(), quietForMs())) return;
     if (gc === undefined) gc = findGc();
     if (gc === null) return;
     gc();
     collections++;
     returnFreedMemory();
-    const after = v8.getHeapStatistics();
-    quiet.collected(after.used_heap_size, after.total_heap_size + after.external_memory);
+    quiet.collected(heapBytes());
   }, QUIET_TICK_MS);
   Deno.unrefTimer(quietTimer);
 }

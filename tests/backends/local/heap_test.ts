@@ -9,6 +9,7 @@ import {
   QuietCollectionPacer,
   startQuietCollections,
 } from "../../../lib/backends/local/heap.ts";
+import { callEnded, callStarted, quietForMs } from "../../../lib/core/call_activity.ts";
 
 const MB = 1024 * 1024;
 
@@ -40,20 +41,32 @@ Deno.test("a collection that left the heap above the mark is followed after 9 ti
   assertEquals([pacer.due(190 * MB), pacer.due(196 * MB)], [false, true]);
 });
 
-Deno.test("a quiet collection is due once the heap in use holds still and grew 2 MB past the last", () => {
+Deno.test("a quiet collection is due after a second with no call, once the heap grew 2 MB past the last", () => {
   const pacer = new QuietCollectionPacer();
-  // The first tick has nothing to compare with; then a heap still allocating is not quiet.
-  assertEquals([pacer.due(20 * MB, 24 * MB), pacer.due(22 * MB, 26 * MB)], [false, false]);
-  assertEquals(pacer.due(22 * MB + 100_000, 26 * MB), true);
-  pacer.collected(14 * MB, 18 * MB);
+  // A call running (0) or one that ended under a second ago: not quiet, however big the heap.
+  assertEquals([pacer.due(40 * MB, 0), pacer.due(40 * MB, 999)], [false, false]);
+  assertEquals(pacer.due(40 * MB, 1_000), true);
+  pacer.collected(14 * MB);
   // Quiet, but it has not grown since: nothing to collect, however long it idles.
-  assertEquals([pacer.due(14 * MB, 18 * MB), pacer.due(14 * MB, 19 * MB)], [false, false]);
-  assertEquals(pacer.due(15 * MB, 20 * MB), false); // grew, but was allocating
-  assertEquals(pacer.due(15 * MB, 20 * MB), true);
-  // A heap seen lower (collected by V8) counts from there.
-  pacer.collected(14 * MB, 18 * MB);
-  assertEquals([pacer.due(10 * MB, 12 * MB), pacer.due(10 * MB, 13 * MB)], [false, false]);
-  assertEquals(pacer.due(10 * MB, 14 * MB), true);
+  assertEquals([pacer.due(14 * MB, 5_000), pacer.due(15 * MB, 60_000)], [false, false]);
+  assertEquals(pacer.due(16 * MB, 1_500), true);
+  // A heap seen lower (collected by V8 or after a search) counts from there.
+  pacer.collected(14 * MB);
+  assertEquals([pacer.due(10 * MB, 2_000), pacer.due(11 * MB, 2_000)], [false, false]);
+  assertEquals(pacer.due(12 * MB, 2_000), true);
+});
+
+Deno.test("the calls in flight and the time since the last one ended say how long the process is quiet", () => {
+  callStarted();
+  callStarted();
+  assertEquals(quietForMs(), 0);
+  callEnded();
+  assertEquals(quietForMs(), 0, "one call still runs");
+  const before = performance.now();
+  callEnded();
+  const after = performance.now();
+  const quiet = quietForMs(after + 1_500);
+  assertEquals(quiet >= 1_500 && quiet <= 1_500 + (after - before), true, `${quiet} ms`);
 });
 
 Deno.test({
@@ -61,6 +74,8 @@ Deno.test({
   // The collections' timer runs for the life of the process (unref'd), past this test.
   sanitizeOps: false,
   async fn() {
+    // A call runs: no collection while it does, however long and however much garbage.
+    callStarted();
     startQuietCollections();
     const before = collectionCount();
     // Garbage the way a call leaves it: 8 MB of strings, dead once this block ends.
@@ -69,6 +84,9 @@ Deno.test({
       for (let i = 0; i < 8_000; i++) held.push(`${i}`.padEnd(1024, "x"));
       assertEquals(held.length, 8_000);
     }
+    await new Promise((r) => setTimeout(r, 2_500));
+    assertEquals(collectionCount(), before, "collected while a call ran");
+    callEnded();
     const deadline = Date.now() + 20_000;
     while (collectionCount() === before && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
