@@ -309,20 +309,24 @@ async function settle(
   const found = new Map(result.found);
   const binaries = new Set(result.binaries);
   const unchecked = new Set(result.unchecked);
+  // A Location only for a file the tally names (most of a big tree's files are misses): a search
+  // of 20,463 files made 1.1 MB of them, garbage on the main thread (sampling heap profile).
+  const at = (i: number) => run.locations.sibling(root.location, paths[i]!);
   for (let i = 0; i < paths.length; i++) {
-    const location = run.locations.sibling(root.location, paths[i]!);
     if (result.interrupted === i) {
-      run.tally.interrupted(location);
+      run.tally.interrupted(at(i));
       return run.halted ?? run.budget.stopped() ?? "cancelled";
+    }
+    if (!unchecked.has(i)) {
+      const scan = found.get(i) ?? (binaries.has(i) ? "binary" : "miss");
+      if (scan === "miss") run.tally.missed();
+      else if (run.tally.add(at(i), scan)) return "capped";
+      continue;
     }
     // Stopped: the files the workers left are not read and matched here instead.
     const halt = run.halted ?? run.budget.stopped();
-    if (halt && unchecked.has(i)) return halt;
-    if (!unchecked.has(i)) {
-      const scan = found.get(i) ?? (binaries.has(i) ? "binary" : "miss");
-      if (run.tally.add(location, scan)) return "capped";
-      continue;
-    }
+    if (halt) return halt;
+    const location = at(i);
     const { data, error } = await readBounded(root.location.backend, paths[i]!, run.limit);
     const end = data ? await matchTaken(run, location, data) : run.tally.failed(location, error);
     if (end) return end;

@@ -67,6 +67,11 @@ export class SearchTally {
     return false;
   }
 
+  /** A file searched and found to hold no match (what add(location, "miss") counts). */
+  missed(): void {
+    this.searched++;
+  }
+
   /** A file the call stopped inside, past its deadline or cancelled: searched in part only. */
   interrupted(location: Location): void {
     this.cutShort.push(displayPath(this.session, location));
