@@ -70,21 +70,24 @@ if (import.meta.main) {
       operations: [{
         op: "replace",
         start: id,
-        content: `const line${target} = ${i % 2 ? "" : "-"}${target};`,
+        // A new value each time: putting back what the last edit replaced is refused as a
+        // revert (batch_edit's allow_repeat), which is not what this measures.
+        content: `const line${target} = ${target * 10 + i + 1};`,
       }],
     });
     id = idOf(text, target); // the next edit uses the id from this result only
   });
   const other = Math.floor(lineCount * 0.6);
+  let value = other;
   const strReplace = await time(runs, async (i) => {
-    const a = `const line${other} = ${other};`;
-    const b = `const line${other} = -${other};`;
+    const next = other * 10 + i + 1;
     await call("text_editor", {
       command: "str_replace",
       path: "big.ts",
-      old_text: i % 2 ? b : a,
-      new_text: i % 2 ? a : b,
+      old_text: `const line${other} = ${value};`,
+      new_text: `const line${other} = ${next};`,
     });
+    value = next;
   });
   // Reference without MCP: read, decode, replace one line, encode, write (what any edit must do).
   const raw = await time(runs, async (i) => {
