@@ -342,7 +342,8 @@ async function fileTable() {
     const shown = await server.call("view", { path: "big.ts", start: 25_000, end: 25_099 });
     const id = /^(25000:[0-9a-z]+)\|/m.exec(shown.text)?.[1];
     if (i > 0) read.push(shown.ms);
-    const next = i % 2 === 0 ? "computeOther" : "computeSomething";
+    // A new name each time: writing back what the last edit replaced is refused as a revert.
+    const next = `computeOther${i}`;
     const e = await server.call("batch_edit", {
       path: "big.ts",
       operations: [{
