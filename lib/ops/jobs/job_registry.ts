@@ -27,6 +27,7 @@ import type { LocalReaping } from "./job_reaping.ts";
 import type { JobManagerOptions } from "./job_manager_options.ts";
 import { jobNotFound, remoteStopError } from "./job_messages.ts";
 import { isJobId } from "../../core/jobs/job_uri.ts";
+import { unsavedBecause } from "./record_writes.ts";
 
 export class JobRegistry {
   private lastPrune = 0;
@@ -146,7 +147,16 @@ export class JobRegistry {
     }
     const next = loseRecord(record, this.now(), why);
     if (!next.changed) return { record, killed };
-    await this.store.write(next.record);
+    try {
+      await this.store.write(next.record);
+    } catch (e) {
+      // The disk refused (full, read-only): the job is lost all the same and its processes are
+      // ended. The answer says so and that its record still says running; the next reader
+      // finds it running, reconciles it again and tries the write again.
+      const now = this.now();
+      const unsaved = unsavedBecause(this.store, record.id, e, { attempts: 1, since: now });
+      return { record: { ...next.record, unsaved }, killed };
+    }
     return { record: next.record, killed };
   }
 

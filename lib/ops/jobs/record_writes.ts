@@ -113,16 +113,28 @@ export class RecordWrites {
       }
     }
     const before = this.failures.get(id);
-    const failure: RecordUnsaved = {
-      path: this.store.localFiles(id)?.record ?? this.store.root,
-      code: errorCode(error),
-      message: error instanceof Error ? error.message : String(error),
+    const failure = unsavedBecause(this.store, id, error, {
       attempts: (before?.attempts ?? 0) + attempts,
       since: before?.since ?? this.now(),
-    };
+    });
     this.failures.set(id, failure);
     return failure;
   }
+}
+
+/** Why job `id`'s record is not on disk: where it was to go, the error, the tries so far. */
+export function unsavedBecause(
+  store: JobStore,
+  id: string,
+  error: unknown,
+  tries: { attempts: number; since: number },
+): RecordUnsaved {
+  return {
+    path: store.localFiles(id)?.record ?? store.root,
+    code: errorCode(error),
+    message: error instanceof Error ? error.message : String(error),
+    ...tries,
+  };
 }
 
 /** The errno name of a system error (Deno's `code`: EACCES, ENOSPC, ...), else its name. */

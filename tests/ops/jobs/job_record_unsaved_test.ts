@@ -8,7 +8,7 @@ import { assert, assertEquals, assertStringIncludes } from "../../_assert.ts";
 import { tempDir } from "../../_harness.ts";
 import { localProcessRunner } from "../../../lib/backends/local/process_runner.ts";
 import { DiskJobStore } from "../../../lib/backends/local/disk_job_store.ts";
-import type { JobRecord } from "../../../lib/core/jobs/job_state.ts";
+import { type JobRecord, startRecord } from "../../../lib/core/jobs/job_state.ts";
 import { JobManager } from "../../../lib/ops/jobs/job_manager.ts";
 import type { JobManagerOptions } from "../../../lib/ops/jobs/job_manager_options.ts";
 import { readJobOutput } from "../../../lib/ops/jobs/job_output.ts";
@@ -226,4 +226,57 @@ Deno.test(
       assertEquals((await store.read(job.id))?.status, "running");
     });
   }),
+);
+
+/** A pid that was alive a moment ago and is not now (a process that ran and was reaped). */
+async function deadPid(): Promise<number> {
+  const child = new Deno.Command("true").spawn();
+  await child.status;
+  return child.pid;
+}
+
+Deno.test(
+  needs(
+    "a dead server's job is reported lost on a full disk, and the next read records it",
+    async () => {
+      await withJobs({}, async (jobs, store, cwd) => {
+        const server = await deadPid();
+        const [first, second] = [1, 2].map((n) =>
+          startRecord({
+            id: `${server}-${n}`,
+            command: `sleep ${n}`,
+            cwd,
+            pid: server,
+            serverPid: server,
+            startedAt: Date.now() - 60_000,
+            logCapBytes: 1000,
+          })
+        );
+        for (const record of [first!, second!]) {
+          await store.reserve(record.id);
+          await store.write(record);
+        }
+        store.refuses = (r) => r.id === first!.id && ended(r);
+        // The start-up sweep goes past the record it cannot write: the next one is still recorded.
+        const swept = await jobs.recover();
+        assertEquals(swept.map((r) => [r.id, r.status, r.unsaved?.code]).sort(), [
+          [first!.id, "lost", "ENOSPC"],
+          [second!.id, "lost", undefined],
+        ]);
+        assertStringIncludes(await Deno.readTextFile(store.paths(second!.id).record), '"lost"');
+        // Every answer about it says lost, and that the disk still says otherwise.
+        const got = await jobs.get(first!.id);
+        assertEquals([got?.status, got?.unsaved?.code], ["lost", "ENOSPC"]);
+        assertStringIncludes(got!.endReason!, "ended without recording an end");
+        const row = modelText(formatJobList(await jobs.list(), Date.now()));
+        assertStringIncludes(row, "RECORD NOT SAVED (ENOSPC)");
+        assertEquals((await jobs.kill(first!.id)).record.status, "lost");
+        // The disk has room again: the next read writes it.
+        store.refuses = () => false;
+        const later = await jobs.get(first!.id);
+        assertEquals([later?.status, later?.unsaved], ["lost", undefined]);
+        assertStringIncludes(await Deno.readTextFile(store.paths(first!.id).record), '"lost"');
+      });
+    },
+  ),
 );
