@@ -156,8 +156,8 @@ const QUIET_GROWTH_BYTES = 2 * 1024 * 1024;
  * keeps what start-up and each call left (module evaluation, a first search's walk) until its
  * memory reducer runs, 30 s or more later: an idle bundle server held 20 MB of V8 pages 3 s after
  * its first call, 14-15 after a full collection (docs/benchmarks.md). Calls, not the heap, say
- * quiet: a heap that held still between two ticks was also one just collected after a search,
- * and searches every 400 ms were each collected again, 10-20 % slower.
+ * quiet: a heap that held still between two ticks may be one just collected after a search,
+ * with the next search already on its way.
  */
 export class QuietCollectionPacer {
   private floor = 0;
