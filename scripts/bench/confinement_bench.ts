@@ -26,6 +26,12 @@ await Deno.mkdir(deep10, { recursive: true });
 await Deno.mkdir(`${proj}/many`);
 await Deno.mkdir(`${dir}/outside`);
 await Deno.writeTextFile(`${proj}/src/deep/a.ts`, "export const a = 1;\n".repeat(200));
+// The str_replace row's file: each call writes the next value of its first line (writing back
+// what an edit replaced is refused as a revert, and old_text == new_text writes nothing).
+await Deno.writeTextFile(
+  `${proj}/src/deep/e.ts`,
+  `export const v = 0;\n${"export const a = 1;\n".repeat(199)}`,
+);
 await Deno.writeTextFile(`${deep10}/z.ts`, "export const z = 1;\n".repeat(200));
 await Deno.writeFile(`${proj}/big.bin`, new Uint8Array(8 * 1024 * 1024).fill(97));
 await Deno.writeTextFile(`${dir}/outside/s.txt`, "secret\n");
@@ -128,17 +134,22 @@ async function backendTable(): Promise<void> {
 }
 
 async function serverTable(): Promise<void> {
-  const calls: [string, string, Record<string, unknown>][] = [
-    ["view a file", "view", { path: "src/deep/a.ts", full: true }],
-    ["list 200 files", "view", { path: "many" }],
-    ["search 2,000 files (literal)", "view", { path: "tree", content: "file 1999" }],
-    ["search 2,000 files (regex)", "view", { path: "tree", content: "file 19\\d9$", regex: true }],
-    ["str_replace", "text_editor", {
+  let v = 0;
+  const calls: [string, string, () => Record<string, unknown>][] = [
+    ["view a file", "view", () => ({ path: "src/deep/a.ts", full: true })],
+    ["list 200 files", "view", () => ({ path: "many" })],
+    ["search 2,000 files (literal)", "view", () => ({ path: "tree", content: "file 1999" })],
+    ["search 2,000 files (regex)", "view", () => ({
+      path: "tree",
+      content: "file 19\\d9$",
+      regex: true,
+    })],
+    ["str_replace", "text_editor", () => ({
       command: "str_replace",
-      path: "src/deep/a.ts",
-      old_text: "export const a = 1;\nexport const a = 1;\nexport const a = 1;\n",
-      new_text: "export const a = 1;\nexport const a = 1;\nexport const a = 1;\n",
-    }],
+      path: "src/deep/e.ts",
+      old_text: `export const v = ${v};\nexport const a = 1;\nexport const a = 1;\n`,
+      new_text: `export const v = ${++v};\nexport const a = 1;\nexport const a = 1;\n`,
+    })],
   ];
   const setups: [string, string[], Record<string, string>][] = [
     ["no --allow", [], {}],
@@ -155,8 +166,13 @@ async function serverTable(): Promise<void> {
   const results: string[][] = [];
   try {
     for (const [label, tool, args] of calls) {
-      for (const server of servers) for (let w = 0; w < 5; w++) await server.call(tool, args);
-      const ms = await interleaved(servers.map((server) => () => server.call(tool, args)), n);
+      // A call the server refuses measures the refusal, not the operation.
+      const call = async (server: Awaited<ReturnType<typeof startServer>>) => {
+        const r = await server.call(tool, args());
+        if (r.isError) throw new Error(`${label}: ${r.text.slice(0, 200)}`);
+      };
+      for (const server of servers) for (let w = 0; w < 5; w++) await call(server);
+      const ms = await interleaved(servers.map((server) => () => call(server)), n);
       results.push([label, ...ms.map((x) => `${x.toFixed(2)} ms`)]);
     }
   } finally {
