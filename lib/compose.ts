@@ -13,6 +13,7 @@ import { JobManager } from "./ops/jobs/job_manager.ts";
 import { describePlatform } from "./core/platform/platform.ts";
 import { defaultStateDir } from "./ops/ports/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
+import { withStoreDeadline } from "./ops/jobs/store_deadline.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
@@ -119,7 +120,8 @@ function createJobManager(options: ServiceOptions, hosts: Hosts): JobManager {
       ...(options.jobLimits && { limits: options.jobLimits }),
     }),
     {
-      store: new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid),
+      // A hung state dir (a network mount that stopped answering) fails a jobs call, not hangs it.
+      store: withStoreDeadline(new DiskJobStore(options.stateDir ?? defaultJobStateDir(), pid)),
       pid,
       hosts,
       ...(logCapBytes !== undefined && { logCapBytes }),

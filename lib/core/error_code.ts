@@ -145,6 +145,8 @@ export type ErrorCode =
   | "STATE_DIR_UNREADABLE"
   /** The job state dir cannot be written. */
   | "STATE_DIR_UNWRITABLE"
+  /** The job state dir's disk did not answer in time (a hung network file system, a device). */
+  | "STATE_DIR_NOT_ANSWERING"
   /** The call was cancelled by the client before it finished. */
   | "CANCELLED"
   /** The call ran out of its time budget before it finished. */

@@ -296,6 +296,9 @@ function fixFor(code: string): string {
         "clear an immutable attribute: chattr -i)";
     case "EROFS":
       return "Its file system is mounted read-only: remount it read-write";
+    case "STATE_DIR_NOT_ANSWERING":
+      return "Its disk did not answer (a hung network mount, a failing device): fix the mount, " +
+        "or restart anchorfs with a local --state-dir DIR";
     case "ENOTDIR":
     case "ENOENT":
       return "The job's directory is gone or was replaced by a file: put the directory back";
