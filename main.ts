@@ -7,7 +7,6 @@
 import { EXIT, realTerminal, reportWriteError, WriteError } from "./lib/cli/output.ts";
 import { openEarly } from "./lib/mcp/stdio/early_start.ts";
 import { loadWithReserve, reserveAtStart } from "./lib/backends/local/spare_descriptors.ts";
-import { trimAfterStart } from "./lib/backends/platform/return_memory.ts";
 
 /** Said on stderr, before anything is served, when the open-file limit leaves too little room. */
 const NO_DESCRIPTORS = "error: anchorfs cannot start: too few file descriptors are free under " +
@@ -37,9 +36,6 @@ export async function main(args: string[]): Promise<number> {
     return EXIT.failed;
   }
   const opening = args[0] === "mcp" ? openEarly(args.slice(1)) : undefined;
-  // What the module loads free stays resident until trimmed (return_memory.ts): a server on a
-  // cold Deno cache idled 116 MB instead of 93.
-  if (args[0] === "mcp") trimAfterStart();
   // Loading blocks the event loop: let the opening exchange through first.
   await opening?.ready;
   // The reserve is released for this load (and taken back after): Deno's loader finds room.

@@ -125,17 +125,28 @@ export function requestCollectionAfterSearch(): void {
   collectWhenDue(afterSearchPacer, AFTER_SEARCH_DELAY_MS);
 }
 
+/** The runtime's full collection (found once), or null where it refuses to expose one. */
+function fullCollection(): Gc | null {
+  if (gc === undefined) gc = findGc();
+  return gc;
+}
+
+/** Runs `collect` and counts it. */
+function collectNow(collect: Gc): void {
+  collect();
+  collections++;
+}
+
 function collectWhenDue(which: CollectionPacer, minDelayMs: number): void {
   if (pending) return;
   if (!which.due(heapBytes())) return;
-  if (gc === undefined) gc = findGc();
-  if (gc === null) return;
+  const collect = fullCollection();
+  if (collect === null) return;
   pending = true;
   const timer = setTimeout(() => {
     pending = false;
     const start = Date.now();
-    gc?.();
-    collections++;
+    collectNow(collect);
     const end = Date.now();
     which.collected(end - start, heapBytes(), end);
   }, Math.max(minDelayMs, which.delay(Date.now())));
@@ -187,10 +198,9 @@ export function startQuietCollections(): void {
   const quiet = new QuietCollectionPacer();
   quietTimer = setInterval(() => {
     if (pending || !quiet.due(heapBytes(), quietForMs())) return;
-    if (gc === undefined) gc = findGc();
-    if (gc === null) return;
-    gc();
-    collections++;
+    const collect = fullCollection();
+    if (collect === null) return;
+    collectNow(collect);
     returnFreedMemory();
     quiet.collected(heapBytes());
   }, QUIET_TICK_MS);

@@ -46,9 +46,10 @@ export function trimCount(): number {
 
 // Exported for tests.
 /**
- * Delays (ms from start) of the trims after start-up: the modules load in turns after the first
- * reply (main.ts, then the SDK when the first line is served), each load's garbage freed once it
- * is linked. Later loads (a first search, an outline) have their own trims or are small.
+ * Delays (ms from the server's start, runMcpCommand) of the trims after start-up: the modules
+ * load in turns after the first reply (main.ts, then the SDK when the first line is served),
+ * each load's garbage freed once it is linked. Later loads (a first search, an outline) have
+ * their own trims (the quiet collection's, the outline worker's) or are small.
  */
 export const START_TRIMS_MS = [500, 2_000, 6_000];
 
