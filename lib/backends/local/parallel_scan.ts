@@ -92,6 +92,23 @@ interface Queue {
  */
 const IDLE_MS = 5_000;
 
+/**
+ * A worker whose V8 heap and the buffers it holds (as it reports with each batch) have grown past
+ * this is replaced by a fresh one after a search. A worker starts at ~10 MB; over a burst of
+ * searches V8 let it grow to 15-27 MB (its limit rises with each collection over the strings a
+ * search decodes), and the server's peak crept with it: 20 regex searches of a node_modules tree
+ * (20,463 files) back to back peaked at 113 MB after the first, 139-163 after the twentieth;
+ * with this, 126-130, for ~5 % more time (a fresh worker compiles its hot code again;
+ * docs/benchmarks.md). Searches seconds apart pay nothing: the new worker starts in between.
+ */
+const RECYCLE_HEAP_BYTES = 12 * 1024 * 1024;
+
+/**
+ * How long after a search stops the workers are looked at: its reply is rendered and written
+ * first (starting a worker blocks this thread ~15 ms), as heap.ts's collection after a search.
+ */
+const RECYCLE_DELAY_MS = 50;
+
 /** Descriptors free before a worker starts: its runtime's (a few) and room for its first file. */
 const WORKER_SPARE_DESCRIPTORS = 8;
 
@@ -122,6 +139,12 @@ export class ParallelScanner implements ContentScanner {
   readonly backendId = "local";
   readonly parallelism: number;
   private workers: Worker[] = [];
+  /** Each worker's V8 heap after its last batch (by worker index), 0 before its first. */
+  private heaps: number[] = [];
+  /** Workers to replace once free: their heap was past the mark when a search stopped. */
+  private retiring: boolean[] = [];
+  private recycleTimer: ReturnType<typeof setTimeout> | undefined;
+  private recycles = 0;
   /** The batch each worker has (by worker index), undefined when the worker is free. */
   private running: (Job | undefined)[] = [];
   private queues: Queue[] = [];
@@ -144,6 +167,8 @@ export class ParallelScanner implements ContentScanner {
   constructor(
     parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)),
     private readonly confined: () => BeneathConfig | null = () => null,
+    /** For tests: the heap past which a free worker is replaced after a search. */
+    private readonly recycleHeapBytes = RECYCLE_HEAP_BYTES,
   ) {
     this.parallelism = parallelism;
   }
@@ -161,6 +186,11 @@ export class ParallelScanner implements ContentScanner {
   /** Workers running (started, not yet stopped for idleness or a failure). */
   get workerCount(): number {
     return this.workers.length;
+  }
+
+  /** Workers replaced for their heap's growth since the pool was made (tests, benchmarks). */
+  get recycled(): number {
+    return this.recycles;
   }
 
   /** Batches being scanned by a worker right now. */
@@ -208,6 +238,7 @@ export class ParallelScanner implements ContentScanner {
         this.drop(stop);
         this.endSoon(stop);
         requestCollectionAfterSearch();
+        this.retireGrown();
       },
     };
   }
@@ -241,9 +272,64 @@ export class ParallelScanner implements ContentScanner {
     job.resolve({ found: job.found, binaries: job.binaries, unchecked, interrupted: at });
     try {
       this.workers[w] = this.newWorker(this.workerUrl());
+      this.heaps[w] = 0;
+      this.retiring[w] = false;
     } catch {
       this.fail();
       return;
+    }
+    this.dispatch();
+  }
+
+  /**
+   * A search stopped: the workers whose heap is past the mark are replaced once free. Free ones
+   * are replaced RECYCLE_DELAY_MS later (off the reply's path); one busy by then (the next
+   * search's batch) as soon as it answers.
+   */
+  private retireGrown(): void {
+    for (let w = 0; w < this.workers.length; w++) {
+      if (this.heaps[w]! > this.recycleHeapBytes) this.retiring[w] = true;
+    }
+    if (this.recycleTimer !== undefined || !this.retiring.includes(true)) return;
+    const timer = setTimeout(() => {
+      this.recycleTimer = undefined;
+      this.recycle();
+    }, RECYCLE_DELAY_MS);
+    // Like the idle timer: it must not keep a finished CLI or server process alive.
+    Deno.unrefTimer(timer);
+    this.recycleTimer = timer;
+  }
+
+  /**
+   * Replaces each free retiring worker with a fresh one, then hands out the waiting batches.
+   * One holding a listing's batch waits (that answer would be lost); without descriptors to
+   * spare, the old worker stays.
+   */
+  private recycle(): void {
+    if (this.closed || this.broken) return this.dispatch();
+    const listing = new Set(this.summaryOwners.values());
+    let url: string | undefined;
+    try {
+      for (let w = 0; w < this.workers.length; w++) {
+        if (!this.retiring[w] || this.running[w] || listing.has(w)) continue;
+        try {
+          checkSpareDescriptors(WORKER_SPARE_DESCRIPTORS);
+        } catch {
+          this.retiring[w] = false;
+          continue;
+        }
+        url ??= this.workerUrl();
+        this.workers[w]!.terminate();
+        this.workers[w] = this.newWorker(url);
+        this.heaps[w] = 0;
+        this.retiring[w] = false;
+        this.recycles++;
+      }
+    } catch {
+      this.fail();
+      return;
+    } finally {
+      if (url !== undefined) URL.revokeObjectURL(url);
     }
     this.dispatch();
   }
@@ -322,8 +408,8 @@ export class ParallelScanner implements ContentScanner {
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
     // One worker more only when every running one is busy: a small tree (one batch), a file
     // root or bytes already read take one worker, not the pool. Each worker is an isolate of
-    // 20-50 MB, and V8 keeps a terminated isolate's pages for the process (measured: RSS does
-    // not fall when the idle workers stop), so a worker not needed is memory held for good.
+    // 20-50 MB of the server's peak (its heap, young generation, stacks, and the runtime's code
+    // it pages in), so a worker not needed is memory held for the burst.
     const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, paths.length);
     if (this.broken || !this.start(Math.max(1, wanted))) {
       return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine, data));
@@ -400,6 +486,8 @@ export class ParallelScanner implements ContentScanner {
       for (let i = this.workers.length; i < count; i++) {
         this.workers.push(this.newWorker(url));
         this.running.push(undefined);
+        this.heaps.push(0);
+        this.retiring.push(false);
       }
       URL.revokeObjectURL(url);
       return true;
@@ -425,6 +513,7 @@ export class ParallelScanner implements ContentScanner {
         return;
       }
       this.running[e.data.id] = undefined;
+      this.heaps[e.data.id] = e.data.heap ?? 0;
       if (job?.grace !== undefined) clearTimeout(job.grace);
       const { found, binaries, unchecked, interrupted } = e.data;
       job?.resolve({
@@ -433,7 +522,8 @@ export class ParallelScanner implements ContentScanner {
         unchecked,
         ...(interrupted !== undefined && { interrupted }),
       });
-      this.dispatch();
+      if (this.retiring[e.data.id]) this.recycle();
+      else this.dispatch();
     };
     worker.onerror = (e) => {
       e.preventDefault();
@@ -488,6 +578,8 @@ export class ParallelScanner implements ContentScanner {
     for (const w of this.workers) w.terminate();
     this.workers = [];
     this.running = [];
+    this.heaps = [];
+    this.retiring = [];
     // Listing batches a worker took and will not answer now: their listings make them.
     for (const resolve of this.summaryWaits.values()) resolve(null);
     this.summaryWaits.clear();
@@ -499,6 +591,8 @@ export class ParallelScanner implements ContentScanner {
     this.idleTimer = undefined;
     if (this.warmTimer !== undefined) clearTimeout(this.warmTimer);
     this.warmTimer = undefined;
+    if (this.recycleTimer !== undefined) clearTimeout(this.recycleTimer);
+    this.recycleTimer = undefined;
     this.closed = true;
     const jobs = this.takeAll();
     this.stopWorkers();
@@ -510,7 +604,7 @@ export class ParallelScanner implements ContentScanner {
 /** A worker's answer to a batch: one file's (`partial`, as it goes), or the whole batch's. */
 type WorkerAnswer =
   | { id: number; partial: [number, FileMatches | "binary"] }
-  | ({ id: number } & ScanResult);
+  | ({ id: number; heap?: number } & ScanResult);
 
 /** A batch of bytes already read (ScanRun.match) as the caller reads it. */
 function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interrupted" {

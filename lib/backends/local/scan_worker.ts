@@ -120,7 +120,10 @@ self.onmessage = async (e) => {
     : files
     ? ${scanBatch.name}(paths, request, m, finder, maxBytes, files, stop, ${matchBytes.name}, progress, report)
     : { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
-  self.postMessage({ id, ...result });
+  // This isolate's heap and the buffers it holds, for the pool to replace a worker whose heap
+  // has grown (parallel_scan.ts).
+  const { heapTotal, external } = Deno.memoryUsage();
+  self.postMessage({ id, ...result, heap: heapTotal + external });
 };
 `;
 

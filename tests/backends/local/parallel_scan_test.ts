@@ -253,3 +253,73 @@ Deno.test("the workers import node:fs only where libc cannot be opened, and answ
   const there = JSON.parse(new TextDecoder().decode(out.stdout));
   assertEquals(there, { text: here, inline: false });
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(10);
+  }
+}
+
+Deno.test("workers whose heap grew past the mark are replaced after a search, and fresh ones answer the same", async () => {
+  await using dir = await haystack(1200);
+  // A mark of 0 bytes: every worker that answered a batch has grown past it.
+  const scanner = new ParallelScanner(2, () => null, 0);
+  const kept = new ParallelScanner(2, () => null, Infinity);
+  try {
+    const view = viewer(dir.path, scanner);
+    const first = await view({ path: ".", content: "needle \\d+", regex: true });
+    assertEquals(scanner.workerCount, 2);
+    await until(() => scanner.recycled === 2, "both workers were replaced");
+    assertEquals(scanner.workerCount, 2);
+    assertEquals(await view({ path: ".", content: "needle \\d+", regex: true }), first);
+    assertEquals(
+      await view({ path: ".", content: "needle" }),
+      await viewer(dir.path, kept)({
+        path: ".",
+        content: "needle",
+      }),
+    );
+    await until(() => scanner.recycled === 6, "the next two searches' workers were replaced");
+    // Under the mark, a worker stays for the next search.
+    await viewer(dir.path, kept)({ path: ".", content: "needle \\d+", regex: true });
+    await sleep(200);
+    assertEquals(kept.recycled, 0);
+    assertEquals(scanner.inline, false);
+  } finally {
+    await scanner.close();
+    await kept.close();
+  }
+});
+
+Deno.test("a worker busy with the next search when one stops is replaced once it answers, its batch whole", async () => {
+  await using dir = await haystack(2000);
+  const scanner = new ParallelScanner(1, () => null, 0);
+  try {
+    const search = compileSearchPattern("needle", false);
+    const open = () =>
+      scanner.open({
+        spec: search.spec,
+        ...(search.literal ? { literal: search.literal } : {}),
+        options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
+      }, 1 << 20);
+    const paths = [...Array(2000).keys()].map((i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const a = open();
+    await a.scan(paths.slice(0, 10)); // the worker has answered: its heap is past the mark
+    const b = open();
+    const answer = b.scan(paths);
+    a.stop();
+    assertEquals(scanner.busy, 1); // b's batch holds the worker: it is not ended under it
+    const found = (await answer).found.map(([i]) => paths[i]!);
+    assertEquals(found, paths.filter((_, i) => i % 37 === 0));
+    await until(() => scanner.recycled === 1, "the worker was replaced after its batch");
+    const again = await b.scan(paths.slice(0, 40));
+    assertEquals(again.found.map(([i]) => i), [0, 37]);
+    b.stop();
+  } finally {
+    await scanner.close();
+  }
+});
