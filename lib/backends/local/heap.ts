@@ -7,8 +7,9 @@
 // its growing factor is a launch flag only (`v8.setFlagsFromString` at run time changes nothing).
 // A forced collection costs ~35-80 ms, so it runs only above a mark (CollectionPacer), after the
 // current call, on a timer that never keeps the process alive. Reads ask every 256 KiB given back
-// (core/byte_budget.ts); the mark and the pauses are measured in docs/benchmarks.md
-// (memory_bench). Needs no launch flag; a no-op where the runtime refuses to expose gc.
+// (core/byte_budget.ts), the search pool after each batch a worker answers (parallel_scan.ts); the
+// mark and the pauses are measured in docs/benchmarks.md (memory_bench). Needs no launch flag; a
+// no-op where the runtime refuses to expose gc.
 
 import v8 from "node:v8";
 import vm from "node:vm";

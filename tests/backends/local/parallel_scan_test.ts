@@ -159,6 +159,41 @@ Deno.test("a search's end asks for a full collection when it leaves this thread'
   }
 });
 
+Deno.test("a running search asks for a full collection between batches when this thread's heap is past the mark", async () => {
+  await using dir = await haystack(300);
+  const scanner = new ParallelScanner(1);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    const search = compileSearchPattern("needle", false);
+    const request = {
+      spec: search.spec,
+      options: { context: 0, perFile: 5, maxChars: 200, room: 100 },
+    };
+    await sleep(600); // the pauses of collections earlier tests asked for are over
+    // 60 MB of flat strings held while the search runs: past the pressure mark (40 MB) and the
+    // headroom over what any earlier collection left.
+    const decoder = new TextDecoder();
+    let garbage: string[] | null = Array.from(
+      { length: 600 },
+      (_, i) => decoder.decode(new Uint8Array(100_000).fill(65 + i % 26)),
+    );
+    const run = scanner.open(request, 1024 * 1024);
+    const before = collectionCount();
+    const paths = Array.from({ length: 300 }, (_, i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const answer = await run.scan(paths);
+    assertEquals(answer.found.length, 9); // every 37th file holds the needle
+    // The search has not stopped (no after-search collection): the batch's answer asked.
+    const deadline = Date.now() + 3_000;
+    while (collectionCount() === before && Date.now() < deadline) await sleep(10);
+    assertEquals(collectionCount(), before + 1, "no collection while the search ran");
+    assertEquals(garbage.length, 600);
+    garbage = null;
+    run.stop();
+  } finally {
+    await scanner.close();
+  }
+});
+
 Deno.test("a stopped search's worker stuck in one regex run is ended after the grace, and the pool goes on", async () => {
   await using dir = await tempDir();
   await Deno.writeFile(`${dir.path}/long.txt`, longLine(16 * 1024 * 1024 - 1, 7));
