@@ -31,7 +31,7 @@ import { writeModeLine } from "../backends/local/checked_swap.ts";
 import { exchangeSupport } from "../backends/local/rename_exchange.ts";
 import { loadWithReserve } from "../backends/local/spare_descriptors.ts";
 import { startQuietCollections } from "../backends/local/heap.ts";
-import { trimAfterStart } from "../backends/platform/return_memory.ts";
+import { fixMmapThreshold, trimAfterStart } from "../backends/platform/return_memory.ts";
 import { HTTP_USAGE } from "./http/http_options.ts";
 import { parseServeFlags } from "./flags.ts";
 import { parseMcpArgs } from "./mcp_args.ts";
@@ -257,6 +257,8 @@ export async function runMcpCommand(
     services = createServices(serviceOptions);
     // Memory the module loads freed is trimmed (return_memory.ts), V8's garbage collected when
     // the server is quiet (heap.ts): on a cold Deno cache an idle server held 116 MB, not 93.
+    // Big buffers get pages of their own, returned when freed (return_memory.ts).
+    fixMmapThreshold();
     trimAfterStart();
     startQuietCollections();
     const jobs = services.jobs;

@@ -7,9 +7,10 @@
 //   its imports, and what it frees stays. An idle bundle server measured 116-117 MB 3 s after its
 //   first call on such a start, 93-94 after a trim, 67-68 on a warm cache, where a trim frees
 //   under 1 MB (issue 26, docs/benchmarks.md).
-// Linux/glibc only; elsewhere (or without --allow-ffi) nothing happens.
+// And a server fixes glibc's mmap threshold (fixMmapThreshold), so that big buffers never settle in
+// an arena at all. Linux/glibc only; elsewhere (or without --allow-ffi) nothing happens.
 
-type Libc = { malloc_trim(pad: bigint): number };
+type Libc = { malloc_trim(pad: bigint): number; mallopt(param: number, value: number): number };
 
 let libc: Libc | null | undefined;
 let trims = 0;
@@ -22,6 +23,7 @@ function load(): Libc | null {
     if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
     libc = Deno.dlopen("libc.so.6", {
       malloc_trim: { parameters: ["usize"], result: "i32" },
+      mallopt: { parameters: ["i32", "i32"], result: "i32" },
     }).symbols;
   } catch {
     libc = null; // musl and others: no malloc_trim, and no arena kept either
@@ -36,6 +38,30 @@ export function returnFreedMemory(): boolean {
   symbols.malloc_trim(0n);
   trims++;
   return true;
+}
+
+/** mallopt's parameter for the mmap threshold (glibc's malloc.h). */
+const M_MMAP_THRESHOLD = -3;
+
+/**
+ * The size from which an allocation gets pages of its own (mmap), handed back when it is freed.
+ * glibc starts at 128 KiB but moves the mark: freeing such a block raises it to that block's size
+ * (up to 32 MiB), and from then on blocks that size come from the thread's arena, which keeps
+ * their pages once they are freed (its top is seldom free). A search worker's buffers of
+ * megabytes (a long line read back, big files' bytes) then stayed: over a mix of searches of a
+ * node_modules tree the workers' arenas held ~30 MB and the server peaked at 176 MB (other
+ * anonymous memory 67-71 MB), 136-141 with the mark fixed here (docs/benchmarks.md).
+ */
+export const MMAP_THRESHOLD_BYTES = 128 * 1024;
+
+/**
+ * Fixes the mmap threshold at `bytes` for every thread from now on (which also stops glibc
+ * moving it); false when this platform cannot.
+ */
+export function fixMmapThreshold(bytes = MMAP_THRESHOLD_BYTES): boolean {
+  const symbols = load();
+  if (!symbols) return false;
+  return symbols.mallopt(M_MMAP_THRESHOLD, bytes) === 1;
 }
 
 // Exported for tests.

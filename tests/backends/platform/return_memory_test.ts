@@ -1,9 +1,11 @@
-// return_memory.ts: a trim hands freed malloc pages back to the system (RSS falls), and the trims
-// after start-up run at their delays on timers that never keep a process alive.
+// return_memory.ts: a trim hands freed malloc pages back to the system (RSS falls), the trims
+// after start-up run at their delays on timers that never keep a process alive, and a fixed mmap
+// threshold keeps big blocks out of the arenas after glibc would have moved it.
 
 import { assert, assertEquals } from "../../_assert.ts";
 import { needing } from "../../_requires.ts";
 import {
+  MMAP_THRESHOLD_BYTES,
   returnFreedMemory,
   START_TRIMS_MS,
   trimAfterStart,
@@ -35,6 +37,43 @@ Deno.test(linuxTest("a trim gives back pages malloc freed and kept", () => {
   libc.free(blocks.at(-1)!);
   assertEquals(trimCount(), before + 1);
   assert(kept - trimmed > 32 * 1024, `RSS ${kept} kB → ${trimmed} kB after the trim`);
+}));
+
+/**
+ * In a fresh process (glibc's threshold as it starts), optionally fixed first: a 4 MiB block
+ * allocated and freed, then a 1 MiB one. Answers whether that one got pages of its own (mmap):
+ * mallinfo2's count of mmapped blocks (hblks, its fourth field) while it is allocated.
+ */
+async function secondBlockMapped(fix: boolean): Promise<boolean> {
+  const module = new URL("../../../lib/backends/platform/return_memory.ts", import.meta.url).href;
+  const code = `import { fixMmapThreshold } from ${JSON.stringify(module)};
+const libc = Deno.dlopen("libc.so.6", {
+  malloc: { parameters: ["usize"], result: "pointer" },
+  free: { parameters: ["pointer"], result: "void" },
+  mallinfo2: { parameters: [], result: { struct: Array(10).fill("usize") } },
+}).symbols;
+if (${fix} && !fixMmapThreshold()) throw new Error("mallopt refused");
+const mapped = () => new BigUint64Array(libc.mallinfo2().buffer)[3];
+libc.free(libc.malloc(4n << 20n));
+const before = mapped();
+const block = libc.malloc(1n << 20n);
+console.log(mapped() > before ? "mapped" : "arena");
+libc.free(block);`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--no-config", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(out.stdout).trim();
+  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
+  return said === "mapped";
+}
+
+Deno.test(linuxTest("a fixed mmap threshold keeps big blocks out of the arenas", async () => {
+  // glibc moved its threshold to 4 MiB when that block was freed: the 1 MiB one is the arena's.
+  assertEquals(await secondBlockMapped(false), false);
+  assertEquals(await secondBlockMapped(true), true);
+  assertEquals(MMAP_THRESHOLD_BYTES, 128 * 1024);
 }));
 
 Deno.test("the start-up trims run at each delay", async () => {
