@@ -31,12 +31,15 @@ const RELEASE_HOST = "https://dl.deno.land";
  * isolate's semi-spaces (the search workers' and the server's): a worker's young generation
  * otherwise grows to 16 MB semi-spaces while it decodes files, and V8 keeps those pages for the
  * process after the worker ends; a peak of 294 → 225 MB on a node_modules tree (issue 26,
- * docs/benchmarks.md). Only a launch flag reaches worker isolates: V8 freezes its flags at
- * start. deno.json's tasks and the npm launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
+ * docs/benchmarks.md). And `gc` in every isolate: a search worker whose heap grew over a burst
+ * of searches collects it in place (parallel_scan.ts), where without it the worker is replaced
+ * and its successor compiles its code again (regex searches ~10 % slower). Only a launch flag
+ * reaches worker isolates: V8 freezes its flags at start. deno.json's tasks and the npm launcher
+ * (packaging/npm/bin/anchorfs.cjs) pass the same.
  */
 export const V8_FLAGS =
   "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine," +
-  "--max-semi-space-size=2";
+  "--max-semi-space-size=2,--expose-gc";
 
 /** The env var that names a target's denort, e.g. DENORT_BIN_X86_64_UNKNOWN_LINUX_GNU. */
 export function targetEnvVar(target: Target): string {

@@ -165,6 +165,8 @@ Deno.test("deno.json's tasks and the npm launcher run the server with the binari
   assertEquals(launcher.includes(`"${flag}"`), true);
   // The semi-space cap bounds the search workers' young generation (issue 26).
   assertEquals(V8_FLAGS.split(",").includes("--max-semi-space-size=2"), true);
+  // Search workers collect their grown heaps in place instead of being replaced (issue 26).
+  assertEquals(V8_FLAGS.split(",").includes("--expose-gc"), true);
   // No V8 code cache: its mapped pages were 3 MB of the idle server (issue 26).
   const { RUNTIME_FLAGS } = await import("../../scripts/release/compile.ts");
   assertEquals(RUNTIME_FLAGS.includes("--no-code-cache"), true);

@@ -94,12 +94,13 @@ const IDLE_MS = 5_000;
 
 /**
  * A worker whose V8 heap and the buffers it holds (as it reports with each batch) have grown past
- * this is replaced by a fresh one after a search. A worker starts at ~10 MB; over a burst of
- * searches V8 let it grow to 15-27 MB (its limit rises with each collection over the strings a
- * search decodes), and the server's peak crept with it: 20 regex searches of a node_modules tree
- * (20,463 files) back to back peaked at 113 MB after the first, 139-163 after the twentieth;
- * with this, 126-130, for ~5 % more time (a fresh worker compiles its hot code again;
- * docs/benchmarks.md). Searches seconds apart pay nothing: the new worker starts in between.
+ * this is collected after a search: in place, by its own `gc` (the launch flag --expose-gc,
+ * compile.ts V8_FLAGS), or else by a fresh worker in its stead. A worker starts at ~10 MB; over
+ * a burst of searches V8 let it grow to 15-27 MB (its limit rises with each collection over the
+ * strings a search decodes), and the server's peak crept with it: 20 regex searches of a
+ * node_modules tree (20,463 files) back to back peaked at 146-174 MB after the twentieth, 125-129
+ * with either way. A fresh worker compiles its hot code again (those 20: ~10 % more time); one
+ * collected in place keeps it (no time measured). Searches seconds apart pay nothing either way.
  */
 const RECYCLE_HEAP_BYTES = 12 * 1024 * 1024;
 
@@ -141,10 +142,13 @@ export class ParallelScanner implements ContentScanner {
   private workers: Worker[] = [];
   /** Each worker's V8 heap after its last batch (by worker index), 0 before its first. */
   private heaps: number[] = [];
-  /** Workers to replace once free: their heap was past the mark when a search stopped. */
+  /** Workers to collect or replace once free: past the mark when a search stopped. */
   private retiring: boolean[] = [];
+  /** Whether each worker can collect its own heap (said with each batch answer). */
+  private collects: boolean[] = [];
   private recycleTimer: ReturnType<typeof setTimeout> | undefined;
   private recycles = 0;
+  private inPlace = 0;
   /** The batch each worker has (by worker index), undefined when the worker is free. */
   private running: (Job | undefined)[] = [];
   private queues: Queue[] = [];
@@ -191,6 +195,11 @@ export class ParallelScanner implements ContentScanner {
   /** Workers replaced for their heap's growth since the pool was made (tests, benchmarks). */
   get recycled(): number {
     return this.recycles;
+  }
+
+  /** Workers asked to collect their grown heap in place since the pool was made. */
+  get collectedInPlace(): number {
+    return this.inPlace;
   }
 
   /** Batches being scanned by a worker right now. */
@@ -274,6 +283,7 @@ export class ParallelScanner implements ContentScanner {
       this.workers[w] = this.newWorker(this.workerUrl());
       this.heaps[w] = 0;
       this.retiring[w] = false;
+      this.collects[w] = false;
     } catch {
       this.fail();
       return;
@@ -282,8 +292,8 @@ export class ParallelScanner implements ContentScanner {
   }
 
   /**
-   * A search stopped: the workers whose heap is past the mark are replaced once free. Free ones
-   * are replaced RECYCLE_DELAY_MS later (off the reply's path); one busy by then (the next
+   * A search stopped: the workers whose heap is past the mark are collected or replaced once
+   * free. Free ones RECYCLE_DELAY_MS later (off the reply's path); one busy by then (the next
    * search's batch) as soon as it answers.
    */
   private retireGrown(): void {
@@ -301,9 +311,10 @@ export class ParallelScanner implements ContentScanner {
   }
 
   /**
-   * Replaces each free retiring worker with a fresh one, then hands out the waiting batches.
-   * One holding a listing's batch waits (that answer would be lost); without descriptors to
-   * spare, the old worker stays.
+   * Has each free retiring worker collect its heap (a message it takes before any later batch),
+   * or replaces it with a fresh one when it cannot, then hands out the waiting batches. One to
+   * replace that holds a listing's batch waits (that answer would be lost); without descriptors
+   * to spare, the old worker stays.
    */
   private recycle(): void {
     if (this.closed || this.broken) return this.dispatch();
@@ -311,19 +322,26 @@ export class ParallelScanner implements ContentScanner {
     let url: string | undefined;
     try {
       for (let w = 0; w < this.workers.length; w++) {
-        if (!this.retiring[w] || this.running[w] || listing.has(w)) continue;
-        try {
-          checkSpareDescriptors(WORKER_SPARE_DESCRIPTORS);
-        } catch {
-          this.retiring[w] = false;
-          continue;
+        if (!this.retiring[w] || this.running[w]) continue;
+        if (this.collects[w]) {
+          this.workers[w]!.postMessage({ collect: true });
+          this.inPlace++;
+        } else {
+          if (listing.has(w)) continue;
+          try {
+            checkSpareDescriptors(WORKER_SPARE_DESCRIPTORS);
+          } catch {
+            this.retiring[w] = false;
+            continue;
+          }
+          url ??= this.workerUrl();
+          this.workers[w]!.terminate();
+          this.workers[w] = this.newWorker(url);
+          this.collects[w] = false;
+          this.recycles++;
         }
-        url ??= this.workerUrl();
-        this.workers[w]!.terminate();
-        this.workers[w] = this.newWorker(url);
         this.heaps[w] = 0;
         this.retiring[w] = false;
-        this.recycles++;
       }
     } catch {
       this.fail();
@@ -488,6 +506,7 @@ export class ParallelScanner implements ContentScanner {
         this.running.push(undefined);
         this.heaps.push(0);
         this.retiring.push(false);
+        this.collects.push(false);
       }
       URL.revokeObjectURL(url);
       return true;
@@ -514,6 +533,7 @@ export class ParallelScanner implements ContentScanner {
       }
       this.running[e.data.id] = undefined;
       this.heaps[e.data.id] = e.data.heap ?? 0;
+      this.collects[e.data.id] = e.data.collects === true;
       if (job?.grace !== undefined) clearTimeout(job.grace);
       const { found, binaries, unchecked, interrupted } = e.data;
       job?.resolve({
@@ -586,6 +606,7 @@ export class ParallelScanner implements ContentScanner {
     this.running = [];
     this.heaps = [];
     this.retiring = [];
+    this.collects = [];
     // Listing batches a worker took and will not answer now: their listings make them.
     for (const resolve of this.summaryWaits.values()) resolve(null);
     this.summaryWaits.clear();
@@ -610,7 +631,7 @@ export class ParallelScanner implements ContentScanner {
 /** A worker's answer to a batch: one file's (`partial`, as it goes), or the whole batch's. */
 type WorkerAnswer =
   | { id: number; partial: [number, FileMatches | "binary"] }
-  | ({ id: number; heap?: number } & ScanResult);
+  | ({ id: number; heap?: number; collects?: boolean } & ScanResult);
 
 /** A batch of bytes already read (ScanRun.match) as the caller reads it. */
 function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interrupted" {

@@ -104,9 +104,14 @@ async function matchersFor(spec) {
   }
   return built.get(key);
 }
+// V8's full collection, in every isolate when the server runs with --expose-gc (compile.ts
+// V8_FLAGS): the pool then has a grown heap collected here instead of replacing this worker.
+const collect = typeof globalThis.gc === "function" ? globalThis.gc : null;
 self.onmessage = async (e) => {
   // Until node:fs is in (no libc), a listing's batch is left to the listing: files is null.
   if (e.data.summarize) return summarize(e.data.summarize);
+  // "last-resort" collects until nothing more is freed, and hands the empty pages back.
+  if (e.data.collect) return collect?.({ type: "major", flavor: "last-resort" });
   if (nodeFsLoading) await nodeFsLoading;
   const { id, paths, data, request, maxBytes, stop, progress, confine } = e.data;
   const m = await matchersFor(request.spec);
@@ -120,10 +125,10 @@ self.onmessage = async (e) => {
     : files
     ? ${scanBatch.name}(paths, request, m, finder, maxBytes, files, stop, ${matchBytes.name}, progress, report)
     : { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
-  // This isolate's heap and the buffers it holds, for the pool to replace a worker whose heap
-  // has grown (parallel_scan.ts).
+  // This isolate's heap and the buffers it holds, for the pool to collect or replace a worker
+  // whose heap has grown (parallel_scan.ts), and whether it can collect.
   const { heapTotal, external } = Deno.memoryUsage();
-  self.postMessage({ id, ...result, heap: heapTotal + external });
+  self.postMessage({ id, ...result, heap: heapTotal + external, collects: collect !== null });
 };
 `;
 

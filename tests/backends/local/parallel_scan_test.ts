@@ -3,7 +3,7 @@
 // ended after the grace.
 
 import { assertEquals } from "../../_assert.ts";
-import { tempDir, writeTree } from "../../_harness.ts";
+import { REPO_ROOT, tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { ParallelScanner } from "../../../lib/backends/local/parallel_scan.ts";
 import { collectionCount } from "../../../lib/backends/local/heap.ts";
@@ -328,6 +328,50 @@ Deno.test("workers whose heap grew past the mark are replaced after a search, an
     await scanner.close();
     await kept.close();
   }
+});
+
+Deno.test("with gc exposed (the launchers' --expose-gc), grown workers collect in place and answer the same", async () => {
+  await using dir = await haystack(600);
+  const module = new URL("../../../lib/backends/local/parallel_scan.ts", import.meta.url).href;
+  const pattern = new URL("../../../lib/core/search/search_pattern.ts", import.meta.url).href;
+  // Three searches on a pool with a mark of 0 bytes (every worker that answered has grown past
+  // it), each waiting for its workers to be collected before the next.
+  const code = `import { ParallelScanner } from ${JSON.stringify(module)};
+import { compileSearchPattern } from ${JSON.stringify(pattern)};
+const scanner = new ParallelScanner(1, () => null, 0);
+const search = compileSearchPattern("needle", false);
+const request = { spec: search.spec, options: { context: 0, perFile: 5, maxChars: 200, room: 100 } };
+const paths = Array.from({ length: 600 }, (_, i) => ${
+    JSON.stringify(dir.path)
+  } + "/d" + (i % 5) + "/f" + i + ".txt");
+const answers = [];
+for (let i = 1; i <= 3; i++) {
+  const run = scanner.open(request, 1 << 20);
+  answers.push(JSON.stringify(await run.scan(paths)));
+  run.stop();
+  const deadline = Date.now() + 5000;
+  while (scanner.collectedInPlace < i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+console.log(JSON.stringify({
+  gc: typeof globalThis.gc, same: new Set(answers).size, found: JSON.parse(answers[0]).found.length,
+  inPlace: scanner.collectedInPlace, replaced: scanner.recycled, inline: scanner.inline,
+}));
+await scanner.close();`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
+  assertEquals(JSON.parse(new TextDecoder().decode(out.stdout)), {
+    gc: "function",
+    same: 1,
+    found: 17, // every 37th of 600 files
+    inPlace: 3,
+    replaced: 0,
+    inline: false,
+  });
 });
 
 Deno.test("a worker busy with the next search when one stops is replaced once it answers, its batch whole", async () => {
