@@ -222,6 +222,18 @@ function describeConfinement(confinement: Confinement): string {
 }
 
 /**
+ * A server's memory housekeeping: memory the module loads freed is trimmed (return_memory.ts),
+ * V8's garbage collected when the server is quiet (heap.ts): on a cold Deno cache an idle server
+ * held 116 MB, not 93. And big buffers get pages of their own, returned when freed
+ * (return_memory.ts fixMmapThreshold).
+ */
+function startMemoryHousekeeping(): void {
+  fixMmapThreshold();
+  trimAfterStart();
+  startQuietCollections();
+}
+
+/**
  * Runs the server; resolves with the exit code when the connection ends. `opening`: stdin already
  * opened by main.ts (early_start.ts), for flags that cannot change the opening reply.
  */
@@ -255,12 +267,7 @@ export async function runMcpCommand(
       serviceOptions,
     } = parseServeFlags(values);
     services = createServices(serviceOptions);
-    // Memory the module loads freed is trimmed (return_memory.ts), V8's garbage collected when
-    // the server is quiet (heap.ts): on a cold Deno cache an idle server held 116 MB, not 93.
-    // Big buffers get pages of their own, returned when freed (return_memory.ts).
-    fixMmapThreshold();
-    trimAfterStart();
-    startQuietCollections();
+    startMemoryHousekeeping();
     const jobs = services.jobs;
     // Last resort if the process exits without closeServices: no job outlives the server.
     globalThis.addEventListener("unload", () => jobs.killAllNow());

@@ -43,6 +43,7 @@ export function returnFreedMemory(): boolean {
 /** mallopt's parameter for the mmap threshold (glibc's malloc.h). */
 const M_MMAP_THRESHOLD = -3;
 
+// Exported for tests.
 /**
  * The size from which an allocation gets pages of its own (mmap), handed back when it is freed.
  * glibc starts at 128 KiB but moves the mark: freeing such a block raises it to that block's size
