@@ -32,6 +32,7 @@ import { beneathLibc } from "./beneath.ts";
 import { checkSpareDescriptors } from "./spare_descriptors.ts";
 import { requestCollection, requestCollectionAfterSearch } from "./heap.ts";
 import { matchHeld, scanBatch, WORKER_SOURCE } from "./scan_worker.ts";
+import { GROWN_HEAP_BYTES, WorkerHealth } from "./worker_health.ts";
 
 /** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */
 function mainThreadFinder(): Finder {
@@ -93,18 +94,6 @@ interface Queue {
 const IDLE_MS = 5_000;
 
 /**
- * A worker whose V8 heap and the buffers it holds (as it reports with each batch) have grown past
- * this is collected after a search: in place, by its own `gc` (the launch flag --expose-gc,
- * compile.ts V8_FLAGS), or else by a fresh worker in its stead. A worker starts at ~10 MB; over
- * a burst of searches V8 let it grow to 15-27 MB (its limit rises with each collection over the
- * strings a search decodes), and the server's peak crept with it: 20 regex searches of a
- * node_modules tree (20,463 files) back to back peaked at 146-174 MB after the twentieth, 125-129
- * with either way. A fresh worker compiles its hot code again (those 20: ~10 % more time); one
- * collected in place keeps it (no time measured). Searches seconds apart pay nothing either way.
- */
-const RECYCLE_HEAP_BYTES = 12 * 1024 * 1024;
-
-/**
  * How long after a search stops the workers are looked at: its reply is rendered and written
  * first (starting a worker blocks this thread ~15 ms), as heap.ts's collection after a search.
  */
@@ -140,12 +129,7 @@ export class ParallelScanner implements ContentScanner {
   readonly backendId = "local";
   readonly parallelism: number;
   private workers: Worker[] = [];
-  /** Each worker's V8 heap after its last batch (by worker index), 0 before its first. */
-  private heaps: number[] = [];
-  /** Workers to collect or replace once free: past the mark when a search stopped. */
-  private retiring: boolean[] = [];
-  /** Whether each worker can collect its own heap (said with each batch answer). */
-  private collects: boolean[] = [];
+  private readonly health: WorkerHealth;
   private recycleTimer: ReturnType<typeof setTimeout> | undefined;
   private recycles = 0;
   private inPlace = 0;
@@ -171,10 +155,11 @@ export class ParallelScanner implements ContentScanner {
   constructor(
     parallelism = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)),
     private readonly confined: () => BeneathConfig | null = () => null,
-    /** For tests: the heap past which a free worker is replaced after a search. */
-    private readonly recycleHeapBytes = RECYCLE_HEAP_BYTES,
+    /** For tests: the heap past which a free worker is tidied after a search (worker_health.ts). */
+    recycleHeapBytes = GROWN_HEAP_BYTES,
   ) {
     this.parallelism = parallelism;
+    this.health = new WorkerHealth(recycleHeapBytes);
   }
 
   /** True once workers could not start or failed: scans then run on the calling thread. */
@@ -281,9 +266,7 @@ export class ParallelScanner implements ContentScanner {
     job.resolve({ found: job.found, binaries: job.binaries, unchecked, interrupted: at });
     try {
       this.workers[w] = this.newWorker(this.workerUrl());
-      this.heaps[w] = 0;
-      this.retiring[w] = false;
-      this.collects[w] = false;
+      this.health.reset(w);
     } catch {
       this.fail();
       return;
@@ -297,10 +280,7 @@ export class ParallelScanner implements ContentScanner {
    * search's batch) as soon as it answers.
    */
   private retireGrown(): void {
-    for (let w = 0; w < this.workers.length; w++) {
-      if (this.heaps[w]! > this.recycleHeapBytes) this.retiring[w] = true;
-    }
-    if (this.recycleTimer !== undefined || !this.retiring.includes(true)) return;
+    if (!this.health.markGrown() || this.recycleTimer !== undefined) return;
     const timer = setTimeout(() => {
       this.recycleTimer = undefined;
       this.recycle();
@@ -322,8 +302,8 @@ export class ParallelScanner implements ContentScanner {
     let url: string | undefined;
     try {
       for (let w = 0; w < this.workers.length; w++) {
-        if (!this.retiring[w] || this.running[w]) continue;
-        if (this.collects[w]) {
+        if (!this.health.due(w) || this.running[w]) continue;
+        if (this.health.collects(w)) {
           this.workers[w]!.postMessage({ collect: true });
           this.inPlace++;
         } else {
@@ -331,17 +311,16 @@ export class ParallelScanner implements ContentScanner {
           try {
             checkSpareDescriptors(WORKER_SPARE_DESCRIPTORS);
           } catch {
-            this.retiring[w] = false;
+            this.health.settled(w); // kept as it is
             continue;
           }
           url ??= this.workerUrl();
           this.workers[w]!.terminate();
           this.workers[w] = this.newWorker(url);
-          this.collects[w] = false;
+          this.health.reset(w);
           this.recycles++;
         }
-        this.heaps[w] = 0;
-        this.retiring[w] = false;
+        this.health.settled(w);
       }
     } catch {
       this.fail();
@@ -504,9 +483,7 @@ export class ParallelScanner implements ContentScanner {
       for (let i = this.workers.length; i < count; i++) {
         this.workers.push(this.newWorker(url));
         this.running.push(undefined);
-        this.heaps.push(0);
-        this.retiring.push(false);
-        this.collects.push(false);
+        this.health.add();
       }
       URL.revokeObjectURL(url);
       return true;
@@ -532,8 +509,7 @@ export class ParallelScanner implements ContentScanner {
         return;
       }
       this.running[e.data.id] = undefined;
-      this.heaps[e.data.id] = e.data.heap ?? 0;
-      this.collects[e.data.id] = e.data.collects === true;
+      this.health.answered(e.data.id, e.data.heap ?? 0, e.data.collects === true);
       if (job?.grace !== undefined) clearTimeout(job.grace);
       const { found, binaries, unchecked, interrupted } = e.data;
       job?.resolve({
@@ -542,7 +518,7 @@ export class ParallelScanner implements ContentScanner {
         unchecked,
         ...(interrupted !== undefined && { interrupted }),
       });
-      if (this.retiring[e.data.id]) this.recycle();
+      if (this.health.due(e.data.id)) this.recycle();
       else this.dispatch();
       // A long search's paths wait in batches long enough to outlive V8's young generation and
       // reach the old one dead, where V8 let them pile up to its own limit: over 931,000 files
@@ -604,9 +580,7 @@ export class ParallelScanner implements ContentScanner {
     for (const w of this.workers) w.terminate();
     this.workers = [];
     this.running = [];
-    this.heaps = [];
-    this.retiring = [];
-    this.collects = [];
+    this.health.clear();
     // Listing batches a worker took and will not answer now: their listings make them.
     for (const resolve of this.summaryWaits.values()) resolve(null);
     this.summaryWaits.clear();
