@@ -29,6 +29,21 @@ async function haystack(files: number): Promise<{ path: string } & AsyncDisposab
   return dir;
 }
 
+/** The paths of the files `haystack(files)` wrote under `root`. */
+function haystackPaths(root: string, files: number): string[] {
+  return [...Array(files).keys()].map((i) => `${root}/d${i % 5}/f${i}.txt`);
+}
+
+/** A search for the literal "needle" on `scanner`, as ops/tree/search.ts opens one. */
+function openNeedleSearch(scanner: ParallelScanner) {
+  const search = compileSearchPattern("needle", false);
+  return scanner.open({
+    spec: search.spec,
+    ...(search.literal ? { literal: search.literal } : {}),
+    options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
+  }, 1 << 20);
+}
+
 function viewer(root: string, scanner: ParallelScanner) {
   const locations = new Locations(new LocalBackend());
   const reads = createReadLimits();
@@ -66,14 +81,8 @@ Deno.test("a stopped search leaves the pool's queue at once and the others still
   const scanner = new ParallelScanner(1);
   await using dir = await haystack(400);
   try {
-    const search = compileSearchPattern("needle", false);
-    const open = () =>
-      scanner.open({
-        spec: search.spec,
-        ...(search.literal ? { literal: search.literal } : {}),
-        options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
-      }, 1 << 20);
-    const paths = [...Array(400).keys()].map((i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const open = () => openNeedleSearch(scanner);
+    const paths = haystackPaths(dir.path, 400);
     const batches = [paths.slice(0, 100), paths.slice(100, 200), paths.slice(200, 300)];
     const a = open();
     const b = open();
@@ -179,7 +188,7 @@ Deno.test("a running search asks for a full collection between batches when this
     );
     const run = scanner.open(request, 1024 * 1024);
     const before = collectionCount();
-    const paths = Array.from({ length: 300 }, (_, i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const paths = haystackPaths(dir.path, 300);
     const answer = await run.scan(paths);
     assertEquals(answer.found.length, 9); // every 37th file holds the needle
     // The search has not stopped (no after-search collection): the batch's answer asked.
@@ -378,14 +387,8 @@ Deno.test("a worker busy with the next search when one stops is replaced once it
   await using dir = await haystack(2000);
   const scanner = new ParallelScanner(1, () => null, 0);
   try {
-    const search = compileSearchPattern("needle", false);
-    const open = () =>
-      scanner.open({
-        spec: search.spec,
-        ...(search.literal ? { literal: search.literal } : {}),
-        options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
-      }, 1 << 20);
-    const paths = [...Array(2000).keys()].map((i) => `${dir.path}/d${i % 5}/f${i}.txt`);
+    const open = () => openNeedleSearch(scanner);
+    const paths = haystackPaths(dir.path, 2000);
     const a = open();
     await a.scan(paths.slice(0, 10)); // the worker has answered: its heap is past the mark
     const b = open();
