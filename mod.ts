@@ -110,6 +110,7 @@ export type {
   FileBackend,
   FileInfo,
   ListTreeOptions,
+  ReadDirOptions,
   ReadFileOptions,
   ReadFilesOptions,
   SpecialKind,

@@ -122,6 +122,8 @@ export async function viewResult(
   }
   const notices: GuidePart[] = [];
   const parsed = parseViewArgs(args, accel.budget, notices, await argCompilers(args));
+  const reads = accel.reads;
+  if (reads) parsed.walk.reclaim = () => reads.budget.reclaimSoon();
   const roots = await resolveRoots(locations, session, args.path, parsed.search !== undefined);
   for (const r of roots) if (r.location.pasted) notices.push(`${r.location.pasted.note}.`);
   let text: string | Guide;

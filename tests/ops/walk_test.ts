@@ -153,3 +153,47 @@ Deno.test("a directory of 100,000 entries is sorted and counted with turns of th
   assertEquals(rels.slice(0, 3), ["f000000", "f000001", "f000002"]);
   assert(during >= 3, `${during} turns of the event loop while the directory was read`);
 });
+
+Deno.test("huge directories are read, sorted and settled one walk at a time, each followed by a reclaim ask", async () => {
+  // Two directories past TURN_ENTRIES (32,768), so sorting and settling each take turns.
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 40_000; i++) {
+    files[`/a/f${i}`] = "";
+    files[`/b/f${i}`] = "";
+  }
+  files["/small/x"] = "";
+  const backend = new MemoryBackend(files);
+  const log: string[] = [];
+  const reclaims: string[] = [];
+  const options = (name: string): WalkOptions => ({
+    includeHidden: false,
+    // Only `breathe` is used by the walk: each turn inside a directory says whose it was.
+    budget: {
+      breathe: async () => {
+        log.push(name);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return null;
+      },
+    } as unknown as WalkOptions["budget"],
+    reclaim: () => reclaims.push(name),
+  });
+  const list = async (root: string) => {
+    const control: WalkControl = { countOnly: false, counted: 0, rows: 10 };
+    const rels: string[] = [];
+    const stats = newWalkStats();
+    for await (const batch of walkBatches(backend, root, options(root), stats, control)) {
+      rels.push(...batch.map((item) => item.rel));
+    }
+    return { rels, counted: control.counted };
+  };
+  const [a, b, small] = await Promise.all([list("/a"), list("/b"), list("/small")]);
+  // Each is whole and in order.
+  assertEquals(a.rels.slice(0, 3), ["f0", "f1", "f10"]);
+  assertEquals([a.rels.length + a.counted, b.rels.length + b.counted], [40_000, 40_000]);
+  assertEquals(small.rels, ["x"]);
+  // /a's turns all came before /b's: the second huge directory waited for the first.
+  assert(log.includes("/a") && log.includes("/b"), log.join(" "));
+  assertEquals(log.indexOf("/b"), log.lastIndexOf("/a") + 1, log.join(" "));
+  // A small directory takes no turn and asks no reclaim; each huge one asks once.
+  assertEquals(reclaims.sort(), ["/a", "/b"]);
+});

@@ -11,6 +11,7 @@
 import type {
   DirEntry,
   FileBackend,
+  ReadDirOptions,
   ReadFileOptions,
   ReadFilesOptions,
   WriteOptions,
@@ -49,7 +50,7 @@ import {
   writeAll,
 } from "./confined_fd.ts";
 import { nextTempNumber, sweepDeadTemps, writesInFlight } from "./dead_temps.ts";
-import { readEntries } from "./fast_dir.ts";
+import { type ExactListing, readEntries, readEntriesInSteps } from "./fast_dir.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { rawNames } from "./raw_names.ts";
 import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
@@ -166,17 +167,20 @@ export class ConfinedLocal implements FileBackend {
     }
   }
 
-  /** The entries of a directory, by getdents64 on its descriptor (exact names and types). */
-  readDir(path: string): Promise<DirEntry[]> {
+  /**
+   * The entries of a directory, by getdents64 on its descriptor (exact names and types), a huge
+   * one in steps (fast_dir.ts readEntriesInSteps).
+   */
+  async readDir(path: string, options: ReadDirOptions = {}): Promise<DirEntry[]> {
     try {
       const fd = this.open(path, LINUX.O_RDONLY | LINUX.O_DIRECTORY);
       try {
-        return Promise.resolve(this.entriesOf(fd));
+        return (await readEntriesInSteps(this.getdentsOf(fd), options, this.exactListing(fd)))!;
       } finally {
         this.c.close(fd);
       }
     } catch (e) {
-      return Promise.reject(this.failure(e, "list", path));
+      throw this.failure(e, "list", path);
     }
   }
 
@@ -360,14 +364,24 @@ export class ConfinedLocal implements FileBackend {
   }
 
   private entriesOf(fd: number): DirEntry[] {
+    return readEntries(this.getdentsOf(fd), this.exactListing(fd))!;
+  }
+
+  private getdentsOf(fd: number): (buf: Uint8Array<ArrayBuffer>) => number {
     const c = this.c;
-    return readEntries((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))), {
+    return (buf) => Number(c.getdents64(fd, buf, BigInt(buf.length)));
+  }
+
+  /** Every entry exactly: a type the directory does not say by a stat, names kept as bytes. */
+  private exactListing(fd: number): ExactListing {
+    const c = this.c;
+    return {
       typeOf: (name) => statAt(c, fd, name)?.type ?? "other",
       decode: decodeNameBytes,
       fail: () => {
         throw sysError(errnoOf(c), "getdents64");
       },
-    })!;
+    };
   }
 
   /** The quick reads' SummaryFs over the roots held now (rebuilt when they change). */

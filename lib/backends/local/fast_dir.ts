@@ -5,7 +5,7 @@
 // UTF-8, any error): the caller then lists the directory the usual way.
 
 import { setImmediate } from "node:timers";
-import type { DirEntry, EntryType } from "../../ops/ports/file_backend.ts";
+import { type DirEntry, type EntryType, HUGE_DIR_ENTRIES } from "../../ops/ports/file_backend.ts";
 
 const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "u32"], result: "i32" },
@@ -55,7 +55,7 @@ let names: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024);
 const TURN_ENTRIES = 32_768;
 
 /** How `readEntries` reads a directory exactly (the confined backend: no usual listing after). */
-interface ExactListing {
+export interface ExactListing {
   /** The type of an entry the directory does not say (DT_UNKNOWN). */
   typeOf(name: string): EntryType;
   /** A name that is not UTF-8, its bytes kept (path_quote.ts). */
@@ -87,36 +87,66 @@ export function fastListDir(path: string): DirEntry[] | null {
   }
 }
 
+/** How a listing in steps goes on past its first: the turns between steps, and the huge wait. */
+interface Steps {
+  /** Awaited after every `perTurn` entries (about) past the first step. */
+  turn?: () => Promise<unknown>;
+  perTurn?: number;
+  /** Awaited once, before the second step, by a directory of more than HUGE_DIR_ENTRIES entries. */
+  whenHuge?: () => Promise<unknown>;
+}
+
 /**
- * fastListDir, with `await turn()` after every `perTurn` entries (about): a small directory is read at
- * once as before, a huge one in steps (on buffers of its own, as other listings run between).
+ * fastListDir in steps (readEntriesInSteps): a small directory is read at once as before, a huge
+ * one in steps with turns of the event loop between.
  */
 export async function fastListDirInTurns(
   path: string,
-  turn: () => Promise<unknown> = nextTurn,
-  perTurn = TURN_ENTRIES,
+  steps: Steps = {},
 ): Promise<DirEntry[] | null> {
   const c = load();
   if (!c) return null;
   const fd = openDir(c, path);
   if (fd < 0) return null;
-  const r = reading((buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))));
   try {
-    let step = readSome(r, perTurn);
+    return await readEntriesInSteps(
+      (buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))),
+      steps,
+    );
+  } finally {
+    c.close(fd);
+  }
+}
+
+/**
+ * readEntries, awaiting between steps: the first HUGE_DIR_ENTRIES entries (about: reads are whole
+ * 64 KiB buffers of records) at once; past them `steps.whenHuge`, then `steps.perTurn` entries
+ * between two `steps.turn`s, on buffers of its own (other listings use the shared ones between).
+ */
+export async function readEntriesInSteps(
+  getdents: (buf: Uint8Array<ArrayBuffer>) => number,
+  steps: Steps,
+  exact?: ExactListing,
+): Promise<DirEntry[] | null> {
+  const { turn = nextTurn, perTurn = TURN_ENTRIES, whenHuge } = steps;
+  const r = reading(getdents);
+  try {
+    let step = readSome(r, Math.min(perTurn, HUGE_DIR_ENTRIES), exact);
     if (step === "more") {
       // From here on other listings may run: this one leaves the shared buffers to them.
       r.records = new Uint8Array(records.length);
       r.view = new DataView(r.records.buffer);
       r.names = new Uint8Array(names.length);
+      await whenHuge?.();
+      step = readSome(r, perTurn, exact);
     }
     while (step === "more") {
       await turn();
-      step = readSome(r, r.entries.length + perTurn);
+      step = readSome(r, r.entries.length + perTurn, exact);
     }
     return step === "done" ? r.entries : null;
   } finally {
-    if (r.records === records) names = r.names;
-    c.close(fd);
+    if (r.records === records) names = r.names; // keep a grown buffer for the next listing
   }
 }
 

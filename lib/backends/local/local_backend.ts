@@ -6,6 +6,7 @@ import type {
   DirEntry,
   FileBackend,
   FileInfo,
+  ReadDirOptions,
   ReadFileOptions,
   ReadFilesOptions,
   WriteOptions,
@@ -249,13 +250,13 @@ export class LocalBackend implements FileBackend {
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
-  async readDir(path: string): Promise<DirEntry[]> {
+  async readDir(path: string, options: ReadDirOptions = {}): Promise<DirEntry[]> {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
       // directory blocks the event loop for well under a millisecond, and a huge one gives the
       // event loop a turn every few tens of thousands of entries.
       if (hasRawBytes(path)) return raw(path).listDir(path);
-      const fast = await fastListDirInTurns(path);
+      const fast = await fastListDirInTurns(path, options);
       if (fast) return Promise.resolve(fast);
       const out: DirEntry[] = [];
       let lossy = false;

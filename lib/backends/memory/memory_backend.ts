@@ -5,12 +5,14 @@
 
 import { fileChanged, matchesExpected, notFound } from "../fs_errors.ts";
 import { AnchorError } from "../../core/errors.ts";
-import type {
-  DirEntry,
-  FileBackend,
-  FileInfo,
-  ReadFileOptions,
-  WriteOptions,
+import {
+  type DirEntry,
+  type FileBackend,
+  type FileInfo,
+  HUGE_DIR_ENTRIES,
+  type ReadDirOptions,
+  type ReadFileOptions,
+  type WriteOptions,
 } from "../../ops/ports/file_backend.ts";
 import { type PathRules, pathRulesFor, POSIX_PATHS } from "../../core/path/path_rules.ts";
 import { CaseVolumes } from "../../core/path/case_volumes.ts";
@@ -224,10 +226,13 @@ export class MemoryBackend implements FileBackend {
     return Promise.resolve();
   }
 
-  /** The entries of a directory; throws NOT_FOUND when it does not exist. */
-  readDir(path: string): Promise<DirEntry[]> {
+  /**
+   * The entries of a directory; throws NOT_FOUND when it does not exist. A huge one (past
+   * HUGE_DIR_ENTRIES) awaits `options.whenHuge` before it answers, as a disk's does mid-read.
+   */
+  async readDir(path: string, options: ReadDirOptions = {}): Promise<DirEntry[]> {
     const key = this.disk.key(path);
-    if (!this.dirs.has(key)) return Promise.reject(notFound(path, "directory"));
+    if (!this.dirs.has(key)) throw notFound(path, "directory");
     const out: DirEntry[] = [];
     const { parent, baseName } = this.disk;
     for (const [k, d] of this.dirs) {
@@ -240,7 +245,8 @@ export class MemoryBackend implements FileBackend {
         out.push({ name: baseName(f.path), type: "file" });
       }
     }
-    return Promise.resolve(out.sort((a, b) => a.name.localeCompare(b.name)));
+    if (out.length > HUGE_DIR_ENTRIES) await options.whenHuge?.();
+    return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   realPath(path: string): Promise<string> {

@@ -33,6 +33,22 @@ export interface DirEntry {
   type: EntryType;
 }
 
+/** Options of `readDir`. */
+export interface ReadDirOptions {
+  /**
+   * Awaited once, before the rest is read, when the directory turns out to hold more than
+   * HUGE_DIR_ENTRIES entries (the walk waits there for its turn among huge directories). A
+   * backend that gets a directory whole in one reply (sftp) may never call it.
+   */
+  whenHuge?: () => Promise<unknown>;
+}
+
+/**
+ * Entries past which a directory is huge (ReadDirOptions.whenHuge): read, sorted and counted in
+ * steps of the event loop, while other calls run between.
+ */
+export const HUGE_DIR_ENTRIES = 4096;
+
 /** Options of `writeFileAtomic`. */
 export interface WriteOptions {
   /** Permission bits for the file; an existing file's mode is kept when omitted. */
@@ -172,7 +188,7 @@ export interface FileBackend {
   /** Removes one file (not a directory). */
   removeFile(path: string): Promise<void>;
   /** The entries of a directory, without `.` and `..`; throws NOT_FOUND when missing. */
-  readDir(path: string): Promise<DirEntry[]>;
+  readDir(path: string, options?: ReadDirOptions): Promise<DirEntry[]>;
   /** Resolves symlinks and `..`; throws NOT_FOUND when missing. */
   realPath(path: string): Promise<string>;
   /**

@@ -7,12 +7,12 @@ import { IgnoreChain } from "../../core/search/ignore_rules.ts";
 import { gitExcludesFile, gitIgnoreCase } from "../../core/search/git_config.ts";
 import { repoConfigs } from "../git_dir.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
-import type { DirEntry, FileBackend, TreeEntry } from "../ports/file_backend.ts";
+import type { DirEntry, FileBackend, ReadDirOptions, TreeEntry } from "../ports/file_backend.ts";
 import { readHead } from "../read_limits.ts";
 import { cutToHead, readMany } from "./read_in_order.ts";
 
 export interface DirSource {
-  list(dir: string): Promise<(DirEntry & { size?: number })[]>;
+  list(dir: string, options?: ReadDirOptions): Promise<(DirEntry & { size?: number })[]>;
   /** The text of an ignore file, or null when it does not exist or cannot be read. */
   readText(path: string): Promise<string | null>;
 }
@@ -45,7 +45,7 @@ async function readIgnoreFile(backend: FileBackend, path: string): Promise<strin
 
 export function readDirSource(backend: FileBackend): DirSource {
   return {
-    list: (dir) => backend.readDir(dir),
+    list: (dir, options) => backend.readDir(dir, options),
     readText: (path) => readIgnoreFile(backend, path),
   };
 }

@@ -10,7 +10,7 @@ import { AnchorError } from "../../../lib/core/errors.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
 import { Confinement } from "../../../lib/ops/confinement.ts";
 import { Locations } from "../../../lib/ops/location.ts";
-import type { FileBackend } from "../../../lib/ops/ports/file_backend.ts";
+import { type FileBackend, HUGE_DIR_ENTRIES } from "../../../lib/ops/ports/file_backend.ts";
 import { walkFiles } from "../../../lib/ops/tree/walk.ts";
 import { newWalkStats } from "../../../lib/ops/tree/notices.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../../_assert.ts";
@@ -192,6 +192,40 @@ for (const method of METHODS) {
         assertEquals(dec.decode(await view.readFile(odd)), "raw 2\n");
         await view.removeFile(odd);
         assertEquals(await view.readDir(t), []);
+        await local.close();
+      },
+    ),
+  );
+
+  Deno.test(
+    needs(
+      `a huge directory waits on whenHuge once, mid-read, and lists every entry (${method})`,
+      async () => {
+        await using dir = await tempDir();
+        const t = await Deno.realPath(dir.path);
+        const count = HUGE_DIR_ENTRIES * 2;
+        for (let i = 0; i < count; i++) Deno.writeFileSync(`${t}/f${i}`, new Uint8Array());
+        await writeTree(t, { "small/a.txt": "a\n" });
+        const { local, view } = confined([{ path: t }], method);
+        let waits = 0;
+        let release!: () => void;
+        const listing = view.readDir(t, {
+          whenHuge: () => {
+            waits++;
+            return new Promise<void>((resolve) => (release = resolve));
+          },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assertEquals(waits, 1);
+        // Another listing answers while this one waits (it left the shared buffers).
+        assertEquals((await view.readDir(`${t}/small`)).map((e) => e.name), ["a.txt"]);
+        release();
+        const names = (await listing).map((e) => e.name).sort();
+        assertEquals(names.length, count + 1);
+        assertEquals(new Set(names).size, count + 1);
+        // A small directory never waits.
+        await view.readDir(`${t}/small`, { whenHuge: () => Promise.resolve(waits++) });
+        assertEquals(waits, 1);
         await local.close();
       },
     ),

@@ -5,7 +5,7 @@ import { assert, assertEquals } from "../../_assert.ts";
 import { tempDir, writeTree } from "../../_harness.ts";
 import { needing } from "../../_requires.ts";
 import { fastListDir, fastListDirInTurns } from "../../../lib/backends/local/fast_dir.ts";
-import type { DirEntry } from "../../../lib/ops/ports/file_backend.ts";
+import { type DirEntry, HUGE_DIR_ENTRIES } from "../../../lib/ops/ports/file_backend.ts";
 
 const needsPosixFs = needing("posix-fs");
 
@@ -66,11 +66,14 @@ Deno.test(needsPosixFs(
     for (let i = 0; i < count; i++) Deno.writeFileSync(`${dir.path}/f${i}`, new Uint8Array());
     let turns = 0;
     // A listing running meanwhile uses the shared buffers: the stepped one must not mind.
-    const listed = await fastListDirInTurns(dir.path, async () => {
-      turns++;
-      fastListDir(`${dir.path}/..`);
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }, 1000);
+    const listed = await fastListDirInTurns(dir.path, {
+      turn: async () => {
+        turns++;
+        fastListDir(`${dir.path}/..`);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      },
+      perTurn: 1000,
+    });
     if (listed === null) {
       assert(Deno.build.os !== "linux", "fastListDirInTurns answers on Linux with FFI allowed");
       return;
@@ -81,7 +84,47 @@ Deno.test(needsPosixFs(
     assertEquals(listed.sort(byName), viaDeno(dir.path).sort(byName));
     // A small directory is read at once, without a turn.
     let small = 0;
-    await fastListDirInTurns(`${dir.path}/..`, () => Promise.resolve(small++), 1000);
+    await fastListDirInTurns(`${dir.path}/..`, {
+      turn: () => Promise.resolve(small++),
+      perTurn: 1000,
+      whenHuge: () => Promise.resolve(small++),
+    });
     assertEquals(small, 0);
+  },
+));
+
+Deno.test(needsPosixFs(
+  "a directory past HUGE_DIR_ENTRIES waits on whenHuge once, holding no more than its first step",
+  async () => {
+    await using dir = await tempDir();
+    const count = HUGE_DIR_ENTRIES * 3;
+    for (let i = 0; i < count; i++) Deno.writeFileSync(`${dir.path}/f${i}`, new Uint8Array());
+    let huge = 0;
+    let turnsBefore = -1;
+    let turns = 0;
+    let release!: () => void;
+    const listing = fastListDirInTurns(dir.path, {
+      turn: () => Promise.resolve(turns++),
+      perTurn: HUGE_DIR_ENTRIES,
+      whenHuge: () => {
+        huge++;
+        turnsBefore = turns;
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (huge === 0) {
+      assert((await listing) === null && Deno.build.os !== "linux", "answers on Linux");
+      return;
+    }
+    // Held at the wait: nothing past the first step was read, and other listings still answer
+    // (the waiting one left the shared buffers).
+    assertEquals([huge, turnsBefore, turns], [1, 0, 0]);
+    assertEquals(fastListDir(`${dir.path}/..`)!.length > 0, true);
+    release();
+    const listed = (await listing)!;
+    assertEquals(huge, 1);
+    assert(turns >= 2, `${turns} turns after the wait`);
+    assertEquals(listed.sort(byName), viaDeno(dir.path).sort(byName));
   },
 ));
