@@ -90,6 +90,7 @@ Deno.test("mod.ts exports exactly the reviewed public surface (change this list 
       "MemoryBackend",
       "MemoryBackendOptions",
       "MemoryHost",
+      "ReadDirOptions",
       "ReadFileOptions",
       "ReadFilesOptions",
       "SpecialKind",
