@@ -7,6 +7,8 @@ import type { EntryType, FileInfo, SpecialKind } from "../../ops/ports/file_back
 import { BoundedRead } from "./bounded_read.ts";
 import { cName, ERRNO, errnoOf, type Libc, LINUX, sysError } from "./beneath.ts";
 import { handOver } from "../../core/handed_bytes.ts";
+import { decodeNameBytes } from "../../core/path/path_quote.ts";
+import type { ExactListing } from "./fast_dir.ts";
 
 /** What statx says about one file (links not followed unless asked). */
 export interface FdStat {
@@ -188,4 +190,24 @@ export async function syncFd(c: Libc, fd: number): Promise<void> {
 /** Runs `call` (a *at system call returning 0 or -1) and throws its errno when it fails. */
 export function check(c: Libc, what: string, result: number): void {
   if (result !== 0) throw sysError(errnoOf(c), what);
+}
+
+/**
+ * getdents64 on the directory `fd`, and how fast_dir.ts reads its entries exactly: a type the
+ * directory does not say by a stat, names that are not UTF-8 kept as bytes, an error thrown.
+ */
+export function dirListing(
+  c: Libc,
+  fd: number,
+): { getdents: (buf: Uint8Array<ArrayBuffer>) => number; exact: ExactListing } {
+  return {
+    getdents: (buf) => Number(c.getdents64(fd, buf, BigInt(buf.length))),
+    exact: {
+      typeOf: (name) => statAt(c, fd, name)?.type ?? "other",
+      decode: decodeNameBytes,
+      fail: () => {
+        throw sysError(errnoOf(c), "getdents64");
+      },
+    },
+  };
 }

@@ -19,7 +19,7 @@ import type {
 import type { FileInfo } from "../../ops/ports/file_backend.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
 import { AnchorError } from "../../core/errors.ts";
-import { decodeNameBytes, hasRawBytes } from "../../core/path/path_quote.ts";
+import { hasRawBytes } from "../../core/path/path_quote.ts";
 import { writeTempName } from "../../core/path/write_temp_name.ts";
 import { type FileSummary, summarizeHead } from "../../core/text/head_summary.ts";
 import { assertRegularFile } from "../../core/read_refusals.ts";
@@ -39,6 +39,7 @@ import {
 import { beneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
 import {
   check,
+  dirListing,
   type FdStat,
   infoOf,
   readRangeSync,
@@ -50,7 +51,7 @@ import {
   writeAll,
 } from "./confined_fd.ts";
 import { nextTempNumber, sweepDeadTemps, writesInFlight } from "./dead_temps.ts";
-import { type ExactListing, readEntries, readEntriesInSteps } from "./fast_dir.ts";
+import { readEntries, readEntriesInSteps } from "./fast_dir.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { rawNames } from "./raw_names.ts";
 import { refuseInterruptedWrite, writeInPlace } from "./write_in_place.ts";
@@ -175,7 +176,8 @@ export class ConfinedLocal implements FileBackend {
     try {
       const fd = this.open(path, LINUX.O_RDONLY | LINUX.O_DIRECTORY);
       try {
-        return (await readEntriesInSteps(this.getdentsOf(fd), options, this.exactListing(fd)))!;
+        const { getdents, exact } = dirListing(this.c, fd);
+        return (await readEntriesInSteps(getdents, options, exact))!;
       } finally {
         this.c.close(fd);
       }
@@ -363,27 +365,6 @@ export class ConfinedLocal implements FileBackend {
     }
   }
 
-  private entriesOf(fd: number): DirEntry[] {
-    return readEntries(this.getdentsOf(fd), this.exactListing(fd))!;
-  }
-
-  private getdentsOf(fd: number): (buf: Uint8Array<ArrayBuffer>) => number {
-    const c = this.c;
-    return (buf) => Number(c.getdents64(fd, buf, BigInt(buf.length)));
-  }
-
-  /** Every entry exactly: a type the directory does not say by a stat, names kept as bytes. */
-  private exactListing(fd: number): ExactListing {
-    const c = this.c;
-    return {
-      typeOf: (name) => statAt(c, fd, name)?.type ?? "other",
-      decode: decodeNameBytes,
-      fail: () => {
-        throw sysError(errnoOf(c), "getdents64");
-      },
-    };
-  }
-
   /** The quick reads' SummaryFs over the roots held now (rebuilt when they change). */
   private quickFs(): SummaryFs | null {
     const generation = this.beneath.generation;
@@ -546,7 +527,8 @@ export class ConfinedLocal implements FileBackend {
     const c = this.c;
     let entries: DirEntry[];
     try {
-      entries = this.entriesOf(dir.fd);
+      const { getdents, exact } = dirListing(c, dir.fd);
+      entries = readEntries(getdents, exact)!;
     } catch {
       return;
     }
