@@ -33,13 +33,17 @@ const RELEASE_HOST = "https://dl.deno.land";
  * process after the worker ends; a peak of 294 → 225 MB on a node_modules tree (issue 26,
  * docs/benchmarks.md). And `gc` in every isolate: a search worker whose heap grew over a burst
  * of searches collects it in place (parallel_scan.ts), where without it the worker is replaced
- * and its successor compiles its code again (regex searches ~10 % slower). Only a launch flag
- * reaches worker isolates: V8 freezes its flags at start. deno.json's tasks and the npm launcher
- * (packaging/npm/bin/anchorfs.cjs) pass the same.
+ * and its successor compiles its code again (regex searches ~10 % slower). And an ended worker's
+ * heap pages handed back to the system: by default V8 passes them to a pool that another
+ * isolate's task runner should release, which never happened under Deno, so every worker that
+ * ended (idle search workers after 5 s, replaced ones, outline workers) left its pages resident:
+ * an idle server after one search held 88 MB, 73 with this flag (docs/benchmarks.md, issue 26).
+ * Only a launch flag reaches worker isolates: V8 freezes its flags at start. deno.json's tasks
+ * and the npm launcher (packaging/npm/bin/anchorfs.cjs) pass the same.
  */
 export const V8_FLAGS =
   "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine," +
-  "--max-semi-space-size=2,--expose-gc";
+  "--max-semi-space-size=2,--expose-gc,--no-memory-pool-share-memory-on-teardown";
 
 /** The env var that names a target's denort, e.g. DENORT_BIN_X86_64_UNKNOWN_LINUX_GNU. */
 export function targetEnvVar(target: Target): string {

@@ -23,7 +23,7 @@ const DENO_FLAGS = [
   "--no-config",
   "--no-lock",
   "--no-code-cache",
-  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine,--max-semi-space-size=2,--expose-gc",
+  "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine,--max-semi-space-size=2,--expose-gc,--no-memory-pool-share-memory-on-teardown",
 ];
 
 /** The deno executable: the `deno` package's copy, or the per-platform package it came from. */
