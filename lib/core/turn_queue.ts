@@ -13,19 +13,35 @@ export class TurnQueue {
   /**
    * Waits until every turn taken before this one has ended, then resolves to the function that
    * ends this one. Calling it twice is harmless; a turn never ended holds every later one.
+   * `signal` aborted while waiting: rejects at once with its reason, and the turn, when it
+   * comes, ends itself (a cancelled caller neither waits out the turns before it nor holds up
+   * the ones after).
    */
-  take(): Promise<() => void> {
+  take(signal?: AbortSignal): Promise<() => void> {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     const before = this.#tail;
     this.#tail = before.then(() => ended);
     this.#queued++;
     let held = true;
-    return before.then(() => () => {
+    const finish = () => {
       if (!held) return;
       held = false;
       this.#queued--;
       end();
+    };
+    const turn = before.then(() => {
+      if (signal?.aborted) {
+        finish();
+        throw signal.reason;
+      }
+      return finish;
+    });
+    if (!signal) return turn;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      turn.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
   }
 }

@@ -43,3 +43,33 @@ Deno.test("ending a turn twice lets one waiter go, not two", async () => {
   await turn();
   assertEquals(thirdIn, true);
 });
+
+Deno.test("a waiter whose signal aborts leaves at once, and its turn, when it comes, passes on", async () => {
+  const queue = new TurnQueue();
+  const endFirst = await queue.take();
+  const controller = new AbortController();
+  const waiting = queue.take(controller.signal);
+  const after = queue.take();
+  controller.abort(new Error("cancelled"));
+  // Rejected while the first turn is still held.
+  const why = await waiting.then(() => "granted", (e: Error) => e.message);
+  assertEquals(why, "cancelled");
+  assertEquals(queue.queued, 3);
+  endFirst();
+  // The aborted turn ended itself: the one after it gets its turn.
+  const endAfter = await after;
+  assertEquals(queue.queued, 1);
+  endAfter();
+  assertEquals(queue.queued, 0);
+});
+
+Deno.test("a signal aborted after the turn was granted changes nothing", async () => {
+  const queue = new TurnQueue();
+  const controller = new AbortController();
+  const end = await queue.take(controller.signal);
+  controller.abort();
+  assertEquals(queue.queued, 1);
+  end();
+  assertEquals(queue.queued, 0);
+  await (await queue.take())();
+});

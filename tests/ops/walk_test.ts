@@ -15,6 +15,7 @@ import {
   type WalkOptions,
 } from "../../lib/ops/tree/walk.ts";
 import { newWalkStats } from "../../lib/ops/tree/notices.ts";
+import { Budget } from "../../lib/ops/budget.ts";
 
 const tree: Record<string, string> = {
   "/repo/.gitignore": "*.log\nbuild/\n",
@@ -196,4 +197,58 @@ Deno.test("huge directories are read, sorted and settled one walk at a time, eac
   assertEquals(log.indexOf("/b"), log.lastIndexOf("/a") + 1, log.join(" "));
   // A small directory takes no turn and asks no reclaim; each huge one asks once.
   assertEquals(reclaims.sort(), ["/a", "/b"]);
+});
+
+Deno.test("a walk cancelled while its huge directory waits for its turn ends at once, reading nothing more", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 40_000; i++) {
+    files[`/a/f${i}`] = "";
+    files[`/b/f${i}`] = "";
+  }
+  const backend = new MemoryBackend(files);
+  // /a holds the turn until released: its first breath inside the turn (sorting) waits.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  let holding = false;
+  const a = (async () => {
+    const stats = newWalkStats();
+    const budget = {
+      breathe: async () => {
+        holding = true;
+        await held;
+        return null;
+      },
+      stopped: () => null,
+    } as unknown as WalkOptions["budget"];
+    let n = 0;
+    for await (const batch of walkBatches(backend, "/a", { includeHidden: false, budget }, stats)) {
+      n += batch.length;
+    }
+    return n;
+  })();
+  while (!holding) await new Promise((resolve) => setTimeout(resolve, 1));
+  const controller = new AbortController();
+  const stats = newWalkStats();
+  const b = (async () => {
+    const items: WalkItem[] = [];
+    const budget = new Budget(controller.signal);
+    for await (const batch of walkBatches(backend, "/b", { includeHidden: false, budget }, stats)) {
+      items.push(...batch);
+    }
+    return items;
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  controller.abort();
+  // /b ends while /a still holds the turn: it waited for nothing after the abort.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"waited">((resolve) =>
+    timer = setTimeout(() => resolve("waited"), 5000)
+  );
+  const bItems = await Promise.race([b, late]);
+  clearTimeout(timer);
+  release();
+  assertEquals(await a, 40_000);
+  assert(bItems !== "waited", "the cancelled walk waited for /a's turn to end");
+  assertEquals([bItems.length, stats.stopped, stats.unreadable], [0, "cancelled", []]);
+  await b;
 });

@@ -63,7 +63,8 @@ const TURN_ENTRIES = 32_768;
  * (~8 MB each, in turns of the event loop side by side) and the server peaked at 212 MB. It is
  * this thread's work either way: queued, the ten take what they took side by side (the
  * collections asked after each add ~20 %). A walk takes its turn only inside `enter` (never while
- * holding one), so turns cannot wait on each other.
+ * holding one), so turns cannot wait on each other. A call cancelled while it waits leaves the
+ * queue at once, its directory unread past the first entries.
  */
 const HUGE_DIRS = new TurnQueue();
 
@@ -223,7 +224,7 @@ class TreeWalker {
     let endTurn: (() => void) | undefined;
     try {
       await this.enterListed(dir, relDir, depth, inherited, {
-        whenHuge: async () => (endTurn = await HUGE_DIRS.take()),
+        whenHuge: async () => (endTurn = await HUGE_DIRS.take(this.options.budget?.signal)),
       });
     } finally {
       if (endTurn) {
@@ -244,6 +245,13 @@ class TreeWalker {
     try {
       entries = await this.source.list(dir, options);
     } catch (e) {
+      // Cancelled while it waited for its turn (HUGE_DIRS): the walk ends here, nothing read.
+      const stop = this.options.budget?.stopped();
+      if (stop) {
+        this.stats.stopped = stop;
+        this.stack.length = 0;
+        return;
+      }
       this.stats.unreadable.push(dir);
       this.stats.unreadableWhy.push(unreadableWhy(e));
       return;
