@@ -70,6 +70,7 @@ const LOADED_ON_FIRST_USE = [
   "lib/core/ssh/ssh_config.ts",
   "lib/backends/local/parallel_scan.ts", // a listing or a search
   "lib/backends/local/scan_worker.ts", // the workers' source, with the pool
+  "lib/backends/local/inline_scan.ts",
   "lib/ops/tree/list_dir.ts",
   "lib/ops/tree/search.ts",
   "lib/ops/outline/repo_map.ts",

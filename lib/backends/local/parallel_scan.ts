@@ -4,20 +4,10 @@
 // thread only renders. Files a worker cannot answer for (unreadable, over the size limit, names
 // only the backend can open, re2js not importable) are left to the main thread. Workers start on
 // first use from inline code (no extra module file, so bundles and compiled binaries keep
-// working; that code and the per-file scan are in scan_worker.ts) and stop when idle.
+// working; that code and the per-file scan are in scan_worker.ts) and stop when idle. Batches no
+// worker can take (the workers could not start, or failed) run on this thread (inline_scan.ts).
 
-import * as fs from "node:fs";
-import { RE2JS } from "re2js";
-import { containsLiteral } from "../../core/search/search_pattern.ts";
-import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
-import {
-  type FileMatches,
-  type FileScan,
-  type LineMatchers,
-  type MatchSpec,
-  openMatchers,
-} from "../../core/search/line_matcher.ts";
-import { matchBytes } from "../../core/search/match_bytes.ts";
+import type { FileMatches } from "../../core/search/line_matcher.ts";
 import type {
   ContentScanner,
   ScanRequest,
@@ -26,39 +16,12 @@ import type {
   SummaryRun,
 } from "../../ops/ports/worker_pool.ts";
 import type { FileSummary } from "../../core/text/head_summary.ts";
-import type { SummaryFs } from "./quick_summary.ts";
-import { type BeneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
-import { beneathLibc } from "./beneath.ts";
+import type { BeneathConfig } from "./beneath_fs.ts";
 import { checkSpareDescriptors } from "./spare_descriptors.ts";
 import { requestCollection, requestCollectionAfterSearch } from "./heap.ts";
-import { matchHeld, scanBatch, WORKER_SOURCE } from "./scan_worker.ts";
+import { WORKER_SOURCE } from "./scan_worker.ts";
 import { GROWN_HEAP_BYTES, WorkerHealth } from "./worker_health.ts";
-
-/** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */
-function mainThreadFinder(): Finder {
-  try {
-    return createFinder(finderModuleBytes());
-  } catch {
-    let buf = new Uint8Array(0);
-    return {
-      room: (bytes) => {
-        if (buf.length < bytes) {
-          const grown = new Uint8Array(bytes);
-          grown.set(buf);
-          buf = grown;
-        }
-        return buf;
-      },
-      contains: (length, literal) => containsLiteral(buf.subarray(0, length), literal),
-      hasZero: (length) => buf.subarray(0, length).includes(0),
-      // Without WebAssembly every line is decoded: no answer from the bytes.
-      indexIn: () => null,
-      lines: () => null,
-    };
-  }
-}
-
-let inlineFinder: Finder | undefined;
+import { allUnchecked, heldAnswer, scanInline } from "./inline_scan.ts";
 
 interface Job {
   resolve(result: ScanResult): void;
@@ -607,55 +570,8 @@ type WorkerAnswer =
   | { id: number; partial: [number, FileMatches | "binary"] }
   | ({ id: number; heap?: number; collects?: boolean } & ScanResult);
 
-/** A batch of bytes already read (ScanRun.match) as the caller reads it. */
-function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interrupted" {
-  if (result.interrupted !== undefined) return "interrupted";
-  if (result.found.length > 0) return result.found[0]![1];
-  if (result.binaries.length > 0) return "binary";
-  return result.unchecked.length > 0 ? "unchecked" : "miss";
-}
-
 /** A worker's answer to a listing's batch. */
 interface SummaryAnswer {
   sid: number;
   summaries: (FileSummary | null)[];
-}
-
-function allUnchecked(paths: readonly string[]): ScanResult {
-  return { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
-}
-
-const inlineMatchers = new Map<string, LineMatchers>();
-
-function scanInline(
-  paths: readonly string[],
-  request: ScanRequest,
-  maxBytes: number,
-  stop: Int32Array,
-  confine: BeneathConfig | undefined,
-  data?: Uint8Array,
-): ScanResult {
-  const files = data ? fs : confine ? inlineBeneath(confine) : fs;
-  if (!files) return allUnchecked(paths);
-  const key = JSON.stringify(request.spec);
-  let m = inlineMatchers.get(key);
-  if (!m) {
-    if (inlineMatchers.size > 16) inlineMatchers.clear();
-    m = openMatchers(request.spec as MatchSpec, RE2JS);
-    inlineMatchers.set(key, m);
-  }
-  if (data) return matchHeld(data, request, m, stop, matchBytes);
-  const finder = inlineFinder ??= mainThreadFinder();
-  return scanBatch(paths, request, m, finder, maxBytes, files, stop, matchBytes);
-}
-
-let inlineFiles: { generation: number; files: SummaryFs } | undefined;
-
-/** The main thread's SummaryFs beneath `confine`'s directories (null without libc). */
-function inlineBeneath(confine: BeneathConfig): SummaryFs | null {
-  if (inlineFiles?.generation === confine.generation) return inlineFiles.files;
-  const c = beneathLibc();
-  if (!c) return null;
-  inlineFiles = { generation: confine.generation, files: beneathSummaryFs(c, confine) };
-  return inlineFiles.files;
 }

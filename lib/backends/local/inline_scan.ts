@@ -1,0 +1,95 @@
+// Search on the calling thread, for when no worker can take a batch: workers that could not
+// start or failed (no permission, a runtime without them, no descriptors to spare). The same
+// per-file scan the workers run (scan_worker.ts), with this thread's finder, matchers and
+// confined file access; the pool (parallel_scan.ts) decides when to call it.
+
+import * as fs from "node:fs";
+import { RE2JS } from "re2js";
+import { containsLiteral } from "../../core/search/search_pattern.ts";
+import { createFinder, type Finder, finderModuleBytes } from "../../core/search/simd_find.ts";
+import {
+  type FileScan,
+  type LineMatchers,
+  type MatchSpec,
+  openMatchers,
+} from "../../core/search/line_matcher.ts";
+import { matchBytes } from "../../core/search/match_bytes.ts";
+import type { ScanRequest, ScanResult } from "../../ops/ports/worker_pool.ts";
+import type { SummaryFs } from "./quick_summary.ts";
+import { type BeneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
+import { beneathLibc } from "./beneath.ts";
+import { matchHeld, scanBatch } from "./scan_worker.ts";
+
+/** The finder for scans on this thread: the SIMD one, or plain JavaScript without WebAssembly. */
+function mainThreadFinder(): Finder {
+  try {
+    return createFinder(finderModuleBytes());
+  } catch {
+    let buf = new Uint8Array(0);
+    return {
+      room: (bytes) => {
+        if (buf.length < bytes) {
+          const grown = new Uint8Array(bytes);
+          grown.set(buf);
+          buf = grown;
+        }
+        return buf;
+      },
+      contains: (length, literal) => containsLiteral(buf.subarray(0, length), literal),
+      hasZero: (length) => buf.subarray(0, length).includes(0),
+      // Without WebAssembly every line is decoded: no answer from the bytes.
+      indexIn: () => null,
+      lines: () => null,
+    };
+  }
+}
+
+let inlineFinder: Finder | undefined;
+
+/** A batch of bytes already read (ScanRun.match) as the caller reads it. */
+export function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interrupted" {
+  if (result.interrupted !== undefined) return "interrupted";
+  if (result.found.length > 0) return result.found[0]![1];
+  if (result.binaries.length > 0) return "binary";
+  return result.unchecked.length > 0 ? "unchecked" : "miss";
+}
+
+export function allUnchecked(paths: readonly string[]): ScanResult {
+  return { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
+}
+
+const inlineMatchers = new Map<string, LineMatchers>();
+
+/** One batch scanned on this thread: the files of `paths`, or the bytes of `data`. */
+export function scanInline(
+  paths: readonly string[],
+  request: ScanRequest,
+  maxBytes: number,
+  stop: Int32Array,
+  confine: BeneathConfig | undefined,
+  data?: Uint8Array,
+): ScanResult {
+  const files = data ? fs : confine ? inlineBeneath(confine) : fs;
+  if (!files) return allUnchecked(paths);
+  const key = JSON.stringify(request.spec);
+  let m = inlineMatchers.get(key);
+  if (!m) {
+    if (inlineMatchers.size > 16) inlineMatchers.clear();
+    m = openMatchers(request.spec as MatchSpec, RE2JS);
+    inlineMatchers.set(key, m);
+  }
+  if (data) return matchHeld(data, request, m, stop, matchBytes);
+  const finder = inlineFinder ??= mainThreadFinder();
+  return scanBatch(paths, request, m, finder, maxBytes, files, stop, matchBytes);
+}
+
+let inlineFiles: { generation: number; files: SummaryFs } | undefined;
+
+/** The main thread's SummaryFs beneath `confine`'s directories (null without libc). */
+function inlineBeneath(confine: BeneathConfig): SummaryFs | null {
+  if (inlineFiles?.generation === confine.generation) return inlineFiles.files;
+  const c = beneathLibc();
+  if (!c) return null;
+  inlineFiles = { generation: confine.generation, files: beneathSummaryFs(c, confine) };
+  return inlineFiles.files;
+}
