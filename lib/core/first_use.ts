@@ -12,6 +12,11 @@
 //   specifier fails again once descriptors are back), not for one already in the start-up graph
 //   (every literal import() here) nor for an npm package's resolution. Our own memo forgets a
 //   failure, so the next call tries again.
+// The bundle (scripts/release/bundle.ts) keeps its chunks out of the start-up graph: there each
+// chunk's import() of another is a call of `lateImport` (installed as LATE_IMPORT_GLOBAL), which
+// Deno reads only when it runs (the graph held every chunk's text for the process's life, 2 MB
+// of an idle server), and which imports a module that failed under a new URL the next time, so
+// Deno's kept failure does not come back.
 
 import { AnchorError, outOfFileHandles } from "./errors.ts";
 
@@ -66,3 +71,27 @@ function moduleLoadError(what: string, e: unknown): AnchorError {
     cause: e,
   });
 }
+
+/**
+ * The global through which the bundle's chunks import another chunk on first use (bundle.ts
+ * writes `import("./x.js")` as a call of it, with the chunk's absolute URL).
+ */
+export const LATE_IMPORT_GLOBAL = "__anchorfsLateImport";
+
+/** How many times each chunk's import failed: the next try asks for `?retry=N`. */
+const lateFailures = new Map<string, number>();
+
+/**
+ * Imports the module at `href` (an absolute URL). Deno keeps a failed import of a module read at
+ * run time, and the same URL fails again once descriptors are back; a URL with a query is
+ * another module to Deno, and its own imports resolve as the plain URL's (the query is dropped).
+ */
+export function lateImport(href: string): Promise<unknown> {
+  const failed = lateFailures.get(href) ?? 0;
+  return import(failed === 0 ? href : `${href}?retry=${failed}`).catch((e) => {
+    lateFailures.set(href, failed + 1);
+    throw e;
+  });
+}
+
+(globalThis as Record<string, unknown>)[LATE_IMPORT_GLOBAL] = lateImport;

@@ -6,11 +6,13 @@
 // module loaded on first use (lib/core/first_use.ts: ssh2 and the ssh backend, the scanner, tree
 // ops, edits, the diff, outlines, the CLI) stays in a chunk of its own that V8 compiles and runs
 // only when a call first needs it. Inlined, V8 parsed their source at start and held it for the
-// life of the process (issue 26: ~5 MB of the idle server's RSS). Deno's loader still reads every
-// chunk at start and keeps its text outside V8's heap: a literal import() is in the module graph
-// built at start, and lib/core/first_use.ts relies on that (Deno retries a failed load only for
-// those). One file for everything would also make the runtime load every `node:` module it
-// imports before running a line (ES imports are hoisted).
+// life of the process (issue 26: ~5 MB of the idle server's RSS). Nor does Deno's loader read
+// them at start: a literal import() puts its module in the graph Deno builds (and holds, outside
+// V8's heap) before running a line, so the chunks' import()s of each other are written as calls
+// of lib/core/first_use.ts's lateImport (deferImports), read when they run; the entry's import of
+// the core file stays literal (the core loads at start anyway). One file for everything would
+// also make the runtime load every `node:` module it imports before running a line (ES imports
+// are hoisted).
 // ssh2 needs two fixes a plain `deno bundle` does not make: its optional native addons (`*.node`,
 // loaded in try/catch, pure JS is used without them) must stay external, and its bundled CommonJS
 // reads `__dirname`/`__filename`, which ES modules lack, so each chunk that reads them defines
@@ -31,6 +33,7 @@ import {
   wasmFiles,
 } from "../../lib/backends/tree_sitter/wasm_files.ts";
 import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
+import { LATE_IMPORT_GLOBAL } from "../../lib/core/first_use.ts";
 import * as esbuild from "esbuild";
 
 /** Defines the CommonJS globals ssh2's bundled code reads at load time. */
@@ -58,6 +61,27 @@ export async function compactCode(code: string): Promise<string> {
     logLevel: "silent",
   });
   return result.code;
+}
+
+/** An import() of a file beside this one, as compactCode writes it. */
+const CHUNK_IMPORT = /\bimport\("(\.\/[^"]+\.js)"\)/g;
+
+/**
+ * `code` with each import() of a chunk beside it made through LATE_IMPORT_GLOBAL, the chunk's URL
+ * built at run time, so Deno's start-up graph does not hold it: with every chunk in that graph,
+ * the loader kept 1.9 MB of their text (ssh2, re2js, the CLI, ... whether a call ever needed
+ * them) and an idle server was 2–3 MB larger (docs/benchmarks.md, issue 26). The global is
+ * installed by the core file before any chunk's import() can run; without it (it cannot happen,
+ * but a TypeError would be worse) a plain import() of the URL.
+ */
+export function deferImports(code: string): string {
+  return code.replace(
+    CHUNK_IMPORT,
+    (_, file) =>
+      `(globalThis.${LATE_IMPORT_GLOBAL}??(u=>import(u)))(new URL(${
+        JSON.stringify(file)
+      },import.meta.url).href)`,
+  );
 }
 
 /**
@@ -156,7 +180,7 @@ async function bundleCore(dir: string): Promise<void> {
   for (const name of names.sort()) {
     const bundled = await Deno.readTextFile(`${dir}/${name}`);
     sources[name] = sourceModules(bundled);
-    const code = await compactCode(bundled);
+    const code = deferImports(await compactCode(bundled));
     await Deno.writeTextFile(
       `${dir}/${name}`,
       READS_CJS_GLOBALS.test(code) ? PROLOGUE + code : code,

@@ -6,7 +6,13 @@
 
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../_assert.ts";
 import { formatError, isAnchorError } from "../../lib/core/errors.ts";
-import { onFirstUse, setLoadGuard } from "../../lib/core/first_use.ts";
+import {
+  LATE_IMPORT_GLOBAL,
+  lateImport,
+  onFirstUse,
+  setLoadGuard,
+} from "../../lib/core/first_use.ts";
+import { tempDir } from "../_harness.ts";
 
 /** Deno 2.9.6's words for an import() that met EMFILE (no `code` on the error). */
 const DENO_EMFILE = new TypeError(
@@ -90,4 +96,28 @@ Deno.test("a load failure whose own message ends in a period gets one full stop,
   const text = await messageOf(load());
   assertStringIncludes(text, 'its ssh2 module: Module not found "x.js". Nothing was read');
   assertEquals(text.includes(".."), false);
+});
+
+Deno.test("lateImport: a module that failed to load loads once it can, where a plain import() keeps failing", async () => {
+  await using dir = await tempDir();
+  const href = new URL(`file://${dir.path}/late.js`).href;
+  const plain = new URL(`file://${dir.path}/plain.js`).href;
+  // Not there yet: both fail, as a read that met EMFILE does.
+  await assertRejects(() => lateImport(href));
+  await assertRejects(() => import(plain));
+  await Deno.writeTextFile(
+    `${dir.path}/late.js`,
+    'import { b } from "./b.js";\nexport const a = b;\n',
+  );
+  await Deno.writeTextFile(`${dir.path}/plain.js`, "export const a = 1;\n");
+  await Deno.writeTextFile(`${dir.path}/b.js`, 'export const b = "late";\n');
+  // Deno kept the plain URL's failure; lateImport asks for another URL, whose imports resolve
+  // beside it as before.
+  await assertRejects(() => import(plain));
+  const late = await lateImport(href) as { a: string };
+  assertEquals(late.a, "late");
+  // Loaded once: the same module instance after, not a third copy.
+  assertEquals(await lateImport(href), late);
+  // The bundle's chunks reach it through the global (scripts/release/bundle.ts deferImports).
+  assertEquals((globalThis as Record<string, unknown>)[LATE_IMPORT_GLOBAL], lateImport);
 });

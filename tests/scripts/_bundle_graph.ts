@@ -6,11 +6,16 @@ import { SOURCES_FILE } from "../../scripts/release/bundle.ts";
 
 /**
  * A static import or re-export of a file beside this one, as the compacted bundle has them
- * (`import{a as b}from"./chunk-X.js";`, `import"./chunk-Y.js";`), at a statement's start.
+ * (`import{a as b}from"./chunk-X.js";`, `import"./chunk-Y.js";`), at a statement's start. The `;`
+ * that ends one is left for the next to start after (consumed, every second import was missed).
  */
-const STATIC_IMPORT = /(?:^|;)(?:import|export)\s*(?:[^;"]*?from\s*)?"\.\/([^"]+\.js)";/gm;
-/** An import() of a file beside this one. */
-const DYNAMIC_IMPORT = /\bimport\("\.\/([^"]+\.js)"\)/g;
+const STATIC_IMPORT = /(?:^|;)(?:import|export)\s*(?:[^;"]*?from\s*)?"\.\/([^"]+\.js)"(?=;|$)/gm;
+/**
+ * An import() of a file beside this one: literal (the entry's of the core file), or as the chunks
+ * have them, through the late import (bundle.ts deferImports: `new URL("./x.js",import.meta.url)`).
+ */
+const DYNAMIC_IMPORT =
+  /\bimport\("\.\/([^"]+\.js)"\)|\bnew URL\("\.\/([^"]+\.js)",import\.meta\.url\)/g;
 
 async function closure(dir: string, file: string, dynamic: boolean): Promise<string[]> {
   const seen = new Set<string>();
@@ -21,7 +26,7 @@ async function closure(dir: string, file: string, dynamic: boolean): Promise<str
     seen.add(next);
     const code = await Deno.readTextFile(`${dir}/${next}`);
     for (const m of code.matchAll(STATIC_IMPORT)) todo.push(m[1]!);
-    if (dynamic) { for (const m of code.matchAll(DYNAMIC_IMPORT)) todo.push(m[1]!); }
+    if (dynamic) { for (const m of code.matchAll(DYNAMIC_IMPORT)) todo.push((m[1] ?? m[2])!); }
   }
   return [...seen].sort();
 }

@@ -13,6 +13,8 @@ import {
 import { RE2_MODULE_FILE } from "../../lib/backends/local/re2_module.ts";
 import { EXIT } from "../../lib/cli/output.ts";
 import { LAZY_MODULES, lazyPlaces, reachableFiles, startFiles } from "./_bundle_graph.ts";
+import { firstUsesUnderEmfile } from "../faults/_first_use_emfile.ts";
+import { needing } from "../_requires.ts";
 
 async function runBundle(file: string, args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -175,3 +177,45 @@ function hasNonAscii(code: string): boolean {
   for (let i = 0; i < code.length; i++) if (code.charCodeAt(i) > 0x7f) return true;
   return false;
 }
+
+/** The files of the bundle's folder Deno's start-up graph holds (`deno info`), relative to it. */
+async function startGraph(file: string): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--no-config", "--json", file],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assertEquals(out.code, 0, "deno info failed");
+  const base = new URL(".", `file://${file}`).href;
+  const { modules } = JSON.parse(new TextDecoder().decode(out.stdout));
+  return (modules as { specifier: string }[])
+    .map((m) => m.specifier)
+    .filter((s) => s.startsWith(base))
+    .map((s) => s.slice(base.length))
+    .sort();
+}
+
+Deno.test(
+  needing("proc")(
+    "the bundle's start-up graph holds the entry and the core file's imports only; its chunks load on first use, with no descriptor free too",
+    async () => {
+      await using out = await tempDir();
+      const file = `${out.path}/anchorfs.js`;
+      await bundle(file);
+      const dir = `${out.path}/${MODULES_DIR}`;
+      const core = CORE_FILE.slice(MODULES_DIR.length + 1);
+      const expected = [
+        "anchorfs.js",
+        ...(await startFiles(dir, core)).map((f) => `${MODULES_DIR}/${f}`),
+      ].sort();
+      // What Deno reads and holds before the first line runs: no chunk only some call needs (a
+      // literal import() anywhere in the core's files would add its chunk and all it imports).
+      assertEquals(await startGraph(file), expected);
+      const reachable = await reachableFiles(dir, core);
+      assertEquals(reachable.length > expected.length + 10, true, `${reachable.length} reachable`);
+      // Read at run time instead, such a load can meet EMFILE: it is refused with its error, and
+      // loads once descriptors are back.
+      await firstUsesUnderEmfile(file);
+    },
+  ),
+);
