@@ -44,7 +44,7 @@ function split(pid: number): Split {
 }
 
 /** Newline-delimited JSON-RPC over a child's stdin/stdout: send a request, await its reply. */
-class LineClient {
+export class LineClient {
   #next = 1;
   #waiting = new Map<number, (reply: unknown) => void>();
   #writer: WritableStreamDefaultWriter<Uint8Array>;
