@@ -72,15 +72,17 @@ function moduleLoadError(what: string, e: unknown): AnchorError {
   });
 }
 
+// Exported for the release scripts (scripts/release/bundle.ts) and tests.
 /**
  * The global through which the bundle's chunks import another chunk on first use (bundle.ts
- * writes `import("./x.js")` as a call of it, with the chunk's absolute URL).
+ * writes each chunk's import() of a sibling file as a call of it, with that file's absolute URL).
  */
 export const LATE_IMPORT_GLOBAL = "__anchorfsLateImport";
 
 /** How many times each chunk's import failed: the next try asks for `?retry=N`. */
 const lateFailures = new Map<string, number>();
 
+// Exported for tests (the bundle's chunks call it through LATE_IMPORT_GLOBAL).
 /**
  * Imports the module at `href` (an absolute URL). Deno keeps a failed import of a module read at
  * run time, and the same URL fails again once descriptors are back; a URL with a query is

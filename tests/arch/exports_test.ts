@@ -1,6 +1,7 @@
 // Every export of lib/ is imported by another file of the product (lib/, main.ts, mod.ts), or is
-// marked "Exported for tests" / "Exported for benches" in its comment and imported by a test or a
-// bench: an export nobody imports is either dead code or a name the module should keep to itself.
+// marked "Exported for tests" / "Exported for benches" / "Exported for the release scripts" in its
+// comment and imported by a test, a bench or a release script: an export nobody imports is either
+// dead code or a name the module should keep to itself.
 // Reads the sources as text (tests/arch/_exports.ts); lib/mod.ts-style public surfaces are mod.ts
 // and main.ts at the root, whose exports are the library's and are not checked here.
 
