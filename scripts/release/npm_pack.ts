@@ -1,7 +1,7 @@
 // Builds the npm package `anchorfs` in dist/npm (the bundle: its entry and its modules folder with
-// the core file's chunks, the outline worker, re2js and tree-sitter/ wasm files; the launcher from
-// packaging/npm/bin, LICENSE, README and a package.json whose only dependency is the pinned `deno`
-// npm package) and packs it with `npm pack`. Publishing is the release workflow's job:
+// the core file's chunks, the outline worker, re2js and tree-sitter/ wasm files; the launcher and
+// the postinstall that makes it exec Deno, from packaging/npm/bin; LICENSE, README and a
+// package.json whose only dependency is the pinned `deno` npm package) and packs it with `npm pack`. Publishing is the release workflow's job:
 // `npm publish dist/anchorfs-*.tgz`.
 //
 // Usage: deno run -A scripts/release/npm_pack.ts [--out DIR]   (prints the tarball's path on stdout)
@@ -31,11 +31,14 @@ export function packageJson(version = VERSION): Record<string, unknown> {
     keywords: ["mcp", "model-context-protocol", "mcp-server", "ai", "agent", "filesystem"],
     type: "module",
     bin: { anchorfs: "bin/anchorfs.cjs" },
+    // Linux and macOS: the command becomes a script that execs Deno (packaging/npm/bin/install.cjs).
+    scripts: { postinstall: "node bin/install.cjs" },
     files: [
       "anchorfs.js",
       // The whole folder: its chunks' names carry content hashes that change with the code.
       `${MODULES_DIR}/`,
       "bin/anchorfs.cjs",
+      "bin/install.cjs",
       "LICENSE",
       "README.md",
     ],
@@ -51,6 +54,7 @@ export async function buildNpmPackage(dir: string): Promise<string> {
   await bundle(`${dir}/anchorfs.js`);
   await Deno.copyFile(`${ROOT}/packaging/npm/bin/anchorfs.cjs`, `${dir}/bin/anchorfs.cjs`);
   await Deno.chmod(`${dir}/bin/anchorfs.cjs`, 0o755).catch(() => {}); // no chmod on Windows
+  await Deno.copyFile(`${ROOT}/packaging/npm/bin/install.cjs`, `${dir}/bin/install.cjs`);
   await Deno.copyFile(`${ROOT}/LICENSE`, `${dir}/LICENSE`);
   await Deno.copyFile(`${ROOT}/README.md`, `${dir}/README.md`);
   await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");

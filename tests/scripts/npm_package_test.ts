@@ -30,11 +30,11 @@ function onPath(command: string): boolean {
 
 const dec = new TextDecoder();
 
-async function run(cmd: string, args: string[], cwd: string) {
+async function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   const out = await new Deno.Command(cmd, {
     args,
     cwd,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdin: "null",
   }).output();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
@@ -47,6 +47,7 @@ Deno.test("package.json names the launcher as the bin and pins the deno dependen
   assertEquals(pkg.license, "MIT");
   assertEquals(pkg.bin, { anchorfs: "bin/anchorfs.cjs" });
   assertEquals(pkg.dependencies, { deno: "2.9.6" });
+  assertEquals(pkg.scripts, { postinstall: "node bin/install.cjs" });
 });
 
 Deno.test({
@@ -76,18 +77,37 @@ Deno.test({
       tarball,
     ], work.path);
     assertEquals(install.code, 0, install.stderr);
-    // docs/install.md: npm 11's only remark is the deno dependency's postinstall (not needed).
+    // docs/install.md: npm 11's only remark is on the postinstalls: the deno dependency's (not
+    // needed) and ours (it runs all the same).
     for (const line of install.stderr.split("\n").filter((l) => l.startsWith("npm warn"))) {
       assertEquals(line.startsWith("npm warn install-scripts"), true, install.stderr);
     }
     if (install.stderr.includes("allowScripts")) {
       assertStringIncludes(install.stderr, "deno@2.9.6 (postinstall");
+      assertStringIncludes(
+        install.stderr,
+        `anchorfs@${VERSION} (postinstall: node bin/install.cjs)`,
+      );
     }
     const bin = WINDOWS ? `${prefix}/anchorfs.cmd` : `${prefix}/bin/anchorfs`;
-    await assertChunksInstalled(
-      pkgDir,
-      WINDOWS ? `${prefix}/node_modules/anchorfs` : `${prefix}/lib/node_modules/anchorfs`,
-    );
+    const installed = WINDOWS
+      ? `${prefix}/node_modules/anchorfs`
+      : `${prefix}/lib/node_modules/anchorfs`;
+    await assertChunksInstalled(pkgDir, installed);
+    if (!WINDOWS) {
+      // The postinstall made the command a script that execs Deno; the Node launcher is beside it.
+      const script = await Deno.readTextFile(`${installed}/bin/anchorfs.cjs`);
+      assertEquals(script.startsWith("#!/bin/sh\n"), true, script.slice(0, 200));
+      assertStringIncludes(script, `exec "$deno" 'run' '-A'`);
+      assertEquals(
+        await Deno.readTextFile(`${installed}/bin/launch.cjs`),
+        await Deno.readTextFile(`${pkgDir}/bin/anchorfs.cjs`),
+      );
+      // Without its runtime the script hands over to the launcher, which says what to do.
+      const gone = await run(bin, ["--version"], work.path, { ANCHORFS_DENO: "/no/such/deno" });
+      assertEquals(gone.code, 3, gone.stderr);
+      assertStringIncludes(gone.stderr, "error: anchorfs could not start /no/such/deno");
+    }
 
     const version = await run(bin, ["--version"], work.path);
     assertEquals(version, { code: 0, stdout: `anchorfs ${VERSION}\n`, stderr: "" });
@@ -197,7 +217,7 @@ Deno.test({
       await client.close();
     }
 
-    if (!WINDOWS) await checkSignalForwarding(bin, project);
+    if (!WINDOWS) await checkSignalForwarding(bin, installed, project);
   },
 });
 
@@ -232,17 +252,43 @@ async function assertDocumentedSize(tarball: string) {
   );
 }
 
-/** SIGTERM to the launcher reaches the Deno server, which exits; the launcher follows. */
-async function checkSignalForwarding(bin: string, project: string) {
-  const launcher = new Deno.Command(bin, {
-    args: ["mcp", "--path", project],
+/**
+ * The installed command serves MCP as the Deno process itself (the postinstall's script execs it:
+ * no Node process beside the server) and exits 0 on SIGTERM; the Node launcher it keeps as
+ * launch.cjs passes SIGTERM on to its server child, which exits, and the launcher follows.
+ */
+async function checkSignalForwarding(bin: string, installed: string, project: string) {
+  const command = await startAndInitialize([bin], project);
+  // ps's command name: the executable's (Linux) or its path (macOS).
+  const exe = (await run("ps", ["-o", "comm=", "-p", String(command.pid)], project)).stdout.trim();
+  assertEquals(exe.split("/").at(-1), "deno", `the command runs ${exe}, not Deno itself`);
+  command.kill("SIGTERM");
+  assertEquals((await command.status).code, 0);
+  await command.done();
+
+  const launcher = await startAndInitialize(["node", `${installed}/bin/launch.cjs`], project);
+  const children = await run("pgrep", ["-P", String(launcher.pid)], project);
+  const serverPid = Number(children.stdout.trim().split("\n")[0]);
+  assertEquals(Number.isInteger(serverPid) && serverPid > 0, true, children.stdout);
+  launcher.kill("SIGTERM");
+  // The server ends its jobs and exits 0 on SIGTERM; the launcher passes that code on.
+  assertEquals((await launcher.status).code, 0);
+  const alive = await run("ps", ["-o", "stat=", "-p", String(serverPid)], project);
+  assertEquals(alive.stdout.trim() === "" || alive.stdout.trim().startsWith("Z"), true);
+  await launcher.done();
+}
+
+/** `argv` started as an MCP server in `project`, its `initialize` answered. */
+async function startAndInitialize(argv: string[], project: string) {
+  const child = new Deno.Command(argv[0]!, {
+    args: [...argv.slice(1), "mcp", "--path", project],
     cwd: project,
     env: serverEnv(),
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  const writer = launcher.stdin.getWriter();
+  const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(
     JSON.stringify({
       jsonrpc: "2.0",
@@ -255,8 +301,7 @@ async function checkSignalForwarding(bin: string, project: string) {
       },
     }) + "\n",
   ));
-  // Once initialize is answered the server runs under the launcher.
-  const reader = launcher.stdout.getReader();
+  const reader = child.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
     const { value, done } = await reader.read();
@@ -264,16 +309,14 @@ async function checkSignalForwarding(bin: string, project: string) {
     text += dec.decode(value);
   }
   assertStringIncludes(text, '"serverInfo"');
-  const children = await run("pgrep", ["-P", String(launcher.pid)], project);
-  const serverPid = Number(children.stdout.trim().split("\n")[0]);
-  assertEquals(Number.isInteger(serverPid) && serverPid > 0, true, children.stdout);
-  launcher.kill("SIGTERM");
-  const status = await launcher.status;
-  // The server ends its jobs and exits 0 on SIGTERM; the launcher passes that code on.
-  assertEquals(status.code, 0);
-  const alive = await run("ps", ["-o", "stat=", "-p", String(serverPid)], project);
-  assertEquals(alive.stdout.trim() === "" || alive.stdout.trim().startsWith("Z"), true);
-  reader.releaseLock();
-  await launcher.stdout.cancel().catch(() => {});
-  await writer.close().catch(() => {});
+  return {
+    pid: child.pid,
+    status: child.status,
+    kill: (signal: Deno.Signal) => child.kill(signal),
+    done: async () => {
+      reader.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      await writer.close().catch(() => {});
+    },
+  };
 }

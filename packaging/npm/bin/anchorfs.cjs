@@ -2,7 +2,10 @@
 // The `anchorfs` command of the npm package: runs the bundled server (../anchorfs.js) with the
 // Deno binary that the pinned `deno` npm dependency installed. It adds the runtime flags the server
 // needs, keeps stdio inherited (stdout is the MCP channel), forwards signals to the server and
-// exits with its exit code. It must not print anything on stdout.
+// exits with its exit code. It must not print anything on stdout. On Linux and macOS the package's
+// postinstall (install.cjs) keeps this file as launch.cjs and puts in its place a shell script that
+// execs Deno itself, so no Node process sits beside the server for its life (42 MB of RSS); this
+// launcher stays the way on Windows, with scripts ignored, and the script's fallback.
 "use strict";
 
 const { spawn } = require("node:child_process");
@@ -45,44 +48,56 @@ function findDeno() {
   return candidates.find((c) => fs.existsSync(c));
 }
 
-const deno = process.env.ANCHORFS_DENO || findDeno();
-if (!deno) {
-  process.stderr.write(
-    `error: anchorfs could not find the Deno runtime of its \`deno\` dependency ` +
-      `(${process.platform}-${process.arch}).\n` +
-      `hint: reinstall with optional dependencies enabled (\`npm install -g anchorfs\` ` +
-      `without --omit=optional), or set ANCHORFS_DENO=/path/to/deno\n`,
-  );
-  process.exit(3);
-}
+/** The bundled server beside this folder. */
+const BUNDLE = path.join(__dirname, "..", "anchorfs.js");
 
-const bundle = path.join(__dirname, "..", "anchorfs.js");
-const child = spawn(deno, [...DENO_FLAGS, bundle, ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },
-  windowsHide: true,
-});
+/** Runs the server as a child and follows it (signals in, exit code and signal out). */
+function main() {
+  const deno = process.env.ANCHORFS_DENO || findDeno();
+  if (!deno) {
+    process.stderr.write(
+      `error: anchorfs could not find the Deno runtime of its \`deno\` dependency ` +
+        `(${process.platform}-${process.arch}).\n` +
+        `hint: reinstall with optional dependencies enabled (\`npm install -g anchorfs\` ` +
+        `without --omit=optional), or set ANCHORFS_DENO=/path/to/deno\n`,
+    );
+    process.exit(3);
+  }
 
-// Signals sent to the launcher go to the server, which ends its jobs before exiting.
-const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
-for (const signal of SIGNALS) {
-  process.on(signal, () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const child = spawn(deno, [...DENO_FLAGS, BUNDLE, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { DENO_NO_UPDATE_CHECK: "1", ...process.env },
+    windowsHide: true,
+  });
+
+  // Signals sent to the launcher go to the server, which ends its jobs before exiting.
+  const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const signal of SIGNALS) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
+  }
+
+  child.on("error", (err) => {
+    process.stderr.write(`error: anchorfs could not start ${deno}: ${err.message}\n`);
+    process.exit(3);
+  });
+
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      // Die of the same signal so the caller sees what the server saw.
+      for (const s of SIGNALS) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      setTimeout(
+        () => process.exit(128 + (require("node:os").constants.signals[signal] ?? 0)),
+        100,
+      );
+      return;
+    }
+    process.exit(code ?? 1);
   });
 }
 
-child.on("error", (err) => {
-  process.stderr.write(`error: anchorfs could not start ${deno}: ${err.message}\n`);
-  process.exit(3);
-});
+module.exports = { DENO_FLAGS, BUNDLE, findDeno };
 
-child.on("exit", (code, signal) => {
-  if (signal) {
-    // Die of the same signal so the caller sees what the server saw.
-    for (const s of SIGNALS) process.removeAllListeners(s);
-    process.kill(process.pid, signal);
-    setTimeout(() => process.exit(128 + (require("node:os").constants.signals[signal] ?? 0)), 100);
-    return;
-  }
-  process.exit(code ?? 1);
-});
+if (require.main === module) main();
