@@ -2,7 +2,7 @@
 // (packaging/npm/bin/install.cjs), run by sh with paths that need quoting: it execs the runtime
 // with the launcher's flags, the bundle and the caller's arguments, each word intact; it honours
 // ANCHORFS_DENO and DENO_NO_UPDATE_CHECK; without a runtime that can run, it hands over to the
-// launcher with the same arguments.
+// launcher with the same arguments (the Node on PATH when the one that installed it is gone).
 
 import { createRequire } from "node:module";
 import { assertEquals } from "../_assert.ts";
@@ -23,7 +23,7 @@ async function recorder(path: string, name: string) {
 }
 
 async function runScript(script: string, args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command("sh", {
+  const out = await new Deno.Command("/bin/sh", {
     args: [script, ...args],
     env,
     clearEnv: true,
@@ -81,6 +81,14 @@ Deno.test(
           "check=1",
         ]);
       }
+      // The Node that ran the install gone too (nvm switched): the one on PATH.
+      await Deno.remove(node);
+      await Deno.mkdir(`${dir.path}/bin`);
+      await recorder(`${dir.path}/bin/node`, "node on PATH");
+      assertEquals(
+        (await runScript(script, ["x"], { PATH: `${dir.path}/bin` }))[0],
+        "node on PATH",
+      );
     },
   ),
 );

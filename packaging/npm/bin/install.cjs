@@ -27,7 +27,10 @@ function execScript({ deno, flags, bundle, node, launcher }) {
     "export DENO_NO_UPDATE_CHECK",
     'deno="${ANCHORFS_DENO:-}"',
     `[ -n "$deno" ] || deno=${shQuote(deno)}`,
-    `[ -x "$deno" ] || exec ${shQuote(node)} ${shQuote(launcher)} "$@"`,
+    // The Node that ran the install, or the one on PATH once that is gone (nvm switched).
+    `node=${shQuote(node)}`,
+    '[ -x "$node" ] || node=node',
+    `[ -x "$deno" ] || exec "$node" ${shQuote(launcher)} "$@"`,
     `exec "$deno" ${flags.map(shQuote).join(" ")} ${shQuote(bundle)} "$@"`,
     "",
   ].join("\n");
