@@ -16,7 +16,9 @@
 // chunk's import() of another is a call of `lateImport` (installed as LATE_IMPORT_GLOBAL), which
 // Deno reads only when it runs (the graph held every chunk's text for the process's life, 2 MB
 // of an idle server), and which imports a module that failed under a new URL the next time, so
-// Deno's kept failure does not come back.
+// Deno's kept failure does not come back. What a new URL cannot reach: a chunk that the failed one
+// imports statically, if its own read failed. The guard frees its spare descriptors just before
+// the load, so that takes another thread using up all of them in the milliseconds the load reads.
 
 import { AnchorError, outOfFileHandles } from "./errors.ts";
 
