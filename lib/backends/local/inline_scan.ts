@@ -60,15 +60,21 @@ export function allUnchecked(paths: readonly string[]): ScanResult {
 
 const inlineMatchers = new Map<string, LineMatchers>();
 
+/** One batch of a search, as the pool hands it to a worker or to scanInline. */
+export interface Batch {
+  /** The files of the batch; for bytes already read (`data`), one entry standing for them. */
+  paths: readonly string[];
+  data?: Uint8Array;
+  request: ScanRequest;
+  maxBytes: number;
+  /** The search's stop flag, shared with the workers. */
+  stop: Int32Array;
+  /** Set on a confined server: open the files beneath these directories (beneath_fs.ts). */
+  confine: BeneathConfig | undefined;
+}
+
 /** One batch scanned on this thread: the files of `paths`, or the bytes of `data`. */
-export function scanInline(
-  paths: readonly string[],
-  request: ScanRequest,
-  maxBytes: number,
-  stop: Int32Array,
-  confine: BeneathConfig | undefined,
-  data?: Uint8Array,
-): ScanResult {
+export function scanInline({ paths, data, request, maxBytes, stop, confine }: Batch): ScanResult {
   const files = data ? fs : confine ? inlineBeneath(confine) : fs;
   if (!files) return allUnchecked(paths);
   const key = JSON.stringify(request.spec);

@@ -21,18 +21,10 @@ import { checkSpareDescriptors } from "./spare_descriptors.ts";
 import { requestCollection, requestCollectionAfterSearch } from "./heap.ts";
 import { WORKER_SOURCE } from "./scan_worker.ts";
 import { GROWN_HEAP_BYTES, WorkerHealth } from "./worker_health.ts";
-import { allUnchecked, heldAnswer, scanInline } from "./inline_scan.ts";
+import { allUnchecked, type Batch, heldAnswer, scanInline } from "./inline_scan.ts";
 
-interface Job {
+interface Job extends Batch {
   resolve(result: ScanResult): void;
-  /** The files of the batch; for bytes already read (`data`), one entry standing for them. */
-  paths: readonly string[];
-  data?: Uint8Array;
-  request: ScanRequest;
-  maxBytes: number;
-  stop: Int32Array;
-  /** Set on a confined server: open the files beneath these directories (beneath_fs.ts). */
-  confine: BeneathConfig | undefined;
   /** The index of the file the worker is in (it sets it before each file). */
   progress: Int32Array;
   /** Answers the worker reported file by file, for a worker stopped before its batch ended. */
@@ -187,9 +179,18 @@ export class ParallelScanner implements ContentScanner {
     const stop = new Int32Array(new SharedArrayBuffer(4));
     const confine = this.confined() ?? undefined;
     return {
-      scan: (paths) => this.scan(paths, request, maxBytes, stop, confine),
+      scan: (paths) => this.scan({ paths, request, maxBytes, stop, confine }),
       match: async (data) =>
-        heldAnswer(await this.scan(["(bytes)"], request, maxBytes, stop, undefined, data)),
+        heldAnswer(
+          await this.scan({
+            paths: ["(bytes)"],
+            data,
+            request,
+            maxBytes,
+            stop,
+            confine: undefined,
+          }),
+        ),
       stop: () => {
         Atomics.store(stop, 0, 1);
         this.drop(stop);
@@ -356,14 +357,8 @@ export class ParallelScanner implements ContentScanner {
     };
   }
 
-  private scan(
-    paths: readonly string[],
-    request: ScanRequest,
-    maxBytes: number,
-    stop: Int32Array,
-    confine: BeneathConfig | undefined,
-    data?: Uint8Array,
-  ): Promise<ScanResult> {
+  private scan(batch: Batch): Promise<ScanResult> {
+    const { paths, stop } = batch;
     this.touch();
     if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
     // One worker more only when every running one is busy: a small tree (one batch), a file
@@ -372,22 +367,11 @@ export class ParallelScanner implements ContentScanner {
     // it pages in), so a worker not needed is memory held for the burst.
     const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, paths.length);
     if (this.broken || !this.start(Math.max(1, wanted))) {
-      return Promise.resolve(scanInline(paths, request, maxBytes, stop, confine, data));
+      return Promise.resolve(scanInline(batch));
     }
     return new Promise((resolve) => {
       const progress = new Int32Array(new SharedArrayBuffer(4));
-      const job: Job = {
-        resolve,
-        paths,
-        ...(data && { data }),
-        request,
-        maxBytes,
-        stop,
-        confine,
-        progress,
-        found: [],
-        binaries: [],
-      };
+      const job: Job = { ...batch, resolve, progress, found: [], binaries: [] };
       let queue = this.queues.find((q) => q.stop === stop);
       if (!queue) this.queues.push(queue = { stop, jobs: [] });
       queue.jobs.push(job);
@@ -505,7 +489,7 @@ export class ParallelScanner implements ContentScanner {
     for (const job of jobs) {
       if (job.grace !== undefined) clearTimeout(job.grace);
       job.resolve(
-        scanInline(job.paths, job.request, job.maxBytes, job.stop, job.confine, job.data),
+        scanInline(job),
       );
     }
   }
