@@ -146,16 +146,30 @@ async function threads(): Promise<void> {
   for (const row of topRows(byName, (v) => v.toFixed(0))) print(row);
 }
 
-async function cpuProfile(): Promise<void> {
+/**
+ * A fresh warm server's RUNS calls with one of the inspector's profilers running: `begin` (method
+ * and parameters, in order) starts it, `end` stops it and returns its profile. Returns the profile
+ * and the wall time per call.
+ */
+async function profiled(
+  begin: [string, Record<string, unknown>?][],
+  end: string,
+): Promise<{ profile: any; wall: number }> {
   const client = await startWarm();
   const cdp = await inspector();
-  await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-  await cdp.send("Profiler.start");
+  for (const [method, params] of begin) await cdp.send(method, params);
   const wall = await timed(client);
-  const { profile } = await cdp.send("Profiler.stop");
+  const { profile } = await cdp.send(end);
   cdp.close();
   await client.close();
+  return { profile, wall };
+}
+
+async function cpuProfile(): Promise<void> {
+  const { profile, wall } = await profiled(
+    [["Profiler.enable"], ["Profiler.setSamplingInterval", { interval: 200 }], ["Profiler.start"]],
+    "Profiler.stop",
+  );
   const nodes = new Map<number, Frame>(profile.nodes.map((n: Frame & { id: number }) => [n.id, n]));
   const self = new Map<string, number>();
   profile.samples.forEach((id: number, i: number) => {
@@ -168,18 +182,17 @@ async function cpuProfile(): Promise<void> {
 }
 
 async function heapProfile(): Promise<void> {
-  const client = await startWarm();
-  const cdp = await inspector();
-  await cdp.send("HeapProfiler.enable");
-  await cdp.send("HeapProfiler.startSampling", {
-    samplingInterval: 4096,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await timed(client);
-  const { profile } = await cdp.send("HeapProfiler.stopSampling");
-  cdp.close();
-  await client.close();
+  const { profile } = await profiled(
+    [["HeapProfiler.enable"], [
+      "HeapProfiler.startSampling",
+      {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      },
+    ]],
+    "HeapProfiler.stopSampling",
+  );
   const self = new Map<string, number>();
   const visit = (n: Frame & { selfSize: number; children: unknown[] }) => {
     self.set(label(n), (self.get(label(n)) ?? 0) + n.selfSize / runs);

@@ -1,8 +1,8 @@
 // Builds the npm package `anchorfs` in dist/npm (the bundle: its entry and its modules folder with
 // the core file's chunks, the outline worker, re2js and tree-sitter/ wasm files; the launcher and
 // the postinstall that makes it exec Deno, from packaging/npm/bin; LICENSE, README and a
-// package.json whose only dependency is the pinned `deno` npm package) and packs it with `npm pack`. Publishing is the release workflow's job:
-// `npm publish dist/anchorfs-*.tgz`.
+// package.json whose only dependency is the pinned `deno` npm package) and packs it with
+// `npm pack`. Publishing is the release workflow's job: `npm publish dist/anchorfs-*.tgz`.
 //
 // Usage: deno run -A scripts/release/npm_pack.ts [--out DIR]   (prints the tarball's path on stdout)
 
