@@ -3,6 +3,7 @@
 // the other prints, across the workers' chunk boundaries, for long lines, UTF-16, re2js
 // patterns, and when the output cap or a cancellation stops the search early.
 
+import { batchOfPaths } from "../../lib/core/search/path_batch.ts";
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
@@ -61,7 +62,7 @@ async function scanBatch(paths: string[], source: string, regex: boolean, room =
       ...(search.anyOf ? { anyOf: search.anyOf } : {}),
       options: { context: 1, perFile: 40, maxChars: 400, room },
     }, 64 * MiB);
-    const result = await run.scan(paths);
+    const result = await run.scan(batchOfPaths(paths));
     assert(!scanner.inline, "the workers answered");
     return { ...result, found: result.found.map(([i, m]) => [i, m.kept] as const) };
   } finally {
@@ -179,7 +180,7 @@ Deno.test("the output cap stops the workers: a batch with its lines shown leaves
       options: { context: 0, perFile: 40, maxChars: 400, room: 400 },
     }, MiB);
     run.stop();
-    const stopped = await run.scan(paths.slice(0, 10));
+    const stopped = await run.scan(batchOfPaths(paths.slice(0, 10)));
     assertEquals(stopped, { found: [], binaries: [], unchecked: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
   } finally {
     await scanner.close();
@@ -203,8 +204,8 @@ Deno.test("a search cancelled while the workers scan returns what was found, and
     open: (request, maxBytes) => {
       const run = real.open(request, maxBytes);
       return {
-        scan: (paths) =>
-          run.scan(paths).finally(() => {
+        scan: (files) =>
+          run.scan(files).finally(() => {
             if (++batches === 1) controller.abort();
           }),
         match: (data) => run.match(data),

@@ -29,7 +29,7 @@ Deno.test("a scanner search asks for a collection once, after its last batch is 
     open: (request, maxBytes) => {
       const run = real.open(request, maxBytes);
       return {
-        scan: (paths) => run.scan(paths).finally(() => events.push("answered")),
+        scan: (files) => run.scan(files).finally(() => events.push("answered")),
         match: (data) => run.match(data),
         stop: () => run.stop(),
       };

@@ -1,6 +1,7 @@
 // The parallel scanner (real worker threads over LocalBackend on temp trees) gives exactly the
 // plain engine's search results: encodings, binary files, fallbacks, big files streamed.
 
+import { batchOfPaths } from "../../lib/core/search/path_batch.ts";
 import { assert, assertEquals, assertStringIncludes } from "../_assert.ts";
 import { tempDir, writeTree } from "../_harness.ts";
 import { LocalBackend } from "../../lib/backends/local/local_backend.ts";
@@ -32,7 +33,7 @@ async function scanOnce(
     ...(search.anyOf ? { anyOf: search.anyOf } : {}),
     options: { context: 0, perFile: 40, maxChars: 400, room: SEARCH_MAX_LINES },
   }, maxBytes);
-  const result = await run.scan(paths);
+  const result = await run.scan(batchOfPaths(paths));
   return { ...result, found: result.found.map(([i]) => i) };
 }
 
@@ -434,7 +435,7 @@ Deno.test("a worker rules out a file holding none of a regex's alternatives on i
     return matchBytes(readAt, ...rest);
   };
   const result = scanBatch(
-    paths,
+    batchOfPaths(paths),
     {
       spec: search.spec,
       ...(search.anyOf ? { anyOf: search.anyOf } : {}),

@@ -43,13 +43,13 @@ function loggingScanner(backend: MemoryBackend, hold?: (k: number) => boolean) {
   const scanner: ContentScanner = {
     backendId: backend.id,
     open: () => ({
-      scan: async (paths) => {
+      scan: async (files) => {
         const k = sent++;
         log.push(`sent ${k}`);
         if (hold?.(k)) await new Promise<void>((r) => held.push(r));
         else await Promise.resolve();
         const found: ScanResult["found"] = [];
-        paths.forEach((p, i) => {
+        files.names.forEach((p, i) => {
           if (Number(/f(\d+)\.txt$/.exec(p)![1]) % 1000 === 0) {
             found.push([i, NEEDLE_MATCH]);
           }

@@ -15,6 +15,7 @@ import {
 } from "../../core/search/line_matcher.ts";
 import { matchBytes } from "../../core/search/match_bytes.ts";
 import type { ScanRequest, ScanResult } from "../../ops/ports/worker_pool.ts";
+import type { PathBatch } from "../../core/search/path_batch.ts";
 import type { SummaryFs } from "./quick_summary.ts";
 import { type BeneathConfig, beneathSummaryFs } from "./beneath_fs.ts";
 import { beneathLibc } from "./beneath.ts";
@@ -54,8 +55,9 @@ export function heldAnswer(result: ScanResult): FileScan | "unchecked" | "interr
   return result.unchecked.length > 0 ? "unchecked" : "miss";
 }
 
-export function allUnchecked(paths: readonly string[]): ScanResult {
-  return { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
+/** Every file of a batch of `count` left to the caller. */
+export function allUnchecked(count: number): ScanResult {
+  return { found: [], binaries: [], unchecked: Array.from({ length: count }, (_, i) => i) };
 }
 
 const inlineMatchers = new Map<string, LineMatchers>();
@@ -63,7 +65,7 @@ const inlineMatchers = new Map<string, LineMatchers>();
 /** One batch of a search, as the pool hands it to a worker or to scanInline. */
 export interface Batch {
   /** The files of the batch; for bytes already read (`data`), one entry standing for them. */
-  paths: readonly string[];
+  files: PathBatch;
   data?: Uint8Array;
   request: ScanRequest;
   maxBytes: number;
@@ -73,10 +75,10 @@ export interface Batch {
   confine: BeneathConfig | undefined;
 }
 
-/** One batch scanned on this thread: the files of `paths`, or the bytes of `data`. */
-export function scanInline({ paths, data, request, maxBytes, stop, confine }: Batch): ScanResult {
-  const files = data ? fs : confine ? inlineBeneath(confine) : fs;
-  if (!files) return allUnchecked(paths);
+/** One batch scanned on this thread: its `files`, or the bytes of `data`. */
+export function scanInline({ files, data, request, maxBytes, stop, confine }: Batch): ScanResult {
+  const reader = data ? fs : confine ? inlineBeneath(confine) : fs;
+  if (!reader) return allUnchecked(files.names.length);
   const key = JSON.stringify(request.spec);
   let m = inlineMatchers.get(key);
   if (!m) {
@@ -86,7 +88,7 @@ export function scanInline({ paths, data, request, maxBytes, stop, confine }: Ba
   }
   if (data) return matchHeld(data, request, m, stop, matchBytes);
   const finder = inlineFinder ??= mainThreadFinder();
-  return scanBatch(paths, request, m, finder, maxBytes, files, stop, matchBytes);
+  return scanBatch(files, request, m, finder, maxBytes, reader, stop, matchBytes);
 }
 
 let inlineFiles: { generation: number; files: SummaryFs } | undefined;

@@ -22,6 +22,10 @@ import { requestCollection, requestCollectionAfterSearch } from "./heap.ts";
 import { WORKER_SOURCE } from "./scan_worker.ts";
 import { GROWN_HEAP_BYTES, WorkerHealth } from "./worker_health.ts";
 import { allUnchecked, type Batch, heldAnswer, scanInline } from "./inline_scan.ts";
+import { batchOfPaths } from "../../core/search/path_batch.ts";
+
+/** The one-entry batch that stands for bytes already read (ScanRun.match). */
+const HELD_BYTES = batchOfPaths(["(bytes)"]);
 
 interface Job extends Batch {
   resolve(result: ScanResult): void;
@@ -179,11 +183,11 @@ export class ParallelScanner implements ContentScanner {
     const stop = new Int32Array(new SharedArrayBuffer(4));
     const confine = this.confined() ?? undefined;
     return {
-      scan: (paths) => this.scan({ paths, request, maxBytes, stop, confine }),
+      scan: (files) => this.scan({ files, request, maxBytes, stop, confine }),
       match: async (data) =>
         heldAnswer(
           await this.scan({
-            paths: ["(bytes)"],
+            files: HELD_BYTES,
             data,
             request,
             maxBytes,
@@ -226,7 +230,8 @@ export class ParallelScanner implements ContentScanner {
       this.summaryOwners.delete(sid);
     }
     const at = Atomics.load(job.progress, 0);
-    const unchecked = job.paths.map((_, i) => i).filter((i) => i > at);
+    const unchecked: number[] = [];
+    for (let i = at + 1; i < job.files.names.length; i++) unchecked.push(i);
     job.resolve({ found: job.found, binaries: job.binaries, unchecked, interrupted: at });
     try {
       this.workers[w] = this.newWorker(this.workerUrl());
@@ -358,14 +363,14 @@ export class ParallelScanner implements ContentScanner {
   }
 
   private scan(batch: Batch): Promise<ScanResult> {
-    const { paths, stop } = batch;
+    const { files, stop } = batch;
     this.touch();
-    if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(paths));
+    if (Atomics.load(stop, 0) !== 0) return Promise.resolve(allUnchecked(files.names.length));
     // One worker more only when every running one is busy: a small tree (one batch), a file
     // root or bytes already read take one worker, not the pool. Each worker is an isolate of
     // 20-50 MB of the server's peak (its heap, young generation, stacks, and the runtime's code
     // it pages in), so a worker not needed is memory held for the burst.
-    const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, paths.length);
+    const wanted = Math.min(this.parallelism, this.busy + this.queued + 1, files.names.length);
     if (this.broken || !this.start(Math.max(1, wanted))) {
       return Promise.resolve(scanInline(batch));
     }
@@ -388,12 +393,12 @@ export class ParallelScanner implements ContentScanner {
       // The search goes to the back of the turn; with nothing left waiting it leaves it.
       if (queue.jobs.length > 0) this.queues.push(queue);
       this.running[w] = job;
-      const { paths, data, request, maxBytes, stop, progress, confine } = job;
+      const { files, data, request, maxBytes, stop, progress, confine } = job;
       // Bytes are copied, not handed over: where the worker cannot match them (no re2js in a
       // bundle's workers) the caller matches them itself.
       this.workers[w]!.postMessage({
         id: w,
-        paths,
+        files,
         data,
         request,
         maxBytes,
@@ -411,7 +416,7 @@ export class ParallelScanner implements ContentScanner {
     const at = this.queues.findIndex((q) => q.stop === stop);
     if (at === -1) return;
     const [queue] = this.queues.splice(at, 1);
-    for (const job of queue!.jobs) job.resolve(allUnchecked(job.paths));
+    for (const job of queue!.jobs) job.resolve(allUnchecked(job.files.names.length));
   }
 
   /** Starts workers up to `count` (a listing's warm-up starts one; a search wants them all). */
@@ -467,8 +472,9 @@ export class ParallelScanner implements ContentScanner {
       });
       if (this.health.due(e.data.id)) this.recycle();
       else this.dispatch();
-      // A long search's paths wait in batches long enough to outlive V8's young generation and
-      // reach the old one dead, where V8 let them pile up to its own limit: over 931,000 files
+      // A long search's batches (their names, the answers) wait long enough to outlive V8's young
+      // generation and reach the old one dead, where V8 let them pile up to its own limit (when
+      // batches still held a path string per file, core/search/path_batch.ts): over 931,000 files
       // this thread's heap went from 19 to 85 MB (22 live), `deno run main.ts` to 181-192 MB;
       // with a collection under pressure between batches 135-137, for ~40 ms a collection (4
       // in that 3.8 s search; none in one of a 20,000-file tree, which stays under the mark).
@@ -544,7 +550,7 @@ export class ParallelScanner implements ContentScanner {
     this.closed = true;
     const jobs = this.takeAll();
     this.stopWorkers();
-    for (const job of jobs) job.resolve(allUnchecked(job.paths));
+    for (const job of jobs) job.resolve(allUnchecked(job.files.names.length));
     return Promise.resolve();
   }
 }

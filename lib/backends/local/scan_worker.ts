@@ -15,6 +15,7 @@ import {
 } from "../../core/search/line_matcher.ts";
 import { type ByteLines, matchBytes, MATCHER_FUNCTIONS } from "../../core/search/match_bytes.ts";
 import type { ScanRequest, ScanResult } from "../../ops/ports/worker_pool.ts";
+import type { PathBatch } from "../../core/search/path_batch.ts";
 import { HEAD_SUMMARY_FUNCTIONS, summarizeHead } from "../../core/text/head_summary.ts";
 import { quickSummary, type SummaryFs } from "./quick_summary.ts";
 import { beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
@@ -113,18 +114,18 @@ self.onmessage = async (e) => {
   // "last-resort" collects until nothing more is freed, and hands the empty pages back.
   if (e.data.collect) return collect?.({ type: "major", flavor: "last-resort" });
   if (nodeFsLoading) await nodeFsLoading;
-  const { id, paths, data, request, maxBytes, stop, progress, confine } = e.data;
+  const { id, files, data, request, maxBytes, stop, progress, confine } = e.data;
   const m = await matchersFor(request.spec);
   // Bytes already read (matchHeld) need no file system.
-  const files = data ? null : filesFor(confine);
+  const reader = data ? null : filesFor(confine);
   // Each file's answer goes out as soon as it is known: a worker stopped inside a later file
   // (terminated at the deadline) has then told what it found before.
   const report = (i, scan) => self.postMessage({ id, partial: [i, scan] });
   const result = data
     ? ${matchHeld.name}(data, request, m, stop, ${matchBytes.name})
-    : files
-    ? ${scanBatch.name}(paths, request, m, finder, maxBytes, files, stop, ${matchBytes.name}, progress, report)
-    : { found: [], binaries: [], unchecked: paths.map((_, i) => i) };
+    : reader
+    ? ${scanBatch.name}(files, request, m, finder, maxBytes, reader, stop, ${matchBytes.name}, progress, report)
+    : { found: [], binaries: [], unchecked: files.names.map((_, i) => i) };
   // This isolate's heap and the buffers it holds, for the pool to collect or replace a worker
   // whose heap has grown (parallel_scan.ts), and whether it can collect.
   const { heapTotal, external } = Deno.memoryUsage();
@@ -138,7 +139,8 @@ self.onmessage = async (e) => {
  * caller stops before them, or reads them itself). Self-contained, like scanFile.
  */
 export function scanBatch(
-  paths: readonly string[],
+  /** File `i` is `prefixes[dirOf[i]] + names[i]` (core/search/path_batch.ts). */
+  files: PathBatch,
   request: ScanRequest,
   m: LineMatchers | null,
   finder: Finder,
@@ -158,15 +160,16 @@ export function scanBatch(
   const stopped = () => Atomics.load(stop, 0) !== 0;
   // Every match holds one of these: the literal, or the regex's alternatives.
   const literals = request.literal ? [request.literal] : request.anyOf;
-  for (let i = 0; i < paths.length; i++) {
+  const { prefixes, names, dirOf } = files;
+  for (let i = 0; i < names.length; i++) {
     if (room <= 0 || stopped()) {
-      for (; i < paths.length; i++) unchecked.push(i);
+      for (; i < names.length; i++) unchecked.push(i);
       break;
     }
     const options = { ...request.options, room };
     if (progress) Atomics.store(progress, 0, i);
     const scan = scanFile(
-      paths[i]!,
+      prefixes[dirOf[i]!]! + names[i]!,
       literals,
       m,
       finder,
@@ -178,7 +181,7 @@ export function scanBatch(
     );
     if (scan === "stopped") {
       // Stopped inside this file: it was searched in part, the rest of the batch not at all.
-      for (let k = i + 1; k < paths.length; k++) unchecked.push(k);
+      for (let k = i + 1; k < names.length; k++) unchecked.push(k);
       return { found, binaries, unchecked, interrupted: i };
     }
     if (scan === "binary") binaries.push(i);

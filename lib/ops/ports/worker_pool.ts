@@ -10,6 +10,7 @@ import type {
   MatchSpec,
 } from "../../core/search/line_matcher.ts";
 import type { FileSummary } from "../../core/text/head_summary.ts";
+import type { PathBatch } from "../../core/search/path_batch.ts";
 
 /**
  * Optional accelerator for searches on one backend: matches batches of files in parallel where
@@ -36,7 +37,8 @@ export interface ContentScanner {
 
 /** One search on a ContentScanner. */
 export interface ScanRun {
-  scan(paths: readonly string[]): Promise<ScanResult>;
+  /** Scans one batch of files (see PathBatch); the answer's indexes are the batch's. */
+  scan(files: PathBatch): Promise<ScanResult>;
   /**
    * Matches bytes this thread read (another backend's file, a name only the backend opens) off
    * this thread: "unchecked" when it cannot be matched there, "interrupted" when the search

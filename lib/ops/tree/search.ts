@@ -12,7 +12,8 @@ import type { FileBackend } from "../ports/file_backend.ts";
 import type { ContentScanner, ScanResult, ScanRun } from "../ports/worker_pool.ts";
 import type { Location, Locations } from "../location.ts";
 import type { Session } from "../session.ts";
-import { walkBatches, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import { walkBatches, WalkFile, walkFiles, type WalkItem, type WalkOptions } from "./walk.ts";
+import { pathAt, type PathBatch, PathBatchBuilder } from "../../core/search/path_batch.ts";
 import { newWalkStats } from "./notices.ts";
 import { readInOrder } from "./read_in_order.ts";
 import { Budget, type StopReason, UNLIMITED } from "../budget.ts";
@@ -261,7 +262,8 @@ async function scanRoot(
   const readBudget = run.options.readBudget;
   const scan = run.scan!;
   const inFlight: InFlight[] = [];
-  let batch: string[] = [];
+  // Each file as its directory's prefix and its name: no path string per file (path_batch.ts).
+  const batch = new PathBatchBuilder(SCAN_BATCH);
   // A worker reads one file of a batch at a time (at most `limit` bytes): each batch in flight
   // holds that from the shared budget, capped at a quarter of it so the scanner's four workers
   // (its most) can all be busy. More batches wait for room instead of piling up reads. The
@@ -270,16 +272,16 @@ async function scanRoot(
   const send = async () => {
     const release = readBudget ? await takeOrStop(readBudget, hold, budget, true) : () => {};
     if (release === null) return false;
-    inFlight.push(inFlightBatch(batch, scan.scan(batch).finally(release)));
-    batch = [];
+    const files = batch.take();
+    inFlight.push(inFlightBatch(files, scan.scan(files).finally(release)));
     return true;
   };
   try {
     for await (const items of walk) {
       for (const item of items) {
         if (item.kind !== "file") continue;
-        batch.push(item.path);
-        if (batch.length < SCAN_BATCH) continue;
+        batch.add(item.prefix, item.name);
+        if (!batch.full) continue;
         if (!await send()) return "cancelled";
         // The answered head goes now: left until 32 waited, each batch's paths and answers
         // outlived V8's young generation, and a search of 931,000 files grew this thread's
@@ -305,13 +307,13 @@ async function scanRoot(
 
 /** A batch sent to the scanner, and whether its answer is in (settling it then waits for nothing). */
 interface InFlight {
-  paths: string[];
+  files: PathBatch;
   result: Promise<ScanResult>;
   answered: boolean;
 }
 
-function inFlightBatch(paths: string[], result: Promise<ScanResult>): InFlight {
-  const sent: InFlight = { paths, result, answered: false };
+function inFlightBatch(files: PathBatch, result: Promise<ScanResult>): InFlight {
+  const sent: InFlight = { files, result, answered: false };
   // A failed scan is settled like an answered one: settle awaits it and the error goes up.
   result.then(() => sent.answered = true, () => sent.answered = true);
   return sent;
@@ -323,15 +325,15 @@ async function settle(
   root: SearchRoot,
   sent: InFlight,
 ): Promise<"capped" | StopReason | null> {
-  const { paths } = sent;
+  const { files } = sent;
   const result = await sent.result;
   const found = new Map(result.found);
   const binaries = new Set(result.binaries);
   const unchecked = new Set(result.unchecked);
   // A Location only for a file the tally names (most of a big tree's files are misses): a search
   // of 20,463 files made 1.1 MB of them, garbage on the main thread (sampling heap profile).
-  const at = (i: number) => run.locations.sibling(root.location, paths[i]!);
-  for (let i = 0; i < paths.length; i++) {
+  const at = (i: number) => run.locations.sibling(root.location, pathAt(files, i));
+  for (let i = 0; i < files.names.length; i++) {
     if (result.interrupted === i) {
       run.tally.interrupted(at(i));
       return run.halted ?? run.budget.stopped() ?? "cancelled";
@@ -346,7 +348,7 @@ async function settle(
     const halt = run.halted ?? run.budget.stopped();
     if (halt) return halt;
     const location = at(i);
-    const { data, error } = await readBounded(root.location.backend, paths[i]!, run.limit);
+    const { data, error } = await readBounded(root.location.backend, pathAt(files, i), run.limit);
     const end = data ? await matchTaken(run, location, data) : run.tally.failed(location, error);
     if (end) return end;
     const stop = await run.budget.breathe();
@@ -390,11 +392,11 @@ async function readBounded(
 }
 
 async function* singleFile(path: string): AsyncGenerator<WalkItem> {
-  yield { kind: "file", path, rel: path };
+  yield new WalkFile("", "", path);
 }
 
 async function* singleBatch(path: string): AsyncGenerator<WalkItem[]> {
-  yield [{ kind: "file", path, rel: path }];
+  yield [new WalkFile("", "", path)];
 }
 
 async function* fileItems(items: AsyncIterable<WalkItem>): AsyncGenerator<WalkItem> {

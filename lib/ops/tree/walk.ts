@@ -42,9 +42,35 @@ export interface WalkOptions {
   reclaim?: () => void;
 }
 
+/**
+ * A file that passed every rule; `size` is known when the backend listed it in bulk. Its path
+ * and relative path are made when read, from its directory's prefixes: a search hands the
+ * prefix and the name to its scanner (core/search/path_batch.ts) and reads `path` only for the
+ * files it names, so a walk of 20,462 files no longer makes 41,000 strings nobody reads.
+ */
+export class WalkFile {
+  readonly kind = "file";
+
+  constructor(
+    /** The directory's path with its separator (`/repo/src/`; "" for a file root). */
+    readonly prefix: string,
+    /** The directory's path from the root with a slash (`src/`; "" at the root). */
+    readonly relPrefix: string,
+    readonly name: string,
+    readonly size?: number,
+  ) {}
+
+  get path(): string {
+    return this.prefix + this.name;
+  }
+
+  get rel(): string {
+    return this.relPrefix + this.name;
+  }
+}
+
 export type WalkItem =
-  /** A file that passed every rule; `size` is known when the backend listed it in bulk. */
-  | { kind: "file"; path: string; rel: string; size?: number }
+  | WalkFile
   /** A directory not entered because of `max_depth`. */
   | { kind: "cut"; path: string; rel: string };
 
@@ -185,6 +211,9 @@ interface Frame {
   chain: IgnoreChain;
   /** The chain's rules for this directory's entries, settled once (IgnoreChain.forDir). */
   ignore: DirIgnores;
+  /** `dir` and `relDir` with their separators: the prefixes of its files' paths (WalkFile). */
+  prefix: string;
+  relPrefix: string;
   entries: Entry[];
   next: number;
 }
@@ -274,7 +303,17 @@ class TreeWalker {
       entries = await this.dropUnmatchable(entries, ignore, this.shortcuts);
     }
     if (!this.control.countOnly) entries = await sortInTurns(entries, this.breathe);
-    const frame: Frame = { dir, relDir, depth, chain, ignore, entries, next: 0 };
+    const frame: Frame = {
+      dir,
+      relDir,
+      depth,
+      chain,
+      ignore,
+      prefix: this.paths.join(dir, ""),
+      relPrefix: relDir === "" ? "" : `${relDir}/`,
+      entries,
+      next: 0,
+    };
     const rows = this.control.rows;
     if (this.control.countOnly) frame.entries = await this.settleFiles(frame, 0);
     else if (rows !== undefined && entries.length > rows - this.handedOut - this.out.length) {
@@ -310,8 +349,7 @@ class TreeWalker {
     if (hidden && (isWriteTempName(entry.name) || !this.options.includeHidden)) return false;
     if (frame.ignore.size > 0 && frame.ignore.ignores(entry.name, false)) return false;
     const filter = this.options.filter;
-    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
-    return !filter || filter.keepsFile(rel);
+    return !filter || filter.keepsFile(frame.relPrefix + entry.name);
   }
 
   /**
@@ -410,22 +448,16 @@ class TreeWalker {
       this.count();
       return null;
     }
-    const path = this.paths.join(frame.dir, entry.name);
-    const rel = frame.relDir === "" ? entry.name : `${frame.relDir}/${entry.name}`;
-    if (isDir) return this.directory(frame, path, rel);
+    if (isDir) {
+      return this.directory(frame, frame.prefix + entry.name, frame.relPrefix + entry.name);
+    }
     this.stats.filesSeen++;
-    if (filter && !filter.keepsFile(rel)) {
+    if (filter && !filter.keepsFile(frame.relPrefix + entry.name)) {
       this.stats.filesFiltered++;
       return null;
     }
     if (counting) this.count();
-    else {
-      this.handOut(
-        entry.size === undefined
-          ? { kind: "file", path, rel }
-          : { kind: "file", path, rel, size: entry.size },
-      );
-    }
+    else this.handOut(new WalkFile(frame.prefix, frame.relPrefix, entry.name, entry.size));
     return null;
   }
 
@@ -488,7 +520,7 @@ class TreeWalker {
   private noteSymlink(frame: Frame, name: string): void {
     if (name.charCodeAt(0) === 46 && !this.options.includeHidden) return;
     const filter = this.options.filter;
-    if (filter && !filter.keepsFile(frame.relDir === "" ? name : `${frame.relDir}/${name}`)) return;
+    if (filter && !filter.keepsFile(frame.relPrefix + name)) return;
     this.stats.symlinks++;
     if (this.stats.symlinkSamples.length < SKIPPED_SAMPLES) {
       this.stats.symlinkSamples.push({ path: this.paths.join(frame.dir, name), isDir: false });

@@ -2,6 +2,7 @@
 // stopped, cancelled and restarted searches give the results each gives alone; a stuck worker is
 // ended after the grace.
 
+import { batchOfPaths } from "../../../lib/core/search/path_batch.ts";
 import { assertEquals } from "../../_assert.ts";
 import { REPO_ROOT, tempDir, writeTree } from "../../_harness.ts";
 import { LocalBackend } from "../../../lib/backends/local/local_backend.ts";
@@ -87,8 +88,8 @@ Deno.test("a stopped search leaves the pool's queue at once and the others still
     const a = open();
     const b = open();
     // One worker: the first batch runs, the other five wait, queued per search.
-    const aResults = batches.map((batch) => a.scan(batch));
-    const bResults = batches.map((batch) => b.scan(batch));
+    const aResults = batches.map((batch) => a.scan(batchOfPaths(batch)));
+    const bResults = batches.map((batch) => b.scan(batchOfPaths(batch)));
     assertEquals(scanner.busy, 1);
     assertEquals(scanner.queued, 5);
     a.stop();
@@ -189,7 +190,7 @@ Deno.test("a running search asks for a full collection between batches when this
     const run = scanner.open(request, 1024 * 1024);
     const before = collectionCount();
     const paths = haystackPaths(dir.path, 300);
-    const answer = await run.scan(paths);
+    const answer = await run.scan(batchOfPaths(paths));
     assertEquals(answer.found.length, 9); // every 37th file holds the needle
     // The search has not stopped (no after-search collection): the batch's answer asked.
     const deadline = Date.now() + 3_000;
@@ -215,7 +216,7 @@ Deno.test("a stopped search's worker stuck in one regex run is ended after the g
       options: { context: 0, perFile: 5, maxChars: 200, room: 100 },
     };
     const run = scanner.open(request, 32 * 1024 * 1024);
-    const answer = run.scan([`${dir.path}/long.txt`, `${dir.path}/small.txt`]);
+    const answer = run.scan(batchOfPaths([`${dir.path}/long.txt`, `${dir.path}/small.txt`]));
     // Stopped once the worker is inside the file (it has started: the batch left the queue).
     while (scanner.queued > 0 || scanner.busy === 0) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -231,7 +232,7 @@ Deno.test("a stopped search's worker stuck in one regex run is ended after the g
       { ...request, spec: compileSearchPattern("needle", false).spec },
       1024,
     );
-    const found = await next.scan([`${dir.path}/small.txt`]);
+    const found = await next.scan(batchOfPaths([`${dir.path}/small.txt`]));
     assertEquals(found.found.map(([i]) => i), [0]);
     const held = await next.match(new TextEncoder().encode("a\nneedle b\n"));
     assertEquals(typeof held === "object" ? held.kept : held, [2]);
@@ -259,7 +260,7 @@ Deno.test("a search of one batch of files starts one worker; batches waiting sta
     }, 1 << 20);
     const paths = [...Array(40).keys()].map((i) => `${small.path}/d${i % 5}/f${i}.txt`);
     const results = [paths.slice(0, 10), paths.slice(10, 20), paths.slice(20)].map((batch) =>
-      run.scan(batch)
+      run.scan(batchOfPaths(batch))
     );
     assertEquals(scanner.workerCount, 3);
     const found = (await Promise.all(results)).flatMap((r, k) =>
@@ -343,10 +344,12 @@ Deno.test("with gc exposed (the launchers' --expose-gc), grown workers collect i
   await using dir = await haystack(600);
   const module = new URL("../../../lib/backends/local/parallel_scan.ts", import.meta.url).href;
   const pattern = new URL("../../../lib/core/search/search_pattern.ts", import.meta.url).href;
+  const batches = new URL("../../../lib/core/search/path_batch.ts", import.meta.url).href;
   // Three searches on a pool with a mark of 0 bytes (every worker that answered has grown past
   // it), each waiting for its workers to be collected before the next.
   const code = `import { ParallelScanner } from ${JSON.stringify(module)};
 import { compileSearchPattern } from ${JSON.stringify(pattern)};
+import { batchOfPaths } from ${JSON.stringify(batches)};
 const scanner = new ParallelScanner(1, () => null, 0);
 const search = compileSearchPattern("needle", false);
 const request = { spec: search.spec, options: { context: 0, perFile: 5, maxChars: 200, room: 100 } };
@@ -356,7 +359,7 @@ const paths = Array.from({ length: 600 }, (_, i) => ${
 const answers = [];
 for (let i = 1; i <= 3; i++) {
   const run = scanner.open(request, 1 << 20);
-  answers.push(JSON.stringify(await run.scan(paths)));
+  answers.push(JSON.stringify(await run.scan(batchOfPaths(paths))));
   run.stop();
   const deadline = Date.now() + 5000;
   while (scanner.collectedInPlace < i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -390,15 +393,15 @@ Deno.test("a worker busy with the next search when one stops is replaced once it
     const open = () => openNeedleSearch(scanner);
     const paths = haystackPaths(dir.path, 2000);
     const a = open();
-    await a.scan(paths.slice(0, 10)); // the worker has answered: its heap is past the mark
+    await a.scan(batchOfPaths(paths.slice(0, 10))); // the worker has answered: its heap is past the mark
     const b = open();
-    const answer = b.scan(paths);
+    const answer = b.scan(batchOfPaths(paths));
     a.stop();
     assertEquals(scanner.busy, 1); // b's batch holds the worker: it is not ended under it
     const found = (await answer).found.map(([i]) => paths[i]!);
     assertEquals(found, paths.filter((_, i) => i % 37 === 0));
     await until(() => scanner.recycled === 1, "the worker was replaced after its batch");
-    const again = await b.scan(paths.slice(0, 40));
+    const again = await b.scan(batchOfPaths(paths.slice(0, 40)));
     assertEquals(again.found.map(([i]) => i), [0, 37]);
     b.stop();
   } finally {
