@@ -6,7 +6,8 @@
 // times; (3) its sampling heap profile with collected objects kept: the bytes allocated per
 // call, by function. Then ripgrep's wall and CPU time for the same search. Linux only. Not a test.
 // Usage: deno run -A scripts/bench/search_profile_bench.ts --path DIR [--content TEXT] [--regex]
-//   [--runs 10] [--main main.ts|dist/anchorfs.js] [--top 15]
+//   [--runs 10] [--main main.ts|dist/anchorfs.js] [--top 15] [--promoted: only the bytes that
+//   outlived V8's young generation, which the full collections then find dead] [--callers]
 
 // The inspector's replies are untyped JSON, read field by field.
 // deno-lint-ignore-file no-explicit-any
@@ -25,6 +26,8 @@ const { values: opts } = parseArgs({
     runs: { type: "string", default: "10" },
     main: { type: "string", default: MAIN_TS },
     top: { type: "string", default: "15" },
+    promoted: { type: "boolean", default: false },
+    callers: { type: "boolean", default: false },
   },
 });
 if (!opts.path) {
@@ -188,22 +191,27 @@ async function heapProfile(): Promise<void> {
       {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        // --promoted: what a scavenge collected is dropped, so only what outlived the young
+        // generation is left: what the next full collection has to find dead.
+        includeObjectsCollectedByMinorGC: !opts.promoted,
       },
     ]],
     "HeapProfiler.stopSampling",
   );
   const self = new Map<string, number>();
-  const visit = (n: Frame & { selfSize: number; children: unknown[] }) => {
-    self.set(label(n), (self.get(label(n)) ?? 0) + n.selfSize / runs);
-    for (const c of n.children) visit(c as typeof n);
+  // --callers: each function with the callers that led to it (up to three), not alone.
+  const depth = opts.callers ? 3 : 0;
+  const visit = (n: Frame & { selfSize: number; children: unknown[] }, callers: string[]) => {
+    const key = [label(n), ...callers.slice(0, depth)].join(" ← ");
+    self.set(key, (self.get(key) ?? 0) + n.selfSize / runs);
+    for (const c of n.children) visit(c as typeof n, [label(n), ...callers]);
   };
-  visit(profile.head);
+  visit(profile.head, []);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   print(
-    `\nmain isolate, allocated per call (sampled, collected objects kept): ${
-      (total / 1048576).toFixed(1)
-    } MB\n`,
+    `\nmain isolate, ${
+      opts.promoted ? "outlived the young generation" : "allocated"
+    } per call (sampled, collected objects kept): ${(total / 1048576).toFixed(1)} MB\n`,
   );
   print("| function | KB per call |\n|---|---:|");
   for (const row of topRows(self, (v) => (v / 1024).toFixed(0))) print(row);
