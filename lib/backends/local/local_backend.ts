@@ -250,30 +250,40 @@ export class LocalBackend implements FileBackend {
   }
 
   /** The entries of a directory; throws NOT_FOUND when it does not exist. */
-  async readDir(path: string, options: ReadDirOptions = {}): Promise<DirEntry[]> {
+  readDir(path: string, options: ReadDirOptions = {}): Promise<DirEntry[]> {
     try {
       // Sync listing: async Deno.readDir costs one op per entry (~3x slower on big trees); one
       // directory blocks the event loop for well under a millisecond, and a huge one gives the
-      // event loop a turn every few tens of thousands of entries.
-      if (hasRawBytes(path)) return raw(path).listDir(path);
-      const fast = await fastListDirInTurns(path, options);
-      if (fast) return Promise.resolve(fast);
-      const out: DirEntry[] = [];
-      let lossy = false;
-      for (const e of Deno.readDirSync(path)) {
-        const name = e.name;
-        out.push({
-          name,
-          type: e.isFile ? "file" : e.isDirectory ? "dir" : e.isSymlink ? "symlink" : "other",
+      // event loop a turn every few tens of thousands of entries. Not an async function: a walk
+      // lists every directory here, and only a huge one needs to wait (fast_dir.ts).
+      if (hasRawBytes(path)) return Promise.resolve(raw(path).listDir(path));
+      const fast = fastListDirInTurns(path, options);
+      if (fast instanceof Promise) {
+        return fast.then((listed) => listed ?? this.readDirSlowly(path)).catch((e) => {
+          throw mapFsError(e, "list", path);
         });
-        if (name.includes("\uFFFD")) lossy = true;
       }
-      // Deno replaced bytes that are not UTF-8 with U+FFFD: list again by bytes for exact names.
-      const names = lossy ? rawNames() : null;
-      return Promise.resolve(names ? names.listDir(path) : out);
+      return Promise.resolve(fast ?? this.readDirSlowly(path));
     } catch (e) {
       return Promise.reject(mapFsError(e, "list", path));
     }
+  }
+
+  /** readDir through Deno's own listing, where the fast one cannot answer exactly (unmapped errors). */
+  private readDirSlowly(path: string): DirEntry[] {
+    const out: DirEntry[] = [];
+    let lossy = false;
+    for (const e of Deno.readDirSync(path)) {
+      const name = e.name;
+      out.push({
+        name,
+        type: e.isFile ? "file" : e.isDirectory ? "dir" : e.isSymlink ? "symlink" : "other",
+      });
+      if (name.includes("\uFFFD")) lossy = true;
+    }
+    // Deno replaced bytes that are not UTF-8 with U+FFFD: list again by bytes for exact names.
+    const names = lossy ? rawNames() : null;
+    return names ? names.listDir(path) : out;
   }
 
   /**

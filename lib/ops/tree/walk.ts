@@ -302,7 +302,12 @@ class TreeWalker {
     if (this.shortcuts) {
       entries = await this.dropUnmatchable(entries, ignore, this.shortcuts);
     }
-    if (!this.control.countOnly) entries = await sortInTurns(entries, this.breathe);
+    if (!this.control.countOnly) {
+      // A directory sorted in one go needs no await (one per directory of a walk, otherwise).
+      entries = entries.length <= TURN_ENTRIES
+        ? entries.sort(byName)
+        : await sortInTurns(entries, this.breathe);
+    }
     const frame: Frame = {
       dir,
       relDir,
