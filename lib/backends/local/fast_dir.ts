@@ -4,7 +4,7 @@
 // answer exactly (no FFI, another OS, an entry type the directory does not say, a name that is not
 // UTF-8, any error): the caller then lists the directory the usual way.
 
-import { setImmediate } from "node:timers";
+import { ioTurn } from "../../ops/budget.ts";
 import { type DirEntry, type EntryType, HUGE_DIR_ENTRIES } from "../../ops/ports/file_backend.ts";
 
 const SYMBOLS = {
@@ -186,8 +186,8 @@ export function readEntries(
   }
 }
 
-/** A turn of the event loop (setImmediate: no timer clamping). */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A turn of the event loop in which I/O completes (ops/budget.ts ioTurn). */
+const nextTurn = ioTurn;
 
 function openDir(c: Libc, path: string): number {
   return c.open(encoder.encode(`${path}\0`), O_DIRECTORY | O_CLOEXEC, 0);
