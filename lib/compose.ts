@@ -28,6 +28,8 @@ import { LazyTreeSitterParser } from "./backends/tree_sitter/lazy_tree_sitter.ts
 import { Outliner } from "./ops/outline/outliner.ts";
 import { setLoadGuard } from "./core/first_use.ts";
 import { loadWithReserve } from "./backends/local/spare_descriptors.ts";
+import { setEventTurn } from "./core/event_turn.ts";
+import { ioTurn } from "./backends/platform/io_turn.ts";
 
 /** Options of {@linkcode createServices}; every field has a default. */
 export interface ServiceOptions {
@@ -70,6 +72,8 @@ export function createServices(options: ServiceOptions = {}): Services {
   // with none free (a load that meets EMFILE can end the process): the call that needed it
   // answers EMFILE, the next one loads it.
   setLoadGuard(loadWithReserve);
+  // Long loops give way with a turn that lets I/O in (pings, cancellations), not setImmediate's.
+  setEventTurn(ioTurn);
   const local = new LocalBackend();
   const shell = options.shell ?? currentPlatform().defaultShell;
   const sshPool = new SshPool({ timeoutSeconds: options.sshTimeoutSeconds ?? 30 });

@@ -2,23 +2,10 @@
 // server-side deadline. Long loops call `breathe()` between items: it lets the event loop run
 // (so `ping` and other calls are answered meanwhile) and tells the loop when to stop.
 
-import { lstat } from "node:fs";
+import { eventTurn } from "../core/event_turn.ts";
 
 /** Why a call stopped early: the client cancelled it, or it ran past the server's deadline. */
 export type StopReason = "cancelled" | "deadline";
-
-/**
- * One turn of the event loop in which I/O completes: incoming messages, a cancellation, a worker's
- * answer. An awaited `lstat` of the root is such a turn (~30 µs); setImmediate is not. In Deno
- * 2.9.6 a chain of setImmediate turns (or of MessageChannel messages) lets an async operation's
- * completion through only now and then: over half a second of 10 ms slices a pipe read got 2 of
- * its ~45 lines, with lstat turns 37. So a walk of a directory of 150,001 files held a `ping` 200-380
- * ms, and a cancellation as long (docs/benchmarks.md, issue 26, eleventh round). setTimeout(0)
- * lets I/O through too, but costs ~2 ms a turn here.
- */
-export function ioTurn(): Promise<void> {
-  return new Promise((resolve) => lstat("/", () => resolve()));
-}
 
 /** Longest stretch of synchronous work between two turns of the event loop. */
 const SLICE_MS = 10;
@@ -79,13 +66,13 @@ export class Budget {
 
   /**
    * Gives the event loop a turn when this thread has worked for a while, then says whether to
-   * stop. Promise continuations alone never let I/O (incoming messages) through, nor does
-   * setImmediate here (ioTurn); setTimeout(0) is clamped to ~2-4 ms, which cost a third of a long
-   * search.
+   * stop. Promise continuations alone never let I/O (incoming messages) through, nor do chained
+   * setImmediate turns in Deno (core/event_turn.ts); the composition root installs a turn that
+   * does, at ~40 µs.
    */
   async breathe(): Promise<StopReason | null> {
     if (performance.now() - lastYield >= SLICE_MS) {
-      await ioTurn();
+      await eventTurn();
       lastYield = performance.now();
     }
     return this.stopped();

@@ -4,7 +4,7 @@
 // answer exactly (no FFI, another OS, an entry type the directory does not say, a name that is not
 // UTF-8, any error): the caller then lists the directory the usual way.
 
-import { ioTurn } from "../../ops/budget.ts";
+import { eventTurn } from "../../core/event_turn.ts";
 import { type DirEntry, type EntryType, HUGE_DIR_ENTRIES } from "../../ops/ports/file_backend.ts";
 
 const SYMBOLS = {
@@ -186,8 +186,8 @@ export function readEntries(
   }
 }
 
-/** A turn of the event loop in which I/O completes (ops/budget.ts ioTurn). */
-const nextTurn = ioTurn;
+/** A turn of the event loop in which I/O completes (core/event_turn.ts). */
+const nextTurn = eventTurn;
 
 function openDir(c: Libc, path: string): number {
   return c.open(encoder.encode(`${path}\0`), O_DIRECTORY | O_CLOEXEC, 0);

@@ -12,7 +12,8 @@ import type { DirIgnores, IgnoreChain } from "../../core/search/ignore_rules.ts"
 import { gitIgnoreCase } from "../../core/search/git_config.ts";
 import { isWriteTempName } from "../../core/path/write_temp_name.ts";
 import type { PathRules } from "../../core/path/path_rules.ts";
-import { type Budget, ioTurn } from "../budget.ts";
+import type { Budget } from "../budget.ts";
+import { eventTurn } from "../../core/event_turn.ts";
 import type { DirEntry, FileBackend, ReadDirOptions } from "../ports/file_backend.ts";
 import { TurnQueue } from "../../core/turn_queue.ts";
 import { SKIPPED_DIRS, SKIPPED_SAMPLES, unreadableWhy, type WalkStats } from "./notices.ts";
@@ -93,8 +94,8 @@ const TURN_ENTRIES = 32_768;
  */
 const HUGE_DIRS = new TurnQueue();
 
-/** A turn of the event loop for a walk without a budget, in which I/O completes (ioTurn). */
-const nextTurn = ioTurn;
+/** A turn of the event loop for a walk without a budget, in which I/O completes (eventTurn). */
+const nextTurn = eventTurn;
 
 /**
  * `entries` sorted by name. Past TURN_ENTRIES, in slices sorted one at a time and merged pairwise,

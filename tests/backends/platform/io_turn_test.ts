@@ -1,11 +1,16 @@
-// budget.ts: the turns `breathe` gives a long loop let I/O complete. In Deno 2.9.6 a chain of
+// io_turn.ts, installed as the event turn (as the composition root does): the turns
+// `Budget.breathe` gives a long loop let I/O complete and timers fire. In Deno 2.9.6 a chain of
 // setImmediate turns lets an async operation's completion through only now and then (a pipe read
 // got 2 of ~45 lines in half a second of 10 ms slices), so a walk of a huge directory left pings
 // and cancellations unread for hundreds of milliseconds (docs/benchmarks.md, issue 26, eleventh
 // round).
 
-import { assert } from "../_assert.ts";
-import { Budget, ioTurn } from "../../lib/ops/budget.ts";
+import { assert } from "../../_assert.ts";
+import { Budget } from "../../../lib/ops/budget.ts";
+import { setEventTurn } from "../../../lib/core/event_turn.ts";
+import { ioTurn } from "../../../lib/backends/platform/io_turn.ts";
+
+setEventTurn(ioTurn);
 
 /** Keeps this thread busy for `ms`, as a walk's step does. */
 function busy(ms: number): void {
@@ -34,6 +39,14 @@ Deno.test("breathe: round trips through a pipe go on while a busy loop breathes"
       await reader.read();
     }
   })();
+  // A timer ticking meanwhile: the turns let timers fire too.
+  let ticks = 0;
+  let ticking = true;
+  const tick = () => {
+    ticks++;
+    if (ticking) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
   const budget = new Budget();
   let slices = 0;
   // 12 ms slices, as long as the round trips take; each needs a turn or two when turns poll
@@ -44,6 +57,8 @@ Deno.test("breathe: round trips through a pipe go on while a busy loop breathes"
     slices++;
   }
   assert(trips === 20, `${trips} of 20 round trips in ${slices} slices of busy work`);
+  assert(ticks >= 5, `${ticks} timer ticks in ${slices} slices of busy work`);
+  ticking = false;
   await pinging;
   await writer.close();
   await echo.status;
