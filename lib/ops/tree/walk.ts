@@ -100,9 +100,17 @@ const nextTurn = eventTurn;
 /**
  * `entries` sorted by name. Past TURN_ENTRIES, in slices sorted one at a time and merged pairwise,
  * with turns of the event loop in between (`breathe`): the same order, in steps of milliseconds.
+ * A promise only then: a directory sorted in one go needs no await (one per directory of a walk).
  */
-async function sortInTurns(entries: Entry[], breathe: () => Promise<unknown>): Promise<Entry[]> {
-  if (entries.length <= TURN_ENTRIES) return entries.sort(byName);
+function sortInTurns(
+  entries: Entry[],
+  breathe: () => Promise<unknown>,
+): Entry[] | Promise<Entry[]> {
+  return entries.length <= TURN_ENTRIES ? entries.sort(byName) : sortRuns(entries, breathe);
+}
+
+/** sortInTurns past TURN_ENTRIES: sorted slices, merged pairwise, with turns between. */
+async function sortRuns(entries: Entry[], breathe: () => Promise<unknown>): Promise<Entry[]> {
   let runs: Entry[][] = [];
   for (let i = 0; i < entries.length; i += TURN_ENTRIES) {
     runs.push(entries.slice(i, i + TURN_ENTRIES).sort(byName));
@@ -303,10 +311,8 @@ class TreeWalker {
       entries = await this.dropUnmatchable(entries, ignore, this.shortcuts);
     }
     if (!this.control.countOnly) {
-      // A directory sorted in one go needs no await (one per directory of a walk, otherwise).
-      entries = entries.length <= TURN_ENTRIES
-        ? entries.sort(byName)
-        : await sortInTurns(entries, this.breathe);
+      const sorted = sortInTurns(entries, this.breathe);
+      entries = sorted instanceof Promise ? await sorted : sorted;
     }
     const frame: Frame = {
       dir,
