@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { MAIN_TS } from "../../tests/_harness.ts";
 // As the launchers run it: their V8 flags, no code cache.
-import { RUNTIME_FLAGS } from "../release/compile.ts";
+import { launchFlags, shippedBundle } from "./_shipped.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -182,14 +182,6 @@ async function firstCallRows(main: string, dir: string, runs: number): Promise<s
   return `| anchorfs (${main}) | ${cells.join(" | ")} |`;
 }
 
-/**
- * The flags a server is started with, as the launchers start it: a bundle as the npm launcher
- * does (no deno.json or lock file looked for), a checkout's main.ts as its deno.json tasks do.
- */
-function launchFlags(main: string): string[] {
-  return main.endsWith(".js") ? ["--no-config", "--no-lock", ...RUNTIME_FLAGS] : RUNTIME_FLAGS;
-}
-
 /** Deno's cache folder (DENO_DIR, or where Deno keeps it by default). */
 async function denoDir(): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
@@ -206,7 +198,10 @@ async function coldDenoDir(from: string): Promise<string> {
   return dir;
 }
 
-/** Prints the idle table: anchorfs (`--main`, default this checkout) and optionally node's. */
+/**
+ * Prints the idle table: anchorfs (`--main`, default this checkout both as it ships, its bundle,
+ * and from source) and optionally node's.
+ */
 export async function idleMemory(args: string[], print: (text: string) => void): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -221,13 +216,14 @@ export async function idleMemory(args: string[], print: (text: string) => void):
   // --cold: every run on a cache of its own, empty (Deno parses every module at start).
   const realDenoDir = values.cold ? await denoDir() : "";
   const runs = Number(values.runs);
+  const mains = values.main ?? [await shippedBundle(), MAIN_TS];
   const dir = await Deno.makeTempDir({ prefix: "anchorfs-idle-" });
   await Deno.writeTextFile(`${dir}/small.ts`, "export const answer = 42;\n".repeat(40));
   print(
     "| server | RSS before the first call (MB) | RSS 3 s after (MB) | file-backed | malloc [heap] | other anon (V8 heap, stacks) | initialize (ms) | first call (ms) |",
   );
   print("|---|---:|---:|---:|---:|---:|---:|---:|");
-  for (const main of values.main ?? [MAIN_TS]) {
+  for (const main of mains) {
     const measured: Run[] = [];
     for (let i = 0; i < runs; i++) {
       const cache = values.cold ? await coldDenoDir(realDenoDir) : undefined;
@@ -261,7 +257,7 @@ export async function idleMemory(args: string[], print: (text: string) => void):
     print("");
     print(`| server | ${FIRST_CALLS.map(([label]) => `first ${label} (ms)`).join(" | ")} |`);
     print(`|---|${FIRST_CALLS.map(() => "---:").join("|")}|`);
-    for (const main of values.main ?? [MAIN_TS]) print(await firstCallRows(main, dir, runs));
+    for (const main of mains) print(await firstCallRows(main, dir, runs));
   }
   await Deno.remove(dir, { recursive: true });
 }

@@ -2,12 +2,14 @@
 // with the v1 SDK client, on (a) a generated 100k-file tree, (b) an installed node_modules tree
 // and (c) 1M generated files, beside ripgrep in the same run. Per tree: RSS before the first call
 // and 3 s after it, then per scenario the server's peak (VmHWM, reset through /proc/PID/clear_refs
-// before the scenario) and median times against rg's. Linux only. Not a test.
+// before the scenario) and median times against rg's. Linux only. Not a test. The server is this
+// checkout's bundle as it ships (_shipped.ts), or with --source its main.ts, or --main another's.
 
 import { parseArgs } from "node:util";
-import { startServer, type TestServer } from "../../tests/_harness.ts";
+import { MAIN_TS, startServer, type TestServer } from "../../tests/_harness.ts";
 import { V8_FLAGS } from "../release/compile.ts";
 import { describeRegions, regions, samplePeak } from "./_proc_memory.ts";
+import { describeServer, shippedBundle } from "./_shipped.ts";
 
 /** The launchers' V8 flags (the harness runs a plain `deno run`), unless DENO_V8_FLAGS says. */
 const v8Flags = Deno.env.get("DENO_V8_FLAGS") ?? V8_FLAGS;
@@ -134,13 +136,13 @@ async function measureTree(
   label: string,
   dir: string,
   runs: number,
-  main: string | undefined,
+  main: string,
 ): Promise<string[]> {
   const { count: files, first } = await fileCount(dir);
   const server: TestServer = await startServer({
     client: "v1",
     args: ["--path", dir, "--deadline", "900"],
-    ...(main && { main }),
+    main,
     // The server's V8 flags as a launcher would pass them (the harness runs a plain `deno run`).
     env: { DENO_V8_FLAGS: v8Flags },
   });
@@ -215,10 +217,14 @@ export async function treeMemory(args: string[], print: (text: string) => void):
       "node-modules": { type: "string" },
       scratch: { type: "string", default: "/tmp/anchorfs-memory-bench" },
       runs: { type: "string", default: "5" },
-      // Another checkout's main.ts (e.g. main exported with `git archive`) for a "before" table.
+      // Another checkout's main.ts or bundle (e.g. main exported with `git archive`, built with
+      // its bundle.ts) for a "before" table. Default: this checkout's bundle, as it ships.
       main: { type: "string" },
+      // This checkout's main.ts run from source instead (the developer's `deno task mcp`).
+      source: { type: "boolean", default: false },
     },
   });
+  const main = values.main ?? (values.source ? MAIN_TS : await shippedBundle());
   const kinds = values.sizes!.split(",");
   const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
   const cpu = Deno.readTextFileSync("/proc/cpuinfo").match(/model name\s*:\s*(.*)/)?.[1] ?? "?";
@@ -232,15 +238,15 @@ export async function treeMemory(args: string[], print: (text: string) => void):
       : kind === "1m"
       ? "generated 1M"
       : `generated ${kind}`;
-    rows.push(...await measureTree(label, dir, Number(values.runs), values.main));
+    rows.push(...await measureTree(label, dir, Number(values.runs), main));
   }
   print(
     `memory_bench --trees (sizes run: ${
       kinds.join(", ")
     }) on ${navigator.hardwareConcurrency} CPUs ` +
       `(${cpu}), Deno ${Deno.version.deno}, ${new Date().toISOString().slice(0, 16)} UTC, ` +
-      `load ${loadBefore} → ${load()}; v1 client; server ${
-        values.main ?? "this checkout"
+      `load ${loadBefore} → ${load()}; v1 client; server: ${
+        describeServer(main, main.endsWith(".ts"))
       }; medians of ${values.runs} (3 past 500k files).\n`,
   );
   print(

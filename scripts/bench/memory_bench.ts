@@ -1,16 +1,18 @@
 // Benchmark: the server's peak memory (VmHWM of the `anchorfs mcp` process, from /proc) under the
 // loads of issue 9: pipelined 1 MiB `jobs read` calls, 10,000 views, and the hostile files
 // (a device, a FIFO, a 3 GB sparse file in a listed directory, a file holding one 200 MB line).
-// Usage: deno run -A scripts/bench/memory_bench.ts [CASE...] (default: every case). Linux only.
-// Not a test: prints a Markdown table. Each case gets a fresh server.
-// Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR]` instead measures
+// Usage: deno run -A scripts/bench/memory_bench.ts [--source] [CASE...] (default: every case).
+// Linux only. Not a test: prints a Markdown table. Each case gets a fresh server: this checkout's
+// bundle as it ships (_shipped.ts), or with --source its main.ts as `deno task mcp` runs it.
+// Issue 26: `--trees [--sizes nm,100k,1m] [--node-modules DIR] [--scratch DIR] [--source]` instead measures
 // the v1-client server on trees beside ripgrep (scripts/bench/_memory_trees.ts): idle RSS before and
 // 3 s after the first call, then the peak of each scenario (VmHWM reset before it) and its time.
 // `--idle [--runs N] [--main MAIN.ts]... [--node-server DIR] [--first-calls] [--cold]`: RSS 3 s after the
 // first call and its file/anon split, beside @modelcontextprotocol/server-filesystem, and the
 // first call of each kind (scripts/bench/_memory_idle.ts).
 
-import { startServer, type TestServer } from "../../tests/_harness.ts";
+import { MAIN_TS, startServer, type TestServer } from "../../tests/_harness.ts";
+import { describeServer, shippedBundle } from "./_shipped.ts";
 import { V8_FLAGS } from "../release/compile.ts";
 import { describeRegions, samplePeak } from "./_proc_memory.ts";
 
@@ -170,11 +172,14 @@ if (Deno.args.includes("--trees")) {
   await treeMemory(Deno.args.filter((a) => a !== "--trees"), print);
   Deno.exit(0);
 }
-const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(cases);
+const fromSource = Deno.args.includes("--source");
+const named = Deno.args.filter((a) => a !== "--source");
+const wanted = named.length > 0 ? named : Object.keys(cases);
+const main = fromSource ? MAIN_TS : await shippedBundle();
 print(
   `memory_bench on ${Deno.build.os}, deno ${Deno.version.deno}, ${
     new Date().toISOString()
-  }${`, V8 flags ${v8Flags}`}`,
+  }${`, V8 flags ${v8Flags}`}; server: ${describeServer(main, fromSource)}`,
 );
 print("");
 print("| case | server VmHWM (MB) | server RSS after (MB) | outcome | at the peak (MB) |");
@@ -185,6 +190,7 @@ for (const name of wanted) {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "anchorfs-mem-bench-" }));
   const server = await startServer({
     client: "v2",
+    main,
     args: [
       "--path",
       dir,

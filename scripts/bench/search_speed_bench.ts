@@ -3,17 +3,20 @@
 // on the trees of scripts/bench/search_corpus.ts, measured in one run and interleaved call by call;
 // plus time and peak RSS of the server as a generated tree grows 10k → 100k → 1M files.
 // Not a test. Usage (trees from search_corpus.ts; PEERS is a scratch folder for npm installs):
-//   deno run -A scripts/bench/search_speed_bench.ts [--runs 9] [--peers DIR] [--v8-flags]
+//   deno run -A scripts/bench/search_speed_bench.ts [--runs 9] [--peers DIR] [--source [--v8-flags]]
 //     [--project DIR] [--node-modules DIR] [--small DIR,DIR,DIR] [--write FILE]
 //     [--only search,names,listing,file] [--compare CHECKOUT]
 // With --write, appends the tables to FILE (docs/benchmarks.md) with machine, date and load.
 // --only keeps those kinds of rows; --compare also runs the server of another checkout (e.g. main
 // exported with `git archive`) call by call in the same run, and adds its times as "before".
+// The servers are each checkout's bundle as it ships (_shipped.ts builds it); --source runs their
+// main.ts instead, as `deno task mcp` does (--v8-flags then adds the tasks' V8 flags).
 
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { V8_FLAGS as LAUNCH_V8_FLAGS } from "../release/compile.ts";
+import { launchFlags, shippedBundle } from "./_shipped.ts";
 
 const { values: opts } = parseArgs({
   args: Deno.args,
@@ -26,6 +29,7 @@ const { values: opts } = parseArgs({
     write: { type: "string" },
     "v8-flags": { type: "boolean", default: false },
     "no-peer": { type: "boolean", default: false },
+    source: { type: "boolean", default: false },
     only: { type: "string" },
     compare: { type: "string" },
   },
@@ -81,15 +85,21 @@ async function connect(command: string, args: string[]): Promise<Server> {
   };
 }
 
-function anchorfs(dir: string, checkout = root): Promise<Server> {
-  const flags = opts["v8-flags"] ? [V8_FLAGS] : [];
+/**
+ * The server of `checkout`: its bundle as it ships, run as the npm launcher runs it
+ * (_shipped.ts), or with --source its main.ts (with --v8-flags, the tasks' V8 flags).
+ */
+async function anchorfs(dir: string, checkout = root): Promise<Server> {
+  const main = opts.source ? `${checkout}/main.ts` : await shippedBundle(checkout);
+  const flags = opts.source
+    ? [`--config=${checkout}/deno.json`, ...(opts["v8-flags"] ? [V8_FLAGS] : [])]
+    : launchFlags(main);
   return connect(Deno.execPath(), [
     "run",
     "-A",
     "--quiet",
-    `--config=${checkout}/deno.json`,
     ...flags,
-    `${checkout}/main.ts`,
+    main,
     "mcp",
     "--path",
     dir,
@@ -505,10 +515,12 @@ const rgVersion = new TextDecoder().decode(
 const text =
   `### Search and listing vs ripgrep (issue 16, \`scripts/bench/search_speed_bench.ts\`)\n\n` +
   `Machine: ${navigator.hardwareConcurrency} CPUs (${cpu}), Deno ${Deno.version.deno}, ${rgVersion}; ` +
-  `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; server run ${
-    opts["v8-flags"]
-      ? "with the V8 regexp flags of deno.json's tasks"
-      : "by a plain `deno run -A` (regexes with repetition on re2js)"
+  `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; server: ${
+    !opts.source
+      ? "the shipped bundle, run as the npm launcher runs it (its V8 flags)"
+      : opts["v8-flags"]
+      ? "main.ts from source, with the V8 regexp flags of deno.json's tasks"
+      : "main.ts from source by a plain `deno run -A` (regexes with repetition on re2js)"
   }.\n\n${sections.join("\n\n")}\n`;
 print(text);
 if (opts.write) await Deno.writeTextFile(opts.write, `\n${text}`, { append: true });
