@@ -146,6 +146,11 @@ export class ParallelScanner implements ContentScanner {
     return this.inPlace;
   }
 
+  /** Each worker's V8 heap and buffers after its last batch, in bytes (tests, benchmarks). */
+  get workerHeaps(): number[] {
+    return this.health.heaps();
+  }
+
   /** Batches being scanned by a worker right now. */
   get busy(): number {
     return this.running.filter((j) => j !== undefined).length;

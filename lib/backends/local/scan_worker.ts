@@ -22,6 +22,15 @@ import { beneathSummaryFs, SUMMARY_SYMBOLS } from "./beneath_fs.ts";
 import { re2LoaderSource } from "./re2_module.ts";
 import { LIBC_FS_SYMBOLS, libcSummaryFs } from "./libc_fs.ts";
 
+/** Files this big or bigger (or of unknown size) are followed by a look at the worker's heap. */
+const TIDY_AFTER_BYTES = 256 * 1024;
+/**
+ * The heap (V8's, with the buffers it holds) past which a worker collects after such a file: a
+ * worker's heap is 9-11 MB committed while it scans files, and 16-22 MB when promoted line texts
+ * piled up (--trace-gc, a node_modules tree).
+ */
+const TIDY_HEAP_BYTES = 16 * 1024 * 1024;
+
 /**
  * Runs inside each worker: the matching functions and scanFile as declarations (their source
  * text, so there is one implementation), then a message loop.
@@ -108,6 +117,20 @@ async function matchersFor(spec) {
 // V8's full collection, in every isolate when the server runs with --expose-gc (compile.ts
 // V8_FLAGS): the pool then has a grown heap collected here instead of replacing this worker.
 const collect = typeof globalThis.gc === "function" ? globalThis.gc : null;
+// A file's matching, then, after a big file, a full collection when this heap has grown past
+// TIDY_HEAP_BYTES. A regex that must test a long line (a source map's megabytes on one line)
+// makes that line's text in V8's large-object space; promoted by a scavenge while the regex ran,
+// it stays until a full collection, which V8 ran only after many such files. Sixteen 2.6 MB
+// source maps searched by a regex that finds something: the server's peak 131-136 MB, 108 with
+// this (issue 26). Literal searches make no such text: their heap stays under the mark.
+function matchThenTidy(readAt, m, o, stopped, size, byteLines) {
+  const scan = ${matchBytes.name}(readAt, m, o, stopped, size, byteLines);
+  if (collect !== null && size >= ${TIDY_AFTER_BYTES}) {
+    const { heapTotal, external } = Deno.memoryUsage();
+    if (heapTotal + external > ${TIDY_HEAP_BYTES}) collect({ type: "major" });
+  }
+  return scan;
+}
 self.onmessage = async (e) => {
   // Until node:fs is in (no libc), a listing's batch is left to the listing: files is null.
   if (e.data.summarize) return summarize(e.data.summarize);
@@ -124,7 +147,7 @@ self.onmessage = async (e) => {
   const result = data
     ? ${matchHeld.name}(data, request, m, stop, ${matchBytes.name})
     : reader
-    ? ${scanBatch.name}(files, request, m, finder, maxBytes, reader, stop, ${matchBytes.name}, progress, report)
+    ? ${scanBatch.name}(files, request, m, finder, maxBytes, reader, stop, matchThenTidy, progress, report)
     : { found: [], binaries: [], unchecked: files.names.map((_, i) => i) };
   // This isolate's heap and the buffers it holds, for the pool to collect or replace a worker
   // whose heap has grown (parallel_scan.ts), and whether it can collect.

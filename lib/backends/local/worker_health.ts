@@ -53,6 +53,11 @@ export class WorkerHealth {
     s.collects = collects;
   }
 
+  /** Each worker's heap as it said with its last answer (tests, benchmarks). */
+  heaps(): number[] {
+    return this.states.map((s) => s.heap);
+  }
+
   /** A search stopped: the workers past the mark are due. True when any is. */
   markGrown(): boolean {
     for (const s of this.states) if (s.heap > this.mark) s.due = true;
