@@ -3,6 +3,7 @@
 // soon as the file is not byte-for-byte what the last logged edit wrote (anything else changed
 // it). Kept apart from the shown-lines memory on purpose. Pure.
 
+import { ownString } from "../text/own_string.ts";
 import { diffArrays } from "diff";
 import type { EditOp } from "./edit_ops.ts";
 import { checkLineId, formatLineId, type LineId } from "./line_id.ts";
@@ -256,8 +257,12 @@ export function writtenRegions(
     if (s.added > 0 && s.removed > 0) {
       out.push({
         start,
-        written: after.slice(start - 1, start - 1 + Math.min(s.added, REGION_LINES)),
-        removed: before.slice(s.start - 1, s.start - 1 + Math.min(s.removed, REGION_LINES)),
+        // Copies: the session keeps them for its life, and each line of a file read whole is a
+        // slice of the file's text (4,000 logged edits would each hold a whole file).
+        written: after.slice(start - 1, start - 1 + Math.min(s.added, REGION_LINES)).map(ownString),
+        removed: before.slice(s.start - 1, s.start - 1 + Math.min(s.removed, REGION_LINES)).map(
+          ownString,
+        ),
       });
     }
     shift += s.added - s.removed;

@@ -90,3 +90,30 @@ Deno.test("remapThroughLog flags an id that names one line as given and another 
   assertEquals(r.ambiguous.length, 1);
   assertStringIncludes(r.ambiguous[0]!, "is line 2 now, and the line you were shown as 2");
 });
+
+Deno.test("the regions an edit logs hold copies of their lines, not the file's whole text", async () => {
+  // A line split from a 16 MB text is a view that keeps the text alive; the session keeps up to
+  // 4,000 logged edits. Twenty edits' regions of twenty such texts, the texts then dropped: with
+  // slices kept, the heap held all twenty (~320 MB); with copies, a few kB.
+  const module = new URL("../../../lib/core/edit/edit_log.ts", import.meta.url).href;
+  const code = `import { writtenRegions } from ${JSON.stringify(module)};
+const kept = [];
+for (let i = 0; i < 20; i++) {
+  const text = ("line " + i + " " + "x".repeat(90) + "\\n").repeat(160_000);
+  const before = text.split("\\n");
+  const after = [...before];
+  after[5] = "changed";
+  kept.push(writtenRegions(before, after, [{ start: 6, removed: 1, added: 1 }]));
+}
+globalThis.gc();
+console.log(JSON.stringify({ heap: Deno.memoryUsage().heapUsed, removed: kept[3][0].removed }));`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
+  const { heap, removed } = JSON.parse(new TextDecoder().decode(out.stdout));
+  assertEquals(removed, [`line 3 ${"x".repeat(90)}`]);
+  assertEquals(heap < 64 * 1024 * 1024, true, `heap after the texts were dropped: ${heap} bytes`);
+});
