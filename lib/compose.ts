@@ -15,6 +15,7 @@ import { defaultStateDir } from "./ops/ports/job_store.ts";
 import { createLocalProcessRunner } from "./backends/local/process_runner.ts";
 import { withStoreDeadline } from "./ops/jobs/store_deadline.ts";
 import { DiskJobStore } from "./backends/local/disk_job_store.ts";
+import { UndoBlobFiles } from "./backends/local/undo_blob_files.ts";
 import type { ShellKind } from "./core/platform/platform.ts";
 import { currentPlatform } from "./backends/platform/current_platform.ts";
 import { JobLogFiles } from "./ops/jobs/job_log_files.ts";
@@ -87,7 +88,13 @@ export function createServices(options: ServiceOptions = {}): Services {
   const services = {
     locations,
     jobs,
-    undo: new UndoStore(),
+    // The undo history's bytes past 16 MB go to files under the state dir, not the heap.
+    undo: new UndoStore(
+      undefined,
+      undefined,
+      undefined,
+      new UndoBlobFiles(options.stateDir ?? defaultJobStateDir(), options.pid ?? Deno.pid),
+    ),
     editLocks: new FileLocks(),
     reads: createReadLimits({
       ...(options.maxFileBytes !== undefined && { maxFileBytes: options.maxFileBytes }),
@@ -147,4 +154,5 @@ export async function closeServices(services: Services): Promise<void> {
   await services.scanner?.close();
   services.outliner?.close();
   await sshPools.get(services)?.close();
+  await services.undo.blobs?.close();
 }

@@ -23,7 +23,8 @@ export function createAgent(shared: Services, root: Location): Agent {
       ...shared,
       // A job URI reads this agent's jobs only, as the jobs tool does.
       locations: shared.locations.withJobLogs(new JobLogFiles(jobs.view, shared.shell)),
-      undo: new UndoStore(),
+      // The agent's own history; its bytes go where the server's go.
+      undo: new UndoStore(undefined, undefined, undefined, shared.undo.blobs),
       jobs: jobs.view,
     },
     session: createSession(root),

@@ -6,7 +6,6 @@ import { TEMP_MAX_AGE_MS, writeTempPid } from "../../core/path/write_temp_name.t
 import type { PlatformDescription } from "../../core/platform/platform.ts";
 import { currentPlatform } from "../platform/current_platform.ts";
 
-// Exported for tests.
 /**
  * Whether process `pid` runs on this machine (a zombie counts as dead where /proc shows it).
  * Linux reads /proc; macOS and Windows, which have no /proc, ask with signal 0 (a missing /proc

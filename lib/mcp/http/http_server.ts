@@ -335,6 +335,7 @@ export class HttpMcpServer {
     await session.mcp.close().catch(() => {});
     await session.transport.close().catch(() => {});
     await session.agent.jobs.endAll().catch((e) => logError("ending session jobs", e));
+    session.agent.services.undo.clear();
   }
 
   private sweepIdle(): void {
@@ -377,6 +378,7 @@ export class HttpMcpServer {
         unsubscribe();
         await handler.close().catch(() => {});
         await agent.jobs.endAll().catch(() => {});
+        agent.services.undo.clear();
       }),
     );
     this.tokenAgents.clear();

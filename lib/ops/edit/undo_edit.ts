@@ -36,7 +36,7 @@ export async function undoEdit(
   const location = await resolveWritePath(services, session, rawPath);
   const key = fileKey(location);
   return await underLock(services, location, async () => {
-    const entry = services.undo.peek(key);
+    const entry = await services.undo.peek(key);
     if (!entry) throw await nothingToUndo(session, location);
     if (entry.link !== undefined) return await restoreLink(services, session, location, entry);
     const current = await readCurrent(services, location, entry);
