@@ -45,9 +45,6 @@ interface Level {
   gone: boolean;
 }
 
-/** Bytes of the history kept in memory when there are blobs to write the rest to. */
-const MEMORY_BYTES = 16 * 1024 * 1024;
-
 export class UndoStore {
   private files = new Map<string, Level[]>();
   private bytes = 0;
@@ -60,7 +57,8 @@ export class UndoStore {
     private readonly guaranteedLevels = 10,
     /** Where bytes past `memoryBytes` go; without, all stay in memory. */
     readonly blobs: UndoBlobs | null = null,
-    private readonly memoryBytes = MEMORY_BYTES,
+    /** Bytes of the history kept in memory when there are blobs to write the rest to. */
+    private readonly memoryBytes: number = 16 * 1024 * 1024,
   ) {}
 
   push(key: string, entry: UndoEntry): void {

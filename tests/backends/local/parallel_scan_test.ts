@@ -340,6 +340,18 @@ Deno.test("workers whose heap grew past the mark are replaced after a search, an
   }
 });
 
+/** Runs `code` in a Deno with gc exposed (the launchers' --expose-gc); what it printed, as JSON. */
+async function evalWithGc(code: string): Promise<unknown> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", code],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
 Deno.test("with gc exposed (the launchers' --expose-gc), grown workers collect in place and answer the same", async () => {
   await using dir = await haystack(600);
   const module = new URL("../../../lib/backends/local/parallel_scan.ts", import.meta.url).href;
@@ -369,14 +381,7 @@ console.log(JSON.stringify({
   inPlace: scanner.collectedInPlace, replaced: scanner.recycled, inline: scanner.inline,
 }));
 await scanner.close();`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--v8-flags=--expose-gc", code],
-    cwd: REPO_ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
-  assertEquals(JSON.parse(new TextDecoder().decode(out.stdout)), {
+  assertEquals(await evalWithGc(code), {
     gc: "function",
     same: 1,
     found: 17, // every 37th of 600 files
@@ -413,14 +418,7 @@ const answer = await run.scan(batchOfPaths(${JSON.stringify(paths)}));
 run.stop();
 console.log(JSON.stringify({ found: answer.found.length, heap: scanner.workerHeaps[0] }));
 await scanner.close();`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--v8-flags=--expose-gc", code],
-    cwd: REPO_ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(out.success, true, new TextDecoder().decode(out.stderr));
-  const { found, heap } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const { found, heap } = await evalWithGc(code) as { found: number; heap: number };
   assertEquals(found, 20);
   // Between the two, with room either way: the mark is 16 MiB.
   assert(heap < 30 * 1024 * 1024, `the worker's heap after the batch: ${heap} bytes`);
