@@ -16,6 +16,8 @@ const READ_DEADLINE_MS = 30_000;
 export class UndoBlobFiles implements UndoBlobs {
   private readonly root: string;
   private dir: string | null = null;
+  /** The folder being made: the server's and its HTTP agents' histories write at once. */
+  private opening: Promise<string> | null = null;
   private next = 0;
   private closed = false;
 
@@ -26,7 +28,9 @@ export class UndoBlobFiles implements UndoBlobs {
   async put(bytes: Uint8Array): Promise<string | null> {
     if (this.closed) return null;
     try {
-      const dir = this.dir ?? await this.open();
+      const dir = this.dir ?? await (this.opening ??= this.open().finally(() => {
+        this.opening = null;
+      }));
       const name = String(this.next++);
       await within(
         WRITE_DEADLINE_MS,

@@ -45,6 +45,16 @@ Deno.test(posixFsTest("the files are the user's alone (0700 folder, 0600 files)"
   await blobs.close();
 }));
 
+Deno.test("writes at once from several histories share one folder, and each reads back", async () => {
+  await using state = await tempDir();
+  const blobs = new UndoBlobFiles(state.path);
+  const all = Array.from({ length: 8 }, (_, i) => new Uint8Array(1000).fill(i));
+  const handles = await Promise.all(all.map((b) => blobs.put(b)));
+  assertEquals((await names(`${state.path}/undo`)).length, 1);
+  for (let i = 0; i < all.length; i++) assertEquals(await blobs.get(handles[i]!), all[i]);
+  await blobs.close();
+});
+
 Deno.test("a gone server's folder is removed at the first write, a live one's is kept", async () => {
   await using state = await tempDir();
   await Deno.mkdir(`${state.path}/undo/2147483600-deadbeef`, { recursive: true });
